@@ -1,0 +1,74 @@
+// `agent-rewind`: the command-line face of src/core. Every command takes --json and --home.
+import { parseArgs } from 'node:util';
+import { CliError, UsageError, type Command, type CommandContext } from './command';
+import { commands } from './commands/index';
+import { resolveHome } from '../core/home';
+
+const sharedOptions = {
+  json: { type: 'boolean' },
+  home: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function helpText(): string {
+  const width = Math.max(...commands.map((c) => c.name.length), 4);
+  return [
+    'usage: agent-rewind <command> [options]   (every command takes --json and --home DIR)',
+    '',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(helpText() + '\n');
+    return name ? 0 : 2;
+  }
+  const command: Command | undefined = commands.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`agent-rewind: unknown command "${name}"\n\n${helpText()}\n`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...sharedOptions, ...command.options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`agent-rewind ${name}: ${(err as Error).message}\nusage: agent-rewind ${command.usage}\n`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`usage: agent-rewind ${command.usage}\n`);
+    return 0;
+  }
+  const json = parsed.values.json === true;
+  const ctx: CommandContext = {
+    values: parsed.values as CommandContext['values'],
+    positionals: parsed.positionals,
+    json,
+    home: resolveHome(typeof parsed.values.home === 'string' ? parsed.values.home : undefined),
+    cwd: process.cwd(),
+    out(result, human) {
+      process.stdout.write(json || !human ? JSON.stringify(result, null, json ? undefined : 2) + '\n' : human() + '\n');
+    },
+  };
+  try {
+    await command.run(ctx);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`agent-rewind ${name}: ${err.message}\nusage: agent-rewind ${command.usage}\n`);
+      return 2;
+    }
+    const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
+    process.stderr.write(`agent-rewind ${name}: ${message}\n`);
+    if (process.env.AGENT_REWIND_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
