@@ -1,0 +1,98 @@
+// What the webviews show, as plain JSON-safe data. The extension host builds these from src/core; the webviews
+// only render them. No Node, no `vscode` here: this file is bundled into the browser side too.
+
+export type MessageKind =
+  | 'user'
+  | 'assistant'
+  | 'toolCall'
+  | 'toolResult'
+  | 'bash'
+  | 'branchSummary'
+  | 'compaction'
+  | 'custom'
+  | 'other';
+
+/** One row of the transcript (the active branch as a chat). */
+export interface TranscriptItem {
+  /** The session entry id (the anchor for rewinds when kind is 'user'). */
+  entryId: string;
+  kind: MessageKind;
+  /** Markdown source; the webview renders it safely (raw HTML is shown as text). */
+  markdown: string;
+  /** e.g. the tool name, the model, the custom type. */
+  title?: string;
+  timestamp?: string;
+  label?: string;
+  isError?: boolean;
+  /** Branch points: other branches that leave the tree at this entry. */
+  otherBranches?: { name: string; headEntryId: string }[];
+  /** Whether a file checkpoint exists for this (user) message, and how many files it holds. */
+  fileCheckpoint?: { files: number } | null;
+}
+
+export interface TranscriptModel {
+  sessionId: string;
+  title: string;
+  source: 'agent-rewind' | 'pi' | 'omp';
+  branch: string;
+  /** Total rows; rows are sent in pages so 10,000+ message sessions stay smooth. */
+  total: number;
+}
+
+export interface FileChangePreview {
+  /** Workspace-relative, '/'-separated. */
+  path: string;
+  status: 'modified' | 'added' | 'deleted' | 'typeChanged' | 'modeChanged';
+  insertions: number;
+  deletions: number;
+  binary: boolean;
+  /** Changed by hand after the agent's last turn: only overwritten when the user says so. */
+  userModified: boolean;
+}
+
+export interface StateChangePreview {
+  key: string;
+  scope: 'app' | 'user' | 'session';
+  /** JSON text of the value now and after the rewind (null: the key is deleted). */
+  now: string | null;
+  after: string | null;
+}
+
+export interface ArtifactChangePreview {
+  name: string;
+  currentVersion: number | null;
+  /** The version restored (saved as a new version), or null when the artifact is removed. */
+  restoredVersion: number | null;
+}
+
+export type RewindMode = 'all' | 'conversation' | 'files';
+
+export interface RewindPreviewModel {
+  sessionId: string;
+  anchorEntryId: string;
+  anchorPreview: string;
+  conversation:
+    | { ok: true; currentBranch: string; newBranchName: string; messagesLeftOnOldBranch: { entryId: string; kind: MessageKind; preview: string }[] }
+    | { ok: false; error: string };
+  state:
+    | { ok: true; changes: StateChangePreview[]; artifacts: ArtifactChangePreview[] }
+    | { ok: false; error: string };
+  files:
+    | {
+        ok: true;
+        filesChanged: string[];
+        insertions: number;
+        deletions: number;
+        files: FileChangePreview[];
+        skipped: { path: string; reason: string }[];
+      }
+    | { ok: false; error: string };
+}
+
+export interface RewindOutcome {
+  mode: RewindMode;
+  branch?: { name: string; headMessageId: string };
+  filesChanged: string[];
+  /** Present when the file part can be undone with undoLastRewind. */
+  undoAvailable: boolean;
+}
