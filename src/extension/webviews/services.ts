@@ -1,0 +1,41 @@
+// What the webview panels need from the rest of the extension. The panels (webviews/) only render and relay;
+// the engine facade (src/core/engine) does the work, and src/extension wires one to the other.
+import type * as vscode from 'vscode';
+import type {
+  RewindMode,
+  RewindOutcome,
+  RewindPreviewModel,
+  TranscriptItem,
+  TranscriptModel,
+} from '../../shared/view-models';
+
+/** Identifies a session everywhere in the extension: its .jsonl file (ours, pi's or oh-my-pi's). */
+export interface SessionRef {
+  sessionFile: string;
+}
+
+export interface TranscriptServices {
+  /** The active branch of the session as chat rows. */
+  loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
+  /** Fires when the session file changes on disk (another process appended, a branch switch, ...). */
+  onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable;
+  switchBranch(ref: SessionRef, branchName: string): Promise<void>;
+  /** Opens the rewind preview for a user message (changes nothing by itself). */
+  previewRewind(ref: SessionRef, entryId: string): Promise<void>;
+  fork(ref: SessionRef, entryId: string): Promise<void>;
+  label(ref: SessionRef, entryId: string): Promise<void>;
+}
+
+export interface PreviewServices {
+  /** A dry run of everything "Rewind to here" would do; never throws, never writes. */
+  preview(ref: SessionRef, anchorEntryId: string): Promise<RewindPreviewModel>;
+  /** Runs the rewind the user confirmed. Throws with a user-readable message when it cannot. */
+  apply(
+    ref: SessionRef,
+    anchorEntryId: string,
+    mode: RewindMode,
+    options: { overwriteUserModified: boolean },
+  ): Promise<RewindOutcome>;
+  /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */
+  openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void>;
+}
