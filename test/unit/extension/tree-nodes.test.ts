@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SessionDetails, SessionListing } from '../../../src/core/engine/types';
+import { formatAge } from '../../../src/extension/tree/format';
+import {
+  BranchNode,
+  BranchesNode,
+  CheckpointsNode,
+  FileCheckpointNode,
+  NamedCheckpointNode,
+  ProblemNode,
+  rootNodes,
+  SessionNode,
+  type SessionTreeSource,
+} from '../../../src/extension/tree/nodes';
+
+const NOW = Date.parse('2026-11-22T08:00:00Z');
+
+function listing(file: string, title: string, minutesAgo: number, source: SessionListing['source'] = 'agent-rewind'): SessionListing {
+  return { sessionFile: file, sessionId: `id-${title}`, title, source, modifiedMs: NOW - minutesAgo * 60_000 };
+}
+
+function fakeSource(sessions: SessionListing[], details: Record<string, Omit<SessionDetails, 'listing'> | Error>): SessionTreeSource {
+  return {
+    listSessions: async () => sessions,
+    describeSession: async (file) => {
+      const d = details[file];
+      if (d instanceof Error) throw d;
+      if (!d) throw new Error(`unknown ${file}`);
+      return { listing: sessions.find((s) => s.sessionFile === file)!, ...d };
+    },
+  };
+}
+
+const richDetails: Omit<SessionDetails, 'listing'> = {
+  branches: [
+    { name: 'main', isActive: false, headEntryId: 'a4', headPreview: 'done', messageCount: 4 },
+    { name: 'main-v2', isActive: true, headEntryId: 'u2', headPreview: 'try again', messageCount: 3 },
+  ],
+  namedCheckpoints: [{ name: 'before-refactor', entryId: 'a2', preview: 'ok' }],
+  fileCheckpoints: [
+    { anchorEntryId: 'u1', preview: 'first', files: 3 },
+    { anchorEntryId: 'u2', preview: 'second', files: 1 },
+  ],
+  problems: ['line 7 skipped: not JSON'],
+};
+
+describe('sessions tree nodes', () => {
+  it('lists sessions newest first with title, age and source', async () => {
+    const source = fakeSource([listing('/s/old.jsonl', 'Old', 600), listing('/s/new.jsonl', 'New', 5, 'pi')], {});
+    const roots = await rootNodes(source);
+    assert.deepEqual(roots.map((r) => r.listing.title), ['New', 'Old']);
+    const item = roots[0]!.toTreeItem(NOW);
+    assert.equal(item.label, 'New');
+    assert.equal(item.description, '5 min ago · pi');
+    assert.equal(item.contextValue, 'session.pi');
+    assert.equal(item.command?.command, 'agentRewind.openTranscript');
+    assert.equal(roots[1]!.toTreeItem(NOW).description, '10 h ago · agent-rewind');
+  });
+
+  it('puts branches, checkpoints and load problems under a session', async () => {
+    const source = fakeSource([listing('/s/a.jsonl', 'A', 1)], { '/s/a.jsonl': richDetails });
+    const [session] = await rootNodes(source);
+    const children = await session!.getChildren();
+    assert.deepEqual(children.map((c) => c.constructor), [BranchesNode, CheckpointsNode, ProblemNode]);
+
+    const branches = await children[0]!.getChildren();
+    assert.ok(branches.every((b) => b instanceof BranchNode));
+    const [active, other] = branches.map((b) => b.toTreeItem(NOW));
+    assert.equal(active!.label, 'main-v2', 'the active branch comes first');
+    assert.equal(active!.contextValue, 'branch.active');
+    assert.match(active!.description!, /^active · 3 messages · try again$/);
+    assert.equal(active!.command, undefined, 'clicking the active branch does nothing');
+    assert.equal(other!.contextValue, 'branch');
+    assert.equal(other!.command?.command, 'agentRewind.switchBranch');
+    assert.equal(other!.command?.arguments[0], branches[1]);
+    assert.equal(children[0]!.toTreeItem(NOW).description, '2 branches · on main-v2');
+
+    const checkpoints = await children[1]!.getChildren();
+    assert.deepEqual(checkpoints.map((c) => c.constructor), [NamedCheckpointNode, FileCheckpointNode, FileCheckpointNode]);
+    assert.equal(checkpoints[0]!.toTreeItem(NOW).contextValue, 'checkpoint.named');
+    const newestFile = checkpoints[1]!.toTreeItem(NOW);
+    assert.equal(newestFile.label, 'second', 'file snapshots newest first');
+    assert.equal(newestFile.description, '1 file');
+    assert.equal(checkpoints[2]!.toTreeItem(NOW).description, '3 files');
+    assert.equal(children[2]!.toTreeItem(NOW).label, 'line 7 skipped: not JSON');
+  });
+
+  it('leaves out the checkpoints group when there are none', async () => {
+    const source = fakeSource([listing('/s/a.jsonl', 'A', 1)], {
+      '/s/a.jsonl': { branches: [richDetails.branches[0]!], namedCheckpoints: [], fileCheckpoints: [], problems: [] },
+    });
+    const [session] = await rootNodes(source);
+    assert.deepEqual((await session!.getChildren()).map((c) => c.constructor), [BranchesNode]);
+  });
+
+  it('keeps the same ids across refreshes so expansion survives', async () => {
+    const source = fakeSource([listing('/s/a.jsonl', 'A', 1)], { '/s/a.jsonl': richDetails });
+    const ids = async () => {
+      const [session] = await rootNodes(source);
+      const all = [session!.id];
+      for (const group of await session!.getChildren()) {
+        all.push(group.id);
+        for (const leaf of await group.getChildren()) all.push(leaf.id);
+      }
+      return all;
+    };
+    const first = await ids();
+    assert.deepEqual(await ids(), first);
+    assert.equal(new Set(first).size, first.length, 'ids are unique');
+  });
+
+  it('shows a session that cannot be read as a problem instead of failing the whole tree', async () => {
+    const source = fakeSource([listing('/s/bad.jsonl', 'Bad', 1)], { '/s/bad.jsonl': new Error('EACCES: permission denied') });
+    const [session] = await rootNodes(source);
+    const children = await session!.getChildren();
+    assert.equal(children.length, 1);
+    assert.ok(children[0] instanceof ProblemNode);
+    assert.match(children[0]!.toTreeItem(NOW).label, /Cannot read this session: EACCES/);
+  });
+
+  it('escapes markdown in tooltips built from session text', () => {
+    const source = fakeSource([], {});
+    const node = new SessionNode(source, { ...listing('/s/x.jsonl', '<img src=x onerror=alert(1)> *bold*', 1), sessionId: 'abc' });
+    const tooltip = node.toTreeItem(NOW).tooltip!;
+    assert.doesNotMatch(tooltip, /(^|[^\\])<img/, tooltip);
+    assert.ok(tooltip.includes('\\*bold\\*'));
+  });
+});
+
+describe('formatAge', () => {
+  it('reads naturally from seconds to months', () => {
+    assert.equal(formatAge(NOW - 10_000, NOW), 'just now');
+    assert.equal(formatAge(NOW - 3 * 60_000, NOW), '3 min ago');
+    assert.equal(formatAge(NOW - 2 * 3600_000, NOW), '2 h ago');
+    assert.equal(formatAge(NOW - 24 * 3600_000, NOW), 'yesterday');
+    assert.equal(formatAge(NOW - 5 * 24 * 3600_000, NOW), '5 days ago');
+    assert.equal(formatAge(Date.parse('2026-01-02T00:00:00Z'), NOW), '2026-01-02');
+    assert.equal(formatAge(NOW + 60_000, NOW), 'just now', 'a clock skew into the future is not negative');
+  });
+});
