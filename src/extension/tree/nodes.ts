@@ -86,7 +86,7 @@ export class BranchesNode extends TreeNode {
     this.id = `branches:${session.sessionFile}`;
   }
 
-  toTreeItem(): TreeItemSpec {
+  toTreeItem(_nowMs?: number): TreeItemSpec {
     const active = this.branches.find((b) => b.isActive);
     return {
       id: this.id,
@@ -117,7 +117,7 @@ export class BranchNode extends TreeNode {
     return this.group.session.sessionFile;
   }
 
-  toTreeItem(): TreeItemSpec {
+  toTreeItem(_nowMs?: number): TreeItemSpec {
     const { name, isActive, headPreview, messageCount, headEntryId } = this.branch;
     return {
       id: this.id,
@@ -143,7 +143,7 @@ export class CheckpointsNode extends TreeNode {
     this.id = `checkpoints:${session.sessionFile}`;
   }
 
-  toTreeItem(): TreeItemSpec {
+  toTreeItem(_nowMs?: number): TreeItemSpec {
     const parts = [];
     if (this.named.length) parts.push(plural(this.named.length, 'named', 'named'));
     if (this.files.length) parts.push(plural(this.files.length, 'file snapshot'));
@@ -176,7 +176,7 @@ export class NamedCheckpointNode extends TreeNode {
     return this.group.session.sessionFile;
   }
 
-  toTreeItem(): TreeItemSpec {
+  toTreeItem(_nowMs?: number): TreeItemSpec {
     const { name, preview, entryId } = this.checkpoint;
     return {
       id: this.id,
@@ -201,7 +201,7 @@ export class FileCheckpointNode extends TreeNode {
     return this.group.session.sessionFile;
   }
 
-  toTreeItem(): TreeItemSpec {
+  toTreeItem(_nowMs?: number): TreeItemSpec {
     const { preview, files, anchorEntryId } = this.checkpoint;
     return {
       id: this.id,
@@ -222,7 +222,7 @@ export class ProblemNode extends TreeNode {
     this.id = `problem:${session.sessionFile}#${index}`;
   }
 
-  toTreeItem(): TreeItemSpec {
+  toTreeItem(_nowMs?: number): TreeItemSpec {
     return {
       id: this.id,
       label: this.message,
