@@ -1,0 +1,175 @@
+// Turns a session path (root → leaf) into the transcript rows the webview shows. One row per entry, so a row's
+// entry id is unique and is the anchor the UI hands back ("Rewind to here", fork, label).
+import type { MessageKind, TranscriptItem } from '../../shared/view-models';
+import type { AgentMessage, ContentBlock, SessionEntry } from '../session/types';
+
+export interface TranscriptContext {
+  /** Other branches that leave the path at an entry (keyed by that entry's id). */
+  otherBranchesAt?: ReadonlyMap<string, { name: string; headEntryId: string }[]>;
+  /** File checkpoints by anchor (user message) id: how many files each holds. */
+  fileCheckpoints?: ReadonlyMap<string, number>;
+  /** Whether file checkpoints are looked up at all (false: fileCheckpoint is left out of every row). */
+  fileCheckpointsKnown?: boolean;
+  labelOf?: (entryId: string) => string | undefined;
+}
+
+const PREVIEW_LENGTH = 80;
+
+/** The readable text of a message's content; images and other blocks become short placeholders. */
+export function contentText(content: string | ContentBlock[] | undefined, opts: { toolCalls?: boolean } = {}): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  const parts: string[] = [];
+  for (const block of content) {
+    if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block.type === 'image') parts.push('[image]');
+    else if (block.type === 'toolCall' && opts.toolCalls) parts.push(toolCallMarkdown(block));
+  }
+  return parts.join('\n\n');
+}
+
+function toolCallMarkdown(block: ContentBlock): string {
+  const name = typeof block.name === 'string' ? block.name : 'tool';
+  let args: string;
+  try {
+    args = JSON.stringify(block.arguments ?? {}, null, 2) ?? '';
+  } catch {
+    args = String(block.arguments);
+  }
+  return `**${name}**\n\n${fence(args, 'json')}`;
+}
+
+/** A code fence that the content cannot close early. */
+function fence(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+/** One line for trees and lists. */
+export function oneLine(text: string, max = PREVIEW_LENGTH): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function isUserMessage(entry: SessionEntry | undefined): boolean {
+  return entry?.type === 'message' && (entry.message as AgentMessage | undefined)?.role === 'user';
+}
+
+/** A one-line preview of any entry (the tree's branch heads, checkpoints, the preview's message list). */
+export function previewOf(entry: SessionEntry): string {
+  const item = toTranscriptItem(entry, {});
+  if (item) {
+    const text = oneLine(item.markdown);
+    if (text) return text;
+    if (item.title) return item.title;
+    return `(${item.kind})`;
+  }
+  return `(${entry.type})`;
+}
+
+export function kindOf(entry: SessionEntry): MessageKind {
+  return toTranscriptItem(entry, {})?.kind ?? 'other';
+}
+
+/** The row for one entry, or undefined for entries that are not part of the chat (model changes, records, labels). */
+export function toTranscriptItem(entry: SessionEntry, ctx: TranscriptContext): TranscriptItem | undefined {
+  const base = { entryId: entry.id, timestamp: entry.timestamp, label: ctx.labelOf?.(entry.id) };
+  const others = ctx.otherBranchesAt?.get(entry.id);
+  const withBranches = (item: TranscriptItem): TranscriptItem => {
+    const out: TranscriptItem = { ...item };
+    if (out.label === undefined) delete out.label;
+    if (others && others.length > 0) out.otherBranches = others;
+    return out;
+  };
+
+  switch (entry.type) {
+    case 'message': {
+      const message = entry.message as AgentMessage | undefined;
+      if (!message || typeof message !== 'object') return undefined;
+      return withBranches(messageItem(message, base, ctx));
+    }
+    case 'branch_summary':
+      return withBranches({ ...base, kind: 'branchSummary', title: 'Branch summary', markdown: String(entry.summary ?? '') });
+    case 'compaction':
+      return withBranches({ ...base, kind: 'compaction', title: 'Compaction', markdown: String(entry.summary ?? '') });
+    case 'custom_message': {
+      // Hidden messages (e.g. the rewind report) feed the model, not the reader.
+      if (entry.display === false) return undefined;
+      return withBranches({
+        ...base,
+        kind: 'custom',
+        title: String(entry.customType ?? 'custom'),
+        markdown: contentText(entry.content as string | ContentBlock[] | undefined),
+      });
+    }
+    default:
+      return undefined;
+  }
+}
+
+function messageItem(message: AgentMessage, base: Pick<TranscriptItem, 'entryId' | 'timestamp' | 'label'>, ctx: TranscriptContext): TranscriptItem {
+  switch (message.role) {
+    case 'user': {
+      const item: TranscriptItem = { ...base, kind: 'user', markdown: contentText(message.content) };
+      if (ctx.fileCheckpointsKnown) {
+        const files = ctx.fileCheckpoints?.get(base.entryId);
+        item.fileCheckpoint = files === undefined ? null : { files };
+      }
+      return item;
+    }
+    case 'assistant': {
+      const blocks = Array.isArray(message.content) ? message.content : [];
+      const calls = blocks.filter((b) => b.type === 'toolCall').map((b) => String(b.name ?? 'tool'));
+      const text = contentText(message.content);
+      const markdown = contentText(message.content, { toolCalls: true });
+      const kind: MessageKind = text.trim() === '' && calls.length > 0 ? 'toolCall' : 'assistant';
+      const title = kind === 'toolCall' ? calls.join(', ') : typeof message.model === 'string' ? message.model : undefined;
+      return {
+        ...base,
+        kind,
+        markdown,
+        ...(title ? { title } : {}),
+        ...(message.stopReason === 'error' ? { isError: true } : {}),
+      };
+    }
+    case 'toolResult':
+      return {
+        ...base,
+        kind: 'toolResult',
+        title: typeof message.toolName === 'string' ? message.toolName : 'tool result',
+        markdown: fence(contentText(message.content)),
+        ...(message.isError === true ? { isError: true } : {}),
+      };
+    case 'bashExecution': {
+      const command = String(message.command ?? '');
+      const output = String(message.output ?? '');
+      const exitCode = typeof message.exitCode === 'number' ? message.exitCode : undefined;
+      return {
+        ...base,
+        kind: 'bash',
+        title: oneLine(`$ ${command}`),
+        markdown: fence(`$ ${command}\n${output}`, 'sh'),
+        ...(exitCode !== undefined && exitCode !== 0 ? { isError: true } : {}),
+      };
+    }
+    case 'branchSummary':
+      return { ...base, kind: 'branchSummary', title: 'Branch summary', markdown: String(message.summary ?? contentText(message.content)) };
+    case 'compactionSummary':
+      return { ...base, kind: 'compaction', title: 'Compaction', markdown: String(message.summary ?? contentText(message.content)) };
+    case 'custom':
+    case 'hookMessage':
+      return { ...base, kind: 'custom', title: String(message.customType ?? 'custom'), markdown: contentText(message.content) };
+    default:
+      return { ...base, kind: 'other', title: message.role, markdown: contentText(message.content) };
+  }
+}
+
+export function buildTranscriptItems(path: readonly SessionEntry[], ctx: TranscriptContext): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  for (const entry of path) {
+    const item = toTranscriptItem(entry, ctx);
+    if (item) items.push(item);
+  }
+  return items;
+}
