@@ -1,0 +1,577 @@
+// The session store: an append-only JSONL tree (seed 002) with a movable leaf, lenient loading, migrations,
+// serialized persistence with latched errors, and cross-process transactions.
+import { dirname, join } from 'node:path';
+import { lock } from 'proper-lockfile';
+import { BlobStore } from './blob-store';
+import { buildSessionContext, indexById, pathToLeaf } from './context';
+import { CUSTOM_ENTRY_ID_RE, newEntryId, newSessionId } from './ids';
+import { parseJsonlLenient, type SkippedLine } from './jsonl';
+import { migrateSession } from './migrations';
+import { blobsDir, sessionDirFor, sessionFileName, sessionsRoot } from './paths';
+import { prepareForPersist, resolveBlobRefs, storeBlobs, type PendingBlob } from './persist-transform';
+import { FileSessionStorage, MemorySessionStorage, type SessionStorage, type SessionStorageWriter } from './storage';
+import { resolveHome } from '../home';
+import {
+  CURRENT_SESSION_VERSION,
+  type AgentMessage,
+  type BranchSummaryEntry,
+  type CompactionEntry,
+  type ContentBlock,
+  type CustomEntry,
+  type CustomMessageEntry,
+  type LabelEntry,
+  type MessageEntry,
+  type ModeChangeEntry,
+  type ModelChangeEntry,
+  type SessionContext,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfoEntry,
+  type SessionInitEntry,
+  type ThinkingLevelChangeEntry,
+  type TtsrInjectionEntry,
+} from './types';
+
+export interface SessionManagerOptions {
+  /** Default FileSessionStorage (real fs); MemorySessionStorage for tests. */
+  storage?: SessionStorage;
+  /** Default <home>/blobs. */
+  blobStore?: BlobStore;
+  /** Default resolveHome() from src/core/home.ts. */
+  home?: string;
+  /** pi writes nothing before the first assistant message. Default true; the CLI and the extension API pass false
+   *  because every CLI call is its own process and an anchor must exist on disk before files are snapshotted. */
+  deferUntilAssistant?: boolean;
+}
+
+export interface CreateSessionOptions extends SessionManagerOptions {
+  title?: string;
+  parentSession?: string;
+  /** Folder for the new file; default <home>/sessions/--<encoded cwd>--. */
+  sessionDir?: string;
+}
+
+export interface LoadReport {
+  /** Lines that could not be used, with 1-based line numbers; they stay in the file untouched. */
+  skipped: SkippedLine[];
+  /** The version the file was migrated from (it was then rewritten atomically). */
+  migratedFrom?: number;
+  /** Where the previous bytes were copied before the file was replaced (invalid header, or a migration of a file
+   *  with unusable lines). */
+  backupFile?: string;
+  /** Blob hashes referenced by image blocks but missing from the blob store (the refs are kept). */
+  missingBlobs?: string[];
+}
+
+/** Thrown by every operation after a write to the session file failed; `cause` is the first failure. */
+export class SessionPersistenceError extends Error {
+  constructor(file: string | undefined, cause: unknown) {
+    super(`session file ${file ?? '(memory)'} could not be written: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+const LOCK_OPTIONS = { stale: 10_000, realpath: false, retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 100 } };
+
+function nowIso(): string {
+  return new Date().toISOString();
+}
+
+function backupName(file: string, kind: string): string {
+  return `${file}.${kind}-${nowIso().replace(/[:.]/g, '-')}.bak`;
+}
+
+type NewEntry<T extends SessionEntry> = Omit<T, 'id' | 'parentId' | 'timestamp'>;
+
+export class SessionManager {
+  readonly #storage: SessionStorage;
+  readonly #blobs: BlobStore;
+  readonly #defer: boolean;
+  /** false for inMemory(): nothing is ever written. */
+  readonly #persist: boolean;
+  #file: string | undefined;
+  #header: SessionHeader;
+  /** A `{"type":"title"}` line found before the header, kept byte for byte. */
+  #titleLine: string | undefined;
+  #entries: SessionEntry[] = [];
+  #byId = new Map<string, SessionEntry>();
+  #children = new Map<string | null, SessionEntry[]>();
+  #labels = new Map<string, string>();
+  #leafId: string | null = null;
+  #hasAssistant = false;
+  #report: LoadReport = { skipped: [] };
+
+  /** Whether header + entries up to #writtenCount have been scheduled for the file. */
+  #onDisk = false;
+  #writtenCount = 0;
+  #chain: Promise<void> = Promise.resolve();
+  #writer: SessionStorageWriter | undefined;
+  #error: SessionPersistenceError | undefined;
+  #closed = false;
+  /** Bytes (and lines) of the file already parsed; syncFromDisk reads from here. */
+  #consumedBytes = 0;
+  #consumedLines = 0;
+  /** The file may end without a newline (a writer died mid-line); check before appending. */
+  #tailMayBeOpen = false;
+  #txQueue: Promise<unknown> = Promise.resolve();
+
+  private constructor(header: SessionHeader, file: string | undefined, opts: SessionManagerOptions, persist: boolean) {
+    const home = opts.home ?? resolveHome();
+    this.#storage = opts.storage ?? new FileSessionStorage();
+    this.#blobs = opts.blobStore ?? new BlobStore(blobsDir(home), this.#storage);
+    this.#defer = opts.deferUntilAssistant ?? true;
+    this.#persist = persist;
+    this.#header = header;
+    this.#file = file;
+  }
+
+  // ── construction ────────────────────────────────────────────────────────────
+
+  /** A new session in <home>/sessions/--<cwd>--/ (or sessionDir). Nothing is written before the first assistant
+   *  message unless deferUntilAssistant is false. */
+  static create(cwd: string, opts: CreateSessionOptions = {}): SessionManager {
+    const id = newSessionId();
+    const timestamp = nowIso();
+    const dir = opts.sessionDir ?? sessionDirFor(sessionsRoot(opts.home ?? resolveHome()), cwd);
+    const header: SessionHeader = { type: 'session', version: CURRENT_SESSION_VERSION, id, timestamp, cwd };
+    if (opts.title !== undefined) header.title = opts.title;
+    if (opts.parentSession !== undefined) header.parentSession = opts.parentSession;
+    const m = new SessionManager(header, join(dir, sessionFileName(timestamp, id)), opts, true);
+    m.#storage.ensureDirSync(dir);
+    m.#schedulePersist();
+    return m;
+  }
+
+  /** A session that never touches any storage. */
+  static inMemory(cwd: string = process.cwd()): SessionManager {
+    const header: SessionHeader = { type: 'session', version: CURRENT_SESSION_VERSION, id: newSessionId(), timestamp: nowIso(), cwd };
+    return new SessionManager(header, undefined, { storage: new MemorySessionStorage(), home: '/nonexistent' }, false);
+  }
+
+  /** Loads a session file leniently (see LoadReport). A missing or empty file → a new empty session at that path; an
+   *  invalid header → a new session, with the old bytes copied to a backup first. */
+  static async open(file: string, opts: SessionManagerOptions = {}): Promise<SessionManager> {
+    const fresh: SessionHeader = { type: 'session', version: CURRENT_SESSION_VERSION, id: newSessionId(), timestamp: nowIso(), cwd: process.cwd() };
+    const m = new SessionManager(fresh, file, opts, true);
+    await m.#load(file);
+    return m;
+  }
+
+  async #load(file: string): Promise<void> {
+    const st = await this.#storage.stat(file);
+    if (st && !st.isFile) throw new Error(`${file} is not a file`);
+    if (!st || st.size === 0) {
+      this.#storage.ensureDirSync(dirname(file));
+      this.#schedulePersist();
+      return;
+    }
+    const bytes = await this.#storage.readBytesFrom(file, 0);
+    const text = bytes.toString('utf8');
+    const parsed = parseJsonlLenient(text);
+    this.#report.skipped = parsed.skipped;
+    let records = parsed.records;
+    if (records[0]?.value.type === 'title') {
+      const lineNo = records[0].line;
+      this.#titleLine = text.split('\n', lineNo)[lineNo - 1]!.replace(/\r$/, '');
+      records = records.slice(1);
+    }
+    const head = records[0]?.value;
+    if (!head || head.type !== 'session' || typeof head.id !== 'string') {
+      // A new session replaces it, but only after the old bytes are safe in a backup.
+      const backup = backupName(file, 'corrupt');
+      await this.#storage.copyFile(file, backup);
+      this.#report.backupFile = backup;
+      this.#titleLine = undefined;
+      this.#schedulePersist();
+      return;
+    }
+    this.#header = head as SessionHeader;
+    const legacy = !(typeof this.#header.version === 'number' && this.#header.version >= 2);
+    const entries: SessionEntry[] = [];
+    const seen = new Set<string>();
+    for (let i = 1; i < records.length; i++) {
+      const { value, line } = records[i]!;
+      const reason = legacy ? (typeof value.type === 'string' ? undefined : 'entry without a type') : this.#invalidEntryReason(value, seen);
+      if (reason) {
+        this.#report.skipped.push({ line, reason });
+        continue;
+      }
+      if (!legacy) seen.add(value.id as string);
+      entries.push(value as SessionEntry);
+    }
+    this.#report.skipped.sort((a, b) => a.line - b.line);
+    this.#consumedBytes = bytes.length;
+    this.#consumedLines = parsed.lineCount;
+    this.#tailMayBeOpen = parsed.unterminated;
+    this.#onDisk = true;
+
+    const from = migrateSession(this.#header, entries);
+    for (const e of entries) this.#index(e);
+    this.#writtenCount = entries.length;
+    this.#leafId = entries.length ? entries[entries.length - 1]!.id : null;
+    await this.#resolveBlobs(entries);
+
+    if (from !== undefined) {
+      this.#report.migratedFrom = from;
+      if (this.#report.skipped.length > 0) {
+        const backup = backupName(file, `v${from}`);
+        await this.#storage.copyFile(file, backup);
+        this.#report.backupFile = backup;
+      }
+      const count = this.#entries.length;
+      this.#enqueue(() => this.#rewriteFile(count));
+      await this.flush();
+    }
+  }
+
+  #invalidEntryReason(value: Record<string, unknown>, seen: Set<string>): string | undefined {
+    if (typeof value.type !== 'string') return 'entry without a type';
+    if (value.type === 'session' || value.type === 'title') return `a second "${value.type}" line`;
+    if (typeof value.id !== 'string' || value.id === '') return 'entry without an id';
+    if (seen.has(value.id)) return `duplicate entry id ${value.id}`;
+    if (value.parentId !== null && value.parentId !== undefined && typeof value.parentId !== 'string') return 'parentId is not a string';
+    return undefined;
+  }
+
+  async #resolveBlobs(entries: readonly SessionEntry[]): Promise<void> {
+    for (const e of entries) {
+      const content = e.type === 'message' ? (e as MessageEntry).message?.content : e.type === 'custom_message' ? (e as CustomMessageEntry).content : undefined;
+      if (!Array.isArray(content)) continue;
+      let hasRef = false;
+      for (const b of content) if ((b as { type?: unknown }).type === 'image' && String((b as { data?: unknown }).data).startsWith('blob:')) hasRef = true;
+      if (!hasRef) continue;
+      const missing = await resolveBlobRefs(content, this.#blobs);
+      if (missing.length) (this.#report.missingBlobs ??= []).push(...missing);
+    }
+  }
+
+  #index(e: SessionEntry): void {
+    if (e.parentId === undefined) e.parentId = null;
+    this.#entries.push(e);
+    this.#byId.set(e.id, e);
+    const siblings = this.#children.get(e.parentId);
+    if (siblings) siblings.push(e);
+    else this.#children.set(e.parentId, [e]);
+    if (e.type === 'label') {
+      const l = e as LabelEntry;
+      if (typeof l.label === 'string') this.#labels.set(l.targetId, l.label);
+      else this.#labels.delete(l.targetId);
+    } else if (e.type === 'message' && (e as MessageEntry).message?.role === 'assistant') {
+      this.#hasAssistant = true;
+    }
+  }
+
+  // ── reading ─────────────────────────────────────────────────────────────────
+
+  get sessionId(): string {
+    return this.#header.id;
+  }
+  get sessionFile(): string | undefined {
+    return this.#file;
+  }
+  get cwd(): string {
+    return typeof this.#header.cwd === 'string' ? this.#header.cwd : '';
+  }
+  getHeader(): SessionHeader {
+    return this.#header;
+  }
+  /** Every entry in insertion (file) order. */
+  getEntries(): readonly SessionEntry[] {
+    return this.#entries;
+  }
+  getEntry(id: string): SessionEntry | undefined {
+    return this.#byId.get(id);
+  }
+  getLeafId(): string | null {
+    return this.#leafId;
+  }
+  /** Root → leaf (default: the current leaf). */
+  getPath(leafId: string | null = this.#leafId): SessionEntry[] {
+    if (leafId === null) return [];
+    const leaf = this.#byId.get(leafId);
+    if (!leaf) throw new Error(`no entry ${leafId} in session ${this.sessionId}`);
+    return pathToLeaf(leaf, this.#byId);
+  }
+  getChildren(parentId: string | null): SessionEntry[] {
+    return [...(this.#children.get(parentId) ?? [])];
+  }
+  getLabel(entryId: string): string | undefined {
+    return this.#labels.get(entryId);
+  }
+  getLoadReport(): LoadReport {
+    return this.#report;
+  }
+  /** buildSessionContext for a leaf (default: the current leaf; null → empty). */
+  buildSessionContext(leafId: string | null | undefined = this.#leafId): SessionContext {
+    return buildSessionContext(this.#entries, leafId, this.#byId);
+  }
+
+  // ── appending ───────────────────────────────────────────────────────────────
+
+  #append<T extends SessionEntry>(fields: NewEntry<T>, id?: string): string {
+    this.#throwIfUnusable();
+    if (id !== undefined) {
+      if (!CUSTOM_ENTRY_ID_RE.test(id)) throw new Error(`invalid entry id "${id}": use 1-64 letters, digits, _ or -`);
+      if (this.#byId.has(id)) throw new Error(`entry id ${id} already exists in session ${this.sessionId}`);
+    }
+    // the tree fields first, as pi writes them
+    const ordered = { type: fields.type, id: id ?? newEntryId(this.#byId), parentId: this.#leafId, timestamp: nowIso() } as SessionEntry;
+    Object.assign(ordered, fields, { id: ordered.id, parentId: ordered.parentId, timestamp: ordered.timestamp });
+    this.#index(ordered);
+    this.#leafId = ordered.id;
+    this.#schedulePersist();
+    return ordered.id;
+  }
+
+  appendMessage(message: AgentMessage, opts: { id?: string } = {}): string {
+    if (!message || typeof message.role !== 'string') throw new Error('a message needs a string role');
+    return this.#append<MessageEntry>({ type: 'message', message }, opts.id);
+  }
+  appendThinkingLevelChange(level: string): string {
+    return this.#append<ThinkingLevelChangeEntry>({ type: 'thinking_level_change', thinkingLevel: level });
+  }
+  appendModelChange(model: string, role?: string): string {
+    return this.#append<ModelChangeEntry>(role === undefined ? { type: 'model_change', model } : { type: 'model_change', model, role });
+  }
+  appendCompaction(summary: string, firstKeptEntryId: string, tokensBefore?: number, extra: Partial<CompactionEntry> = {}): string {
+    if (!this.#byId.has(firstKeptEntryId)) throw new Error(`compaction: no entry ${firstKeptEntryId} to keep from`);
+    const { type: _t, id: _i, parentId: _p, timestamp: _ts, ...rest } = extra;
+    const fields: NewEntry<CompactionEntry> = { type: 'compaction', summary, firstKeptEntryId, ...rest };
+    if (tokensBefore !== undefined) fields.tokensBefore = tokensBefore;
+    return this.#append<CompactionEntry>(fields);
+  }
+  appendCustomEntry(customType: string, data?: unknown): string {
+    return this.#append<CustomEntry>(data === undefined ? { type: 'custom', customType } : { type: 'custom', customType, data });
+  }
+  appendCustomMessageEntry(customType: string, content: string | ContentBlock[], display: boolean, details?: unknown): string {
+    const fields: NewEntry<CustomMessageEntry> = { type: 'custom_message', customType, content, display };
+    if (details !== undefined) fields.details = details;
+    return this.#append<CustomMessageEntry>(fields);
+  }
+  /** label undefined clears the target's label. */
+  appendLabelChange(targetId: string, label: string | undefined): string {
+    if (!this.#byId.has(targetId)) throw new Error(`label: no entry ${targetId} in session ${this.sessionId}`);
+    return this.#append<LabelEntry>(label === undefined ? { type: 'label', targetId } : { type: 'label', targetId, label });
+  }
+  appendTtsrInjection(rules: string[]): string {
+    return this.#append<TtsrInjectionEntry>({ type: 'ttsr_injection', injectedRules: [...rules] });
+  }
+  appendSessionInit(init: Omit<SessionInitEntry, 'type' | 'id' | 'parentId' | 'timestamp'>): string {
+    return this.#append<SessionInitEntry>({ ...init, type: 'session_init' });
+  }
+  appendModeChange(mode: string, data?: unknown): string {
+    return this.#append<ModeChangeEntry>(data === undefined ? { type: 'mode_change', mode } : { type: 'mode_change', mode, data });
+  }
+  appendSessionInfo(name: string): string {
+    return this.#append<SessionInfoEntry>({ type: 'session_info', name });
+  }
+
+  // ── tree navigation ─────────────────────────────────────────────────────────
+
+  /** Moves the leaf only (nothing is written; pi takes the file's last entry as the leaf on load). */
+  branch(entryId: string): void {
+    if (!this.#byId.has(entryId)) throw new Error(`no entry ${entryId} in session ${this.sessionId}`);
+    this.#leafId = entryId;
+  }
+  /** The next append becomes a new root. */
+  resetLeaf(): void {
+    this.#leafId = null;
+  }
+  /** Moves the leaf to fromId (null → root) and appends a branch_summary there; returns its id. */
+  branchWithSummary(fromId: string | null, summary: string, details?: unknown, fromExtension?: boolean): string {
+    if (fromId === null) this.resetLeaf();
+    else this.branch(fromId);
+    const fields: NewEntry<BranchSummaryEntry> = { type: 'branch_summary', fromId: fromId ?? 'root', summary };
+    if (details !== undefined) fields.details = details;
+    if (fromExtension !== undefined) fields.fromExtension = fromExtension;
+    return this.#append<BranchSummaryEntry>(fields);
+  }
+
+  // ── persistence ─────────────────────────────────────────────────────────────
+
+  #throwIfUnusable(): void {
+    if (this.#error) throw this.#error;
+    if (this.#closed) throw new Error(`session ${this.sessionId} is closed`);
+  }
+
+  #enqueue(task: () => Promise<void>): void {
+    this.#chain = this.#chain.then(async () => {
+      if (this.#error) return;
+      try {
+        await task();
+      } catch (err) {
+        this.#error ??= new SessionPersistenceError(this.#file, err);
+      }
+    });
+  }
+
+  /** Decides what the latest appends need: nothing yet (deferred), a full write, or an incremental append. */
+  #schedulePersist(): void {
+    if (!this.#persist || !this.#file) return;
+    if (!this.#onDisk) {
+      if (this.#defer && !this.#hasAssistant) return;
+      this.#onDisk = true;
+      const count = (this.#writtenCount = this.#entries.length);
+      this.#enqueue(() => this.#rewriteFile(count));
+      return;
+    }
+    if (this.#writtenCount >= this.#entries.length) return;
+    const lines: string[] = [];
+    const blobs: PendingBlob[] = [];
+    for (let i = this.#writtenCount; i < this.#entries.length; i++) {
+      const p = prepareForPersist(this.#entries[i]!);
+      blobs.push(...p.blobs);
+      lines.push(JSON.stringify(p.value));
+    }
+    this.#writtenCount = this.#entries.length;
+    this.#enqueue(() => this.#appendLines(lines, blobs));
+  }
+
+  async #appendLines(lines: string[], blobs: PendingBlob[]): Promise<void> {
+    const file = this.#file!;
+    if (blobs.length) await storeBlobs(this.#blobs, blobs);
+    let text = lines.join('\n') + '\n';
+    if (this.#tailMayBeOpen) {
+      // a writer died mid-line: end that line so ours starts on its own (the torn one is reported as skipped on load)
+      const st = await this.#storage.stat(file);
+      if (st && st.size > 0) {
+        const last = await this.#storage.readBytesFrom(file, st.size - 1);
+        if (last[0] !== 0x0a) text = '\n' + text;
+      }
+      this.#tailMayBeOpen = false;
+    }
+    this.#writer ??= await this.#storage.openWriter(file);
+    await this.#writer.writeRaw(text);
+  }
+
+  /** Writes the whole session atomically (temp file, fsync, rename, fsync folder). */
+  async #rewriteFile(count: number): Promise<void> {
+    const file = this.#file!;
+    const blobs: PendingBlob[] = [];
+    const parts: string[] = [];
+    if (this.#titleLine !== undefined) parts.push(this.#titleLine);
+    const h = prepareForPersist(this.#header);
+    parts.push(JSON.stringify(h.value));
+    for (let i = 0; i < count; i++) {
+      const p = prepareForPersist(this.#entries[i]!);
+      if (p.blobs.length) blobs.push(...p.blobs);
+      parts.push(JSON.stringify(p.value));
+    }
+    if (blobs.length) await storeBlobs(this.#blobs, blobs);
+    const text = parts.join('\n') + '\n';
+    if (this.#writer) {
+      const w = this.#writer;
+      this.#writer = undefined;
+      await w.close();
+    }
+    this.#storage.ensureDirSync(dirname(file));
+    await this.#storage.writeTextAtomic(file, text);
+    this.#consumedBytes = Buffer.byteLength(text);
+    this.#consumedLines = parts.length;
+    this.#tailMayBeOpen = false;
+  }
+
+  /** Waits for every queued write and makes it durable (fsync). Rethrows a latched persistence error. */
+  async flush(): Promise<void> {
+    await this.#chain;
+    if (this.#error) throw this.#error;
+    if (this.#writer) {
+      try {
+        await this.#writer.fsync();
+      } catch (err) {
+        this.#error ??= new SessionPersistenceError(this.#file, err);
+        throw this.#error;
+      }
+    }
+  }
+
+  /** Flushes and releases the file. Later appends throw. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.flush();
+    } finally {
+      this.#closed = true;
+      const w = this.#writer;
+      this.#writer = undefined;
+      if (w) await w.close().catch((err) => void (this.#error ??= new SessionPersistenceError(this.#file, err)));
+    }
+    if (this.#error) throw this.#error;
+  }
+
+  // ── cross-process ───────────────────────────────────────────────────────────
+
+  /** Reads entries other processes appended since we last read the file; returns how many were new. If any were,
+   *  the leaf becomes the file's last entry, as on a fresh open. A line still being written is left for later. */
+  async syncFromDisk(): Promise<number> {
+    this.#throwIfUnusable();
+    if (!this.#persist || !this.#file || !this.#onDisk) return 0;
+    await this.#chain;
+    const file = this.#file;
+    const st = await this.#storage.stat(file);
+    if (!st) return 0;
+    if (st.size < this.#consumedBytes) {
+      // replaced by a shorter file (another process rewrote it): read it all again; known ids are skipped below
+      this.#consumedBytes = 0;
+      this.#consumedLines = 0;
+    }
+    if (st.size === this.#consumedBytes) return 0;
+    const buf = await this.#storage.readBytesFrom(file, this.#consumedBytes);
+    const lastNl = buf.lastIndexOf(0x0a);
+    this.#tailMayBeOpen = lastNl !== buf.length - 1;
+    if (lastNl === -1) return 0;
+    const text = buf.subarray(0, lastNl + 1).toString('utf8');
+    const parsed = parseJsonlLenient(text, this.#consumedLines + 1);
+    this.#consumedBytes += lastNl + 1;
+    this.#consumedLines += parsed.lineCount;
+    const fresh: SessionEntry[] = [];
+    const seen = new Set<string>();
+    for (const { value, line } of parsed.records) {
+      if (value.type === 'session' || value.type === 'title') continue;
+      if (typeof value.id === 'string' && this.#byId.has(value.id)) continue; // ours, or read before
+      const reason = this.#invalidEntryReason(value, seen);
+      if (reason) {
+        this.#report.skipped.push({ line, reason });
+        continue;
+      }
+      seen.add(value.id as string);
+      fresh.push(value as SessionEntry);
+    }
+    this.#report.skipped.push(...parsed.skipped);
+    await this.#resolveBlobs(fresh);
+    for (const e of fresh) this.#index(e);
+    this.#writtenCount = this.#entries.length;
+    if (fresh.length) this.#leafId = fresh[fresh.length - 1]!.id;
+    return fresh.length;
+  }
+
+  /** Cross-process safe mutation: take the file lock, read entries other processes appended (the leaf then becomes
+   *  the file's last entry, as on a fresh open), run fn, write what it appended, fsync, release. */
+  transaction<T>(fn: (session: SessionManager) => T | Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      this.#throwIfUnusable();
+      if (!this.#persist || !this.#file || !this.#storage.shared) {
+        const result = await fn(this);
+        await this.flush();
+        return result;
+      }
+      await this.#chain;
+      this.#storage.ensureDirSync(dirname(this.#file));
+      let compromised: Error | undefined;
+      const release = await lock(this.#file, { ...LOCK_OPTIONS, onCompromised: (err) => void (compromised = err) });
+      try {
+        await this.syncFromDisk();
+        const result = await fn(this);
+        await this.flush();
+        if (compromised) throw new Error(`lost the lock on ${this.#file}: ${compromised.message}`);
+        return result;
+      } finally {
+        await release().catch(() => undefined);
+      }
+    };
+    const result = this.#txQueue.then(run, run);
+    this.#txQueue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export { indexById };
