@@ -1,0 +1,13 @@
+// Reads the agentRewind.* settings into the engine's shape.
+import * as vscode from 'vscode';
+import { parseSettings, type EngineSettings } from '../core/engine/settings';
+
+export function readSettings(): EngineSettings {
+  const config = vscode.workspace.getConfiguration('agentRewind');
+  return parseSettings((key) => config.get(key));
+}
+
+/** Whether a configuration change touches a setting the engine must be rebuilt for. */
+export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration('agentRewind');
+}
