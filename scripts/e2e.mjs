@@ -1,0 +1,130 @@
+// `npm run test:e2e`: the end-to-end tests in real VS Code (code-server on 127.0.0.1, driven by playwright-core and
+// Debian's chromium). Installs what is missing, packages the extension, runs test/e2e/*.e2e.ts with node's test
+// runner, and stops everything it started, also on failure or Ctrl-C.
+//
+//   npm run test:e2e                         all flows and the extension-host tests
+//   npm run test:e2e -- rewind               only test files whose name contains "rewind"
+//   npm run test:e2e -- --skip-package       reuse dist/agent-rewind.vsix (iterating on tests)
+//   npm run test:e2e -- --update-screenshots also copy key-moment screenshots to docs/screenshots
+//   npm run test:e2e -- --vsix FILE          test a given .vsix instead of packaging one
+//   npm run test:e2e -- --repeat 5           run the suite five times in a row (stops at the first failure)
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildHostRunner, packageExtension, unpackVsix } from './e2e/extension.mjs';
+import { killRunProcesses } from './e2e/processes.mjs';
+import { ensurePrerequisites } from './e2e/setup.mjs';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const option = (name) => {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const [, v] = args.splice(i, 2);
+  return v;
+};
+const skipPackage = flag('--skip-package');
+const updateScreenshots = flag('--update-screenshots');
+const repeat = Number(option('--repeat') ?? 1);
+const givenVsix = option('--vsix');
+const filters = args;
+
+// Every process this run starts inherits the marker, so leftovers can be found and stopped precisely.
+const runId = randomUUID();
+process.env.AGENT_REWIND_E2E_RUN = runId;
+const runDir = mkdtempSync(join(tmpdir(), 'agent-rewind-e2e-'));
+let child;
+let interrupted = false;
+
+function cleanup() {
+  for (const p of killRunProcesses(runId)) console.log(`e2e: stopped a leftover process of this run: ${p.pid} ${p.cmd}`);
+  rmSync(runDir, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\ne2e: ${signal}: stopping everything this run started…`);
+    child?.kill('SIGTERM'); // the test process stops its code-server and browser in its own handlers
+    const done = () => {
+      cleanup();
+      process.exit(130);
+    };
+    if (child && child.exitCode === null) {
+      child.once('exit', done);
+      setTimeout(done, 10_000).unref(); // a test process that does not exit in time gets killed by cleanup()
+    } else done();
+  });
+}
+
+function runTests(files, env) {
+  return new Promise((resolveRun) => {
+    child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=600000', ...files],
+      { cwd: repo, env, stdio: 'inherit' },
+    );
+    child.once('exit', (code, signal) => resolveRun(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let status = 1;
+try {
+  const started = Date.now();
+  const { codeServer, chromium } = await ensurePrerequisites((m) => console.log(`e2e: ${m}`));
+  let vsix = givenVsix ? resolve(givenVsix) : join(repo, 'dist', 'agent-rewind.vsix');
+  if (!givenVsix && (!skipPackage || !existsSync(vsix))) {
+    console.log('e2e: packaging the extension (npm run package)…');
+    vsix = packageExtension(repo);
+  }
+  const extension = unpackVsix(vsix, join(runDir, 'extensions'));
+  const hostRunner = await buildHostRunner(repo, join(runDir, 'extensions'));
+  const resultsDir = join(repo, 'test-results');
+  rmSync(resultsDir, { recursive: true, force: true });
+  mkdirSync(resultsDir, { recursive: true });
+
+  const testDir = join(repo, 'test', 'e2e');
+  const files = readdirSync(testDir)
+    .filter((f) => f.endsWith('.e2e.ts'))
+    .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+    .sort()
+    .map((f) => join('test', 'e2e', f));
+  if (files.length === 0) throw new Error(`no test/e2e/*.e2e.ts file matches ${filters.join(', ')}`);
+
+  const env = {
+    ...process.env,
+    AGENT_REWIND_E2E_REPO: repo,
+    AGENT_REWIND_E2E_RUN_DIR: join(runDir, 'instances'),
+    AGENT_REWIND_E2E_RESULTS: resultsDir,
+    AGENT_REWIND_E2E_CODE_SERVER: codeServer,
+    AGENT_REWIND_E2E_CHROMIUM: chromium,
+    AGENT_REWIND_E2E_EXTENSION: extension,
+    AGENT_REWIND_E2E_HOST_RUNNER: hostRunner,
+    AGENT_REWIND_E2E_UPDATE_SCREENSHOTS: updateScreenshots ? '1' : '0',
+  };
+  console.log(`e2e: ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} file(s)${repeat > 1 ? ` ${repeat} times` : ''}`);
+  for (let i = 1; i <= repeat; i++) {
+    if (repeat > 1) console.log(`\ne2e: run ${i} of ${repeat}`);
+    status = await runTests(files, env);
+    if (status !== 0) {
+      if (repeat > 1) console.log(`e2e: run ${i} of ${repeat} failed`);
+      break;
+    }
+  }
+  console.log(status === 0 ? 'e2e: pass' : `e2e: fail (screenshots and logs under ${resultsDir})`);
+} catch (e) {
+  console.error(`e2e: ${e instanceof Error ? e.message : e}`);
+  status = 1;
+} finally {
+  cleanup();
+}
+process.exit(status);
