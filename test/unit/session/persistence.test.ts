@@ -22,7 +22,7 @@ test('strings over 500,000 characters are truncated on disk with the notice; lin
   assert.equal(stored.lineCount, stored.content.split('\n').length);
   assert.equal(stored.lineCount, 250_003);
   // memory keeps the full value
-  assert.equal((s.getEntries()[0] as { message: { details: { content: string } } }).message.details.content.length, 600_000);
+  assert.equal((s.getEntries()[0] as unknown as { message: { details: { content: string } } }).message.details.content.length, 600_000);
 });
 
 test('transient partialJson / jsonlEvents are dropped on disk', async (t) => {
@@ -63,7 +63,7 @@ test('a missing blob keeps its ref and is reported', async (t) => {
     JSON.stringify({ type: 'message', id: '00000001', parentId: null, timestamp: 't', message: { role: 'user', content: [{ type: 'image', data: ref, mimeType: 'image/png' }] } }) + '\n');
   const s = await SessionManager.open(file, { home });
   assert.deepEqual(s.getLoadReport().missingBlobs, ['a'.repeat(64)]);
-  assert.equal((s.getEntries()[0] as { message: { content: { data: string }[] } }).message.content[0]!.data, ref);
+  assert.equal((s.getEntries()[0] as unknown as { message: { content: { data: string }[] } }).message.content[0]!.data, ref);
 });
 
 test('a title line before the header, unknown entry types and unknown fields survive a migration rewrite unchanged', async (t) => {
