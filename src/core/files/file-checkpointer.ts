@@ -1,0 +1,578 @@
+// File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
+// safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
+import { createHash, randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
+import { ObjectStore, MAX_OBJECT_SIZE, hashObject, type PackWriter } from './object-store';
+import { PathFilter } from './path-filter';
+import { Restorer, type RestoreOp } from './restore';
+import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
+import { SnapshotRecords, undoSchema, type EntryState, type SnapshotRecord, type UndoRecord } from './snapshot-records';
+import { loadStatCache, saveStatCache } from './stat-cache';
+import { withStoreLock } from './store-lock';
+import { encodeTree, hashTrees, treeEntriesOf, type DirNode } from './tree';
+import { diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
+import { lineStats } from './line-stats';
+import { Limiter, WorkspaceModel, type ScanStats } from './workspace-model';
+import type {
+  AnchorCheck,
+  FileChange,
+  FileCheckpointerOptions,
+  GcResult,
+  RecoverResult,
+  RewindFilesOptions,
+  RewindFilesResult,
+  SkippedFile,
+  SnapshotKind,
+  SnapshotSummary,
+} from './types';
+
+const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
+const DEFAULT_CAP = 5 * 1024 ** 3;
+const DEFAULT_FULL_CHECK = 5 * 60_000;
+
+/** Where a workspace's checkpoints live by default: <home>/checkpoints/<folder name>-<hash of its path>. */
+export function defaultStoreDir(home: string, workspaceRoot: string): string {
+  const real = safeRealpath(workspaceRoot);
+  const key = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  return join(home, 'checkpoints', `${name}-${key}`);
+}
+
+function safeRealpath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    throw new Error(`workspace folder ${p} does not exist`);
+  }
+}
+
+function failure(error: string): RewindFilesResult {
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+}
+
+const isFileish = (s: EntryState): s is Exclude<EntryState, null | { kind: 'dir' }> => s !== null && s.kind !== 'dir';
+
+interface Plan {
+  result: RewindFilesResult;
+  ops: RestoreOp[];
+}
+
+export class FileCheckpointer {
+  readonly workspaceRoot: string;
+  readonly storeDir: string;
+  private readonly maxFileSize: number;
+  private readonly sizeCap: number;
+  private readonly fullCheckInterval: number;
+  private readonly filter: PathFilter;
+  private readonly records: SnapshotRecords;
+  private storePromise?: Promise<ObjectStore>;
+  private model?: WorkspaceModel;
+  private modelLoaded = false;
+  /** Paths a watcher reported since the last refresh; 'all' forces a full check. */
+  private dirty: Set<string> | 'all' = 'all';
+  private tracking = false;
+  private lastFullCheck = 0;
+  private watcherStop?: () => void;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: FileCheckpointerOptions) {
+    this.workspaceRoot = safeRealpath(opts.workspaceRoot);
+    this.storeDir = opts.storeDir ?? defaultStoreDir(opts.home, this.workspaceRoot);
+    this.maxFileSize = Math.min(opts.maxFileSize ?? DEFAULT_MAX_FILE, MAX_OBJECT_SIZE);
+    this.sizeCap = opts.sizeCapBytes ?? DEFAULT_CAP;
+    this.fullCheckInterval = opts.fullCheckIntervalMs ?? DEFAULT_FULL_CHECK;
+    const excludedDirs: string[] = [];
+    for (const d of [this.storeDir, opts.home]) {
+      const rel = relative(this.workspaceRoot, d);
+      if (rel && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel)) excludedDirs.push(rel.split(sep).join('/'));
+    }
+    this.filter = new PathFilter({ include: opts.include, exclude: opts.exclude, excludedDirs });
+    this.records = new SnapshotRecords(this.storeDir);
+  }
+
+  private get statCacheFile(): string {
+    return join(this.storeDir, 'stat-cache.json');
+  }
+  private get cacheKey(): string {
+    return `${this.workspaceRoot}\0${this.filter.key}\0${this.maxFileSize}`;
+  }
+  private restorer(store: ObjectStore): Restorer {
+    return new Restorer(this.workspaceRoot, store, join(this.storeDir, 'journal.json'));
+  }
+
+  private async store(): Promise<ObjectStore> {
+    this.storePromise ??= ObjectStore.open(this.storeDir);
+    return this.storePromise;
+  }
+
+  /** One operation at a time in this process: they share the scanned model. */
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private locked<T>(fn: (store: ObjectStore) => Promise<T>): Promise<T> {
+    return this.serialize(async () => {
+      const store = await this.store();
+      return withStoreLock(join(this.storeDir, 'lock'), async () => {
+        await store.reload();
+        await this.recoverLocked(store);
+        return fn(store);
+      });
+    });
+  }
+
+  // ── incremental tracking ────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Tells the tracker that these paths (absolute, or workspace-relative with '/') changed, e.g. from VS Code's
+   * FileSystemWatcher. The next snapshot looks only at them (plus a full check every fullCheckIntervalMs).
+   */
+  notifyChanged(paths: Iterable<string>): void {
+    this.tracking = true;
+    if (this.dirty === 'all') return;
+    for (const p of paths) {
+      const rel = p.startsWith(this.workspaceRoot) ? relative(this.workspaceRoot, p).split(sep).join('/') : p;
+      if (rel.startsWith('..')) continue;
+      this.dirty.add(rel === '.' ? '' : rel);
+    }
+  }
+
+  /** Forces the next snapshot to re-check the whole tree (e.g. the watcher overflowed). */
+  markAllDirty(): void {
+    this.dirty = 'all';
+  }
+
+  /** Starts the Node fs.watch-based watcher of this workspace feeding the tracker. */
+  async startWatching(): Promise<void> {
+    if (this.watcherStop) return;
+    const { watchWorkspace } = await import('./fs-watcher');
+    this.tracking = true;
+    this.watcherStop = await watchWorkspace(this.workspaceRoot, {
+      onChange: (rels) => this.notifyChanged(rels),
+      onOverflow: () => this.markAllDirty(),
+      skip: (rel) => {
+        const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+        return this.filter.isExcluded(rel, true, this.model?.chainFor(parent) ?? []);
+      },
+    });
+  }
+
+  async dispose(): Promise<void> {
+    this.watcherStop?.();
+    this.watcherStop = undefined;
+    if (this.model && this.modelLoaded) await saveStatCache(this.statCacheFile, this.cacheKey, this.model.root).catch(() => {});
+    if (this.storePromise) await (await this.storePromise).closeHandles();
+  }
+
+  private async refreshModel(stats: ScanStats, writer?: PackWriter): Promise<WorkspaceModel> {
+    if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+    const model = this.model;
+    if (!this.modelLoaded) {
+      model.root = (await loadStatCache(this.statCacheFile, this.cacheKey)) ?? model.root;
+      this.modelLoaded = true;
+    }
+    // let the watcher deliver events for changes made just before this call
+    if (this.watcherStop) for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    const dirty = this.dirty;
+    const full = !this.tracking || dirty === 'all' || Date.now() - this.lastFullCheck > this.fullCheckInterval;
+    this.dirty = new Set();
+    if (full) {
+      await model.fullScan(stats, writer);
+      this.lastFullCheck = Date.now();
+    } else await model.refreshPaths(dirty as Set<string>, stats, writer);
+    hashTrees(model.root);
+    return model;
+  }
+
+  /** Makes sure every object of the scanned tree is in the store (things hashed by a dry run were not written). */
+  private async storeTree(dir: DirNode, rel: string, w: PackWriter, reads: Limiter): Promise<string> {
+    if (dir.hash !== undefined && w.has(dir.hash)) return dir.hash;
+    await Promise.all(
+      [...dir.children].map(async ([name, n]) => {
+        const childRel = rel === '' ? name : `${rel}/${name}`;
+        if (n.kind === 'dir') return void (await this.storeTree(n, childRel, w, reads));
+        if (w.has(n.hash)) return;
+        await reads.run(async () => {
+          const abs = join(this.workspaceRoot, childRel);
+          let data: Buffer;
+          try {
+            data = n.kind === 'file' ? await readFile(abs) : Buffer.from(await readlink(abs), 'utf8');
+          } catch {
+            dir.children.delete(name); // gone since the scan
+            return;
+          }
+          const hash = hashObject('blob', data);
+          if (hash !== n.hash) Object.assign(n, { hash, size: data.length, racy: true });
+          await w.add('blob', hash, data);
+        });
+      }),
+    );
+    const data = encodeTree(treeEntriesOf(dir));
+    dir.hash = hashObject('tree', data);
+    await w.add('tree', dir.hash, data);
+    return dir.hash;
+  }
+
+  // ── snapshots ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Snapshots the whole workspace under (sessionId, anchorId). A later snapshot with the same ids replaces it. */
+  snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
+    if (!sessionId || !anchorId) return Promise.reject(new Error('a snapshot needs a session id and an anchor id'));
+    return this.locked(async (store) => {
+      const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
+      if ((await store.sizeOnDisk()) > this.sizeCap) summary.pruned = (await this.gcLocked(store)).prunedSnapshots;
+      return summary;
+    });
+  }
+
+  private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel): Promise<SnapshotSummary> {
+    const stats: ScanStats = { skipped: [], ignoredCount: 0, hashedFiles: 0 };
+    const w = store.newPack();
+    let root: string;
+    let model: WorkspaceModel;
+    try {
+      model = scanned ?? (await this.refreshModel(stats, w));
+      root = await this.storeTree(model.root, '', w, new Limiter(32));
+      await w.commit(kind === 'pre-restore');
+    } catch (err) {
+      await w.abort();
+      throw err;
+    }
+    let files = 0;
+    let totalBytes = 0;
+    const count = (d: DirNode) => {
+      for (const n of d.children.values()) {
+        if (n.kind === 'dir') count(n);
+        else {
+          files++;
+          totalBytes += n.size;
+        }
+      }
+    };
+    count(model.root);
+    const createdAt = new Date().toISOString();
+    const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt, files, totalBytes };
+    await this.records.put(rec);
+    if (!this.tracking || Date.now() - this.lastFullCheck < 1000) await saveStatCache(this.statCacheFile, this.cacheKey, model.root);
+    return {
+      sessionId,
+      anchorId,
+      kind,
+      root,
+      files,
+      totalBytes,
+      hashedFiles: stats.hashedFiles,
+      newObjects: w.objectCount,
+      newBytes: w.newBytes,
+      skipped: stats.skipped,
+      ignoredCount: stats.ignoredCount,
+      pruned: [],
+      createdAt,
+    };
+  }
+
+  async hasSnapshot(sessionId: string, anchorId: string): Promise<boolean> {
+    return (await this.records.get(sessionId, anchorId)) !== undefined;
+  }
+
+  async listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
+    return (await this.records.ofSession(sessionId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** The content of `relPath` at the anchor (a symlink gives its target), or undefined when it did not exist. */
+  async readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {
+    splitRelPath(relPath);
+    const rec = await this.records.get(sessionId, anchorId);
+    if (!rec) return undefined;
+    const store = await this.store();
+    await store.reload();
+    const state = await new TreeReader(store).lookup(rec.root, relPath);
+    return isFileish(state) ? store.read(state.hash, 'blob') : undefined;
+  }
+
+  // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+  private async checkAnchor(sessionId: string, anchorId: string, anchor: AnchorCheck): Promise<string | SnapshotRecord> {
+    if (!anchor.checkpointingEnabled) return 'File checkpointing is off, so there are no file snapshots to rewind to. Turn it on before sending messages to be able to rewind files.';
+    if (anchor.kind === 'missing') {
+      const owner = await this.records.ownerOf(anchorId, sessionId);
+      if (owner) return `Message ${anchorId} belongs to another session (${owner}); files can only be rewound from the session that made the snapshot.`;
+      return `There is no message ${anchorId} in this session.`;
+    }
+    if (anchor.kind !== 'user-message') return `Entry ${anchorId} is not a user message; files can only be rewound to the moment a user message was sent.`;
+    const rec = await this.records.get(sessionId, anchorId);
+    if (!rec || rec.kind !== 'user-message') return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
+    return rec;
+  }
+
+  /**
+   * Previews (dryRun) or performs the rewind of the workspace files to the snapshot of a user message. A dry run
+   * never throws and never touches the workspace; the real call throws with the same message when it cannot.
+   */
+  async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult> {
+    if (opts.dryRun) {
+      return this.serialize(async () => {
+      try {
+        const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
+        if (typeof check === 'string') return failure(check);
+        const store = await this.store();
+        await store.reload();
+        return (await this.plan(store, check, opts.overwriteUserModified === true)).result;
+      } catch (err) {
+        return failure(`Cannot preview the rewind: ${(err as Error).message}`);
+      }
+      });
+    }
+    const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
+    if (typeof check === 'string') throw new Error(check);
+    return this.locked(async (store) => {
+      const { result, ops } = await this.plan(store, check, opts.overwriteUserModified === true);
+      if (ops.length === 0) return result;
+      const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
+      const preRestoreAnchor = `pre-restore:${tag}`;
+      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.model);
+      const undo: UndoRecord = {
+        v: 1,
+        sessionId,
+        anchorId,
+        preRestoreAnchor,
+        createdAt: new Date().toISOString(),
+        written: ops.map((o) => ({ path: o.path, state: o.to })),
+      };
+      await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo });
+      return result;
+    });
+  }
+
+  private async applyUnderJournal(store: ObjectStore, ops: RestoreOp[], tag: string, after: AfterRestore): Promise<void> {
+    const restorer = this.restorer(store);
+    for (const op of ops) this.noteWritten(op.path);
+    await restorer.run(ops, tag, after);
+    await this.finishAfter(after);
+    await restorer.finish();
+  }
+
+  private noteWritten(rel: string): void {
+    if (this.dirty !== 'all') this.dirty.add(rel);
+  }
+
+  private async finishAfter(after: AfterRestore): Promise<void> {
+    if (after.kind === 'push-undo') {
+      const stack = await this.records.undoStack(after.undo.sessionId);
+      if (!stack.some((u) => u.preRestoreAnchor === after.undo.preRestoreAnchor)) await this.records.setUndoStack(after.undo.sessionId, [...stack, after.undo]);
+    } else {
+      const stack = await this.records.undoStack(after.sessionId);
+      await this.records.setUndoStack(after.sessionId, stack.filter((u) => u.preRestoreAnchor !== after.preRestoreAnchor));
+      await this.records.delete(after.sessionId, after.preRestoreAnchor);
+    }
+  }
+
+  private async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean): Promise<Plan> {
+    const stats: ScanStats = { skipped: [], ignoredCount: 0, hashedFiles: 0 };
+    const model = await this.refreshModel(stats);
+    const reader = new TreeReader(store);
+    const diffs = await diffTrees(reader, rec.root, model.root);
+    const turnEnd = (await this.records.ofSession(rec.sessionId)).filter((r) => r.kind === 'turn-end').sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+    const userModified = new Set<string>();
+    if (turnEnd) {
+      for (const d of diffs) {
+        if (!isFileish(d.now) && !isFileish(d.target)) continue;
+        if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
+      }
+    }
+    return this.buildPlan(store, diffs, userModified, overwriteUserModified, stats.skipped);
+  }
+
+  private async buildPlan(store: ObjectStore, diffs: PathDiff[], userModified: Set<string>, overwrite: boolean, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const skipped: SkippedFile[] = [];
+    const kept = new Set<string>(); // paths left as they are, so folders above them stay
+    for (const d of diffs) {
+      if (userModified.has(d.path) && !overwrite) {
+        kept.add(d.path);
+        continue;
+      }
+      if (d.now === null && d.target !== null) {
+        // something the scan does not cover sits where the snapshot has a file: never overwrite it blindly
+        const existing = await this.lstatRel(d.path);
+        if (existing) {
+          skipped.push({ path: d.path, reason: 'exists now but is not covered by checkpoints (ignored, too large or unreadable); left as it is' });
+          kept.add(d.path);
+        }
+      }
+    }
+    const keptUnder = (p: string) => [...kept].some((k) => k.startsWith(p + '/'));
+    const files: FileChange[] = [];
+    const ops: RestoreOp[] = [];
+    for (const d of diffs) {
+      if (kept.has(d.path)) {
+        if (isFileish(d.now) || isFileish(d.target)) files.push({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) });
+        continue;
+      }
+      if (d.now?.kind === 'dir' && keptUnder(d.path)) {
+        // the folder stays because something in it stays; a file the snapshot has at its place cannot come back
+        if (isFileish(d.target)) skipped.push({ path: d.path, reason: 'a folder with files that are kept is in the way' });
+        continue;
+      }
+      ops.push({ path: d.path, from: d.now, to: d.target });
+      if (isFileish(d.now) || isFileish(d.target)) files.push({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) });
+    }
+    const applied = new Set(ops.map((o) => o.path));
+    const changed = files.filter((f) => applied.has(f.path));
+    const seen = new Set(skipped.map((s) => s.path));
+    for (const s of scanSkipped) if (!seen.has(s.path)) skipped.push(s);
+    return {
+      ops,
+      result: {
+        canRewind: true,
+        filesChanged: changed.map((f) => f.path),
+        insertions: changed.reduce((a, f) => a + f.insertions, 0),
+        deletions: changed.reduce((a, f) => a + f.deletions, 0),
+        userModified: files.filter((f) => f.userModified).map((f) => f.path),
+        skipped,
+        files,
+      },
+    };
+  }
+
+  private async lstatRel(rel: string): Promise<boolean> {
+    try {
+      if (!(await ensureSafeParents(this.workspaceRoot, rel, false))) return false;
+      await lstat(absPath(this.workspaceRoot, rel));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async fileChange(store: ObjectStore, d: PathDiff): Promise<Omit<FileChange, 'userModified'>> {
+    const status: FileChange['status'] =
+      d.target === null ? 'added' : d.now === null ? 'deleted' : d.now.kind !== d.target.kind ? 'typeChanged' : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash ? 'modeChanged' : 'modified';
+    let anchorData: Buffer | undefined;
+    let nowData: Buffer | undefined;
+    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob');
+    if (d.now?.kind === 'file') nowData = await readFile(absPath(this.workspaceRoot, d.path)).catch(() => undefined);
+    const textual = (d.target === null || d.target.kind === 'file') && (d.now === null || d.now.kind === 'file') && status !== 'modeChanged';
+    const s = textual ? lineStats(anchorData, nowData) : { insertions: 0, deletions: 0, binary: false };
+    return { path: d.path, status, insertions: s.insertions, deletions: s.deletions, binary: s.binary };
+  }
+
+  // ── undo, recovery, gc ──────────────────────────────────────────────────────────────────────────────────────
+
+  /** Puts back what the last rewind of this session changed, except files changed by hand since then. */
+  undoLastRewind(sessionId: string): Promise<RewindFilesResult> {
+    return this.locked(async (store) => {
+      const stack = await this.records.undoStack(sessionId);
+      const top = stack.at(-1);
+      if (!top) throw new Error('There is no file rewind to undo in this session.');
+      const pre = await this.records.get(sessionId, top.preRestoreAnchor);
+      if (!pre) throw new Error('The snapshot taken before the last rewind is gone (removed by gc or the size cap); it cannot be undone.');
+      const stats: ScanStats = { skipped: [], ignoredCount: 0, hashedFiles: 0 };
+      const model = await this.refreshModel(stats);
+      const reader = new TreeReader(store);
+      const diffs: PathDiff[] = [];
+      const userModified = new Set<string>();
+      for (const { path, state } of top.written) {
+        const now = stateOfNode(model.get(path));
+        const target = await reader.lookup(pre.root, path);
+        if (sameState(now, target)) continue;
+        diffs.push({ path, now, target });
+        if (!sameState(now, state)) userModified.add(path);
+      }
+      diffs.sort((a, b) => (a.path < b.path ? -1 : 1));
+      const { result, ops } = await this.buildPlan(store, diffs, userModified, false, []);
+      const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
+      await this.applyUnderJournal(store, ops, tag, { kind: 'pop-undo', sessionId, preRestoreAnchor: top.preRestoreAnchor });
+      return result;
+    });
+  }
+
+  /** Finishes (or rolls back) a restore that a crash interrupted. Safe to call any time. */
+  recover(): Promise<RecoverResult> {
+    return this.serialize(async () => {
+      const store = await this.store();
+      return withStoreLock(join(this.storeDir, 'lock'), async () => {
+        await store.reload();
+        return this.recoverLocked(store);
+      });
+    });
+  }
+
+  private async recoverLocked(store: ObjectStore): Promise<RecoverResult> {
+    const restorer = this.restorer(store);
+    const journal = await restorer.readJournal();
+    if (!journal) return { outcome: 'none', paths: [] };
+    if (journal.workspaceRoot !== this.workspaceRoot) throw new Error(`an interrupted restore of another folder (${journal.workspaceRoot}) is pending in this store; run recovery from that folder`);
+    const outcome = await restorer.recover(journal);
+    const after = parseAfter(journal.after);
+    if (outcome === 'completed' && after) await this.finishAfter(after);
+    await restorer.finish();
+    this.dirty = 'all';
+    return { outcome, paths: journal.ops.map((o) => o.path) };
+  }
+
+  /** Removes objects no snapshot reaches; then, while the store is over its size cap, drops the oldest snapshots. */
+  gc(): Promise<GcResult> {
+    return this.locked((store) => this.gcLocked(store));
+  }
+
+  private async gcLocked(store: ObjectStore): Promise<GcResult> {
+    const pruned: { sessionId: string; anchorId: string }[] = [];
+    let removedObjects = 0;
+    let freedBytes = 0;
+    const reader = new TreeReader(store);
+    for (;;) {
+      const recs = await this.records.all();
+      const live = new Set<string>();
+      const mark = async (hash: string): Promise<void> => {
+        if (live.has(hash)) return;
+        live.add(hash);
+        let entries;
+        try {
+          entries = await reader.entries(hash);
+        } catch {
+          return; // a damaged tree reaches nothing more
+        }
+        for (const e of entries.values()) {
+          if (e.kind === 'dir') await mark(e.hash);
+          else live.add(e.hash);
+        }
+      };
+      for (const r of recs) await mark(r.root);
+      const res = await store.gc(live);
+      removedObjects += res.removedObjects;
+      freedBytes += res.freedBytes;
+      if ((await store.sizeOnDisk()) <= this.sizeCap || recs.length <= 1) break;
+      const oldest = [...recs].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      // drop the oldest tenth (at least one), never the newest snapshot
+      const drop = oldest.slice(0, Math.max(1, Math.floor(recs.length / 10))).filter((r) => r !== oldest.at(-1));
+      for (const r of drop) {
+        await this.records.delete(r.sessionId, r.anchorId);
+        pruned.push({ sessionId: r.sessionId, anchorId: r.anchorId });
+      }
+    }
+    return { removedObjects, freedBytes, prunedSnapshots: pruned };
+  }
+
+  /** Bytes the object store takes on disk. */
+  async storeSize(): Promise<number> {
+    return (await this.store()).sizeOnDisk();
+  }
+}
+
+type AfterRestore = { kind: 'push-undo'; undo: UndoRecord } | { kind: 'pop-undo'; sessionId: string; preRestoreAnchor: string };
+
+function parseAfter(x: unknown): AfterRestore | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const a = x as Record<string, unknown>;
+  if (a.kind === 'push-undo') {
+    const undo = undoSchema.safeParse(a.undo);
+    return undo.success ? { kind: 'push-undo', undo: undo.data } : undefined;
+  }
+  if (a.kind === 'pop-undo' && typeof a.sessionId === 'string' && typeof a.preRestoreAnchor === 'string') return a as AfterRestore;
+  return undefined;
+}
+

@@ -1,0 +1,75 @@
+// A Node fs.watch-based watcher for the tracker (the extension feeds VS Code's FileSystemWatcher instead): one
+// non-recursive watch per folder, so it works the same on every platform Node supports and never enters `.git`.
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface WatchHandlers {
+  /** Workspace-relative paths that changed (files, or folders whose listing changed). */
+  onChange(rels: string[]): void;
+  /** Events may have been lost (a watch failed): the next snapshot must check everything. */
+  onOverflow(): void;
+  /** Folders not to watch (ignored ones). */
+  skip?(rel: string): boolean;
+}
+
+export async function watchWorkspace(root: string, h: WatchHandlers): Promise<() => void> {
+  const watchers = new Map<string, FSWatcher>();
+  let closed = false;
+
+  const add = async (rel: string): Promise<void> => {
+    if (closed || watchers.has(rel)) return;
+    const abs = rel === '' ? root : join(root, rel);
+    let w: FSWatcher;
+    try {
+      w = watch(abs, { persistent: false }, (event, filename) => {
+        const name = filename?.toString();
+        if (!name) return h.onChange([rel]);
+        if (name === '.git' || name.startsWith('.git/')) return;
+        const childRel = rel === '' ? name : `${rel}/${name}`;
+        h.onChange([childRel]);
+        if (event === 'rename') void addIfDir(childRel);
+      });
+    } catch {
+      return h.onOverflow();
+    }
+    w.on('error', () => {
+      w.close();
+      watchers.delete(rel);
+      h.onOverflow();
+    });
+    watchers.set(rel, w);
+    let entries;
+    try {
+      entries = await readdir(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    await Promise.all(
+      entries
+        .filter((e) => e.isDirectory() && e.name.toLowerCase() !== '.git')
+        .map((e) => (rel === '' ? e.name : `${rel}/${e.name}`))
+        .filter((r) => !h.skip?.(r))
+        .map(add),
+    );
+  };
+
+  const addIfDir = async (rel: string): Promise<void> => {
+    try {
+      if ((await lstat(join(root, rel))).isDirectory() && !h.skip?.(rel)) await add(rel);
+    } catch {
+      const w = watchers.get(rel);
+      if (w) {
+        w.close();
+        watchers.delete(rel);
+      }
+    }
+  };
+
+  await add('');
+  return () => {
+    closed = true;
+    for (const w of watchers.values()) w.close();
+    watchers.clear();
+  };
+}

@@ -1,0 +1,7 @@
+// File checkpoints (seed 003): the public surface of src/core/files.
+export { FileCheckpointer, defaultStoreDir } from './file-checkpointer';
+export { watchWorkspace, type WatchHandlers } from './fs-watcher';
+export { PathSafetyError } from './safe-paths';
+export { StoreCorruptError } from './object-store';
+export type { SnapshotRecord } from './snapshot-records';
+export type * from './types';

@@ -1,0 +1,309 @@
+// Content-addressed object store: blobs (file contents, symlink targets) and trees (folders), deflated and appended
+// to pack files, one pack per snapshot, so a snapshot costs one file write plus what changed. A pack only counts once
+// its index exists (written after the pack, both temp + rename), so a crash leaves garbage for gc, never a bad object.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRaw } from 'node:zlib';
+
+const deflateAsync = promisify(deflateRaw);
+const inflateAsync = promisify(inflateRaw);
+
+const IDX_MAGIC = Buffer.from('ARWIDX01');
+const ENTRY = 52; // hash 32 · offset u64 · stored length u32 · raw size u32 · flags u32
+const F_DEFLATED = 1;
+const F_TREE = 2;
+/** Objects are capped so sizes fit the index; maxFileSize is clamped to this. */
+export const MAX_OBJECT_SIZE = 0xffff_ffff;
+
+export type ObjectKind = 'blob' | 'tree';
+
+export class StoreCorruptError extends Error {}
+
+interface Loc {
+  pack: string;
+  offset: number;
+  length: number;
+  rawSize: number;
+  flags: number;
+}
+
+export function hashObject(kind: ObjectKind, data: Buffer): string {
+  const h = createHash('sha256');
+  if (kind === 'tree') h.update('tree\0');
+  return h.update(data).digest('hex');
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+export function isObjectHash(s: unknown): s is string {
+  return typeof s === 'string' && HEX64.test(s);
+}
+
+export class ObjectStore {
+  private readonly index = new Map<string, Loc>();
+  private readonly packSizes = new Map<string, number>();
+  private readonly handles = new Map<string, FileHandle>();
+
+  private constructor(readonly dir: string) {}
+
+  get packDir(): string {
+    return join(this.dir, 'packs');
+  }
+
+  static async open(dir: string): Promise<ObjectStore> {
+    const store = new ObjectStore(dir);
+    await mkdir(store.packDir, { recursive: true });
+    await store.reload();
+    return store;
+  }
+
+  /** Re-reads every pack index (another process may have added packs or run gc). */
+  async reload(): Promise<void> {
+    await this.closeHandles();
+    this.index.clear();
+    this.packSizes.clear();
+    const names = await readdir(this.packDir);
+    for (const name of names) {
+      if (!/^[0-9a-z-]+\.idx$/.test(name)) continue;
+      const pack = name.slice(0, -4);
+      let packSize: number;
+      try {
+        packSize = (await stat(join(this.packDir, pack + '.pack'))).size;
+      } catch {
+        continue; // an index without its pack reaches nothing
+      }
+      const buf = await readFile(join(this.packDir, name));
+      this.loadIndex(pack, buf, packSize);
+      this.packSizes.set(pack, packSize);
+    }
+  }
+
+  private loadIndex(pack: string, buf: Buffer, packSize: number): void {
+    if (buf.length < 12 || !buf.subarray(0, 8).equals(IDX_MAGIC)) throw new StoreCorruptError(`pack index ${pack}.idx is damaged`);
+    const count = buf.readUInt32BE(8);
+    if (buf.length !== 12 + count * ENTRY) throw new StoreCorruptError(`pack index ${pack}.idx is damaged`);
+    for (let i = 0; i < count; i++) {
+      const o = 12 + i * ENTRY;
+      const offset = Number(buf.readBigUInt64BE(o + 32));
+      const length = buf.readUInt32BE(o + 40);
+      if (offset + length > packSize) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
+      this.index.set(buf.toString('hex', o, o + 32), { pack, offset, length, rawSize: buf.readUInt32BE(o + 44), flags: buf.readUInt32BE(o + 48) });
+    }
+  }
+
+  has(hash: string): boolean {
+    return this.index.has(hash);
+  }
+
+  get objectCount(): number {
+    return this.index.size;
+  }
+
+  /** Bytes of all live packs and indexes. */
+  async sizeOnDisk(): Promise<number> {
+    let total = 0;
+    for (const name of await readdir(this.packDir)) {
+      try {
+        total += (await stat(join(this.packDir, name))).size;
+      } catch {
+        /* removed meanwhile */
+      }
+    }
+    return total;
+  }
+
+  private async handle(pack: string): Promise<FileHandle> {
+    let h = this.handles.get(pack);
+    if (!h) {
+      h = await open(join(this.packDir, pack + '.pack'), 'r');
+      this.handles.set(pack, h);
+    }
+    return h;
+  }
+
+  /** Reads and verifies an object: its content must hash to `hash`, or the store is corrupt. */
+  async read(hash: string, kind: ObjectKind): Promise<Buffer> {
+    const loc = this.index.get(hash);
+    if (!loc) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is missing from the checkpoint store`);
+    if ((loc.flags & F_TREE ? 'tree' : 'blob') !== kind) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is not a ${kind}`);
+    const raw = await this.readRaw(loc);
+    const data = loc.flags & F_DEFLATED ? await inflateAsync(raw, { maxOutputLength: Math.max(loc.rawSize, 1) }).catch(() => {
+      throw new StoreCorruptError(`object ${hash.slice(0, 12)} does not decompress`);
+    }) : raw;
+    if (data.length !== loc.rawSize || hashObject(kind, data) !== hash) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is damaged (content does not match its hash)`);
+    return data;
+  }
+
+  private async readRaw(loc: Loc): Promise<Buffer> {
+    const h = await this.handle(loc.pack);
+    const buf = Buffer.allocUnsafe(loc.length);
+    const { bytesRead } = await h.read(buf, 0, loc.length, loc.offset);
+    if (bytesRead !== loc.length) throw new StoreCorruptError(`pack ${loc.pack} is truncated`);
+    return buf;
+  }
+
+  newPack(): PackWriter {
+    return new PackWriter(this);
+  }
+
+  /** @internal Called by PackWriter once its pack and index are in place. */
+  register(pack: string, entries: { hash: string; loc: Omit<Loc, 'pack'> }[], packSize: number): void {
+    for (const e of entries) if (!this.index.has(e.hash)) this.index.set(e.hash, { pack, ...e.loc });
+    this.packSizes.set(pack, packSize);
+  }
+
+  /**
+   * Keeps only the objects in `live`: packs with nothing live are deleted, packs partly live are rewritten (stored
+   * bytes copied, not recompressed). Temp files and packs without an index are removed too.
+   */
+  async gc(live: Set<string>): Promise<{ removedObjects: number; freedBytes: number }> {
+    const before = await this.sizeOnDisk();
+    const byPack = new Map<string, { hash: string; loc: Loc }[]>();
+    for (const [hash, loc] of this.index) {
+      const list = byPack.get(loc.pack) ?? [];
+      list.push({ hash, loc });
+      byPack.set(loc.pack, list);
+    }
+    let removedObjects = 0;
+    const seen = new Set<string>();
+    for (const [pack, list] of byPack) {
+      const keep = list.filter((e) => live.has(e.hash) && !seen.has(e.hash));
+      for (const e of keep) seen.add(e.hash);
+      removedObjects += list.length - keep.length;
+      if (keep.length === list.length) continue;
+      if (keep.length > 0) {
+        const w = this.newPack();
+        for (const e of keep) await w.addStored(e.hash, await this.readRaw(e.loc), e.loc);
+        await w.commit(false);
+      }
+      await this.dropPack(pack);
+    }
+    // leftovers of interrupted writes: temp files and packs whose index never landed
+    for (const name of await readdir(this.packDir)) {
+      const base = name.replace(/\.(pack|idx)$/, '');
+      if (name.startsWith('tmp-') || (name.endsWith('.pack') && !this.packSizes.has(base))) await unlink(join(this.packDir, name)).catch(() => {});
+    }
+    await this.reload();
+    const after = await this.sizeOnDisk();
+    return { removedObjects, freedBytes: Math.max(0, before - after) };
+  }
+
+  private async dropPack(pack: string): Promise<void> {
+    const h = this.handles.get(pack);
+    if (h) {
+      this.handles.delete(pack);
+      await h.close();
+    }
+    // index first: a pack without an index is unreachable garbage, an index without a pack would be a lie
+    await unlink(join(this.packDir, pack + '.idx')).catch(() => {});
+    await unlink(join(this.packDir, pack + '.pack')).catch(() => {});
+    for (const [hash, loc] of this.index) if (loc.pack === pack) this.index.delete(hash);
+    this.packSizes.delete(pack);
+  }
+
+  async closeHandles(): Promise<void> {
+    const hs = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(hs.map((h) => h.close().catch(() => {})));
+  }
+}
+
+/** Appends new objects to one pack; positional writes let many compressions finish in any order. */
+export class PackWriter {
+  readonly name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+  private fd: Promise<FileHandle> | undefined;
+  private size = 0;
+  private readonly pending = new Map<string, Promise<void>>();
+  private readonly entries: { hash: string; loc: Omit<Loc, 'pack'> }[] = [];
+  private readonly writes: Promise<unknown>[] = [];
+  newBytes = 0;
+
+  constructor(private readonly store: ObjectStore) {}
+
+  private get tmpPack(): string {
+    return join(this.store.packDir, `tmp-${this.name}.pack`);
+  }
+
+  get objectCount(): number {
+    return this.entries.length;
+  }
+
+  /** True when the store or this pack already holds (or is writing) the object. */
+  has(hash: string): boolean {
+    return this.store.has(hash) || this.pending.has(hash);
+  }
+
+  /** Adds an object unless it is already stored; resolves when it is written to the pack file. */
+  add(kind: ObjectKind, hash: string, data: Buffer): Promise<void> {
+    if (this.store.has(hash)) return Promise.resolve();
+    const existing = this.pending.get(hash);
+    if (existing) return existing;
+    const p = (async () => {
+      if (data.length > MAX_OBJECT_SIZE) throw new Error('object too large for the checkpoint store');
+      // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time
+      const z = data.length >= 64 ? await deflateAsync(data, { level: 1 }) : undefined;
+      const stored = z && z.length < data.length ? z : data;
+      const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
+      await this.append(hash, stored, { rawSize: data.length, flags });
+    })();
+    this.pending.set(hash, p);
+    return p;
+  }
+
+  /** @internal gc: copies an object's stored bytes as they are. */
+  async addStored(hash: string, stored: Buffer, loc: { rawSize: number; flags: number }): Promise<void> {
+    if (this.pending.has(hash)) return;
+    const p = this.append(hash, stored, loc);
+    this.pending.set(hash, p);
+    await p;
+  }
+
+  private async append(hash: string, stored: Buffer, meta: { rawSize: number; flags: number }): Promise<void> {
+    this.fd ??= open(this.tmpPack, 'wx');
+    const offset = this.size;
+    this.size += stored.length;
+    this.newBytes += stored.length;
+    this.entries.push({ hash, loc: { offset, length: stored.length, ...meta } });
+    const fd = await this.fd;
+    let done = 0;
+    while (done < stored.length) done += (await fd.write(stored, done, stored.length - done, offset + done)).bytesWritten;
+  }
+
+  /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first. */
+  async commit(durable: boolean): Promise<void> {
+    await Promise.all(this.pending.values());
+    if (!this.fd) return; // nothing new
+    const fd = await this.fd;
+    if (durable) await fd.sync();
+    await fd.close();
+    const idx = Buffer.alloc(12 + this.entries.length * ENTRY);
+    IDX_MAGIC.copy(idx, 0);
+    idx.writeUInt32BE(this.entries.length, 8);
+    this.entries.forEach((e, i) => {
+      const o = 12 + i * ENTRY;
+      idx.write(e.hash, o, 'hex');
+      idx.writeBigUInt64BE(BigInt(e.loc.offset), o + 32);
+      idx.writeUInt32BE(e.loc.length, o + 40);
+      idx.writeUInt32BE(e.loc.rawSize, o + 44);
+      idx.writeUInt32BE(e.loc.flags, o + 48);
+    });
+    const dir = this.store.packDir;
+    const tmpIdx = join(dir, `tmp-${this.name}.idx`);
+    const ih = await open(tmpIdx, 'wx');
+    await ih.writeFile(idx);
+    if (durable) await ih.sync();
+    await ih.close();
+    await rename(this.tmpPack, join(dir, this.name + '.pack'));
+    await rename(tmpIdx, join(dir, this.name + '.idx'));
+    this.store.register(this.name, this.entries, this.size);
+  }
+
+  /** Drops an unfinished pack (an error happened before commit). */
+  async abort(): Promise<void> {
+    await Promise.allSettled(this.pending.values());
+    if (!this.fd) return;
+    await (await this.fd).close().catch(() => {});
+    await unlink(this.tmpPack).catch(() => {});
+  }
+}

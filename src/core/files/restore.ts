@@ -1,0 +1,211 @@
+// Applying a restore: each path is set to a target state (absent, folder, file or symlink) with per-file atomic
+// writes, after every parent is checked with lstat. A journal written before the first change lets recover()
+// finish an interrupted restore (or put everything back), so a crash never leaves it half-done.
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write';
+import { isObjectHash, type ObjectStore } from './object-store';
+import { absPath, ensureSafeParents, PathSafetyError, splitRelPath } from './safe-paths';
+import type { EntryState } from './snapshot-records';
+
+export interface RestoreOp {
+  path: string;
+  from: EntryState;
+  to: EntryState;
+}
+
+const stateSchema = z.union([
+  z.null(),
+  z.object({ kind: z.enum(['file', 'symlink']), hash: z.string().refine(isObjectHash), mode: z.number().int().min(0).max(0o7777) }),
+  z.object({ kind: z.literal('dir') }),
+]);
+const journalSchema = z.object({
+  v: z.literal(1),
+  tag: z.string().regex(/^[0-9a-z]{1,40}$/),
+  workspaceRoot: z.string(),
+  ops: z.array(z.object({ path: z.string(), from: stateSchema, to: stateSchema })),
+  /** Store-side bookkeeping to finish after the workspace is done (e.g. the undo record). */
+  after: z.unknown().optional(),
+});
+export type Journal = z.infer<typeof journalSchema>;
+
+const isLink = (s: EntryState) => s !== null && s.kind !== 'dir';
+
+/**
+ * Splits type changes into a removal plus a creation and orders everything so each step can run:
+ * files go first, then folders deepest first, then new folders shallowest first, then new files.
+ */
+export function orderOps(ops: RestoreOp[]): RestoreOp[] {
+  const removeFiles: RestoreOp[] = [];
+  const removeDirs: RestoreOp[] = [];
+  const makeDirs: RestoreOp[] = [];
+  const writes: RestoreOp[] = [];
+  for (const op of ops) {
+    const fromDir = op.from?.kind === 'dir';
+    const toDir = op.to?.kind === 'dir';
+    if (op.to === null) (fromDir ? removeDirs : removeFiles).push(op);
+    else if (toDir) {
+      if (op.from !== null && !fromDir) removeFiles.push({ path: op.path, from: op.from, to: null });
+      makeDirs.push({ path: op.path, from: fromDir ? op.from : null, to: op.to });
+    } else {
+      if (fromDir) removeDirs.push({ path: op.path, from: op.from, to: null });
+      writes.push({ path: op.path, from: fromDir ? null : op.from, to: op.to });
+    }
+  }
+  const depth = (p: string) => p.split('/').length;
+  removeDirs.sort((a, b) => depth(b.path) - depth(a.path));
+  makeDirs.sort((a, b) => depth(a.path) - depth(b.path));
+  return [...removeFiles, ...removeDirs, ...makeDirs, ...writes];
+}
+
+export function invertOps(ops: RestoreOp[]): RestoreOp[] {
+  return ops.map((o) => ({ path: o.path, from: o.to, to: o.from }));
+}
+
+export class Restorer {
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly store: ObjectStore,
+    private readonly journalFile: string,
+  ) {}
+
+  private tmpName(tag: string, i: number): string {
+    return `.arw-${tag}-${i}.tmp`;
+  }
+
+  /** Sets one path to its target state. Idempotent, so a replay after a crash is safe. */
+  async applyOp(op: RestoreOp, tag: string, i: number): Promise<void> {
+    const root = this.workspaceRoot;
+    splitRelPath(op.path);
+    const abs = absPath(root, op.path);
+    if (op.to === null) {
+      if (!(await ensureSafeParents(root, op.path, false))) return;
+      let st;
+      try {
+        st = await lstat(abs);
+      } catch {
+        return; // already gone
+      }
+      if (st.isDirectory()) {
+        if (op.from?.kind !== 'dir') throw new PathSafetyError(`${op.path} is a folder now; refusing to remove it`);
+        await rmdir(abs).catch((err: NodeJS.ErrnoException) => {
+          // a folder that still holds files checkpoints do not cover stays
+          if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST' && err.code !== 'ENOENT') throw err;
+        });
+      } else await unlink(abs);
+      return;
+    }
+    await ensureSafeParents(root, op.path, true);
+    if (op.to.kind === 'dir') {
+      try {
+        const st = await lstat(abs);
+        if (st.isDirectory()) return;
+        throw new PathSafetyError(`${op.path} exists and is not a folder`);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      await mkdir(abs);
+      return;
+    }
+    const data = await this.store.read(op.to.hash, 'blob');
+    const tmp = join(dirname(abs), this.tmpName(tag, i));
+    await unlink(tmp).catch(() => {});
+    if (op.to.kind === 'symlink') {
+      await symlink(data.toString('utf8'), tmp); // a link is recreated, never written through
+    } else {
+      const h = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      try {
+        await h.writeFile(data);
+        await h.chmod(op.to.mode);
+      } finally {
+        await h.close();
+      }
+    }
+    try {
+      const st = await lstat(abs).catch(() => undefined);
+      if (st?.isDirectory()) throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
+      await rename(tmp, abs);
+    } catch (err) {
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Removes temp files a killed restore may have left (their names are derived from the journal). */
+  private async cleanTemps(ops: RestoreOp[], tag: string): Promise<void> {
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (op.to === null || op.to.kind === 'dir') continue;
+      try {
+        if (!(await ensureSafeParents(this.workspaceRoot, op.path, false))) continue;
+        await unlink(join(dirname(absPath(this.workspaceRoot, op.path)), this.tmpName(tag, i)));
+      } catch {
+        /* not there */
+      }
+    }
+  }
+
+  /**
+   * Runs a whole restore under the journal. On an error it puts back what it changed and rethrows.
+   * `after` is kept in the journal so recover() can finish the store-side bookkeeping too.
+   */
+  async run(ops: RestoreOp[], tag: string, after?: unknown): Promise<void> {
+    const ordered = orderOps(ops);
+    const journal: Journal = { v: 1, tag, workspaceRoot: this.workspaceRoot, ops: ordered, after };
+    await writeFileAtomic(this.journalFile, JSON.stringify(journal), { durable: true });
+    try {
+      for (let i = 0; i < ordered.length; i++) await this.applyOp(ordered[i]!, tag, i);
+    } catch (err) {
+      await this.rollBack(ordered, tag).catch(() => {}); // best effort; the journal stays if this fails too
+      throw err;
+    }
+  }
+
+  private async rollBack(ordered: RestoreOp[], tag: string): Promise<void> {
+    await this.cleanTemps(ordered, tag);
+    const inverse = orderOps(invertOps(ordered));
+    const rtag = tag + 'r';
+    for (let i = 0; i < inverse.length; i++) await this.applyOp(inverse[i]!, rtag, i);
+    await this.cleanTemps(inverse, rtag);
+    await unlink(this.journalFile).catch(() => {});
+  }
+
+  async finish(): Promise<void> {
+    await unlink(this.journalFile).catch(() => {});
+  }
+
+  async readJournal(): Promise<Journal | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.journalFile, 'utf8');
+    } catch {
+      return undefined;
+    }
+    let parsed;
+    try {
+      parsed = journalSchema.safeParse(JSON.parse(text));
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed?.success) throw new Error(`the restore journal ${this.journalFile} is damaged; it was left in place for inspection`);
+    for (const op of parsed.data.ops) splitRelPath(op.path); // a crafted journal must not reach outside either
+    return parsed.data;
+  }
+
+  /** Completes an interrupted restore; if that fails, puts the workspace back as it was before it. */
+  async recover(journal: Journal): Promise<'completed' | 'rolledBack'> {
+    const ops = journal.ops;
+    try {
+      for (let i = 0; i < ops.length; i++) await this.applyOp(ops[i]!, journal.tag, i);
+      await this.cleanTemps(ops, journal.tag);
+      return 'completed';
+    } catch {
+      await this.rollBack(ops, journal.tag);
+      return 'rolledBack';
+    }
+  }
+}
+
+export { isLink };

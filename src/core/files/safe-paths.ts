@@ -1,0 +1,60 @@
+// Every path the engine writes goes through here: a snapshot, a session or a caller may be hostile, so a relative
+// path must stay inside the workspace and never pass through a symlink or a `.git`.
+import { lstat, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export class PathSafetyError extends Error {}
+
+/** A name that may appear inside a tree object or a relative path. */
+export function isSafeName(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= 255 &&
+    name !== '.' &&
+    name !== '..' &&
+    !name.includes('/') &&
+    !name.includes('\\') &&
+    !name.includes('\0') &&
+    name.toLowerCase() !== '.git'
+  );
+}
+
+/** Splits a workspace-relative path and rejects anything that could leave the workspace or touch a `.git`. */
+export function splitRelPath(rel: string): string[] {
+  if (typeof rel !== 'string' || rel.length === 0 || rel.length > 4096) throw new PathSafetyError(`invalid path ${JSON.stringify(rel)}`);
+  if (rel.startsWith('/') || /^[A-Za-z]:/.test(rel)) throw new PathSafetyError(`absolute path refused: ${rel}`);
+  const parts = rel.split('/');
+  for (const p of parts) {
+    if (!isSafeName(p)) throw new PathSafetyError(`unsafe path refused: ${JSON.stringify(rel)}`);
+  }
+  return parts;
+}
+
+/** Absolute path of `rel` under `root` (already validated). */
+export function absPath(root: string, rel: string): string {
+  return join(root, ...splitRelPath(rel));
+}
+
+/**
+ * Checks every parent directory of `rel` with lstat: each must be a real directory (never a symlink, never a file).
+ * With `create`, missing parents are made. Returns false when a parent is missing and `create` is off.
+ */
+export async function ensureSafeParents(root: string, rel: string, create: boolean): Promise<boolean> {
+  const parts = splitRelPath(rel);
+  let cur = root;
+  for (let i = 0; i < parts.length - 1; i++) {
+    cur = join(cur, parts[i]!);
+    let st;
+    try {
+      st = await lstat(cur);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (!create) return false;
+      await mkdir(cur);
+      continue;
+    }
+    if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${parts.slice(0, i + 1).join('/')}`);
+    if (!st.isDirectory()) throw new PathSafetyError(`${parts.slice(0, i + 1).join('/')} is not a folder`);
+  }
+  return true;
+}

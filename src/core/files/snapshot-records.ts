@@ -1,0 +1,175 @@
+// Snapshot records: which root tree a (session id, anchor id) pair points at. One small JSON file per snapshot, named
+// by hashes of the ids (ids are arbitrary strings, file names must not be), so they survive restarts and are cheap
+// to look up. Every record read back is validated.
+import { createHash } from 'node:crypto';
+import { readdir, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write';
+import { isObjectHash } from './object-store';
+
+const recordSchema = z.object({
+  v: z.literal(1),
+  sessionId: z.string().min(1),
+  anchorId: z.string().min(1),
+  kind: z.enum(['user-message', 'turn-end', 'pre-restore']),
+  root: z.string().refine(isObjectHash),
+  createdAt: z.string(),
+  files: z.number().int().min(0),
+  totalBytes: z.number().min(0),
+});
+export type SnapshotRecord = z.infer<typeof recordSchema>;
+
+const entryState = z.union([
+  z.null(),
+  z.object({ kind: z.enum(['file', 'symlink']), hash: z.string().refine(isObjectHash), mode: z.number().int().min(0).max(0o7777) }),
+  z.object({ kind: z.literal('dir') }),
+]);
+export type EntryState = z.infer<typeof entryState>;
+
+export const undoSchema = z.object({
+  v: z.literal(1),
+  sessionId: z.string(),
+  anchorId: z.string(),
+  /** The pre-restore snapshot that undo brings back. */
+  preRestoreAnchor: z.string(),
+  createdAt: z.string(),
+  /** What the restore wrote at each path: undo only puts back paths nobody touched since. */
+  written: z.array(z.object({ path: z.string(), state: entryState })),
+});
+export type UndoRecord = z.infer<typeof undoSchema>;
+
+const idName = (id: string) => createHash('sha256').update(id).digest('hex').slice(0, 40);
+
+export class SnapshotRecords {
+  constructor(private readonly storeDir: string) {}
+
+  private sessionDir(sessionId: string): string {
+    return join(this.storeDir, 'snapshots', idName(sessionId));
+  }
+
+  async put(rec: SnapshotRecord): Promise<void> {
+    await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec), { durable: rec.kind === 'pre-restore' });
+  }
+
+  async get(sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {
+    return this.readRecord(join(this.sessionDir(sessionId), idName(anchorId) + '.json'), sessionId, anchorId);
+  }
+
+  private async readRecord(file: string, sessionId?: string, anchorId?: string): Promise<SnapshotRecord | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    let parsed;
+    try {
+      parsed = recordSchema.safeParse(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+    if (!parsed.success) return undefined;
+    // a record copied under another name must not answer for other ids
+    if ((sessionId !== undefined && parsed.data.sessionId !== sessionId) || (anchorId !== undefined && parsed.data.anchorId !== anchorId)) return undefined;
+    return parsed.data;
+  }
+
+  async delete(sessionId: string, anchorId: string): Promise<void> {
+    await unlink(join(this.sessionDir(sessionId), idName(anchorId) + '.json')).catch(() => {});
+  }
+
+  /** Every valid record of every session (gc roots). */
+  async all(): Promise<SnapshotRecord[]> {
+    const out: SnapshotRecord[] = [];
+    const base = join(this.storeDir, 'snapshots');
+    let dirs: string[];
+    try {
+      dirs = await readdir(base);
+    } catch {
+      return out;
+    }
+    for (const d of dirs) {
+      let files: string[];
+      try {
+        files = await readdir(join(base, d));
+      } catch {
+        continue;
+      }
+      for (const f of files) {
+        if (!f.endsWith('.json')) continue;
+        const rec = await this.readRecord(join(base, d, f));
+        if (rec) out.push(rec);
+      }
+    }
+    return out;
+  }
+
+  async ofSession(sessionId: string): Promise<SnapshotRecord[]> {
+    const dir = this.sessionDir(sessionId);
+    let files: string[];
+    try {
+      files = await readdir(dir);
+    } catch {
+      return [];
+    }
+    const recs = await Promise.all(files.filter((f) => f.endsWith('.json')).map((f) => this.readRecord(join(dir, f), sessionId)));
+    return recs.filter((r): r is SnapshotRecord => r !== undefined);
+  }
+
+  /** The session that holds a snapshot anchored at `anchorId`, other than `exceptSession`. */
+  async ownerOf(anchorId: string, exceptSession: string): Promise<string | undefined> {
+    const base = join(this.storeDir, 'snapshots');
+    let dirs: string[];
+    try {
+      dirs = await readdir(base);
+    } catch {
+      return undefined;
+    }
+    const skip = idName(exceptSession);
+    for (const d of dirs) {
+      if (d === skip) continue;
+      const rec = await this.readRecord(join(base, d, idName(anchorId) + '.json'), undefined, anchorId);
+      if (rec) return rec.sessionId;
+    }
+    return undefined;
+  }
+
+  private undoFile(sessionId: string): string {
+    return join(this.storeDir, 'undo', idName(sessionId) + '.json');
+  }
+
+  async undoStack(sessionId: string): Promise<UndoRecord[]> {
+    try {
+      const parsed = z.array(undoSchema).safeParse(JSON.parse(await readFile(this.undoFile(sessionId), 'utf8')));
+      return parsed.success ? parsed.data.filter((u) => u.sessionId === sessionId) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  async setUndoStack(sessionId: string, stack: UndoRecord[]): Promise<void> {
+    await writeFileAtomic(this.undoFile(sessionId), JSON.stringify(stack.slice(-20)), { durable: true });
+  }
+
+  /** All undo stacks (their pre-restore snapshots stay gc roots while undo is possible). */
+  async allUndo(): Promise<UndoRecord[]> {
+    const dir = join(this.storeDir, 'undo');
+    let files: string[];
+    try {
+      files = await readdir(dir);
+    } catch {
+      return [];
+    }
+    const out: UndoRecord[] = [];
+    for (const f of files) {
+      try {
+        const parsed = z.array(undoSchema).safeParse(JSON.parse(await readFile(join(dir, f), 'utf8')));
+        if (parsed.success) out.push(...parsed.data);
+      } catch {
+        /* unreadable: ignore */
+      }
+    }
+    return out;
+  }
+}

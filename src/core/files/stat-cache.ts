@@ -1,0 +1,56 @@
+// The last scan's stat data and hashes, persisted so a fresh process (the CLI) re-hashes only files whose stat
+// data changed. Only an optimisation: anything odd in it and we start from an empty cache.
+import { readFile } from 'node:fs/promises';
+import { isObjectHash } from './object-store';
+import { isSafeName } from './safe-paths';
+import { writeFileAtomic } from './atomic-write';
+import type { DirNode, Node } from './tree';
+import type { FileNodeState } from './workspace-model';
+
+const VERSION = 1;
+type SFile = [kind: 'f' | 'l', mode: number, size: number, mtimeMs: number, ino: number, hash: string, racy: 0 | 1];
+interface SDir {
+  m: number;
+  h?: string;
+  c: Record<string, SFile | SDir>;
+}
+
+function toJson(dir: DirNode): SDir {
+  const c: Record<string, SFile | SDir> = {};
+  for (const [name, n] of dir.children) {
+    if (n.kind === 'dir') c[name] = toJson(n);
+    else c[name] = [n.kind === 'file' ? 'f' : 'l', n.mode, n.size, n.mtimeMs, n.ino, n.hash, (n as FileNodeState).racy ? 1 : 0];
+  }
+  return dir.hash ? { m: dir.mode, h: dir.hash, c } : { m: dir.mode, c };
+}
+
+function fromJson(s: SDir): DirNode {
+  if (typeof s !== 'object' || s === null || typeof s.m !== 'number' || typeof s.c !== 'object') throw new Error('bad dir');
+  if (s.h !== undefined && !isObjectHash(s.h)) throw new Error('bad hash');
+  const children = new Map<string, Node>();
+  for (const [name, v] of Object.entries(s.c)) {
+    if (!isSafeName(name)) throw new Error('bad name');
+    if (Array.isArray(v)) {
+      const [k, mode, size, mtimeMs, ino, hash, racy] = v;
+      if ((k !== 'f' && k !== 'l') || !isObjectHash(hash) || ![mode, size, mtimeMs, ino].every((x) => typeof x === 'number')) throw new Error('bad file');
+      const node: FileNodeState = { kind: k === 'f' ? 'file' : 'symlink', mode, size, mtimeMs, ino, hash };
+      if (racy) node.racy = true;
+      children.set(name, node);
+    } else children.set(name, fromJson(v));
+  }
+  return { kind: 'dir', mode: s.m, children, hash: s.h };
+}
+
+export async function loadStatCache(file: string, key: string): Promise<DirNode | undefined> {
+  try {
+    const json = JSON.parse(await readFile(file, 'utf8')) as { v: number; key: string; root: SDir };
+    if (json.v !== VERSION || json.key !== key) return undefined;
+    return fromJson(json.root);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function saveStatCache(file: string, key: string, root: DirNode): Promise<void> {
+  await writeFileAtomic(file, JSON.stringify({ v: VERSION, key, root: toJson(root) }));
+}

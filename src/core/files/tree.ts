@@ -1,0 +1,96 @@
+// Folder trees: the in-memory model of a scanned workspace and the tree objects stored for it (like git trees, an
+// unchanged folder keeps its hash, so a snapshot writes only the trees on the path to a change).
+import { z } from 'zod';
+import { isSafeName } from './safe-paths';
+import { hashObject, isObjectHash, type ObjectStore } from './object-store';
+
+export interface FileNode {
+  kind: 'file' | 'symlink';
+  /** Permission bits (mode & 0o7777). */
+  mode: number;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** Blob hash: the file content, or the link target for symlinks. */
+  hash: string;
+}
+
+export interface DirNode {
+  kind: 'dir';
+  mode: number;
+  children: Map<string, Node>;
+  /** Tree hash; undefined while something below changed and it has not been recomputed. */
+  hash?: string;
+}
+
+export type Node = FileNode | DirNode;
+
+export function emptyDir(mode = 0o755): DirNode {
+  return { kind: 'dir', mode, children: new Map() };
+}
+
+/** One entry of a stored tree object. */
+export interface TreeEntry {
+  name: string;
+  kind: 'file' | 'symlink' | 'dir';
+  mode: number;
+  hash: string;
+  size: number;
+}
+
+const TYPE = { file: 'f', symlink: 'l', dir: 'd' } as const;
+const KIND = { f: 'file', l: 'symlink', d: 'dir' } as const;
+
+const storedEntry = z.tuple([
+  z.string().refine(isSafeName, 'unsafe name'),
+  z.enum(['f', 'l', 'd']),
+  z.number().int().min(0).max(0o7777),
+  z.string().refine(isObjectHash, 'bad hash'),
+  z.number().int().min(0),
+]);
+const storedTree = z.array(storedEntry);
+
+export function encodeTree(entries: TreeEntry[]): Buffer {
+  const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return Buffer.from(JSON.stringify(sorted.map((e) => [e.name, TYPE[e.kind], e.mode, e.hash, e.size])));
+}
+
+/** Parses and validates a tree object: names must be safe and unique, so no crafted tree can point outside. */
+export function decodeTree(data: Buffer): TreeEntry[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(data.toString('utf8'));
+  } catch {
+    throw new Error('tree object is not valid JSON');
+  }
+  const parsed = storedTree.safeParse(json);
+  if (!parsed.success) throw new Error(`tree object is invalid: ${parsed.error.issues[0]?.message ?? 'bad shape'}`);
+  const names = new Set<string>();
+  return parsed.data.map(([name, t, mode, hash, size]) => {
+    if (names.has(name)) throw new Error(`tree object lists ${name} twice`);
+    names.add(name);
+    return { name, kind: KIND[t], mode, hash, size };
+  });
+}
+
+export function treeEntriesOf(dir: DirNode): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  for (const [name, n] of dir.children) {
+    if (n.kind === 'dir') out.push({ name, kind: 'dir', mode: n.mode, hash: n.hash!, size: 0 });
+    else out.push({ name, kind: n.kind, mode: n.mode, hash: n.hash, size: n.size });
+  }
+  return out;
+}
+
+/** Computes the tree hashes that are missing (folders below which something changed), bottom-up. */
+export function hashTrees(dir: DirNode): string {
+  if (dir.hash !== undefined) return dir.hash;
+  for (const child of dir.children.values()) if (child.kind === 'dir' && child.hash === undefined) hashTrees(child);
+  dir.hash = hashObject('tree', encodeTree(treeEntriesOf(dir)));
+  return dir.hash;
+}
+
+/** Reads a whole stored tree into memory (used for the anchor side of a diff, lazily per folder). */
+export async function readTree(store: ObjectStore, hash: string): Promise<TreeEntry[]> {
+  return decodeTree(await store.read(hash, 'tree'));
+}

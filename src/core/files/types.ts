@@ -1,0 +1,92 @@
+// Public shapes of the file-checkpoint engine (seed 003). Paths are workspace-relative and '/'-separated.
+import type { FileChangePreview } from '../../shared/view-models';
+
+export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
+
+export interface FileCheckpointerOptions {
+  /** The folder whose files are snapshotted and restored. Nothing outside it is ever written. */
+  workspaceRoot: string;
+  /** The agent-rewind home; the store defaults to <home>/checkpoints/<workspace key>. */
+  home: string;
+  /** Overrides where the object store and snapshot records live. */
+  storeDir?: string;
+  /** Files larger than this are skipped (and reported). Default 50 MiB. */
+  maxFileSize?: number;
+  /** picomatch globs (workspace-relative); when given, only matching files are snapshotted. */
+  include?: string[];
+  /** picomatch globs (workspace-relative) never snapshotted, on top of .gitignore files. */
+  exclude?: string[];
+  /** When the store grows beyond this, the oldest snapshots are dropped and gc runs. Default 5 GiB. */
+  sizeCapBytes?: number;
+  /** How often the in-process tracker re-checks the whole tree even without watcher events. Default 5 min. */
+  fullCheckIntervalMs?: number;
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+export interface SnapshotSummary {
+  sessionId: string;
+  anchorId: string;
+  kind: SnapshotKind;
+  /** Tree hash of the workspace root. */
+  root: string;
+  files: number;
+  totalBytes: number;
+  /** Files whose content was hashed in this run (the rest came from the stat cache). */
+  hashedFiles: number;
+  /** Objects (blobs and trees) the store did not have yet. */
+  newObjects: number;
+  newBytes: number;
+  skipped: SkippedFile[];
+  /** Paths left out by .gitignore files or exclude globs (counted, not listed: there can be many). */
+  ignoredCount: number;
+  /** Snapshots dropped because the store outgrew its size cap. */
+  pruned: { sessionId: string; anchorId: string }[];
+  createdAt: string;
+}
+
+/** What the caller knows about the anchor from the session (the engine only knows its own records). */
+export interface AnchorCheck {
+  checkpointingEnabled: boolean;
+  kind: 'user-message' | 'other-entry' | 'missing';
+}
+
+export type FileChange = FileChangePreview;
+
+export interface RewindFilesResult {
+  canRewind: boolean;
+  error?: string;
+  /** Files the rewind changes (dry run) or changed (real call). */
+  filesChanged: string[];
+  /** Lines added since the anchor in filesChanged, which the rewind removes. */
+  insertions: number;
+  /** Lines removed since the anchor in filesChanged, which the rewind brings back. */
+  deletions: number;
+  /** Files changed after the agent's last turn ended: left alone unless overwriteUserModified. */
+  userModified: string[];
+  /** Files the rewind leaves alone, and why. */
+  skipped: SkippedFile[];
+  /** Every difference between now and the anchor; status says what happened since the anchor. */
+  files: FileChange[];
+}
+
+export interface RewindFilesOptions {
+  dryRun?: boolean;
+  overwriteUserModified?: boolean;
+  anchor: AnchorCheck;
+}
+
+export interface RecoverResult {
+  /** 'none': no interrupted restore; 'completed': rolled forward; 'rolledBack': put back as before. */
+  outcome: 'none' | 'completed' | 'rolledBack';
+  paths: string[];
+}
+
+export interface GcResult {
+  removedObjects: number;
+  freedBytes: number;
+  prunedSnapshots: { sessionId: string; anchorId: string }[];
+}

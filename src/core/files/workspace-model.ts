@@ -1,0 +1,257 @@
+// The workspace as last seen: a tree of folders and files with their stat data and content hashes. A full scan
+// stats everything and re-hashes only what the stat data says changed; a partial refresh (fed by a watcher)
+// looks only at the paths it is told about. Either way only changed folders lose their tree hash.
+import { createHash } from 'node:crypto';
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PackWriter } from './object-store';
+import { PathFilter, type IgnoreLevel } from './path-filter';
+import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
+import type { SkippedFile } from './types';
+
+export interface ScanStats {
+  skipped: SkippedFile[];
+  ignoredCount: number;
+  hashedFiles: number;
+}
+
+/** Runs at most `n` tasks at once (file reads hold their content in memory until hashed and compressed). */
+export class Limiter {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly n: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.n) await new Promise<void>((r) => this.queue.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+/** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
+const RACY_MS = 2000;
+
+export interface FileNodeState extends FileNode {
+  racy?: boolean;
+}
+
+export class WorkspaceModel {
+  root: DirNode = emptyDir();
+  /** Parsed .gitignore of each folder that has one. */
+  readonly gitignores = new Map<string, IgnoreLevel>();
+  private readonly reads = new Limiter(32);
+
+  constructor(
+    readonly workspaceRoot: string,
+    readonly filter: PathFilter,
+    readonly maxFileSize: number,
+  ) {}
+
+  private abs(rel: string): string {
+    return rel === '' ? this.workspaceRoot : join(this.workspaceRoot, rel);
+  }
+
+  chainFor(relDir: string): IgnoreLevel[] {
+    const chain: IgnoreLevel[] = [];
+    const root = this.gitignores.get('');
+    if (root) chain.push(root);
+    if (relDir === '') return chain;
+    const parts = relDir.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const level = this.gitignores.get(parts.slice(0, i).join('/'));
+      if (level) chain.push(level);
+    }
+    return chain;
+  }
+
+  /** Re-stats the whole workspace, reusing hashes whose stat data did not change. */
+  async fullScan(stats: ScanStats, writer?: PackWriter): Promise<void> {
+    const scanStart = Date.now();
+    this.root = await this.scanDir('', this.root, stats, writer, true, scanStart);
+  }
+
+  /**
+   * Looks again at the given paths only (a watcher said they changed). A changed folder is re-listed; folders
+   * that are new are scanned whole.
+   */
+  async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
+    const scanStart = Date.now();
+    const sorted = [...new Set(paths)].sort();
+    for (const rel of sorted) {
+      if (rel === '') {
+        this.root = await this.scanDir('', this.root, stats, writer, false, scanStart);
+        continue;
+      }
+      const parts = rel.split('/');
+      if (parts.some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git')) continue;
+      // find the deepest known folder on the way; everything below it is looked at as new
+      let dir = this.root;
+      let i = 0;
+      for (; i < parts.length - 1; i++) {
+        const next = dir.children.get(parts[i]!);
+        if (!next || next.kind !== 'dir') break;
+        dir = next;
+      }
+      const parentRel = parts.slice(0, i).join('/');
+      const name = parts[i]!;
+      const childRel = parentRel === '' ? name : `${parentRel}/${name}`;
+      if (name === '.gitignore' || i < parts.length - 1) {
+        // rules changed, or a folder we did not know: re-list the parent, scanning new folders whole
+        const rescanned = await this.scanDir(parentRel, dir, stats, writer, name === '.gitignore', scanStart);
+        dir.children = rescanned.children;
+        dir.mode = rescanned.mode;
+      } else {
+        const chain = this.chainFor(parentRel);
+        let dirent: { isDirectory(): boolean } | undefined;
+        let st: Stats | undefined;
+        try {
+          st = await lstat(this.abs(childRel));
+          dirent = st;
+        } catch {
+          /* gone */
+        }
+        const prev = dir.children.get(name);
+        let node: Node | undefined;
+        if (st && dirent && st.isDirectory() && prev?.kind === 'dir' && !this.filter.isExcluded(childRel, true, chain)) {
+          node = await this.scanDir(childRel, prev, stats, writer, false, scanStart); // its listing changed
+        } else if (st && dirent) node = await this.scanEntry(childRel, st, prev, chain, stats, writer, false, scanStart);
+        if (node) dir.children.set(name, node);
+        else dir.children.delete(name);
+      }
+      this.invalidate(parentRel);
+    }
+  }
+
+  /** Forgets the tree hashes of `relDir` and every folder above it. */
+  invalidate(relDir: string): void {
+    this.root.hash = undefined;
+    if (relDir === '') return;
+    let dir: DirNode = this.root;
+    for (const p of relDir.split('/')) {
+      const next = dir.children.get(p);
+      if (!next || next.kind !== 'dir') return;
+      next.hash = undefined;
+      dir = next;
+    }
+  }
+
+  private async scanDir(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number): Promise<DirNode> {
+    let dirents: Dirent[];
+    let mode = old?.mode ?? 0o755;
+    try {
+      dirents = await readdir(this.abs(rel), { withFileTypes: true });
+      mode = (await lstat(this.abs(rel))).mode & 0o7777;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel || '.', reason: `folder unreadable (${code ?? 'error'})` });
+      return { kind: 'dir', mode, children: new Map() };
+    }
+    if (dirents.some((d) => d.name === '.gitignore' && !d.isDirectory())) {
+      try {
+        const content = await readFile(join(this.abs(rel), '.gitignore'), 'utf8');
+        this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content) });
+      } catch {
+        this.gitignores.delete(rel);
+      }
+    } else this.gitignores.delete(rel);
+    const chain = this.chainFor(rel);
+    const children = new Map<string, Node>();
+    await Promise.all(
+      dirents.map(async (d) => {
+        if (d.name.toLowerCase() === '.git') return; // nested repositories: their files yes, their .git never
+        const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
+        if (this.filter.isExcluded(childRel, d.isDirectory(), chain)) {
+          stats.ignoredCount++;
+          return;
+        }
+        let st: Stats;
+        try {
+          st = await lstat(this.abs(childRel));
+        } catch {
+          return; // vanished while we looked
+        }
+        const prev = old?.children.get(d.name);
+        const node = await this.scanEntry(childRel, st, prev, chain, stats, writer, deep, scanStart, true);
+        if (node) children.set(d.name, node);
+      }),
+    );
+    const result: DirNode = { kind: 'dir', mode, children };
+    if (old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
+    return result;
+  }
+
+  private async scanEntry(rel: string, st: Stats, prev: Node | undefined, chain: IgnoreLevel[], stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, filtered = false): Promise<Node | undefined> {
+    if (!filtered && this.filter.isExcluded(rel, st.isDirectory(), chain)) {
+      stats.ignoredCount++;
+      return undefined;
+    }
+    if (st.isDirectory()) {
+      if (prev?.kind === 'dir' && !deep) return prev;
+      return this.scanDir(rel, prev?.kind === 'dir' ? prev : undefined, stats, writer, deep, scanStart);
+    }
+    const mode = st.mode & 0o7777;
+    if (st.isFile() || st.isSymbolicLink()) {
+      const kind = st.isFile() ? 'file' : 'symlink';
+      if (kind === 'file' && st.size > this.maxFileSize) {
+        stats.skipped.push({ path: rel, reason: `larger than the ${formatBytes(this.maxFileSize)} limit (${formatBytes(st.size)})` });
+        return undefined;
+      }
+      const p = prev as FileNodeState | undefined;
+      if (p && p.kind === kind && !p.racy && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === mode) return p;
+      try {
+        const data = await this.reads.run(async () => {
+          const content = kind === 'file' ? await readFile(this.abs(rel)) : Buffer.from(await readlink(this.abs(rel)), 'utf8');
+          const hash = createHash('sha256').update(content).digest('hex');
+          stats.hashedFiles++;
+          if (writer) await writer.add('blob', hash, content);
+          return { hash, size: content.length };
+        });
+        const node: FileNodeState = { kind, mode, size: data.size, mtimeMs: st.mtimeMs, ino: st.ino, hash: data.hash };
+        if (st.mtimeMs >= scanStart - RACY_MS) node.racy = true;
+        return node;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return undefined;
+        stats.skipped.push({ path: rel, reason: `unreadable (${code ?? (err as Error).message})` });
+        return undefined;
+      }
+    }
+    stats.skipped.push({ path: rel, reason: 'not a regular file, folder or symlink' });
+    return undefined;
+  }
+
+  /** Looks up a node by workspace-relative path. */
+  get(rel: string): Node | undefined {
+    if (rel === '') return this.root;
+    let node: Node | undefined = this.root;
+    for (const p of rel.split('/')) {
+      if (!node || node.kind !== 'dir') return undefined;
+      node = node.children.get(p);
+    }
+    return node;
+  }
+}
+
+function sameChildren(a: DirNode, b: DirNode): boolean {
+  if (a.children.size !== b.children.size) return false;
+  for (const [name, n] of b.children) {
+    const o = a.children.get(name);
+    if (!o || o.kind !== n.kind || o.mode !== n.mode) return false;
+    if (n.kind === 'dir') {
+      if (n.hash === undefined || n.hash !== (o as DirNode).hash) return false;
+    } else if (n.hash !== (o as FileNode).hash) return false;
+  }
+  return true;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(1)} GiB`;
+}
