@@ -1,0 +1,123 @@
+// The agent's own checkpoint/rewind tools (seed 000, oh-my-pi's behaviour): `checkpoint` marks where an exploration
+// starts, `rewind` captures a report, and the host applies the rewind when the turn ends, never inside the call,
+// so the tool result that requested it is still answered normally.
+import type { Warn } from '../branches/records';
+import type { SessionLike } from '../branches/session-like';
+import { createCustomMessage, type CustomAgentMessage } from '../session/messages';
+import type { AgentMessage } from '../session/types';
+import { checkpointInput, rewindInput } from './tool-schemas';
+
+export const REWIND_REPORT_TYPE = 'rewind-report';
+
+/** A refusal the host reports to the model as the tool's error result, verbatim. */
+export class ToolError extends Error {}
+
+export interface ToolResult<D> {
+  text: string;
+  details: D;
+}
+
+export interface ActiveCheckpoint {
+  goal: string;
+  startedAt: string;
+  /** The session entry the rewind branches from (null: the root). */
+  checkpointEntryId: string | null;
+  /** In-memory messages to keep on rewind (those up to and including the checkpoint's tool result). */
+  messageCount: number;
+}
+
+export interface AgentCheckpointToolsOptions {
+  /** Subagent sessions get neither tool. */
+  isSubagent?: boolean;
+  warn?: Warn;
+  now?: () => Date;
+}
+
+export interface CheckpointContext {
+  /** The agent's in-memory message count to return to. */
+  messageCount: number;
+  /** The entry to branch from on rewind; default: the session's leaf now. */
+  entryId?: string | null;
+}
+
+export class AgentCheckpointTools {
+  readonly #isSubagent: boolean;
+  readonly #warn: Warn;
+  readonly #now: () => Date;
+  #active: ActiveCheckpoint | undefined;
+  #pendingReport: string | undefined;
+
+  constructor(readonly session: SessionLike, opts: AgentCheckpointToolsOptions = {}) {
+    this.#isSubagent = opts.isSubagent ?? false;
+    this.#warn = opts.warn ?? ((m) => console.warn(`agent-rewind: ${m}`));
+    this.#now = opts.now ?? (() => new Date());
+  }
+
+  get active(): ActiveCheckpoint | undefined {
+    return this.#active;
+  }
+
+  get pendingReport(): string | undefined {
+    return this.#pendingReport;
+  }
+
+  checkpoint(input: unknown, context: CheckpointContext): ToolResult<{ goal: string; startedAt: string }> {
+    if (this.#isSubagent) throw new ToolError('Checkpoint not available in subagents.');
+    const parsed = checkpointInput.safeParse(input ?? {});
+    if (!parsed.success) throw new ToolError(`Invalid checkpoint input: ${parsed.error.issues[0]?.message ?? 'expected { goal?: string }'}`);
+    if (this.#active) throw new ToolError('Checkpoint already active.');
+    const goal = parsed.data.goal?.trim() ?? '';
+    const startedAt = this.#now().toISOString();
+    this.#active = {
+      goal,
+      startedAt,
+      checkpointEntryId: context.entryId === undefined ? this.session.getLeafId() : context.entryId,
+      messageCount: Math.max(0, Math.floor(context.messageCount)),
+    };
+    return { text: `${goal ? `Checkpoint: ${goal}` : 'Checkpoint set.'}\nFinish exploration and formulate findings.`, details: { goal, startedAt } };
+  }
+
+  /** Once the host has stored the checkpoint's tool result: rewind keeps it, so branch from its entry. */
+  recordCheckpointResult(entryId: string, messageCount: number): void {
+    if (!this.#active) return;
+    this.#active = { ...this.#active, checkpointEntryId: entryId, messageCount: Math.max(0, Math.floor(messageCount)) };
+  }
+
+  rewind(input: unknown): ToolResult<{ report: string; rewound: true }> {
+    if (this.#isSubagent) throw new ToolError('Checkpoint not available in subagents.');
+    if (!this.#active) throw new ToolError('No active checkpoint.');
+    const parsed = rewindInput.safeParse(input);
+    if (!parsed.success) throw new ToolError(`Invalid rewind input: ${parsed.error.issues[0]?.message ?? 'expected { report: string }'}`);
+    const report = parsed.data.report.trim();
+    if (report.length === 0) throw new ToolError('Report cannot be empty.');
+    this.#pendingReport = report;
+    return { text: 'Rewind requested.\nReport captured for context replacement.', details: { report, rewound: true } };
+  }
+
+  /**
+   * Call when the turn ends. With a rewind pending: returns the in-memory messages cut to the checkpoint's count
+   * plus a hidden `rewind-report` message, and records the rewind in the session (a branch_summary carrying the
+   * report from the checkpoint entry, then the hidden custom_message). Without one: undefined, nothing changes.
+   */
+  async applyAtTurnEnd(messages: readonly AgentMessage[]): Promise<AgentMessage[] | undefined> {
+    const active = this.#active;
+    const report = this.#pendingReport;
+    if (!active || report === undefined) return undefined;
+    const rewoundAt = this.#now().toISOString();
+    const details = { startedAt: active.startedAt, rewoundAt };
+    await this.session.transaction(() => {
+      let from = active.checkpointEntryId;
+      if (from !== null && !this.session.getEntry(from)) {
+        this.#warn('Rewind branch checkpoint missing, falling back to root');
+        from = null;
+      }
+      this.session.branchWithSummary(from, report, { startedAt: active.startedAt });
+      this.session.appendCustomMessageEntry(REWIND_REPORT_TYPE, report, false, details);
+    });
+    this.#active = undefined;
+    this.#pendingReport = undefined;
+    const kept = messages.slice(0, Math.min(Math.max(active.messageCount, 0), messages.length));
+    const hidden: CustomAgentMessage = createCustomMessage(REWIND_REPORT_TYPE, report, false, details, rewoundAt);
+    return [...kept, hidden];
+  }
+}
