@@ -50,6 +50,8 @@ export interface SessionStorage {
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   openWriter(path: string): Promise<SessionStorageWriter>;
+  /** How many "\n" bytes the file holds, read in chunks (never the whole file in memory). */
+  countNewlines(path: string): Promise<number>;
   /** Whether the storage is a real filesystem another process can see (enables the cross-process lock). */
   readonly shared: boolean;
 }
@@ -239,6 +241,20 @@ export class FileSessionStorage implements SessionStorage {
   async openWriter(path: string): Promise<SessionStorageWriter> {
     return new FileWriter(await fsp.open(path, 'a'));
   }
+  async countNewlines(path: string): Promise<number> {
+    const fh = await fsp.open(path, 'r');
+    try {
+      const buf = Buffer.alloc(1 << 16);
+      let count = 0;
+      for (;;) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+        if (bytesRead === 0) return count;
+        for (let i = buf.indexOf(10, 0); i !== -1 && i < bytesRead; i = buf.indexOf(10, i + 1)) count++;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
 }
 
 /** Makes a rename durable; some platforms (Windows) cannot open a folder, which is fine to ignore there. */
@@ -377,6 +393,12 @@ export class MemorySessionStorage implements SessionStorage {
   async unlink(path: string): Promise<void> {
     this.#get(path);
     this.files.delete(path);
+  }
+  async countNewlines(path: string): Promise<number> {
+    const data = this.#get(path).data;
+    let count = 0;
+    for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) count++;
+    return count;
   }
   async openWriter(path: string): Promise<SessionStorageWriter> {
     if (!this.files.has(path)) this.#put(path, Buffer.alloc(0));
