@@ -1,0 +1,32 @@
+// Types for the TypeScript e2e tests that import sessions.mjs.
+export type Files = Record<string, string>;
+export function cli(repo: string, home: string, args: string[]): any;
+export function writeFiles(root: string, files: Files): void;
+export function shell(workspace: string, command: string): void;
+export const REWIND_SESSION: {
+  title: string;
+  initial: Files;
+  afterTurn1: Files;
+  turn2Shell: string;
+  afterTurn2: Files;
+  afterTurn3: Files;
+  expectedAtSecondMessage: Record<string, { insertions: number; deletions: number }>;
+};
+export interface RewindSession { id: string; file: string; title: string; users: string[]; assistants: string[] }
+export function createRewindSession(o: { repo: string; home: string; workspace: string }): RewindSession;
+export function rewindSessionFinalFiles(): Files;
+export function rewindSessionFilesAtSecondMessage(): Files;
+export interface BranchedSession {
+  id: string;
+  file: string;
+  title: string;
+  users: string[];
+  assistants: string[];
+  oldBranch: string;
+  newBranch: string;
+  oldHead: string;
+  newHead: string;
+}
+export function createBranchedSession(o: { repo: string; home: string; workspace: string; title?: string }): BranchedSession;
+export function branchNames(repo: string, home: string, sessionId: string): { all: string[]; active: string | undefined };
+export function removeDir(dir: string): void;
