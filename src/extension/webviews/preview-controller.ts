@@ -1,0 +1,150 @@
+// The host side of the Rewind preview webview, without `vscode`: computes the dry run, answers Confirm by
+// applying the rewind under a progress notification, then closes the preview and offers Undo. Nothing is
+// written before Confirm. Every message from the webview is validated; malformed ones are ignored.
+import { Disposable } from '../disposable';
+import { parseMessage, previewToHostSchema, type PreviewToHost, type PreviewToWebview } from '../../shared/protocol';
+import { respond } from '../../shared/request-client';
+import type { RewindOutcome, RewindPreviewModel } from '../../shared/view-models';
+import { messageOf, type PanelUi } from './panel-ui';
+import type { PreviewServices, SessionRef } from './services';
+
+export const UNDO_COMMAND = 'agentRewind.undoLastRewind';
+export const UNDO_ACTION = 'Undo';
+
+/** The one-line outcome shown in the notification after a rewind (it always starts with "Rewound"). */
+export function rewindSummary(outcome: RewindOutcome, anchorPreview: string): string {
+  const parts: string[] = [];
+  if (outcome.branch) parts.push(`the conversation (now on branch "${outcome.branch.name}")`);
+  if (outcome.mode !== 'conversation') {
+    const n = outcome.filesChanged.length;
+    parts.push(n === 0 ? 'no files (they were already as they were)' : `${n} ${n === 1 ? 'file' : 'files'}`);
+  }
+  const what = parts.length ? parts.join(' and ') : 'nothing';
+  const short = anchorPreview.length > 60 ? `${anchorPreview.slice(0, 59)}…` : anchorPreview;
+  return `Rewound ${what} to “${short}”.`;
+}
+
+/** A model in which every part failed with the same reason (the services broke their never-throw promise). */
+function failedModel(ref: SessionRef, anchorEntryId: string, error: string): RewindPreviewModel {
+  return {
+    sessionId: '',
+    anchorEntryId,
+    anchorPreview: `Message ${anchorEntryId} in ${ref.sessionFile}`,
+    conversation: { ok: false, error },
+    state: { ok: false, error },
+    files: { ok: false, error },
+  };
+}
+
+export class RewindPreviewController extends Disposable {
+  private model: RewindPreviewModel | undefined;
+  private computing: Promise<void> | undefined;
+  private ready = false;
+  private applying = false;
+
+  constructor(
+    private ref: SessionRef,
+    private anchorEntryId: string,
+    private readonly services: PreviewServices,
+    private readonly post: (message: PreviewToWebview) => unknown,
+    private readonly ui: PanelUi,
+    /** Closes the preview panel (after Cancel, or after a rewind). */
+    private readonly close: () => void,
+  ) {
+    super();
+  }
+
+  get target(): { ref: SessionRef; anchorEntryId: string } {
+    return { ref: this.ref, anchorEntryId: this.anchorEntryId };
+  }
+
+  /** Shows the preview of another message in the same panel. */
+  retarget(ref: SessionRef, anchorEntryId: string): Promise<void> {
+    this.ref = ref;
+    this.anchorEntryId = anchorEntryId;
+    this.model = undefined;
+    return this.compute();
+  }
+
+  async handle(raw: unknown): Promise<void> {
+    const message = parseMessage(previewToHostSchema, raw);
+    if (!message || this.isDisposed) return;
+    await this.dispatch(message);
+  }
+
+  private compute(): Promise<void> {
+    const { ref, anchorEntryId } = this;
+    if (this.ready) this.post({ type: 'loading' });
+    this.computing = (async () => {
+      let model: RewindPreviewModel;
+      try {
+        model = await this.services.preview(ref, anchorEntryId);
+      } catch (error) {
+        model = failedModel(ref, anchorEntryId, messageOf(error));
+      }
+      // A retarget while this was running wins.
+      if (ref !== this.ref || anchorEntryId !== this.anchorEntryId || this.isDisposed) return;
+      this.model = model;
+      if (this.ready) this.post({ type: 'model', model });
+    })();
+    return this.computing;
+  }
+
+  private async dispatch(message: PreviewToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        if (this.model) this.post({ type: 'model', model: this.model });
+        else if (this.computing) {
+          this.post({ type: 'loading' });
+          await this.computing;
+        } else await this.compute();
+        return;
+      case 'refresh':
+        return this.compute();
+      case 'cancel':
+        this.close();
+        return;
+      case 'openFileDiff': {
+        // Only the files this preview lists: the path is never used to reach anything else.
+        const listed = this.model?.files.ok && this.model.files.files.some((f) => f.path === message.path);
+        if (!listed) return;
+        try {
+          await this.services.openFileDiff(this.ref, this.anchorEntryId, message.path);
+        } catch (error) {
+          this.ui.showError(`Could not open the diff of ${message.path}: ${messageOf(error)}`);
+        }
+        return;
+      }
+      case 'confirm':
+        return this.confirm(message.requestId, message.mode, message.overwriteUserModified);
+    }
+  }
+
+  private async confirm(requestId: number, mode: Extract<PreviewToHost, { type: 'confirm' }>['mode'], overwriteUserModified: boolean): Promise<void> {
+    if (this.applying) {
+      this.post(respond(requestId, { ok: false, error: 'A rewind is already running.' }));
+      return;
+    }
+    if (!this.model) {
+      this.post(respond(requestId, { ok: false, error: 'The preview is not ready yet.' }));
+      return;
+    }
+    const { ref, anchorEntryId, model } = this;
+    this.applying = true;
+    let outcome: RewindOutcome;
+    try {
+      outcome = await this.ui.withProgress('Rewinding…', () => this.services.apply(ref, anchorEntryId, mode, { overwriteUserModified }));
+    } catch (error) {
+      this.applying = false;
+      if (!this.isDisposed) this.post(respond(requestId, { ok: false, error: messageOf(error) }));
+      return;
+    }
+    this.applying = false;
+    const summary = rewindSummary(outcome, model.anchorPreview);
+    if (!this.isDisposed) this.post(respond(requestId, { ok: true, result: { summary } }));
+    this.close();
+    const choice = await this.ui.showInfo(summary, ...(outcome.undoAvailable ? [UNDO_ACTION] : []));
+    if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionFile: ref.sessionFile });
+  }
+}

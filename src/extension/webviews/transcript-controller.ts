@@ -1,0 +1,138 @@
+// The host side of one Transcript webview, without `vscode`: holds the transcript rows, answers the webview's
+// page requests, relays its actions to the services, and tells it when the session changed. Every message from
+// the webview is validated; malformed ones are ignored.
+import { Disposable } from '../disposable';
+import { parseMessage, transcriptToHostSchema, type TranscriptToHost, type TranscriptToWebview } from '../../shared/protocol';
+import { respond } from '../../shared/request-client';
+import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import { messageOf, type PanelUi } from './panel-ui';
+import type { SessionRef, TranscriptServices } from './services';
+
+export interface TranscriptControllerOptions {
+  /** Called with every model loaded (the panel sets its title from it). */
+  onModel?(model: TranscriptModel): void;
+  /** Appends often come in bursts: changes within this window are loaded once. */
+  refreshDelayMs?: number;
+}
+
+export class TranscriptController extends Disposable {
+  private items: TranscriptItem[] = [];
+  private model: TranscriptModel | undefined;
+  private loadError: string | undefined;
+  private version = 0;
+  private ready = false;
+  private loading: Promise<void> | undefined;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly ref: SessionRef,
+    private readonly services: TranscriptServices,
+    private readonly post: (message: TranscriptToWebview) => unknown,
+    private readonly ui: PanelUi,
+    private readonly options: TranscriptControllerOptions = {},
+  ) {
+    super();
+    this._register(services.onDidChangeSession(ref, () => this.scheduleRefresh()));
+    this._register({ dispose: () => clearTimeout(this.refreshTimer) });
+  }
+
+  /** Entry point for everything the webview posts. */
+  async handle(raw: unknown): Promise<void> {
+    const message = parseMessage(transcriptToHostSchema, raw);
+    if (!message || this.isDisposed) return;
+    await this.dispatch(message);
+  }
+
+  /** Loads the transcript again now (e.g. after the user ran a command that changed the session). */
+  refresh(): Promise<void> {
+    clearTimeout(this.refreshTimer);
+    this.loading = (this.loading ?? Promise.resolve()).then(() => this.load());
+    return this.loading;
+  }
+
+  private scheduleRefresh(): void {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => void this.refresh(), this.options.refreshDelayMs ?? 150);
+  }
+
+  private async load(): Promise<void> {
+    if (this.isDisposed) return;
+    try {
+      const { model, items } = await this.services.loadTranscript(this.ref);
+      this.items = items;
+      this.model = { ...model, total: items.length };
+      this.loadError = undefined;
+      this.version++;
+      this.options.onModel?.(this.model);
+    } catch (error) {
+      this.loadError = `The transcript of ${this.ref.sessionFile} could not be read: ${messageOf(error)}`;
+    }
+    this.sendCurrent();
+  }
+
+  private sendCurrent(): void {
+    if (!this.ready || this.isDisposed) return;
+    if (this.loadError) this.post({ type: 'loadError', message: this.loadError });
+    else if (this.model) this.post({ type: 'model', version: this.version, model: this.model, sessionFile: this.ref.sessionFile });
+  }
+
+  private findItem(entryId: string): TranscriptItem | undefined {
+    return this.items.find((i) => i.entryId === entryId);
+  }
+
+  private notice(message: string, severity: 'info' | 'error' = 'error'): void {
+    if (!this.isDisposed) this.post({ type: 'notice', message, severity });
+  }
+
+  private async dispatch(message: TranscriptToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        // A webview that was hidden and shown again starts from scratch and says ready again.
+        this.ready = true;
+        if (!this.model && !this.loadError) await this.refresh();
+        else this.sendCurrent();
+        return;
+      case 'rows': {
+        const start = Math.min(message.start, this.items.length);
+        const items = this.items.slice(start, start + message.count);
+        this.post(respond(message.requestId, { ok: true, result: { version: this.version, start, items } }));
+        return;
+      }
+      case 'copyId':
+        try {
+          await this.ui.copyToClipboard(message.entryId);
+          this.post(respond(message.requestId, { ok: true, result: { copied: message.entryId } }));
+        } catch (error) {
+          this.post(respond(message.requestId, { ok: false, error: `Could not copy the id: ${messageOf(error)}` }));
+        }
+        return;
+      case 'rewindToHere': {
+        const item = this.findItem(message.entryId);
+        if (!item) return this.notice('That message is no longer on this branch. The transcript was refreshed.');
+        if (item.kind !== 'user') return this.notice('Only a message you sent can be rewound to.');
+        return this.run(() => this.services.previewRewind(this.ref, message.entryId), 'Could not open the rewind preview');
+      }
+      case 'fork':
+      case 'label': {
+        if (!this.findItem(message.entryId)) return this.notice('That message is no longer on this branch. The transcript was refreshed.');
+        const action = message.type === 'fork' ? this.services.fork : this.services.label;
+        return this.run(() => action.call(this.services, this.ref, message.entryId), message.type === 'fork' ? 'Could not fork' : 'Could not label the message');
+      }
+      case 'switchBranch': {
+        const known = this.items.some((i) => i.otherBranches?.some((b) => b.name === message.branch));
+        if (!known) return this.notice(`There is no branch "${message.branch}" here any more.`);
+        await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
+        // The change event refreshes too; this makes the switch visible at once.
+        return this.refresh();
+      }
+    }
+  }
+
+  private async run(task: () => Promise<void>, failure: string): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      this.notice(`${failure}: ${messageOf(error)}`);
+    }
+  }
+}

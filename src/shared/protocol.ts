@@ -1,0 +1,109 @@
+// The one message protocol between the extension host and the two webviews (Transcript, Rewind preview).
+//
+// Shape (after microsoft/vscode-hexeditor's idea of a small, explicit protocol):
+// - every message has a `type`; each direction of each webview is a discriminated union;
+// - the webview speaks first: it sends `ready` once its script runs, and the host sends nothing before that
+//   (a webview that is hidden and shown again reloads, says `ready` again, and gets its data again);
+// - a message that expects an answer carries a `requestId`; the host answers with one `response` carrying the
+//   same id and a result whose type is fixed per request type (see *Results below);
+// - the host trusts nothing it receives: every webview → host message goes through the zod schemas here, and a
+//   message that does not match is ignored.
+//
+// No Node, no `vscode` here. The webviews import only types from this file (`import type`), so zod stays out of
+// their bundles; the request/response machinery they run is in ./request-client.ts.
+import { z } from 'zod';
+import type { ResponseMessage } from './request-client';
+import type { RewindMode, RewindPreviewModel, TranscriptItem, TranscriptModel } from './view-models';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shared pieces
+
+const requestId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** Entry ids are short (8 hex chars in pi, uuids in ours); the bound keeps a bad webview from sending megabytes. */
+const entryId = z.string().min(1).max(200);
+const readyMessage = z.object({ type: z.literal('ready') }).strict();
+
+/** The most rows one `rows` request may ask for. */
+export const MAX_ROWS_PER_REQUEST = 500;
+
+export type { ResponseMessage, ResultMap } from './request-client';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transcript
+
+export const transcriptToHostSchema = z.discriminatedUnion('type', [
+  readyMessage,
+  /** A page of rows of the current transcript version. */
+  z
+    .object({
+      type: z.literal('rows'),
+      requestId,
+      version: z.number().int().nonnegative(),
+      start: z.number().int().nonnegative(),
+      count: z.number().int().min(1).max(MAX_ROWS_PER_REQUEST),
+    })
+    .strict(),
+  z.object({ type: z.literal('rewindToHere'), entryId }).strict(),
+  z.object({ type: z.literal('fork'), entryId }).strict(),
+  z.object({ type: z.literal('label'), entryId }).strict(),
+  z.object({ type: z.literal('copyId'), requestId, entryId }).strict(),
+  z.object({ type: z.literal('switchBranch'), branch: z.string().min(1).max(500) }).strict(),
+]);
+export type TranscriptToHost = z.infer<typeof transcriptToHostSchema>;
+
+export type TranscriptResults = {
+  rows: { version: number; start: number; items: TranscriptItem[] };
+  copyId: { copied: string };
+};
+
+export type TranscriptToWebview =
+  /** A (new) version of the transcript: the webview drops rows of older versions and asks again. `sessionFile`
+   * goes into the webview's saved state, so a panel serializer can restore the panel after a window reload. */
+  | { type: 'model'; version: number; model: TranscriptModel; sessionFile: string }
+  /** The transcript could not be loaded at all (missing or unreadable session file). */
+  | { type: 'loadError'; message: string }
+  /** Something the user asked for did not work (e.g. the branch vanished): shown, then dismissed. */
+  | { type: 'notice'; message: string; severity: 'info' | 'error' }
+  | ResponseMessage<TranscriptResults[keyof TranscriptResults]>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rewind preview
+
+export const REWIND_MODES = ['all', 'conversation', 'files'] as const satisfies readonly RewindMode[];
+
+export const previewToHostSchema = z.discriminatedUnion('type', [
+  readyMessage,
+  /** Workspace-relative path of a file row the user clicked. */
+  z.object({ type: z.literal('openFileDiff'), path: z.string().min(1).max(4096) }).strict(),
+  z
+    .object({
+      type: z.literal('confirm'),
+      requestId,
+      mode: z.enum(REWIND_MODES),
+      overwriteUserModified: z.boolean(),
+    })
+    .strict(),
+  z.object({ type: z.literal('cancel') }).strict(),
+  /** Compute the dry run again (after the user fixed something, or the session moved on). */
+  z.object({ type: z.literal('refresh') }).strict(),
+]);
+export type PreviewToHost = z.infer<typeof previewToHostSchema>;
+
+export type PreviewResults = {
+  /** `summary` is what the host also shows in its notification, e.g. "Rewound 3 files and the conversation". */
+  confirm: { summary: string };
+};
+
+export type PreviewToWebview =
+  | { type: 'loading' }
+  | { type: 'model'; model: RewindPreviewModel }
+  | ResponseMessage<PreviewResults[keyof PreviewResults]>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers used by both sides
+
+/** Parses a message from a webview; `undefined` for anything malformed (the caller ignores it). */
+export function parseMessage<S extends z.ZodTypeAny>(schema: S, raw: unknown): z.infer<S> | undefined {
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,159 @@
+// A fake of the services the panels use, a fake PanelUi, and generated sessions, for the webview tests and the
+// screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
+import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
+import type { PreviewServices, SessionRef, TranscriptServices } from '../../../src/extension/webviews/services';
+import type { MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../../src/shared/view-models';
+
+const KINDS: MessageKind[] = ['user', 'assistant', 'toolCall', 'toolResult', 'assistant', 'bash'];
+
+/** A session of `n` rows cycling through the kinds; every 50th user message is a branch point. */
+export function generateTranscript(n: number, branch = 'main'): { model: TranscriptModel; items: TranscriptItem[] } {
+  const items: TranscriptItem[] = [];
+  for (let i = 0; i < n; i++) {
+    const kind = KINDS[i % KINDS.length]!;
+    const entryId = `e${i.toString(16).padStart(7, '0')}`;
+    const item: TranscriptItem = {
+      entryId,
+      kind,
+      markdown:
+        kind === 'user'
+          ? `Please change step ${i} of the plan.`
+          : kind === 'assistant'
+            ? `Done with **step ${i}**. See \`src/file${i}.ts\`:\n\n\`\`\`ts\nexport const step = ${i};\n\`\`\``
+            : kind === 'toolCall'
+              ? `\`\`\`json\n{ "path": "src/file${i}.ts" }\n\`\`\``
+              : `line 1 of output ${i}\nline 2`,
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    };
+    if (kind === 'toolCall' || kind === 'toolResult') item.title = 'edit';
+    if (kind === 'user') item.fileCheckpoint = { files: (i % 5) + 1 };
+    if (kind === 'user' && i % 50 === 0 && i > 0) item.otherBranches = [{ name: `alt-${i}`, headEntryId: `x${i}` }, { name: `try-${i}`, headEntryId: `y${i}` }];
+    items.push(item);
+  }
+  return { model: { sessionId: 'session-1', title: 'Refactor the parser', source: 'agent-rewind', branch, total: n }, items };
+}
+
+/** A dry run with everything: a new branch, state changes, an artifact, files (one changed by hand), a skipped one. */
+export function samplePreview(overrides: Partial<RewindPreviewModel> = {}): RewindPreviewModel {
+  return {
+    sessionId: 'session-1',
+    anchorEntryId: 'e0000006',
+    anchorPreview: 'Please change step 6 of the plan.',
+    conversation: {
+      ok: true,
+      currentBranch: 'main',
+      newBranchName: 'main-rewind-1',
+      messagesLeftOnOldBranch: [
+        { entryId: 'e0000007', kind: 'assistant', preview: 'Done with step 7.' },
+        { entryId: 'e0000008', kind: 'toolCall', preview: 'edit src/a.ts' },
+        { entryId: 'e0000009', kind: 'toolResult', preview: 'ok' },
+      ],
+    },
+    state: {
+      ok: true,
+      changes: [{ key: 'todo', scope: 'session', now: '["a","b"]', after: '["a"]' }],
+      artifacts: [{ name: 'plan.md', currentVersion: 3, restoredVersion: 1 }],
+    },
+    files: {
+      ok: true,
+      filesChanged: ['src/a.ts', 'src/new.ts', 'README.md'],
+      insertions: 8,
+      deletions: 12,
+      files: [
+        { path: 'src/a.ts', status: 'modified', insertions: 4, deletions: 2, binary: false, userModified: false },
+        { path: 'src/new.ts', status: 'added', insertions: 4, deletions: 0, binary: false, userModified: false },
+        { path: 'README.md', status: 'deleted', insertions: 0, deletions: 10, binary: false, userModified: true },
+      ],
+      skipped: [{ path: 'big.bin', reason: 'larger than the 10 MB limit' }],
+    },
+    ...overrides,
+  };
+}
+
+export interface Call {
+  method: string;
+  args: unknown[];
+}
+
+export class FakeServices implements TranscriptServices, PreviewServices {
+  readonly calls: Call[] = [];
+  transcript = generateTranscript(30);
+  previewModel: RewindPreviewModel = samplePreview();
+  /** Set to make the next calls fail. */
+  failLoad: Error | undefined;
+  failApply: Error | undefined;
+  outcome: RewindOutcome = { mode: 'all', branch: { name: 'main-rewind-1', headMessageId: 'e0000006' }, filesChanged: ['src/a.ts', 'src/new.ts'], undoAvailable: true };
+  private listeners = new Set<() => void>();
+
+  async loadTranscript(ref: SessionRef) {
+    this.calls.push({ method: 'loadTranscript', args: [ref] });
+    if (this.failLoad) throw this.failLoad;
+    return { model: { ...this.transcript.model }, items: [...this.transcript.items] };
+  }
+  onDidChangeSession(ref: SessionRef, listener: () => void) {
+    this.calls.push({ method: 'onDidChangeSession', args: [ref] });
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+  /** Simulates another process writing to the session file. */
+  fireChange(): void {
+    for (const l of this.listeners) l();
+  }
+  async switchBranch(ref: SessionRef, branchName: string) {
+    this.calls.push({ method: 'switchBranch', args: [ref, branchName] });
+  }
+  async previewRewind(ref: SessionRef, entryId: string) {
+    this.calls.push({ method: 'previewRewind', args: [ref, entryId] });
+  }
+  async fork(ref: SessionRef, entryId: string) {
+    this.calls.push({ method: 'fork', args: [ref, entryId] });
+  }
+  async label(ref: SessionRef, entryId: string) {
+    this.calls.push({ method: 'label', args: [ref, entryId] });
+  }
+  async preview(ref: SessionRef, anchorEntryId: string) {
+    this.calls.push({ method: 'preview', args: [ref, anchorEntryId] });
+    return this.previewModel;
+  }
+  async apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }) {
+    this.calls.push({ method: 'apply', args: [ref, anchorEntryId, mode, options] });
+    if (this.failApply) throw this.failApply;
+    return { ...this.outcome, mode };
+  }
+  async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string) {
+    this.calls.push({ method: 'openFileDiff', args: [ref, anchorEntryId, relPath] });
+  }
+  called(method: string): Call[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+}
+
+export class FakeUi implements PanelUi {
+  readonly calls: Call[] = [];
+  /** The button the user "clicks" in the next information message. */
+  infoChoice: string | undefined;
+  async copyToClipboard(text: string) {
+    this.calls.push({ method: 'copyToClipboard', args: [text] });
+  }
+  showError(message: string) {
+    this.calls.push({ method: 'showError', args: [message] });
+  }
+  async showInfo(message: string, ...actions: string[]) {
+    this.calls.push({ method: 'showInfo', args: [message, ...actions] });
+    return this.infoChoice;
+  }
+  async withProgress<T>(title: string, task: () => Promise<T>) {
+    this.calls.push({ method: 'withProgress', args: [title] });
+    return task();
+  }
+  async executeCommand(command: string, ...args: unknown[]) {
+    this.calls.push({ method: 'executeCommand', args: [command, ...args] });
+    return undefined;
+  }
+  called(method: string): Call[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+}

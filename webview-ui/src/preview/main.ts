@@ -1,0 +1,103 @@
+// The Rewind preview webview: shows the dry run the host computed; only Confirm asks the host to act.
+import '../common/base.css';
+import './preview.css';
+import type { PreviewResults, PreviewToHost } from '../../../src/shared/protocol';
+import { RequestClient } from '../../../src/shared/request-client';
+import type { RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
+import { actionTarget, connectToHost } from '../common/vscode-api';
+import { renderLoading, renderPreview } from './render';
+import type { PreviewUiState } from './view-state';
+import { effectiveMode } from './view-state';
+
+interface SavedState {
+  mode: RewindMode | null;
+  overwriteUserModified: boolean;
+}
+
+const host = connectToHost<PreviewToHost, SavedState>();
+const requests = new RequestClient<PreviewToHost, PreviewResults>(host.post);
+const saved = host.getState();
+const app = document.getElementById('app')!;
+
+let model: RewindPreviewModel | undefined;
+const ui: PreviewUiState = { mode: saved?.mode ?? null, overwriteUserModified: saved?.overwriteUserModified ?? false, busy: false };
+
+/** Re-renders everything, then puts the keyboard focus back on the same control. */
+function render(): void {
+  if (!model) {
+    app.innerHTML = renderLoading();
+    return;
+  }
+  const focused = document.activeElement as HTMLElement | null;
+  const focusKey = focused?.id || (focused?.dataset.action ? `[data-action="${focused.dataset.action}"]` : '');
+  const path = focused?.dataset.path;
+  app.innerHTML = renderPreview(model, ui);
+  const again = focusKey.startsWith('[')
+    ? Array.from(app.querySelectorAll<HTMLElement>(focusKey)).find((el) => el.dataset.path === path)
+    : focusKey
+      ? document.getElementById(focusKey)
+      : null;
+  again?.focus();
+  host.setState({ mode: ui.mode, overwriteUserModified: ui.overwriteUserModified });
+}
+
+host.onMessage((message) => {
+  if (requests.handle(message)) return;
+  switch (message.type) {
+    case 'loading':
+      model = undefined;
+      render();
+      break;
+    case 'model':
+      model = message.model as RewindPreviewModel;
+      ui.busy = false;
+      ui.applyError = undefined;
+      render();
+      break;
+  }
+});
+
+app.addEventListener('change', (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement)) return;
+  if (input.name === 'mode') ui.mode = input.value as RewindMode;
+  else if (input.id === 'overwrite-user-modified') ui.overwriteUserModified = input.checked;
+  else return;
+  ui.applyError = undefined;
+  render();
+});
+
+app.addEventListener('click', (event) => {
+  const el = actionTarget(event);
+  if (!el || !model || ui.busy) return;
+  switch (el.dataset.action) {
+    case 'open-diff':
+      host.post({ type: 'openFileDiff', path: el.dataset.path ?? '' });
+      break;
+    case 'cancel':
+      host.post({ type: 'cancel' });
+      break;
+    case 'confirm': {
+      const mode = effectiveMode(model, ui.mode);
+      if (!mode) return;
+      ui.busy = true;
+      ui.applyError = undefined;
+      render();
+      requests.request<'confirm'>({ type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified }).then(
+        // The host closes this panel after a rewind; until then, say it worked.
+        (r) => {
+          app.querySelector('[data-action="confirm"]')!.textContent = r.summary;
+        },
+        (error: Error) => {
+          ui.busy = false;
+          ui.applyError = error.message;
+          render();
+        },
+      );
+      break;
+    }
+  }
+});
+
+render();
+host.post({ type: 'ready' });

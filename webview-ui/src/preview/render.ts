@@ -1,0 +1,170 @@
+// The Rewind preview as an HTML string (pure; unit-tested in Node). It only describes: nothing here changes
+// anything, and only the Confirm button asks the host to act. The data-testid/data-action hooks are the ones
+// the e2e tests rely on.
+import type { FileChangePreview, RewindPreviewModel } from '../../../src/shared/view-models';
+import { escapeHtml, truncate } from '../common/escape';
+import { KIND_META } from '../common/kinds';
+import {
+  confirmState,
+  effectiveMode,
+  keptUserFiles,
+  MODE_OPTIONS,
+  modeAvailability,
+  problemsOf,
+  touchesConversation,
+  touchesFiles,
+  type PreviewUiState,
+} from './view-state';
+
+/** Messages listed by name under "stay on the old branch"; the rest are counted. */
+export const LISTED_MESSAGES = 20;
+
+const STATUS_META: Record<FileChangePreview['status'], { icon: string; word: string }> = {
+  modified: { icon: 'diff-modified', word: 'modified' },
+  added: { icon: 'diff-added', word: 'created since' },
+  deleted: { icon: 'diff-removed', word: 'deleted since' },
+  typeChanged: { icon: 'diff-renamed', word: 'type changed' },
+  modeChanged: { icon: 'diff-modified', word: 'permissions changed' },
+};
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+function section(id: string, icon: string, title: string, body: string, dimmed: boolean, note?: string): string {
+  return (
+    `<section class="part${dimmed ? ' dimmed' : ''}" id="part-${id}" aria-labelledby="h-${id}">` +
+    `<h2 id="h-${id}"><span class="codicon codicon-${icon}" aria-hidden="true"></span>${escapeHtml(title)}` +
+    (note ? `<span class="part-note">${escapeHtml(note)}</span>` : '') +
+    `</h2>${body}</section>`
+  );
+}
+
+function unavailable(what: string): string {
+  return `<p class="muted"><span class="codicon codicon-circle-slash" aria-hidden="true"></span> ${escapeHtml(what)} (see above).</p>`;
+}
+
+function renderConversation(model: RewindPreviewModel, dimmed: boolean): string {
+  const c = model.conversation;
+  if (!c.ok) return section('conversation', 'comment-discussion', 'Conversation', unavailable('Nothing will happen to the conversation'), true);
+  const left = c.messagesLeftOnOldBranch;
+  const items = left
+    .slice(0, LISTED_MESSAGES)
+    .map((m) => {
+      const meta = KIND_META[m.kind] ?? KIND_META.other;
+      return `<li data-entry-id="${escapeHtml(m.entryId)}"><span class="codicon codicon-${meta.icon}" aria-hidden="true"></span><span class="role">${meta.label}</span> <span class="preview-text">${escapeHtml(truncate(m.preview, 160))}</span></li>`;
+    })
+    .join('');
+  const more = left.length > LISTED_MESSAGES ? `<li class="muted">and ${plural(left.length - LISTED_MESSAGES, 'more message', 'more messages')}</li>` : '';
+  const body =
+    `<p>A new branch <strong class="branch-name" data-testid="new-branch">${escapeHtml(c.newBranchName)}</strong> starts at this message and becomes the active branch.</p>` +
+    (left.length === 0
+      ? `<p class="muted">No messages come after this one on <strong>${escapeHtml(c.currentBranch)}</strong>.</p>`
+      : `<p>${plural(left.length, 'message stays', 'messages stay')} on <strong>${escapeHtml(c.currentBranch)}</strong>, where you can switch back at any time:</p><ul class="left-behind">${items}${more}</ul>`);
+  return section('conversation', 'comment-discussion', 'Conversation', body, dimmed, dimmed ? 'not part of this rewind' : undefined);
+}
+
+function renderState(model: RewindPreviewModel, dimmed: boolean): string {
+  const s = model.state;
+  if (!s.ok) return section('state', 'database', 'Session state and artifacts', unavailable('Session state and artifacts are not shown'), true);
+  if (s.changes.length === 0 && s.artifacts.length === 0) {
+    return section('state', 'database', 'Session state and artifacts', `<p class="muted">No session state or artifact changes.</p>`, dimmed);
+  }
+  const value = (v: string | null) => (v === null ? '<em class="muted">deleted</em>' : `<code>${escapeHtml(truncate(v, 200))}</code>`);
+  const rows = s.changes
+    .map((c) => `<tr><td><code>${escapeHtml(c.key)}</code></td><td class="muted">${escapeHtml(c.scope)}</td><td>${value(c.now)}</td><td>${value(c.after)}</td></tr>`)
+    .join('');
+  const table = s.changes.length
+    ? `<table class="state-table"><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Now</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`
+    : '';
+  const artifacts = s.artifacts
+    .map((a) => {
+      const now = a.currentVersion === null ? 'not present' : `version ${a.currentVersion}`;
+      const after = a.restoredVersion === null ? 'removed' : `version ${a.restoredVersion} restored (saved as a new version)`;
+      return `<li><span class="codicon codicon-file-binary" aria-hidden="true"></span><code>${escapeHtml(a.name)}</code>: ${now} → ${after}</li>`;
+    })
+    .join('');
+  const body = `${table}${artifacts ? `<ul class="artifacts">${artifacts}</ul>` : ''}`;
+  return section('state', 'database', 'Session state and artifacts', body, dimmed, dimmed ? 'not part of this rewind' : undefined);
+}
+
+function renderFileRow(f: FileChangePreview, kept: boolean): string {
+  const meta = STATUS_META[f.status] ?? STATUS_META.modified;
+  const counts = f.binary
+    ? `<span class="binary muted">binary</span><span data-testid="insertions" hidden>${f.insertions}</span><span data-testid="deletions" hidden>${f.deletions}</span>`
+    : `<span class="ins" data-testid="insertions" title="${plural(f.insertions, 'line', 'lines')} added since this message (the rewind removes them)">${f.insertions}</span><span class="del" data-testid="deletions" title="${plural(f.deletions, 'line', 'lines')} removed since this message (the rewind brings them back)">${f.deletions}</span>`;
+  const flag = f.userModified
+    ? `<span class="user-flag${kept ? ' kept' : ''}" data-testid="user-modified" title="You changed this file by hand after the agent's last turn"><span class="codicon codicon-person" aria-hidden="true"></span>${kept ? 'changed by you — kept' : 'changed by you — overwritten'}</span>`
+    : '';
+  return (
+    `<li><button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
+    `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(f.path)}</span>` +
+    `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts">${counts}</span></button></li>`
+  );
+}
+
+function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: boolean): string {
+  const f = model.files;
+  if (!f.ok) return section('files', 'files', 'Files', unavailable('No file will be changed'), true);
+  const kept = new Set(keptUserFiles(model, ui));
+  const userModified = f.files.filter((x) => x.userModified).length;
+  const totals =
+    `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(f.filesChanged.length, 'file', 'files')}</span> changed since this message, ` +
+    `<span class="ins">${f.insertions}</span> <span class="del">${f.deletions}</span></p>`;
+  const list = f.files.length
+    ? `<ul class="file-list">${f.files.map((x) => renderFileRow(x, kept.has(x.path))).join('')}</ul>`
+    : `<p class="muted">Every file is already as it was at this message.</p>`;
+  const overwrite = userModified
+    ? `<label class="checkbox"><input type="checkbox" id="overwrite-user-modified" data-action="toggle-overwrite"${ui.overwriteUserModified ? ' checked' : ''}${ui.busy ? ' disabled' : ''}> Also overwrite ${userModified === 1 ? 'the file' : `the ${userModified} files`} I changed by hand</label>`
+    : '';
+  const skipped = f.skipped.length
+    ? `<details class="skipped" open><summary>${plural(f.skipped.length, 'file is', 'files are')} left alone by your settings</summary><ul>${f.skipped
+        .map((s) => `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`)
+        .join('')}</ul></details>`
+    : '';
+  return section('files', 'files', 'Files', `${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
+}
+
+function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {
+  const problems = problemsOf(model, ui);
+  if (problems.length === 0) return '';
+  const items = problems
+    .map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeHtml(p.detail)}</li>`)
+    .join('');
+  return `<div class="problems" data-testid="preview-error" role="alert"><span class="codicon codicon-warning" aria-hidden="true"></span><ul>${items}</ul></div>`;
+}
+
+function renderModes(model: RewindPreviewModel, ui: PreviewUiState): string {
+  const available = modeAvailability(model);
+  const selected = effectiveMode(model, ui.mode);
+  const options = MODE_OPTIONS.map((o) => {
+    const a = available[o.value];
+    const id = `mode-${o.value}`;
+    return (
+      `<div class="mode${a.enabled ? '' : ' disabled'}"><input type="radio" name="mode" id="${id}" value="${o.value}"` +
+      `${selected === o.value ? ' checked' : ''}${a.enabled && !ui.busy ? '' : ' disabled'} aria-describedby="${id}-desc">` +
+      `<label for="${id}">${o.label}</label><span class="muted" id="${id}-desc">${escapeHtml(a.enabled ? o.description : a.reason ?? '')}</span></div>`
+    );
+  }).join('');
+  return `<fieldset class="modes"><legend>What to rewind</legend>${options}</fieldset>`;
+}
+
+export function renderPreview(model: RewindPreviewModel, ui: PreviewUiState): string {
+  const mode = effectiveMode(model, ui.mode);
+  const confirm = confirmState(model, ui);
+  return (
+    `<header class="preview-head"><h1><span class="codicon codicon-history" aria-hidden="true"></span>Rewind to this message?</h1>` +
+    `<blockquote class="anchor" data-entry-id="${escapeHtml(model.anchorEntryId)}">${escapeHtml(truncate(model.anchorPreview, 400))}</blockquote>` +
+    `<p class="muted">This is a preview: nothing has changed yet.</p></header>` +
+    renderProblems(model, ui) +
+    renderModes(model, ui) +
+    renderConversation(model, !touchesConversation(mode)) +
+    renderState(model, !touchesConversation(mode)) +
+    renderFiles(model, ui, !touchesFiles(mode)) +
+    `<footer class="buttons"><button type="button" class="primary-button" data-action="confirm"${confirm.enabled ? '' : ' disabled'}>` +
+    `${ui.busy ? '<span class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></span>' : ''}${escapeHtml(confirm.label)}</button>` +
+    `<button type="button" class="secondary-button" data-action="cancel"${ui.busy ? ' disabled' : ''}>Cancel</button></footer>`
+  );
+}
+
+export function renderLoading(): string {
+  return `<p class="loading" role="status"><span class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></span> Working out what a rewind to this message would change…</p>`;
+}

@@ -1,0 +1,89 @@
+// What the Rewind preview lets the user do, derived from the dry-run model (pure; unit-tested in Node).
+import type { RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
+
+export interface ModeOption {
+  value: RewindMode;
+  label: string;
+  description: string;
+}
+
+export const MODE_OPTIONS: readonly ModeOption[] = [
+  { value: 'all', label: 'Conversation and files', description: 'Start a new branch here and put the files back as they were.' },
+  { value: 'conversation', label: 'Conversation only', description: 'Start a new branch here; leave the files as they are now.' },
+  { value: 'files', label: 'Files only', description: 'Put the files back as they were; stay on the current branch.' },
+];
+
+/** What the user chose and what is going on, beside the model. */
+export interface PreviewUiState {
+  mode: RewindMode | null;
+  overwriteUserModified: boolean;
+  /** Confirm was clicked and the host is working. */
+  busy: boolean;
+  /** The host could not apply the rewind (its message, in words a person understands). */
+  applyError?: string;
+}
+
+export interface ModeAvailability {
+  enabled: boolean;
+  /** Why not, when disabled. */
+  reason?: string;
+}
+
+export function modeAvailability(model: RewindPreviewModel): Record<RewindMode, ModeAvailability> {
+  const conv = model.conversation.ok;
+  const files = model.files.ok;
+  const noConv = 'The conversation cannot be rewound to this message.';
+  const noFiles = 'The files cannot be rewound to this message.';
+  return {
+    all: conv && files ? { enabled: true } : { enabled: false, reason: !conv ? noConv : noFiles },
+    conversation: conv ? { enabled: true } : { enabled: false, reason: noConv },
+    files: files ? { enabled: true } : { enabled: false, reason: noFiles },
+  };
+}
+
+/** The mode to show selected: the user's choice while it is possible, else the first possible one (or none). */
+export function effectiveMode(model: RewindPreviewModel, preferred: RewindMode | null): RewindMode | null {
+  const available = modeAvailability(model);
+  if (preferred && available[preferred].enabled) return preferred;
+  return MODE_OPTIONS.find((o) => available[o.value].enabled)?.value ?? null;
+}
+
+export function touchesFiles(mode: RewindMode | null): boolean {
+  return mode === 'all' || mode === 'files';
+}
+
+export function touchesConversation(mode: RewindMode | null): boolean {
+  return mode === 'all' || mode === 'conversation';
+}
+
+/** Files the rewind would leave alone because the user changed them by hand and did not tick the box. */
+export function keptUserFiles(model: RewindPreviewModel, ui: PreviewUiState): string[] {
+  if (!model.files.ok || ui.overwriteUserModified) return [];
+  return model.files.files.filter((f) => f.userModified).map((f) => f.path);
+}
+
+export function confirmState(model: RewindPreviewModel, ui: PreviewUiState): { enabled: boolean; label: string } {
+  const mode = effectiveMode(model, ui.mode);
+  if (ui.busy) return { enabled: false, label: 'Rewinding…' };
+  if (!mode) return { enabled: false, label: 'Rewind' };
+  if (mode === 'conversation') return { enabled: true, label: 'Rewind conversation' };
+  const files = model.files.ok ? model.files.files.length - keptUserFiles(model, ui).length : 0;
+  const what = `${files} ${files === 1 ? 'file' : 'files'}`;
+  return { enabled: true, label: mode === 'all' ? `Rewind conversation and ${what}` : `Rewind ${what}` };
+}
+
+export interface PreviewProblem {
+  part: 'conversation' | 'state' | 'files' | 'apply';
+  headline: string;
+  detail: string;
+}
+
+/** Every problem, worded for a person; the parts that work are still shown in full. */
+export function problemsOf(model: RewindPreviewModel, ui: PreviewUiState): PreviewProblem[] {
+  const out: PreviewProblem[] = [];
+  if (!model.conversation.ok) out.push({ part: 'conversation', headline: 'The conversation can’t be rewound to this message.', detail: model.conversation.error });
+  if (!model.state.ok) out.push({ part: 'state', headline: 'What happens to session state and artifacts can’t be shown.', detail: model.state.error });
+  if (!model.files.ok) out.push({ part: 'files', headline: 'The files can’t be rewound to this message.', detail: model.files.error });
+  if (ui.applyError) out.push({ part: 'apply', headline: 'The rewind did not happen.', detail: ui.applyError });
+  return out;
+}

@@ -1,0 +1,272 @@
+// The Transcript webview: the active branch of one session as a chat, virtualized. Only the rows in view (plus a
+// margin) are in the DOM; rows arrive from the host in pages; measured heights replace estimates as rows render,
+// and the row at the top of the viewport stays put while that happens.
+import '../common/base.css';
+import './transcript.css';
+import type { TranscriptResults, TranscriptToHost } from '../../../src/shared/protocol';
+import { RequestClient } from '../../../src/shared/request-client';
+import type { TranscriptModel } from '../../../src/shared/view-models';
+import { escapeHtml } from '../common/escape';
+import { actionTarget, connectToHost } from '../common/vscode-api';
+import { anchorAt, HeightMap, scrollTopFor, type ScrollAnchor } from './height-map';
+import { renderPlaceholder, renderRow } from './render-row';
+import { RowPages } from './row-pages';
+
+const PAGE_SIZE = 200;
+const ESTIMATED_ROW_HEIGHT = 110;
+const OVERSCAN_PX = 800;
+
+interface SavedState {
+  /** Lets the host's panel serializer reopen this session after a window reload. */
+  sessionFile?: string;
+  anchor?: ScrollAnchor;
+  atBottom?: boolean;
+  expanded?: string[];
+}
+
+const host = connectToHost<TranscriptToHost, SavedState>();
+const requests = new RequestClient<TranscriptToHost, TranscriptResults>(host.post);
+const saved = host.getState() ?? {};
+
+const expanded = new Set<string>(saved.expanded ?? []);
+const branchesExpanded = new Set<string>();
+const pages = new RowPages(PAGE_SIZE);
+let heights = new HeightMap(0, ESTIMATED_ROW_HEIGHT);
+let model: TranscriptModel | undefined;
+let sessionFile = saved.sessionFile;
+/** Where to put the viewport once rows exist (restored state, or kept across a refresh). */
+let pendingAnchor: ScrollAnchor | undefined = saved.anchor;
+let stickToBottom = saved.atBottom ?? false;
+
+const app = document.getElementById('app')!;
+app.innerHTML = `
+  <header class="toolbar" id="toolbar"><span class="codicon codicon-comment-discussion" aria-hidden="true"></span>
+    <h1 id="title">Loading transcript…</h1><span id="branch" class="branch-chip"></span><span id="count" class="muted"></span></header>
+  <div id="notice" class="notice" role="status" hidden></div>
+  <main id="scroller" class="scroller" tabindex="-1" aria-label="Messages">
+    <div id="top-spacer"></div><div id="rows" role="feed" aria-busy="true"></div><div id="bottom-spacer"></div>
+  </main>`;
+const scroller = document.getElementById('scroller')!;
+const rowsEl = document.getElementById('rows')!;
+const topSpacer = document.getElementById('top-spacer')!;
+const bottomSpacer = document.getElementById('bottom-spacer')!;
+const noticeEl = document.getElementById('notice')!;
+
+function showNotice(message: string, severity: 'info' | 'error'): void {
+  noticeEl.hidden = false;
+  noticeEl.className = `notice ${severity}`;
+  noticeEl.setAttribute('role', severity === 'error' ? 'alert' : 'status');
+  noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeHtml(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+}
+
+function saveState(): void {
+  host.setState({ sessionFile, anchor: anchorAt(heights, scroller.scrollTop), atBottom: stickToBottom, expanded: [...expanded] });
+}
+
+function isAtBottom(): boolean {
+  return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 4;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rendering the visible window
+
+/** Keyed rows currently in the DOM: index → element (placeholders are keyed apart from real rows). */
+const rendered = new Map<number, { key: string; el: HTMLElement }>();
+
+function keyOf(index: number): string {
+  const item = pages.get(index);
+  if (!item) return `placeholder`;
+  return `${item.entryId}|${expanded.has(item.entryId) ? 1 : 0}|${branchesExpanded.has(item.entryId) ? 1 : 0}`;
+}
+
+function createRow(index: number): HTMLElement {
+  const item = pages.get(index);
+  const template = document.createElement('template');
+  template.innerHTML = item
+    ? renderRow(item, { index, expanded: expanded.has(item.entryId), branchesExpanded: branchesExpanded.has(item.entryId) })
+    : renderPlaceholder(index);
+  const el = template.content.firstElementChild as HTMLElement;
+  if (!item) el.style.height = `${heights.heightOf(index)}px`;
+  return el;
+}
+
+let renderScheduled = false;
+function scheduleRender(): void {
+  if (renderScheduled) return;
+  renderScheduled = true;
+  requestAnimationFrame(() => {
+    renderScheduled = false;
+    render();
+  });
+}
+
+function render(): void {
+  if (!model) return;
+  const total = heights.length;
+  if (pendingAnchor && total > 0 && !stickToBottom) {
+    scroller.scrollTop = scrollTopFor(heights, pendingAnchor);
+  }
+  const anchor = anchorAt(heights, scroller.scrollTop);
+  const range = heights.visibleRange(scroller.scrollTop, scroller.clientHeight || window.innerHeight, OVERSCAN_PX);
+
+  for (const page of pages.claimMissing(range.start, range.end)) void loadPage(page.start, page.count);
+
+  // Drop rows that left the window or changed (their page arrived, they were expanded…).
+  for (const [index, row] of rendered) {
+    if (index < range.start || index >= range.end || row.key !== keyOf(index)) {
+      row.el.remove();
+      rendered.delete(index);
+    }
+  }
+  // Insert the missing ones in order; rows kept in place keep their focus.
+  let previous: HTMLElement | null = null;
+  for (let i = range.start; i < range.end; i++) {
+    let row = rendered.get(i);
+    if (!row) {
+      row = { key: keyOf(i), el: createRow(i) };
+      rendered.set(i, row);
+      if (previous) previous.after(row.el);
+      else rowsEl.prepend(row.el);
+    }
+    previous = row.el;
+  }
+
+  // Measure what is in the DOM, then keep the anchored row where it was.
+  let changedAbove = false;
+  for (const [index, row] of rendered) {
+    if (row.el.classList.contains('placeholder')) continue;
+    const delta = heights.set(index, row.el.getBoundingClientRect().height);
+    if (delta !== 0 && index < anchor.index) changedAbove = true;
+  }
+  topSpacer.style.height = `${heights.offsetOf(range.start)}px`;
+  bottomSpacer.style.height = `${Math.max(0, heights.totalHeight - heights.offsetOf(range.end))}px`;
+  rowsEl.setAttribute('aria-busy', String(pages.loadedPageCount === 0 && total > 0));
+
+  if (stickToBottom) {
+    scroller.scrollTop = scroller.scrollHeight;
+  } else if (pendingAnchor) {
+    scroller.scrollTop = scrollTopFor(heights, pendingAnchor);
+    // Keep restoring until the anchored row itself has been measured (its page may still be on its way).
+    if (heights.isMeasured(Math.min(pendingAnchor.index, total - 1))) pendingAnchor = undefined;
+  } else if (changedAbove) {
+    scroller.scrollTop = scrollTopFor(heights, anchor);
+  }
+  // The window may have moved (heights changed): render again until it is stable.
+  const next = heights.visibleRange(scroller.scrollTop, scroller.clientHeight || window.innerHeight, OVERSCAN_PX);
+  if (next.start !== range.start || next.end !== range.end) scheduleRender();
+}
+
+async function loadPage(start: number, count: number): Promise<void> {
+  const version = pages.version;
+  try {
+    const result = await requests.request<'rows'>({ type: 'rows', version, start, count });
+    if (pages.store(result.version, result.start, result.items)) scheduleRender();
+  } catch (error) {
+    pages.release(start);
+    showNotice(`Could not load messages: ${(error as Error).message}`, 'error');
+  }
+}
+
+function applyModel(version: number, next: TranscriptModel): void {
+  const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;
+  const previousTotal = heights.length;
+  if (model && !pendingAnchor && !stickToBottom) pendingAnchor = anchorAt(heights, scroller.scrollTop);
+  model = next;
+  pages.reset(version, next.total);
+  // Appends keep earlier measurements; a branch switch shows other messages, so it starts over.
+  if (previousTotal === 0) heights = new HeightMap(next.total, ESTIMATED_ROW_HEIGHT);
+  else heights.resize(next.total, sameBranch ? previousTotal : 0);
+  for (const row of rendered.values()) row.el.remove();
+  rendered.clear();
+
+  document.getElementById('title')!.textContent = next.title;
+  document.title = `Transcript: ${next.title}`;
+  const branch = document.getElementById('branch')!;
+  branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
+  branch.title = `Active branch: ${next.branch}`;
+  document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}`;
+  if (next.total === 0) {
+    rowsEl.innerHTML = `<p class="empty">This branch has no messages yet.</p>`;
+  } else {
+    rowsEl.querySelector('.empty')?.remove();
+  }
+  render();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Host messages and user actions
+
+host.onMessage((message) => {
+  if (requests.handle(message)) return;
+  switch (message.type) {
+    case 'model':
+      sessionFile = String(message.sessionFile);
+      applyModel(message.version as number, message.model as TranscriptModel);
+      saveState();
+      break;
+    case 'loadError':
+      document.getElementById('title')!.textContent = 'Transcript unavailable';
+      rowsEl.setAttribute('aria-busy', 'false');
+      showNotice(String(message.message), 'error');
+      break;
+    case 'notice':
+      showNotice(String(message.message), message.severity === 'error' ? 'error' : 'info');
+      break;
+  }
+});
+
+document.addEventListener('click', (event) => {
+  const el = actionTarget(event);
+  if (!el) return;
+  const entryId = el.dataset.target ?? '';
+  switch (el.dataset.action) {
+    case 'rewind-to-here':
+      host.post({ type: 'rewindToHere', entryId });
+      break;
+    case 'fork':
+      host.post({ type: 'fork', entryId });
+      break;
+    case 'label':
+      host.post({ type: 'label', entryId });
+      break;
+    case 'copy-id':
+      requests.request<'copyId'>({ type: 'copyId', entryId }).then(
+        (r) => showNotice(`Copied message id ${r.copied}`, 'info'),
+        (e: Error) => showNotice(e.message, 'error'),
+      );
+      break;
+    case 'switch-branch':
+      host.post({ type: 'switchBranch', branch: el.dataset.branch ?? '' });
+      break;
+    case 'toggle-expand':
+      if (!expanded.delete(entryId)) expanded.add(entryId);
+      saveState();
+      render();
+      break;
+    case 'more-branches':
+      branchesExpanded.add(entryId);
+      render();
+      break;
+    case 'dismiss-notice':
+      noticeEl.hidden = true;
+      break;
+  }
+});
+
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+scroller.addEventListener(
+  'scroll',
+  () => {
+    stickToBottom = isAtBottom() && heights.length > 0;
+    scheduleRender();
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(saveState, 200);
+  },
+  { passive: true },
+);
+// A user scroll overrides a restore that is still waiting for its rows.
+scroller.addEventListener('wheel', () => (pendingAnchor = undefined), { passive: true });
+scroller.addEventListener('keydown', () => (pendingAnchor = undefined));
+new ResizeObserver(() => scheduleRender()).observe(scroller);
+
+host.post({ type: 'ready' });

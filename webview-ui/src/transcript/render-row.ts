@@ -1,0 +1,116 @@
+// One transcript row as an HTML string (pure, so it is unit-tested in Node). All session text is escaped or
+// goes through the safe markdown renderer. The data-* hooks are the ones the e2e tests rely on.
+import type { MessageKind, TranscriptItem } from '../../../src/shared/view-models';
+import { escapeHtml } from '../common/escape';
+import { KIND_META } from '../common/kinds';
+import { renderMarkdown } from '../common/markdown';
+
+export { KIND_META };
+
+
+/** Tool output and long messages are cut here until the user asks for all of it (keeps rows cheap). */
+export const COLLAPSED_CHARS = 2_000;
+export const COLLAPSED_LINES = 30;
+/** Branch buttons shown inline at a branch point; more are behind "+N more". */
+export const INLINE_BRANCHES = 4;
+
+export interface RowOptions {
+  index: number;
+  expanded: boolean;
+  branchesExpanded: boolean;
+}
+
+/** The part of a long text shown while the row is collapsed, or null when the whole text fits. */
+export function collapsedText(text: string): string | null {
+  let cut = Math.min(text.length, COLLAPSED_CHARS);
+  let lines = 0;
+  for (let i = 0; i < cut; i++) {
+    if (text.charCodeAt(i) === 10 && ++lines === COLLAPSED_LINES) {
+      cut = i;
+      break;
+    }
+  }
+  if (cut >= text.length) return null;
+  // Never split a surrogate pair.
+  const code = text.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--;
+  return text.slice(0, cut);
+}
+
+function iconButton(action: string, icon: string, label: string, entryId: string): string {
+  return `<button type="button" class="icon-button" data-action="${action}" data-target="${escapeHtml(entryId)}" aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}"><span class="codicon codicon-${icon}" aria-hidden="true"></span></button>`;
+}
+
+function formatTime(timestamp: string | undefined): string {
+  if (!timestamp) return '';
+  const d = new Date(timestamp);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const text = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return `<time datetime="${escapeHtml(d.toISOString())}">${text}</time>`;
+}
+
+function renderBranches(item: TranscriptItem, expanded: boolean): string {
+  const branches = item.otherBranches ?? [];
+  if (branches.length === 0) return '';
+  const shown = expanded ? branches : branches.slice(0, INLINE_BRANCHES);
+  const count = branches.length === 1 ? '1 other branch' : `${branches.length} other branches`;
+  const buttons = shown
+    .map(
+      (b) =>
+        `<button type="button" class="branch-button" data-action="switch-branch" data-branch="${escapeHtml(b.name)}" title="Switch to branch ${escapeHtml(b.name)}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
+    )
+    .join('');
+  const more =
+    branches.length > shown.length
+      ? `<button type="button" class="link-button" data-action="more-branches" data-target="${escapeHtml(item.entryId)}">+${branches.length - shown.length} more</button>`
+      : '';
+  return `<div class="branches" role="group" aria-label="${count} leave here"><span class="branches-label"><span class="codicon codicon-repo-forked" aria-hidden="true"></span>${count}:</span>${buttons}${more}</div>`;
+}
+
+export function renderRow(item: TranscriptItem, options: RowOptions): string {
+  // The kind ends up in a class name and an attribute: only known kinds get there.
+  const kind: MessageKind = Object.hasOwn(KIND_META, item.kind) ? item.kind : 'other';
+  const meta = KIND_META[kind];
+  const id = escapeHtml(item.entryId);
+  const collapsed = collapsedText(item.markdown);
+  const shown = options.expanded || collapsed === null ? item.markdown : `${collapsed}…`;
+  // Tool output is shown as it came (monospace, escaped), not as markdown: it is rarely markdown.
+  const verbatim = kind === 'toolResult' || kind === 'bash';
+  const body = verbatim ? `<pre class="verbatim">${escapeHtml(shown)}</pre>` : renderMarkdown(shown);
+
+  const title = item.title ? `<span class="row-title">${escapeHtml(item.title)}</span>` : '';
+  const label = item.label
+    ? `<span class="label-badge" title="Label"><span class="codicon codicon-tag" aria-hidden="true"></span>${escapeHtml(item.label)}</span>`
+    : '';
+  const error = item.isError ? `<span class="error-badge"><span class="codicon codicon-error" aria-hidden="true"></span>error</span>` : '';
+  const checkpoint =
+    kind === 'user' && item.fileCheckpoint
+      ? `<span class="checkpoint-badge" title="Files as they were when this message was sent can be restored"><span class="codicon codicon-save" aria-hidden="true"></span>${item.fileCheckpoint.files} ${item.fileCheckpoint.files === 1 ? 'file' : 'files'}</span>`
+      : '';
+  const rewind =
+    kind === 'user'
+      ? `<button type="button" class="text-button" data-action="rewind-to-here" data-target="${id}" title="Preview rewinding the conversation and files to this message"><span class="codicon codicon-history" aria-hidden="true"></span>Rewind to here</button>`
+      : '';
+  const actions = [
+    rewind,
+    iconButton('fork', 'repo-forked', 'Fork from this message', item.entryId),
+    iconButton('label', 'tag', 'Label this message', item.entryId),
+    iconButton('copy-id', 'copy', 'Copy message id', item.entryId),
+  ].join('');
+  const toggle =
+    collapsed === null
+      ? ''
+      : `<button type="button" class="link-button" data-action="toggle-expand" data-target="${id}" aria-expanded="${options.expanded}">${options.expanded ? 'Show less' : `Show all (${item.markdown.length.toLocaleString('en-US')} characters)`}</button>`;
+
+  return (
+    `<article class="row kind-${kind}${item.isError ? ' is-error' : ''}" data-entry-id="${id}" data-kind="${kind}" data-index="${options.index}" aria-label="${escapeHtml(meta.label)}, message ${options.index + 1}">` +
+    `<header class="row-head"><span class="codicon codicon-${meta.icon} role-icon" aria-hidden="true"></span><span class="role">${meta.label}</span>${title}${error}${label}${checkpoint}${formatTime(item.timestamp)}<span class="actions">${actions}</span></header>` +
+    `<div class="row-body">${body}</div>${toggle}${renderBranches(item, options.branchesExpanded)}</article>`
+  );
+}
+
+/** A row whose page has not arrived yet: same height estimate, no actions, no data-entry-id. */
+export function renderPlaceholder(index: number): string {
+  return `<div class="row placeholder" data-index="${index}" aria-busy="true"><span class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></span> Loading…</div>`;
+}
