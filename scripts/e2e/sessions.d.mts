@@ -30,3 +30,4 @@ export interface BranchedSession {
 export function createBranchedSession(o: { repo: string; home: string; workspace: string; title?: string }): BranchedSession;
 export function branchNames(repo: string, home: string, sessionId: string): { all: string[]; active: string | undefined };
 export function removeDir(dir: string): void;
+export function createDemo(o: { repo: string; home: string; workspace: string }): { sessions: [RewindSession, BranchedSession] };

@@ -135,3 +135,19 @@ export function branchNames(repo, home, sessionId) {
 export function removeDir(dir) {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * The `npm start` demo: a session with file changes (one turn through a shell command), a named checkpoint and a
+ * second branch, plus a smaller branched session. Everything is recorded through the CLI.
+ */
+export function createDemo({ repo, home, workspace }) {
+  const branched = createBranchedSession({ repo, home, workspace, title: 'Pick a database' });
+  const main = createRewindSession({ repo, home, workspace });
+  cli(repo, home, ['checkpoint', main.id, 'tests-added']);
+  // The user went back to the third question and asked for a different kind of test: a second branch.
+  const [, , u3] = main.users;
+  cli(repo, home, ['rewind', main.id, u3]);
+  writeFiles(workspace, { 'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert';\nimport { greet } from '../src/greet.js';\ntest('greet', () => assert.equal(greet('a'), 'Hello, a!'));\n" });
+  cli(repo, home, ['append', main.id, '--role', 'assistant', '--text', 'Added `test/greet.test.js` using `node:test` instead.']);
+  return { sessions: [main, branched] };
+}

@@ -13,7 +13,7 @@ export const CODE_SERVER_VERSION = '4.100.3';
 // The @vscode/ripgrep version code-server 4.100.3 pins (lib/vscode/npm-shrinkwrap.json); checked after install.
 const RIPGREP_PACKAGE_VERSION = '1.15.11';
 const RIPGREP_RELEASE = 'v13.0.0-10';
-const APT_PACKAGES = ['libkrb5-dev', 'pkg-config', 'ripgrep', 'chromium'];
+const APT_PACKAGES = ['libkrb5-dev', 'pkg-config', 'ripgrep', 'chromium', 'unzip'];
 
 export function cacheRoot() {
   return process.env.AGENT_REWIND_E2E_CACHE || join(homedir(), '.cache', 'agent-rewind');
@@ -38,8 +38,8 @@ function run(cmd, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${r.status}`);
 }
 
-export function ensureAptPackages(log = console.log) {
-  const wanted = [...APT_PACKAGES];
+export function ensureAptPackages(log = console.log, { browser = true } = {}) {
+  const wanted = APT_PACKAGES.filter((p) => browser || p !== 'chromium');
   // node-gyp compiles kerberos during code-server's install.
   for (const [tool, pkg] of [['make', 'make'], ['g++', 'g++'], ['python3', 'python3']]) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) wanted.push(pkg);
@@ -120,10 +120,11 @@ export async function ensureCodeServer(log = console.log) {
   });
 }
 
-export async function ensurePrerequisites(log = console.log) {
-  ensureAptPackages(log);
+/** Everything the e2e tests need; `npm start` passes { browser: false } (the user brings their own browser). */
+export async function ensurePrerequisites(log = console.log, { browser = true } = {}) {
+  ensureAptPackages(log, { browser });
   const codeServer = await ensureCodeServer(log);
-  return { codeServer, chromium: chromiumPath() };
+  return { codeServer, chromium: browser ? chromiumPath() : undefined };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
