@@ -1,7 +1,8 @@
 // File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
 // safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
 import { createHash, randomBytes } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { writeFileAtomic } from './atomic-write';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { ObjectStore, MAX_OBJECT_SIZE, hashObject, type PackWriter } from './object-store';
@@ -103,7 +104,13 @@ export class FileCheckpointer {
   }
 
   private async store(): Promise<ObjectStore> {
-    this.storePromise ??= ObjectStore.open(this.storeDir);
+    this.storePromise ??= (async () => {
+      const store = await ObjectStore.open(this.storeDir);
+      // lets `agent-rewind gc` find the workspace of each store
+      const marker = join(this.storeDir, 'workspace.json');
+      if (!existsSync(marker)) await writeFileAtomic(marker, JSON.stringify({ workspaceRoot: this.workspaceRoot }));
+      return store;
+    })();
     return this.storePromise;
   }
 
@@ -164,7 +171,7 @@ export class FileCheckpointer {
   async dispose(): Promise<void> {
     this.watcherStop?.();
     this.watcherStop = undefined;
-    if (this.model && this.modelLoaded) await saveStatCache(this.statCacheFile, this.cacheKey, this.model.root).catch(() => {});
+    if (this.tracking && this.model && this.modelLoaded) await saveStatCache(this.statCacheFile, this.cacheKey, this.model.root).catch(() => {});
     if (this.storePromise) await (await this.storePromise).closeHandles();
   }
 

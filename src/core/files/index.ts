@@ -5,3 +5,4 @@ export { PathSafetyError } from './safe-paths';
 export { StoreCorruptError } from './object-store';
 export type { SnapshotRecord } from './snapshot-records';
 export type * from './types';
+export { anchorCheckFor, type SessionEntryLookup } from './anchor-check';

@@ -1,0 +1,47 @@
+// `agent-rewind gc [--workspace DIR]`: remove checkpoint objects no snapshot reaches (every workspace store under
+// the home, or one workspace's), and enforce the size cap.
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CliError, type Command } from '../command';
+import { FileCheckpointer } from '../../core/files';
+
+async function workspaceOfStore(storeDir: string): Promise<string | undefined> {
+  try {
+    const json = JSON.parse(await readFile(join(storeDir, 'workspace.json'), 'utf8')) as { workspaceRoot?: unknown };
+    return typeof json.workspaceRoot === 'string' ? json.workspaceRoot : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const gcCommand: Command = {
+  name: 'gc',
+  summary: 'remove file-checkpoint data no snapshot reaches',
+  usage: 'gc [--workspace DIR]',
+  options: { workspace: { type: 'string' } },
+  async run(ctx) {
+    const targets: { workspace: string; storeDir?: string }[] = [];
+    if (typeof ctx.values.workspace === 'string') targets.push({ workspace: resolve(ctx.cwd, ctx.values.workspace) });
+    else {
+      const base = join(ctx.home, 'checkpoints');
+      for (const name of existsSync(base) ? await readdir(base) : []) {
+        const ws = await workspaceOfStore(join(base, name));
+        if (ws && existsSync(ws)) targets.push({ workspace: ws, storeDir: join(base, name) });
+      }
+    }
+    const results = [];
+    for (const t of targets) {
+      const fc = new FileCheckpointer({ workspaceRoot: t.workspace, home: ctx.home, storeDir: t.storeDir });
+      try {
+        results.push({ workspace: t.workspace, ...(await fc.gc()) });
+      } catch (err) {
+        throw new CliError(`gc of ${t.workspace} failed: ${(err as Error).message}`);
+      } finally {
+        await fc.dispose();
+      }
+    }
+    const total = { removedObjects: results.reduce((a, r) => a + r.removedObjects, 0), freedBytes: results.reduce((a, r) => a + r.freedBytes, 0), stores: results };
+    ctx.out(total, () => `removed ${total.removedObjects} objects, freed ${total.freedBytes} bytes in ${results.length} checkpoint stores`);
+  },
+};

@@ -1,0 +1,26 @@
+// `agent-rewind undo-rewind <session> [--workspace DIR]`: put the files back as they were before the last rewind.
+import { CliError, type Command } from '../command';
+import { checkpointerFor, openSessionArg } from './snapshot';
+import { describeRewind } from './rewind-files';
+
+export const undoRewindCommand: Command = {
+  name: 'undo-rewind',
+  summary: 'undo the last file rewind of a session (files changed by hand since are kept)',
+  usage: 'undo-rewind <session> [--workspace DIR]',
+  options: { workspace: { type: 'string' } },
+  async run(ctx) {
+    const session = await openSessionArg(ctx, ctx.positionals[0]);
+    const fc = checkpointerFor(ctx, session);
+    try {
+      let result;
+      try {
+        result = await fc.undoLastRewind(session.sessionId);
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+      ctx.out(result, () => describeRewind(result, false).replace(/^changed/, 'put back'));
+    } finally {
+      await fc.dispose();
+    }
+  },
+};

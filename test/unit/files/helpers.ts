@@ -1,0 +1,40 @@
+// Shared by the file-checkpoint tests: temp folders and an exact fingerprint of a folder tree.
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export async function tempBase(prefix = 'arw-files-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Every path under `root` with its type, permission bits and content (or link target), sorted. */
+export async function fingerprint(root: string, opts: { skipGitInternals?: boolean } = {}): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string) => {
+    const names = (await readdir(join(root, rel))).sort();
+    for (const name of names) {
+      const r = rel ? `${rel}/${name}` : name;
+      const p = join(root, r);
+      const st = await lstat(p);
+      const mode = (st.mode & 0o7777).toString(8);
+      if (st.isSymbolicLink()) out.push(`${r} link -> ${await readlink(p)}`);
+      else if (st.isDirectory()) {
+        out.push(`${r}/ dir`);
+        if (!(opts.skipGitInternals && name === '.git')) await walk(r);
+      } else out.push(`${r} file ${mode} ${createHash('sha256').update(await readFile(p)).digest('hex').slice(0, 16)}`);
+    }
+  };
+  await walk('');
+  return out;
+}
+
+export async function writeTree(root: string, files: Record<string, string>): Promise<void> {
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, rel)), { recursive: true });
+    await writeFile(join(root, rel), content);
+  }
+}
+
+export const userAnchor = { checkpointingEnabled: true, kind: 'user-message' as const };
