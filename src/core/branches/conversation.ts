@@ -2,7 +2,9 @@
 // save() writes. Every mutation runs in session.transaction(), so it sees what other processes appended first and
 // two processes moving heads never lose an update.
 import { v7 as uuidv7 } from 'uuid';
-import type { AgentMessage } from '../session/types';
+import type { AgentMessage, SessionEntry } from '../session/types';
+import { EntryIndex } from './entry-index';
+import { nextBranchName } from './naming';
 import { toBranchInfo, type BranchesSnapshot, type BranchInfo, type CheckpointInfo } from './derive';
 import { BranchNotFoundError, CheckpointNotFoundError, MessageInOtherChatError, MessageNotFoundError, NotAMessageError } from './errors';
 import { appendBranchMove, newBranchMove, snapshotOf, switchMove } from './moves';
@@ -15,6 +17,12 @@ export interface ConversationOptions {
   findInOtherSessions?: (messageId: string) => Promise<string | undefined>;
   warn?: Warn;
   now?: () => number;
+}
+
+export interface RewindPreview {
+  currentBranch: string;
+  newBranchName: string;
+  messagesLeftOnOldBranch: SessionEntry[];
 }
 
 export interface PendingMessage {
@@ -57,6 +65,21 @@ export class Conversation<S extends SessionLike = SessionLike> {
 
   async checkpoints(): Promise<CheckpointInfo[]> {
     return (await this.refresh()).checkpoints;
+  }
+
+  /** What rewind(messageId) would do, without writing: the new branch's name and the messages that stay behind on
+   *  the current branch (on its path but not on the new one). Throws the same errors as rewind(). */
+  async previewRewind(messageId: string): Promise<RewindPreview> {
+    await this.session.syncFromDisk();
+    await this.#requireMessage(messageId);
+    const snap = this.snapshot();
+    const index = new EntryIndex(this.session.getEntries());
+    const kept = new Set(index.pathTo(messageId).map((e) => e.id));
+    return {
+      currentBranch: snap.active.name,
+      newBranchName: nextBranchName(snap.active.name, new Set(snap.branches.map((b) => b.name))),
+      messagesLeftOnOldBranch: index.pathTo(snap.active.leafId).filter((e) => e.type === 'message' && !kept.has(e.id)),
+    };
   }
 
   /** A new branch `<active>-vN` whose head is messageId, made active; the old branch keeps all its messages.

@@ -25,6 +25,16 @@ test('rewind makes <current>-vN active with the seed BranchInfo; the old branch 
     assert.deepEqual({ head: main.headMessageId, count: main.messageCount, active: main.isActive }, { head: 'a2', count: 4, active: false });
   }));
 
+test('previewRewind names the new branch and lists the messages left behind, writing nothing', () =>
+  withTempHome(async (home) => {
+    const { session, conv } = await fourMessages(home);
+    const count = session.getEntries().length;
+    const preview = await conv.previewRewind('a1');
+    assert.deepEqual([preview.currentBranch, preview.newBranchName, preview.messagesLeftOnOldBranch.map((e) => e.id)], ['main', 'main-v2', ['q2', 'a2']]);
+    assert.equal(session.getEntries().length, count);
+    await assert.rejects(conv.previewRewind('zzz'), { message: 'Message "zzz" not found' });
+  }));
+
 test('naming sequence: main → main-v2, main → main-v3, main-v2 → main-v2-v2', () =>
   withTempHome(async (home) => {
     const { conv } = await fourMessages(home);
