@@ -28,6 +28,6 @@ export interface BranchedSession {
   newHead: string;
 }
 export function createBranchedSession(o: { repo: string; home: string; workspace: string; title?: string }): BranchedSession;
-export function branchNames(repo: string, home: string, sessionId: string): { all: string[]; active: string | undefined };
+export function branchNames(repo: string, home: string, session: string): { all: string[]; active: string | undefined };
 export function removeDir(dir: string): void;
 export function createDemo(o: { repo: string; home: string; workspace: string }): { sessions: [RewindSession, BranchedSession] };

@@ -68,8 +68,8 @@ export function createRewindSession({ repo, home, workspace }) {
   const s = REWIND_SESSION;
   writeFiles(workspace, s.initial);
   const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', s.title]);
-  const user = (text) => cli(repo, home, ['append', id, '--role', 'user', '--text', text]).id;
-  const assistant = (text) => cli(repo, home, ['append', id, '--role', 'assistant', '--text', text]).id;
+  const user = (text) => cli(repo, home, ['append', file, '--role', 'user', '--text', text]).id;
+  const assistant = (text) => cli(repo, home, ['append', file, '--role', 'assistant', '--text', text]).id;
 
   const u1 = user('Add a greeting helper and use it in app.js');
   writeFiles(workspace, s.afterTurn1);
@@ -107,27 +107,27 @@ export function rewindSessionFilesAtSecondMessage() {
 export function createBranchedSession({ repo, home, workspace, title = 'Pick a database' }) {
   writeFiles(workspace, { 'db.txt': 'sqlite\n' });
   const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
-  const user = (text) => cli(repo, home, ['append', id, '--role', 'user', '--text', text]).id;
-  const assistant = (text) => cli(repo, home, ['append', id, '--role', 'assistant', '--text', text]).id;
+  const user = (text) => cli(repo, home, ['append', file, '--role', 'user', '--text', text]).id;
+  const assistant = (text) => cli(repo, home, ['append', file, '--role', 'assistant', '--text', text]).id;
   const u1 = user('Which database should we use?');
   const a1 = assistant('SQLite is enough for a start.');
   const u2 = user('What about many writers?');
   writeFiles(workspace, { 'db.txt': 'postgres\n' });
   const a2 = assistant('Then pick PostgreSQL: it handles concurrent writers well.');
-  const before = branchNames(repo, home, id);
-  cli(repo, home, ['rewind', id, u2]);
+  const before = branchNames(repo, home, file);
+  cli(repo, home, ['rewind', file, u2]);
   writeFiles(workspace, { 'db.txt': 'mysql\n' });
   const a2b = assistant('MySQL is another option for many writers.');
-  const after = branchNames(repo, home, id);
+  const after = branchNames(repo, home, file);
   const newBranch = after.active;
   const oldBranch = before.active;
   if (!newBranch || !oldBranch || newBranch === oldBranch) throw new Error(`expected a new active branch after rewind, got ${JSON.stringify({ before, after })}`);
   return { id, file, title, users: [u1, u2], assistants: [a1, a2, a2b], oldBranch, newBranch, oldHead: a2, newHead: a2b };
 }
 
-/** The active branch and all branch names, from `agent-rewind branches --json` (a list of BranchInfo). */
-export function branchNames(repo, home, sessionId) {
-  const r = cli(repo, home, ['branches', sessionId]);
+/** The active branch and all branch names, from `agent-rewind branches <session id or file> --json` (BranchInfo list). */
+export function branchNames(repo, home, session) {
+  const r = cli(repo, home, ['branches', session]);
   const list = Array.isArray(r) ? r : (r.branches ?? []);
   return { all: list.map((b) => b.name), active: list.find((b) => b.active || b.isActive)?.name };
 }
@@ -143,11 +143,11 @@ export function removeDir(dir) {
 export function createDemo({ repo, home, workspace }) {
   const branched = createBranchedSession({ repo, home, workspace, title: 'Pick a database' });
   const main = createRewindSession({ repo, home, workspace });
-  cli(repo, home, ['checkpoint', main.id, 'tests-added']);
+  cli(repo, home, ['checkpoint', main.file, 'tests-added']);
   // The user went back to the third question and asked for a different kind of test: a second branch.
   const [, , u3] = main.users;
-  cli(repo, home, ['rewind', main.id, u3]);
+  cli(repo, home, ['rewind', main.file, u3]);
   writeFiles(workspace, { 'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert';\nimport { greet } from '../src/greet.js';\ntest('greet', () => assert.equal(greet('a'), 'Hello, a!'));\n" });
-  cli(repo, home, ['append', main.id, '--role', 'assistant', '--text', 'Added `test/greet.test.js` using `node:test` instead.']);
+  cli(repo, home, ['append', main.file, '--role', 'assistant', '--text', 'Added `test/greet.test.js` using `node:test` instead.']);
   return { sessions: [main, branched] };
 }

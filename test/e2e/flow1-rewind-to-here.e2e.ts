@@ -41,7 +41,7 @@ describe('flow 1: Rewind to here', () => {
       const [, u2] = session.users;
       const [, a2, a3] = session.assistants;
       assert.deepEqual(readTree(workspace), rewindSessionFinalFiles(), 'the scripted session left the expected workspace');
-      const branchesBefore = branchNames(e2eEnv().repo, home, session.id);
+      const branchesBefore = branchNames(e2eEnv().repo, home, session.file);
 
       // Open the transcript from the sidebar; every message of the session is there.
       const transcript = await openTranscriptFromSidebar(page, session.title, u2);
@@ -83,7 +83,7 @@ describe('flow 1: Rewind to here', () => {
       assert.deepEqual(readTree(workspace), rewindSessionFilesAtSecondMessage(), 'files on disk are back at the second message');
 
       // A new branch whose head is the second user message, in the session file and in the tree.
-      const branchesAfter = branchNames(e2eEnv().repo, home, session.id);
+      const branchesAfter = branchNames(e2eEnv().repo, home, session.file);
       assert.ok(branchesAfter.active && !branchesBefore.all.includes(branchesAfter.active), `a new active branch (before ${branchesBefore.all}, after ${branchesAfter.all})`);
       const path = pathOfLastEntry(session.file);
       assert.ok(path.includes(u2), 'the session file\'s last entry continues from the second user message');

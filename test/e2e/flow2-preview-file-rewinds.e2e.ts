@@ -28,13 +28,13 @@ describe('flow 2: Preview file rewinds', () => {
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",");\n}\n' });
         const s = cli(repo, home, ['new', '--cwd', workspace, '--title', TITLE]);
         sessionFile = s.file;
-        withSnapshot = cli(repo, home, ['append', s.id, '--role', 'user', '--text', 'Trim the fields']).id;
+        withSnapshot = cli(repo, home, ['append', s.file, '--role', 'user', '--text', 'Trim the fields']).id;
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",").map((f) => f.trim());\n}\n' });
-        cli(repo, home, ['append', s.id, '--role', 'assistant', '--text', 'Fields are trimmed now.']);
+        cli(repo, home, ['append', s.file, '--role', 'assistant', '--text', 'Fields are trimmed now.']);
         // This message was recorded without a file snapshot (as by an agent with checkpointing off).
-        withoutSnapshot = cli(repo, home, ['append', s.id, '--role', 'user', '--text', 'Also skip empty fields', '--no-snapshot']).id;
+        withoutSnapshot = cli(repo, home, ['append', s.file, '--role', 'user', '--text', 'Also skip empty fields', '--no-snapshot']).id;
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",").map((f) => f.trim()).filter(Boolean);\n}\n' });
-        cli(repo, home, ['append', s.id, '--role', 'assistant', '--text', 'Empty fields are skipped.']);
+        cli(repo, home, ['append', s.file, '--role', 'assistant', '--text', 'Empty fields are skipped.']);
       },
     });
   });

@@ -40,7 +40,7 @@ describe('flow 3: Switch branches from the sidebar', () => {
       // The session file: its last entry's path is now the old branch (so pi/oh-my-pi continue there too).
       const path = pathOfLastEntry(s.file);
       assert.ok(path.includes(s.oldHead) && !path.includes(s.newHead), 'the last entry continues the switched-to branch');
-      assert.equal(branchNames(e2eEnv().repo, home, s.id).active, s.oldBranch);
+      assert.equal(branchNames(e2eEnv().repo, home, s.file).active, s.oldBranch);
       // The transcript follows without being reopened.
       const frame = await webviewFrame(page, `[data-entry-id="${s.oldHead}"]`, 30_000);
       await waitFor('the transcript to drop the other branch', async () => (await frame.locator(`[data-entry-id="${s.newHead}"]`).count()) === 0, 30_000);
@@ -56,8 +56,8 @@ describe('flow 3: Switch branches from the sidebar', () => {
       const repo = e2eEnv().repo;
       const title = 'Written by another process';
       const created = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
-      cli(repo, home, ['append', created.id, '--role', 'user', '--text', 'Hello from the terminal', '--no-snapshot']);
-      cli(repo, home, ['append', created.id, '--role', 'assistant', '--text', 'Hello!']);
+      cli(repo, home, ['append', created.file, '--role', 'user', '--text', 'Hello from the terminal', '--no-snapshot']);
+      cli(repo, home, ['append', created.file, '--role', 'assistant', '--text', 'Hello!']);
       await treeRow(page, title).waitFor({ state: 'visible', timeout: 30_000 });
     }));
 });
