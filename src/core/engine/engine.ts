@@ -4,20 +4,31 @@
 //
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import type { BranchInfo, CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
 import { CHECKPOINT_RECORD, onceWarn, type Warn } from '../branches/records';
-import type { SessionManager } from '../session/session-manager';
-import type { SessionEntry } from '../session/types';
-import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import { AgentCheckpointTools } from '../agent-tools/checkpoint-tools';
+import { BlobStore } from '../session/blob-store';
+import { blobsDir } from '../session/paths';
+import { SessionManager } from '../session/session-manager';
+import type { ArtifactVersion } from '../state/fold';
+import type { StateDelta } from '../state/records';
+import { SessionState, type StateSnapshot } from '../state/session-state';
+import { readSessionSummary } from '../session/discovery';
+import { parseJsonlLenient } from '../session/jsonl';
+import type { AgentMessage, SessionEntry } from '../session/types';
+import type { FileCheckpointer } from '../files/file-checkpointer';
+import type { RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import { CheckpointerPool } from './checkpointer-pool';
+import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { SessionCache } from './session-cache';
-import { branchesOf, describeSession, listingOf } from './session-details';
+import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from './session-details';
 import { sessionFoldersFor, sourceOfPath, type SessionFolder } from './session-folders';
 import type { EngineSettings } from './settings';
-import { buildTranscriptItems, isUserMessage, previewOf, toTranscriptItem } from './transcript';
+import { buildTranscriptItems, isUserMessage, oneLine, previewOf, toTranscriptItem } from './transcript';
 import type { SessionDetails, SessionListing } from './types';
 
 export interface RewindEngineOptions {
@@ -25,6 +36,13 @@ export interface RewindEngineOptions {
   /** The open workspace folders: sessions are listed for them, and only their files are ever snapshotted or restored. */
   workspaceRoots: readonly string[];
   warn?: Warn;
+}
+
+export interface AppendResult {
+  entryId: string;
+  /** The file snapshot this message took (user messages: the anchor for rewinds; assistant messages: turn end). */
+  snapshot?: { files: number; hashedFiles: number; skipped: { path: string; reason: string }[] };
+  snapshotError?: string;
 }
 
 export interface UserMessageRef {
@@ -38,12 +56,15 @@ export class RewindEngine {
   #roots: string[];
   readonly #warn: Warn;
   #sessions: SessionCache;
+  readonly #checkpoints: CheckpointerPool;
+  readonly #agentTools = new Map<string, AgentCheckpointTools>();
 
   constructor(opts: RewindEngineOptions) {
     this.#settings = opts.settings;
     this.#roots = opts.workspaceRoots.map((r) => resolve(r));
     this.#warn = onceWarn(opts.warn);
     this.#sessions = new SessionCache(this.#settings.home);
+    this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots);
   }
 
   get settings(): EngineSettings {
@@ -57,6 +78,7 @@ export class RewindEngine {
   async updateSettings(settings: EngineSettings): Promise<void> {
     const homeChanged = settings.home !== this.#settings.home;
     this.#settings = settings;
+    await this.#checkpoints.reset(settings, this.#roots);
     if (homeChanged) {
       const old = this.#sessions;
       this.#sessions = new SessionCache(settings.home);
@@ -64,12 +86,13 @@ export class RewindEngine {
     }
   }
 
-  setWorkspaceRoots(roots: readonly string[]): void {
+  async setWorkspaceRoots(roots: readonly string[]): Promise<void> {
     this.#roots = roots.map((r) => resolve(r));
+    await this.#checkpoints.reset(this.#settings, this.#roots);
   }
 
   async dispose(): Promise<void> {
-    await this.#sessions.dispose();
+    await Promise.all([this.#sessions.dispose(), this.#checkpoints.dispose()]);
   }
 
   // ── sessions ───────────────────────────────────────────────────────────────
@@ -89,27 +112,32 @@ export class RewindEngine {
     if (!exists) await this.#sessions.evict(sessionFile);
   }
 
+  /** This workspace's sessions, newest first, from each file's first few KiB (nothing big is parsed here). */
   async listSessions(): Promise<SessionListing[]> {
-    const files: { file: string; source: SessionFolder['source']; modifiedMs: number }[] = [];
+    const listings: SessionListing[] = [];
     for (const folder of this.sessionFolders()) {
       const names = await readdir(folder.path).catch(() => [] as string[]);
       for (const name of names) {
         if (!name.endsWith('.jsonl')) continue;
         const file = join(folder.path, name);
-        const info = await stat(file).catch(() => undefined);
-        if (info?.isFile()) files.push({ file, source: folder.source, modifiedMs: info.mtimeMs });
+        try {
+          const summary = await readSessionSummary(file, folder.source, { countEntries: false });
+          if (!summary) continue;
+          const title = summary.title?.trim() ? oneLine(summary.title) : ((await firstUserMessagePreview(file)) ?? 'Untitled session');
+          listings.push({
+            sessionFile: file,
+            sessionId: summary.id,
+            title: summary.problem ? `${title} (${summary.problem})` : title,
+            source: summary.source,
+            modifiedMs: Date.parse(summary.modified),
+            createdAt: summary.created,
+          });
+        } catch (error) {
+          this.#warn(`Cannot list session ${file}: ${(error as Error).message}`);
+        }
       }
     }
-    const listings: SessionListing[] = [];
-    for (const f of files) {
-      try {
-        const session = await this.#sessions.get(f.file);
-        listings.push(listingOf(session, f.source, f.modifiedMs));
-      } catch (error) {
-        this.#warn(`Cannot list session ${f.file}: ${(error as Error).message}`);
-      }
-    }
-    return listings.sort((a, b) => b.modifiedMs - a.modifiedMs);
+    return listings.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile));
   }
 
   async describeSession(sessionFile: string): Promise<SessionDetails> {
@@ -202,12 +230,188 @@ export class RewindEngine {
     return (await this.conversation(sessionFile)).restore(name);
   }
 
+  // ── recording (the exported API) ───────────────────────────────────────────
+
+  /** A new session of a workspace folder, written at once so it can be listed and snapshotted right away. */
+  async createSession(cwd: string, opts: { title?: string } = {}): Promise<string> {
+    const session = SessionManager.create(resolve(cwd), { home: this.#settings.home, deferUntilAssistant: false, ...(opts.title ? { title: opts.title } : {}) });
+    await session.flush();
+    const file = session.sessionFile!;
+    await session.close();
+    return file;
+  }
+
+  /**
+   * Appends a message on the active branch. A user message then takes the workspace snapshot it anchors (before
+   * the agent acts on it); an assistant message takes the turn-end snapshot that later tells the user's own edits
+   * apart. A snapshot that fails does not lose the message: the error is returned with it.
+   */
+  async appendMessage(sessionFile: string, message: AgentMessage, opts: { id?: string } = {}): Promise<AppendResult> {
+    const session = await this.session(sessionFile);
+    if (message.role === 'user') await this.#applyPendingAgentRewind(sessionFile);
+    const entryId = await session.transaction((s) => s.appendMessage(message, opts));
+    const kind = message.role === 'user' ? 'user-message' : message.role === 'assistant' ? 'turn-end' : undefined;
+    if (!kind || !this.#settings.fileCheckpointing.enabled) return { entryId };
+    const cp = this.#checkpointerOf(session);
+    if (!cp) return { entryId, snapshotError: `This session's folder (${session.cwd}) is not open here, so no file snapshot was taken.` };
+    try {
+      const summary = await cp.snapshot(session.sessionId, entryId, kind);
+      return { entryId, snapshot: { files: summary.files, hashedFiles: summary.hashedFiles, skipped: summary.skipped } };
+    } catch (error) {
+      return { entryId, snapshotError: `No file snapshot for this message: ${(error as Error).message}` };
+    }
+  }
+
+  async stateOf(sessionFile: string, entryId?: string): Promise<StateSnapshot> {
+    return (await this.#state(sessionFile)).stateAt(entryId);
+  }
+
+  async updateState(sessionFile: string, delta: StateDelta): Promise<string> {
+    return (await this.#state(sessionFile)).updateState(delta);
+  }
+
+  async saveArtifact(sessionFile: string, name: string, bytes: Uint8Array, mimeType?: string): Promise<ArtifactVersion> {
+    return (await this.#state(sessionFile)).saveArtifact(name, bytes, mimeType);
+  }
+
+  async #state(sessionFile: string): Promise<SessionState<SessionManager>> {
+    const session = await this.session(sessionFile);
+    return new SessionState(session, { blobs: new BlobStore(blobsDir(this.#settings.home)), warn: this.#warn });
+  }
+
+  /** The agent's checkpoint/rewind tools (seed 000) of a session: one set per session, kept across calls. */
+  async agentTools(sessionFile: string, opts: { isSubagent?: boolean } = {}): Promise<AgentCheckpointTools> {
+    const key = resolve(sessionFile);
+    let tools = this.#agentTools.get(key);
+    if (!tools) {
+      tools = new AgentCheckpointTools(await this.session(sessionFile), { warn: this.#warn, ...opts });
+      this.#agentTools.set(key, tools);
+    }
+    return tools;
+  }
+
+  /** The turn ended: apply a rewind the agent requested during it (seed 000 never applies it inside the call). */
+  async endTurn(sessionFile: string, messages: readonly AgentMessage[] = []): Promise<AgentMessage[] | undefined> {
+    const tools = this.#agentTools.get(resolve(sessionFile));
+    return tools ? tools.applyAtTurnEnd(messages) : undefined;
+  }
+
+  async #applyPendingAgentRewind(sessionFile: string): Promise<void> {
+    const tools = this.#agentTools.get(resolve(sessionFile));
+    if (tools?.pendingReport !== undefined) await tools.applyAtTurnEnd([]);
+  }
+
+  // ── rewind to here ─────────────────────────────────────────────────────────
+
+  /** The dry run of "Rewind to here" on a user message. Never writes, never throws. */
+  async previewRewind(sessionFile: string, anchorEntryId: string): Promise<RewindPreviewModel> {
+    let session: SessionManager;
+    try {
+      session = await this.session(sessionFile);
+    } catch (error) {
+      const e = failed((error as Error).message);
+      return { sessionId: '', anchorEntryId, anchorPreview: '', conversation: e, state: e, files: e };
+    }
+    return previewRewind({
+      session,
+      anchorEntryId,
+      checkpointer: this.#checkpointerOf(session),
+      checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
+      warn: this.#warn,
+    });
+  }
+
+  /**
+   * Runs the rewind the user confirmed. Files first: when they cannot be restored nothing else changes; when the
+   * conversation then fails, the file restore is undone. Throws with a user-readable message.
+   */
+  async applyRewind(sessionFile: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
+    const session = await this.session(sessionFile);
+    const problem = await anchorProblem(session, anchorEntryId);
+    if (problem) throw new Error(problem);
+    let filesChanged: string[] = [];
+    const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
+    if (mode !== 'conversation') {
+      if (!cp) throw new Error(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here.`);
+      const result = await cp.rewindFiles(session.sessionId, anchorEntryId, {
+        overwriteUserModified: opts.overwriteUserModified === true,
+        anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
+      });
+      filesChanged = result.filesChanged;
+    }
+    if (mode === 'files') return { mode, filesChanged, undoAvailable: filesChanged.length > 0 };
+    let branch: BranchInfo;
+    try {
+      branch = await new Conversation(session, { warn: this.#warn }).rewind(anchorEntryId);
+    } catch (error) {
+      if (cp && filesChanged.length > 0) {
+        await cp.undoLastRewind(session.sessionId).catch((undoError) =>
+          this.#warn(`Undoing the file rewind after a failed conversation rewind failed too: ${(undoError as Error).message}`),
+        );
+      }
+      throw error;
+    }
+    return {
+      mode,
+      branch: { name: branch.name, headMessageId: branch.headMessageId ?? anchorEntryId },
+      filesChanged,
+      undoAvailable: filesChanged.length > 0,
+    };
+  }
+
+  /** Puts back the files the last file rewind of this session changed (files edited by hand since are kept). */
+  async undoLastRewind(sessionFile: string): Promise<{ filesChanged: string[]; userModified: string[] }> {
+    const session = await this.session(sessionFile);
+    const cp = this.#checkpointerOf(session);
+    if (!cp) throw new Error(`This session's folder (${session.cwd}) is not open in this window, so there is no file rewind to undo here.`);
+    const result = await cp.undoLastRewind(session.sessionId);
+    return { filesChanged: result.filesChanged, userModified: result.userModified };
+  }
+
+  /** A file's content at a user message's snapshot (undefined: it did not exist then, or there is no snapshot). */
+  async fileAtAnchor(sessionFile: string, anchorEntryId: string, relPath: string): Promise<Buffer | undefined> {
+    const session = await this.session(sessionFile);
+    const cp = this.#checkpointerOf(session);
+    return cp ? cp.readFileAtAnchor(session.sessionId, anchorEntryId, relPath) : undefined;
+  }
+
+  /** The open workspace folder a session's files are in, or undefined when it is not open here. */
+  async workspaceRootOf(sessionFile: string): Promise<string | undefined> {
+    return this.#checkpoints.rootFor((await this.session(sessionFile)).cwd);
+  }
+
   // ── file checkpoints ───────────────────────────────────────────────────────
 
-  /** The per-message file snapshots of a session (none while file checkpointing is off). */
-  async fileSnapshotsOf(_session: SessionManager): Promise<{ anchorId: string; files: number; createdAt?: string }[]> {
-    return [];
+  /** Paths (absolute) an editor saw change: the next snapshot looks at them instead of walking the tree. */
+  pathsChanged(absPaths: readonly string[]): void {
+    this.#checkpoints.notifyChanged(absPaths);
   }
+
+  /** The per-message file snapshots of a session (its folder must be open here). */
+  async fileSnapshotsOf(session: SessionManager): Promise<FileSnapshotInfo[]> {
+    const cp = this.#checkpointerOf(session);
+    if (!cp) return [];
+    try {
+      const records = await cp.listSnapshots(session.sessionId);
+      return records.filter((r) => r.kind === 'user-message').map((r) => ({ anchorId: r.anchorId, files: r.files, createdAt: r.createdAt }));
+    } catch (error) {
+      this.#warn(`Cannot list the file snapshots of session ${session.sessionId}: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
+  #checkpointerOf(session: SessionManager): FileCheckpointer | undefined {
+    try {
+      return this.#checkpoints.forCwd(session.cwd);
+    } catch (error) {
+      this.#warn(`File checkpoints unavailable for ${session.cwd}: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}
+
+function failed(error: string): { ok: false; error: string } {
+  return { ok: false, error };
 }
 
 /** For each entry of the active path where another branch leaves it: that branch's name and head. */
@@ -244,4 +448,21 @@ function otherBranchesAlong(
     out.set(at, list);
   }
   return out;
+}
+
+const TITLE_PREFIX_BYTES = 16 * 1024;
+
+/** A title for a session without one: its first user message, from the start of the file only. */
+async function firstUserMessagePreview(file: string): Promise<string | undefined> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(TITLE_PREFIX_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const text = buf.subarray(0, bytesRead).toString('utf8');
+    const complete = bytesRead < buf.length ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+    const first = parseJsonlLenient(complete).records.find((r) => isUserMessage(r.value as SessionEntry));
+    return first ? previewOf(first.value as SessionEntry) : undefined;
+  } finally {
+    await handle.close();
+  }
 }

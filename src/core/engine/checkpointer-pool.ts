@@ -1,0 +1,75 @@
+// One FileCheckpointer per open workspace folder. A session's files are only snapshotted or restored when its cwd
+// is one of those folders: nothing outside the workspace is ever written.
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, relative, resolve, sep } from 'node:path';
+import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
+import type { EngineSettings } from './settings';
+
+export class CheckpointerPool {
+  readonly #byRoot = new Map<string, FileCheckpointer>();
+
+  constructor(private settings: EngineSettings, private roots: readonly string[]) {}
+
+  /** Settings or folders changed: checkpointers are made again on next use with the new options. */
+  async reset(settings: EngineSettings, roots: readonly string[]): Promise<void> {
+    this.settings = settings;
+    this.roots = roots;
+    await this.dispose();
+  }
+
+  /** The workspace folder a session's files belong to: its cwd, when that folder is open here. */
+  rootFor(cwd: string): string | undefined {
+    const target = canonical(cwd);
+    return this.roots.find((r) => canonical(r) === target);
+  }
+
+  /** The checkpointer of a session's workspace folder, or undefined when that folder is not open here. */
+  forCwd(cwd: string): FileCheckpointer | undefined {
+    const root = this.rootFor(cwd);
+    if (!root || !existsSync(root)) return undefined;
+    let cp = this.#byRoot.get(root);
+    if (!cp) {
+      const fc = this.settings.fileCheckpointing;
+      const storeDir = fc.storeDir ? resolve(fc.storeDir, basename(defaultStoreDir(this.settings.home, root))) : undefined;
+      cp = new FileCheckpointer({
+        workspaceRoot: root,
+        home: this.settings.home,
+        ...(storeDir ? { storeDir } : {}),
+        maxFileSize: fc.maxFileSizeBytes,
+        ...(fc.include.length ? { include: fc.include } : {}),
+        exclude: fc.exclude,
+        // 0 means "no cap" in the settings.
+        sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
+      });
+      this.#byRoot.set(root, cp);
+    }
+    return cp;
+  }
+
+  /** Feeds changed paths (absolute) from an editor's file watcher to the checkpointers they belong to. */
+  notifyChanged(absPaths: readonly string[]): void {
+    for (const [root, cp] of this.#byRoot) {
+      // Workspace-relative, '/'-separated: the checkpointer's root is a realpath, the editor's paths may not be.
+      const inside = absPaths
+        .map((p) => relative(root, p))
+        .filter((rel) => rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel))
+        .map((rel) => rel.split(sep).join('/'));
+      if (inside.length) cp.notifyChanged(inside);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    const all = [...this.#byRoot.values()];
+    this.#byRoot.clear();
+    await Promise.all(all.map((cp) => cp.dispose().catch(() => undefined)));
+  }
+}
+
+/** The same folder reached through a symlink (or with a trailing slash) compares equal. */
+function canonical(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}

@@ -1,0 +1,136 @@
+// The dry run of "Rewind to here" on a user message: what happens to the conversation, to state and artifacts, and
+// to the files. Never writes, never throws: every part that cannot be done says why, in words a user understands.
+//
+// It describes exactly what applyRewind does: the conversation moves to a new branch whose head is the message
+// (seed 001), so state and artifacts become what they are at that message, before its invocation ran (seed 004);
+// the files go back to the snapshot taken when the message was sent (seed 003).
+import { isDeepStrictEqual } from 'node:util';
+import { EntryIndex } from '../branches/entry-index';
+import { nextBranchName } from '../branches/naming';
+import { findMessageInSiblingSessions } from '../branches/other-chats';
+import type { Warn } from '../branches/records';
+import type { FileCheckpointer } from '../files/file-checkpointer';
+import type { AnchorCheck } from '../files/types';
+import type { SessionManager } from '../session/session-manager';
+import { foldState } from '../state/fold';
+import { scopeOf } from '../state/records';
+import type { ArtifactChangePreview, RewindPreviewModel, StateChangePreview } from '../../shared/view-models';
+import { branchesOf } from './session-details';
+import { isUserMessage, kindOf, previewOf, toTranscriptItem } from './transcript';
+
+export interface PreviewInputs {
+  session: SessionManager;
+  anchorEntryId: string;
+  /** undefined: the session's folder is not open here, so its files cannot be rewound. */
+  checkpointer: FileCheckpointer | undefined;
+  checkpointingEnabled: boolean;
+  warn: Warn;
+}
+
+type Part<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+/** Why the anchor cannot be rewound to, or undefined when it can. */
+export async function anchorProblem(session: SessionManager, anchorEntryId: string): Promise<string | undefined> {
+  const entry = session.getEntry(anchorEntryId);
+  if (!entry) {
+    const other = session.sessionFile ? await findMessageInSiblingSessions(session.sessionFile, anchorEntryId).catch(() => undefined) : undefined;
+    return other !== undefined
+      ? `Message "${anchorEntryId}" belongs to a different chat (session ${other}); open that session to rewind to it.`
+      : `Message "${anchorEntryId}" not found in this session.`;
+  }
+  if (!isUserMessage(entry)) return `Rewind to here works on your own messages; "${previewOf(entry)}" is a ${kindOf(entry)} entry.`;
+  return undefined;
+}
+
+export function anchorCheckFor(session: SessionManager, anchorEntryId: string, checkpointingEnabled: boolean): AnchorCheck {
+  const entry = session.getEntry(anchorEntryId);
+  return { checkpointingEnabled, kind: !entry ? 'missing' : isUserMessage(entry) ? 'user-message' : 'other-entry' };
+}
+
+export async function previewRewind(inputs: PreviewInputs): Promise<RewindPreviewModel> {
+  const { session, anchorEntryId } = inputs;
+  const anchor = session.getEntry(anchorEntryId);
+  const base = { sessionId: session.sessionId, anchorEntryId, anchorPreview: anchor ? previewOf(anchor) : '' };
+  let problem: string | undefined;
+  try {
+    problem = await anchorProblem(session, anchorEntryId);
+  } catch (error) {
+    problem = `Cannot read this session: ${(error as Error).message}`;
+  }
+  const files = await filesPart(inputs).catch((error) => failed(`Cannot preview the files: ${(error as Error).message}`));
+  if (problem) return { ...base, conversation: failed(problem), state: failed(problem), files };
+  return { ...base, conversation: safely(() => conversationPart(inputs)), state: safely(() => statePart(inputs)), files };
+}
+
+function failed(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
+
+function safely<T>(fn: () => Part<T>): Part<T> {
+  try {
+    return fn();
+  } catch (error) {
+    return failed((error as Error).message);
+  }
+}
+
+function conversationPart({ session, anchorEntryId, warn }: PreviewInputs): Part<{
+  currentBranch: string;
+  newBranchName: string;
+  messagesLeftOnOldBranch: { entryId: string; kind: ReturnType<typeof kindOf>; preview: string }[];
+}> {
+  const snap = branchesOf(session, warn);
+  const newBranchName = nextBranchName(snap.active.name, new Set(snap.branches.map((b) => b.name)));
+  const path = session.getPath();
+  const at = path.findIndex((e) => e.id === anchorEntryId);
+  // Messages after the anchor stay on the current branch (nothing is deleted); a message on another branch leaves
+  // the current branch untouched altogether.
+  const after = at < 0 ? [] : path.slice(at + 1);
+  const messagesLeftOnOldBranch = after
+    .filter((e) => toTranscriptItem(e, {}) !== undefined)
+    .map((e) => ({ entryId: e.id, kind: kindOf(e), preview: previewOf(e) }));
+  return { ok: true, currentBranch: snap.active.name, newBranchName, messagesLeftOnOldBranch };
+}
+
+function statePart({ session, anchorEntryId, warn }: PreviewInputs): Part<{ changes: StateChangePreview[]; artifacts: ArtifactChangePreview[] }> {
+  const index = new EntryIndex(session.getEntries());
+  const now = foldState(index.pathTo(session.getLeafId()), warn);
+  const after = foldState(index.pathTo(anchorEntryId), warn);
+  const text = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+  const changes: StateChangePreview[] = [];
+  for (const key of new Set([...now.state.keys(), ...after.state.keys()])) {
+    const a = now.state.get(key);
+    const b = after.state.get(key);
+    if (isDeepStrictEqual(a, b)) continue;
+    changes.push({ key, scope: scopeOf(key), now: text(a), after: text(b) });
+  }
+  const artifacts: ArtifactChangePreview[] = [];
+  for (const name of new Set([...now.artifacts.keys(), ...after.artifacts.keys()])) {
+    const a = now.artifacts.get(name)?.version ?? null;
+    const b = after.artifacts.get(name)?.version ?? null;
+    if (a !== b) artifacts.push({ name, currentVersion: a, restoredVersion: b });
+  }
+  changes.sort((x, y) => x.key.localeCompare(y.key));
+  artifacts.sort((x, y) => x.name.localeCompare(y.name));
+  return { ok: true, changes, artifacts };
+}
+
+async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled }: PreviewInputs): Promise<RewindPreviewModel['files']> {
+  if (!checkpointer) {
+    return failed(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here. Open that folder to rewind files.`);
+  }
+  const result = await checkpointer.rewindFiles(session.sessionId, anchorEntryId, {
+    dryRun: true,
+    anchor: anchorCheckFor(session, anchorEntryId, checkpointingEnabled),
+  });
+  if (!result.canRewind) return failed(result.error ?? 'The files cannot be rewound to this message.');
+  const userModified = new Set(result.userModified);
+  return {
+    ok: true,
+    filesChanged: result.filesChanged,
+    insertions: result.insertions,
+    deletions: result.deletions,
+    files: result.files.map((f) => ({ ...f, userModified: f.userModified || userModified.has(f.path) })),
+    skipped: result.skipped,
+  };
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { RewindEngine } from '../../../src/core/engine/engine';
+import { parseSettings } from '../../../src/core/engine/settings';
+
+async function tree(root: string, rel = ''): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) Object.assign(out, await tree(root, p));
+    else out[p] = await readFile(join(root, p), 'utf8');
+  }
+  return out;
+}
+
+describe('engine: "Rewind to here" preview and apply over a real workspace and session', () => {
+  let dir: string;
+  let ws: string;
+  let engine: RewindEngine;
+  let file: string;
+  let ids: Record<string, string>;
+  const make = (enabled = true) =>
+    new RewindEngine({
+      settings: parseSettings((k) => ({ home: join(dir, 'home'), includePiSessions: false, 'fileCheckpointing.enabled': enabled })[k], {}),
+      workspaceRoots: [ws],
+      warn: () => {},
+    });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ar-preview-'));
+    ws = join(dir, 'ws');
+    await mkdir(join(ws, 'src'), { recursive: true });
+    await writeFile(join(ws, 'src/a.txt'), 'one\ntwo\n');
+    await writeFile(join(ws, 'b.txt'), 'bee\n');
+    engine = make();
+    file = await engine.createSession(ws, { title: 'Demo' });
+    ids = {};
+    const u1 = await engine.appendMessage(file, { role: 'user', content: 'change things' });
+    assert.equal(u1.snapshotError, undefined);
+    assert.equal(u1.snapshot?.files, 2);
+    ids.u1 = u1.entryId;
+    // The agent edits a file, creates one and deletes one through the shell.
+    await writeFile(join(ws, 'src/a.txt'), 'one\nTWO\nthree\n');
+    await writeFile(join(ws, 'c.txt'), 'new\n');
+    await unlink(join(ws, 'b.txt'));
+    ids.a1 = (await engine.appendMessage(file, { role: 'assistant', content: [{ type: 'text', text: 'changed' }] })).entryId;
+    ids.u2 = (await engine.appendMessage(file, { role: 'user', content: 'and more' })).entryId;
+    await engine.updateState(file, { 'user:theme': 'dark', count: 2 });
+    await writeFile(join(ws, 'src/a.txt'), 'one\nTWO\nthree\nfour\n');
+    ids.a2 = (await engine.appendMessage(file, { role: 'assistant', content: [{ type: 'text', text: 'more' }] })).entryId;
+  });
+  afterEach(async () => {
+    await engine.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('previews conversation, state and files together without changing anything', async () => {
+    const before = await tree(ws);
+    const sessionBefore = await readFile(file, 'utf8');
+    const p = await engine.previewRewind(file, ids.u1!);
+    assert.equal(p.anchorPreview, 'change things');
+    assert.ok(p.conversation.ok);
+    assert.equal(p.conversation.currentBranch, 'main');
+    assert.equal(p.conversation.newBranchName, 'main-v2');
+    assert.deepEqual(p.conversation.messagesLeftOnOldBranch.map((m) => m.entryId), [ids.a1, ids.u2, ids.a2]);
+    assert.ok(p.state.ok);
+    assert.deepEqual(p.state.changes, [
+      { key: 'count', scope: 'session', now: '2', after: null },
+      { key: 'user:theme', scope: 'user', now: '"dark"', after: null },
+    ]);
+    assert.ok(p.files.ok, JSON.stringify(p.files));
+    const byPath = Object.fromEntries(p.files.files.map((f) => [f.path, f]));
+    assert.deepEqual(Object.keys(byPath).sort(), ['b.txt', 'c.txt', 'src/a.txt']);
+    assert.equal(byPath['src/a.txt']!.status, 'modified');
+    assert.equal(byPath['c.txt']!.status, 'added');
+    assert.equal(byPath['b.txt']!.status, 'deleted');
+    assert.equal(p.files.insertions, p.files.files.reduce((n, f) => n + f.insertions, 0));
+    assert.ok(p.files.insertions >= 3 && p.files.deletions >= 2, JSON.stringify(p.files));
+    assert.deepEqual(await tree(ws), before, 'a dry run changes no file');
+    assert.equal(await readFile(file, 'utf8'), sessionBefore, 'a dry run writes nothing to the session');
+  });
+
+  it('explains, in every part, why a wrong anchor cannot be rewound to', async () => {
+    const missing = await engine.previewRewind(file, 'nope1234');
+    for (const part of [missing.conversation, missing.state, missing.files]) {
+      assert.equal(part.ok, false);
+      assert.match((part as { error: string }).error, /nope1234/);
+    }
+    const notUser = await engine.previewRewind(file, ids.a1!);
+    assert.equal(notUser.conversation.ok, false);
+    assert.match((notUser.conversation as { error: string }).error, /your own messages/);
+    const gone = await engine.previewRewind(join(dir, 'missing.jsonl'), ids.u1!);
+    assert.match((gone.files as { error: string }).error, /Session file not found/);
+  });
+
+  it('says so when file checkpointing is off, and still previews the conversation', async () => {
+    const off = make(false);
+    try {
+      const p = await off.previewRewind(file, ids.u1!);
+      assert.ok(p.conversation.ok);
+      assert.equal(p.files.ok, false);
+      assert.match((p.files as { error: string }).error, /checkpointing is off/i);
+    } finally {
+      await off.dispose();
+    }
+  });
+
+  it('applies conversation and files together, and undoes the files', async () => {
+    const changedNow = await tree(ws);
+    const outcome = await engine.applyRewind(file, ids.u1!, 'all', { overwriteUserModified: false });
+    assert.equal(outcome.branch?.name, 'main-v2');
+    assert.equal(outcome.branch?.headMessageId, ids.u1);
+    assert.deepEqual([...outcome.filesChanged].sort(), ['b.txt', 'c.txt', 'src/a.txt']);
+    assert.equal(outcome.undoAvailable, true);
+    assert.deepEqual(await tree(ws), { 'src/a.txt': 'one\ntwo\n', 'b.txt': 'bee\n' });
+    const details = await engine.describeSession(file);
+    assert.equal(details.branches.find((b) => b.isActive)?.name, 'main-v2');
+    assert.deepEqual((await engine.stateOf(file)).state, {}, 'state is as before the rewound invocations');
+    const { items } = await engine.loadTranscript(file);
+    assert.deepEqual(items.map((i) => i.entryId), [ids.u1]);
+
+    const undone = await engine.undoLastRewind(file);
+    assert.deepEqual([...undone.filesChanged].sort(), ['b.txt', 'c.txt', 'src/a.txt']);
+    assert.deepEqual(await tree(ws), changedNow);
+  });
+
+  it('rewinds only the conversation, or only the files, when asked', async () => {
+    const now = await tree(ws);
+    const conv = await engine.applyRewind(file, ids.u2!, 'conversation');
+    assert.equal(conv.branch?.name, 'main-v2');
+    assert.deepEqual(conv.filesChanged, []);
+    assert.deepEqual(await tree(ws), now);
+    const files = await engine.applyRewind(file, ids.u2!, 'files');
+    assert.equal(files.branch, undefined);
+    assert.deepEqual(files.filesChanged, ['src/a.txt']);
+    assert.equal((await tree(ws))['src/a.txt'], 'one\nTWO\nthree\n');
+    assert.equal((await engine.describeSession(file)).branches.find((b) => b.isActive)?.name, 'main-v2', 'files-only leaves the branch');
+  });
+
+  it('refuses to apply what the preview reports as impossible, changing nothing', async () => {
+    const now = await tree(ws);
+    await assert.rejects(engine.applyRewind(file, ids.a1!, 'all'), /your own messages/);
+    await assert.rejects(engine.applyRewind(file, 'nope1234', 'files'), /not found/);
+    assert.deepEqual(await tree(ws), now);
+    assert.equal((await engine.describeSession(file)).branches.length, 1);
+  });
+
+  it('lists the per-message file snapshots in the session details and the transcript', async () => {
+    const details = await engine.describeSession(file);
+    assert.deepEqual(details.fileCheckpoints.map((c) => [c.anchorEntryId, c.files]), [[ids.u1, 2], [ids.u2, 2]]);
+    const { items } = await engine.loadTranscript(file);
+    assert.deepEqual(items.find((i) => i.entryId === ids.u1)!.fileCheckpoint, { files: 2 });
+    assert.equal(items.find((i) => i.entryId === ids.a1)!.fileCheckpoint, undefined);
+    assert.equal((await engine.fileAtAnchor(file, ids.u1!, 'b.txt'))?.toString(), 'bee\n');
+    assert.equal(await engine.fileAtAnchor(file, ids.u1!, 'c.txt'), undefined);
+  });
+});
