@@ -53,6 +53,30 @@ export class AgentCheckpointTools {
     this.#now = opts.now ?? (() => new Date());
   }
 
+  /**
+   * After a reload: finds an unfinished checkpoint on the active path (a successful `checkpoint` tool result with no
+   * `rewind-report` after it) and makes it active again, so the agent can still rewind to it. Returns it, if any.
+   */
+  rehydrate(): ActiveCheckpoint | undefined {
+    this.#active = undefined;
+    this.#pendingReport = undefined;
+    const byId = new Map(this.session.getEntries().map((e) => [e.id, e]));
+    for (let entry = byId.get(this.session.getLeafId() ?? ''); entry; entry = entry.parentId ? byId.get(entry.parentId) : undefined) {
+      if (entry.type === 'custom_message' && entry.customType === REWIND_REPORT_TYPE) return undefined;
+      const message = entry.type === 'message' ? (entry.message as { role?: unknown; toolName?: unknown; isError?: unknown; details?: unknown }) : undefined;
+      if (message?.role !== 'toolResult' || message.toolName !== 'checkpoint' || message.isError === true) continue;
+      const details = (message.details ?? {}) as { goal?: unknown; startedAt?: unknown };
+      this.#active = {
+        goal: typeof details.goal === 'string' ? details.goal : '',
+        startedAt: typeof details.startedAt === 'string' ? details.startedAt : entry.timestamp,
+        checkpointEntryId: entry.id,
+        messageCount: this.session.buildSessionContext(entry.id).messages.length,
+      };
+      return this.#active;
+    }
+    return undefined;
+  }
+
   get active(): ActiveCheckpoint | undefined {
     return this.#active;
   }

@@ -88,3 +88,17 @@ test('a checkpoint entry that no longer exists falls back to the root with a war
     const summary = session.getEntries().find((e) => e.type === 'branch_summary') as Record<string, unknown>;
     assert.deepEqual([summary.parentId, summary.fromId], [null, 'root']);
   }));
+
+test('rehydrate: an unfinished checkpoint on the active path survives a reload; a finished one does not', () =>
+  withTempHome(async (home) => {
+    const session = newSession(home);
+    session.appendMessage(user('investigate'));
+    session.appendMessage({ role: 'assistant', content: [{ type: 'toolCall', id: 't1', name: 'checkpoint', arguments: { goal: 'g' } }], timestamp: 1 });
+    const result = session.appendMessage({ role: 'toolResult', toolCallId: 't1', toolName: 'checkpoint', content: [{ type: 'text', text: 'Checkpoint: g' }], details: { goal: 'g', startedAt: '2026-03-01T10:00:00.000Z' }, isError: false, timestamp: 2 });
+    session.appendMessage(assistant('exploring'));
+    const tools = new AgentCheckpointTools(session, { now: clock() });
+    assert.deepEqual(tools.rehydrate(), { goal: 'g', startedAt: '2026-03-01T10:00:00.000Z', checkpointEntryId: result, messageCount: 3 });
+    tools.rewind({ report: 'found it' });
+    await tools.applyAtTurnEnd([]);
+    assert.equal(new AgentCheckpointTools(session).rehydrate(), undefined, 'the rewind-report closes it');
+  }));
