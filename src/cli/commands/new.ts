@@ -1,0 +1,18 @@
+// `agent-rewind new [--cwd DIR] [--title T]`: creates a session file (header written at once) and prints its id and path.
+import { resolve } from 'node:path';
+import type { Command } from '../command';
+import { SessionManager } from '../../core/session/session-manager';
+
+export const newCommand: Command = {
+  name: 'new',
+  summary: 'create a new session',
+  usage: 'new [--cwd DIR] [--title T] [--json] [--home DIR]',
+  options: { cwd: { type: 'string' }, title: { type: 'string' } },
+  async run(ctx) {
+    const cwd = typeof ctx.values.cwd === 'string' ? resolve(ctx.cwd, ctx.values.cwd) : ctx.cwd;
+    const title = typeof ctx.values.title === 'string' ? ctx.values.title : undefined;
+    const session = SessionManager.create(cwd, { home: ctx.home, title, deferUntilAssistant: false });
+    await session.close();
+    ctx.out({ id: session.sessionId, file: session.sessionFile }, () => `${session.sessionId}\n${session.sessionFile}`);
+  },
+};

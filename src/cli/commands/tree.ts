@@ -1,0 +1,86 @@
+// `agent-rewind tree <session>`: every entry (id, parent, type, role, a text preview, label) and the leaf.
+import { UsageError, type Command } from '../command';
+import { withSessionArg } from '../session-arg';
+import type { SessionManager } from '../../core/session/session-manager';
+import type { SessionEntry } from '../../core/session/types';
+
+export interface TreeEntry {
+  id: string;
+  parentId: string | null;
+  type: string;
+  role?: string;
+  preview?: string;
+  label?: string;
+}
+
+const PREVIEW_CHARS = 80;
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const parts = content.map((b) => (b?.type === 'text' ? b.text : b?.type === 'toolCall' ? `[${b.name}]` : b?.type === 'image' ? '[image]' : '')).filter(Boolean);
+  return parts.length ? parts.join(' ') : undefined;
+}
+
+export function previewOf(e: SessionEntry): string | undefined {
+  const raw =
+    e.type === 'message' ? textOf((e.message as { content?: unknown } | undefined)?.content)
+    : e.type === 'custom_message' ? textOf(e.content)
+    : e.type === 'compaction' || e.type === 'branch_summary' ? (typeof e.summary === 'string' ? e.summary : undefined)
+    : e.type === 'model_change' ? (typeof e.model === 'string' ? e.model : undefined)
+    : e.type === 'thinking_level_change' ? String(e.thinkingLevel)
+    : e.type === 'custom' ? String(e.customType)
+    : e.type === 'label' ? `${String(e.targetId)} → ${typeof e.label === 'string' ? e.label : '(cleared)'}`
+    : e.type === 'session_info' ? String(e.name)
+    : undefined;
+  if (raw === undefined) return undefined;
+  const flat = raw.replace(/\s+/g, ' ').trim();
+  return flat.length > PREVIEW_CHARS ? flat.slice(0, PREVIEW_CHARS - 1) + '…' : flat;
+}
+
+export function treeOf(session: SessionManager): { sessionId: string; file: string | undefined; leafId: string | null; entries: TreeEntry[] } {
+  const entries = session.getEntries().map((e): TreeEntry => {
+    const t: TreeEntry = { id: e.id, parentId: e.parentId, type: e.type };
+    const role = e.type === 'message' ? (e.message as { role?: unknown } | undefined)?.role : undefined;
+    if (typeof role === 'string') t.role = role;
+    const preview = previewOf(e);
+    if (preview !== undefined) t.preview = preview;
+    const label = session.getLabel(e.id);
+    if (label !== undefined) t.label = label;
+    return t;
+  });
+  return { sessionId: session.sessionId, file: session.sessionFile, leafId: session.getLeafId(), entries };
+}
+
+/** Indented tree, children in file order; iterative so a 100,000-deep chain cannot overflow the stack. */
+function render(tree: ReturnType<typeof treeOf>): string {
+  const children = new Map<string | null, TreeEntry[]>();
+  const ids = new Set(tree.entries.map((e) => e.id));
+  for (const e of tree.entries) {
+    const key = e.parentId !== null && ids.has(e.parentId) ? e.parentId : null;
+    children.set(key, [...(children.get(key) ?? []), e]);
+  }
+  const out: string[] = [];
+  const stack: { e: TreeEntry; depth: number }[] = (children.get(null) ?? []).map((e) => ({ e, depth: 0 })).reverse();
+  while (stack.length) {
+    const { e, depth } = stack.pop()!;
+    const kids = children.get(e.id) ?? [];
+    // a single child continues at the same depth, so long linear chats stay readable
+    const pad = '  '.repeat(depth);
+    out.push(`${pad}${e.id === tree.leafId ? '*' : '-'} ${e.id} ${e.role ?? e.type}${e.label ? ` [${e.label}]` : ''}${e.preview ? `: ${e.preview}` : ''}`);
+    const next = kids.length > 1 ? depth + 1 : depth;
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ e: kids[i]!, depth: next });
+  }
+  return out.length ? `${out.join('\n')}\nleaf: ${tree.leafId}` : '(empty session)';
+}
+
+export const treeCommand: Command = {
+  name: 'tree',
+  summary: "print a session's entry tree and its leaf",
+  usage: 'tree <session> [--json] [--home DIR]',
+  async run(ctx) {
+    if (ctx.positionals.length > 1) throw new UsageError(`unexpected argument "${ctx.positionals[1]}"`);
+    const tree = await withSessionArg(ctx, ctx.positionals[0], async (s) => treeOf(s));
+    ctx.out(tree, () => render(tree));
+  },
+};

@@ -1,0 +1,52 @@
+// `<session>` on the command line: a path to a .jsonl file, or a session id (or a unique prefix of one) looked up in
+// <home>/sessions/*/. Opening never turns a file without a valid header into a new session: the CLI refuses instead.
+import { resolve } from 'node:path';
+import { CliError, UsageError, type CommandContext } from './command';
+import { findSessionFilesById, readSessionSummary } from '../core/session/discovery';
+import { sessionsRoot } from '../core/session/paths';
+import { SessionManager } from '../core/session/session-manager';
+import { FileSessionStorage } from '../core/session/storage';
+
+function looksLikePath(arg: string): boolean {
+  return arg.endsWith('.jsonl') || arg.includes('/') || arg.includes('\\');
+}
+
+/** The session file `arg` names. Throws a UsageError when it is missing, a CliError when nothing matches. */
+export async function resolveSessionArg(ctx: CommandContext, arg: string | undefined): Promise<string> {
+  if (arg === undefined || arg === '') throw new UsageError('missing <session> (a session id or a path to a .jsonl file)');
+  if (looksLikePath(arg)) {
+    const file = resolve(ctx.cwd, arg);
+    const st = new FileSessionStorage().statSync(file);
+    if (!st) throw new CliError(`session file not found: ${file}`);
+    if (!st.isFile) throw new CliError(`not a file: ${file}`);
+    return file;
+  }
+  const files = findSessionFilesById(arg, { home: ctx.home });
+  if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)}`);
+  if (files.length > 1) throw new CliError(`session id "${arg}" is ambiguous:\n  ${files.join('\n  ')}`);
+  return files[0]!;
+}
+
+/** Opens `<session>` for a CLI call: nothing deferred, problems reported on stderr. Close it when done. */
+export async function openSessionArg(ctx: CommandContext, arg: string | undefined): Promise<SessionManager> {
+  const file = await resolveSessionArg(ctx, arg);
+  const summary = await readSessionSummary(file, 'agent-rewind', { countEntries: false });
+  if (summary?.problem) throw new CliError(`${file} is not a session file (${summary.problem}); nothing was changed`);
+  const session = await SessionManager.open(file, { home: ctx.home, deferUntilAssistant: false });
+  const report = session.getLoadReport();
+  for (const s of report.skipped) process.stderr.write(`agent-rewind: warning: ${file}:${s.line}: skipped (${s.reason})\n`);
+  if (report.migratedFrom !== undefined) process.stderr.write(`agent-rewind: note: ${file} was upgraded from format v${report.migratedFrom} to v3\n`);
+  if (report.backupFile) process.stderr.write(`agent-rewind: note: the previous bytes were saved to ${report.backupFile}\n`);
+  for (const h of report.missingBlobs ?? []) process.stderr.write(`agent-rewind: warning: image blob ${h} is missing from the blob store\n`);
+  return session;
+}
+
+/** Runs fn on the opened session and always closes (flushes) it afterwards. */
+export async function withSessionArg<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {
+  const session = await openSessionArg(ctx, arg);
+  try {
+    return await fn(session);
+  } finally {
+    await session.close();
+  }
+}
