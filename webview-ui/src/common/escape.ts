@@ -14,9 +14,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
-/** Shortens text for one-line previews without cutting a surrogate pair in half. */
+/** Shortens text to at most `max` UTF-16 units (with the ellipsis) without cutting a surrogate pair in half. */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = Array.from(text.slice(0, max + 1)).slice(0, -1).join('');
-  return `${cut.slice(0, max - 1)}…`;
+  let end = Math.max(0, max - 1);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }

@@ -1,0 +1,113 @@
+// The Rewind preview's view logic and rendering: modes, Confirm, the e2e hooks, and errors in words.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { renderPreview } from '../../../webview-ui/src/preview/render';
+import { confirmState, effectiveMode, keptUserFiles, modeAvailability, problemsOf, type PreviewUiState } from '../../../webview-ui/src/preview/view-state';
+import { samplePreview } from './fakes';
+
+const ui = (over: Partial<PreviewUiState> = {}): PreviewUiState => ({ mode: null, overwriteUserModified: false, busy: false, ...over });
+const noFiles = samplePreview({ files: { ok: false, error: 'No file checkpoint was taken for this message.' } });
+const noConversation = samplePreview({ conversation: { ok: false, error: 'This message belongs to another session.' } });
+
+/** The text inside the first element that carries `attr`. */
+function textOf(html: string, attr: string): string | undefined {
+  const m = new RegExp(`<(\\w+)[^>]*${attr.replace(/[[\]"]/g, '\\$&')}[^>]*>([^<]*)</\\1>`).exec(html);
+  return m?.[2];
+}
+
+describe('modes', () => {
+  it('offers every mode when all parts work, and defaults to conversation and files', () => {
+    const m = samplePreview();
+    assert.deepEqual(Object.values(modeAvailability(m)).map((a) => a.enabled), [true, true, true]);
+    assert.equal(effectiveMode(m, null), 'all');
+    assert.equal(effectiveMode(m, 'files'), 'files');
+  });
+  it('falls back to conversation only when the files cannot be rewound', () => {
+    assert.equal(effectiveMode(noFiles, 'all'), 'conversation');
+    assert.equal(modeAvailability(noFiles).files.enabled, false);
+    assert.match(modeAvailability(noFiles).all.reason ?? '', /files cannot be rewound/);
+  });
+  it('falls back to files only when the conversation cannot be rewound', () => {
+    assert.equal(effectiveMode(noConversation, 'conversation'), 'files');
+  });
+  it('has nothing to confirm when neither part works', () => {
+    const m = samplePreview({ conversation: { ok: false, error: 'a' }, files: { ok: false, error: 'b' } });
+    assert.equal(effectiveMode(m, 'all'), null);
+    assert.deepEqual(confirmState(m, ui()), { enabled: false, label: 'Rewind' });
+    assert.match(renderPreview(m, ui()), /data-action="confirm" disabled/);
+  });
+});
+
+describe('Confirm', () => {
+  it('counts the files it will really write: hand-changed files only when the box is ticked', () => {
+    const m = samplePreview();
+    assert.deepEqual(keptUserFiles(m, ui()), ['README.md']);
+    assert.equal(confirmState(m, ui()).label, 'Rewind conversation and 2 files');
+    assert.equal(confirmState(m, ui({ overwriteUserModified: true })).label, 'Rewind conversation and 3 files');
+    assert.equal(confirmState(m, ui({ mode: 'files' })).label, 'Rewind 2 files');
+    assert.equal(confirmState(m, ui({ mode: 'conversation' })).label, 'Rewind conversation');
+  });
+  it('is disabled while the rewind runs', () => {
+    assert.deepEqual(confirmState(samplePreview(), ui({ busy: true })), { enabled: false, label: 'Rewinding…' });
+  });
+});
+
+describe('renderPreview', () => {
+  it('lists every changed file with its counts and the totals, using the agreed hooks', () => {
+    const html = renderPreview(samplePreview(), ui());
+    for (const path of ['src/a.ts', 'src/new.ts', 'README.md']) assert.match(html, new RegExp(`data-testid="file-row"[^>]*data-path="${path.replace('.', '\\.')}"`));
+    const row = /data-path="src\/a\.ts"[\s\S]*?<\/button>/.exec(html)?.[0] ?? '';
+    assert.equal(textOf(row, 'data-testid="insertions"'), '4');
+    assert.equal(textOf(row, 'data-testid="deletions"'), '2');
+    const totals = /data-testid="totals"[\s\S]*?<\/p>/.exec(html)?.[0] ?? '';
+    assert.match(totals, /3 files<\/span> changed since this message/);
+    assert.match(totals, /class="ins">8<\/span> <span class="del">12</);
+    for (const v of ['all', 'conversation', 'files']) assert.match(html, new RegExp(`<input type="radio" name="mode" id="mode-${v}" value="${v}"`));
+    assert.match(html, /data-action="confirm"/);
+    assert.match(html, /data-action="cancel"/);
+    assert.doesNotMatch(html, /data-testid="preview-error"/);
+  });
+
+  it('flags files changed by hand and offers the overwrite box, unticked by default', () => {
+    const html = renderPreview(samplePreview(), ui());
+    assert.match(html, /data-path="README\.md"[^]*?changed by you — kept/);
+    assert.match(html, /<input type="checkbox" id="overwrite-user-modified" data-action="toggle-overwrite">/);
+    const ticked = renderPreview(samplePreview(), ui({ overwriteUserModified: true }));
+    assert.match(ticked, /id="overwrite-user-modified" data-action="toggle-overwrite" checked/);
+    assert.match(ticked, /changed by you — overwritten/);
+  });
+
+  it('lists skipped files with their reasons', () => {
+    assert.match(renderPreview(samplePreview(), ui()), /data-testid="skipped-file" data-path="big\.bin"><code>big\.bin<\/code> <span class="muted">— larger than the 10 MB limit/);
+  });
+
+  it('shows the new branch and the messages that stay on the old one', () => {
+    const html = renderPreview(samplePreview(), ui());
+    assert.match(html, /data-testid="new-branch">main-rewind-1</);
+    assert.match(html, /3 messages stay on <strong>main<\/strong>/);
+    assert.match(html, /data-entry-id="e0000009"/);
+  });
+
+  it('a files error is shown in words and does not hide the conversation', () => {
+    const html = renderPreview(noFiles, ui());
+    const error = /data-testid="preview-error"[\s\S]*?<\/div>/.exec(html)?.[0] ?? '';
+    assert.match(error, /The files can’t be rewound to this message\.<\/strong> No file checkpoint was taken for this message\./);
+    assert.match(html, /data-testid="new-branch">main-rewind-1</);
+    assert.doesNotMatch(html, /data-testid="file-row"/);
+    assert.match(html, /value="all"[^>]* disabled/);
+    assert.match(html, /value="conversation" checked/);
+  });
+
+  it('an apply error joins the problems', () => {
+    assert.deepEqual(
+      problemsOf(samplePreview(), ui({ applyError: 'src/a.ts is open with unsaved changes.' })).map((p) => p.part),
+      ['apply'],
+    );
+    assert.match(renderPreview(samplePreview(), ui({ applyError: 'src/a.ts is open with unsaved changes.' })), /The rewind did not happen\.<\/strong> src\/a\.ts is open/);
+  });
+
+  it('dims the parts a mode leaves alone', () => {
+    assert.match(renderPreview(samplePreview(), ui({ mode: 'conversation' })), /class="part dimmed" id="part-files"/);
+    assert.match(renderPreview(samplePreview(), ui({ mode: 'files' })), /class="part dimmed" id="part-conversation"/);
+  });
+});

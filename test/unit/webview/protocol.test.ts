@@ -1,0 +1,118 @@
+// The message protocol: schemas accept what the webviews send and reject anything else; requests round-trip
+// through RequestClient with typed results and errors.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  MAX_ROWS_PER_REQUEST,
+  parseMessage,
+  previewToHostSchema,
+  transcriptToHostSchema,
+  type PreviewResults,
+  type PreviewToHost,
+  type TranscriptResults,
+  type TranscriptToHost,
+} from '../../../src/shared/protocol';
+import { RequestClient, respond } from '../../../src/shared/request-client';
+
+describe('transcript webview → host messages', () => {
+  const valid: TranscriptToHost[] = [
+    { type: 'ready' },
+    { type: 'rows', requestId: 1, version: 0, start: 0, count: 200 },
+    { type: 'rewindToHere', entryId: 'a1b2c3d4' },
+    { type: 'fork', entryId: 'a1b2c3d4' },
+    { type: 'label', entryId: 'a1b2c3d4' },
+    { type: 'copyId', requestId: 2, entryId: 'a1b2c3d4' },
+    { type: 'switchBranch', branch: 'main' },
+  ];
+  for (const message of valid) {
+    it(`accepts ${message.type}`, () => assert.deepEqual(parseMessage(transcriptToHostSchema, message), message));
+  }
+
+  const malformed: [string, unknown][] = [
+    ['null', null],
+    ['a string', 'ready'],
+    ['an unknown type', { type: 'deleteEverything' }],
+    ['no type', { entryId: 'x' }],
+    ['an extra field', { type: 'ready', html: '<b>' }],
+    ['an empty entry id', { type: 'fork', entryId: '' }],
+    ['a numeric entry id', { type: 'fork', entryId: 5 }],
+    ['a huge entry id', { type: 'label', entryId: 'x'.repeat(10_000) }],
+    ['too many rows', { type: 'rows', requestId: 1, version: 0, start: 0, count: MAX_ROWS_PER_REQUEST + 1 }],
+    ['a negative start', { type: 'rows', requestId: 1, version: 0, start: -1, count: 10 }],
+    ['a fractional request id', { type: 'rows', requestId: 1.5, version: 0, start: 0, count: 10 }],
+    ['a missing request id', { type: 'copyId', entryId: 'x' }],
+    ['an empty branch', { type: 'switchBranch', branch: '' }],
+  ];
+  for (const [what, raw] of malformed) {
+    it(`rejects ${what}`, () => assert.equal(parseMessage(transcriptToHostSchema, raw), undefined));
+  }
+});
+
+describe('preview webview → host messages', () => {
+  it('accepts the valid ones', () => {
+    const valid: PreviewToHost[] = [
+      { type: 'ready' },
+      { type: 'openFileDiff', path: 'src/a.ts' },
+      { type: 'confirm', requestId: 1, mode: 'all', overwriteUserModified: false },
+      { type: 'confirm', requestId: 2, mode: 'conversation', overwriteUserModified: true },
+      { type: 'confirm', requestId: 3, mode: 'files', overwriteUserModified: false },
+      { type: 'cancel' },
+      { type: 'refresh' },
+    ];
+    for (const m of valid) assert.deepEqual(parseMessage(previewToHostSchema, m), m);
+  });
+  it('rejects an unknown mode, a stringly boolean, a missing request id and an empty path', () => {
+    for (const raw of [
+      { type: 'confirm', requestId: 1, mode: 'everything', overwriteUserModified: false },
+      { type: 'confirm', requestId: 1, mode: 'all', overwriteUserModified: 'false' },
+      { type: 'confirm', mode: 'all', overwriteUserModified: false },
+      { type: 'openFileDiff', path: '' },
+      { type: 'openFileDiff' },
+      { type: 'cancel', now: true },
+    ]) {
+      assert.equal(parseMessage(previewToHostSchema, raw), undefined, JSON.stringify(raw));
+    }
+  });
+  it('does not accept transcript messages', () => {
+    assert.equal(parseMessage(previewToHostSchema, { type: 'fork', entryId: 'x' }), undefined);
+  });
+});
+
+describe('RequestClient', () => {
+  it('round-trips a request: ids are assigned, the typed result comes back, and JSON cloning loses nothing', async () => {
+    const sent: TranscriptToHost[] = [];
+    const client = new RequestClient<TranscriptToHost, TranscriptResults>((m) => sent.push(structuredClone(m)));
+    const pending = client.request<'rows'>({ type: 'rows', version: 3, start: 200, count: 200 });
+    assert.equal(sent.length, 1);
+    const request = parseMessage(transcriptToHostSchema, JSON.parse(JSON.stringify(sent[0])));
+    assert.ok(request && request.type === 'rows');
+    const items = [{ entryId: 'e1', kind: 'user' as const, markdown: 'hi' }];
+    const answer = JSON.parse(JSON.stringify(respond(request.requestId, { ok: true, result: { version: 3, start: 200, items } })));
+    assert.equal(client.handle(answer), true);
+    assert.deepEqual(await pending, { version: 3, start: 200, items });
+    assert.equal(client.pendingCount, 0);
+  });
+
+  it('keeps concurrent requests apart and rejects with the host error message', async () => {
+    const sent: PreviewToHost[] = [];
+    const client = new RequestClient<PreviewToHost, PreviewResults>((m) => sent.push(m));
+    const a = client.request<'confirm'>({ type: 'confirm', mode: 'all', overwriteUserModified: false });
+    const b = client.request<'confirm'>({ type: 'confirm', mode: 'files', overwriteUserModified: true });
+    const [ida, idb] = sent.map((m) => (m as { requestId: number }).requestId);
+    assert.notEqual(ida, idb);
+    client.handle(respond(idb!, { ok: false, error: 'The files changed on disk.' }));
+    client.handle(respond(ida!, { ok: true, result: { summary: 'Rewound 2 files' } }));
+    assert.deepEqual(await a, { summary: 'Rewound 2 files' });
+    await assert.rejects(b, /The files changed on disk\./);
+  });
+
+  it('ignores non-responses and unknown ids, and rejects what is open on dispose', async () => {
+    const client = new RequestClient<PreviewToHost, PreviewResults>(() => undefined);
+    const p = client.request<'confirm'>({ type: 'confirm', mode: 'all', overwriteUserModified: false });
+    assert.equal(client.handle({ type: 'model' }), false);
+    assert.equal(client.handle({ type: 'response', requestId: 999, ok: true, result: {} }), false);
+    assert.equal(client.handle(null), false);
+    client.dispose();
+    await assert.rejects(p, /closed/);
+  });
+});
