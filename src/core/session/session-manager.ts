@@ -470,6 +470,12 @@ export class SessionManager {
     this.#tailMayBeOpen = false;
   }
 
+  /** Waits until every queued write has been handed to the OS, without fsync (durability needs flush()). */
+  async drain(): Promise<void> {
+    await this.#chain;
+    if (this.#error) throw this.#error;
+  }
+
   /** Waits for every queued write and makes it durable (fsync). Rethrows a latched persistence error. */
   async flush(): Promise<void> {
     await this.#chain;
