@@ -13,7 +13,7 @@ import {
   rewindSessionFinalFiles,
   type RewindSession,
 } from '../../scripts/e2e/sessions.mjs';
-import { branchRow, clickEntryAction, focusTab, openTranscriptFromSidebar, previewFileRows, previewFrame } from './support/agent-rewind';
+import { branchRow, clickEntryAction, entrySelector, focusTab, openTranscriptFromSidebar, previewFileRows, previewFrame } from './support/agent-rewind';
 import { pathOfLastEntry, readTree } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
@@ -46,9 +46,9 @@ describe('flow 1: Rewind to here', () => {
       // Open the transcript from the sidebar; every message of the session is there.
       const transcript = await openTranscriptFromSidebar(page, session.title, u2);
       for (const id of [...session.users, ...session.assistants]) {
-        assert.equal(await transcript.locator(`[data-entry-id="${id}"]`).count(), 1, `message ${id} is shown`);
+        assert.equal(await transcript.locator(entrySelector(id)).count(), 1, `message ${id} is shown`);
       }
-      assert.equal(await transcript.locator(`[data-entry-id="${u2}"]`).getAttribute('data-kind'), 'user');
+      assert.equal(await transcript.locator(entrySelector(u2)).getAttribute('data-kind'), 'user');
 
       // "Rewind to here" on the second user message opens the dry-run preview: nothing changes yet.
       await clickEntryAction(page, u2, 'rewind-to-here');

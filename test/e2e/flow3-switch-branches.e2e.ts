@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { branchNames, cli, createBranchedSession, type BranchedSession } from '../../scripts/e2e/sessions.mjs';
-import { openTranscriptFromSidebar, sessionRow, switchBranchInTree } from './support/agent-rewind';
+import { entrySelector, openTranscriptFromSidebar, sessionRow, switchBranchInTree } from './support/agent-rewind';
 import { pathOfLastEntry } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
@@ -32,7 +32,7 @@ describe('flow 3: Switch branches from the sidebar', () => {
       assert.ok(pathOfLastEntry(s.file).includes(s.newHead), 'the new branch is active at start');
 
       const transcript = await openTranscriptFromSidebar(page, s.title, s.newHead);
-      assert.equal(await transcript.locator(`[data-entry-id="${s.oldHead}"]`).count(), 0, 'the other branch\'s answer is not shown');
+      assert.equal(await transcript.locator(entrySelector(s.oldHead)).count(), 0, 'the other branch\'s answer is not shown');
       await statusBarItem(page, `${s.title} · ${s.newBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
 
       await switchBranchInTree(page, s.title, s.oldBranch, async () => pathOfLastEntry(s.file).includes(s.oldHead));
@@ -42,8 +42,8 @@ describe('flow 3: Switch branches from the sidebar', () => {
       assert.ok(path.includes(s.oldHead) && !path.includes(s.newHead), 'the last entry continues the switched-to branch');
       assert.equal(branchNames(e2eEnv().repo, home, s.file).active, s.oldBranch);
       // The transcript follows without being reopened.
-      const frame = await webviewFrame(page, `[data-entry-id="${s.oldHead}"]`, 30_000);
-      await waitFor('the transcript to drop the other branch', async () => (await frame.locator(`[data-entry-id="${s.newHead}"]`).count()) === 0, 30_000);
+      const frame = await webviewFrame(page, entrySelector(s.oldHead), 30_000);
+      await waitFor('the transcript to drop the other branch', async () => (await frame.locator(entrySelector(s.newHead)).count()) === 0, 30_000);
       // The status bar follows.
       await statusBarItem(page, `${s.title} · ${s.oldBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
       await keyMomentScreenshot(vs!, 'flow3-switched-branch');

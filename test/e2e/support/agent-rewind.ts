@@ -2,7 +2,7 @@
 // the Sessions tree, the Transcript panel and the Rewind preview panel.
 import type { Frame, Locator, Page } from 'playwright-core';
 import { waitFor } from './wait';
-import { clearNotifications, contextMenu, editorTab, expandTreeRow, openAgentRewind, pickQuickItem, treeRow, webviewFrame } from './workbench';
+import { clearNotifications, contextMenu, editorTab, expandTreeRow, openAgentRewind, pickQuickItem, treeRow, treeRowByLabel, webviewFrame } from './workbench';
 
 /** Opens the sidebar and returns the session's row (waits for it to be listed). */
 export async function sessionRow(page: Page, title: string): Promise<Locator> {
@@ -21,7 +21,8 @@ export async function openTranscriptFromSidebar(page: Page, title: string, waitF
   return webviewFrame(page, entrySelector(waitForEntryId), 30_000);
 }
 
-export const entrySelector = (entryId: string) => `[data-entry-id="${entryId}"]`;
+/** A transcript row (the preview also carries data-entry-id on its anchor, but without data-kind). */
+export const entrySelector = (entryId: string) => `[data-entry-id="${entryId}"][data-kind]`;
 
 /** Clicks a message row's action button in the transcript (the buttons may only show on hover). */
 export async function clickEntryAction(page: Page, entryId: string, action: string): Promise<void> {
@@ -72,15 +73,12 @@ export async function focusTab(page: Page, title: string): Promise<void> {
   await tab.click();
 }
 
-/** Finds a branch row under a session (expanding the session and any "Branches" group). */
+/** Finds a branch row under a session (expanding the session and its "Branches" group). */
 export async function branchRow(page: Page, sessionTitle: string, branch: string): Promise<Locator> {
   const session = await sessionRow(page, sessionTitle);
   await expandTreeRow(session);
-  const row = treeRow(page, new RegExp(`(^|\\s)${branch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`));
-  if (!(await row.isVisible().catch(() => false))) {
-    const group = treeRow(page, /^\s*Branches/i);
-    if (await group.isVisible().catch(() => false)) await expandTreeRow(group);
-  }
+  const row = treeRowByLabel(page, branch);
+  if (!(await row.isVisible().catch(() => false))) await expandTreeRow(treeRowByLabel(page, 'Branches'));
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   return row;
 }

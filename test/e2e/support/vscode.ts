@@ -84,6 +84,9 @@ export async function openVsCode(o: OpenOptions): Promise<VsCode> {
   } catch (e) {
     await browser?.close().catch(() => {});
     await server.stop();
+    // The instance folder is deleted with the run: keep code-server's log of a failed start.
+    const out = resultsDir('failures', `${o.name}-launch`);
+    if (existsSync(server.logFile)) copyFileSync(server.logFile, join(out, 'code-server.log'));
     throw e;
   }
 }

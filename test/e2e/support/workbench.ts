@@ -35,6 +35,16 @@ export function treeRow(page: Page, text: string | RegExp): Locator {
   return page.locator('.part.sidebar .monaco-list-row[role="treeitem"]').filter({ hasText: text }).first();
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A row of the Sessions tree whose label (not its description) is exactly `label`. */
+export function treeRowByLabel(page: Page, label: string): Locator {
+  return page
+    .locator('.part.sidebar .monaco-list-row[role="treeitem"]')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`) }) })
+    .first();
+}
+
 export async function expandTreeRow(row: Locator): Promise<void> {
   await row.waitFor({ state: 'visible', timeout: 30_000 });
   if ((await row.getAttribute('aria-expanded')) === 'false') {
