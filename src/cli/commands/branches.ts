@@ -1,50 +1,14 @@
 // `agent-rewind branches <session>`: the session's branches (seed 001 BranchInfo), active one marked.
 // Also home to what the conversation-rewind commands share: opening <session> and printing a BranchInfo.
-import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { CliError, UsageError, type Command, type CommandContext } from '../command';
+import { UsageError, type Command, type CommandContext } from '../command';
+import { withSessionArg } from '../session-arg';
 import { Conversation } from '../../core/branches/conversation';
 import type { BranchInfo } from '../../core/branches/derive';
-import { SessionManager } from '../../core/session/session-manager';
-import { sessionsRoot } from '../../core/session/paths';
+import type { SessionManager } from '../../core/session/session-manager';
 
-/** <session> = a .jsonl path, or a session id searched in <home>/sessions/*. Never creates a file. */
-export async function resolveSessionFile(ctx: CommandContext, arg: string | undefined): Promise<string> {
-  if (!arg) throw new UsageError('missing <session> (a session id or a .jsonl path)');
-  if (arg.endsWith('.jsonl') || arg.includes('/') || arg.includes('\\')) {
-    const file = resolve(ctx.cwd, arg);
-    if (!existsSync(file)) throw new CliError(`Session file not found: ${file}`);
-    return file;
-  }
-  const root = sessionsRoot(ctx.home);
-  let folders: string[] = [];
-  try {
-    folders = await readdir(root);
-  } catch {
-    // no sessions yet
-  }
-  for (const folder of folders) {
-    let names: string[];
-    try {
-      names = await readdir(join(root, folder));
-    } catch {
-      continue;
-    }
-    const hit = names.find((n) => n.endsWith(`_${arg}.jsonl`));
-    if (hit) return join(root, folder, hit);
-  }
-  throw new CliError(`Session "${arg}" not found in ${root}`);
-}
-
-/** Opens <session> the way every CLI call does: no deferred writes, closed (flushed) after fn. */
-export async function withCliSession<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {
-  const session = await SessionManager.open(await resolveSessionFile(ctx, arg), { home: ctx.home, deferUntilAssistant: false });
-  try {
-    return await fn(session);
-  } finally {
-    await session.close();
-  }
+/** Opens <session> through the shared resolver (id or .jsonl path; never creates a file), closed after fn. */
+export function withCliSession<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {
+  return withSessionArg(ctx, arg, fn);
 }
 
 export function conversationOf(session: SessionManager): Conversation<SessionManager> {

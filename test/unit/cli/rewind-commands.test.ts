@@ -64,5 +64,5 @@ test('CLI: branches, rewind, switch, checkpoint, restore, state — across separ
     assert.equal(cli(home, 'switch', file).code, 2, 'missing argument is a usage error');
     const unknown = cli(home, 'branches', 'no-such-session');
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr, /Session "no-such-session" not found/);
+    assert.match(unknown.stderr, /no session with id "no-such-session"/);
   }));
