@@ -56,9 +56,10 @@ export function samplePreview(overrides: Partial<RewindPreviewModel> = {}): Rewi
     },
     files: {
       ok: true,
-      filesChanged: ['src/a.ts', 'src/new.ts', 'README.md'],
+      // As the engine reports a dry run: the hand-changed README.md is listed but not counted (not overwritten).
+      filesChanged: ['src/a.ts', 'src/new.ts'],
       insertions: 8,
-      deletions: 12,
+      deletions: 2,
       files: [
         { path: 'src/a.ts', status: 'modified', insertions: 4, deletions: 2, binary: false, userModified: false },
         { path: 'src/new.ts', status: 'added', insertions: 4, deletions: 0, binary: false, userModified: false },

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderPreview } from '../../../webview-ui/src/preview/render';
-import { confirmState, effectiveMode, keptUserFiles, modeAvailability, problemsOf, type PreviewUiState } from '../../../webview-ui/src/preview/view-state';
+import { confirmState, effectiveMode, fileFate, fileTotals, keptUserFiles, modeAvailability, problemsOf, type PreviewUiState } from '../../../webview-ui/src/preview/view-state';
 import { samplePreview } from './fakes';
 
 const ui = (over: Partial<PreviewUiState> = {}): PreviewUiState => ({ mode: null, overwriteUserModified: false, busy: false, ...over });
@@ -60,12 +60,25 @@ describe('renderPreview', () => {
     assert.equal(textOf(row, 'data-testid="insertions"'), '4');
     assert.equal(textOf(row, 'data-testid="deletions"'), '2');
     const totals = /data-testid="totals"[\s\S]*?<\/p>/.exec(html)?.[0] ?? '';
-    assert.match(totals, /3 files<\/span> changed since this message/);
-    assert.match(totals, /class="ins">8<\/span> <span class="del">12</);
+    assert.match(totals, /2 files<\/span> to restore/);
+    assert.match(totals, /class="ins"[^>]*>8<\/span> <span class="del"[^>]*>2</);
     for (const v of ['all', 'conversation', 'files']) assert.match(html, new RegExp(`<input type="radio" name="mode" id="mode-${v}" value="${v}"`));
     assert.match(html, /data-action="confirm"/);
     assert.match(html, /data-action="cancel"/);
     assert.doesNotMatch(html, /data-testid="preview-error"/);
+  });
+
+  it('counts the hand-changed files in the totals only once the box is ticked', () => {
+    assert.deepEqual(fileTotals(samplePreview(), ui()), { files: 2, insertions: 8, deletions: 2 });
+    assert.deepEqual(fileTotals(samplePreview(), ui({ overwriteUserModified: true })), { files: 3, insertions: 8, deletions: 12 });
+    assert.match(renderPreview(samplePreview(), ui({ overwriteUserModified: true })), /3 files<\/span> to restore/);
+  });
+
+  it('marks a listed file that is neither restored nor changed by hand as left as it is', () => {
+    const m = samplePreview();
+    if (m.files.ok) m.files.files.push({ path: 'dir/x', status: 'added', insertions: 1, deletions: 0, binary: false, userModified: false });
+    assert.equal(fileFate(m, ui({ overwriteUserModified: true }), m.files.ok ? m.files.files.at(-1)! : (undefined as never)), 'skip');
+    assert.match(renderPreview(m, ui()), /data-path="dir\/x"[^]*?left as it is/);
   });
 
   it('flags files changed by hand and offers the overwrite box, unticked by default', () => {
@@ -96,6 +109,12 @@ describe('renderPreview', () => {
     assert.doesNotMatch(html, /data-testid="file-row"/);
     assert.match(html, /value="all"[^>]* disabled/);
     assert.match(html, /value="conversation" checked/);
+  });
+
+  it('says a problem with the message once, not once per part', () => {
+    const err = 'Message "x" not found in this session.';
+    const m = samplePreview({ conversation: { ok: false, error: err }, state: { ok: false, error: err } });
+    assert.deepEqual(problemsOf(m, ui()).map((p) => p.part), ['conversation']);
   });
 
   it('an apply error joins the problems', () => {

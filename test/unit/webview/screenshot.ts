@@ -54,6 +54,10 @@ async function open(page: Page, bundle: 'transcript' | 'preview', handle: (m: un
     let state;
     window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => state, setState: (s) => { state = s; } });
   `);
+  page.on('dialog', (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
   page.on('console', (m) => console.log(`[${bundle}] ${m.text()}`));
   page.on('pageerror', (e) => console.log(`[${bundle}] page error: ${e.message}`));
   await page.goto(pathToFileURL(join(dir, 'index.html')).toString());
@@ -61,6 +65,7 @@ async function open(page: Page, bundle: 'transcript' | 'preview', handle: (m: un
 }
 
 // Page-side code is passed as strings: this file is type-checked without the DOM library.
+let dialogs = 0;
 const toWebview = (page: Page) => (m: unknown) => void page.evaluate(`window.postMessage(${JSON.stringify(m)}, '*')`);
 
 async function main(): Promise<void> {
@@ -89,9 +94,21 @@ async function main(): Promise<void> {
       await page.locator('[data-entry-id]').first().waitFor();
       await page.waitForTimeout(300);
       await page.screenshot({ path: join(outDir, 'transcript-middle.png') });
-      const mid = await page.locator('[data-entry-id]').first().getAttribute('data-index');
-      await page.locator('[data-entry-id="e0001388"] [data-action="copy-id"]').click({ timeout: 5000 }).catch(() => undefined);
-      console.log(`transcript: ${domRows} rows in the DOM at the top of 10,000; middle starts at row ${mid}; alert dialogs: none expected`);
+      const firstVisible = () =>
+        page.evaluate(`(() => { const top = document.getElementById('scroller').getBoundingClientRect().top;
+          return [...document.querySelectorAll('[data-entry-id]')].find((el) => el.getBoundingClientRect().bottom > top + 1)?.dataset.index; })()`);
+      const before = await firstVisible();
+      // Another process appends a message: the view refreshes and the reader stays where they were.
+      services.transcript = generateTranscript(10_001);
+      services.fireChange();
+      await page.locator('#count', { hasText: '10,001 messages' }).waitFor();
+      await page.locator('.placeholder').first().waitFor({ state: 'detached' });
+      await page.waitForTimeout(300);
+      const after = await firstVisible();
+      const id = await page.locator('[data-entry-id]').nth(3).getAttribute('data-entry-id');
+      await page.locator(`[data-entry-id="${id}"] [data-action="copy-id"]`).click();
+      await page.locator('#notice', { hasText: `Copied message id ${id}` }).waitFor();
+      console.log(`transcript: ${domRows} rows in the DOM at the top of 10,000; first visible row ${before} before a refresh, ${after} after; copied ${JSON.stringify(ui.called('copyToClipboard').map((c) => c.args[0]))}; dialogs: ${dialogs}`);
       await page.close();
     }
     // Preview: all parts fine, one file changed by hand, a skipped file.
@@ -113,6 +130,7 @@ async function main(): Promise<void> {
         await page.screenshot({ path: join(outDir, 'preview-conversation-only.png'), fullPage: true });
         await page.locator('[data-action="confirm"]').click();
         await page.locator('[data-action="confirm"]', { hasText: 'Rewound' }).waitFor();
+        console.log(`dialogs: ${dialogs}`);
         console.log('preview calls:', JSON.stringify(services.calls.map((c) => [c.method, ...c.args.slice(1)])), JSON.stringify(ui.calls));
       }
       await page.close();

@@ -7,7 +7,9 @@ import { KIND_META } from '../common/kinds';
 import {
   confirmState,
   effectiveMode,
-  keptUserFiles,
+  fileFate,
+  fileTotals,
+  type FileFate,
   MODE_OPTIONS,
   modeAvailability,
   problemsOf,
@@ -21,7 +23,7 @@ export const LISTED_MESSAGES = 20;
 
 const STATUS_META: Record<FileChangePreview['status'], { icon: string; word: string }> = {
   modified: { icon: 'diff-modified', word: 'modified' },
-  added: { icon: 'diff-added', word: 'created since' },
+  added: { icon: 'diff-added', word: 'new since' },
   deleted: { icon: 'diff-removed', word: 'deleted since' },
   typeChanged: { icon: 'diff-renamed', word: 'type changed' },
   modeChanged: { icon: 'diff-modified', word: 'permissions changed' },
@@ -86,14 +88,17 @@ function renderState(model: RewindPreviewModel, dimmed: boolean): string {
   return section('state', 'database', 'Session state and artifacts', body, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
 
-function renderFileRow(f: FileChangePreview, kept: boolean): string {
+function renderFileRow(f: FileChangePreview, fate: FileFate): string {
+  const kept = fate !== 'restore';
   const meta = STATUS_META[f.status] ?? STATUS_META.modified;
   const counts = f.binary
     ? `<span class="binary muted">binary</span><span data-testid="insertions" hidden>${f.insertions}</span><span data-testid="deletions" hidden>${f.deletions}</span>`
     : `<span class="ins" data-testid="insertions" title="${plural(f.insertions, 'line', 'lines')} added since this message (the rewind removes them)">${f.insertions}</span><span class="del" data-testid="deletions" title="${plural(f.deletions, 'line', 'lines')} removed since this message (the rewind brings them back)">${f.deletions}</span>`;
   const flag = f.userModified
     ? `<span class="user-flag${kept ? ' kept' : ''}" data-testid="user-modified" title="You changed this file by hand after the agent's last turn"><span class="codicon codicon-person" aria-hidden="true"></span>${kept ? 'changed by you — kept' : 'changed by you — overwritten'}</span>`
-    : '';
+    : fate === 'skip'
+      ? `<span class="skip-flag muted">left as it is (see below)</span>`
+      : '';
   return (
     `<li><button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
     `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(f.path)}</span>` +
@@ -104,13 +109,13 @@ function renderFileRow(f: FileChangePreview, kept: boolean): string {
 function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: boolean): string {
   const f = model.files;
   if (!f.ok) return section('files', 'files', 'Files', unavailable('No file will be changed'), true);
-  const kept = new Set(keptUserFiles(model, ui));
   const userModified = f.files.filter((x) => x.userModified).length;
+  const t = fileTotals(model, ui);
   const totals =
-    `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(f.filesChanged.length, 'file', 'files')}</span> changed since this message, ` +
-    `<span class="ins">${f.insertions}</span> <span class="del">${f.deletions}</span></p>`;
+    `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
+    `<span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></p>`;
   const list = f.files.length
-    ? `<ul class="file-list">${f.files.map((x) => renderFileRow(x, kept.has(x.path))).join('')}</ul>`
+    ? `<p class="muted">Changes since this message, which the rewind undoes (click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x))).join('')}</ul>`
     : `<p class="muted">Every file is already as it was at this message.</p>`;
   const overwrite = userModified
     ? `<label class="checkbox"><input type="checkbox" id="overwrite-user-modified" data-action="toggle-overwrite"${ui.overwriteUserModified ? ' checked' : ''}${ui.busy ? ' disabled' : ''}> Also overwrite ${userModified === 1 ? 'the file' : `the ${userModified} files`} I changed by hand</label>`

@@ -1,5 +1,5 @@
 // What the Rewind preview lets the user do, derived from the dry-run model (pure; unit-tested in Node).
-import type { RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
+import type { FileChangePreview, RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
 
 export interface ModeOption {
   value: RewindMode;
@@ -56,10 +56,36 @@ export function touchesConversation(mode: RewindMode | null): boolean {
   return mode === 'all' || mode === 'conversation';
 }
 
+/** What Confirm does to one listed file. */
+export type FileFate = 'restore' | 'keep-user-change' | 'skip';
+
+/**
+ * The dry run was computed without overwriting hand-made changes: its filesChanged are the files it restores
+ * then. Ticking the box adds the hand-changed files; anything else listed but not in filesChanged is skipped.
+ */
+export function fileFate(model: RewindPreviewModel, ui: PreviewUiState, file: FileChangePreview): FileFate {
+  if (!model.files.ok) return 'skip';
+  if (model.files.filesChanged.includes(file.path)) return 'restore';
+  if (file.userModified) return ui.overwriteUserModified ? 'restore' : 'keep-user-change';
+  return 'skip';
+}
+
 /** Files the rewind would leave alone because the user changed them by hand and did not tick the box. */
 export function keptUserFiles(model: RewindPreviewModel, ui: PreviewUiState): string[] {
-  if (!model.files.ok || ui.overwriteUserModified) return [];
-  return model.files.files.filter((f) => f.userModified).map((f) => f.path);
+  if (!model.files.ok) return [];
+  return model.files.files.filter((f) => fileFate(model, ui, f) === 'keep-user-change').map((f) => f.path);
+}
+
+/** Totals of what Confirm would really change, given the box (the model's own totals when it is not ticked). */
+export function fileTotals(model: RewindPreviewModel, ui: PreviewUiState): { files: number; insertions: number; deletions: number } {
+  if (!model.files.ok) return { files: 0, insertions: 0, deletions: 0 };
+  const { filesChanged, insertions, deletions } = model.files;
+  const extra = model.files.files.filter((f) => !filesChanged.includes(f.path) && fileFate(model, ui, f) === 'restore');
+  return {
+    files: filesChanged.length + extra.length,
+    insertions: insertions + extra.reduce((a, f) => a + f.insertions, 0),
+    deletions: deletions + extra.reduce((a, f) => a + f.deletions, 0),
+  };
 }
 
 export function confirmState(model: RewindPreviewModel, ui: PreviewUiState): { enabled: boolean; label: string } {
@@ -67,7 +93,7 @@ export function confirmState(model: RewindPreviewModel, ui: PreviewUiState): { e
   if (ui.busy) return { enabled: false, label: 'Rewinding…' };
   if (!mode) return { enabled: false, label: 'Rewind' };
   if (mode === 'conversation') return { enabled: true, label: 'Rewind conversation' };
-  const files = model.files.ok ? model.files.files.length - keptUserFiles(model, ui).length : 0;
+  const files = fileTotals(model, ui).files;
   const what = `${files} ${files === 1 ? 'file' : 'files'}`;
   return { enabled: true, label: mode === 'all' ? `Rewind conversation and ${what}` : `Rewind ${what}` };
 }
@@ -82,7 +108,8 @@ export interface PreviewProblem {
 export function problemsOf(model: RewindPreviewModel, ui: PreviewUiState): PreviewProblem[] {
   const out: PreviewProblem[] = [];
   if (!model.conversation.ok) out.push({ part: 'conversation', headline: 'The conversation can’t be rewound to this message.', detail: model.conversation.error });
-  if (!model.state.ok) out.push({ part: 'state', headline: 'What happens to session state and artifacts can’t be shown.', detail: model.state.error });
+  // A problem with the message itself fails the conversation and the state alike: say it once.
+  if (!model.state.ok && (model.conversation.ok || model.conversation.error !== model.state.error)) out.push({ part: 'state', headline: 'What happens to session state and artifacts can’t be shown.', detail: model.state.error });
   if (!model.files.ok) out.push({ part: 'files', headline: 'The files can’t be rewound to this message.', detail: model.files.error });
   if (ui.applyError) out.push({ part: 'apply', headline: 'The rewind did not happen.', detail: ui.applyError });
   return out;
