@@ -1,10 +1,10 @@
 // `<session>` on the command line: a path to a .jsonl file, or a session id (or a unique prefix of one) looked up in
-// <home>/sessions/*/. Opening never turns a file without a valid header into a new session: the CLI refuses instead.
+// <home>/sessions/*/. The CLI never turns a file without a valid header into a new session: it refuses instead.
 import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
-import { findSessionFilesById, readSessionSummary } from '../core/session/discovery';
+import { findSessionFilesById } from '../core/session/discovery';
 import { sessionsRoot } from '../core/session/paths';
-import { SessionManager } from '../core/session/session-manager';
+import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
 import { FileSessionStorage } from '../core/session/storage';
 
 function looksLikePath(arg: string): boolean {
@@ -30,9 +30,13 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
 /** Opens `<session>` for a CLI call: nothing deferred, problems reported on stderr. Close it when done. */
 export async function openSessionArg(ctx: CommandContext, arg: string | undefined): Promise<SessionManager> {
   const file = await resolveSessionArg(ctx, arg);
-  const summary = await readSessionSummary(file, 'agent-rewind', { countEntries: false });
-  if (summary?.problem) throw new CliError(`${file} is not a session file (${summary.problem}); nothing was changed`);
-  const session = await SessionManager.open(file, { home: ctx.home, deferUntilAssistant: false });
+  let session: SessionManager;
+  try {
+    session = await SessionManager.open(file, { home: ctx.home, deferUntilAssistant: false, onInvalidHeader: 'throw' });
+  } catch (err) {
+    if (err instanceof InvalidSessionFileError) throw new CliError(err.message);
+    throw err;
+  }
   const report = session.getLoadReport();
   for (const s of report.skipped) process.stderr.write(`agent-rewind: warning: ${file}:${s.line}: skipped (${s.reason})\n`);
   if (report.migratedFrom !== undefined) process.stderr.write(`agent-rewind: note: ${file} was upgraded from format v${report.migratedFrom} to v3\n`);

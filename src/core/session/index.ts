@@ -1,6 +1,6 @@
 // The session store's public surface (seed 002). Import from here rather than from the individual files.
 export * from './types';
-export { SessionManager, SessionPersistenceError, type SessionManagerOptions, type CreateSessionOptions, type LoadReport } from './session-manager';
+export { SessionManager, SessionPersistenceError, InvalidSessionFileError, type SessionManagerOptions, type CreateSessionOptions, type LoadReport } from './session-manager';
 export { buildSessionContext, indexById, pathToLeaf, modelOf, firstKeptIdOf } from './context';
 export { createCustomMessage, createBranchSummaryMessage, createCompactionSummaryMessage } from './messages';
 export type { CustomAgentMessage, BranchSummaryAgentMessage, CompactionSummaryAgentMessage } from './messages';

@@ -42,6 +42,9 @@ export interface SessionManagerOptions {
   /** pi writes nothing before the first assistant message. Default true; the CLI and the extension API pass false
    *  because every CLI call is its own process and an anchor must exist on disk before files are snapshotted. */
   deferUntilAssistant?: boolean;
+  /** What open() does with a file whose first record is not a valid header: 'replace' (default, as pi does: back the
+   *  bytes up, then start a new session there) or 'throw' (an InvalidSessionFileError; the file is not touched). */
+  onInvalidHeader?: 'replace' | 'throw';
 }
 
 export interface CreateSessionOptions extends SessionManagerOptions {
@@ -70,6 +73,13 @@ export class SessionPersistenceError extends Error {
   }
 }
 
+/** open() with onInvalidHeader 'throw' on a file that is not a session. */
+export class InvalidSessionFileError extends Error {
+  constructor(readonly file: string, readonly reason: string) {
+    super(`${file} is not a session file (${reason}); it was not changed`);
+  }
+}
+
 const LOCK_OPTIONS = { stale: 10_000, realpath: false, retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 100 } };
 
 function nowIso(): string {
@@ -86,6 +96,7 @@ export class SessionManager {
   readonly #storage: SessionStorage;
   readonly #blobs: BlobStore;
   readonly #defer: boolean;
+  readonly #onInvalidHeader: 'replace' | 'throw';
   /** false for inMemory(): nothing is ever written. */
   readonly #persist: boolean;
   #file: string | undefined;
@@ -119,6 +130,7 @@ export class SessionManager {
     this.#storage = opts.storage ?? new FileSessionStorage();
     this.#blobs = opts.blobStore ?? new BlobStore(blobsDir(home), this.#storage);
     this.#defer = opts.deferUntilAssistant ?? true;
+    this.#onInvalidHeader = opts.onInvalidHeader ?? 'replace';
     this.#persist = persist;
     this.#header = header;
     this.#file = file;
@@ -176,6 +188,7 @@ export class SessionManager {
     }
     const head = records[0]?.value;
     if (!head || head.type !== 'session' || typeof head.id !== 'string') {
+      if (this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, head ? 'the first record is not a session header' : 'no readable line');
       // A new session replaces it, but only after the old bytes are safe in a backup.
       const backup = backupName(file, 'corrupt');
       await this.#storage.copyFile(file, backup);
@@ -199,8 +212,10 @@ export class SessionManager {
       entries.push(value as SessionEntry);
     }
     this.#report.skipped.sort((a, b) => a.line - b.line);
-    this.#consumedBytes = bytes.length;
-    this.#consumedLines = parsed.lineCount;
+    const tornTail = parsed.unterminated && parsed.skipped.some((x) => x.line === parsed.lineCount);
+    // a torn last line may still be being written: leave it unconsumed so syncFromDisk reads it once it is complete
+    this.#consumedBytes = tornTail ? bytes.lastIndexOf(0x0a) + 1 : bytes.length;
+    this.#consumedLines = tornTail ? parsed.lineCount - 1 : parsed.lineCount;
     this.#tailMayBeOpen = parsed.unterminated;
     this.#onDisk = true;
 
@@ -536,13 +551,13 @@ export class SessionManager {
       if (typeof value.id === 'string' && this.#byId.has(value.id)) continue; // ours, or read before
       const reason = this.#invalidEntryReason(value, seen);
       if (reason) {
-        this.#report.skipped.push({ line, reason });
+        if (!this.#report.skipped.some((x) => x.line === line)) this.#report.skipped.push({ line, reason });
         continue;
       }
       seen.add(value.id as string);
       fresh.push(value as SessionEntry);
     }
-    this.#report.skipped.push(...parsed.skipped);
+    for (const sk of parsed.skipped) if (!this.#report.skipped.some((x) => x.line === sk.line)) this.#report.skipped.push(sk);
     await this.#resolveBlobs(fresh);
     for (const e of fresh) this.#index(e);
     this.#writtenCount = this.#entries.length;

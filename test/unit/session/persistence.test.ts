@@ -107,6 +107,15 @@ test('an invalid header starts a new session at that path, after copying the old
   assert.equal(lines(file)[0].id, s.sessionId);
 });
 
+test("onInvalidHeader 'throw' refuses a file without a valid header and leaves it alone", async (t) => {
+  const home = tempDir(t);
+  const file = join(home, 's.jsonl');
+  writeFileSync(file, '[1]\n{"type":"message","id":"x"}\n');
+  await assert.rejects(SessionManager.open(file, { home, onInvalidHeader: 'throw' }), /is not a session file \(the first record is not a session header\)/);
+  assert.equal(readFileSync(file, 'utf8'), '[1]\n{"type":"message","id":"x"}\n');
+  assert.deepEqual(readdirSync(home), ['s.jsonl']);
+});
+
 test('an invalid header with deferred persistence leaves the old file in place until the first assistant message', async (t) => {
   const home = tempDir(t);
   const file = join(home, 's.jsonl');

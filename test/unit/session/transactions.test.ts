@@ -44,6 +44,21 @@ test('syncFromDisk leaves a half-written line alone until it is complete', async
   await b.close();
 });
 
+test('a torn last line seen at open is picked up by syncFromDisk once its writer completes it', async (t) => {
+  const home = tempDir(t);
+  const a = SessionManager.create('/p', { home, deferUntilAssistant: false });
+  a.appendMessage({ role: 'user', content: 'a1' });
+  await a.close();
+  const line = JSON.stringify({ type: 'message', id: 'abcdef02', parentId: a.getLeafId(), timestamp: 't', message: { role: 'user', content: 'late' } });
+  appendFileSync(a.sessionFile!, line.slice(0, 30));
+  const b = await SessionManager.open(a.sessionFile!, { home, deferUntilAssistant: false });
+  assert.deepEqual(b.getLoadReport().skipped, [{ line: 3, reason: 'incomplete last line' }]);
+  appendFileSync(a.sessionFile!, line.slice(30) + '\n');
+  assert.equal(await b.syncFromDisk(), 1);
+  assert.equal(b.getLeafId(), 'abcdef02');
+  await b.close();
+});
+
 function runChild(child: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [child, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
