@@ -282,6 +282,11 @@ export class FileCheckpointer {
     };
   }
 
+  /** Forgets one snapshot (e.g. its session was deleted); its data goes at the next gc. */
+  deleteSnapshot(sessionId: string, anchorId: string): Promise<void> {
+    return this.locked(() => this.records.delete(sessionId, anchorId));
+  }
+
   async hasSnapshot(sessionId: string, anchorId: string): Promise<boolean> {
     return (await this.records.get(sessionId, anchorId)) !== undefined;
   }

@@ -264,7 +264,7 @@ export class PackWriter {
     const offset = this.size;
     this.size += stored.length;
     this.newBytes += stored.length;
-    this.entries.push({ hash, loc: { offset, length: stored.length, ...meta } });
+    this.entries.push({ hash, loc: { offset, length: stored.length, rawSize: meta.rawSize, flags: meta.flags } });
     const fd = await this.fd;
     let done = 0;
     while (done < stored.length) done += (await fd.write(stored, done, stored.length - done, offset + done)).bytesWritten;

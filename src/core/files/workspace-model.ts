@@ -38,6 +38,8 @@ const RACY_MS = 2000;
 
 export interface FileNodeState extends FileNode {
   racy?: boolean;
+  /** When it was hashed in this process: a racy file is not re-hashed twice in one refresh. */
+  hashedAt?: number;
 }
 
 export class WorkspaceModel {
@@ -81,15 +83,16 @@ export class WorkspaceModel {
    */
   async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
     const scanStart = Date.now();
-    const sorted = [...new Set(paths)].sort();
-    for (const rel of sorted) {
+    // group the reports: a folder re-listed once covers every report about its direct children
+    const relist = new Map<string, boolean>(); // folder → deep (its .gitignore changed)
+    const singles: string[] = [];
+    for (const rel of new Set(paths)) {
       if (rel === '') {
-        this.root = await this.scanDir('', this.root, stats, writer, false, scanStart);
+        relist.set('', relist.get('') ?? false);
         continue;
       }
       const parts = rel.split('/');
       if (parts.some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git')) continue;
-      // find the deepest known folder on the way; everything below it is looked at as new
       let dir = this.root;
       let i = 0;
       for (; i < parts.length - 1; i++) {
@@ -99,30 +102,38 @@ export class WorkspaceModel {
       }
       const parentRel = parts.slice(0, i).join('/');
       const name = parts[i]!;
-      const childRel = parentRel === '' ? name : `${parentRel}/${name}`;
-      if (name === '.gitignore' || i < parts.length - 1) {
-        // rules changed, or a folder we did not know: re-list the parent, scanning new folders whole
-        const rescanned = await this.scanDir(parentRel, dir, stats, writer, name === '.gitignore', scanStart);
-        dir.children = rescanned.children;
-        dir.mode = rescanned.mode;
-      } else {
-        const chain = this.chainFor(parentRel);
-        let dirent: { isDirectory(): boolean } | undefined;
-        let st: Stats | undefined;
-        try {
-          st = await lstat(this.abs(childRel));
-          dirent = st;
-        } catch {
-          /* gone */
-        }
-        const prev = dir.children.get(name);
-        let node: Node | undefined;
-        if (st && dirent && st.isDirectory() && prev?.kind === 'dir' && !this.filter.isExcluded(childRel, true, chain)) {
-          node = await this.scanDir(childRel, prev, stats, writer, false, scanStart); // its listing changed
-        } else if (st && dirent) node = await this.scanEntry(childRel, st, prev, chain, stats, writer, false, scanStart);
-        if (node) dir.children.set(name, node);
-        else dir.children.delete(name);
+      if (i < parts.length - 1) relist.set(parentRel, relist.get(parentRel) ?? false); // a folder we did not know
+      else if (name === '.gitignore') relist.set(parentRel, true); // rules changed: look at everything below again
+      else singles.push(rel);
+    }
+    for (const [dirRel, deep] of [...relist].sort((a, b) => a[0].length - b[0].length)) {
+      const dir = this.get(dirRel);
+      if (!dir || dir.kind !== 'dir') continue; // removed with a parent re-listed before it
+      const rescanned = await this.scanDir(dirRel, dir, stats, writer, deep, scanStart);
+      dir.children = rescanned.children;
+      dir.mode = rescanned.mode;
+      this.invalidate(dirRel);
+    }
+    for (const rel of singles.sort()) {
+      const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+      if (relist.has(parentRel)) continue;
+      const dir = this.get(parentRel);
+      if (!dir || dir.kind !== 'dir') continue;
+      const name = rel.slice(parentRel === '' ? 0 : parentRel.length + 1);
+      const chain = this.chainFor(parentRel);
+      let st: Stats | undefined;
+      try {
+        st = await lstat(this.abs(rel));
+      } catch {
+        /* gone */
       }
+      const prev = dir.children.get(name);
+      let node: Node | undefined;
+      if (st?.isDirectory() && prev?.kind === 'dir' && !this.filter.isExcluded(rel, true, chain)) {
+        node = await this.scanDir(rel, prev, stats, writer, false, scanStart); // its listing changed
+      } else if (st) node = await this.scanEntry(rel, st, prev, chain, stats, writer, false, scanStart);
+      if (node) dir.children.set(name, node);
+      else dir.children.delete(name);
       this.invalidate(parentRel);
     }
   }
@@ -202,7 +213,7 @@ export class WorkspaceModel {
         return undefined;
       }
       const p = prev as FileNodeState | undefined;
-      if (p && p.kind === kind && !p.racy && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === mode) return p;
+      if (p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === mode) return p;
       try {
         const data = await this.reads.run(async () => {
           const content = kind === 'file' ? await readFile(this.abs(rel)) : Buffer.from(await readlink(this.abs(rel)), 'utf8');
@@ -212,7 +223,10 @@ export class WorkspaceModel {
           return { hash, size: content.length };
         });
         const node: FileNodeState = { kind, mode, size: data.size, mtimeMs: st.mtimeMs, ino: st.ino, hash: data.hash };
-        if (st.mtimeMs >= scanStart - RACY_MS) node.racy = true;
+        if (st.mtimeMs >= scanStart - RACY_MS) {
+          node.racy = true;
+          node.hashedAt = Date.now();
+        }
         return node;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;

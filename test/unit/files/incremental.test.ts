@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileCheckpointer } from '../../../src/core/files';
+import { tempBase, userAnchor, writeTree } from './helpers';
+
+async function workspace(n: number): Promise<{ ws: string; home: string; cleanup: () => Promise<void> }> {
+  const base = await tempBase();
+  const ws = join(base.dir, 'ws');
+  const files: Record<string, string> = {};
+  for (let i = 0; i < n; i++) files[`m${i % 5}/p${i % 3}/f${i}.txt`] = `content ${i}\n`;
+  await writeTree(ws, files);
+  const past = new Date(Date.now() - 60_000);
+  for (const f of Object.keys(files)) await utimes(join(ws, f), past, past);
+  return { ws, home: join(base.dir, 'home'), cleanup: base.cleanup };
+}
+
+test('the tracker re-hashes only the paths it is told about; a full check finds the rest', async () => {
+  const { ws, home, cleanup } = await workspace(60);
+  try {
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
+    fc.notifyChanged([]);
+    const first = await fc.snapshot('s', 'u1');
+    assert.equal(first.hashedFiles, 60);
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed 0\n');
+    await writeFile(join(ws, 'm1/p1/f1.txt'), 'changed 1\n');
+    await writeFile(join(ws, 'm2/p2/f2.txt'), 'changed without telling\n');
+    fc.notifyChanged([join(ws, 'm0/p0/f0.txt'), 'm1/p1/f1.txt']);
+    const second = await fc.snapshot('s', 'u2');
+    assert.equal(second.hashedFiles, 2);
+    assert.equal((await fc.readFileAtAnchor('s', 'u2', 'm2/p2/f2.txt'))?.toString(), 'content 2\n', 'unreported change not seen yet');
+    fc.markAllDirty();
+    await fc.snapshot('s', 'u3');
+    assert.equal((await fc.readFileAtAnchor('s', 'u3', 'm2/p2/f2.txt'))?.toString(), 'changed without telling\n');
+    await fc.dispose();
+  } finally {
+    await cleanup();
+  }
+});
+
+test('the fs.watch watcher feeds the tracker: after shell changes the tracked snapshot equals a full scan', async () => {
+  const { ws, home, cleanup } = await workspace(60);
+  try {
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
+    await fc.startWatching();
+    await fc.snapshot('s', 'u1');
+    execFileSync('/bin/sh', ['-c', 'mkdir -p new/a/b && echo x > new/a/b/x.txt && rm -rf m3 && mv m4/p0 moved && chmod 755 m0/p1/f10.txt && echo y >> m1/p2/f11.txt && ln -s moved lnk'], { cwd: ws });
+    await new Promise((r) => setTimeout(r, 300)); // inotify delivers asynchronously
+    const tracked = await fc.snapshot('s', 'u2');
+    assert.ok(tracked.hashedFiles < 20, `only changed files are re-read (read ${tracked.hashedFiles})`);
+    await fc.dispose();
+    const full = await new FileCheckpointer({ workspaceRoot: ws, home: join(home, 'other') }).snapshot('s', 'u2');
+    assert.equal(tracked.root, full.root);
+    assert.equal(tracked.files, full.files);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('gc removes what no snapshot reaches and keeps what one does', async () => {
+  const { ws, home, cleanup } = await workspace(10);
+  try {
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+    await fc.snapshot('s', 'u1');
+    await writeFile(join(ws, 'big.txt'), 'unique line\n'.repeat(5000));
+    await fc.snapshot('s', 'u2');
+    assert.deepEqual(await fc.gc(), { removedObjects: 0, freedBytes: 0, prunedSnapshots: [] });
+    await fc.deleteSnapshot('s', 'u2');
+    const res = await fc.gc();
+    assert.ok(res.removedObjects >= 2, 'the big blob and the root tree of u2 are gone');
+    assert.ok(res.freedBytes > 0);
+    await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
+    assert.equal(await readFile(join(ws, 'm0/p0/f0.txt'), 'utf8'), 'content 0\n');
+    await fc.dispose();
+  } finally {
+    await cleanup();
+  }
+});
+
+test('over the size cap the oldest snapshots are dropped; the newest always stays', async () => {
+  const { ws, home, cleanup } = await workspace(5);
+  try {
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home, sizeCapBytes: 30_000 });
+    const pruned: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      // incompressible content, so each snapshot really costs its bytes
+      await writeFile(join(ws, 'data.bin'), randomBytes(12_000));
+      const s = await fc.snapshot('s', `u${i}`);
+      pruned.push(...s.pruned.map((p) => p.anchorId));
+    }
+    assert.ok(pruned.length >= 3, `old snapshots dropped: ${pruned.join(',')}`);
+    assert.ok(!pruned.includes('u5'));
+    assert.ok(await fc.hasSnapshot('s', 'u5'));
+    // what gc rewrote must still read back intact
+    const keep = await fc.listSnapshots('s');
+    for (const r of keep) assert.equal((await fc.rewindFiles('s', r.anchorId, { dryRun: true, anchor: userAnchor })).canRewind, true, r.anchorId);
+    assert.ok((await fc.storeSize()) <= 30_000 + 20_000);
+    const dry = await fc.rewindFiles('s', pruned[0]!, { dryRun: true, anchor: userAnchor });
+    assert.match(dry.error!, /has no file snapshot/);
+    await fc.dispose();
+  } finally {
+    await cleanup();
+  }
+});
