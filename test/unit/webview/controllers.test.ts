@@ -211,6 +211,14 @@ describe('RewindPreviewController', () => {
     assert.deepEqual([m.model.conversation.ok, m.model.state.ok, m.model.files.ok], [false, false, false]);
   });
 
+  it('computes the dry run again on refresh', async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'refresh' });
+    assert.equal(h.services.called('preview').length, 2);
+    assert.deepEqual(h.posted.map((m) => m.type), ['loading', 'model', 'loading', 'model']);
+  });
+
   it('retargets to another message', async () => {
     const h = previewHarness();
     await h.controller.handle({ type: 'ready' });

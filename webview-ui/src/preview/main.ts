@@ -77,6 +77,9 @@ app.addEventListener('click', (event) => {
     case 'cancel':
       host.post({ type: 'cancel' });
       break;
+    case 'refresh':
+      host.post({ type: 'refresh' });
+      break;
     case 'confirm': {
       const mode = effectiveMode(model, ui.mode);
       if (!mode) return;

@@ -156,7 +156,8 @@ export function renderPreview(model: RewindPreviewModel, ui: PreviewUiState): st
   const mode = effectiveMode(model, ui.mode);
   const confirm = confirmState(model, ui);
   return (
-    `<header class="preview-head"><h1><span class="codicon codicon-history" aria-hidden="true"></span>Rewind to this message?</h1>` +
+    `<header class="preview-head"><h1><span class="codicon codicon-history" aria-hidden="true"></span>Rewind to this message?` +
+    `<button type="button" class="icon-button" data-action="refresh" aria-label="Compute the preview again" title="Compute the preview again (after files or the session changed)"${ui.busy ? ' disabled' : ''}><span class="codicon codicon-refresh" aria-hidden="true"></span></button></h1>` +
     `<blockquote class="anchor" data-entry-id="${escapeHtml(model.anchorEntryId)}">${escapeHtml(truncate(model.anchorPreview, 400))}</blockquote>` +
     `<p class="muted">This is a preview: nothing has changed yet.</p></header>` +
     renderProblems(model, ui) +
