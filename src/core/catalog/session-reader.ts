@@ -1,0 +1,192 @@
+// Everything the catalog stores about one session file, read through the core loader without writing anything.
+import { basename, resolve } from 'node:path';
+import { previewOf, toTranscriptItem } from '../engine/transcript';
+import { branchesOf, sessionTitle } from '../engine/session-details';
+import { defaultStoreDir } from '../files/file-checkpointer';
+import { SnapshotRecords } from '../files/snapshot-records';
+import { SessionManager } from '../session/session-manager';
+import type { SessionEntry, SessionSource } from '../session/types';
+import { ReadOnlySessionStorage } from './read-only-storage';
+
+/** Text beyond this (per entry) is not searchable: huge tool outputs would make every save slow. */
+export const MAX_INDEXED_CHARS = 16 * 1024;
+
+export interface IndexedBranch {
+  name: string;
+  headEntryId: string | null;
+  messageCount: number;
+  active: boolean;
+}
+
+export interface IndexedCheckpoint {
+  /** The checkpoint's name (named), or the anchor message's one-line preview (file). */
+  name: string;
+  entryId: string;
+  kind: 'named' | 'file';
+  created?: string;
+  /** How many files a file checkpoint holds. */
+  files?: number;
+}
+
+export interface IndexedMessage {
+  entryId: string;
+  /** The transcript's kind: user, assistant, toolCall, toolResult, bash, branchSummary, compaction, custom, … */
+  kind: string;
+  /** e.g. the tool name or the custom type. */
+  title?: string;
+  /** The branch the message is shown on: the active one when it is on its path, else the first that holds it. */
+  branch?: string;
+  timestamp?: string;
+  text: string;
+}
+
+export interface IndexedSession {
+  sessionId: string;
+  file: string;
+  source: SessionSource;
+  cwd: string;
+  title: string;
+  created: string;
+  modified: string;
+  size: number;
+  mtimeMs: number;
+  entryCount: number;
+  activeBranch?: string;
+  /** The format version on disk. Below 2 the entry ids are assigned on load (they change when the file is migrated). */
+  fileVersion: number;
+  problem?: string;
+  branches: IndexedBranch[];
+  checkpoints: IndexedCheckpoint[];
+  messages: IndexedMessage[];
+}
+
+export interface ReadOptions {
+  home: string;
+  /** The file-checkpoint store of a working folder (default: <home>/checkpoints/<folder>-<hash>, when the folder exists). */
+  fileCheckpointStore?: (cwd: string) => string | undefined;
+  warn?: (message: string) => void;
+}
+
+/** The store a folder's file checkpoints are in by default, or undefined when the folder is gone. */
+export function defaultFileCheckpointStore(home: string, cwd: string): string | undefined {
+  if (!cwd) return undefined;
+  try {
+    return defaultStoreDir(home, cwd);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which branch each entry is shown on: walk each branch's path from its leaf up, stopping at the first entry an
+ *  earlier branch already claimed (its ancestors are claimed too), so the pass is linear in the entries. */
+function branchOfEntries(session: SessionManager, branches: { name: string; leafId: string | null; isActive: boolean }[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const ordered = [...branches.filter((b) => b.isActive), ...branches.filter((b) => !b.isActive)];
+  for (const b of ordered) {
+    let id = b.leafId;
+    while (id !== null && !out.has(id)) {
+      const entry: SessionEntry | undefined = session.getEntry(id);
+      if (!entry) break;
+      out.set(id, b.name);
+      id = entry.parentId;
+    }
+  }
+  return out;
+}
+
+function searchableText(entry: SessionEntry): { kind: string; title?: string; text: string } | undefined {
+  const item = toTranscriptItem(entry, {});
+  if (!item) return undefined;
+  const text = [item.title, item.markdown].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
+  if (!text) return undefined;
+  return { kind: item.kind, ...(item.title ? { title: item.title } : {}), text: text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text };
+}
+
+/** Reads a session file for the catalog; undefined when it is not a readable file. Never writes to the file, its
+ *  folder, the blob store or anywhere else. */
+export async function readSessionForCatalog(file: string, source: SessionSource, opts: ReadOptions): Promise<IndexedSession | undefined> {
+  const path = resolve(file);
+  const storage = new ReadOnlySessionStorage();
+  const before = await storage.stat(path);
+  if (!before?.isFile) return undefined;
+  const session = await SessionManager.open(path, { storage, home: opts.home, deferUntilAssistant: true });
+  try {
+    const report = session.getLoadReport();
+    const header = session.getHeader();
+    const badHeader = report.backupFile !== undefined && report.migratedFrom === undefined;
+    const fileVersion = badHeader ? 0 : report.migratedFrom ?? (typeof header.version === 'number' ? header.version : 1);
+    const problems: string[] = [];
+    if (badHeader) problems.push('no valid session header');
+    if (report.skipped.length) problems.push(`${report.skipped.length} unreadable line(s)`);
+
+    const branchWarnings: string[] = [];
+    const snap = badHeader ? undefined : branchesOf(session, (m) => branchWarnings.push(m));
+    if (branchWarnings.length) opts.warn?.(`${path}: ${branchWarnings.join('; ')}`);
+    const branchOf = snap ? branchOfEntries(session, snap.branches) : new Map<string, string>();
+
+    const messages: IndexedMessage[] = [];
+    for (const entry of session.getEntries()) {
+      const found = searchableText(entry);
+      if (!found) continue;
+      const branch = branchOf.get(entry.id);
+      messages.push({ entryId: entry.id, ...found, ...(branch ? { branch } : {}), ...(entry.timestamp ? { timestamp: entry.timestamp } : {}) });
+    }
+
+    const checkpoints: IndexedCheckpoint[] = (snap?.checkpoints ?? []).map((c) => ({
+      name: c.name,
+      entryId: c.messageId,
+      kind: 'named' as const,
+      created: new Date(c.createdAt).toISOString(),
+    }));
+    if (!badHeader) checkpoints.push(...(await fileCheckpointsOf(session, opts)));
+
+    // the file vanished between stat and read: the loader then made an empty session, which is not this file
+    if (!(await storage.stat(path))) return undefined;
+    return {
+      sessionId: badHeader ? idFromFileName(path) : session.sessionId,
+      file: path,
+      source,
+      cwd: session.cwd,
+      title: badHeader ? 'Unreadable session' : sessionTitle(session),
+      created: badHeader ? new Date(before.birthtimeMs || before.mtimeMs).toISOString() : header.timestamp,
+      modified: new Date(before.mtimeMs).toISOString(),
+      size: before.size,
+      mtimeMs: before.mtimeMs,
+      entryCount: session.getEntries().length,
+      ...(snap ? { activeBranch: snap.active.name } : {}),
+      fileVersion,
+      ...(problems.length ? { problem: problems.join('; ') } : {}),
+      branches: (snap?.branches ?? []).map((b) => ({ name: b.name, headEntryId: b.headMessageId, messageCount: b.messageCount, active: b.isActive })),
+      checkpoints,
+      messages,
+    };
+  } finally {
+    await session.close();
+  }
+}
+
+/** pi and agent-rewind name files <timestamp>_<session id>.jsonl. */
+function idFromFileName(path: string): string {
+  const base = basename(path);
+  return /^.+_([^_]+)\.jsonl$/.exec(base)?.[1] ?? base.replace(/\.jsonl$/, '');
+}
+
+async function fileCheckpointsOf(session: SessionManager, opts: ReadOptions): Promise<IndexedCheckpoint[]> {
+  const storeDir = (opts.fileCheckpointStore ?? ((cwd) => defaultFileCheckpointStore(opts.home, cwd)))(session.cwd);
+  if (!storeDir) return [];
+  try {
+    const records = await new SnapshotRecords(storeDir).ofSession(session.sessionId);
+    const out: IndexedCheckpoint[] = [];
+    for (const r of records) {
+      if (r.kind !== 'user-message') continue;
+      const entry = session.getEntry(r.anchorId);
+      // a snapshot whose message is gone from the file cannot be rewound to
+      if (!entry) continue;
+      out.push({ name: previewOf(entry), entryId: r.anchorId, kind: 'file', created: r.createdAt, files: r.files });
+    }
+    return out;
+  } catch (error) {
+    opts.warn?.(`file checkpoints of ${session.sessionId}: ${(error as Error).message}`);
+    return [];
+  }
+}
