@@ -28,7 +28,7 @@ export function requirePositional(ctx: CommandContext, index: number, what: stri
 
 export const branchesCommand: Command = {
   name: 'branches',
-  summary: 'List the conversation branches of a session (the active one marked *)',
+  summary: 'list the conversation branches of a session (the active one marked *)',
   usage: 'branches <session> [--json]',
   async run(ctx) {
     await withCliSession(ctx, ctx.positionals[0], async (session) => {

@@ -4,7 +4,7 @@ import { conversationOf, requirePositional, withCliSession } from './branches';
 
 export const checkpointCommand: Command = {
   name: 'checkpoint',
-  summary: "Name the active branch's head message as a checkpoint to restore later",
+  summary: "name the active branch's head message as a checkpoint to restore later",
   usage: 'checkpoint <session> <name> [--json]',
   async run(ctx) {
     const name = requirePositional(ctx, 1, '<name>');

@@ -4,7 +4,7 @@ import { branchLine, conversationOf, requirePositional, withCliSession } from '.
 
 export const restoreCommand: Command = {
   name: 'restore',
-  summary: 'Rewind to a named checkpoint (a new active branch whose head is its message)',
+  summary: 'rewind to a named checkpoint (a new active branch whose head is its message)',
   usage: 'restore <session> <name> [--json]',
   async run(ctx) {
     const id = requirePositional(ctx, 1, '<name>');

@@ -4,7 +4,7 @@ import { branchLine, conversationOf, requirePositional, withCliSession } from '.
 
 export const rewindCommand: Command = {
   name: 'rewind',
-  summary: 'Branch from a message: a new active branch <current>-vN whose head is that message',
+  summary: 'branch from a message: a new active branch <current>-vN whose head is that message',
   usage: 'rewind <session> <messageId> [--json]',
   async run(ctx) {
     const id = requirePositional(ctx, 1, '<messageId>');

@@ -8,7 +8,7 @@ import { withCliSession } from './branches';
 
 export const stateCommand: Command = {
   name: 'state',
-  summary: 'Show session state and artifact versions as of an entry (default: the active branch)',
+  summary: 'show session state and artifact versions as of an entry (default: the active branch)',
   usage: 'state <session> [--at ENTRY_ID] [--json]',
   options: { at: { type: 'string' } },
   async run(ctx) {

@@ -4,7 +4,7 @@ import { branchLine, conversationOf, requirePositional, withCliSession } from '.
 
 export const switchCommand: Command = {
   name: 'switch',
-  summary: 'Make another branch of a session active',
+  summary: 'make another branch of a session active',
   usage: 'switch <session> <branch> [--json]',
   async run(ctx) {
     const id = requirePositional(ctx, 1, '<branch>');
