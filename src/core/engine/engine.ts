@@ -21,7 +21,8 @@ import { readSessionSummary } from '../session/discovery';
 import { parseJsonlLenient } from '../session/jsonl';
 import type { AgentMessage, SessionEntry } from '../session/types';
 import type { FileCheckpointer } from '../files/file-checkpointer';
-import type { RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import type { RewindFilesResult } from '../files/types';
+import type { MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool } from './checkpointer-pool';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { SessionCache } from './session-cache';
@@ -43,6 +44,15 @@ export interface AppendResult {
   /** The file snapshot this message took (user messages: the anchor for rewinds; assistant messages: turn end). */
   snapshot?: { files: number; hashedFiles: number; skipped: { path: string; reason: string }[] };
   snapshotError?: string;
+}
+
+export interface MessageHit {
+  sessionFile: string;
+  sessionTitle: string;
+  entryId: string;
+  kind: MessageKind;
+  preview: string;
+  onActiveBranch: boolean;
 }
 
 export interface UserMessageRef {
@@ -154,6 +164,36 @@ export class RewindEngine {
       .getPath()
       .filter((e) => isUserMessage(e))
       .map((e) => ({ entryId: e.id, preview: previewOf(e), timestamp: e.timestamp }));
+  }
+
+  /** Messages of this workspace's sessions whose text contains the query (case-insensitive), newest session first. */
+  async searchMessages(query: string, limit = 200): Promise<MessageHit[]> {
+    const needle = query.trim().toLowerCase();
+    if (!needle) return [];
+    const hits: MessageHit[] = [];
+    for (const listing of await this.listSessions()) {
+      let session: SessionManager;
+      try {
+        session = await this.session(listing.sessionFile);
+      } catch {
+        continue;
+      }
+      const onPath = new Set(session.getPath().map((e) => e.id));
+      for (const entry of session.getEntries()) {
+        const item = toTranscriptItem(entry, {});
+        if (!item || !`${item.title ?? ''}\n${item.markdown}`.toLowerCase().includes(needle)) continue;
+        hits.push({
+          sessionFile: listing.sessionFile,
+          sessionTitle: listing.title,
+          entryId: entry.id,
+          kind: item.kind,
+          preview: previewOf(entry),
+          onActiveBranch: onPath.has(entry.id),
+        });
+        if (hits.length >= limit) return hits;
+      }
+    }
+    return hits;
   }
 
   // ── transcript ─────────────────────────────────────────────────────────────
@@ -357,6 +397,31 @@ export class RewindEngine {
       filesChanged,
       undoAvailable: filesChanged.length > 0,
     };
+  }
+
+  /**
+   * Seed 003's rewindFiles: the files only, as they were when the user message was sent. A dry run never throws
+   * (canRewind false + error); the real call throws with the same words.
+   */
+  async rewindFiles(sessionFile: string, anchorEntryId: string, opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {}): Promise<RewindFilesResult> {
+    let session: SessionManager;
+    try {
+      session = await this.session(sessionFile);
+    } catch (error) {
+      if (!opts.dryRun) throw error;
+      return { canRewind: false, error: (error as Error).message, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+    }
+    const cp = this.#checkpointerOf(session);
+    if (!cp) {
+      const error = `This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here.`;
+      if (!opts.dryRun) throw new Error(error);
+      return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+    }
+    return cp.rewindFiles(session.sessionId, anchorEntryId, {
+      dryRun: opts.dryRun === true,
+      overwriteUserModified: opts.overwriteUserModified === true,
+      anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
+    });
   }
 
   /** Puts back the files the last file rewind of this session changed (files edited by hand since are kept). */

@@ -1,0 +1,100 @@
+// Wires the extension together. Activation only registers things: no session is read, no tree walked, no sql.js
+// loaded until the Sessions view asks for its children or a command runs.
+import * as vscode from 'vscode';
+import { RewindEngine } from '../core/engine/engine';
+import { ActiveSession } from './active-session';
+import { createApi, type AgentRewindApi } from './api';
+import { registerCommands } from './commands/register-commands';
+import { Disposable } from './disposable';
+import { registerLanguageModelTools } from './lm-tools';
+import { PanelServices } from './panel-services';
+import { SessionEvents } from './session-events';
+import { SessionWatcher } from './session-watcher';
+import { affectsEngine, readSettings } from './settings';
+import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
+import { BranchStatusBar } from './status-bar';
+import { SessionsTreeProvider } from './tree/sessions-tree-provider';
+import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
+import { TranscriptPanel } from './webviews/transcript-panel';
+import { WorkspaceFileWatcher } from './workspace-file-watcher';
+
+export class AgentRewindExtension extends Disposable {
+  readonly api: AgentRewindApi;
+  private readonly engine: RewindEngine;
+
+  constructor(context: vscode.ExtensionContext) {
+    super();
+    const log = this._register(vscode.window.createOutputChannel('Agent Rewind', { log: true }));
+    const engine = (this.engine = new RewindEngine({ settings: readSettings(), workspaceRoots: workspaceRoots(), warn: (m) => log.warn(m) }));
+    this._register({ dispose: () => void engine.dispose() });
+
+    const events = this._register(new SessionEvents());
+    const active = this._register(new ActiveSession(engine, context.workspaceState));
+    const tree = this._register(new SessionsTreeProvider(engine));
+    this._register(vscode.window.createTreeView('agentRewind.sessions', { treeDataProvider: tree, showCollapseAll: true }));
+    const status = this._register(new BranchStatusBar(engine, active));
+
+    const changed = (file: string) => events.fire([file]);
+    const services = new PanelServices(engine, events, {
+      showPreview: (ref, anchor) => void RewindPreviewPanel.show(context.extensionUri, ref, anchor, services),
+    });
+    const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
+    const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
+
+    // Session files changed (another process, or us): refresh what shows them. The tree keeps its expansion.
+    const watcher = this._register(new SessionWatcher());
+    this._register(watcher.onDidChange((files) => events.fire(files)));
+    this._register(
+      events.onDidChange((files) => {
+        void Promise.all(files.map((f) => engine.sessionChanged(f))).then(() => {
+          tree.refresh();
+          void status.refresh();
+        });
+      }),
+    );
+    watcher.watch(engine.sessionFolders());
+
+    this._register(new WorkspaceFileWatcher(engine));
+    this._register(vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, new SnapshotDocuments(engine)));
+
+    for (const d of registerCommands({
+      engine,
+      active,
+      events,
+      refreshAll: () => {
+        tree.refresh();
+        void status.refresh();
+      },
+      showTranscript,
+      showPreview,
+    })) this._register(d);
+    for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);
+
+    this._register(
+      vscode.workspace.onDidChangeConfiguration(async (e) => {
+        if (!affectsEngine(e)) return;
+        await engine.updateSettings(readSettings());
+        watcher.watch(engine.sessionFolders());
+        tree.refresh();
+        void status.refresh();
+      }),
+    );
+    this._register(
+      vscode.workspace.onDidChangeWorkspaceFolders(async () => {
+        await engine.setWorkspaceRoots(workspaceRoots());
+        watcher.watch(engine.sessionFolders());
+        tree.refresh();
+        void status.refresh();
+      }),
+    );
+
+    // The status bar reads one session, after activation has returned.
+    setTimeout(() => void status.refresh(), 0);
+
+    this.api = createApi(engine, changed, () => workspaceRoots()[0]);
+  }
+}
+
+function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}

@@ -1,0 +1,105 @@
+// The API other extensions (agents) get from `vscode.extensions.getExtension('agent-rewind.agent-rewind').activate()`.
+// Documented in docs/API.md "## Extension API". Every mutation also tells the UI (tree, status bar, transcripts).
+import { resolve } from 'node:path';
+import type { CheckpointInput, RewindInput } from '../core/agent-tools/tool-schemas';
+import type { CheckpointContext, ToolResult } from '../core/agent-tools/checkpoint-tools';
+import type { BranchInfo, CheckpointInfo } from '../core/branches/derive';
+import type { AppendResult, RewindEngine } from '../core/engine/engine';
+import type { SessionListing } from '../core/engine/types';
+import type { RewindFilesResult } from '../core/files/types';
+import type { AgentMessage } from '../core/session/types';
+import type { ArtifactVersion } from '../core/state/fold';
+import type { JsonValue } from '../core/state/records';
+import type { StateSnapshot } from '../core/state/session-state';
+import type { RewindMode, RewindOutcome, RewindPreviewModel } from '../shared/view-models';
+
+export interface AgentRewindApi {
+  readonly apiVersion: 1;
+  /** A new session for a workspace folder (default: the first one open). Written at once. */
+  createSession(opts?: { cwd?: string; title?: string }): Promise<AgentRewindSession>;
+  /** An existing session file (ours, pi's or oh-my-pi's). */
+  openSession(sessionFile: string): Promise<AgentRewindSession>;
+  /** This workspace's sessions, newest first. */
+  listSessions(): Promise<SessionListing[]>;
+}
+
+export interface AgentRewindSession {
+  readonly sessionFile: string;
+  readonly sessionId: string;
+  /** A user message takes the file snapshot it anchors (when checkpointing is on); an assistant message the
+   *  turn-end snapshot. Resolves once the snapshot is taken: act on the message only after that. */
+  appendMessage(message: AgentMessage, opts?: { id?: string }): Promise<AppendResult>;
+  /** Seed 001: a named pointer to the active branch's head. */
+  checkpoint(name: string): Promise<CheckpointInfo>;
+  /** Seed 001: rewind the conversation to a named checkpoint. */
+  restore(name: string): Promise<BranchInfo>;
+  /** Seed 001: a new branch whose head is messageId (the conversation only). */
+  rewind(messageId: string): Promise<BranchInfo>;
+  /** Seed 003: the files as they were when the user message was sent. dryRun never throws. */
+  rewindFiles(messageId: string, opts?: { dryRun?: boolean; overwriteUserModified?: boolean }): Promise<RewindFilesResult>;
+  /** "Rewind to here": the dry run of conversation + state + files together, and its apply. */
+  previewRewind(messageId: string): Promise<RewindPreviewModel>;
+  rewindToHere(messageId: string, mode?: RewindMode, opts?: { overwriteUserModified?: boolean }): Promise<RewindOutcome>;
+  undoLastRewind(): Promise<{ filesChanged: string[]; userModified: string[] }>;
+  switchBranch(name: string): Promise<BranchInfo>;
+  branches(): Promise<BranchInfo[]>;
+  /** Seed 004: state and artifacts as of an entry (default: the active branch's leaf). */
+  state(entryId?: string): Promise<StateSnapshot>;
+  updateState(delta: Record<string, JsonValue>): Promise<string>;
+  saveArtifact(name: string, bytes: Uint8Array, mimeType?: string): Promise<ArtifactVersion>;
+  /** Seed 000: the agent's own checkpoint/rewind tools. Refusals throw with the seed's texts. */
+  readonly agentTools: {
+    checkpoint(input: CheckpointInput, context?: CheckpointContext): Promise<ToolResult<{ goal: string; startedAt: string }>>;
+    rewind(input: RewindInput): Promise<ToolResult<{ report: string; rewound: true }>>;
+    /** Call at the end of each turn: applies a requested rewind and returns the messages to continue with. */
+    endTurn(messages?: readonly AgentMessage[]): Promise<AgentMessage[] | undefined>;
+  };
+}
+
+export function createApi(engine: RewindEngine, changed: (sessionFile: string) => void, defaultCwd: () => string | undefined): AgentRewindApi {
+  const open = async (sessionFile: string): Promise<AgentRewindSession> => {
+    const file = resolve(sessionFile);
+    const session = await engine.session(file);
+    const after = async <T>(p: Promise<T>): Promise<T> => {
+      try {
+        return await p;
+      } finally {
+        changed(file);
+      }
+    };
+    return {
+      sessionFile: file,
+      sessionId: session.sessionId,
+      appendMessage: (message, opts) => after(engine.appendMessage(file, message, opts)),
+      checkpoint: (name) => after(engine.createCheckpoint(file, name)),
+      restore: (name) => after(engine.restoreCheckpoint(file, name)),
+      rewind: (messageId) => after(engine.fork(file, messageId)),
+      rewindFiles: (messageId, opts) => (opts?.dryRun ? engine.rewindFiles(file, messageId, opts) : after(engine.rewindFiles(file, messageId, opts))),
+      previewRewind: (messageId) => engine.previewRewind(file, messageId),
+      rewindToHere: (messageId, mode = 'all', opts) => after(engine.applyRewind(file, messageId, mode, opts)),
+      undoLastRewind: () => after(engine.undoLastRewind(file)),
+      switchBranch: (name) => after(engine.switchBranch(file, name)),
+      branches: () => engine.branches(file),
+      state: (entryId) => engine.stateOf(file, entryId),
+      updateState: (delta) => after(engine.updateState(file, delta)),
+      saveArtifact: (name, bytes, mimeType) => after(engine.saveArtifact(file, name, bytes, mimeType)),
+      agentTools: {
+        checkpoint: async (input, context) => (await engine.agentTools(file)).checkpoint(input, context ?? { messageCount: 0 }),
+        rewind: async (input) => (await engine.agentTools(file)).rewind(input),
+        endTurn: (messages) => after(engine.endTurn(file, messages)),
+      },
+    };
+  };
+  return {
+    apiVersion: 1,
+    createSession: async (opts = {}) => {
+      const cwd = opts.cwd ?? defaultCwd();
+      if (!cwd) throw new Error('Open a workspace folder first, or pass cwd: sessions belong to a folder.');
+      const file = await engine.createSession(cwd, opts.title ? { title: opts.title } : {});
+      changed(file);
+      return open(file);
+    },
+    openSession: open,
+    listSessions: () => engine.listSessions(),
+  };
+}

@@ -1,0 +1,96 @@
+// Quick picks for commands run from the palette without a target: which session, branch, message or checkpoint.
+// Each returns undefined when the user dismisses it.
+import * as vscode from 'vscode';
+import type { RewindEngine } from '../../core/engine/engine';
+import { formatAge, plural, sourceLabel } from '../tree/format';
+
+export async function pickSession(engine: RewindEngine, preferred?: string): Promise<string | undefined> {
+  const sessions = await engine.listSessions();
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+    return undefined;
+  }
+  if (sessions.length === 1) return sessions[0]!.sessionFile;
+  const now = Date.now();
+  const items = sessions.map((s) => ({
+    label: s.title,
+    description: `${formatAge(s.modifiedMs, now)} · ${sourceLabel(s.source)}${s.sessionFile === preferred ? ' · current' : ''}`,
+    detail: s.sessionFile,
+    file: s.sessionFile,
+  }));
+  const picked = await vscode.window.showQuickPick(items, { title: 'Agent Rewind: choose a session', matchOnDetail: true });
+  return picked?.file;
+}
+
+export async function pickBranch(engine: RewindEngine, sessionFile: string): Promise<string | undefined> {
+  const details = await engine.describeSession(sessionFile);
+  const items = details.branches.map((b) => ({
+    label: `${b.isActive ? '$(pass-filled)' : '$(git-branch)'} ${b.name}`,
+    description: `${b.isActive ? 'active · ' : ''}${plural(b.messageCount, 'message')}`,
+    detail: b.headPreview,
+    name: b.name,
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Switch branch of "${details.listing.title}"`,
+    placeHolder: 'The branch to continue on (nothing is deleted)',
+    matchOnDetail: true,
+  });
+  return picked?.name;
+}
+
+export async function pickUserMessage(engine: RewindEngine, sessionFile: string, title: string): Promise<string | undefined> {
+  const messages = await engine.userMessages(sessionFile);
+  if (messages.length === 0) {
+    void vscode.window.showInformationMessage('Agent Rewind: the active branch has no user messages yet.');
+    return undefined;
+  }
+  const now = Date.now();
+  const items = [...messages].reverse().map((m) => ({
+    label: m.preview || '(empty message)',
+    description: formatAge(Date.parse(m.timestamp), now),
+    detail: m.entryId,
+    id: m.entryId,
+  }));
+  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Newest first', matchOnDetail: true });
+  return picked?.id;
+}
+
+export type PickedCheckpoint = { kind: 'named'; name: string } | { kind: 'file'; anchorEntryId: string };
+
+export async function pickCheckpoint(
+  engine: RewindEngine,
+  sessionFile: string,
+  opts: { title: string; namedOnly?: boolean },
+): Promise<PickedCheckpoint | undefined> {
+  const details = await engine.describeSession(sessionFile);
+  type Item = vscode.QuickPickItem & { value?: PickedCheckpoint };
+  const items: Item[] = details.namedCheckpoints.map((c) => ({
+    label: `$(bookmark) ${c.name}`,
+    description: c.preview,
+    value: { kind: 'named', name: c.name },
+  }));
+  if (!opts.namedOnly && details.fileCheckpoints.length) {
+    items.push({ label: 'File snapshots', kind: vscode.QuickPickItemKind.Separator });
+    for (const c of [...details.fileCheckpoints].reverse()) {
+      items.push({ label: `$(file-symlink-directory) ${c.preview}`, description: plural(c.files, 'file'), value: { kind: 'file', anchorEntryId: c.anchorEntryId } });
+    }
+  }
+  if (!items.some((i) => i.value)) {
+    void vscode.window.showInformationMessage(`Agent Rewind: "${details.listing.title}" has no ${opts.namedOnly ? 'named ' : ''}checkpoints yet.`);
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { title: opts.title });
+  return picked?.value;
+}
+
+/** Asks for a checkpoint or label name; trims it and refuses an empty one. */
+export function askName(prompt: string, value = '', placeHolder?: string): Thenable<string | undefined> {
+  return vscode.window
+    .showInputBox({
+      prompt,
+      value,
+      ...(placeHolder ? { placeHolder } : {}),
+      validateInput: (v) => (v.trim() ? undefined : 'A name cannot be empty'),
+    })
+    .then((v) => v?.trim());
+}

@@ -1,0 +1,248 @@
+// Every "Agent Rewind" command. Each accepts a tree node or a plain { sessionFile, ... } object (webviews, other
+// extensions, tests) and, from the palette, asks for what it needs. Failures become an error notification with
+// the engine's own words; nothing is changed before the user confirmed a destructive step.
+import * as vscode from 'vscode';
+import type { RewindEngine } from '../../core/engine/engine';
+import type { ActiveSession } from '../active-session';
+import type { SessionEvents } from '../session-events';
+import { FileCheckpointNode } from '../tree/nodes';
+import { askName, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
+
+export interface CommandContext {
+  engine: RewindEngine;
+  active: ActiveSession;
+  events: SessionEvents;
+  refreshAll(): void;
+  showTranscript(sessionFile: string): void;
+  showPreview(sessionFile: string, anchorEntryId: string): void;
+}
+
+type Handler = (arg?: unknown) => Promise<unknown>;
+
+export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
+  const { engine, active, events } = ctx;
+
+  /** The session a command acts on: its argument's, else the active one (asking when there are several). */
+  const sessionOf = async (arg: unknown, ask = true): Promise<string | undefined> => {
+    const explicit = sessionFileOf(arg);
+    if (explicit) return explicit;
+    const current = await active.current();
+    if (!ask) return current;
+    const sessions = await engine.listSessions();
+    if (sessions.length <= 1) return current ?? sessions[0]?.sessionFile;
+    return pickSession(engine, current);
+  };
+  const changed = (sessionFile: string) => events.fire([sessionFile]);
+
+  const handlers: Record<string, Handler> = {
+    'agentRewind.refresh': async () => ctx.refreshAll(),
+
+    'agentRewind.openTranscript': async (arg) => {
+      const file = sessionFileOf(arg) ?? (await pickSession(engine, await active.current()));
+      if (!file) return;
+      await active.set(file);
+      ctx.showTranscript(file);
+    },
+
+    'agentRewind.rewindToHere': async (arg) => {
+      const target = entryTargetOf(arg);
+      if (target) return ctx.showPreview(target.sessionFile, target.entryId);
+      const file = await sessionOf(arg);
+      if (!file) return;
+      const entryId = await pickUserMessage(engine, file, 'Rewind to here: choose one of your messages');
+      if (entryId) ctx.showPreview(file, entryId);
+    },
+
+    'agentRewind.switchBranch': async (arg) => {
+      const target = branchTargetOf(arg);
+      const file = target?.sessionFile ?? (await active.current());
+      if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      const name = target?.branch ?? (await pickBranch(engine, file));
+      if (!name) return;
+      const branch = await engine.switchBranch(file, name);
+      await active.set(file);
+      changed(file);
+      vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch ${branch.name}`, 4000);
+    },
+
+    'agentRewind.restoreCheckpoint': async (arg) => {
+      // A file snapshot is a user message's anchor: rewinding to it is "Rewind to here", with its preview.
+      if (arg instanceof FileCheckpointNode) return ctx.showPreview(arg.sessionFile, arg.checkpoint.anchorEntryId);
+      const target = checkpointTargetOf(arg);
+      const file = target?.sessionFile ?? (await sessionOf(arg));
+      if (!file) return;
+      let name = target?.name;
+      if (!name) {
+        const picked = await pickCheckpoint(engine, file, { title: 'Rewind to a checkpoint' });
+        if (!picked) return;
+        if (picked.kind === 'file') return ctx.showPreview(file, picked.anchorEntryId);
+        name = picked.name;
+      }
+      const answer = await vscode.window.showWarningMessage(
+        `Rewind the conversation to checkpoint "${name}"?`,
+        { modal: true, detail: 'A new branch starts at the checkpoint; the current branch keeps all its messages. Files are not changed.' },
+        'Rewind',
+      );
+      if (answer !== 'Rewind') return;
+      const branch = await engine.restoreCheckpoint(file, name);
+      changed(file);
+      void vscode.window.showInformationMessage(`Rewound to checkpoint "${name}": now on branch ${branch.name}.`);
+    },
+
+    'agentRewind.renameCheckpoint': async (arg) => {
+      const target = checkpointTargetOf(arg);
+      const file = target?.sessionFile ?? (await sessionOf(arg));
+      if (!file) return;
+      let name = target?.name;
+      if (!name) {
+        const picked = await pickCheckpoint(engine, file, { title: 'Rename which checkpoint?', namedOnly: true });
+        if (picked?.kind !== 'named') return;
+        name = picked.name;
+      }
+      const newName = await askName(`New name for checkpoint "${name}"`, name);
+      if (!newName || newName === name) return;
+      await engine.renameCheckpoint(file, name, newName);
+      changed(file);
+    },
+
+    'agentRewind.deleteCheckpoint': async (arg) => {
+      const target = checkpointTargetOf(arg);
+      const file = target?.sessionFile ?? (await sessionOf(arg));
+      if (!file) return;
+      let name = target?.name;
+      if (!name) {
+        const picked = await pickCheckpoint(engine, file, { title: 'Delete which checkpoint?', namedOnly: true });
+        if (picked?.kind !== 'named') return;
+        name = picked.name;
+      }
+      const answer = await vscode.window.showWarningMessage(
+        `Delete checkpoint "${name}"?`,
+        { modal: true, detail: 'Only the name goes; no message, branch or file is deleted.' },
+        'Delete',
+      );
+      if (answer !== 'Delete') return;
+      await engine.deleteCheckpoint(file, name);
+      changed(file);
+    },
+
+    'agentRewind.createCheckpoint': async (arg) => {
+      const file = await sessionOf(arg);
+      if (!file) return;
+      const o = arg as { name?: unknown } | undefined;
+      const name = typeof o?.name === 'string' && o.name.trim() ? o.name.trim() : await askName('Name the checkpoint (the active branch\'s last message)', '', 'e.g. before-refactor');
+      if (!name) return;
+      const checkpoint = await engine.createCheckpoint(file, name);
+      changed(file);
+      vscode.window.setStatusBarMessage(`$(bookmark) Agent Rewind: checkpoint "${checkpoint.name}" created`, 4000);
+      return checkpoint;
+    },
+
+    'agentRewind.revealSessionFile': async (arg) => {
+      const file = await sessionOf(arg);
+      if (!file) return;
+      const uri = vscode.Uri.file(file);
+      if (vscode.workspace.getWorkspaceFolder(uri)) await vscode.commands.executeCommand('revealInExplorer', uri);
+      else if (vscode.env.uiKind === vscode.UIKind.Desktop && vscode.env.remoteName === undefined) await vscode.commands.executeCommand('revealFileInOS', uri);
+      await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+    },
+
+    'agentRewind.undoLastRewind': async (arg) => {
+      const file = await sessionOf(arg);
+      if (!file) return;
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Agent Rewind: undoing the last file rewind…' },
+        () => engine.undoLastRewind(file),
+      );
+      changed(file);
+      const kept = result.userModified.length ? ` ${result.userModified.length} file(s) you changed since were left as they are.` : '';
+      void vscode.window.showInformationMessage(`Undid the last file rewind: ${result.filesChanged.length} file(s) put back.${kept}`);
+      return result;
+    },
+
+    'agentRewind.searchSessions': async () => searchSessions(ctx),
+
+    'agentRewind.forkFromMessage': async (arg) => {
+      let target = entryTargetOf(arg);
+      if (!target) {
+        const file = await sessionOf(arg);
+        const entryId = file && (await pickUserMessage(engine, file, 'Fork from which message?'));
+        if (!file || !entryId) return;
+        target = { sessionFile: file, entryId };
+      }
+      const branch = await engine.fork(target.sessionFile, target.entryId);
+      changed(target.sessionFile);
+      void vscode.window.showInformationMessage(`Forked: now on branch ${branch.name} (files unchanged).`);
+      return branch;
+    },
+
+    'agentRewind.labelMessage': async (arg) => {
+      let target = entryTargetOf(arg);
+      if (!target) {
+        const file = await sessionOf(arg);
+        const entryId = file && (await pickUserMessage(engine, file, 'Label which message?'));
+        if (!file || !entryId) return;
+        target = { sessionFile: file, entryId };
+      }
+      const current = (await engine.session(target.sessionFile)).getLabel(target.entryId) ?? '';
+      const label = await vscode.window.showInputBox({ prompt: 'Label for this message (empty removes it)', value: current });
+      if (label === undefined) return;
+      await engine.label(target.sessionFile, target.entryId, label);
+      changed(target.sessionFile);
+    },
+  };
+
+  return Object.entries(handlers).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, async (arg?: unknown) => {
+      try {
+        return await handler(arg);
+      } catch (error) {
+        void vscode.window.showErrorMessage(`Agent Rewind: ${(error as Error)?.message ?? String(error)}`);
+        return undefined;
+      }
+    }),
+  );
+}
+
+async function searchSessions(ctx: CommandContext): Promise<void> {
+  type Item = vscode.QuickPickItem & { hit?: { sessionFile: string; entryId: string } };
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = 'Agent Rewind: search sessions';
+  pick.placeholder = 'Text of a message in any of this workspace\'s sessions';
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+  const run = async (query: string) => {
+    const mine = ++generation;
+    pick.busy = true;
+    try {
+      const hits = await ctx.engine.searchMessages(query);
+      if (mine !== generation) return;
+      pick.items = hits.map((h) => ({
+        label: h.preview,
+        description: `${h.kind}${h.onActiveBranch ? '' : ' · on another branch'}`,
+        detail: h.sessionTitle,
+        hit: { sessionFile: h.sessionFile, entryId: h.entryId },
+      }));
+    } finally {
+      if (mine === generation) pick.busy = false;
+    }
+  };
+  pick.onDidChangeValue((value) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void run(value), 200);
+  });
+  const accepted = new Promise<Item | undefined>((resolve) => {
+    pick.onDidAccept(() => resolve(pick.selectedItems[0]));
+    pick.onDidHide(() => resolve(undefined));
+  });
+  pick.show();
+  const item = await accepted;
+  if (timer) clearTimeout(timer);
+  pick.dispose();
+  if (item?.hit) {
+    await ctx.active.set(item.hit.sessionFile);
+    ctx.showTranscript(item.hit.sessionFile);
+  }
+}

@@ -1,0 +1,71 @@
+// The services the Transcript and Rewind preview panels call (webviews/services.ts), over the engine facade.
+import { existsSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { RewindEngine } from '../core/engine/engine';
+import { absPath } from '../core/files/safe-paths';
+import type { RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
+import type { SessionEvents } from './session-events';
+import { snapshotUri } from './snapshot-documents';
+import type { PreviewServices, SessionRef, TranscriptServices } from './webviews/services';
+
+export interface PanelOpeners {
+  showPreview(ref: SessionRef, anchorEntryId: string): void;
+}
+
+export class PanelServices implements TranscriptServices, PreviewServices {
+  constructor(
+    private readonly engine: RewindEngine,
+    private readonly events: SessionEvents,
+    private readonly openers: PanelOpeners,
+  ) {}
+
+  loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+    return this.engine.loadTranscript(ref.sessionFile);
+  }
+
+  onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable {
+    return this.events.onDidChangeFile(ref.sessionFile, listener);
+  }
+
+  async switchBranch(ref: SessionRef, branchName: string): Promise<void> {
+    await this.engine.switchBranch(ref.sessionFile, branchName);
+    this.events.fire([ref.sessionFile]);
+  }
+
+  async previewRewind(ref: SessionRef, entryId: string): Promise<void> {
+    this.openers.showPreview(ref, entryId);
+  }
+
+  async fork(ref: SessionRef, entryId: string): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.forkFromMessage', { sessionFile: ref.sessionFile, entryId });
+  }
+
+  async label(ref: SessionRef, entryId: string): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.labelMessage', { sessionFile: ref.sessionFile, entryId });
+  }
+
+  preview(ref: SessionRef, anchorEntryId: string): Promise<RewindPreviewModel> {
+    return this.engine.previewRewind(ref.sessionFile, anchorEntryId);
+  }
+
+  async apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome> {
+    try {
+      return await this.engine.applyRewind(ref.sessionFile, anchorEntryId, mode, options);
+    } finally {
+      this.events.fire([ref.sessionFile]);
+    }
+  }
+
+  /** The file at the anchor (left, read-only) against the file now (right); a side where it does not exist is empty. */
+  async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void> {
+    const root = await this.engine.workspaceRootOf(ref.sessionFile);
+    if (!root) throw new Error("This session's folder is not open in this window, so its files cannot be compared here.");
+    // Refuses '..', absolute paths and .git before anything is read.
+    const nowPath = absPath(root, relPath);
+    const existedThen = (await this.engine.fileAtAnchor(ref.sessionFile, anchorEntryId, relPath)) !== undefined;
+    const left = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existedThen ? {} : { empty: true }) }, 'then');
+    const right = existsSync(nowPath) ? vscode.Uri.file(nowPath) : snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, empty: true }, 'now');
+    const name = relPath.split('/').pop() ?? relPath;
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now)`, { preview: true });
+  }
+}
