@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Conversation } from '../../../src/core/branches/conversation';
 import { assistant, newSession, openSession, readAsPi, reopen, texts, user, withTempHome } from './session-fixture';
+
+// The repository is cloned with ../shared beside it (CI does the same).
+const PI_FIXTURES = resolve(__dirname, '../../../../shared/fixtures/pi');
 
 async function fourMessages(home: string) {
   const session = newSession(home);
@@ -142,7 +145,7 @@ test('compatibility: the file stays seed-002 JSONL and last-entry-as-leaf contex
 test('a pi file with several tips lists its other tips as tip-<entryId>; switching to one names it', () =>
   withTempHome(async (home) => {
     const file = join(home, 'pi.jsonl');
-    await copyFile('/work/shared/fixtures/pi/session-with-branch-summary.v3.jsonl', file);
+    await copyFile(join(PI_FIXTURES, 'session-with-branch-summary.v3.jsonl'), file);
     const session = await openSession(file, home);
     const conv = new Conversation(session, { warn: () => {} });
     const branches = await conv.branches();
