@@ -5,8 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { Conversation } from '../../../src/core/branches/conversation';
 import { assistant, newSession, openSession, readAsPi, user, withTempHome } from './session-fixture';
+
+const ROOT = resolve(__dirname, '../../..');
+const HAMMER = resolve(ROOT, 'test/multiprocess/hammer-session.ts');
 
 interface WorkerLog {
   saved: { id: string; tag: string }[];
@@ -16,7 +20,7 @@ interface WorkerLog {
 
 function runWorker(file: string, home: string, worker: string, iterations: number, seed: number, startAt: number): Promise<WorkerLog> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/multiprocess/hammer-session.ts', file, home, worker, String(iterations), String(seed), String(startAt)]);
+    const child = spawn(process.execPath, ['--import', 'tsx', HAMMER, file, home, worker, String(iterations), String(seed), String(startAt)], { cwd: ROOT });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -1,13 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { BlobStore } from '../../../src/core/session';
 import { SessionState } from '../../../src/core/state/session-state';
 import { assistant, newSession, user, withTempHome } from '../branches/session-fixture';
 
+const ROOT = resolve(__dirname, '../../..');
+
 function cli(home: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--home', home], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--home', home], { encoding: 'utf8', cwd: ROOT });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 
