@@ -10,7 +10,13 @@ import { chromium, type Page } from 'playwright-core';
 import { webviewPage } from '../../../src/extension/webviews/html';
 import { RewindPreviewController } from '../../../src/extension/webviews/preview-controller';
 import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
+import { copyFileSync } from 'node:fs';
+import { RewindEngine } from '../../../src/core/engine/engine';
+import { parseSettings } from '../../../src/core/engine/settings';
 import { FakeServices, FakeUi, generateTranscript, samplePreview } from './fakes';
+
+/** Real pi session files, rendered through the real engine (copies in a temp folder: loading may migrate them). */
+const REAL_SESSIONS = ['/work/shared/fixtures/pi/before-compaction.v1.jsonl', '/work/shared/fixtures/pi/session-with-branch-summary.v3.jsonl'];
 
 const outDir = resolve(process.argv[2] ?? 'screenshots');
 mkdirSync(outDir, { recursive: true });
@@ -105,11 +111,37 @@ async function main(): Promise<void> {
       await page.locator('.placeholder').first().waitFor({ state: 'detached' });
       await page.waitForTimeout(300);
       const after = await firstVisible();
+      // Once settled, an idle transcript must not keep re-rendering (that would also swallow clicks).
+      const mutations = await page.evaluate(`new Promise((resolve) => { let n = 0;
+        const o = new MutationObserver((l) => { n += l.length; }); o.observe(document.getElementById('rows'), { childList: true, subtree: true });
+        setTimeout(() => { o.disconnect(); resolve(n); }, 1000); })`);
+      console.log(`DOM mutations while idle for 1 s: ${mutations}`);
       const id = await page.locator('[data-entry-id]').nth(3).getAttribute('data-entry-id');
       await page.locator(`[data-entry-id="${id}"] [data-action="copy-id"]`).click();
       await page.locator('#notice', { hasText: `Copied message id ${id}` }).waitFor();
       console.log(`transcript: ${domRows} rows in the DOM at the top of 10,000; first visible row ${before} before a refresh, ${after} after; copied ${JSON.stringify(ui.called('copyToClipboard').map((c) => c.args[0]))}; dialogs: ${dialogs}`);
       await page.close();
+    }
+    // Real sessions through the engine's transcript rows.
+    for (const fixture of REAL_SESSIONS) {
+      const tmp = mkdtempSync(join(tmpdir(), 'agent-rewind-real-'));
+      try {
+        const file = join(tmp, fixture.split('/').pop()!);
+        copyFileSync(fixture, file);
+        const engine = new RewindEngine({ settings: parseSettings(() => undefined, { AGENT_REWIND_HOME: join(tmp, 'home') }), workspaceRoots: [tmp] });
+        const services = new FakeServices();
+        services.transcript = await engine.loadTranscript(file);
+        const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+        const controller = new TranscriptController({ sessionFile: file }, services, toWebview(page), new FakeUi());
+        await open(page, 'transcript', async (m) => controller.handle(m));
+        await page.locator('[data-entry-id]').first().waitFor();
+        const kinds = await page.locator('[data-entry-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')).join(','));
+        console.log(`${fixture}: ${services.transcript.items.length} rows; first kinds ${kinds}`);
+        await page.screenshot({ path: join(outDir, `real-${fixture.split('/').pop()!.replace('.jsonl', '')}.png`) });
+        await page.close();
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
     }
     // Preview: all parts fine, one file changed by hand, a skipped file.
     for (const [name, model] of [

@@ -75,9 +75,9 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
   const id = escapeHtml(item.entryId);
   const collapsed = collapsedText(item.markdown);
   const shown = options.expanded || collapsed === null ? item.markdown : `${collapsed}…`;
-  // Tool output is shown as it came (monospace, escaped), not as markdown: it is rarely markdown.
-  const verbatim = kind === 'toolResult' || kind === 'bash';
-  const body = verbatim ? `<pre class="verbatim">${escapeHtml(shown)}</pre>` : renderMarkdown(shown);
+  // The engine already fences tool output and commands, so everything is markdown. A fence cut by collapsing is
+  // closed by the renderer at the end of the text.
+  const body = renderMarkdown(shown);
 
   const title = item.title ? `<span class="row-title">${escapeHtml(item.title)}</span>` : '';
   const label = item.label
