@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildHostRunner, packageExtension, unpackVsix } from './e2e/extension.mjs';
+import { withDirLock } from './e2e/lock.mjs';
 import { killRunProcesses } from './e2e/processes.mjs';
 import { ensurePrerequisites } from './e2e/setup.mjs';
 
@@ -88,9 +89,7 @@ try {
   }
   const extension = unpackVsix(vsix, join(runDir, 'extensions'));
   const hostRunner = await buildHostRunner(repo, join(runDir, 'extensions'));
-  const resultsDir = join(repo, 'test-results');
-  rmSync(resultsDir, { recursive: true, force: true });
-  mkdirSync(resultsDir, { recursive: true });
+  const resultsDir = join(repo, 'test-results', 'e2e');
 
   const testDir = join(repo, 'test', 'e2e');
   const files = readdirSync(testDir)
@@ -111,15 +110,20 @@ try {
     AGENT_REWIND_E2E_HOST_RUNNER: hostRunner,
     AGENT_REWIND_E2E_UPDATE_SCREENSHOTS: updateScreenshots ? '1' : '0',
   };
-  console.log(`e2e: ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} file(s)${repeat > 1 ? ` ${repeat} times` : ''}`);
-  for (let i = 1; i <= repeat; i++) {
-    if (repeat > 1) console.log(`\ne2e: run ${i} of ${repeat}`);
-    status = await runTests(files, env);
-    if (status !== 0) {
-      if (repeat > 1) console.log(`e2e: run ${i} of ${repeat} failed`);
-      break;
+  // Two runs in one clone would overwrite each other's results (and share two CPUs): the second one waits.
+  await withDirLock(join(repo, 'test-results', '.e2e.lock'), async () => {
+    rmSync(resultsDir, { recursive: true, force: true });
+    mkdirSync(resultsDir, { recursive: true });
+    console.log(`e2e: ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} file(s)${repeat > 1 ? ` ${repeat} times` : ''}`);
+    for (let i = 1; i <= repeat; i++) {
+      if (repeat > 1) console.log(`\ne2e: run ${i} of ${repeat}`);
+      status = await runTests(files, env);
+      if (status !== 0) {
+        if (repeat > 1) console.log(`e2e: run ${i} of ${repeat} failed`);
+        break;
+      }
     }
-  }
+  });
   console.log(status === 0 ? 'e2e: pass' : `e2e: fail (screenshots and logs under ${resultsDir})`);
 } catch (e) {
   console.error(`e2e: ${e instanceof Error ? e.message : e}`);

@@ -28,7 +28,7 @@ export function e2eEnv(): E2eEnv {
   cached = {
     repo,
     runDir: need('AGENT_REWIND_E2E_RUN_DIR'),
-    resultsDir: process.env.AGENT_REWIND_E2E_RESULTS || join(repo, 'test-results'),
+    resultsDir: process.env.AGENT_REWIND_E2E_RESULTS || join(repo, 'test-results', 'e2e'),
     codeServer: need('AGENT_REWIND_E2E_CODE_SERVER'),
     chromium: need('AGENT_REWIND_E2E_CHROMIUM'),
     extension: need('AGENT_REWIND_E2E_EXTENSION'),
