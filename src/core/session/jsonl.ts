@@ -16,41 +16,61 @@ export interface ParsedJsonl {
   lineCount: number;
 }
 
+/** Parsed objects and their 1-based line numbers as parallel arrays (no per-line wrapper: loading 100,000 entries
+ *  should cost little more than JSON.parse itself). */
+export interface ParsedJsonlColumns {
+  values: Record<string, unknown>[];
+  lines: number[];
+  skipped: SkippedLine[];
+  unterminated: boolean;
+  lineCount: number;
+}
+
 /**
  * Parses JSONL text. An unterminated last line is kept when it is a complete JSON object (the writer was killed
  * between the object and its newline) and reported as skipped otherwise.
  * @param firstLine the line number of the first line in `text` (for parsing a tail of a file).
  */
-export function parseJsonlLenient(text: string, firstLine = 1): ParsedJsonl {
-  const records: ParsedJsonl['records'] = [];
+export function parseJsonlColumns(text: string, firstLine = 1): ParsedJsonlColumns {
+  const values: Record<string, unknown>[] = [];
+  const lines: number[] = [];
   const skipped: SkippedLine[] = [];
-  const unterminated = text.length > 0 && !text.endsWith('\n');
+  const n = text.length;
+  const unterminated = n > 0 && text.charCodeAt(n - 1) !== 10;
   let start = 0;
   let line = firstLine;
-  const n = text.length;
   while (start < n) {
     let end = text.indexOf('\n', start);
     const last = end === -1;
     if (last) end = n;
-    const raw = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
-    if (raw.trim() !== '') {
+    const stop = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    if (stop > start) {
+      const raw = text.slice(start, stop);
       let value: unknown;
-      let ok = false;
+      let ok = true;
       try {
         value = JSON.parse(raw);
-        ok = true;
       } catch (err) {
-        skipped.push({ line, reason: last && unterminated ? 'incomplete last line' : `invalid JSON: ${(err as Error).message}` });
+        ok = false;
+        if (raw.trim() !== '') skipped.push({ line, reason: last && unterminated ? 'incomplete last line' : `invalid JSON: ${(err as Error).message}` });
       }
       if (ok) {
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) records.push({ value: value as Record<string, unknown>, line });
-        else skipped.push({ line, reason: 'not a JSON object' });
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+          values.push(value as Record<string, unknown>);
+          lines.push(line);
+        } else skipped.push({ line, reason: 'not a JSON object' });
       }
     }
     start = end + 1;
     line++;
   }
-  return { records, skipped, unterminated, lineCount: line - firstLine };
+  return { values, lines, skipped, unterminated, lineCount: line - firstLine };
+}
+
+/** parseJsonlColumns with one record object per parsed line. */
+export function parseJsonlLenient(text: string, firstLine = 1): ParsedJsonl {
+  const { values, lines, skipped, unterminated, lineCount } = parseJsonlColumns(text, firstLine);
+  return { records: values.map((value, i) => ({ value, line: lines[i]! })), skipped, unterminated, lineCount };
 }
 
 /** Splits bytes at the last newline: the complete part is safe to parse, the rest may still be being written. */

@@ -5,7 +5,7 @@ import { lock } from 'proper-lockfile';
 import { BlobStore } from './blob-store';
 import { buildSessionContext, indexById, pathToLeaf } from './context';
 import { CUSTOM_ENTRY_ID_RE, newEntryId, newSessionId } from './ids';
-import { parseJsonlLenient, type SkippedLine } from './jsonl';
+import { parseJsonlColumns, parseJsonlLenient, type SkippedLine } from './jsonl';
 import { migrateSession } from './migrations';
 import { blobsDir, sessionDirFor, sessionFileName, sessionsRoot } from './paths';
 import { prepareForPersist, resolveBlobRefs, storeBlobs, type PendingBlob } from './persist-transform';
@@ -90,6 +90,12 @@ function backupName(file: string, kind: string): string {
   return `${file}.${kind}-${nowIso().replace(/[:.]/g, '-')}.bak`;
 }
 
+function addChild(children: Map<string | null, SessionEntry[]>, e: SessionEntry): void {
+  const siblings = children.get(e.parentId);
+  if (siblings) siblings.push(e);
+  else children.set(e.parentId, [e]);
+}
+
 type NewEntry<T extends SessionEntry> = Omit<T, 'id' | 'parentId' | 'timestamp'>;
 
 export class SessionManager {
@@ -105,7 +111,8 @@ export class SessionManager {
   #titleLine: string | undefined;
   #entries: SessionEntry[] = [];
   #byId = new Map<string, SessionEntry>();
-  #children = new Map<string | null, SessionEntry[]>();
+  /** Built on the first getChildren() call, then kept up to date (loading does not pay for it). */
+  #children: Map<string | null, SessionEntry[]> | undefined;
   #labels = new Map<string, string>();
   #leafId: string | null = null;
   #hasAssistant = false;
@@ -178,15 +185,16 @@ export class SessionManager {
     }
     const bytes = await this.#storage.readBytesFrom(file, 0);
     const text = bytes.toString('utf8');
-    const parsed = parseJsonlLenient(text);
+    const parsed = parseJsonlColumns(text);
+    const { values, lines } = parsed;
     this.#report.skipped = parsed.skipped;
-    let records = parsed.records;
-    if (records[0]?.value.type === 'title') {
-      const lineNo = records[0].line;
+    let first = 0;
+    if (values[0]?.type === 'title') {
+      const lineNo = lines[0]!;
       this.#titleLine = text.split('\n', lineNo)[lineNo - 1]!.replace(/\r$/, '');
-      records = records.slice(1);
+      first = 1;
     }
-    const head = records[0]?.value;
+    const head = values[first];
     if (!head || head.type !== 'session' || typeof head.id !== 'string') {
       if (this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, head ? 'the first record is not a session header' : 'no readable line');
       // A new session replaces it, but only after the old bytes are safe in a backup.
@@ -201,17 +209,19 @@ export class SessionManager {
     const legacy = !(typeof this.#header.version === 'number' && this.#header.version >= 2);
     const entries: SessionEntry[] = [];
     const seen = new Set<string>();
-    for (let i = 1; i < records.length; i++) {
-      const { value, line } = records[i]!;
+    let outOfOrder = false;
+    for (let i = first + 1; i < values.length; i++) {
+      const value = values[i]!;
       const reason = legacy ? (typeof value.type === 'string' ? undefined : 'entry without a type') : this.#invalidEntryReason(value, seen);
       if (reason) {
-        this.#report.skipped.push({ line, reason });
+        this.#report.skipped.push({ line: lines[i]!, reason });
+        outOfOrder = true;
         continue;
       }
       if (!legacy) seen.add(value.id as string);
       entries.push(value as SessionEntry);
     }
-    this.#report.skipped.sort((a, b) => a.line - b.line);
+    if (outOfOrder) this.#report.skipped.sort((a, b) => a.line - b.line);
     const tornTail = parsed.unterminated && parsed.skipped.some((x) => x.line === parsed.lineCount);
     // a torn last line may still be being written: leave it unconsumed so syncFromDisk reads it once it is complete
     this.#consumedBytes = tornTail ? bytes.lastIndexOf(0x0a) + 1 : bytes.length;
@@ -263,9 +273,7 @@ export class SessionManager {
     if (e.parentId === undefined) e.parentId = null;
     this.#entries.push(e);
     this.#byId.set(e.id, e);
-    const siblings = this.#children.get(e.parentId);
-    if (siblings) siblings.push(e);
-    else this.#children.set(e.parentId, [e]);
+    if (this.#children) addChild(this.#children, e);
     if (e.type === 'label') {
       const l = e as LabelEntry;
       if (typeof l.label === 'string') this.#labels.set(l.targetId, l.label);
@@ -307,6 +315,10 @@ export class SessionManager {
     return pathToLeaf(leaf, this.#byId);
   }
   getChildren(parentId: string | null): SessionEntry[] {
+    if (!this.#children) {
+      this.#children = new Map();
+      for (const e of this.#entries) addChild(this.#children, e);
+    }
     return [...(this.#children.get(parentId) ?? [])];
   }
   getLabel(entryId: string): string | undefined {
