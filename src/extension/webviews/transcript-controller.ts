@@ -43,11 +43,15 @@ export class TranscriptController extends Disposable {
     await this.dispatch(message);
   }
 
-  /** Loads the transcript again now (e.g. after the user ran a command that changed the session). */
+  /** Loads the transcript again now (the panel calls it at once, so its title is right before the webview runs). */
   refresh(): Promise<void> {
     clearTimeout(this.refreshTimer);
-    this.loading = (this.loading ?? Promise.resolve()).then(() => this.load());
-    return this.loading;
+    const run = (this.loading ?? Promise.resolve()).then(() => this.load());
+    this.loading = run;
+    void run.finally(() => {
+      if (this.loading === run) this.loading = undefined;
+    });
+    return run;
   }
 
   private scheduleRefresh(): void {
@@ -89,7 +93,9 @@ export class TranscriptController extends Disposable {
       case 'ready':
         // A webview that was hidden and shown again starts from scratch and says ready again.
         this.ready = true;
-        if (!this.model && !this.loadError) await this.refresh();
+        // A load on its way sends the model when it ends (ready is set now); otherwise send or load it.
+        if (this.loading) await this.loading;
+        else if (!this.model && !this.loadError) await this.refresh();
         else this.sendCurrent();
         return;
       case 'rows': {

@@ -68,6 +68,7 @@ export class TranscriptPanel extends Disposable {
     this._register(panel.webview.onDidReceiveMessage((m: unknown) => this.controller.handle(m)));
     this._register(panel.onDidDispose(() => this.dispose()));
     panel.webview.html = renderWebviewPage(panel.webview, extensionUri, 'transcript', 'Transcript');
+    void this.controller.refresh();
   }
 
   refresh(): Promise<void> {

@@ -33,6 +33,14 @@ describe('TranscriptController', () => {
     assert.deepEqual(h.titles, ['Refactor the parser']);
   });
 
+  it('loads once when the panel starts loading before the webview is ready', async () => {
+    const h = transcriptHarness();
+    const loading = h.controller.refresh();
+    await Promise.all([loading, h.controller.handle({ type: 'ready' })]);
+    assert.equal(h.services.called('loadTranscript').length, 1);
+    assert.deepEqual(h.posted.map((m) => m.type), ['model']);
+  });
+
   it('sends the model again when a reloaded webview says ready again, without reloading', async () => {
     const h = transcriptHarness();
     await h.controller.handle({ type: 'ready' });

@@ -8,13 +8,15 @@ import { RequestClient } from '../../../src/shared/request-client';
 import type { TranscriptModel } from '../../../src/shared/view-models';
 import { escapeHtml } from '../common/escape';
 import { actionTarget, connectToHost } from '../common/vscode-api';
-import { anchorAt, HeightMap, scrollTopFor, type ScrollAnchor } from './height-map';
+import { anchorAt, HeightMap, scrollTopFor, type ScrollAnchor, type VisibleRange } from './height-map';
 import { renderPlaceholder, renderRow } from './render-row';
 import { RowPages } from './row-pages';
 
 const PAGE_SIZE = 200;
 const ESTIMATED_ROW_HEIGHT = 110;
 const OVERSCAN_PX = 800;
+/** Up to this many rows everything is rendered: cheap, and the find widget (Ctrl+F) then sees every message. */
+const RENDER_ALL_UP_TO = 300;
 
 interface SavedState {
   /** Lets the host's panel serializer reopen this session after a window reload. */
@@ -90,6 +92,11 @@ function createRow(index: number): HTMLElement {
   return el;
 }
 
+function windowFor(scrollTop: number): VisibleRange {
+  if (heights.length <= RENDER_ALL_UP_TO) return { start: 0, end: heights.length };
+  return heights.visibleRange(scrollTop, scroller.clientHeight || window.innerHeight, OVERSCAN_PX);
+}
+
 let renderScheduled = false;
 function scheduleRender(): void {
   if (renderScheduled) return;
@@ -107,7 +114,7 @@ function render(): void {
     scroller.scrollTop = scrollTopFor(heights, pendingAnchor);
   }
   const anchor = anchorAt(heights, scroller.scrollTop);
-  const range = heights.visibleRange(scroller.scrollTop, scroller.clientHeight || window.innerHeight, OVERSCAN_PX);
+  const range = windowFor(scroller.scrollTop);
 
   for (const page of pages.claimMissing(range.start, range.end)) void loadPage(page.start, page.count);
 
@@ -152,7 +159,7 @@ function render(): void {
     scroller.scrollTop = scrollTopFor(heights, anchor);
   }
   // The window may have moved (heights changed): render again until it is stable.
-  const next = heights.visibleRange(scroller.scrollTop, scroller.clientHeight || window.innerHeight, OVERSCAN_PX);
+  const next = windowFor(scroller.scrollTop);
   if (next.start !== range.start || next.end !== range.end) scheduleRender();
 }
 
