@@ -58,7 +58,9 @@ function render(tree: ReturnType<typeof treeOf>): string {
   const ids = new Set(tree.entries.map((e) => e.id));
   for (const e of tree.entries) {
     const key = e.parentId !== null && ids.has(e.parentId) ? e.parentId : null;
-    children.set(key, [...(children.get(key) ?? []), e]);
+    const siblings = children.get(key);
+    if (siblings) siblings.push(e);
+    else children.set(key, [e]);
   }
   const out: string[] = [];
   const stack: { e: TreeEntry; depth: number }[] = (children.get(null) ?? []).map((e) => ({ e, depth: 0 })).reverse();

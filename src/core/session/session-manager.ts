@@ -598,6 +598,8 @@ export class SessionManager {
         if (compromised) throw new Error(`lost the lock on ${this.#file}: ${compromised.message}`);
         return result;
       } finally {
+        // entries fn appended before it threw are kept; they must be written before another process may write
+        await this.#chain;
         await release().catch(() => undefined);
       }
     };

@@ -87,6 +87,27 @@ test('transactions from concurrent processes never interleave: every entry is ke
   }
 });
 
+test('a transaction whose fn throws releases the lock and keeps what was appended before the throw', async (t) => {
+  const home = tempDir(t);
+  const a = SessionManager.create('/p', { home, deferUntilAssistant: false });
+  let kept = '';
+  await assert.rejects(
+    a.transaction((s) => {
+      kept = s.appendMessage({ role: 'user', content: 'before the failure' });
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
+  const b = await SessionManager.open(a.sessionFile!, { home, deferUntilAssistant: false });
+  assert.deepEqual(b.getEntries().map((e) => e.id), [kept]);
+  // the lock was released: another manager can take it at once
+  await b.transaction((s) => s.appendMessage({ role: 'user', content: 'next' }));
+  await a.transaction(() => undefined);
+  assert.equal(a.getEntries().length, 2);
+  await a.close();
+  await b.close();
+});
+
 test('in-memory sessions run transactions without any storage', async () => {
   const s = SessionManager.inMemory('/p');
   const id = await s.transaction((x) => x.appendMessage({ role: 'user', content: 'q' }));
