@@ -54,7 +54,11 @@ const topSpacer = document.getElementById('top-spacer')!;
 const bottomSpacer = document.getElementById('bottom-spacer')!;
 const noticeEl = document.getElementById('notice')!;
 
+let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 function showNotice(message: string, severity: 'info' | 'error'): void {
+  clearTimeout(noticeTimer);
+  // Confirmations go away by themselves; errors stay until dismissed.
+  if (severity === 'info') noticeTimer = setTimeout(() => (noticeEl.hidden = true), 4000);
   noticeEl.hidden = false;
   noticeEl.className = `notice ${severity}`;
   noticeEl.setAttribute('role', severity === 'error' ? 'alert' : 'status');
