@@ -198,9 +198,7 @@ export class SessionManager {
     if (!head || head.type !== 'session' || typeof head.id !== 'string') {
       if (this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, head ? 'the first record is not a session header' : 'no readable line');
       // A new session replaces it, but only after the old bytes are safe in a backup.
-      const backup = backupName(file, 'corrupt');
-      await this.#storage.copyFile(file, backup);
-      this.#report.backupFile = backup;
+      this.#report.backupFile = await this.#backup(file, 'corrupt');
       this.#titleLine = undefined;
       this.#schedulePersist();
       return;
@@ -238,13 +236,25 @@ export class SessionManager {
     if (from !== undefined) {
       this.#report.migratedFrom = from;
       if (this.#report.skipped.length > 0) {
-        const backup = backupName(file, `v${from}`);
-        await this.#storage.copyFile(file, backup);
-        this.#report.backupFile = backup;
+        this.#report.backupFile = await this.#backup(file, `v${from}`);
       }
       const count = this.#entries.length;
       this.#enqueue(() => this.#rewriteFile(count));
       await this.flush();
+    }
+  }
+
+  /** Copies file to a new `<file>.<kind>-<timestamp>[-n].bak` (never overwriting an older backup). */
+  async #backup(file: string, kind: string): Promise<string> {
+    const base = backupName(file, kind);
+    for (let n = 0; ; n++) {
+      const name = n === 0 ? base : base.replace(/\.bak$/, `-${n}.bak`);
+      try {
+        await this.#storage.copyFile(file, name);
+        return name;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
+      }
     }
   }
 
