@@ -4,8 +4,7 @@ import type { SessionEntry } from '../session/types';
 export class EntryIndex {
   readonly byId = new Map<string, SessionEntry>();
   private readonly parents = new Set<string>();
-  private readonly messageCountMemo = new Map<string, number>();
-  private readonly lastMessageMemo = new Map<string, string | null>();
+  private readonly summaries = new Map<string, PathSummary>();
 
   constructor(readonly entries: readonly SessionEntry[]) {
     for (const entry of entries) {
@@ -25,47 +24,52 @@ export class EntryIndex {
   /** root → id. A parent cycle or a dangling parent (hand-edited file) ends the walk instead of looping. */
   pathTo(id: string | null): SessionEntry[] {
     const path: SessionEntry[] = [];
-    const seen = new Set<string>();
     let cursor = id === null ? undefined : this.byId.get(id);
-    while (cursor && !seen.has(cursor.id)) {
-      seen.add(cursor.id);
+    // A path is at most as long as the file; a longer walk is a cycle (counting is cheaper than a visited set).
+    while (cursor && path.length < this.byId.size) {
       path.push(cursor);
       cursor = cursor.parentId ? this.byId.get(cursor.parentId) : undefined;
     }
     return path.reverse();
   }
 
-  /** `message` entries on root → id. Memoized along the way so listing many branches stays linear. */
+  /** `message` entries on root → id. */
   messageCountTo(id: string | null): number {
-    return this.walkMemo(id, this.messageCountMemo, 0, (entry, below) => below + (entry.type === 'message' ? 1 : 0));
+    return this.summaryTo(id).count;
   }
 
   /** The last `message` entry on root → id (the head of a branch whose leaf is id). */
   lastMessageTo(id: string | null): string | null {
-    return this.walkMemo<string | null>(id, this.lastMessageMemo, null, (entry, below) => (entry.type === 'message' ? entry.id : below));
+    return this.summaryTo(id).last;
   }
 
-  private walkMemo<T>(id: string | null, memo: Map<string, T>, atRoot: T, step: (entry: SessionEntry, below: T) => T): T {
-    if (id === null) return atRoot;
+  /** Memoized along the way, so deriving many branches of one file stays linear in its size. */
+  private summaryTo(id: string | null): PathSummary {
+    if (id === null) return ROOT_SUMMARY;
     const pending: SessionEntry[] = [];
-    const seen = new Set<string>();
     let cursor = this.byId.get(id);
-    let below = atRoot;
+    let below = ROOT_SUMMARY;
     while (cursor) {
-      const known = memo.get(cursor.id);
+      const known = this.summaries.get(cursor.id);
       if (known !== undefined) {
         below = known;
         break;
       }
-      if (seen.has(cursor.id)) break;
-      seen.add(cursor.id);
+      if (pending.length >= this.byId.size) break; // a parent cycle
       pending.push(cursor);
       cursor = cursor.parentId ? this.byId.get(cursor.parentId) : undefined;
     }
     for (let i = pending.length - 1; i >= 0; i--) {
-      below = step(pending[i]!, below);
-      memo.set(pending[i]!.id, below);
+      const entry = pending[i]!;
+      if (entry.type === 'message') below = { count: below.count + 1, last: entry.id };
+      this.summaries.set(entry.id, below);
     }
     return below;
   }
 }
+
+interface PathSummary {
+  count: number;
+  last: string | null;
+}
+const ROOT_SUMMARY: PathSummary = { count: 0, last: null };
