@@ -99,3 +99,11 @@ test('unknown, non-user and off-branch invocation ids give clear errors', () => 
   assert.throws(() => planStateRewind(b.entries, path, 'a1', warn), /Entry "a1" is not a user message/);
   assert.throws(() => planStateRewind(b.entries, path, 'u9', warn), /Invocation "u9" is not on the active branch/);
 });
+
+test('state values must be plain JSON: NaN, undefined, class instances and functions are refused', async () => {
+  const { stateDeltaSchema } = await import('../../../src/core/state/records');
+  assert.equal(stateDeltaSchema.safeParse({ a: { b: [null, 1, 'x', true, { c: -2.5 }] } }).success, true);
+  for (const bad of [NaN, Infinity, undefined, new Date(0), () => 1, [1, undefined], { nested: new Map() }]) {
+    assert.equal(stateDeltaSchema.safeParse({ a: bad }).success, false, String(bad));
+  }
+});
