@@ -8,6 +8,7 @@ import { newCommand } from './new';
 import { restoreCommand } from './restore';
 import { rewindCommand } from './rewind';
 import { rewindFilesCommand } from './rewind-files';
+import { searchCommand } from './search';
 import { sessionsCommand } from './sessions';
 import { snapshotCommand } from './snapshot';
 import { stateCommand } from './state';
@@ -26,6 +27,7 @@ export const commands: Command[] = [
   restoreCommand,
   rewindCommand,
   rewindFilesCommand,
+  searchCommand,
   sessionsCommand,
   snapshotCommand,
   stateCommand,

@@ -43,11 +43,16 @@ export interface RefreshResult {
 
 export type CatalogSession = Omit<IndexedSession, 'branches' | 'checkpoints' | 'messages'> & { messageCount: number };
 
-export interface SearchOptions {
+/** Which sessions a query looks at: those whose header names this working folder and/or whose file is directly in
+ *  one of these folders (a workspace's session folders). Both given: either matches. Neither: all. */
+export interface CatalogScope {
+  cwd?: string;
+  folders?: readonly string[];
+}
+
+export interface SearchOptions extends CatalogScope {
   /** Most hits returned. Default 50. */
   limit?: number;
-  /** Only sessions whose working folder is this one. */
-  cwd?: string;
   /** Most hits per session, so one long session does not hide the others. Default 5. */
   perSession?: number;
 }
@@ -77,13 +82,29 @@ const MARK_CLOSE = '\uE001';
 const DEFAULT_LIMIT = 50;
 const DEFAULT_PER_SESSION = 5;
 
+/** A WHERE condition on sessions `s` for a scope, with its parameters. */
+function scopeWhere(scope: CatalogScope): { sql: string; params: SqlValue[] } {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (scope.cwd !== undefined) {
+    parts.push('s.cwd = ?');
+    params.push(resolve(scope.cwd));
+  }
+  if (scope.folders !== undefined) {
+    parts.push(scope.folders.length ? `s.dir IN (${scope.folders.map(() => '?').join(',')})` : '0');
+    params.push(...scope.folders.map((f) => resolve(f)));
+  }
+  return { sql: parts.length ? `(${parts.join(' OR ')})` : '1', params };
+}
+
 function str(v: SqlValue | undefined): string | undefined {
   return v === null || v === undefined ? undefined : String(v);
 }
 
 /** Snippet text with the FTS markers turned into ranges, on one line. */
 function parseSnippet(marked: string): { snippet: string; highlights: [number, number][] } {
-  const flat = marked.replace(/\s+/g, ' ').trim();
+  // code fences (```json) are markdown plumbing, not text anyone searched for
+  const flat = marked.replace(/`{3,}[\w-]*/g, ' ').replace(/\s+/g, ' ').trim();
   const highlights: [number, number][] = [];
   let out = '';
   let start = -1;
@@ -264,9 +285,9 @@ export class Catalog {
       const db = this.#db;
       this.#deleteRows(s.file);
       db.run(
-        `INSERT INTO sessions (session_id, file, source, cwd, title, created, modified, size, mtime_ms, entry_count, active_branch, file_version, problem)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [s.sessionId, s.file, s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtimeMs, s.entryCount, s.activeBranch ?? null, s.fileVersion, s.problem ?? null],
+        `INSERT INTO sessions (session_id, file, dir, source, cwd, title, created, modified, size, mtime_ms, entry_count, active_branch, file_version, problem)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [s.sessionId, s.file, dirname(s.file), s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtimeMs, s.entryCount, s.activeBranch ?? null, s.fileVersion, s.problem ?? null],
       );
       const sessionRow = Number(db.exec('SELECT last_insert_rowid()')[0]!.values[0]![0]);
       const branch = db.prepare('INSERT INTO branches (session, name, head_entry_id, message_count, active) VALUES (?, ?, ?, ?, ?)');
@@ -302,15 +323,15 @@ export class Catalog {
 
   // ── reading ─────────────────────────────────────────────────────────────────
 
-  /** Indexed sessions, newest first; only those of one working folder when cwd is given. */
-  listSessions(cwd?: string): CatalogSession[] {
+  /** Indexed sessions, newest first; a string is a working folder (the sessions whose header names it). */
+  listSessions(scope: string | CatalogScope = {}): CatalogSession[] {
     this.#throwIfClosed();
-    const where = cwd === undefined ? '' : 'WHERE s.cwd = ?';
+    const where = scopeWhere(typeof scope === 'string' ? { cwd: scope } : scope);
     const rows = this.#db.exec(
       `SELECT s.session_id, s.file, s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtime_ms, s.entry_count,
               s.active_branch, s.file_version, s.problem, (SELECT count(*) FROM messages m WHERE m.session = s.id)
-       FROM sessions s ${where} ORDER BY s.mtime_ms DESC, s.created DESC`,
-      cwd === undefined ? [] : [resolve(cwd)],
+       FROM sessions s WHERE ${where.sql} ORDER BY s.mtime_ms DESC, s.created DESC`,
+      where.params,
     )[0]?.values ?? [];
     return rows.map((r) => {
       const out: CatalogSession = {
@@ -371,16 +392,16 @@ export class Catalog {
     if (!match) return [];
     const limit = Math.max(1, Math.floor(opts.limit ?? DEFAULT_LIMIT));
     const perSession = Math.max(1, Math.floor(opts.perSession ?? DEFAULT_PER_SESSION));
-    const cwd = opts.cwd === undefined ? null : resolve(opts.cwd);
+    const where = scopeWhere(opts);
     // First the rows (cheap), then snippets only for those kept: a common word can match thousands of messages.
     const picked = this.#db.exec(
       `SELECT docid FROM (
          SELECT messages_fts.docid AS docid, s.mtime_ms AS mtime, m.session AS session, m.seq AS seq,
                 row_number() OVER (PARTITION BY m.session ORDER BY m.seq) AS nth
          FROM messages_fts JOIN messages m ON m.id = messages_fts.docid JOIN sessions s ON s.id = m.session
-         WHERE messages_fts MATCH ? AND (? IS NULL OR s.cwd = ?))
+         WHERE messages_fts MATCH ? AND ${where.sql})
        WHERE nth <= ? ORDER BY mtime DESC, session, seq LIMIT ?`,
-      [match, cwd, cwd, perSession, limit],
+      [match, ...where.params, perSession, limit],
     )[0]?.values.map((r) => Number(r[0])) ?? [];
     if (picked.length === 0) return [];
     const marks = `'${MARK_OPEN}', '${MARK_CLOSE}', '…', -1, 16`;

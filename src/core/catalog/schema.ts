@@ -1,5 +1,6 @@
 // The catalog's tables. The version lives in the db (PRAGMA user_version); a db of another version is rebuilt from
-// the session files rather than migrated, since everything in it can be derived again.
+// the session files rather than migrated, since everything in it can be derived again. Bump the version also when
+// what is extracted from a session changes, so rows of files that did not change are derived again.
 //
 // Full-text search uses FTS4: sql.js 1.16's build (SQLite 3.54, ENABLE_FTS3 + FTS3_PARENTHESIS) has no FTS5.
 // The message text lives only in the FTS table (docid = messages.id), so it is stored once.
@@ -12,6 +13,7 @@ CREATE TABLE sessions (
   id            INTEGER PRIMARY KEY,
   session_id    TEXT NOT NULL,
   file          TEXT NOT NULL UNIQUE,
+  dir           TEXT NOT NULL,
   source        TEXT NOT NULL,
   cwd           TEXT NOT NULL,
   title         TEXT NOT NULL,
@@ -25,6 +27,7 @@ CREATE TABLE sessions (
   problem       TEXT
 );
 CREATE INDEX sessions_cwd ON sessions (cwd);
+CREATE INDEX sessions_dir ON sessions (dir);
 
 CREATE TABLE branches (
   session       INTEGER NOT NULL REFERENCES sessions (id),

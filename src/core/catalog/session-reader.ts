@@ -97,7 +97,9 @@ function branchOfEntries(session: SessionManager, branches: { name: string; leaf
 function searchableText(entry: SessionEntry): { kind: string; title?: string; text: string } | undefined {
   const item = toTranscriptItem(entry, {});
   if (!item) return undefined;
-  const text = [item.title, item.markdown].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
+  // A tool's or custom message's title (its name) is worth finding; an assistant's is the model, on every reply.
+  const title = item.kind === 'assistant' ? undefined : item.title;
+  const text = [title, item.markdown].filter((t): t is string => typeof t === 'string' && t.trim() !== '').join('\n');
   if (!text) return undefined;
   return { kind: item.kind, ...(item.title ? { title: item.title } : {}), text: text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text };
 }

@@ -85,13 +85,18 @@ describe('catalog: branches, named and file checkpoints of an agent-rewind sessi
     assert.deepEqual(await fingerprint(dirname(file)), before);
   });
 
-  it('lists only the sessions of the asked working folder', async () => {
+  it('lists only the sessions of the asked working folder or session folders', async () => {
     const catalog = await Catalog.open({ home });
     try {
       assert.equal(catalog.listSessions('/somewhere/else').length, 0);
       assert.equal(catalog.listSessions(workspace).length, 1);
       assert.equal(catalog.search('parser', { cwd: '/somewhere/else' }).length, 0);
       assert.equal(catalog.search('parser', { cwd: workspace }).length, 3);
+      assert.equal(catalog.listSessions({ folders: [dirname(file)] }).length, 1);
+      assert.equal(catalog.listSessions({ folders: [] }).length, 0);
+      assert.equal(catalog.search('parser', { folders: [dirname(file)] }).length, 3);
+      assert.equal(catalog.search('parser', { folders: [dir] }).length, 0);
+      assert.equal(catalog.search('parser', { cwd: '/somewhere/else', folders: [dirname(file)] }).length, 3);
     } finally {
       await catalog.close();
     }

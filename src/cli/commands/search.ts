@@ -1,0 +1,81 @@
+// `agent-rewind search <query> [--cwd DIR] [--all] [--limit N] [--per-session N]`: full-text search over the
+// messages of a folder's sessions (ours, pi's, oh-my-pi's) through the catalog, which is refreshed first.
+import { join, resolve } from 'node:path';
+import { CliError, UsageError, type Command } from '../command';
+import { Catalog, type CatalogFolder, type SearchHit } from '../../core/catalog';
+import { sessionRoots } from '../../core/session/discovery';
+import { sessionDirFor } from '../../core/session/paths';
+import { FileSessionStorage } from '../../core/session/storage';
+
+function positiveInt(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number of at least 1, not "${String(value)}"`);
+  return n;
+}
+
+/** The session folders of one working folder, or every folder of every tool with --all. */
+function foldersOf(home: string, cwd: string | undefined): CatalogFolder[] {
+  const storage = new FileSessionStorage();
+  const out: CatalogFolder[] = [];
+  for (const { source, root } of sessionRoots({ home })) {
+    if (cwd !== undefined) out.push({ path: sessionDirFor(root, cwd), source });
+    else for (const d of storage.listDirsSync(root)) if (d.startsWith('--') && d.endsWith('--')) out.push({ path: join(root, d), source });
+  }
+  return out;
+}
+
+function human(hits: SearchHit[], query: string, bold: boolean): string {
+  if (hits.length === 0) return `No message matches "${query}".`;
+  const mark = (h: SearchHit) => {
+    if (!bold) return h.snippet;
+    let out = '';
+    let at = 0;
+    for (const [s, e] of h.highlights) {
+      out += `${h.snippet.slice(at, s)}\x1b[1m${h.snippet.slice(s, e)}\x1b[22m`;
+      at = e;
+    }
+    return out + h.snippet.slice(at);
+  };
+  const lines: string[] = [];
+  let file: string | undefined;
+  for (const h of hits) {
+    if (h.file !== file) {
+      file = h.file;
+      lines.push(`${lines.length ? '\n' : ''}${h.title}  (${h.source}, ${h.sessionId})`, `  ${h.file}`);
+    }
+    lines.push(`  ${h.entryId}  ${h.kind}${h.branch ? ` on ${h.branch}` : ''}: ${mark(h)}`);
+  }
+  return lines.join('\n');
+}
+
+export const searchCommand: Command = {
+  name: 'search',
+  summary: 'full-text search over the messages of a folder\'s sessions (through the catalog)',
+  usage: 'search <query> [--cwd DIR | --all] [--limit N] [--per-session N] [--json] [--home DIR]',
+  options: { cwd: { type: 'string' }, all: { type: 'boolean' }, limit: { type: 'string' }, 'per-session': { type: 'string' } },
+  async run(ctx) {
+    const query = ctx.positionals.join(' ').trim();
+    if (!query) throw new UsageError('what should be searched for? e.g. agent-rewind search "date parser"');
+    if (ctx.values.all === true && ctx.values.cwd !== undefined) throw new UsageError('--cwd and --all do not go together');
+    const limit = positiveInt(ctx.values.limit, 'limit', 20);
+    const perSession = positiveInt(ctx.values['per-session'], 'per-session', 5);
+    const cwd = ctx.values.all === true ? undefined : typeof ctx.values.cwd === 'string' ? resolve(ctx.cwd, ctx.values.cwd) : ctx.cwd;
+    const warnings: string[] = [];
+    let catalog: Catalog;
+    try {
+      catalog = await Catalog.open({ home: ctx.home, warn: (m) => warnings.push(m) });
+    } catch (error) {
+      throw new CliError(`the session catalog cannot be opened: ${(error as Error).message}`);
+    }
+    try {
+      const folders = foldersOf(ctx.home, cwd);
+      await catalog.refresh(folders);
+      const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path) });
+      for (const w of warnings) process.stderr.write(`agent-rewind search: ${w}\n`);
+      ctx.out(hits, () => human(hits, query, process.stdout.isTTY === true));
+    } finally {
+      await catalog.close();
+    }
+  },
+};
