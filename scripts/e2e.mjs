@@ -67,6 +67,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
+function pruneOldResults(root, keep) {
+  const runs = readdirSync(root).filter((n) => /^\d{4}-/.test(n)).sort();
+  for (const old of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(root, old), { recursive: true, force: true });
+}
+
 function runTests(files, env) {
   return new Promise((resolveRun) => {
     child = spawn(
@@ -89,7 +94,9 @@ try {
   }
   const extension = unpackVsix(vsix, join(runDir, 'extensions'));
   const hostRunner = await buildHostRunner(repo, join(runDir, 'extensions'));
-  const resultsDir = join(repo, 'test-results', 'e2e');
+  // One folder per run (several people may run the suite in one clone); the last few are kept.
+  const resultsRoot = join(repo, 'test-results', 'e2e');
+  const resultsDir = join(resultsRoot, new Date().toISOString().replace(/[:.]/g, '-'));
 
   const testDir = join(repo, 'test', 'e2e');
   const files = readdirSync(testDir)
@@ -112,8 +119,8 @@ try {
   };
   // Two runs in one clone would overwrite each other's results (and share two CPUs): the second one waits.
   await withDirLock(join(repo, 'test-results', '.e2e.lock'), async () => {
-    rmSync(resultsDir, { recursive: true, force: true });
     mkdirSync(resultsDir, { recursive: true });
+    pruneOldResults(resultsRoot, 5);
     console.log(`e2e: ready after ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} file(s)${repeat > 1 ? ` ${repeat} times` : ''}`);
     for (let i = 1; i <= repeat; i++) {
       if (repeat > 1) console.log(`\ne2e: run ${i} of ${repeat}`);

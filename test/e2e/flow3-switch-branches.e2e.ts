@@ -56,7 +56,7 @@ describe('flow 3: Switch branches from the sidebar', () => {
       const repo = e2eEnv().repo;
       const title = 'Written by another process';
       const created = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
-      cli(repo, home, ['append', created.file, '--role', 'user', '--text', 'Hello from the terminal', '--no-snapshot']);
+      cli(repo, home, ['append', created.file, '--role', 'user', '--text', 'Hello from the terminal']);
       cli(repo, home, ['append', created.file, '--role', 'assistant', '--text', 'Hello!']);
       await treeRow(page, title).waitFor({ state: 'visible', timeout: 30_000 });
     }));
