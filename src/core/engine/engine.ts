@@ -11,6 +11,7 @@ import type { BranchInfo, CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
 import { CHECKPOINT_RECORD, onceWarn, type Warn } from '../branches/records';
 import { AgentCheckpointTools } from '../agent-tools/checkpoint-tools';
+import { Catalog } from '../catalog/catalog';
 import { BlobStore } from '../session/blob-store';
 import { blobsDir } from '../session/paths';
 import { SessionManager } from '../session/session-manager';
@@ -68,6 +69,7 @@ export class RewindEngine {
   #sessions: SessionCache;
   readonly #checkpoints: CheckpointerPool;
   readonly #agentTools = new Map<string, AgentCheckpointTools>();
+  #catalog: Promise<Catalog> | undefined;
 
   constructor(opts: RewindEngineOptions) {
     this.#settings = opts.settings;
@@ -90,6 +92,9 @@ export class RewindEngine {
     this.#settings = settings;
     await this.#checkpoints.reset(settings, this.#roots);
     if (homeChanged) {
+      const catalog = this.#catalog;
+      this.#catalog = undefined;
+      await catalog?.then((c) => c.close()).catch(() => undefined);
       const old = this.#sessions;
       this.#sessions = new SessionCache(settings.home);
       await old.dispose();
@@ -102,7 +107,13 @@ export class RewindEngine {
   }
 
   async dispose(): Promise<void> {
-    await Promise.all([this.#sessions.dispose(), this.#checkpoints.dispose()]);
+    const catalog = this.#catalog;
+    this.#catalog = undefined;
+    await Promise.all([
+      this.#sessions.dispose(),
+      this.#checkpoints.dispose(),
+      catalog?.then((c) => c.close()).catch(() => undefined),
+    ]);
   }
 
   // ── sessions ───────────────────────────────────────────────────────────────
@@ -166,10 +177,40 @@ export class RewindEngine {
       .map((e) => ({ entryId: e.id, preview: previewOf(e), timestamp: e.timestamp }));
   }
 
-  /** Messages of this workspace's sessions whose text contains the query (case-insensitive), newest session first. */
+  /**
+   * Messages of this workspace's sessions matching the query, through the sql.js catalog (full-text, loaded on the
+   * first search only). When the catalog cannot be used, a plain scan of the session files answers instead.
+   */
   async searchMessages(query: string, limit = 200): Promise<MessageHit[]> {
+    if (!query.trim()) return [];
+    const folders = this.sessionFolders();
+    try {
+      const catalog = await this.#openCatalog();
+      await catalog.refresh(folders);
+      const hits = catalog.search(query, { folders: folders.map((f) => f.path), limit, perSession: 20 });
+      const activeBranch = new Map(catalog.listSessions({ folders: folders.map((f) => f.path) }).map((c) => [c.file, c.activeBranch]));
+      return hits.map((h) => ({
+        sessionFile: h.file,
+        sessionTitle: h.title,
+        entryId: h.entryId,
+        kind: h.kind as MessageKind,
+        preview: h.snippet,
+        onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.file),
+      }));
+    } catch (error) {
+      this.#warn(`Session search falls back to reading the files: ${(error as Error).message}`);
+      return this.#scanMessages(query, limit);
+    }
+  }
+
+  #openCatalog(): Promise<Catalog> {
+    this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn });
+    this.#catalog.catch(() => (this.#catalog = undefined));
+    return this.#catalog;
+  }
+
+  async #scanMessages(query: string, limit: number): Promise<MessageHit[]> {
     const needle = query.trim().toLowerCase();
-    if (!needle) return [];
     const hits: MessageHit[] = [];
     for (const listing of await this.listSessions()) {
       let session: SessionManager;

@@ -101,3 +101,32 @@ describe('engine: sessions, branches and checkpoints over real files', () => {
     await assert.rejects(engine.describeSession(join(dir, 'gone.jsonl')), /Session file not found/);
   });
 });
+
+describe('engine: searching messages', () => {
+  it('finds message text across the workspace sessions through the catalog, with a clear hit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ar-search-'));
+    const home = join(dir, 'home');
+    const workspace = join(dir, 'ws');
+    const engine = new RewindEngine({
+      settings: parseSettings((k) => (k === 'home' ? home : k === 'includePiSessions' ? false : undefined), {}),
+      workspaceRoots: [workspace],
+      warn: (m) => assert.fail(`unexpected warning: ${m}`),
+    });
+    try {
+      const s = SessionManager.create(workspace, { home, title: 'Search me', deferUntilAssistant: false });
+      const wanted = s.appendMessage({ role: 'user', content: 'please refactor the tokenizer module' });
+      s.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'sure' }] });
+      await s.close();
+      const hits = await engine.searchMessages('tokenizer');
+      assert.equal(hits.length, 1);
+      assert.equal(hits[0]!.entryId, wanted);
+      assert.equal(hits[0]!.sessionTitle, 'Search me');
+      assert.equal(hits[0]!.onActiveBranch, true);
+      assert.match(hits[0]!.preview, /tokenizer/);
+      assert.deepEqual(await engine.searchMessages('nothing-like-this'), []);
+    } finally {
+      await engine.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
