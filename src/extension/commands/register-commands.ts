@@ -5,8 +5,9 @@ import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine/engine';
 import type { ActiveSession } from '../active-session';
 import type { SessionEvents } from '../session-events';
-import { FileCheckpointNode } from '../tree/nodes';
+import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { askName, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
 
 export interface CommandContext {
@@ -16,6 +17,8 @@ export interface CommandContext {
   refreshAll(): void;
   showTranscript(sessionFile: string): void;
   showPreview(sessionFile: string, anchorEntryId: string): void;
+  /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
+  selectedNode(): unknown;
 }
 
 type Handler = (arg?: unknown) => Promise<unknown>;
@@ -34,6 +37,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return pickSession(engine, current);
   };
   const changed = (sessionFile: string) => events.fire([sessionFile]);
+  const selectedCheckpoint = () => {
+    const node = ctx.selectedNode();
+    return node instanceof NamedCheckpointNode ? node : undefined;
+  };
 
   const handlers: Record<string, Handler> = {
     'agentRewind.refresh': async () => ctx.refreshAll(),
@@ -91,7 +98,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.renameCheckpoint': async (arg) => {
-      const target = checkpointTargetOf(arg);
+      const target = checkpointTargetOf(arg ?? selectedCheckpoint());
       const file = target?.sessionFile ?? (await sessionOf(arg));
       if (!file) return;
       let name = target?.name;
@@ -107,7 +114,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.deleteCheckpoint': async (arg) => {
-      const target = checkpointTargetOf(arg);
+      const target = checkpointTargetOf(arg ?? selectedCheckpoint());
       const file = target?.sessionFile ?? (await sessionOf(arg));
       if (!file) return;
       let name = target?.name;
@@ -160,7 +167,14 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       return result;
     },
 
-    'agentRewind.searchSessions': async () => searchSessions(ctx),
+    'agentRewind.searchSessions': async () =>
+      searchSessions({
+        search: (query) => engine.searchMessages(query),
+        open: async ({ sessionFile }) => {
+          await active.set(sessionFile);
+          ctx.showTranscript(sessionFile);
+        },
+      }),
 
     'agentRewind.forkFromMessage': async (arg) => {
       let target = entryTargetOf(arg);
@@ -202,47 +216,4 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       }
     }),
   );
-}
-
-async function searchSessions(ctx: CommandContext): Promise<void> {
-  type Item = vscode.QuickPickItem & { hit?: { sessionFile: string; entryId: string } };
-  const pick = vscode.window.createQuickPick<Item>();
-  pick.title = 'Agent Rewind: search sessions';
-  pick.placeholder = 'Text of a message in any of this workspace\'s sessions';
-  pick.matchOnDescription = true;
-  pick.matchOnDetail = true;
-  let timer: NodeJS.Timeout | undefined;
-  let generation = 0;
-  const run = async (query: string) => {
-    const mine = ++generation;
-    pick.busy = true;
-    try {
-      const hits = await ctx.engine.searchMessages(query);
-      if (mine !== generation) return;
-      pick.items = hits.map((h) => ({
-        label: h.preview,
-        description: `${h.kind}${h.onActiveBranch ? '' : ' · on another branch'}`,
-        detail: h.sessionTitle,
-        hit: { sessionFile: h.sessionFile, entryId: h.entryId },
-      }));
-    } finally {
-      if (mine === generation) pick.busy = false;
-    }
-  };
-  pick.onDidChangeValue((value) => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void run(value), 200);
-  });
-  const accepted = new Promise<Item | undefined>((resolve) => {
-    pick.onDidAccept(() => resolve(pick.selectedItems[0]));
-    pick.onDidHide(() => resolve(undefined));
-  });
-  pick.show();
-  const item = await accepted;
-  if (timer) clearTimeout(timer);
-  pick.dispose();
-  if (item?.hit) {
-    await ctx.active.set(item.hit.sessionFile);
-    ctx.showTranscript(item.hit.sessionFile);
-  }
 }
