@@ -31,7 +31,7 @@ export class AgentRewindExtension extends Disposable {
     const events = this._register(new SessionEvents());
     const active = this._register(new ActiveSession(engine, context.workspaceState));
     const tree = this._register(new SessionsTreeProvider(engine));
-    this._register(vscode.window.createTreeView('agentRewind.sessions', { treeDataProvider: tree, showCollapseAll: true }));
+    const treeView = this._register(vscode.window.createTreeView('agentRewind.sessions', { treeDataProvider: tree, showCollapseAll: true }));
     const status = this._register(new BranchStatusBar(engine, active));
 
     const changed = (file: string) => events.fire([file]);
@@ -67,6 +67,7 @@ export class AgentRewindExtension extends Disposable {
       },
       showTranscript,
       showPreview,
+      selectedNode: () => (treeView.visible ? treeView.selection[0] : undefined),
     })) this._register(d);
     for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);
 

@@ -29,7 +29,8 @@ export function sessionFoldersFor(settings: EngineSettings, workspaceRoots: read
     seen.add(p);
     folders.push({ path: p, source });
   };
-  for (const root of workspaceRoots) {
+  for (let root of workspaceRoots) {
+    root = resolve(root);
     add(sessionDirFor(sessionsRoot(settings.home), root), 'agent-rewind');
     if (settings.includePiSessions) {
       add(sessionDirFor(piSessionsRoot(userHome), root), 'pi');
