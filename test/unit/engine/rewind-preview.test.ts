@@ -96,6 +96,18 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
     assert.match((gone.files as { error: string }).error, /Session file not found/);
   });
 
+  it('says a message of another session belongs to a different chat, and writes nothing', async () => {
+    const other = await engine.createSession(ws, { title: 'Other' });
+    const foreign = (await engine.appendMessage(other, { role: 'user', content: 'elsewhere' })).entryId;
+    const sessionBefore = await readFile(file, 'utf8');
+    const p = await engine.previewRewind(file, foreign);
+    assert.equal(p.conversation.ok, false);
+    assert.match((p.conversation as { error: string }).error, /belongs to a different chat/);
+    assert.equal(p.files.ok, false);
+    await assert.rejects(engine.applyRewind(file, foreign, 'all'), /belongs to a different chat/);
+    assert.equal(await readFile(file, 'utf8'), sessionBefore);
+  });
+
   it('says so when file checkpointing is off, and still previews the conversation', async () => {
     const off = make(false);
     try {
