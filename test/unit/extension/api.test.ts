@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { RewindEngine } from '../../../src/core/engine/engine';
+import { parseSettings } from '../../../src/core/engine/settings';
+import { createApi, type AgentRewindApi } from '../../../src/extension/api';
+
+describe('exported API (over a real engine, workspace and home)', () => {
+  let dir: string;
+  let ws: string;
+  let engine: RewindEngine;
+  let api: AgentRewindApi;
+  const changed: string[] = [];
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ar-api-'));
+    ws = join(dir, 'ws');
+    await mkdir(ws, { recursive: true });
+    await writeFile(join(ws, 'notes.md'), 'v1\n');
+    engine = new RewindEngine({
+      settings: parseSettings((k) => ({ home: join(dir, 'home'), includePiSessions: false })[k], {}),
+      workspaceRoots: [ws],
+      warn: () => {},
+    });
+    api = createApi(engine, (f) => changed.push(f), () => ws);
+  });
+  after(async () => {
+    await engine.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates a session in the first workspace folder and tells the UI about every change', async () => {
+    const session = await api.createSession({ title: 'From an agent' });
+    assert.equal(api.apiVersion, 1);
+    assert.ok(session.sessionFile.startsWith(join(dir, 'home', 'sessions')));
+    assert.deepEqual((await api.listSessions()).map((s) => s.title), ['From an agent']);
+    changed.length = 0;
+    const user = await session.appendMessage({ role: 'user', content: 'edit the notes' });
+    assert.equal(user.snapshot?.files, 1, 'a user message snapshots the workspace');
+    assert.deepEqual(changed, [session.sessionFile]);
+  });
+
+  it('runs the agent tools: checkpoint, rewind with a report, applied only at the end of the turn', async () => {
+    const session = await api.createSession({ title: 'Exploring' });
+    await session.appendMessage({ role: 'user', content: 'find the bug' });
+    await assert.rejects(session.agentTools.rewind({ report: 'x' }), /No active checkpoint\./);
+    const cp = await session.agentTools.checkpoint({ goal: 'look around' });
+    assert.equal(cp.details.goal, 'look around');
+    await session.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'reading lots of files' }] });
+    await assert.rejects(session.agentTools.rewind({ report: '   ' }), /Report cannot be empty\./);
+    const result = await session.agentTools.rewind({ report: '  the bug is in parse()  ' });
+    assert.deepEqual(result.details, { report: 'the bug is in parse()', rewound: true });
+    assert.doesNotMatch(await readFile(session.sessionFile, 'utf8'), /branch_summary/, 'nothing is applied inside the call');
+    const messages = await session.agentTools.endTurn([{ role: 'user', content: 'find the bug' }]);
+    assert.equal(messages?.at(-1)?.customType, 'rewind-report');
+    const text = await readFile(session.sessionFile, 'utf8');
+    assert.match(text, /"type":"branch_summary"[^\n]*the bug is in parse\(\)/);
+    assert.match(text, /"customType":"rewind-report"/);
+    assert.equal(await session.agentTools.endTurn(), undefined, 'a turn without a requested rewind changes nothing');
+  });
+
+  it('rewinds files to a message and back, with a dry run first', async () => {
+    const session = await api.createSession({ title: 'Files' });
+    const { entryId } = await session.appendMessage({ role: 'user', content: 'rewrite notes' });
+    await writeFile(join(ws, 'notes.md'), 'v2\nmore\n');
+    await session.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'rewritten' }] });
+    const dry = await session.rewindFiles(entryId, { dryRun: true });
+    assert.equal(dry.canRewind, true);
+    assert.deepEqual(dry.filesChanged, ['notes.md']);
+    assert.equal(await readFile(join(ws, 'notes.md'), 'utf8'), 'v2\nmore\n');
+    const bad = await session.rewindFiles('nope', { dryRun: true });
+    assert.equal(bad.canRewind, false);
+    assert.match(bad.error ?? '', /nope/);
+    await session.rewindFiles(entryId);
+    assert.equal(await readFile(join(ws, 'notes.md'), 'utf8'), 'v1\n');
+    await session.undoLastRewind();
+    assert.equal(await readFile(join(ws, 'notes.md'), 'utf8'), 'v2\nmore\n');
+  });
+
+  it('refuses a session without a folder to belong to', async () => {
+    const noFolder = createApi(engine, () => {}, () => undefined);
+    await assert.rejects(noFolder.createSession(), /Open a workspace folder first/);
+  });
+});
