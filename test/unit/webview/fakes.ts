@@ -122,7 +122,8 @@ export class FakeServices implements TranscriptServices, PreviewServices {
   async apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }) {
     this.calls.push({ method: 'apply', args: [ref, anchorEntryId, mode, options] });
     if (this.failApply) throw this.failApply;
-    return { ...this.outcome, mode };
+    // Files only leaves the conversation where it is: no new branch.
+    return { ...this.outcome, mode, branch: mode === 'files' ? undefined : this.outcome.branch };
   }
   async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string) {
     this.calls.push({ method: 'openFileDiff', args: [ref, anchorEntryId, relPath] });
