@@ -2,7 +2,8 @@
 // preview or perform the rewind of the workspace files to the moment a user message was sent.
 import { CliError, UsageError, type Command } from '../command';
 import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
-import { checkpointerFor, openSessionArg } from './snapshot';
+import { withSessionArg } from '../session-arg';
+import { checkpointerFor } from './snapshot';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
   if (!r.canRewind) return `cannot rewind files: ${r.error}`;
@@ -23,22 +24,23 @@ export const rewindFilesCommand: Command = {
   usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]',
   options: { 'dry-run': { type: 'boolean' }, workspace: { type: 'string' }, 'overwrite-user-modified': { type: 'boolean' } },
   async run(ctx) {
-    const session = await openSessionArg(ctx, ctx.positionals[0]);
     const id = ctx.positionals[1];
     if (!id) throw new UsageError('missing <userMessageId>');
     const dryRun = ctx.values['dry-run'] === true;
-    const fc = checkpointerFor(ctx, session);
-    try {
-      const opts = { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true, anchor: anchorCheckFor(session, id, true) };
-      let result: RewindFilesResult;
+    await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+      const fc = checkpointerFor(ctx, session);
       try {
-        result = await fc.rewindFiles(session.sessionId, id, opts);
-      } catch (err) {
-        throw new CliError((err as Error).message);
+        const opts = { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true, anchor: anchorCheckFor(session, id, true) };
+        let result: RewindFilesResult;
+        try {
+          result = await fc.rewindFiles(session.sessionId, id, opts);
+        } catch (err) {
+          throw new CliError((err as Error).message);
+        }
+        ctx.out(result, () => describeRewind(result, dryRun));
+      } finally {
+        await fc.dispose();
       }
-      ctx.out(result, () => describeRewind(result, dryRun));
-    } finally {
-      await fc.dispose();
-    }
+    });
   },
 };

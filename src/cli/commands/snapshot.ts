@@ -3,21 +3,36 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
-import { SessionManager } from '../../core/session';
+import { withSessionArg } from '../session-arg';
+import type { SessionManager } from '../../core/session/session-manager';
+import type { SessionEntry } from '../../core/session/types';
 import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../core/files';
-
-/** Opens the session named by a .jsonl path (an id is resolved by the session-store resolver once it lands). */
-export async function openSessionArg(ctx: CommandContext, arg: string | undefined): Promise<SessionManager> {
-  if (!arg) throw new UsageError('missing <session> (a session id or a .jsonl path)');
-  const file = resolve(ctx.cwd, arg);
-  if (!existsSync(file)) throw new CliError(`no session file ${file}`);
-  return SessionManager.open(file, { home: ctx.home, deferUntilAssistant: false });
-}
 
 export function checkpointerFor(ctx: CommandContext, session: SessionManager): FileCheckpointer {
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
   if (!existsSync(ws)) throw new CliError(`workspace folder ${ws} does not exist (pass --workspace DIR)`);
   return new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
+}
+
+/**
+ * `append` with checkpointing on (the CLI default): a user message snapshots the workspace anchored at its id, an
+ * assistant message takes the turn-end snapshot that tells later rewinds which files the user changed by hand.
+ * Without --workspace, a session whose folder does not exist (here) is appended to without a snapshot.
+ */
+export async function snapshotForAppend(ctx: CommandContext, session: SessionManager, entry: SessionEntry, role: 'user' | 'assistant'): Promise<SnapshotSummary | undefined> {
+  if (typeof ctx.values.workspace !== 'string' && !existsSync(session.cwd)) {
+    // said to humans only: --json callers get the entry, and the missing folder is visible in the session header
+    if (!ctx.json) process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${session.cwd} does not exist (pass --workspace DIR)\n`);
+    return undefined;
+  }
+  const fc = checkpointerFor(ctx, session);
+  try {
+    return await fc.snapshot(session.sessionId, entry.id, role === 'user' ? 'user-message' : 'turn-end');
+  } catch (err) {
+    throw new CliError(`entry ${entry.id} was appended, but the file snapshot failed: ${(err as Error).message}`);
+  } finally {
+    await fc.dispose();
+  }
 }
 
 export function describeSnapshot(s: SnapshotSummary): string {
@@ -34,18 +49,19 @@ export const snapshotCommand: Command = {
   usage: 'snapshot <session> --anchor <userMessageId> [--workspace DIR]',
   options: { anchor: { type: 'string' }, workspace: { type: 'string' } },
   async run(ctx) {
-    const session = await openSessionArg(ctx, ctx.positionals[0]);
     const anchor = ctx.values.anchor;
     if (typeof anchor !== 'string') throw new UsageError('missing --anchor <userMessageId>');
-    const check = anchorCheckFor(session, anchor, true);
-    if (check.kind === 'missing') throw new CliError(`there is no entry ${anchor} in session ${session.sessionId}`);
-    if (check.kind !== 'user-message') throw new CliError(`entry ${anchor} is not a user message; snapshots are anchored at user messages`);
-    const fc = checkpointerFor(ctx, session);
-    try {
-      const summary = await fc.snapshot(session.sessionId, anchor, 'user-message');
-      ctx.out(summary, () => describeSnapshot(summary));
-    } finally {
-      await fc.dispose();
-    }
+    await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+      const check = anchorCheckFor(session, anchor, true);
+      if (check.kind === 'missing') throw new CliError(`there is no entry ${anchor} in session ${session.sessionId}`);
+      if (check.kind !== 'user-message') throw new CliError(`entry ${anchor} is not a user message; snapshots are anchored at user messages`);
+      const fc = checkpointerFor(ctx, session);
+      try {
+        const summary = await fc.snapshot(session.sessionId, anchor, 'user-message');
+        ctx.out(summary, () => describeSnapshot(summary));
+      } finally {
+        await fc.dispose();
+      }
+    });
   },
 };

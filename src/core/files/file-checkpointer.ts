@@ -417,11 +417,11 @@ export class FileCheckpointer {
       }
     }
     const keptUnder = (p: string) => [...kept].some((k) => k.startsWith(p + '/'));
-    const files: FileChange[] = [];
     const ops: RestoreOp[] = [];
+    const listed: PathDiff[] = [];
     for (const d of diffs) {
       if (kept.has(d.path)) {
-        if (isFileish(d.now) || isFileish(d.target)) files.push({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) });
+        if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
         continue;
       }
       if (d.now?.kind === 'dir' && keptUnder(d.path)) {
@@ -430,8 +430,10 @@ export class FileCheckpointer {
         continue;
       }
       ops.push({ path: d.path, from: d.now, to: d.target });
-      if (isFileish(d.now) || isFileish(d.target)) files.push({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) });
+      if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
     }
+    const reads = new Limiter(16);
+    const files: FileChange[] = await Promise.all(listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) }))));
     const applied = new Set(ops.map((o) => o.path));
     const changed = files.filter((f) => applied.has(f.path));
     const seen = new Set(skipped.map((s) => s.path));

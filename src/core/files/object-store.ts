@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflateRaw, inflateRaw } from 'node:zlib';
+import { deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 
 const deflateAsync = promisify(deflateRaw);
 const inflateAsync = promisify(inflateRaw);
@@ -40,10 +40,16 @@ export function isObjectHash(s: unknown): s is string {
   return typeof s === 'string' && HEX64.test(s);
 }
 
+interface PackIndex {
+  /** Index entries sorted by hash (binary-searched; no per-object allocation for packs nobody reads). */
+  idx: Buffer;
+  count: number;
+  size: number;
+}
+
 export class ObjectStore {
-  private readonly index = new Map<string, Loc>();
-  private readonly packSizes = new Map<string, number>();
-  private readonly handles = new Map<string, FileHandle>();
+  private readonly packs = new Map<string, PackIndex>();
+  private readonly handles = new Map<string, Promise<FileHandle>>();
 
   private constructor(readonly dir: string) {}
 
@@ -58,46 +64,84 @@ export class ObjectStore {
     return store;
   }
 
-  /** Re-reads every pack index (another process may have added packs or run gc). */
+  /** Picks up packs other processes added and forgets packs gc removed (only new indexes are read). */
   async reload(): Promise<void> {
-    await this.closeHandles();
-    this.index.clear();
-    this.packSizes.clear();
-    const names = await readdir(this.packDir);
+    const names = new Set(await readdir(this.packDir));
+    for (const pack of [...this.packs.keys()]) {
+      if (!names.has(pack + '.idx') || !names.has(pack + '.pack')) await this.forget(pack);
+    }
     for (const name of names) {
-      if (!/^[0-9a-z-]+\.idx$/.test(name)) continue;
+      if (!/^[0-9a-z]+-[0-9a-f]+\.idx$/.test(name)) continue;
       const pack = name.slice(0, -4);
-      let packSize: number;
+      if (this.packs.has(pack) || !names.has(pack + '.pack')) continue; // an index without its pack reaches nothing
+      let size: number;
+      let buf: Buffer;
       try {
-        packSize = (await stat(join(this.packDir, pack + '.pack'))).size;
+        size = (await stat(join(this.packDir, pack + '.pack'))).size;
+        buf = await readFile(join(this.packDir, name));
       } catch {
-        continue; // an index without its pack reaches nothing
+        continue; // removed meanwhile
       }
-      const buf = await readFile(join(this.packDir, name));
-      this.loadIndex(pack, buf, packSize);
-      this.packSizes.set(pack, packSize);
+      if (buf.length < 12 || !buf.subarray(0, 8).equals(IDX_MAGIC)) throw new StoreCorruptError(`pack index ${name} is damaged`);
+      const count = buf.readUInt32BE(8);
+      if (buf.length !== 12 + count * ENTRY) throw new StoreCorruptError(`pack index ${name} is damaged`);
+      this.packs.set(pack, { idx: buf, count, size });
     }
   }
 
-  private loadIndex(pack: string, buf: Buffer, packSize: number): void {
-    if (buf.length < 12 || !buf.subarray(0, 8).equals(IDX_MAGIC)) throw new StoreCorruptError(`pack index ${pack}.idx is damaged`);
-    const count = buf.readUInt32BE(8);
-    if (buf.length !== 12 + count * ENTRY) throw new StoreCorruptError(`pack index ${pack}.idx is damaged`);
-    for (let i = 0; i < count; i++) {
-      const o = 12 + i * ENTRY;
-      const offset = Number(buf.readBigUInt64BE(o + 32));
-      const length = buf.readUInt32BE(o + 40);
-      if (offset + length > packSize) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
-      this.index.set(buf.toString('hex', o, o + 32), { pack, offset, length, rawSize: buf.readUInt32BE(o + 44), flags: buf.readUInt32BE(o + 48) });
+  private async forget(pack: string): Promise<void> {
+    this.packs.delete(pack);
+    const h = this.handles.get(pack);
+    if (h) {
+      this.handles.delete(pack);
+      await (await h.catch(() => undefined))?.close();
+    }
+  }
+
+  private lookup(hash: string): Loc | undefined {
+    if (!isObjectHash(hash)) return undefined;
+    const key = Buffer.from(hash, 'hex');
+    for (const [pack, p] of this.packs) {
+      let lo = 0;
+      let hi = p.count - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const o = 12 + mid * ENTRY;
+        const c = p.idx.compare(key, 0, 32, o, o + 32);
+        if (c === 0) {
+          const offset = Number(p.idx.readBigUInt64BE(o + 32));
+          const length = p.idx.readUInt32BE(o + 40);
+          if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
+          return { pack, offset, length, rawSize: p.idx.readUInt32BE(o + 44), flags: p.idx.readUInt32BE(o + 48) };
+        }
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+      }
+    }
+    return undefined;
+  }
+
+  /** Every object of every pack (gc). */
+  private *entries(): Generator<{ hash: string; loc: Loc }> {
+    for (const [pack, p] of this.packs) {
+      for (let i = 0; i < p.count; i++) {
+        const o = 12 + i * ENTRY;
+        yield {
+          hash: p.idx.toString('hex', o, o + 32),
+          loc: { pack, offset: Number(p.idx.readBigUInt64BE(o + 32)), length: p.idx.readUInt32BE(o + 40), rawSize: p.idx.readUInt32BE(o + 44), flags: p.idx.readUInt32BE(o + 48) },
+        };
+      }
     }
   }
 
   has(hash: string): boolean {
-    return this.index.has(hash);
+    return this.lookup(hash) !== undefined;
   }
 
   get objectCount(): number {
-    return this.index.size;
+    let n = 0;
+    for (const p of this.packs.values()) n += p.count;
+    return n;
   }
 
   /** Bytes of all live packs and indexes. */
@@ -113,24 +157,32 @@ export class ObjectStore {
     return total;
   }
 
-  private async handle(pack: string): Promise<FileHandle> {
+  private handle(pack: string): Promise<FileHandle> {
     let h = this.handles.get(pack);
     if (!h) {
-      h = await open(join(this.packDir, pack + '.pack'), 'r');
+      h = open(join(this.packDir, pack + '.pack'), 'r');
       this.handles.set(pack, h);
+      h.catch(() => this.handles.delete(pack));
     }
     return h;
   }
 
   /** Reads and verifies an object: its content must hash to `hash`, or the store is corrupt. */
   async read(hash: string, kind: ObjectKind): Promise<Buffer> {
-    const loc = this.index.get(hash);
+    const loc = this.lookup(hash);
     if (!loc) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is missing from the checkpoint store`);
     if ((loc.flags & F_TREE ? 'tree' : 'blob') !== kind) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is not a ${kind}`);
     const raw = await this.readRaw(loc);
-    const data = loc.flags & F_DEFLATED ? await inflateAsync(raw, { maxOutputLength: Math.max(loc.rawSize, 1) }).catch(() => {
-      throw new StoreCorruptError(`object ${hash.slice(0, 12)} does not decompress`);
-    }) : raw;
+    let data = raw;
+    if (loc.flags & F_DEFLATED) {
+      const opts = { maxOutputLength: Math.max(loc.rawSize, 1) };
+      try {
+        // small objects inline: a thread-pool round trip costs more than inflating a few KiB
+        data = loc.rawSize <= 256 * 1024 ? inflateRawSync(raw, opts) : await inflateAsync(raw, opts);
+      } catch {
+        throw new StoreCorruptError(`object ${hash.slice(0, 12)} does not decompress`);
+      }
+    }
     if (data.length !== loc.rawSize || hashObject(kind, data) !== hash) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is damaged (content does not match its hash)`);
     return data;
   }
@@ -148,9 +200,8 @@ export class ObjectStore {
   }
 
   /** @internal Called by PackWriter once its pack and index are in place. */
-  register(pack: string, entries: { hash: string; loc: Omit<Loc, 'pack'> }[], packSize: number): void {
-    for (const e of entries) if (!this.index.has(e.hash)) this.index.set(e.hash, { pack, ...e.loc });
-    this.packSizes.set(pack, packSize);
+  register(pack: string, idx: Buffer, count: number, size: number): void {
+    this.packs.set(pack, { idx, count, size });
   }
 
   /**
@@ -160,7 +211,7 @@ export class ObjectStore {
   async gc(live: Set<string>): Promise<{ removedObjects: number; freedBytes: number }> {
     const before = await this.sizeOnDisk();
     const byPack = new Map<string, { hash: string; loc: Loc }[]>();
-    for (const [hash, loc] of this.index) {
+    for (const { hash, loc } of this.entries()) {
       const list = byPack.get(loc.pack) ?? [];
       list.push({ hash, loc });
       byPack.set(loc.pack, list);
@@ -182,7 +233,7 @@ export class ObjectStore {
     // leftovers of interrupted writes: temp files and packs whose index never landed
     for (const name of await readdir(this.packDir)) {
       const base = name.replace(/\.(pack|idx)$/, '');
-      if (name.startsWith('tmp-') || (name.endsWith('.pack') && !this.packSizes.has(base))) await unlink(join(this.packDir, name)).catch(() => {});
+      if (name.startsWith('tmp-') || (name.endsWith('.pack') && !this.packs.has(base))) await unlink(join(this.packDir, name)).catch(() => {});
     }
     await this.reload();
     const after = await this.sizeOnDisk();
@@ -190,22 +241,16 @@ export class ObjectStore {
   }
 
   private async dropPack(pack: string): Promise<void> {
-    const h = this.handles.get(pack);
-    if (h) {
-      this.handles.delete(pack);
-      await h.close();
-    }
+    await this.forget(pack);
     // index first: a pack without an index is unreachable garbage, an index without a pack would be a lie
     await unlink(join(this.packDir, pack + '.idx')).catch(() => {});
     await unlink(join(this.packDir, pack + '.pack')).catch(() => {});
-    for (const [hash, loc] of this.index) if (loc.pack === pack) this.index.delete(hash);
-    this.packSizes.delete(pack);
   }
 
   async closeHandles(): Promise<void> {
     const hs = [...this.handles.values()];
     this.handles.clear();
-    await Promise.all(hs.map((h) => h.close().catch(() => {})));
+    await Promise.all(hs.map((h) => h.then((fh) => fh.close()).catch(() => {})));
   }
 }
 
@@ -277,6 +322,7 @@ export class PackWriter {
     const fd = await this.fd;
     if (durable) await fd.sync();
     await fd.close();
+    this.entries.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
     const idx = Buffer.alloc(12 + this.entries.length * ENTRY);
     IDX_MAGIC.copy(idx, 0);
     idx.writeUInt32BE(this.entries.length, 8);
@@ -296,7 +342,7 @@ export class PackWriter {
     await ih.close();
     await rename(this.tmpPack, join(dir, this.name + '.pack'));
     await rename(tmpIdx, join(dir, this.name + '.idx'));
-    this.store.register(this.name, this.entries, this.size);
+    this.store.register(this.name, idx, this.entries.length, this.size);
   }
 
   /** Drops an unfinished pack (an error happened before commit). */

@@ -7,6 +7,8 @@ export interface IgnoreLevel {
   /** Folder holding the .gitignore, workspace-relative ('' for the root). */
   base: string;
   rules: Ignore;
+  /** Hash of the .gitignore content: folders scanned under the same rules need no new matching. */
+  key: string;
 }
 
 export interface PathFilterOptions {

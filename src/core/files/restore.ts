@@ -9,6 +9,7 @@ import { writeFileAtomic } from './atomic-write';
 import { isObjectHash, type ObjectStore } from './object-store';
 import { absPath, ensureSafeParents, PathSafetyError, splitRelPath } from './safe-paths';
 import type { EntryState } from './snapshot-records';
+import { Limiter } from './workspace-model';
 
 export interface RestoreOp {
   path: string;
@@ -75,13 +76,28 @@ export class Restorer {
     return `.arw-${tag}-${i}.tmp`;
   }
 
+  /** Parent folders already checked in this run (lstat of every component, once per folder). */
+  private checkedParents = new Map<string, Promise<boolean>>();
+
+  private parentsOk(rel: string, create: boolean): Promise<boolean> {
+    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    if (parent === '') return Promise.resolve(true);
+    const key = `${create ? '+' : '-'}${parent}`;
+    let p = this.checkedParents.get(key);
+    if (!p) {
+      p = ensureSafeParents(this.workspaceRoot, rel, create);
+      this.checkedParents.set(key, p);
+    }
+    return p;
+  }
+
   /** Sets one path to its target state. Idempotent, so a replay after a crash is safe. */
   async applyOp(op: RestoreOp, tag: string, i: number): Promise<void> {
     const root = this.workspaceRoot;
     splitRelPath(op.path);
     const abs = absPath(root, op.path);
     if (op.to === null) {
-      if (!(await ensureSafeParents(root, op.path, false))) return;
+      if (!(await this.parentsOk(op.path, false))) return;
       let st;
       try {
         st = await lstat(abs);
@@ -97,7 +113,7 @@ export class Restorer {
       } else await unlink(abs);
       return;
     }
-    await ensureSafeParents(root, op.path, true);
+    await this.parentsOk(op.path, true);
     if (op.to.kind === 'dir') {
       try {
         const st = await lstat(abs);
@@ -111,24 +127,29 @@ export class Restorer {
     }
     const data = await this.store.read(op.to.hash, 'blob');
     const tmp = join(dirname(abs), this.tmpName(tag, i));
-    await unlink(tmp).catch(() => {});
-    if (op.to.kind === 'symlink') {
-      await symlink(data.toString('utf8'), tmp); // a link is recreated, never written through
-    } else {
+    const to = op.to;
+    const makeTemp = async () => {
+      if (to.kind === 'symlink') return symlink(data.toString('utf8'), tmp); // a link is recreated, never written through
       const h = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       try {
         await h.writeFile(data);
-        await h.chmod(op.to.mode);
+        await h.chmod(to.mode);
       } finally {
         await h.close();
       }
+    };
+    try {
+      await makeTemp();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      await unlink(tmp); // left by a killed run of this same journal
+      await makeTemp();
     }
     try {
-      const st = await lstat(abs).catch(() => undefined);
-      if (st?.isDirectory()) throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
-      await rename(tmp, abs);
+      await rename(tmp, abs); // never onto a folder: rename(2) refuses that with EISDIR
     } catch (err) {
       await unlink(tmp).catch(() => {});
+      if ((err as NodeJS.ErrnoException).code === 'EISDIR' || (err as NodeJS.ErrnoException).code === 'ENOTEMPTY') throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
       throw err;
     }
   }
@@ -156,10 +177,33 @@ export class Restorer {
     const journal: Journal = { v: 1, tag, workspaceRoot: this.workspaceRoot, ops: ordered, after };
     await writeFileAtomic(this.journalFile, JSON.stringify(journal), { durable: true });
     try {
-      for (let i = 0; i < ordered.length; i++) await this.applyOp(ordered[i]!, tag, i);
+      await this.applyAll(ordered, tag);
     } catch (err) {
       await this.rollBack(ordered, tag).catch(() => {}); // best effort; the journal stays if this fails too
       throw err;
+    }
+  }
+
+  /**
+   * Applies ordered ops phase by phase; inside a phase (and, for folders, inside one depth) paths are independent,
+   * so they run concurrently: per-file latency, not throughput, is what makes a big restore slow.
+   */
+  private async applyAll(ordered: RestoreOp[], tag: string): Promise<void> {
+    this.checkedParents = new Map();
+    const phaseOf = (op: RestoreOp) =>
+      op.to === null ? (op.from?.kind === 'dir' ? `2:${9999 - op.path.split('/').length}` : '1') : op.to.kind === 'dir' ? `3:${op.path.split('/').length}` : '4';
+    let i = 0;
+    while (i < ordered.length) {
+      const phase = phaseOf(ordered[i]!);
+      let j = i;
+      while (j < ordered.length && phaseOf(ordered[j]!) === phase) j++;
+      const limiter = new Limiter(8);
+      const batch: Promise<void>[] = [];
+      for (let k = i; k < j; k++) batch.push(limiter.run(() => this.applyOp(ordered[k]!, tag, k)));
+      const results = await Promise.allSettled(batch);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      i = j;
     }
   }
 
@@ -167,7 +211,7 @@ export class Restorer {
     await this.cleanTemps(ordered, tag);
     const inverse = orderOps(invertOps(ordered));
     const rtag = tag + 'r';
-    for (let i = 0; i < inverse.length; i++) await this.applyOp(inverse[i]!, rtag, i);
+    await this.applyAll(inverse, rtag);
     await this.cleanTemps(inverse, rtag);
     await unlink(this.journalFile).catch(() => {});
   }
@@ -198,7 +242,7 @@ export class Restorer {
   async recover(journal: Journal): Promise<'completed' | 'rolledBack'> {
     const ops = journal.ops;
     try {
-      for (let i = 0; i < ops.length; i++) await this.applyOp(ops[i]!, journal.tag, i);
+      await this.applyAll(ops, journal.tag);
       await this.cleanTemps(ops, journal.tag);
       return 'completed';
     } catch {

@@ -1,17 +1,19 @@
 // The last scan's stat data and hashes, persisted so a fresh process (the CLI) re-hashes only files whose stat
 // data changed. Only an optimisation: anything odd in it and we start from an empty cache.
 import { readFile } from 'node:fs/promises';
-import { isObjectHash } from './object-store';
 import { isSafeName } from './safe-paths';
 import { writeFileAtomic } from './atomic-write';
 import type { DirNode, Node } from './tree';
 import type { FileNodeState } from './workspace-model';
 
 const VERSION = 1;
+/** A cheap shape check: a wrong hash is harmless here (it is not in the store, so the file is read again). */
+const isHashLike = (h: unknown): h is string => typeof h === 'string' && h.length === 64;
 type SFile = [kind: 'f' | 'l', mode: number, size: number, mtimeMs: number, ino: number, hash: string, racy: 0 | 1];
 interface SDir {
   m: number;
   h?: string;
+  r?: string;
   c: Record<string, SFile | SDir>;
 }
 
@@ -21,24 +23,27 @@ function toJson(dir: DirNode): SDir {
     if (n.kind === 'dir') c[name] = toJson(n);
     else c[name] = [n.kind === 'file' ? 'f' : 'l', n.mode, n.size, n.mtimeMs, n.ino, n.hash, (n as FileNodeState).racy ? 1 : 0];
   }
-  return dir.hash ? { m: dir.mode, h: dir.hash, c } : { m: dir.mode, c };
+  const out: SDir = { m: dir.mode, c };
+  if (dir.hash) out.h = dir.hash;
+  if (dir.rulesKey !== undefined) out.r = dir.rulesKey;
+  return out;
 }
 
 function fromJson(s: SDir): DirNode {
   if (typeof s !== 'object' || s === null || typeof s.m !== 'number' || typeof s.c !== 'object') throw new Error('bad dir');
-  if (s.h !== undefined && !isObjectHash(s.h)) throw new Error('bad hash');
+  if (s.h !== undefined && !isHashLike(s.h)) throw new Error('bad hash');
   const children = new Map<string, Node>();
   for (const [name, v] of Object.entries(s.c)) {
     if (!isSafeName(name)) throw new Error('bad name');
     if (Array.isArray(v)) {
       const [k, mode, size, mtimeMs, ino, hash, racy] = v;
-      if ((k !== 'f' && k !== 'l') || !isObjectHash(hash) || ![mode, size, mtimeMs, ino].every((x) => typeof x === 'number')) throw new Error('bad file');
+      if ((k !== 'f' && k !== 'l') || !isHashLike(hash) || ![mode, size, mtimeMs, ino].every((x) => typeof x === 'number')) throw new Error('bad file');
       const node: FileNodeState = { kind: k === 'f' ? 'file' : 'symlink', mode, size, mtimeMs, ino, hash };
       if (racy) node.racy = true;
       children.set(name, node);
     } else children.set(name, fromJson(v));
   }
-  return { kind: 'dir', mode: s.m, children, hash: s.h };
+  return { kind: 'dir', mode: s.m, children, hash: s.h, rulesKey: typeof s.r === 'string' ? s.r : undefined };
 }
 
 export async function loadStatCache(file: string, key: string): Promise<DirNode | undefined> {

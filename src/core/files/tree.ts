@@ -21,6 +21,8 @@ export interface DirNode {
   children: Map<string, Node>;
   /** Tree hash; undefined while something below changed and it has not been recomputed. */
   hash?: string;
+  /** The ignore rules this folder was listed under (see WorkspaceModel). */
+  rulesKey?: string;
 }
 
 export type Node = FileNode | DirNode;

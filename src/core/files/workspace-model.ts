@@ -2,8 +2,8 @@
 // stats everything and re-hashes only what the stat data says changed; a partial refresh (fed by a watcher)
 // looks only at the paths it is told about. Either way only changed folders lose their tree hash.
 import { createHash } from 'node:crypto';
-import type { Dirent, Stats } from 'node:fs';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstatSync, readdirSync, readFileSync, type Dirent, type Stats } from 'node:fs';
+import { lstat, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PackWriter } from './object-store';
 import { PathFilter, type IgnoreLevel } from './path-filter';
@@ -114,11 +114,11 @@ export class WorkspaceModel {
       dir.mode = rescanned.mode;
       this.invalidate(dirRel);
     }
-    for (const rel of singles.sort()) {
+    await Promise.all(singles.map(async (rel) => {
       const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-      if (relist.has(parentRel)) continue;
+      if (relist.has(parentRel)) return;
       const dir = this.get(parentRel);
-      if (!dir || dir.kind !== 'dir') continue;
+      if (!dir || dir.kind !== 'dir') return;
       const name = rel.slice(parentRel === '' ? 0 : parentRel.length + 1);
       const chain = this.chainFor(parentRel);
       let st: Stats | undefined;
@@ -135,7 +135,7 @@ export class WorkspaceModel {
       if (node) dir.children.set(name, node);
       else dir.children.delete(name);
       this.invalidate(parentRel);
-    }
+    }));
   }
 
   /** Forgets the tree hashes of `relDir` and every folder above it. */
@@ -151,12 +151,28 @@ export class WorkspaceModel {
     }
   }
 
-  private async scanDir(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number): Promise<DirNode> {
+  /**
+   * Lists a folder and stats its entries synchronously (a promise per lstat costs more than the lstat on a big
+   * tree), yielding to the event loop now and then; files whose stat data changed are hashed asynchronously, and
+   * those reads are waited for by the caller of the outermost scan.
+   */
+  private async scanDir(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, work?: Promise<void>[]): Promise<DirNode> {
+    const outer = work === undefined;
+    const pending = work ?? [];
+    const result = await this.scanDirSync(rel, old, stats, writer, deep, scanStart, pending);
+    if (outer) await Promise.all(pending);
+    return result;
+  }
+
+  private sinceYield = 0;
+
+  private async scanDirSync(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, work: Promise<void>[]): Promise<DirNode> {
     let dirents: Dirent[];
     let mode = old?.mode ?? 0o755;
+    const absDir = this.abs(rel);
     try {
-      dirents = await readdir(this.abs(rel), { withFileTypes: true });
-      mode = (await lstat(this.abs(rel))).mode & 0o7777;
+      dirents = readdirSync(absDir, { withFileTypes: true });
+      mode = lstatSync(absDir).mode & 0o7777;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel || '.', reason: `folder unreadable (${code ?? 'error'})` });
@@ -164,35 +180,53 @@ export class WorkspaceModel {
     }
     if (dirents.some((d) => d.name === '.gitignore' && !d.isDirectory())) {
       try {
-        const content = await readFile(join(this.abs(rel), '.gitignore'), 'utf8');
-        this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content) });
+        const content = readFileSync(join(absDir, '.gitignore'), 'utf8');
+        this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
       } catch {
         this.gitignores.delete(rel);
       }
     } else this.gitignores.delete(rel);
     const chain = this.chainFor(rel);
+    // an entry that was in this folder under the same rules is still included: no need to match it again
+    const rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
+    const trusted = old?.rulesKey === rulesKey ? old.children : undefined;
     const children = new Map<string, Node>();
-    await Promise.all(
-      dirents.map(async (d) => {
-        if (d.name.toLowerCase() === '.git') return; // nested repositories: their files yes, their .git never
-        const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
-        if (this.filter.isExcluded(childRel, d.isDirectory(), chain)) {
-          stats.ignoredCount++;
-          return;
-        }
-        let st: Stats;
-        try {
-          st = await lstat(this.abs(childRel));
-        } catch {
-          return; // vanished while we looked
-        }
-        const prev = old?.children.get(d.name);
-        const node = await this.scanEntry(childRel, st, prev, chain, stats, writer, deep, scanStart, true);
-        if (node) children.set(d.name, node);
-      }),
-    );
-    const result: DirNode = { kind: 'dir', mode, children };
-    if (old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
+    let changed = false;
+    for (const d of dirents) {
+      if (d.name.toLowerCase() === '.git') continue; // nested repositories: their files yes, their .git never
+      const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
+      const known = trusted?.get(d.name);
+      if (!(known && (known.kind === 'dir') === d.isDirectory()) && this.filter.isExcluded(childRel, d.isDirectory(), chain)) {
+        stats.ignoredCount++;
+        continue;
+      }
+      if (++this.sinceYield >= 2000) {
+        this.sinceYield = 0;
+        await new Promise((r) => setImmediate(r)); // keep the host responsive during a long walk
+      }
+      const st = lstatSync(join(absDir, d.name), { throwIfNoEntry: false });
+      if (!st) continue; // vanished while we looked
+      const prev = old?.children.get(d.name);
+      if (st.isDirectory() && (d.isDirectory() || !this.filter.isExcluded(childRel, true, chain))) {
+        if (prev?.kind === 'dir' && !deep) children.set(d.name, prev);
+        else children.set(d.name, await this.scanDirSync(childRel, prev?.kind === 'dir' ? prev : undefined, stats, writer, deep, scanStart, work));
+        continue;
+      }
+      const p = prev as FileNodeState | undefined;
+      const kind = st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : undefined;
+      if (kind && p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === (st.mode & 0o7777)) {
+        children.set(d.name, p);
+        continue;
+      }
+      changed = true;
+      work.push(
+        this.scanEntry(childRel, st, prev, chain, stats, writer, deep, scanStart, true).then((node) => {
+          if (node) children.set(d.name, node);
+        }),
+      );
+    }
+    const result: DirNode = { kind: 'dir', mode, children, rulesKey };
+    if (!changed && old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
     return result;
   }
 

@@ -1,0 +1,98 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFile, writeFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { tempBase, writeTree } from './helpers';
+
+const ROOT = join(__dirname, '../../..');
+let base: Awaited<ReturnType<typeof tempBase>>;
+let cli: string;
+
+before(async () => {
+  base = await tempBase('arw-files-cli-');
+  cli = join(base.dir, 'cli.js');
+  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+});
+after(() => base.cleanup());
+
+function run(home: string, args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env: { ...process.env, AGENT_REWIND_HOME: '' } });
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+test('CLI: append snapshots automatically; rewind-files previews, rewinds, refuses with exit 1; undo-rewind; gc', async () => {
+  const ws = join(base.dir, 'ws1');
+  const home = join(base.dir, 'home1');
+  await writeTree(ws, { 'app.ts': 'one\n', 'notes.md': 'n1\n' });
+  const { id } = run(home, ['new', '--cwd', ws, '--json']).json;
+  const u1 = run(home, ['append', id, '--role', 'user', '--text', 'make it two', '--id', 'u1', '--json']);
+  assert.equal(u1.code, 0, u1.stderr);
+  // the agent works through the shell, then its turn ends
+  await writeFile(join(ws, 'app.ts'), 'two\n');
+  await writeFile(join(ws, 'extra.ts'), 'generated\n');
+  assert.equal(run(home, ['append', id, '--role', 'assistant', '--text', 'done', '--id', 'a1', '--json']).code, 0);
+  // then the user edits notes.md by hand
+  await writeFile(join(ws, 'notes.md'), 'n2 by hand\n');
+
+  const dry = run(home, ['rewind-files', id, 'u1', '--dry-run', '--json']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(dry.json.filesChanged, ['app.ts', 'extra.ts']);
+  assert.deepEqual(dry.json.userModified, ['notes.md']);
+  assert.equal(dry.json.canRewind, true);
+  const human = run(home, ['rewind-files', id, 'u1', '--dry-run']);
+  assert.match(human.stdout, /would change 2 files/);
+  assert.match(human.stdout, /! modified +notes\.md/);
+
+  const refused = run(home, ['rewind-files', id, 'a1']);
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stderr, 'agent-rewind rewind-files: Entry a1 is not a user message; files can only be rewound to the moment a user message was sent.\n');
+  const refusedDry = run(home, ['rewind-files', id, 'a1', '--dry-run', '--json']);
+  assert.equal(refusedDry.code, 0);
+  assert.equal(refusedDry.json.canRewind, false);
+
+  const real = run(home, ['rewind-files', id, 'u1', '--json']);
+  assert.equal(real.code, 0, real.stderr);
+  assert.equal(await readFile(join(ws, 'app.ts'), 'utf8'), 'one\n');
+  assert.equal(await readFile(join(ws, 'notes.md'), 'utf8'), 'n2 by hand\n');
+  assert.equal(await rm(join(ws, 'extra.ts')).then(() => 'still there', () => 'gone'), 'gone');
+
+  const undo = run(home, ['undo-rewind', id, '--json']);
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.equal(await readFile(join(ws, 'app.ts'), 'utf8'), 'two\n');
+  const again = run(home, ['undo-rewind', id]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /There is no file rewind to undo in this session\./);
+
+  const gc = run(home, ['gc', '--json']);
+  assert.equal(gc.code, 0, gc.stderr);
+  assert.ok(gc.json.removedObjects > 0, 'the undone pre-restore snapshot is collected');
+});
+
+test('CLI: --no-snapshot leaves the message without a snapshot; snapshot --anchor takes one later', async () => {
+  const ws = join(base.dir, 'ws2');
+  const home = join(base.dir, 'home2');
+  await writeTree(ws, { 'a.txt': 'a\n' });
+  const { file } = run(home, ['new', '--cwd', ws, '--json']).json;
+  assert.equal(run(home, ['append', file, '--role', 'user', '--text', 'hi', '--id', 'u1', '--no-snapshot', '--json']).code, 0);
+  const none = run(home, ['rewind-files', file, 'u1']);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /Message u1 has no file snapshot/);
+  const snap = run(home, ['snapshot', file, '--anchor', 'u1', '--json']);
+  assert.equal(snap.code, 0, snap.stderr);
+  assert.equal(snap.json.files, 1);
+  const wrong = run(home, ['snapshot', file, '--anchor', 'nope']);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /there is no entry nope/);
+  const other = join(base.dir, 'ws2-other');
+  await writeTree(other, { 'b.txt': 'b\n' });
+  const elsewhere = run(home, ['snapshot', file, '--anchor', 'u1', '--workspace', other, '--json']);
+  assert.equal(elsewhere.json.files, 1);
+});
