@@ -2,6 +2,7 @@
 // leaf, inside a cross-process transaction, and prints the new entry.
 import { UsageError, type Command } from '../command';
 import { withSessionArg } from '../session-arg';
+import { snapshotForAppend } from './snapshot';
 import type { SessionManager } from '../../core/session/session-manager';
 import type { AgentMessage, SessionEntry } from '../../core/session/types';
 
@@ -32,12 +33,17 @@ export function parseAppendOptions(values: Record<string, unknown>): AppendTextO
 export const appendCommand: Command = {
   name: 'append',
   summary: 'append a user or assistant message to a session',
-  usage: 'append <session> --role user|assistant --text TEXT [--id ID] [--json] [--home DIR]',
-  options: { role: { type: 'string' }, text: { type: 'string' }, id: { type: 'string' } },
+  usage: 'append <session> --role user|assistant --text TEXT [--id ID] [--no-snapshot] [--workspace DIR] [--json] [--home DIR]',
+  options: { role: { type: 'string' }, text: { type: 'string' }, id: { type: 'string' }, 'no-snapshot': { type: 'boolean' }, workspace: { type: 'string' } },
   async run(ctx) {
     const opts = parseAppendOptions(ctx.values);
     if (ctx.positionals.length > 1) throw new UsageError(`unexpected argument "${ctx.positionals[1]}"`);
-    const entry = await withSessionArg(ctx, ctx.positionals[0], (session) => session.transaction((s) => appendTextMessage(s, opts)));
+    const entry = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+      const appended = await session.transaction((s) => appendTextMessage(s, opts));
+      // file checkpointing (on by default for the CLI): user message → its snapshot, assistant → the turn-end one
+      if (ctx.values['no-snapshot'] !== true) await snapshotForAppend(ctx, session, appended, opts.role);
+      return appended;
+    });
     ctx.out(entry, () => `${entry.id} (parent ${entry.parentId ?? 'none'})`);
   },
 };
