@@ -363,9 +363,15 @@ export class RewindEngine {
   /** The agent's checkpoint/rewind tools (seed 000) of a session: one set per session, kept across calls. */
   async agentTools(sessionFile: string, opts: { isSubagent?: boolean } = {}): Promise<AgentCheckpointTools> {
     const key = resolve(sessionFile);
+    const session = await this.session(sessionFile);
     let tools = this.#agentTools.get(key);
+    if (tools && tools.session !== session) {
+      // The file was rewritten under us (a migration, a hand edit) and reopened: the old tools' session is closed.
+      if (tools.active) this.#warn(`Session ${sessionFile} was reloaded; its active agent checkpoint is dropped.`);
+      tools = undefined;
+    }
     if (!tools) {
-      tools = new AgentCheckpointTools(await this.session(sessionFile), { warn: this.#warn, ...opts });
+      tools = new AgentCheckpointTools(session, { warn: this.#warn, ...opts });
       this.#agentTools.set(key, tools);
     }
     return tools;
