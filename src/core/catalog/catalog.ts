@@ -13,6 +13,7 @@ import { catalogPath, loadCatalogDb, saveCatalogDb, type CatalogRebuildReason } 
 import { toFtsQuery } from './fts-query';
 import { readSessionForCatalog, type IndexedBranch, type IndexedCheckpoint, type IndexedSession } from './session-reader';
 import { loadSqlJs } from './sqljs-loader';
+import { TimeSlicer } from './time-slice';
 
 export interface CatalogOptions {
   /** The agent-rewind home; the catalog is <home>/catalog.sqlite unless `file` says otherwise. */
@@ -261,7 +262,13 @@ export class Catalog {
       this.#removeSession(file);
       return 'removed';
     }
-    this.#writeSession(indexed);
+    try {
+      await this.#writeSession(indexed);
+    } catch (error) {
+      // half-written rows would answer searches with part of a session: drop them, the next refresh retries
+      if (!this.#closed) this.#removeSession(file);
+      return { error: (error as Error).message };
+    }
     return 'indexed';
   }
 
@@ -280,34 +287,57 @@ export class Catalog {
     db.run('DELETE FROM sessions WHERE id = ?', [id]);
   }
 
-  #writeSession(s: IndexedSession): void {
+  /**
+   * Replaces a session's rows. Messages go in in small transactions with a turn for the event loop in between (a
+   * large session's full-text insert would otherwise block for hundreds of ms, FTS4 merging at each commit). Until
+   * the last step the session row carries size -1, so a pass that dies halfway is redone by the next refresh.
+   */
+  async #writeSession(s: IndexedSession): Promise<void> {
+    const db = this.#db;
+    const slicer = new TimeSlicer();
+    let sessionRow = 0;
     this.#transaction(() => {
-      const db = this.#db;
       this.#deleteRows(s.file);
       db.run(
         `INSERT INTO sessions (session_id, file, dir, source, cwd, title, created, modified, size, mtime_ms, entry_count, active_branch, file_version, problem)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [s.sessionId, s.file, dirname(s.file), s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtimeMs, s.entryCount, s.activeBranch ?? null, s.fileVersion, s.problem ?? null],
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, -1, -1, ?, ?, ?, ?)`,
+        [s.sessionId, s.file, dirname(s.file), s.source, s.cwd, s.title, s.created, s.modified, s.entryCount, s.activeBranch ?? null, s.fileVersion, s.problem ?? null],
       );
-      const sessionRow = Number(db.exec('SELECT last_insert_rowid()')[0]!.values[0]![0]);
+      sessionRow = Number(db.exec('SELECT last_insert_rowid()')[0]!.values[0]![0]);
       const branch = db.prepare('INSERT INTO branches (session, name, head_entry_id, message_count, active) VALUES (?, ?, ?, ?, ?)');
       const checkpoint = db.prepare('INSERT INTO checkpoints (session, name, entry_id, kind, created, files) VALUES (?, ?, ?, ?, ?, ?)');
-      const message = db.prepare('INSERT INTO messages (session, seq, entry_id, kind, title, branch, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)');
-      const text = db.prepare('INSERT INTO messages_fts (docid, text) VALUES (last_insert_rowid(), ?)');
       try {
         for (const b of s.branches) branch.run([sessionRow, b.name, b.headEntryId, b.messageCount, b.active ? 1 : 0]);
         for (const c of s.checkpoints) checkpoint.run([sessionRow, c.name, c.entryId, c.kind, c.created ?? null, c.files ?? null]);
-        s.messages.forEach((m, seq) => {
-          message.run([sessionRow, seq, m.entryId, m.kind, m.title ?? null, m.branch ?? null, m.timestamp ?? null]);
-          text.run([m.text]);
-        });
       } finally {
         branch.free();
         checkpoint.free();
-        message.free();
-        text.free();
       }
     });
+    let next = 0;
+    while (next < s.messages.length) {
+      await slicer.maybeYield();
+      if (this.#closed) throw new Error('catalog closed');
+      this.#transaction(() => {
+        const message = db.prepare('INSERT INTO messages (session, seq, entry_id, kind, title, branch, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)');
+        const text = db.prepare('INSERT INTO messages_fts (docid, text) VALUES (last_insert_rowid(), ?)');
+        try {
+          let chars = 0;
+          // ~32 KiB of text per transaction keeps each FTS4 flush short
+          while (next < s.messages.length && chars < 32 * 1024 && !slicer.due) {
+            const m = s.messages[next]!;
+            message.run([sessionRow, next, m.entryId, m.kind, m.title ?? null, m.branch ?? null, m.timestamp ?? null]);
+            text.run([m.text]);
+            chars += m.text.length;
+            next++;
+          }
+        } finally {
+          message.free();
+          text.free();
+        }
+      });
+    }
+    db.run('UPDATE sessions SET size = ?, mtime_ms = ? WHERE id = ?', [s.size, s.mtimeMs, sessionRow]);
   }
 
   #transaction(fn: () => void): void {

@@ -7,6 +7,7 @@ import { SnapshotRecords } from '../files/snapshot-records';
 import { SessionManager } from '../session/session-manager';
 import type { SessionEntry, SessionSource } from '../session/types';
 import { ReadOnlySessionStorage } from './read-only-storage';
+import { TimeSlicer } from './time-slice';
 
 /** Text beyond this (per entry) is not searchable: huge tool outputs would make every save slow. */
 export const MAX_INDEXED_CHARS = 16 * 1024;
@@ -127,7 +128,9 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
     const branchOf = snap ? branchOfEntries(session, snap.branches) : new Map<string, string>();
 
     const messages: IndexedMessage[] = [];
+    const slicer = new TimeSlicer();
     for (const entry of session.getEntries()) {
+      await slicer.maybeYield();
       const found = searchableText(entry);
       if (!found) continue;
       const branch = branchOf.get(entry.id);
