@@ -85,6 +85,11 @@ describe('webviews in Chromium', { skip: missing }, () => {
     services.fireChange();
     await page.locator('#count', { hasText: '2,001 messages' }).waitFor();
     await until(`row ${before} at the top again`, async () => ((await firstVisibleIndex(page)) === before ? true : undefined));
+
+    await page.locator('[data-action="go-latest"]').click();
+    await page.locator('[data-entry-id="e00007d0"]').waitFor(); // row 2,000, the last
+    await page.locator('[data-action="go-first"]').click();
+    await until('row 0 at the top', async () => ((await firstVisibleIndex(page)) === '0' ? true : undefined));
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -43,7 +43,11 @@ let stickToBottom = saved.atBottom ?? false;
 const app = document.getElementById('app')!;
 app.innerHTML = `
   <header class="toolbar" id="toolbar"><span class="codicon codicon-comment-discussion" aria-hidden="true"></span>
-    <h1 id="title">Loading transcript…</h1><span id="branch" class="branch-chip"></span><span id="count" class="muted"></span></header>
+    <h1 id="title">Loading transcript…</h1><span id="branch" class="branch-chip"></span><span id="count" class="muted"></span>
+    <span class="toolbar-actions">
+      <button type="button" class="icon-button" data-action="go-first" aria-label="Go to the first message" title="Go to the first message"><span class="codicon codicon-arrow-up" aria-hidden="true"></span></button>
+      <button type="button" class="icon-button" data-action="go-latest" aria-label="Go to the latest message" title="Go to the latest message"><span class="codicon codicon-arrow-down" aria-hidden="true"></span></button>
+    </span></header>
   <div id="notice" class="notice" role="status" hidden></div>
   <main id="scroller" class="scroller" tabindex="-1" aria-label="Messages">
     <div id="top-spacer"></div><div id="rows" role="feed" aria-busy="true"></div><div id="bottom-spacer"></div>
@@ -195,7 +199,8 @@ function applyModel(version: number, next: TranscriptModel): void {
   const branch = document.getElementById('branch')!;
   branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
   branch.title = `Active branch: ${next.branch}`;
-  document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}`;
+  const source = next.source === 'pi' ? ' · pi session' : next.source === 'omp' ? ' · oh-my-pi session' : '';
+  document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
     rowsEl.innerHTML = `<p class="empty">This branch has no messages yet.</p>`;
   } else {
@@ -260,6 +265,16 @@ document.addEventListener('click', (event) => {
       break;
     case 'dismiss-notice':
       noticeEl.hidden = true;
+      break;
+    case 'go-first':
+      stickToBottom = false;
+      pendingAnchor = { index: 0, offset: 0 };
+      render();
+      break;
+    case 'go-latest':
+      pendingAnchor = undefined;
+      stickToBottom = heights.length > 0;
+      render();
       break;
   }
 });
