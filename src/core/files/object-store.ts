@@ -304,21 +304,46 @@ export class PackWriter {
     await p;
   }
 
+  private chunk: Buffer[] = [];
+  private chunkStart = 0;
+  private chunkBytes = 0;
+  private readonly flushes: Promise<void>[] = [];
+
+  /** Objects are gathered into ~4 MiB writes: one write per object would cost a thread-pool round trip each. */
   private async append(hash: string, stored: Buffer, meta: { rawSize: number; flags: number }): Promise<void> {
     this.fd ??= open(this.tmpPack, 'wx');
     const offset = this.size;
     this.size += stored.length;
     this.newBytes += stored.length;
     this.entries.push({ hash, loc: { offset, length: stored.length, rawSize: meta.rawSize, flags: meta.flags } });
-    const fd = await this.fd;
-    let done = 0;
-    while (done < stored.length) done += (await fd.write(stored, done, stored.length - done, offset + done)).bytesWritten;
+    this.chunk.push(stored);
+    this.chunkBytes += stored.length;
+    if (this.chunkBytes >= 4 * 1024 * 1024) this.flush();
+  }
+
+  private flush(): void {
+    if (this.chunkBytes === 0) return;
+    const data = this.chunk.length === 1 ? this.chunk[0]! : Buffer.concat(this.chunk, this.chunkBytes);
+    const at = this.chunkStart;
+    this.chunkStart += this.chunkBytes;
+    this.chunk = [];
+    this.chunkBytes = 0;
+    const fdp = this.fd!;
+    this.flushes.push(
+      (async () => {
+        const fd = await fdp;
+        let done = 0;
+        while (done < data.length) done += (await fd.write(data, done, data.length - done, at + done)).bytesWritten;
+      })(),
+    );
   }
 
   /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first. */
   async commit(durable: boolean): Promise<void> {
     await Promise.all(this.pending.values());
     if (!this.fd) return; // nothing new
+    this.flush();
+    await Promise.all(this.flushes);
     const fd = await this.fd;
     if (durable) await fd.sync();
     await fd.close();
@@ -348,6 +373,7 @@ export class PackWriter {
   /** Drops an unfinished pack (an error happened before commit). */
   async abort(): Promise<void> {
     await Promise.allSettled(this.pending.values());
+    await Promise.allSettled(this.flushes);
     if (!this.fd) return;
     await (await this.fd).close().catch(() => {});
     await unlink(this.tmpPack).catch(() => {});
