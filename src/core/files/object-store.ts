@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
+import { deflateRaw, deflateRawSync, inflateRaw, inflateRawSync } from 'node:zlib';
 
 const deflateAsync = promisify(deflateRaw);
 const inflateAsync = promisify(inflateRaw);
@@ -287,7 +287,8 @@ export class PackWriter {
     const p = (async () => {
       if (data.length > MAX_OBJECT_SIZE) throw new Error('object too large for the checkpoint store');
       // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time
-      const z = data.length >= 64 ? await deflateAsync(data, { level: 1 }) : undefined;
+      // small objects inline: creating a zlib stream per call costs more than compressing a few KiB
+      const z = data.length < 64 ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, { level: 1 }) : await deflateAsync(data, { level: 1 });
       const stored = z && z.length < data.length ? z : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });
