@@ -4,7 +4,7 @@
 import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { CATALOG_SCHEMA_VERSION, checkDatabase, createSchema } from './schema';
+import { applyConnectionPragmas, CATALOG_SCHEMA_VERSION, checkDatabase, createSchema } from './schema';
 
 export const CATALOG_FILE_NAME = 'catalog.sqlite';
 
@@ -25,6 +25,7 @@ export interface LoadedCatalogDb {
 
 function emptyDb(SQL: SqlJsStatic): Database {
   const db = new SQL.Database();
+  applyConnectionPragmas(db);
   createSchema(db);
   return db;
 }
@@ -74,6 +75,7 @@ export async function loadCatalogDb(SQL: SqlJsStatic, file: string): Promise<Loa
   try {
     db = new SQL.Database(bytes);
     const version = checkDatabase(db);
+    applyConnectionPragmas(db);
     if (version !== CATALOG_SCHEMA_VERSION) {
       db.close();
       return { db: emptyDb(SQL), rebuiltBecause: 'schema', detail: `schema version ${version}, expected ${CATALOG_SCHEMA_VERSION}` };
@@ -97,7 +99,9 @@ export async function saveCatalogDb(db: Database, file: string): Promise<void> {
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${Date.now()}.${tempCounter++}.tmp`);
   const fh = await open(tmp, 'wx');
   try {
-    await fh.writeFile(db.export());
+    const bytes = db.export();
+    applyConnectionPragmas(db);
+    await fh.writeFile(bytes);
     await fh.sync();
     await fh.close();
     await rename(tmp, file);
