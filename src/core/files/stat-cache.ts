@@ -6,7 +6,7 @@ import { writeFileAtomic } from './atomic-write';
 import type { DirNode, Node } from './tree';
 import type { FileNodeState } from './workspace-model';
 
-const VERSION = 1;
+const VERSION = 2;
 /** A cheap shape check: a wrong hash is harmless here (it is not in the store, so the file is read again). */
 const isHashLike = (h: unknown): h is string => typeof h === 'string' && h.length === 64;
 type SFile = [kind: 'f' | 'l', mode: number, size: number, mtimeMs: number, ino: number, hash: string, racy: 0 | 1];
@@ -14,6 +14,10 @@ interface SDir {
   m: number;
   h?: string;
   r?: string;
+  t?: number;
+  i?: number;
+  x?: number;
+  o?: string[];
   c: Record<string, SFile | SDir>;
 }
 
@@ -26,6 +30,13 @@ function toJson(dir: DirNode): SDir {
   const out: SDir = { m: dir.mode, c };
   if (dir.hash) out.h = dir.hash;
   if (dir.rulesKey !== undefined) out.r = dir.rulesKey;
+  if (dir.listedMtimeMs !== undefined) out.t = dir.listedMtimeMs;
+  if (dir.dirIno !== undefined) out.i = dir.dirIno;
+  if (dir.ignoredHere) out.x = dir.ignoredHere;
+  if (dir.listed) {
+    const extra = dir.listed.filter((n) => !dir.children.has(n));
+    if (extra.length) out.o = extra;
+  }
   return out;
 }
 
@@ -43,7 +54,11 @@ function fromJson(s: SDir): DirNode {
       children.set(name, node);
     } else children.set(name, fromJson(v));
   }
-  return { kind: 'dir', mode: s.m, children, hash: s.h, rulesKey: typeof s.r === 'string' ? s.r : undefined };
+  const num = (x: unknown) => (typeof x === 'number' ? x : undefined);
+  const extra = Array.isArray(s.o) ? s.o.filter((n): n is string => typeof n === 'string' && isSafeName(n)) : [];
+  // without a listing of its own the folder is simply listed again next time
+  const listed = s.t !== undefined ? [...children.keys(), ...extra] : undefined;
+  return { kind: 'dir', mode: s.m, children, hash: s.h, rulesKey: typeof s.r === 'string' ? s.r : undefined, listedMtimeMs: num(s.t), dirIno: num(s.i), ignoredHere: num(s.x), listed };
 }
 
 export async function loadStatCache(file: string, key: string): Promise<DirNode | undefined> {

@@ -23,6 +23,13 @@ export interface DirNode {
   hash?: string;
   /** The ignore rules this folder was listed under (see WorkspaceModel). */
   rulesKey?: string;
+  /** The folder's mtime when it was listed, if the listing can be trusted while it stays the same. */
+  listedMtimeMs?: number;
+  dirIno?: number;
+  /** Entries left out by ignore rules in this folder (counted again when the listing is reused). */
+  ignoredHere?: number;
+  /** Every name of the listing that was looked at, skipped files included. */
+  listed?: string[];
 }
 
 export type Node = FileNode | DirNode;

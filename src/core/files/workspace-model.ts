@@ -167,29 +167,68 @@ export class WorkspaceModel {
   private sinceYield = 0;
 
   private async scanDirSync(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, work: Promise<void>[]): Promise<DirNode> {
-    let dirents: Dirent[];
     let mode = old?.mode ?? 0o755;
     const absDir = this.abs(rel);
+    let dst: Stats;
     try {
-      dirents = readdirSync(absDir, { withFileTypes: true });
-      mode = lstatSync(absDir).mode & 0o7777;
+      dst = lstatSync(absDir);
+      mode = dst.mode & 0o7777;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel || '.', reason: `folder unreadable (${code ?? 'error'})` });
       return { kind: 'dir', mode, children: new Map() };
     }
-    if (dirents.some((d) => d.name === '.gitignore' && !d.isDirectory())) {
+    // a folder's mtime changes whenever an entry is added, removed or renamed: if it did not, the names we listed
+    // last time are still the names (git's untracked cache relies on the same), so only the entries need an lstat
+    const listTime = Date.now();
+    let names: { name: string; isDirectory(): boolean }[] | undefined;
+    if (old?.listedMtimeMs !== undefined && old.listedMtimeMs === dst.mtimeMs && old.dirIno === dst.ino && old.listed) {
+      names = old.listed.map((name) => ({ name, isDirectory: () => old.children.get(name)?.kind === 'dir' }));
+    }
+    const readListing = (): Dirent[] | undefined => {
       try {
-        const content = readFileSync(join(absDir, '.gitignore'), 'utf8');
-        this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
-      } catch {
-        this.gitignores.delete(rel);
+        return readdirSync(absDir, { withFileTypes: true });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel || '.', reason: `folder unreadable (${code ?? 'error'})` });
+        return undefined;
       }
-    } else this.gitignores.delete(rel);
-    const chain = this.chainFor(rel);
+    };
+    let dirents = names ?? readListing();
+    if (!dirents) return { kind: 'dir', mode, children: new Map() };
+    const loadRules = (list: { name: string; isDirectory(): boolean }[]) => {
+      if (list.some((d) => d.name === '.gitignore' && !d.isDirectory())) {
+        try {
+          const content = readFileSync(join(absDir, '.gitignore'), 'utf8');
+          this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
+          return;
+        } catch {
+          /* unreadable: no rules */
+        }
+      }
+      this.gitignores.delete(rel);
+    };
+    loadRules(dirents);
+    let chain = this.chainFor(rel);
     // an entry that was in this folder under the same rules is still included: no need to match it again
-    const rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
+    let rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
+    if (names && old?.rulesKey !== rulesKey) {
+      // other rules may take in entries we never listed: list for real
+      names = undefined;
+      dirents = readListing();
+      if (!dirents) return { kind: 'dir', mode, children: new Map() };
+      loadRules(dirents);
+      chain = this.chainFor(rel);
+      rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
+    }
     const trusted = old?.rulesKey === rulesKey ? old.children : undefined;
+    let ignoredHere = 0;
+    /** Names looked at (not ignored), skipped files included, so a reused listing still reports and retries them. */
+    const listed: string[] = [];
+    if (names) {
+      ignoredHere = old?.ignoredHere ?? 0;
+      stats.ignoredCount += ignoredHere;
+    }
     const children = new Map<string, Node>();
     let changed = false;
     for (const d of dirents) {
@@ -198,14 +237,19 @@ export class WorkspaceModel {
       const known = trusted?.get(d.name);
       if (!(known && (known.kind === 'dir') === d.isDirectory()) && this.filter.isExcluded(childRel, d.isDirectory(), chain)) {
         stats.ignoredCount++;
+        ignoredHere++;
         continue;
       }
       if (++this.sinceYield >= 2000) {
         this.sinceYield = 0;
         await new Promise((r) => setImmediate(r)); // keep the host responsive during a long walk
       }
+      listed.push(d.name);
       const st = lstatSync(join(absDir, d.name), { throwIfNoEntry: false });
-      if (!st) continue; // vanished while we looked
+      if (!st) {
+        changed = true;
+        continue; // vanished while we looked
+      }
       const prev = old?.children.get(d.name);
       if (st.isDirectory() && (d.isDirectory() || !this.filter.isExcluded(childRel, true, chain))) {
         if (prev?.kind === 'dir' && !deep) children.set(d.name, prev);
@@ -225,7 +269,9 @@ export class WorkspaceModel {
         }),
       );
     }
-    const result: DirNode = { kind: 'dir', mode, children, rulesKey };
+    const result: DirNode = { kind: 'dir', mode, children, rulesKey, ignoredHere, dirIno: dst.ino, listed };
+    // a listing is only trusted next time when the folder had not changed within the mtime tick we listed it in
+    if (dst.mtimeMs < listTime - RACY_MS) result.listedMtimeMs = dst.mtimeMs;
     if (!changed && old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
     return result;
   }

@@ -105,3 +105,26 @@ test('over the size cap the oldest snapshots are dropped; the newest always stay
     await cleanup();
   }
 });
+
+test('a reused folder listing (unchanged folder mtime) still reports skipped files and picks them up once they fit', async () => {
+  const { ws, home, cleanup } = await workspace(3);
+  try {
+    await writeFile(join(ws, 'm0/big.txt'), 'x'.repeat(2000));
+    const past = new Date(Date.now() - 60_000);
+    await utimes(join(ws, 'm0/big.txt'), past, past);
+    await utimes(join(ws, 'm0'), past, past);
+    const make = () => new FileCheckpointer({ workspaceRoot: ws, home, maxFileSize: 1000 });
+    const first = await make().snapshot('s', 'u1');
+    assert.deepEqual(first.skipped.map((s) => s.path), ['m0/big.txt']);
+    const second = await make().snapshot('s', 'u2');
+    assert.deepEqual(second.skipped.map((s) => s.path), ['m0/big.txt'], 'still reported from the cached listing');
+    assert.equal(second.ignoredCount, first.ignoredCount);
+    await writeFile(join(ws, 'm0/big.txt'), 'small now\n'); // content changes do not touch the folder's mtime
+    await utimes(join(ws, 'm0'), past, past);
+    const third = await make().snapshot('s', 'u3');
+    assert.deepEqual(third.skipped, []);
+    assert.equal(third.files, first.files + 1);
+  } finally {
+    await cleanup();
+  }
+});
