@@ -116,10 +116,12 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
   try {
     const report = session.getLoadReport();
     const header = session.getHeader();
-    const badHeader = report.backupFile !== undefined && report.migratedFrom === undefined;
+    // An empty file, or one without a valid header, is loaded as a fresh session that is not this file's: index the
+    // file under its name with the problem, and nothing from the made-up session.
+    const badHeader = before.size === 0 || (report.backupFile !== undefined && report.migratedFrom === undefined);
     const fileVersion = badHeader ? 0 : report.migratedFrom ?? (typeof header.version === 'number' ? header.version : 1);
     const problems: string[] = [];
-    if (badHeader) problems.push('no valid session header');
+    if (badHeader) problems.push(before.size === 0 ? 'empty file' : 'no valid session header');
     if (report.skipped.length) problems.push(`${report.skipped.length} unreadable line(s)`);
 
     const branchWarnings: string[] = [];
@@ -129,7 +131,7 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
 
     const messages: IndexedMessage[] = [];
     const slicer = new TimeSlicer();
-    for (const entry of session.getEntries()) {
+    for (const entry of badHeader ? [] : session.getEntries()) {
       await slicer.maybeYield();
       const found = searchableText(entry);
       if (!found) continue;
@@ -151,13 +153,13 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
       sessionId: badHeader ? idFromFileName(path) : session.sessionId,
       file: path,
       source,
-      cwd: session.cwd,
+      cwd: badHeader ? '' : session.cwd,
       title: badHeader ? 'Unreadable session' : sessionTitle(session),
       created: badHeader ? new Date(before.birthtimeMs || before.mtimeMs).toISOString() : header.timestamp,
       modified: new Date(before.mtimeMs).toISOString(),
       size: before.size,
       mtimeMs: before.mtimeMs,
-      entryCount: session.getEntries().length,
+      entryCount: badHeader ? 0 : session.getEntries().length,
       ...(snap ? { activeBranch: snap.active.name } : {}),
       fileVersion,
       ...(problems.length ? { problem: problems.join('; ') } : {}),
