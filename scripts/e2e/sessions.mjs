@@ -17,6 +17,30 @@ export function cli(repo, home, args) {
   }
 }
 
+let appendSnapshots;
+/**
+ * Whether `append --role user` takes the file snapshot itself (it then also knows --no-snapshot). Until the CLI
+ * does, the helpers below take it with `snapshot --anchor` right after the append, which is the same snapshot.
+ */
+function appendTakesSnapshots(repo) {
+  if (appendSnapshots === undefined) {
+    const r = spawnSync(process.execPath, [join(repo, 'dist', 'cli.js'), 'append', '--help'], { encoding: 'utf8' });
+    appendSnapshots = `${r.stdout}${r.stderr}`.includes('--no-snapshot');
+  }
+  return appendSnapshots;
+}
+
+/** Appends a message through the CLI; a user message snapshots the workspace unless `snapshot: false`. Returns its id. */
+export function appendMessage(repo, home, sessionFile, role, text, { snapshot = true, workspace } = {}) {
+  const native = appendTakesSnapshots(repo);
+  const extra = role === 'user' && !snapshot && native ? ['--no-snapshot'] : [];
+  const id = cli(repo, home, ['append', sessionFile, '--role', role, '--text', text, ...extra]).id;
+  if (role === 'user' && snapshot && !native) {
+    cli(repo, home, ['snapshot', sessionFile, '--anchor', id, ...(workspace ? ['--workspace', workspace] : [])]);
+  }
+  return id;
+}
+
 export function writeFiles(root, files) {
   for (const [rel, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -68,8 +92,8 @@ export function createRewindSession({ repo, home, workspace }) {
   const s = REWIND_SESSION;
   writeFiles(workspace, s.initial);
   const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', s.title]);
-  const user = (text) => cli(repo, home, ['append', file, '--role', 'user', '--text', text]).id;
-  const assistant = (text) => cli(repo, home, ['append', file, '--role', 'assistant', '--text', text]).id;
+  const user = (text) => appendMessage(repo, home, file, 'user', text, { workspace });
+  const assistant = (text) => appendMessage(repo, home, file, 'assistant', text);
 
   const u1 = user('Add a greeting helper and use it in app.js');
   writeFiles(workspace, s.afterTurn1);
@@ -107,8 +131,8 @@ export function rewindSessionFilesAtSecondMessage() {
 export function createBranchedSession({ repo, home, workspace, title = 'Pick a database' }) {
   writeFiles(workspace, { 'db.txt': 'sqlite\n' });
   const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
-  const user = (text) => cli(repo, home, ['append', file, '--role', 'user', '--text', text]).id;
-  const assistant = (text) => cli(repo, home, ['append', file, '--role', 'assistant', '--text', text]).id;
+  const user = (text) => appendMessage(repo, home, file, 'user', text, { workspace });
+  const assistant = (text) => appendMessage(repo, home, file, 'assistant', text);
   const u1 = user('Which database should we use?');
   const a1 = assistant('SQLite is enough for a start.');
   const u2 = user('What about many writers?');
@@ -148,6 +172,6 @@ export function createDemo({ repo, home, workspace }) {
   const [, , u3] = main.users;
   cli(repo, home, ['rewind', main.file, u3]);
   writeFiles(workspace, { 'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert';\nimport { greet } from '../src/greet.js';\ntest('greet', () => assert.equal(greet('a'), 'Hello, a!'));\n" });
-  cli(repo, home, ['append', main.file, '--role', 'assistant', '--text', 'Added `test/greet.test.js` using `node:test` instead.']);
+  appendMessage(repo, home, main.file, 'assistant', 'Added `test/greet.test.js` using `node:test` instead.');
   return { sessions: [main, branched] };
 }

@@ -66,8 +66,11 @@ describe('flow 1: Rewind to here', () => {
 
       // Clicking a file opens VS Code's own diff editor for it.
       await preview.locator('[data-testid="file-row"][data-path="config.json"]').first().click();
-      await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 30_000 });
       await editorTab(page, 'config.json').waitFor({ state: 'visible', timeout: 30_000 });
+      const diff = page.locator('.monaco-diff-editor').first();
+      // Left: the file at the message (port 3000); right: the file now (port 8080, changed by the agent's shell command).
+      await diff.locator('.editor.original .view-lines').filter({ hasText: '3000' }).waitFor({ state: 'visible', timeout: 30_000 });
+      await diff.locator('.editor.modified .view-lines').filter({ hasText: '8080' }).waitFor({ state: 'visible', timeout: 30_000 });
       await keyMomentScreenshot(vs!, 'flow1-file-diff');
 
       // Back to the preview: conversation and files, Confirm.
@@ -76,7 +79,6 @@ describe('flow 1: Rewind to here', () => {
       await confirmFrame.locator('input[name="mode"][value="all"]').first().check();
       await confirmFrame.locator('[data-action="confirm"]').first().click();
       const toast = await waitForNotification(page, /Rewound/);
-      await keyMomentScreenshot(vs!, 'flow1-rewound');
 
       // Files are as they were when the second message was sent.
       await waitFor('the files to be rewound', () => isDeepStrictEqual(readTree(workspace), rewindSessionFilesAtSecondMessage()), 15_000).catch(() => {});
@@ -90,6 +92,11 @@ describe('flow 1: Rewind to here', () => {
       assert.ok(!path.includes(a2) && !path.includes(a3), 'the later turns are no longer on the active path');
       await branchRow(page, session.title, branchesAfter.active!);
       await statusBarItem(page, `${session.title} · ${branchesAfter.active}`).waitFor({ state: 'visible', timeout: 30_000 });
+      // The transcript follows the new branch: the later turns are gone from it.
+      await focusTab(page, `Transcript: ${session.title}`);
+      const after = await webviewFrame(page, entrySelector(u2));
+      await waitFor('the transcript to show the new branch', async () => (await after.locator(entrySelector(a3)).count()) === 0, 30_000);
+      await keyMomentScreenshot(vs!, 'flow1-rewound');
 
       // Undo brings the files back as they were before the rewind.
       await clickNotificationButton(toast, 'Undo');

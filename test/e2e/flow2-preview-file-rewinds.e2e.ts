@@ -3,15 +3,14 @@
 // turned off in the settings, the preview says so.
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { cli, writeFiles } from '../../scripts/e2e/sessions.mjs';
-import { clickEntryAction, openTranscriptFromSidebar, previewFrame } from './support/agent-rewind';
+import { readFileSync } from 'node:fs';
+import { appendMessage, cli, writeFiles } from '../../scripts/e2e/sessions.mjs';
+import { clickEntryAction, focusTab, openTranscriptFromSidebar, previewFrame } from './support/agent-rewind';
 import { readTree } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
 import { waitFor } from './support/wait';
-import { editorTab, webviewFrame } from './support/workbench';
+import { editorTab, setBooleanSetting, webviewFrame } from './support/workbench';
 
 const TITLE = 'Refactor the parser';
 
@@ -28,13 +27,13 @@ describe('flow 2: Preview file rewinds', () => {
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",");\n}\n' });
         const s = cli(repo, home, ['new', '--cwd', workspace, '--title', TITLE]);
         sessionFile = s.file;
-        withSnapshot = cli(repo, home, ['append', s.file, '--role', 'user', '--text', 'Trim the fields']).id;
+        withSnapshot = appendMessage(repo, home, s.file, 'user', 'Trim the fields', { workspace });
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",").map((f) => f.trim());\n}\n' });
-        cli(repo, home, ['append', s.file, '--role', 'assistant', '--text', 'Fields are trimmed now.']);
+        appendMessage(repo, home, s.file, 'assistant', 'Fields are trimmed now.');
         // This message was recorded without a file snapshot (as by an agent with checkpointing off).
-        withoutSnapshot = cli(repo, home, ['append', s.file, '--role', 'user', '--text', 'Also skip empty fields', '--no-snapshot']).id;
+        withoutSnapshot = appendMessage(repo, home, s.file, 'user', 'Also skip empty fields', { snapshot: false });
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",").map((f) => f.trim()).filter(Boolean);\n}\n' });
-        cli(repo, home, ['append', s.file, '--role', 'assistant', '--text', 'Empty fields are skipped.']);
+        appendMessage(repo, home, s.file, 'assistant', 'Empty fields are skipped.');
       },
     });
   });
@@ -72,14 +71,13 @@ describe('flow 2: Preview file rewinds', () => {
 
   it('flow 2: with file checkpointing off in the settings, the preview says so and changes nothing', () =>
     withArtifacts(() => vs, 'flow 2 checkpointing off', async () => {
-      const { page, server } = vs!;
+      const { page } = vs!;
       const before = untouched();
-      const settingsFile = join(server.userDataDir, 'User', 'settings.json');
-      const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
-      writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentRewind.fileCheckpointing.enabled': false }, null, 2));
       await openTranscriptFromSidebar(page, TITLE, withSnapshot);
-      // VS Code notices the settings file on its own; open the preview until it reflects the new setting.
+      await setBooleanSetting(page, 'agentRewind.fileCheckpointing.enabled', false);
+      // The extension hears about the change asynchronously: open the preview until it reflects the setting.
       const error = await waitFor('the preview to report checkpointing off', async () => {
+        await focusTab(page, `Transcript: ${TITLE}`); // the preview covers it: bring it back each time
         await clickEntryAction(page, withSnapshot, 'rewind-to-here');
         const frame = await webviewFrame(page, '[data-testid="preview-error"], [data-testid="file-row"]');
         const text = (await frame.locator('[data-testid="preview-error"]').first().textContent({ timeout: 1000 }).catch(() => null)) ?? '';

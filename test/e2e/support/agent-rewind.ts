@@ -2,7 +2,7 @@
 // the Sessions tree, the Transcript panel and the Rewind preview panel.
 import type { Frame, Locator, Page } from 'playwright-core';
 import { waitFor } from './wait';
-import { clearNotifications, contextMenu, editorTab, expandTreeRow, openAgentRewind, pickQuickItem, treeRow, treeRowByLabel, webviewFrame } from './workbench';
+import { clearNotifications, clickInlineAction, contextMenu, editorTab, expandTreeRow, openAgentRewind, pickQuickItem, treeRow, treeRowByLabel, webviewFrame } from './workbench';
 
 /** Opens the sidebar and returns the session's row (waits for it to be listed). */
 export async function sessionRow(page: Page, title: string): Promise<Locator> {
@@ -16,7 +16,7 @@ export async function sessionRow(page: Page, title: string): Promise<Locator> {
 export async function openTranscriptFromSidebar(page: Page, title: string, waitForEntryId: string): Promise<Frame> {
   await clearNotifications(page);
   const row = await sessionRow(page, title);
-  await contextMenu(page, row, /Open Transcript/);
+  await clickInlineAction(row, 'Open Transcript');
   await editorTab(page, `Transcript: ${title}`).waitFor({ state: 'visible', timeout: 30_000 });
   return webviewFrame(page, entrySelector(waitForEntryId), 30_000);
 }

@@ -73,12 +73,23 @@ export async function clickInlineAction(row: Locator, label: string | RegExp): P
   }, 10_000);
 }
 
-/** Opens a row's context menu and picks an entry. */
+/**
+ * Opens a row's context menu and picks an entry. VS Code's menus ignore a click that comes too soon after they
+ * open, so the entry is focused by hovering and chosen with Enter, and the whole thing is retried until the menu
+ * has closed.
+ */
 export async function contextMenu(page: Page, row: Locator, entry: string | RegExp): Promise<void> {
-  await row.click({ button: 'right' });
-  const item = page.locator('.monaco-menu .action-item .action-label, .context-view .monaco-menu .action-label').filter({ hasText: entry }).first();
-  await item.waitFor({ state: 'visible', timeout: 10_000 });
-  await item.click();
+  const menu = page.locator('.context-view .monaco-menu').first();
+  await waitFor(`context menu entry ${entry}`, async () => {
+    if (!(await menu.isVisible().catch(() => false))) await row.click({ button: 'right' });
+    const item = menu.locator('.action-item').filter({ has: page.locator('.action-label', { hasText: entry }) }).first();
+    await item.waitFor({ state: 'visible', timeout: 5_000 });
+    await item.hover();
+    await waitFor('the menu entry to take focus', async () => /\bfocused\b/.test((await item.getAttribute('class')) ?? ''), 5_000);
+    await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+    return true;
+  }, 30_000);
 }
 
 /** The text of the status-bar entry matching `text` (codicons render as empty spans, so "$(history) " disappears). */
@@ -157,4 +168,23 @@ export async function clickInWebview(page: Page, selector: string, timeoutMs = 3
     await f.locator(selector).first().click({ timeout: 5_000 });
     return f;
   }, timeoutMs);
+}
+
+/** Turns a boolean setting on or off the way a user does: the Settings editor, searched by id, its checkbox. */
+export async function setBooleanSetting(page: Page, id: string, value: boolean): Promise<void> {
+  await runCommand(page, 'Preferences: Open User Settings');
+  const editor = page.locator('.settings-editor').first();
+  await editor.waitFor({ state: 'visible', timeout: 30_000 });
+  const search = editor.locator('.settings-header .suggest-input-container .monaco-editor').first();
+  await search.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type(`@id:${id}`);
+  const item = editor.locator('.setting-item-bool').first();
+  await item.waitFor({ state: 'visible', timeout: 30_000 });
+  const checkbox = item.locator('.setting-value-checkbox').first();
+  await waitFor(`${id} to be ${value}`, async () => {
+    if ((await checkbox.getAttribute('aria-checked')) === String(value)) return true;
+    await checkbox.click();
+    return false;
+  }, 15_000);
 }
