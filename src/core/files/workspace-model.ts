@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { PackWriter } from './object-store';
 import { PathFilter, type IgnoreLevel } from './path-filter';
 import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
@@ -181,10 +181,8 @@ export class WorkspaceModel {
     // a folder's mtime changes whenever an entry is added, removed or renamed: if it did not, the names we listed
     // last time are still the names (git's untracked cache relies on the same), so only the entries need an lstat
     const listTime = Date.now();
-    let names: { name: string; isDirectory(): boolean }[] | undefined;
-    if (old?.listedMtimeMs !== undefined && old.listedMtimeMs === dst.mtimeMs && old.dirIno === dst.ino && old.listed) {
-      names = old.listed.map((name) => ({ name, isDirectory: () => old.children.get(name)?.kind === 'dir' }));
-    }
+    let names: string[] | undefined;
+    if (old?.listedMtimeMs !== undefined && old.listedMtimeMs === dst.mtimeMs && old.dirIno === dst.ino && old.listed) names = old.listed;
     const readListing = (): Dirent[] | undefined => {
       try {
         return readdirSync(absDir, { withFileTypes: true });
@@ -194,10 +192,11 @@ export class WorkspaceModel {
         return undefined;
       }
     };
-    let dirents = names ?? readListing();
-    if (!dirents) return { kind: 'dir', mode, children: new Map() };
-    const loadRules = (list: { name: string; isDirectory(): boolean }[]) => {
-      if (list.some((d) => d.name === '.gitignore' && !d.isDirectory())) {
+    let dirents: Dirent[] | undefined = names ? undefined : readListing();
+    if (!names && !dirents) return { kind: 'dir', mode, children: new Map() };
+    const hasGitignore = () => (dirents ? dirents.some((d) => d.name === '.gitignore' && !d.isDirectory()) : names!.includes('.gitignore') && old?.children.get('.gitignore')?.kind !== 'dir');
+    const loadRules = () => {
+      if (hasGitignore()) {
         try {
           const content = readFileSync(join(absDir, '.gitignore'), 'utf8');
           this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
@@ -208,7 +207,7 @@ export class WorkspaceModel {
       }
       this.gitignores.delete(rel);
     };
-    loadRules(dirents);
+    loadRules();
     let chain = this.chainFor(rel);
     // an entry that was in this folder under the same rules is still included: no need to match it again
     let rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
@@ -217,7 +216,7 @@ export class WorkspaceModel {
       names = undefined;
       dirents = readListing();
       if (!dirents) return { kind: 'dir', mode, children: new Map() };
-      loadRules(dirents);
+      loadRules();
       chain = this.chainFor(rel);
       rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
     }
@@ -231,11 +230,14 @@ export class WorkspaceModel {
     }
     const children = new Map<string, Node>();
     let changed = false;
-    for (const d of dirents) {
-      if (d.name.toLowerCase() === '.git') continue; // nested repositories: their files yes, their .git never
-      const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
-      const known = trusted?.get(d.name);
-      if (!(known && (known.kind === 'dir') === d.isDirectory()) && this.filter.isExcluded(childRel, d.isDirectory(), chain)) {
+    const count = names ? names.length : dirents!.length;
+    const prefix = absDir.endsWith(sep) ? absDir : absDir + sep;
+    for (let i = 0; i < count; i++) {
+      const name = names ? names[i]! : dirents![i]!.name;
+      if (name.length === 4 && name.toLowerCase() === '.git') continue; // nested repositories: their files yes, their .git never
+      const prev = old?.children.get(name);
+      const isDir = names ? prev?.kind === 'dir' : dirents![i]!.isDirectory();
+      if (!(trusted && prev && (prev.kind === 'dir') === isDir) && this.filter.isExcluded(rel === '' ? name : `${rel}/${name}`, isDir, chain)) {
         stats.ignoredCount++;
         ignoredHere++;
         continue;
@@ -244,28 +246,28 @@ export class WorkspaceModel {
         this.sinceYield = 0;
         await new Promise((r) => setImmediate(r)); // keep the host responsive during a long walk
       }
-      listed.push(d.name);
-      const st = lstatSync(join(absDir, d.name), { throwIfNoEntry: false });
+      listed.push(name);
+      const st = lstatSync(prefix + name, { throwIfNoEntry: false });
       if (!st) {
         changed = true;
         continue; // vanished while we looked
       }
-      const prev = old?.children.get(d.name);
-      if (st.isDirectory() && (d.isDirectory() || !this.filter.isExcluded(childRel, true, chain))) {
-        if (prev?.kind === 'dir' && !deep) children.set(d.name, prev);
-        else children.set(d.name, await this.scanDirSync(childRel, prev?.kind === 'dir' ? prev : undefined, stats, writer, deep, scanStart, work));
+      const childRel = rel === '' ? name : `${rel}/${name}`;
+      if (st.isDirectory() && (isDir || !this.filter.isExcluded(childRel, true, chain))) {
+        if (prev?.kind === 'dir' && !deep) children.set(name, prev);
+        else children.set(name, await this.scanDirSync(childRel, prev?.kind === 'dir' ? prev : undefined, stats, writer, deep, scanStart, work));
         continue;
       }
       const p = prev as FileNodeState | undefined;
       const kind = st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : undefined;
       if (kind && p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === (st.mode & 0o7777)) {
-        children.set(d.name, p);
+        children.set(name, p);
         continue;
       }
       changed = true;
       work.push(
         this.scanEntry(childRel, st, prev, chain, stats, writer, deep, scanStart, true).then((node) => {
-          if (node) children.set(d.name, node);
+          if (node) children.set(name, node);
         }),
       );
     }
