@@ -46,6 +46,7 @@ export class AgentRewindExtension extends Disposable {
     this._register(watcher.onDidChange((files) => events.fire(files)));
     this._register(
       events.onDidChange((files) => {
+        log.info(`session files changed: ${files.join(', ')}`);
         void Promise.all(files.map((f) => engine.sessionChanged(f))).then(() => {
           tree.refresh();
           void status.refresh();
@@ -74,7 +75,9 @@ export class AgentRewindExtension extends Disposable {
     this._register(
       vscode.workspace.onDidChangeConfiguration(async (e) => {
         if (!affectsEngine(e)) return;
-        await engine.updateSettings(readSettings());
+        const settings = readSettings();
+        log.info(`settings changed: file checkpointing ${settings.fileCheckpointing.enabled ? 'on' : 'off'}, home ${settings.home}`);
+        await engine.updateSettings(settings);
         watcher.watch(engine.sessionFolders());
         tree.refresh();
         void status.refresh();
@@ -93,6 +96,7 @@ export class AgentRewindExtension extends Disposable {
     setTimeout(() => void status.refresh(), 0);
 
     this.api = createApi(engine, changed, () => workspaceRoots()[0]);
+    log.info(`activated: home ${engine.settings.home}, watching ${engine.sessionFolders().length} session folder(s), file checkpointing ${engine.settings.fileCheckpointing.enabled ? 'on' : 'off'}`);
   }
 }
 
