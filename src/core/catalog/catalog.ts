@@ -132,6 +132,8 @@ export class Catalog {
   /** refresh and save run one at a time; reads are synchronous and see the state between two sessions' writes. */
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** close() was called: refresh passes stop at the next file or slice, so closing never waits for a long pass. */
+  #closing = false;
 
   private constructor(db: Database, file: string, opts: CatalogOptions, rebuilt: CatalogRebuildReason | undefined, detail: string | undefined) {
     this.#db = db;
@@ -178,7 +180,12 @@ export class Catalog {
       const result: RefreshResult = { indexed: 0, removed: 0, unchanged: 0, failed: [] };
       const known = this.#knownFiles();
       const seen = new Set<string>();
+      let interrupted = false;
       for (const { file, source } of files) {
+        if (this.#closing) {
+          interrupted = true;
+          break;
+        }
         if (seen.has(file)) continue;
         seen.add(file);
         const outcome = await this.#refreshOne(file, source, known.get(file));
@@ -187,7 +194,8 @@ export class Catalog {
         else if (outcome === 'unchanged') result.unchanged++;
         else result.failed.push({ file, error: outcome.error });
       }
-      for (const [file] of known) {
+      // an interrupted pass has not seen every file, so it cannot tell which are gone
+      for (const [file] of interrupted ? [] : known) {
         if (seen.has(file) || !scopes.has(dirname(file))) continue;
         this.#removeSession(file);
         result.removed++;
@@ -256,7 +264,7 @@ export class Catalog {
       this.#opts.warn?.(`The catalog could not read ${file}: ${message}`);
       return { error: message };
     }
-    if (this.#closed) return { error: 'catalog closed' };
+    if (this.#closing) return { error: 'the catalog is closing' };
     if (!indexed) {
       if (!known) return 'unchanged';
       this.#removeSession(file);
@@ -317,7 +325,7 @@ export class Catalog {
     let next = 0;
     while (next < s.messages.length) {
       await slicer.maybeYield();
-      if (this.#closed) throw new Error('catalog closed');
+      if (this.#closing) throw new Error('the catalog is closing');
       this.#transaction(() => {
         const message = db.prepare('INSERT INTO messages (session, seq, entry_id, kind, title, branch, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)');
         const text = db.prepare('INSERT INTO messages_fts (docid, text) VALUES (last_insert_rowid(), ?)');
@@ -473,7 +481,7 @@ export class Catalog {
   }
 
   #scheduleSave(): void {
-    if (this.#closed || this.#saveTimer) return;
+    if (this.#closing || this.#saveTimer) return;
     this.#saveTimer = setTimeout(() => {
       this.#saveTimer = undefined;
       this.save().catch((error: Error) => this.#opts.warn?.(`The session catalog could not be saved: ${error.message}`));
@@ -499,6 +507,7 @@ export class Catalog {
   /** Saves pending changes and frees the db. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#closing = true;
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = undefined;
     try {

@@ -265,3 +265,35 @@ describe('catalog file: rebuilt when unreadable, saved atomically', () => {
     }
   });
 });
+
+describe('catalog: close() during a refresh', () => {
+  let fx: CatalogFixture;
+  before(async () => {
+    fx = await catalogFixture();
+  });
+  after(() => fx.cleanup());
+
+  it('stops the pass early and saves only whole sessions', async () => {
+    const folder = [{ path: fx.sessions, source: 'pi' as const }];
+    const catalog = await Catalog.open({ home: fx.home });
+    const pass = catalog.refresh(folder);
+    // let the pass get into the large v1 session (first by name), then close
+    await new Promise((r) => setTimeout(r, 40));
+    await catalog.close();
+    const partial = await pass;
+    assert.ok(partial.indexed < 4, `the pass went on after close(): ${JSON.stringify(partial)}`);
+    assert.equal(partial.removed, 0);
+
+    const reopened = await Catalog.open({ home: fx.home });
+    try {
+      assert.equal(reopened.rebuiltBecause, partial.indexed === 0 ? 'missing' : undefined);
+      // no half-indexed session was saved: every row that is there is complete
+      for (const s of reopened.listSessions()) assert.ok(s.size > 0, `${s.file} saved half-indexed`);
+      const r = await reopened.refresh(folder);
+      assert.equal(r.indexed + r.unchanged, 4);
+      assert.equal(reopened.search('"Hello world content"').length, 2);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
