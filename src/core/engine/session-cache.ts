@@ -19,10 +19,14 @@ interface Cached {
   syncing: Promise<unknown>;
 }
 
+/** Sessions kept parsed in memory; the least recently used beyond this are closed (and reread when needed). */
+const MAX_OPEN_SESSIONS = 24;
+
 export class SessionCache {
+  /** In use order: the most recently used last. */
   private readonly open = new Map<string, Promise<Cached>>();
 
-  constructor(private readonly home: string) {}
+  constructor(private readonly home: string, private readonly maxOpen = MAX_OPEN_SESSIONS) {}
 
   /** The session, with other processes' appends read in. Throws SessionNotFoundError for a missing file. */
   async get(sessionFile: string): Promise<SessionManager> {
@@ -33,9 +37,13 @@ export class SessionCache {
       throw new SessionNotFoundError(file);
     }
     let pending = this.open.get(file);
-    if (!pending) {
+    if (pending) {
+      this.open.delete(file);
+      this.open.set(file, pending);
+    } else {
       pending = this.load(file);
       this.open.set(file, pending);
+      for (const oldest of [...this.open.keys()].slice(0, Math.max(0, this.open.size - this.maxOpen))) void this.evict(oldest);
     }
     let cached: Cached;
     try {
