@@ -1,4 +1,5 @@
 // The contract every CLI command implements. Commands are small modules registered in commands/index.ts.
+import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -20,6 +21,9 @@ export interface Command {
   summary: string;
   usage: string;
   options?: OptionSpec;
+  /** The positional arguments it takes, in order (e.g. ['<session>', '<messageId>']), all required: main checks
+   *  that each is there and that nothing follows. Leave out to check them in run() instead. */
+  positionals?: readonly string[];
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -27,3 +31,8 @@ export interface Command {
 export class UsageError extends Error {}
 /** A failure the user should see verbatim: exit code 1. */
 export class CliError extends Error {}
+
+/** The folder --cwd names (relative to where the CLI runs), else where the CLI runs. */
+export function cwdOption(ctx: CommandContext): string {
+  return typeof ctx.values.cwd === 'string' ? resolve(ctx.cwd, ctx.values.cwd) : ctx.cwd;
+}

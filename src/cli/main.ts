@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { CliError, UsageError, type Command, type CommandContext } from './command';
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
+import { forTerminal } from './terminal-text';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -19,11 +20,33 @@ function helpText(): string {
   ].join('\n');
 }
 
+function usageError(command: Command, message: string): number {
+  process.stderr.write(`agent-rewind ${command.name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n`);
+  return 2;
+}
+
+const POSITIONAL_HINTS: Record<string, string> = { '<session>': ' (a session id or a path to a .jsonl file)' };
+
+/** What is wrong with the positional arguments of a command that declares them, or undefined. */
+function checkPositionals(command: Command, given: readonly string[]): string | undefined {
+  const expected = command.positionals;
+  if (!expected) return undefined;
+  const missing = expected.findIndex((_, i) => given[i] === undefined || given[i] === '');
+  if (missing >= 0) return `missing ${expected[missing]}${POSITIONAL_HINTS[expected[missing]!] ?? ''}`;
+  if (given.length > expected.length) return `unexpected argument "${given[expected.length]}"`;
+  return undefined;
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (!name) {
+    // a usage mistake like any other: the text goes to stderr so a script's stdout stays clean
+    process.stderr.write(helpText() + '\n');
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(helpText() + '\n');
-    return name ? 0 : 2;
+    return 0;
   }
   const command: Command | undefined = commands.find((c) => c.name === name);
   if (!command) {
@@ -34,13 +57,16 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: rest, options: { ...sharedOptions, ...command.options }, allowPositionals: true, strict: true });
   } catch (err) {
-    process.stderr.write(`agent-rewind ${name}: ${(err as Error).message}\nusage: agent-rewind ${command.usage}\n`);
-    return 2;
+    return usageError(command, (err as Error).message);
   }
   if (parsed.values.help) {
     process.stdout.write(`usage: agent-rewind ${command.usage}\n`);
     return 0;
   }
+  // `--home "$UNSET"` must not quietly mean ~/.agent-rewind
+  if (parsed.values.home === '') return usageError(command, '--home needs a folder');
+  const positionalProblem = checkPositionals(command, parsed.positionals);
+  if (positionalProblem) return usageError(command, positionalProblem);
   const json = parsed.values.json === true;
   const ctx: CommandContext = {
     values: parsed.values as CommandContext['values'],
@@ -56,12 +82,9 @@ export async function runCli(argv: string[]): Promise<number> {
     await command.run(ctx);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`agent-rewind ${name}: ${err.message}\nusage: agent-rewind ${command.usage}\n`);
-      return 2;
-    }
+    if (err instanceof UsageError) return usageError(command, err.message);
     const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
-    process.stderr.write(`agent-rewind ${name}: ${message}\n`);
+    process.stderr.write(`agent-rewind ${name}: ${forTerminal(message)}\n`);
     if (process.env.AGENT_REWIND_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
     return 1;
   }

@@ -2,6 +2,7 @@
 // <home>/sessions/*/. The CLI never turns a file without a valid header into a new session: it refuses instead.
 import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
+import { forTerminal } from './terminal-text';
 import { findSessionFilesById } from '../core/session/discovery';
 import { sessionsRoot } from '../core/session/paths';
 import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
@@ -38,11 +39,31 @@ export async function openSessionArg(ctx: CommandContext, arg: string | undefine
     throw err;
   }
   const report = session.getLoadReport();
-  for (const s of report.skipped) process.stderr.write(`agent-rewind: warning: ${file}:${s.line}: skipped (${s.reason})\n`);
-  if (report.migratedFrom !== undefined) process.stderr.write(`agent-rewind: note: ${file} was upgraded from format v${report.migratedFrom} to v3\n`);
-  if (report.backupFile) process.stderr.write(`agent-rewind: note: the previous bytes were saved to ${report.backupFile}\n`);
-  for (const h of report.missingBlobs ?? []) process.stderr.write(`agent-rewind: warning: image blob ${h} is missing from the blob store\n`);
+  for (const s of report.skipped) warnOnStderr(`${file}:${s.line}: skipped (${s.reason})`);
+  if (report.migratedFrom !== undefined) noteOnStderr(`${file} was upgraded from format v${report.migratedFrom} to v3`);
+  if (report.backupFile) noteOnStderr(`the previous bytes were saved to ${report.backupFile}`);
+  for (const h of report.missingBlobs ?? []) warnOnStderr(`image blob ${h} is missing from the blob store`);
+  warnAboutOrphans(session);
   return session;
+}
+
+/** The one way CLI code reports a problem it works around (stdout stays for the result). */
+export function warnOnStderr(message: string): void {
+  process.stderr.write(`agent-rewind: warning: ${forTerminal(message)}\n`);
+}
+
+function noteOnStderr(message: string): void {
+  process.stderr.write(`agent-rewind: note: ${forTerminal(message)}\n`);
+}
+
+const ORPHANS_NAMED = 5;
+
+/** Entries whose parent is not in the file (its line was removed or is unreadable): the context built through them
+ *  silently starts there, so say so. */
+function warnAboutOrphans(session: SessionManager): void {
+  const orphans = session.getEntries().filter((e) => e.parentId !== null && !session.getEntry(e.parentId));
+  for (const e of orphans.slice(0, ORPHANS_NAMED)) warnOnStderr(`entry ${e.id} names a parent ${e.parentId} that is not in the file; the path to it starts there`);
+  if (orphans.length > ORPHANS_NAMED) warnOnStderr(`…and ${orphans.length - ORPHANS_NAMED} more entries whose parent is not in the file`);
 }
 
 /** Runs fn on the opened session and always closes (flushes) it afterwards. */

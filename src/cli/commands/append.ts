@@ -35,9 +35,9 @@ export const appendCommand: Command = {
   summary: 'append a user or assistant message to a session',
   usage: 'append <session> --role user|assistant --text TEXT [--id ID] [--no-snapshot] [--workspace DIR] [--json] [--home DIR]',
   options: { role: { type: 'string' }, text: { type: 'string' }, id: { type: 'string' }, 'no-snapshot': { type: 'boolean' }, workspace: { type: 'string' } },
+  positionals: ['<session>'],
   async run(ctx) {
     const opts = parseAppendOptions(ctx.values);
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected argument "${ctx.positionals[1]}"`);
     const entry = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
       const appended = await session.transaction((s) => appendTextMessage(s, opts));
       // file checkpointing (on by default for the CLI): user message → its snapshot, assistant → the turn-end one

@@ -1,39 +1,53 @@
 // `agent-rewind branches <session>`: the session's branches (seed 001 BranchInfo), active one marked.
-// Also home to what the conversation-rewind commands share: opening <session> and printing a BranchInfo.
-import { UsageError, type Command, type CommandContext } from '../command';
-import { withSessionArg } from '../session-arg';
+// Also home to what the conversation-rewind commands share: a Conversation over <session>, the one-argument command
+// shape of rewind/switch/checkpoint/restore, and printing a BranchInfo.
+import type { Command } from '../command';
+import { warnOnStderr, withSessionArg } from '../session-arg';
+import { forTerminal } from '../terminal-text';
 import { Conversation } from '../../core/branches/conversation';
 import type { BranchInfo } from '../../core/branches/derive';
 import type { SessionManager } from '../../core/session/session-manager';
 
-/** Opens <session> through the shared resolver (id or .jsonl path; never creates a file), closed after fn. */
-export function withCliSession<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {
-  return withSessionArg(ctx, arg, fn);
-}
-
 export function conversationOf(session: SessionManager): Conversation<SessionManager> {
-  return new Conversation(session, { warn: (m) => process.stderr.write(`agent-rewind: warning: ${m}\n`) });
+  return new Conversation(session, { warn: warnOnStderr });
 }
 
 export function branchLine(b: BranchInfo): string {
-  return `${b.isActive ? '*' : ' '} ${b.name}  head=${b.headMessageId ?? '(none)'}  messages=${b.messageCount}`;
+  return `${b.isActive ? '*' : ' '} ${forTerminal(b.name, { oneLine: true })}  head=${b.headMessageId ?? '(none)'}  messages=${b.messageCount}`;
 }
 
-export function requirePositional(ctx: CommandContext, index: number, what: string): string {
-  const value = ctx.positionals[index];
-  if (value === undefined || value === '') throw new UsageError(`missing ${what}`);
-  if (ctx.positionals.length > index + 1) throw new UsageError(`unexpected argument "${ctx.positionals[index + 1]}"`);
-  return value;
+export interface ConversationCommandSpec<T> {
+  name: string;
+  summary: string;
+  /** The argument after <session>, as shown in usage, e.g. '<messageId>'. */
+  argument: string;
+  act(conversation: Conversation<SessionManager>, argument: string): Promise<T>;
+  /** The human form of the result. */
+  line(result: T): string;
+}
+
+/** A command `<name> <session> <argument>` that makes one Conversation call and prints its result. */
+export function conversationCommand<T>(spec: ConversationCommandSpec<T>): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    usage: `${spec.name} <session> ${spec.argument} [--json] [--home DIR]`,
+    positionals: ['<session>', spec.argument],
+    async run(ctx) {
+      const [sessionArg, argument] = ctx.positionals as [string, string];
+      const result = await withSessionArg(ctx, sessionArg, (session) => spec.act(conversationOf(session), argument));
+      ctx.out(result, () => spec.line(result));
+    },
+  };
 }
 
 export const branchesCommand: Command = {
   name: 'branches',
   summary: 'list the conversation branches of a session (the active one marked *)',
-  usage: 'branches <session> [--json]',
+  usage: 'branches <session> [--json] [--home DIR]',
+  positionals: ['<session>'],
   async run(ctx) {
-    await withCliSession(ctx, ctx.positionals[0], async (session) => {
-      const branches = await conversationOf(session).branches();
-      ctx.out(branches, () => branches.map(branchLine).join('\n'));
-    });
+    const branches = await withSessionArg(ctx, ctx.positionals[0], (session) => conversationOf(session).branches());
+    ctx.out(branches, () => branches.map(branchLine).join('\n'));
   },
 };

@@ -1,5 +1,5 @@
 // `agent-rewind context <session> [--leaf ID]`: what would be sent to the model from that leaf (buildSessionContext).
-import { CliError, UsageError, type Command } from '../command';
+import { CliError, type Command } from '../command';
 import { withSessionArg } from '../session-arg';
 
 export const contextCommand: Command = {
@@ -7,8 +7,8 @@ export const contextCommand: Command = {
   summary: "print a session's model context (messages, thinking level, models, mode)",
   usage: 'context <session> [--leaf ID] [--json] [--home DIR]',
   options: { leaf: { type: 'string' } },
+  positionals: ['<session>'],
   async run(ctx) {
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected argument "${ctx.positionals[1]}"`);
     const leaf = typeof ctx.values.leaf === 'string' ? ctx.values.leaf : undefined;
     const context = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
       if (leaf !== undefined && !session.getEntry(leaf)) throw new CliError(`no entry "${leaf}" in session ${session.sessionId}`);

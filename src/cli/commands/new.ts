@@ -1,6 +1,5 @@
 // `agent-rewind new [--cwd DIR] [--title T]`: creates a session file (header written at once) and prints its id and path.
-import { resolve } from 'node:path';
-import type { Command } from '../command';
+import { cwdOption, type Command } from '../command';
 import { SessionManager } from '../../core/session/session-manager';
 
 export const newCommand: Command = {
@@ -8,8 +7,9 @@ export const newCommand: Command = {
   summary: 'create a new session',
   usage: 'new [--cwd DIR] [--title T] [--json] [--home DIR]',
   options: { cwd: { type: 'string' }, title: { type: 'string' } },
+  positionals: [],
   async run(ctx) {
-    const cwd = typeof ctx.values.cwd === 'string' ? resolve(ctx.cwd, ctx.values.cwd) : ctx.cwd;
+    const cwd = cwdOption(ctx);
     const title = typeof ctx.values.title === 'string' ? ctx.values.title : undefined;
     const session = SessionManager.create(cwd, { home: ctx.home, title, deferUntilAssistant: false });
     await session.close();

@@ -4,17 +4,19 @@ import { BlobStore } from '../../core/session/blob-store';
 import { blobsDir } from '../../core/session/paths';
 import { scopeOf } from '../../core/state/records';
 import { SessionState } from '../../core/state/session-state';
-import { withCliSession } from './branches';
+import { warnOnStderr, withSessionArg } from '../session-arg';
+import { forTerminal } from '../terminal-text';
 
 export const stateCommand: Command = {
   name: 'state',
   summary: 'show session state and artifact versions as of an entry (default: the active branch)',
-  usage: 'state <session> [--at ENTRY_ID] [--json]',
+  usage: 'state <session> [--at ENTRY_ID] [--json] [--home DIR]',
   options: { at: { type: 'string' } },
+  positionals: ['<session>'],
   async run(ctx) {
     const at = typeof ctx.values.at === 'string' ? ctx.values.at : undefined;
-    await withCliSession(ctx, ctx.positionals[0], async (session) => {
-      const state = new SessionState(session, { blobs: new BlobStore(blobsDir(ctx.home)), warn: (m) => process.stderr.write(`agent-rewind: warning: ${m}\n`) });
+    await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+      const state = new SessionState(session, { blobs: new BlobStore(blobsDir(ctx.home)), warn: warnOnStderr });
       const snap = await state.stateAt(at);
       const result = {
         entryId: snap.entryId,
@@ -29,7 +31,7 @@ export const stateCommand: Command = {
         for (const key of keys) lines.push(`  [${scopeOf(key)}] ${key} = ${JSON.stringify(snap.state[key])}`);
         lines.push(snap.artifacts.length ? 'artifacts:' : 'artifacts: (none)');
         for (const a of snap.artifacts) lines.push(`  ${a.name} v${a.version} ${a.mimeType} ${a.size} B${a.restoredFrom ? ` (restored from v${a.restoredFrom})` : ''}`);
-        return lines.join('\n');
+        return lines.map((line) => forTerminal(line, { oneLine: true })).join('\n');
       });
     });
   },

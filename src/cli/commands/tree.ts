@@ -1,6 +1,7 @@
 // `agent-rewind tree <session>`: every entry (id, parent, type, role, a text preview, label) and the leaf.
-import { UsageError, type Command } from '../command';
+import type { Command } from '../command';
 import { withSessionArg } from '../session-arg';
+import { forTerminal } from '../terminal-text';
 import type { SessionManager } from '../../core/session/session-manager';
 import type { SessionEntry } from '../../core/session/types';
 
@@ -35,7 +36,10 @@ export function previewOf(e: SessionEntry): string | undefined {
     : undefined;
   if (raw === undefined) return undefined;
   const flat = raw.replace(/\s+/g, ' ').trim();
-  return flat.length > PREVIEW_CHARS ? flat.slice(0, PREVIEW_CHARS - 1) + '…' : flat;
+  if (flat.length <= PREVIEW_CHARS) return flat;
+  // never end on the first half of a surrogate pair (an emoji cut in two prints as U+FFFD)
+  const cut = /[\ud800-\udbff]/.test(flat[PREVIEW_CHARS - 2]!) ? PREVIEW_CHARS - 2 : PREVIEW_CHARS - 1;
+  return flat.slice(0, cut) + '…';
 }
 
 export function treeOf(session: SessionManager): { sessionId: string; file: string | undefined; leafId: string | null; entries: TreeEntry[] } {
@@ -52,7 +56,8 @@ export function treeOf(session: SessionManager): { sessionId: string; file: stri
   return { sessionId: session.sessionId, file: session.sessionFile, leafId: session.getLeafId(), entries };
 }
 
-/** Indented tree, children in file order; iterative so a 100,000-deep chain cannot overflow the stack. */
+/** Indented tree, children in file order; iterative so a 100,000-deep chain cannot overflow the stack. Entries whose
+ *  parent is not in the file, and entries caught in a hand-made parent cycle, are shown as extra roots and say so. */
 function render(tree: ReturnType<typeof treeOf>): string {
   const children = new Map<string | null, TreeEntry[]>();
   const ids = new Set(tree.entries.map((e) => e.id));
@@ -62,17 +67,30 @@ function render(tree: ReturnType<typeof treeOf>): string {
     if (siblings) siblings.push(e);
     else children.set(key, [e]);
   }
+  const roots = children.get(null) ?? [];
+  const note = (e: TreeEntry): string =>
+    e.parentId !== null && !ids.has(e.parentId) ? ` (parent ${e.parentId} missing)` : roots.length > 1 && e.parentId === null ? ' (root)' : '';
   const out: string[] = [];
-  const stack: { e: TreeEntry; depth: number }[] = (children.get(null) ?? []).map((e) => ({ e, depth: 0 })).reverse();
-  while (stack.length) {
-    const { e, depth } = stack.pop()!;
-    const kids = children.get(e.id) ?? [];
-    // a single child continues at the same depth, so long linear chats stay readable
-    const pad = '  '.repeat(depth);
-    out.push(`${pad}${e.id === tree.leafId ? '*' : '-'} ${e.id} ${e.role ?? e.type}${e.label ? ` [${e.label}]` : ''}${e.preview ? `: ${e.preview}` : ''}`);
-    const next = kids.length > 1 ? depth + 1 : depth;
-    for (let i = kids.length - 1; i >= 0; i--) stack.push({ e: kids[i]!, depth: next });
-  }
+  const shown = new Set<string>();
+  const walk = (start: TreeEntry, startNote: string): void => {
+    const stack: { e: TreeEntry; depth: number; note: string }[] = [{ e: start, depth: 0, note: startNote }];
+    while (stack.length) {
+      const { e, depth, note: extra } = stack.pop()!;
+      if (shown.has(e.id)) continue;
+      shown.add(e.id);
+      const kids = (children.get(e.id) ?? []).filter((k) => !shown.has(k.id));
+      const pad = '  '.repeat(depth);
+      const label = e.label ? ` [${e.label}]` : '';
+      const preview = e.preview ? `: ${e.preview}` : '';
+      out.push(forTerminal(`${pad}${e.id === tree.leafId ? '*' : '-'} ${e.id} ${e.role ?? e.type}${label}${extra}${preview}`, { oneLine: true }));
+      // a single child continues at the same depth, so long linear chats stay readable
+      const next = kids.length > 1 ? depth + 1 : depth;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ e: kids[i]!, depth: next, note: '' });
+    }
+  };
+  for (const root of roots) walk(root, note(root));
+  // what no root reaches sits in a parent cycle (a hand edit): show it rather than hide it
+  for (const e of tree.entries) if (!shown.has(e.id)) walk(e, ` (parent cycle through ${e.parentId})`);
   return out.length ? `${out.join('\n')}\nleaf: ${tree.leafId}` : '(empty session)';
 }
 
@@ -80,8 +98,8 @@ export const treeCommand: Command = {
   name: 'tree',
   summary: "print a session's entry tree and its leaf",
   usage: 'tree <session> [--json] [--home DIR]',
+  positionals: ['<session>'],
   async run(ctx) {
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected argument "${ctx.positionals[1]}"`);
     const tree = await withSessionArg(ctx, ctx.positionals[0], async (s) => treeOf(s));
     ctx.out(tree, () => render(tree));
   },

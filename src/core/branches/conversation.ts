@@ -107,6 +107,8 @@ export class Conversation<S extends SessionLike = SessionLike> {
   /** A named pointer to the active branch's head. Names are unique per session: reusing one moves it. */
   async checkpoint(name: string): Promise<CheckpointInfo> {
     if (!name.trim()) throw new Error('Checkpoint name cannot be empty');
+    // names are printed in lists and terminals; a control character there hides or rewrites what the user sees
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) throw new Error(`Checkpoint name cannot contain control characters: ${JSON.stringify(name)}`);
     return this.session.transaction(() => {
       const head = this.snapshot().active.headMessageId;
       if (head === null) throw new Error(`Cannot checkpoint "${name}": the active branch has no message yet`);

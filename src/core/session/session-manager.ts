@@ -42,8 +42,9 @@ export interface SessionManagerOptions {
   /** pi writes nothing before the first assistant message. Default true; the CLI and the extension API pass false
    *  because every CLI call is its own process and an anchor must exist on disk before files are snapshotted. */
   deferUntilAssistant?: boolean;
-  /** What open() does with a file whose first record is not a valid header: 'replace' (default, as pi does: back the
-   *  bytes up, then start a new session there) or 'throw' (an InvalidSessionFileError; the file is not touched). */
+  /** What open() does with a file whose first record is not a valid header, or an existing empty file: 'replace'
+   *  (default, as pi does: back the bytes up, then start a new session there) or 'throw' (an InvalidSessionFileError;
+   *  the file is not touched). A missing file is a new session either way. */
   onInvalidHeader?: 'replace' | 'throw';
 }
 
@@ -178,6 +179,8 @@ export class SessionManager {
   async #load(file: string): Promise<void> {
     const st = await this.#storage.stat(file);
     if (st && !st.isFile) throw new Error(`${file} is not a file`);
+    // an existing empty file is not a session someone asked to open; 'replace' starts one there, 'throw' refuses
+    if (st && st.size === 0 && this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, 'empty file');
     if (!st || st.size === 0) {
       this.#storage.ensureDirSync(dirname(file));
       this.#schedulePersist();
