@@ -40,6 +40,12 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
     const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
+    // Transcripts come back after a window reload (the webview saved its session file with setState).
+    this._register(
+      vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {
+        deserializeWebviewPanel: async (panel, state) => void TranscriptPanel.revive(panel, context.extensionUri, state, services),
+      }),
+    );
 
     // Session files changed (another process, or us): refresh what shows them. The tree keeps its expansion.
     const watcher = this._register(new SessionWatcher());
