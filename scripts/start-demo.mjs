@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchCodeServer } from './e2e/code-server.mjs';
-import { stopAllOnSignals } from './e2e/processes.mjs';
+import { stopAllOnSignals, stoppingOnSignal } from './e2e/processes.mjs';
 import { createDemo } from './e2e/sessions.mjs';
 import { ensurePrerequisites } from './e2e/setup.mjs';
 
@@ -73,6 +73,7 @@ try {
   console.log(`  log:       ${server.logFile}`);
   console.log('Open the URL in your browser, then the "Agent Rewind" icon in the activity bar. Ctrl-C stops it.');
   const { code, signal } = await server.process.exited;
+  if (stoppingOnSignal()) await new Promise(() => {}); // Ctrl-C: the signal handler finishes and exits
   console.error(`code-server exited (${signal ?? code}); see ${server.logFile}`);
   process.exit(1);
 } catch (e) {

@@ -13,3 +13,4 @@ export function startProcess(cmd: string, args: string[], o: { env?: NodeJS.Proc
 export function stopAll(): Promise<void>;
 export function killRunProcesses(runId: string): { pid: number; cmd: string }[];
 export function stopAllOnSignals(): void;
+export function stoppingOnSignal(): boolean;

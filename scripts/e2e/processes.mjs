@@ -77,10 +77,17 @@ export function killRunProcesses(runId) {
   return killed;
 }
 
+let stopping = false;
+/** True once stopAllOnSignals() is shutting down (children exiting then is expected, not a failure). */
+export function stoppingOnSignal() {
+  return stopping;
+}
+
 /** Stops everything this process started when it is interrupted, then exits with the conventional code. */
 export function stopAllOnSignals() {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
+      stopping = true;
       stopAll().finally(() => process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 })[signal]));
     });
   }
