@@ -91,6 +91,12 @@ function backupName(file: string, kind: string): string {
   return `${file}.${kind}-${nowIso().replace(/[:.]/g, '-')}.bak`;
 }
 
+const CONSUMED_TAIL_BYTES = 64;
+
+function tailOf(bytes: Buffer): Buffer {
+  return Buffer.from(bytes.subarray(Math.max(0, bytes.length - CONSUMED_TAIL_BYTES)));
+}
+
 function addChild(children: Map<string | null, SessionEntry[]>, e: SessionEntry): void {
   const siblings = children.get(e.parentId);
   if (siblings) siblings.push(e);
@@ -129,6 +135,9 @@ export class SessionManager {
   /** Bytes (and lines) of the file already parsed; syncFromDisk reads from here. */
   #consumedBytes = 0;
   #consumedLines = 0;
+  /** The last bytes before #consumedBytes as they were read: if they differ on disk, the file was edited (by hand) and
+   *  #consumedBytes no longer points at a line start, so syncFromDisk reads the whole file again. */
+  #consumedTail: Buffer = Buffer.alloc(0);
   /** The file may end without a newline (a writer died mid-line); check before appending. */
   #tailMayBeOpen = false;
   #txQueue: Promise<unknown> = Promise.resolve();
@@ -227,6 +236,7 @@ export class SessionManager {
     // a torn last line may still be being written: leave it unconsumed so syncFromDisk reads it once it is complete
     this.#consumedBytes = tornTail ? bytes.lastIndexOf(0x0a) + 1 : bytes.length;
     this.#consumedLines = tornTail ? parsed.lineCount - 1 : parsed.lineCount;
+    this.#consumedTail = tailOf(bytes.subarray(0, this.#consumedBytes));
     this.#tailMayBeOpen = parsed.unterminated;
     this.#onDisk = true;
 
@@ -507,6 +517,7 @@ export class SessionManager {
     await this.#storage.writeTextAtomic(file, text);
     this.#consumedBytes = Buffer.byteLength(text);
     this.#consumedLines = parts.length;
+    this.#consumedTail = tailOf(Buffer.from(text.slice(-CONSUMED_TAIL_BYTES)));
     this.#tailMayBeOpen = false;
   }
 
@@ -557,11 +568,18 @@ export class SessionManager {
     if (!st) return 0;
     if (st.size < this.#consumedBytes) {
       // replaced by a shorter file (another process rewrote it): read it all again; known ids are skipped below
-      this.#consumedBytes = 0;
-      this.#consumedLines = 0;
+      this.#restartReading();
     }
     if (st.size === this.#consumedBytes) return 0;
-    const buf = await this.#storage.readBytesFrom(file, this.#consumedBytes);
+    const tailLength = this.#consumedTail.length;
+    let buf = await this.#storage.readBytesFrom(file, this.#consumedBytes - tailLength);
+    if (!buf.subarray(0, tailLength).equals(this.#consumedTail)) {
+      // edited in place (a line changed length): our offset is no longer a line start, so read it all again
+      this.#restartReading();
+      buf = await this.#storage.readBytesFrom(file, 0);
+    } else {
+      buf = buf.subarray(tailLength);
+    }
     const lastNl = buf.lastIndexOf(0x0a);
     this.#tailMayBeOpen = lastNl !== buf.length - 1;
     if (lastNl === -1) return 0;
@@ -569,6 +587,7 @@ export class SessionManager {
     const parsed = parseJsonlLenient(text, this.#consumedLines + 1);
     this.#consumedBytes += lastNl + 1;
     this.#consumedLines += parsed.lineCount;
+    this.#consumedTail = tailOf(Buffer.concat([this.#consumedTail, buf.subarray(Math.max(0, lastNl + 1 - CONSUMED_TAIL_BYTES), lastNl + 1)]));
     const fresh: SessionEntry[] = [];
     const seen = new Set<string>();
     for (const { value, line } of parsed.records) {
@@ -588,6 +607,12 @@ export class SessionManager {
     this.#writtenCount = this.#entries.length;
     if (fresh.length) this.#leafId = fresh[fresh.length - 1]!.id;
     return fresh.length;
+  }
+
+  #restartReading(): void {
+    this.#consumedBytes = 0;
+    this.#consumedLines = 0;
+    this.#consumedTail = Buffer.alloc(0);
   }
 
   /** Cross-process safe mutation: take the file lock, read entries other processes appended (the leaf then becomes
