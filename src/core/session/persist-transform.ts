@@ -14,7 +14,11 @@ export interface PendingBlob {
 }
 
 function truncate(s: string): string {
-  return s.length > MAX_PERSIST_CHARS ? s.slice(0, MAX_PERSIST_CHARS) + '\n\n' + TRUNCATION_NOTICE : s;
+  if (s.length <= MAX_PERSIST_CHARS) return s;
+  // one character less rather than half of a surrogate pair (an emoji), which no reader could decode
+  const high = s.charCodeAt(MAX_PERSIST_CHARS - 1);
+  const cut = high >= 0xd800 && high <= 0xdbff ? MAX_PERSIST_CHARS - 1 : MAX_PERSIST_CHARS;
+  return s.slice(0, cut) + '\n\n' + TRUNCATION_NOTICE;
 }
 
 function isImageBlock(v: unknown): boolean {
