@@ -52,7 +52,7 @@ export function sessionRoots(opts: DiscoveryOptions = {}): { source: SessionSour
 
 function firstRecords(prefix: string, wholeFile: boolean): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const lines = prefix.split('\n');
+  const lines = prefix.replace(/^\uFEFF/, '').split('\n');
   if (!wholeFile) lines.pop(); // the last line may be cut by the 4 KiB limit
   for (const line of lines) {
     if (!line.trim()) continue;

@@ -37,7 +37,8 @@ export function parseJsonlColumns(text: string, firstLine = 1): ParsedJsonlColum
   const skipped: SkippedLine[] = [];
   const n = text.length;
   const unterminated = n > 0 && text.charCodeAt(n - 1) !== 10;
-  let start = 0;
+  // a byte-order mark that an editor put before the first line is not part of the JSON
+  let start = firstLine === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = firstLine;
   while (start < n) {
     let end = text.indexOf('\n', start);

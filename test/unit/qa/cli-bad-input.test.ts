@@ -169,3 +169,23 @@ test('checkpoint names with control characters are refused and nothing is writte
   assert.match(r.stderr, /Checkpoint name cannot contain control characters/);
   assert.deepEqual(bytesOf(file), before);
 });
+
+test('a session file saved by an editor with a UTF-8 byte-order mark still opens, is listed, and is appended to', () => {
+  const { id, file } = sixMessages();
+  const plain = readFileSync(file);
+  const bom = join(h.work, 'bom.jsonl');
+  writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), plain]));
+  const tree = h.run(['tree', bom, '--json']);
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.equal(tree.json.sessionId, id);
+  assert.equal(tree.json.entries.length, 6);
+  const app = h.run(['append', bom, '--role', 'user', '--text', 'after bom', '--no-snapshot', '--json']);
+  assert.equal(app.code, 0, app.stderr);
+  assert.equal(app.json.parentId, 'a3');
+  assert.deepEqual(readFileSync(bom).subarray(0, plain.length + 3), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), plain]));
+  // and `sessions` reads its header through the mark too
+  writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), plain]));
+  const listed = h.run(['sessions', '--json']).json.find((s: any) => s.file === file);
+  assert.equal(listed.id, id);
+  assert.equal(listed.problem, undefined);
+});
