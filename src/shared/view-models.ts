@@ -39,6 +39,20 @@ export interface TranscriptModel {
   total: number;
 }
 
+/** Where a message of a session is (for opening its transcript at that message). */
+export type EntryLocation =
+  | { found: false }
+  | {
+      found: true;
+      onActiveBranch: boolean;
+      /** The branch it is shown on: the active one when it is on its path, else the first that holds it; absent
+       *  when no branch reaches it (an entry orphaned by a hand edit). */
+      branch?: string;
+      activeBranch: string;
+      /** One line of its text, for saying which message is meant. */
+      preview: string;
+    };
+
 export interface FileChangePreview {
   /** Workspace-relative, '/'-separated. */
   path: string;

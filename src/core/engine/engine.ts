@@ -23,10 +23,11 @@ import { parseJsonlLenient } from '../session/jsonl';
 import type { AgentMessage, SessionEntry } from '../session/types';
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { RewindFilesResult } from '../files/types';
-import type { MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool } from './checkpointer-pool';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { SessionCache } from './session-cache';
+import { branchOfEachEntry } from './entry-branches';
 import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from './session-details';
 import { sessionFoldersFor, sourceOfPath, type SessionFolder } from './session-folders';
 import type { EngineSettings } from './settings';
@@ -53,6 +54,8 @@ export interface MessageHit {
   entryId: string;
   kind: MessageKind;
   preview: string;
+  /** The branch the message is shown on: the active one when it is on its path, else the first that holds it. */
+  branch?: string;
   onActiveBranch: boolean;
 }
 
@@ -195,6 +198,7 @@ export class RewindEngine {
         entryId: h.entryId,
         kind: h.kind as MessageKind,
         preview: h.snippet,
+        ...(h.branch !== undefined ? { branch: h.branch } : {}),
         onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.file),
       }));
     } catch (error) {
@@ -220,6 +224,7 @@ export class RewindEngine {
         continue;
       }
       const onPath = new Set(session.getPath().map((e) => e.id));
+      const branchOf = branchOfEachEntry(session, branchesOf(session, this.#warn).branches);
       for (const entry of session.getEntries()) {
         const item = toTranscriptItem(entry, {});
         if (!item || !`${item.title ?? ''}\n${item.markdown}`.toLowerCase().includes(needle)) continue;
@@ -229,6 +234,7 @@ export class RewindEngine {
           entryId: entry.id,
           kind: item.kind,
           preview: previewOf(entry),
+          ...(branchOf.has(entry.id) ? { branch: branchOf.get(entry.id)! } : {}),
           onActiveBranch: onPath.has(entry.id),
         });
         if (hits.length >= limit) return hits;
@@ -255,6 +261,23 @@ export class RewindEngine {
     return {
       model: { sessionId: session.sessionId, title: listing.title, source: listing.source, branch: snap.active.name, total: items.length },
       items,
+    };
+  }
+
+  /** Where a message of the session is, for opening the transcript at it: on the active branch, on another branch
+   *  (the one the transcript should offer to switch to), or nowhere (not in this session). */
+  async locateEntry(sessionFile: string, entryId: string): Promise<EntryLocation> {
+    const session = await this.session(sessionFile);
+    const entry = session.getEntry(entryId);
+    if (!entry) return { found: false };
+    const snap = branchesOf(session, this.#warn);
+    const branch = branchOfEachEntry(session, snap.branches).get(entryId);
+    return {
+      found: true,
+      onActiveBranch: branch !== undefined && branch === snap.active.name,
+      ...(branch !== undefined ? { branch } : {}),
+      activeBranch: snap.active.name,
+      preview: previewOf(entry),
     };
   }
 
