@@ -1,7 +1,7 @@
 // File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
 // safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
@@ -77,6 +77,9 @@ export class FileCheckpointer {
   private lastFullCheck = 0;
   private watcherStop?: () => void;
   private queue: Promise<unknown> = Promise.resolve();
+  private fullCheckTimer?: NodeJS.Timeout;
+  /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
+  private lastPlan?: { key: string; plan: Plan };
 
   constructor(opts: FileCheckpointerOptions) {
     this.workspaceRoot = safeRealpath(opts.workspaceRoot);
@@ -139,7 +142,7 @@ export class FileCheckpointer {
    * FileSystemWatcher. The next snapshot looks only at them (plus a full check every fullCheckIntervalMs).
    */
   notifyChanged(paths: Iterable<string>): void {
-    this.tracking = true;
+    this.startTracking();
     if (this.dirty === 'all') return;
     for (const p of paths) {
       const rel = p.startsWith(this.workspaceRoot) ? relative(this.workspaceRoot, p).split(sep).join('/') : p;
@@ -157,7 +160,7 @@ export class FileCheckpointer {
   async startWatching(): Promise<void> {
     if (this.watcherStop) return;
     const { watchWorkspace } = await import('./fs-watcher');
-    this.tracking = true;
+    this.startTracking();
     this.watcherStop = await watchWorkspace(this.workspaceRoot, {
       onChange: (rels) => this.notifyChanged(rels),
       onOverflow: () => this.markAllDirty(),
@@ -168,14 +171,32 @@ export class FileCheckpointer {
     });
   }
 
+  /**
+   * Tracking mode: snapshots look only at reported paths; the periodic full check runs in the background, so a
+   * user's dry run or snapshot never pays for it.
+   */
+  private startTracking(): void {
+    this.tracking = true;
+    if (this.fullCheckTimer) return;
+    this.fullCheckTimer = setInterval(() => {
+      void this.serialize(async () => {
+        if (Date.now() - this.lastFullCheck < this.fullCheckInterval * 0.9) return;
+        await this.refreshModel({ skipped: [], ignoredCount: 0, hashedFiles: 0 }, undefined, true).catch(() => this.markAllDirty());
+      });
+    }, this.fullCheckInterval);
+    this.fullCheckTimer.unref();
+  }
+
   async dispose(): Promise<void> {
+    if (this.fullCheckTimer) clearInterval(this.fullCheckTimer);
+    this.fullCheckTimer = undefined;
     this.watcherStop?.();
     this.watcherStop = undefined;
     if (this.tracking && this.model && this.modelLoaded) await saveStatCache(this.statCacheFile, this.cacheKey, this.model.root).catch(() => {});
     if (this.storePromise) await (await this.storePromise).closeHandles();
   }
 
-  private async refreshModel(stats: ScanStats, writer?: PackWriter): Promise<WorkspaceModel> {
+  private async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
     if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
     const model = this.model;
     if (!this.modelLoaded) {
@@ -185,7 +206,8 @@ export class FileCheckpointer {
     // let the watcher deliver events for changes made just before this call
     if (this.watcherStop) for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
     const dirty = this.dirty;
-    const full = !this.tracking || dirty === 'all' || Date.now() - this.lastFullCheck > this.fullCheckInterval;
+    // the background timer normally does the periodic check; this catches up if it could not run
+    const full = forceFull || !this.tracking || dirty === 'all' || Date.now() - this.lastFullCheck > 2 * this.fullCheckInterval;
     this.dirty = new Set();
     if (full) {
       await model.fullScan(stats, writer);
@@ -207,7 +229,7 @@ export class FileCheckpointer {
           const abs = join(this.workspaceRoot, childRel);
           let data: Buffer;
           try {
-            data = n.kind === 'file' ? await readFile(abs) : Buffer.from(await readlink(abs), 'utf8');
+            data = n.kind === 'file' ? (n.size > 8 * 1024 * 1024 ? await readFile(abs) : readFileSync(abs)) : Buffer.from(await readlink(abs), 'utf8');
           } catch {
             dir.children.delete(name); // gone since the scan
             return;
@@ -363,6 +385,7 @@ export class FileCheckpointer {
   private async applyUnderJournal(store: ObjectStore, ops: RestoreOp[], tag: string, after: AfterRestore): Promise<void> {
     const restorer = this.restorer(store);
     for (const op of ops) this.noteWritten(op.path);
+    this.lastPlan = undefined;
     await restorer.run(ops, tag, after);
     await this.finishAfter(after);
     await restorer.finish();
@@ -389,6 +412,15 @@ export class FileCheckpointer {
     const reader = new TreeReader(store);
     const diffs = await diffTrees(reader, rec.root, model.root);
     const turnEnd = (await this.records.ofSession(rec.sessionId)).filter((r) => r.kind === 'turn-end').sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+    const key = JSON.stringify([rec.sessionId, rec.anchorId, rec.root, model.root.hash, turnEnd?.root ?? null, overwriteUserModified]);
+    if (this.lastPlan?.key === key) {
+      // the covered files hash the same as when it was planned; only files outside the checkpoints may have
+      // appeared where a restore would create one, so those are checked again
+      const creates = this.lastPlan.plan.ops.filter((o) => o.from === null && o.to !== null);
+      let fresh = true;
+      for (const o of creates) if (await this.lstatRel(o.path)) fresh = false;
+      if (fresh) return this.lastPlan.plan;
+    }
     const userModified = new Set<string>();
     if (turnEnd) {
       for (const d of diffs) {
@@ -396,7 +428,9 @@ export class FileCheckpointer {
         if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
       }
     }
-    return this.buildPlan(store, diffs, userModified, overwriteUserModified, stats.skipped);
+    const plan = await this.buildPlan(store, diffs, userModified, overwriteUserModified, stats.skipped);
+    this.lastPlan = { key, plan };
+    return plan;
   }
 
   private async buildPlan(store: ObjectStore, diffs: PathDiff[], userModified: Set<string>, overwrite: boolean, scanSkipped: SkippedFile[]): Promise<Plan> {
@@ -468,7 +502,13 @@ export class FileCheckpointer {
     let anchorData: Buffer | undefined;
     let nowData: Buffer | undefined;
     if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob');
-    if (d.now?.kind === 'file') nowData = await readFile(absPath(this.workspaceRoot, d.path)).catch(() => undefined);
+    if (d.now?.kind === 'file') {
+      try {
+        nowData = readFileSync(absPath(this.workspaceRoot, d.path)); // small and many: cheaper than readFile()
+      } catch {
+        nowData = undefined;
+      }
+    }
     const textual = (d.target === null || d.target.kind === 'file') && (d.now === null || d.now.kind === 'file') && status !== 'modeChanged';
     const s = textual ? lineStats(anchorData, nowData) : { insertions: 0, deletions: 0, binary: false };
     return { path: d.path, status, insertions: s.insertions, deletions: s.deletions, binary: s.binary };

@@ -2,6 +2,7 @@
 // to pack files, one pack per snapshot, so a snapshot costs one file write plus what changed. A pack only counts once
 // its index exists (written after the pack, both temp + rename), so a crash leaves garbage for gc, never a bad object.
 import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -91,6 +92,15 @@ export class ObjectStore {
 
   private async forget(pack: string): Promise<void> {
     this.packs.delete(pack);
+    const sfd = this.syncFds.get(pack);
+    if (sfd !== undefined) {
+      this.syncFds.delete(pack);
+      try {
+        closeSync(sfd);
+      } catch {
+        /* already closed */
+      }
+    }
     const h = this.handles.get(pack);
     if (h) {
       this.handles.delete(pack);
@@ -172,7 +182,7 @@ export class ObjectStore {
     const loc = this.lookup(hash);
     if (!loc) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is missing from the checkpoint store`);
     if ((loc.flags & F_TREE ? 'tree' : 'blob') !== kind) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is not a ${kind}`);
-    const raw = await this.readRaw(loc);
+    const raw = loc.length <= 256 * 1024 ? this.readRawSync(loc) : await this.readRaw(loc);
     let data = raw;
     if (loc.flags & F_DEFLATED) {
       const opts = { maxOutputLength: Math.max(loc.rawSize, 1) };
@@ -185,6 +195,25 @@ export class ObjectStore {
     }
     if (data.length !== loc.rawSize || hashObject(kind, data) !== hash) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is damaged (content does not match its hash)`);
     return data;
+  }
+
+  private readonly syncFds = new Map<string, number>();
+
+  /** Reads the stored bytes synchronously: restores and previews read many small objects. */
+  private readRawSync(loc: Loc): Buffer {
+    let fd = this.syncFds.get(loc.pack);
+    if (fd === undefined) {
+      fd = openSync(join(this.packDir, loc.pack + '.pack'), 'r');
+      this.syncFds.set(loc.pack, fd);
+    }
+    const buf = Buffer.allocUnsafe(loc.length);
+    let done = 0;
+    while (done < loc.length) {
+      const n = readSync(fd, buf, done, loc.length - done, loc.offset + done);
+      if (n === 0) throw new StoreCorruptError(`pack ${loc.pack} is truncated`);
+      done += n;
+    }
+    return buf;
   }
 
   private async readRaw(loc: Loc): Promise<Buffer> {
@@ -248,6 +277,14 @@ export class ObjectStore {
   }
 
   async closeHandles(): Promise<void> {
+    for (const fd of this.syncFds.values()) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* already closed */
+      }
+    }
+    this.syncFds.clear();
     const hs = [...this.handles.values()];
     this.handles.clear();
     await Promise.all(hs.map((h) => h.then((fh) => fh.close()).catch(() => {})));

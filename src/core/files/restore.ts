@@ -1,15 +1,14 @@
 // Applying a restore: each path is set to a target state (absent, folder, file or symlink) with per-file atomic
 // writes, after every parent is checked with lstat. A journal written before the first change lets recover()
 // finish an interrupted restore (or put everything back), so a crash never leaves it half-done.
-import { constants } from 'node:fs';
+import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write';
 import { isObjectHash, type ObjectStore } from './object-store';
-import { absPath, ensureSafeParents, PathSafetyError, splitRelPath } from './safe-paths';
+import { absPath, ensureSafeParents, ensureSafeParentsSync, PathSafetyError, splitRelPath } from './safe-paths';
 import type { EntryState } from './snapshot-records';
-import { Limiter } from './workspace-model';
 
 export interface RestoreOp {
   path: string;
@@ -77,79 +76,85 @@ export class Restorer {
   }
 
   /** Parent folders already checked in this run (lstat of every component, once per folder). */
-  private checkedParents = new Map<string, Promise<boolean>>();
+  private checkedParents = new Map<string, boolean>();
 
-  private parentsOk(rel: string, create: boolean): Promise<boolean> {
+  private parentsOk(rel: string, create: boolean): boolean {
     const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-    if (parent === '') return Promise.resolve(true);
+    if (parent === '') return true;
     const key = `${create ? '+' : '-'}${parent}`;
-    let p = this.checkedParents.get(key);
-    if (!p) {
-      p = ensureSafeParents(this.workspaceRoot, rel, create);
-      this.checkedParents.set(key, p);
+    let ok = this.checkedParents.get(key);
+    if (ok === undefined) {
+      ok = ensureSafeParentsSync(this.workspaceRoot, rel, create);
+      this.checkedParents.set(key, ok);
     }
-    return p;
+    return ok;
   }
 
-  /** Sets one path to its target state. Idempotent, so a replay after a crash is safe. */
+  /**
+   * Sets one path to its target state. Idempotent, so a replay after a crash is safe. Synchronous on purpose: a
+   * restore is thousands of tiny steps, and a thread-pool round trip per step made it several times slower.
+   */
   async applyOp(op: RestoreOp, tag: string, i: number): Promise<void> {
+    this.applyOpSync(op, tag, i, op.to !== null && op.to.kind !== 'dir' ? await this.store.read(op.to.hash, 'blob') : undefined);
+  }
+
+  private applyOpSync(op: RestoreOp, tag: string, i: number, data: Buffer | undefined): void {
     const root = this.workspaceRoot;
     splitRelPath(op.path);
     const abs = absPath(root, op.path);
     if (op.to === null) {
-      if (!(await this.parentsOk(op.path, false))) return;
-      let st;
-      try {
-        st = await lstat(abs);
-      } catch {
-        return; // already gone
-      }
+      if (!this.parentsOk(op.path, false)) return;
+      const st = lstatSync(abs, { throwIfNoEntry: false });
+      if (!st) return; // already gone
       if (st.isDirectory()) {
         if (op.from?.kind !== 'dir') throw new PathSafetyError(`${op.path} is a folder now; refusing to remove it`);
-        await rmdir(abs).catch((err: NodeJS.ErrnoException) => {
+        try {
+          rmdirSync(abs);
+        } catch (err) {
           // a folder that still holds files checkpoints do not cover stays
-          if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST' && err.code !== 'ENOENT') throw err;
-        });
-      } else await unlink(abs);
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw err;
+        }
+      } else unlinkSync(abs);
       return;
     }
-    await this.parentsOk(op.path, true);
+    this.parentsOk(op.path, true);
     if (op.to.kind === 'dir') {
-      try {
-        const st = await lstat(abs);
-        if (st.isDirectory()) return;
-        throw new PathSafetyError(`${op.path} exists and is not a folder`);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-      await mkdir(abs);
+      const st = lstatSync(abs, { throwIfNoEntry: false });
+      if (st?.isDirectory()) return;
+      if (st) throw new PathSafetyError(`${op.path} exists and is not a folder`);
+      mkdirSync(abs);
       return;
     }
-    const data = await this.store.read(op.to.hash, 'blob');
     const tmp = join(dirname(abs), this.tmpName(tag, i));
     const to = op.to;
-    const makeTemp = async () => {
-      if (to.kind === 'symlink') return symlink(data.toString('utf8'), tmp); // a link is recreated, never written through
-      const h = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const makeTemp = () => {
+      if (to.kind === 'symlink') return symlinkSync(data!.toString('utf8'), tmp); // a link is recreated, never written through
+      const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       try {
-        await h.writeFile(data);
-        await h.chmod(to.mode);
+        writeSync(fd, data!);
+        fchmodSync(fd, to.mode);
       } finally {
-        await h.close();
+        closeSync(fd);
       }
     };
     try {
-      await makeTemp();
+      makeTemp();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      await unlink(tmp); // left by a killed run of this same journal
-      await makeTemp();
+      unlinkSync(tmp); // left by a killed run of this same journal
+      makeTemp();
     }
     try {
-      await rename(tmp, abs); // never onto a folder: rename(2) refuses that with EISDIR
+      renameSync(tmp, abs); // never onto a folder: rename(2) refuses that with EISDIR
     } catch (err) {
-      await unlink(tmp).catch(() => {});
-      if ((err as NodeJS.ErrnoException).code === 'EISDIR' || (err as NodeJS.ErrnoException).code === 'ENOTEMPTY') throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EISDIR' || code === 'ENOTEMPTY') throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
       throw err;
     }
   }
@@ -184,26 +189,11 @@ export class Restorer {
     }
   }
 
-  /**
-   * Applies ordered ops phase by phase; inside a phase (and, for folders, inside one depth) paths are independent,
-   * so they run concurrently: per-file latency, not throughput, is what makes a big restore slow.
-   */
   private async applyAll(ordered: RestoreOp[], tag: string): Promise<void> {
     this.checkedParents = new Map();
-    const phaseOf = (op: RestoreOp) =>
-      op.to === null ? (op.from?.kind === 'dir' ? `2:${9999 - op.path.split('/').length}` : '1') : op.to.kind === 'dir' ? `3:${op.path.split('/').length}` : '4';
-    let i = 0;
-    while (i < ordered.length) {
-      const phase = phaseOf(ordered[i]!);
-      let j = i;
-      while (j < ordered.length && phaseOf(ordered[j]!) === phase) j++;
-      const limiter = new Limiter(8);
-      const batch: Promise<void>[] = [];
-      for (let k = i; k < j; k++) batch.push(limiter.run(() => this.applyOp(ordered[k]!, tag, k)));
-      const results = await Promise.allSettled(batch);
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      i = j;
+    for (let i = 0; i < ordered.length; i++) {
+      await this.applyOp(ordered[i]!, tag, i);
+      if (i % 256 === 255) await new Promise((r) => setImmediate(r)); // let the host breathe on big restores
     }
   }
 

@@ -1,5 +1,6 @@
 // Every path the engine writes goes through here: a snapshot, a session or a caller may be hostile, so a relative
 // path must stay inside the workspace and never pass through a symlink or a `.git`.
+import { lstatSync, mkdirSync } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -51,6 +52,24 @@ export async function ensureSafeParents(root: string, rel: string, create: boole
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       if (!create) return false;
       await mkdir(cur);
+      continue;
+    }
+    if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${parts.slice(0, i + 1).join('/')}`);
+    if (!st.isDirectory()) throw new PathSafetyError(`${parts.slice(0, i + 1).join('/')} is not a folder`);
+  }
+  return true;
+}
+
+/** ensureSafeParents with synchronous calls (restores run many small steps; see Restorer). */
+export function ensureSafeParentsSync(root: string, rel: string, create: boolean): boolean {
+  const parts = splitRelPath(rel);
+  let cur = root;
+  for (let i = 0; i < parts.length - 1; i++) {
+    cur = join(cur, parts[i]!);
+    const st = lstatSync(cur, { throwIfNoEntry: false });
+    if (!st) {
+      if (!create) return false;
+      mkdirSync(cur);
       continue;
     }
     if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${parts.slice(0, i + 1).join('/')}`);
