@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../core/engine/engine';
 import { absPath } from '../core/files/safe-paths';
-import type { RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
+import type { EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
 import type { SessionEvents } from './session-events';
 import { snapshotUri } from './snapshot-documents';
 import type { PreviewServices, SessionRef, TranscriptServices } from './webviews/services';
@@ -21,6 +21,10 @@ export class PanelServices implements TranscriptServices, PreviewServices {
 
   loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
     return this.engine.loadTranscript(ref.sessionFile);
+  }
+
+  locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
+    return this.engine.locateEntry(ref.sessionFile, entryId);
   }
 
   onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable {

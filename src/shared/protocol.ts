@@ -64,7 +64,19 @@ export type TranscriptToWebview =
   | { type: 'loadError'; message: string }
   /** Something the user asked for did not work (e.g. the branch vanished): shown, then dismissed. */
   | { type: 'notice'; message: string; severity: 'info' | 'error' }
+  /** Show one message (a search hit, a checkpoint's message). Sent only after `ready` and after the `model` whose
+   * `version` it refers to, so a reveal asked for while the panel was still opening arrives once it can be shown. */
+  | { type: 'revealEntry'; entryId: string; version: number; target: RevealTarget }
   | ResponseMessage<TranscriptResults[keyof TranscriptResults]>;
+
+/** Where the message to reveal is, seen from the transcript's active branch. */
+export type RevealTarget =
+  /** Row `index` of the transcript (scroll there and highlight it). */
+  | { on: 'activeBranch'; index: number }
+  /** Not on the active branch: say so, and offer to switch to `branch` (which holds it). */
+  | { on: 'otherBranch'; branch: string; activeBranch: string; preview: string }
+  /** In the session but on no branch (orphaned by a hand edit): say so; there is nothing to switch to. */
+  | { on: 'noBranch'; preview: string };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rewind preview

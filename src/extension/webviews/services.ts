@@ -2,6 +2,7 @@
 // the engine facade (src/core/engine) does the work, and src/extension wires one to the other.
 import type * as vscode from 'vscode';
 import type {
+  EntryLocation,
   RewindMode,
   RewindOutcome,
   RewindPreviewModel,
@@ -17,6 +18,8 @@ export interface SessionRef {
 export interface TranscriptServices {
   /** The active branch of the session as chat rows. */
   loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
+  /** Where a message is (active branch, another branch, not in the session), for revealing it. */
+  locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation>;
   /** Fires when the session file changes on disk (another process appended, a branch switch, ...). */
   onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable;
   switchBranch(ref: SessionRef, branchName: string): Promise<void>;

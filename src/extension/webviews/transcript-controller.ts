@@ -23,6 +23,12 @@ export class TranscriptController extends Disposable {
   private ready = false;
   private loading: Promise<void> | undefined;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A message to show once the webview is ready and the transcript is loaded (the latest request wins). */
+  private pendingReveal: string | undefined;
+  /** The webview was told this message is on another branch: switching to that branch shows it there. */
+  private revealAfterSwitch: { entryId: string; branch: string } | undefined;
+  /** Counts reveal requests, so an answer that arrives after a newer request is dropped. */
+  private revealRequests = 0;
 
   constructor(
     readonly ref: SessionRef,
@@ -41,6 +47,20 @@ export class TranscriptController extends Disposable {
     const message = parseMessage(transcriptToHostSchema, raw);
     if (!message || this.isDisposed) return;
     await this.dispatch(message);
+  }
+
+  /**
+   * Scrolls the webview to a message and highlights it, or says which branch it is on. Honours the ready
+   * handshake: asked before the webview is ready or before the transcript is loaded, it is delivered after both.
+   */
+  async reveal(entryId: string): Promise<void> {
+    if (this.isDisposed) return;
+    this.revealRequests++;
+    this.revealAfterSwitch = undefined;
+    this.pendingReveal = entryId;
+    // A load on its way delivers the reveal when it ends (when the webview is ready by then).
+    if (this.loading) await this.loading;
+    else await this.deliverReveal();
   }
 
   /** Loads the transcript again now (the panel calls it at once, so its title is right before the webview runs). */
@@ -71,13 +91,60 @@ export class TranscriptController extends Disposable {
     } catch (error) {
       this.loadError = `The transcript of ${this.ref.sessionFile} could not be read: ${messageOf(error)}`;
     }
-    this.sendCurrent();
+    await this.sendCurrent();
   }
 
-  private sendCurrent(): void {
+  private async sendCurrent(): Promise<void> {
     if (!this.ready || this.isDisposed) return;
     if (this.loadError) this.post({ type: 'loadError', message: this.loadError });
-    else if (this.model) this.post({ type: 'model', version: this.version, model: this.model, sessionFile: this.ref.sessionFile });
+    else if (this.model) {
+      this.post({ type: 'model', version: this.version, model: this.model, sessionFile: this.ref.sessionFile });
+      await this.deliverReveal();
+    }
+  }
+
+  /** Sends the pending reveal when the webview can take it (ready, and the model it refers to sent). */
+  private async deliverReveal(): Promise<void> {
+    const entryId = this.pendingReveal;
+    if (entryId === undefined || !this.ready || !this.model || this.loadError || this.isDisposed) return;
+    this.pendingReveal = undefined;
+    await this.revealNow(entryId, this.revealRequests, false);
+  }
+
+  private async revealNow(entryId: string, request: number, reloaded: boolean): Promise<void> {
+    const index = this.items.findIndex((i) => i.entryId === entryId);
+    if (index >= 0) {
+      this.revealAfterSwitch = undefined;
+      this.post({ type: 'revealEntry', entryId, version: this.version, target: { on: 'activeBranch', index } });
+      return;
+    }
+    let location;
+    try {
+      location = await this.services.locateEntry(this.ref, entryId);
+    } catch (error) {
+      return this.notice(`Could not find message ${entryId}: ${messageOf(error)}`);
+    }
+    const superseded = () => this.isDisposed || request !== this.revealRequests;
+    if (superseded()) return;
+    if (!location.found) return this.notice(`Message ${entryId} is not in this session (any more).`);
+    if (location.onActiveBranch) {
+      // The file moved on since the transcript was loaded (the message was just appended): load, then look once more.
+      if (reloaded) return this.notice(`Message ${entryId} is not shown in the transcript (it is not a chat message).`, 'info');
+      await this.refresh();
+      if (!superseded()) await this.revealNow(entryId, request, true);
+      return;
+    }
+    if (location.branch === undefined) {
+      this.post({ type: 'revealEntry', entryId, version: this.version, target: { on: 'noBranch', preview: location.preview } });
+      return;
+    }
+    this.revealAfterSwitch = { entryId, branch: location.branch };
+    this.post({
+      type: 'revealEntry',
+      entryId,
+      version: this.version,
+      target: { on: 'otherBranch', branch: location.branch, activeBranch: location.activeBranch, preview: location.preview },
+    });
   }
 
   private findItem(entryId: string): TranscriptItem | undefined {
@@ -96,7 +163,7 @@ export class TranscriptController extends Disposable {
         // A load on its way sends the model when it ends (ready is set now); otherwise send or load it.
         if (this.loading) await this.loading;
         else if (!this.model && !this.loadError) await this.refresh();
-        else this.sendCurrent();
+        else await this.sendCurrent();
         return;
       case 'rows': {
         const start = Math.min(message.start, this.items.length);
@@ -116,29 +183,41 @@ export class TranscriptController extends Disposable {
         const item = this.findItem(message.entryId);
         if (!item) return this.notice('That message is no longer on this branch. The transcript was refreshed.');
         if (item.kind !== 'user') return this.notice('Only a message you sent can be rewound to.');
-        return this.run(() => this.services.previewRewind(this.ref, message.entryId), 'Could not open the rewind preview');
+        await this.run(() => this.services.previewRewind(this.ref, message.entryId), 'Could not open the rewind preview');
+        return;
       }
       case 'fork':
       case 'label': {
         if (!this.findItem(message.entryId)) return this.notice('That message is no longer on this branch. The transcript was refreshed.');
         const action = message.type === 'fork' ? this.services.fork : this.services.label;
-        return this.run(() => action.call(this.services, this.ref, message.entryId), message.type === 'fork' ? 'Could not fork' : 'Could not label the message');
+        await this.run(() => action.call(this.services, this.ref, message.entryId), message.type === 'fork' ? 'Could not fork' : 'Could not label the message');
+        return;
       }
       case 'switchBranch': {
-        const known = this.items.some((i) => i.otherBranches?.some((b) => b.name === message.branch));
+        // The branch a revealed message is on is offered too, though it may leave the tree far from this transcript.
+        const revealing = this.revealAfterSwitch?.branch === message.branch ? this.revealAfterSwitch : undefined;
+        const known = revealing !== undefined || this.items.some((i) => i.otherBranches?.some((b) => b.name === message.branch));
         if (!known) return this.notice(`There is no branch "${message.branch}" here any more.`);
-        await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
-        // The change event refreshes too; this makes the switch visible at once.
+        const switched = await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
+        if (switched && revealing) {
+          this.revealAfterSwitch = undefined;
+          this.revealRequests++;
+          this.pendingReveal = revealing.entryId;
+        }
+        // The change event refreshes too; this makes the switch (and the message) visible at once.
         return this.refresh();
       }
     }
   }
 
-  private async run(task: () => Promise<void>, failure: string): Promise<void> {
+  /** Runs a service call; a failure becomes a notice. Whether it succeeded. */
+  private async run(task: () => Promise<void>, failure: string): Promise<boolean> {
     try {
       await task();
+      return true;
     } catch (error) {
       this.notice(`${failure}: ${messageOf(error)}`);
+      return false;
     }
   }
 }

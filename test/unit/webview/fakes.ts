@@ -2,7 +2,7 @@
 // screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
 import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
 import type { PreviewServices, SessionRef, TranscriptServices } from '../../../src/extension/webviews/services';
-import type { MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../../src/shared/view-models';
+import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../../src/shared/view-models';
 
 const KINDS: MessageKind[] = ['user', 'assistant', 'toolCall', 'toolResult', 'assistant', 'bash'];
 
@@ -84,12 +84,22 @@ export class FakeServices implements TranscriptServices, PreviewServices {
   failLoad: Error | undefined;
   failApply: Error | undefined;
   outcome: RewindOutcome = { mode: 'all', branch: { name: 'main-rewind-1', headMessageId: 'e0000006' }, filesChanged: ['src/a.ts', 'src/new.ts'], undoAvailable: true };
+  /** Where locateEntry says a message is, by id (anything else: not in the session). */
+  locations = new Map<string, EntryLocation>();
+  failLocate: Error | undefined;
   private listeners = new Set<() => void>();
 
   async loadTranscript(ref: SessionRef) {
     this.calls.push({ method: 'loadTranscript', args: [ref] });
     if (this.failLoad) throw this.failLoad;
     return { model: { ...this.transcript.model }, items: [...this.transcript.items] };
+  }
+  async locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
+    this.calls.push({ method: 'locateEntry', args: [ref, entryId] });
+    if (this.failLocate) throw this.failLocate;
+    const onActive = this.transcript.items.find((i) => i.entryId === entryId);
+    if (onActive) return { found: true, onActiveBranch: true, branch: this.transcript.model.branch, activeBranch: this.transcript.model.branch, preview: onActive.markdown };
+    return this.locations.get(entryId) ?? { found: false };
   }
   onDidChangeSession(ref: SessionRef, listener: () => void) {
     this.calls.push({ method: 'onDidChangeSession', args: [ref] });
@@ -103,8 +113,12 @@ export class FakeServices implements TranscriptServices, PreviewServices {
   fireChange(): void {
     for (const l of this.listeners) l();
   }
+  /** What the transcript becomes when switchBranch switches to a branch named here. */
+  branchTranscripts = new Map<string, { model: TranscriptModel; items: TranscriptItem[] }>();
   async switchBranch(ref: SessionRef, branchName: string) {
     this.calls.push({ method: 'switchBranch', args: [ref, branchName] });
+    const next = this.branchTranscripts.get(branchName);
+    if (next) this.transcript = next;
   }
   async previewRewind(ref: SessionRef, entryId: string) {
     this.calls.push({ method: 'previewRewind', args: [ref, entryId] });
