@@ -6,7 +6,7 @@ import type { AgentMessage, SessionEntry } from '../session/types';
 import { EntryIndex } from './entry-index';
 import { nextBranchName } from './naming';
 import { toBranchInfo, type BranchesSnapshot, type BranchInfo, type CheckpointInfo } from './derive';
-import { BranchNotFoundError, CheckpointNotFoundError, MessageInOtherChatError, MessageNotFoundError, NotAMessageError } from './errors';
+import { BranchNotFoundError, CheckpointNotFoundError, CheckpointTargetMissingError, MessageInOtherChatError, MessageNotFoundError, NotAMessageError } from './errors';
 import { appendBranchMove, newBranchMove, snapshotOf, switchMove } from './moves';
 import { findMessageInSiblingSessions } from './other-chats';
 import { CHECKPOINT_RECORD, onceWarn, type Warn } from './records';
@@ -130,6 +130,8 @@ export class Conversation<S extends SessionLike = SessionLike> {
     const info = await this.session.transaction(async () => {
       const checkpoint = this.snapshot().checkpoints.find((c) => c.name === name);
       if (!checkpoint) throw new CheckpointNotFoundError(name);
+      // not #requireMessage: its "not found" / "different chat" would blame the user for a line that went missing
+      if (!this.session.getEntry(checkpoint.messageId)) throw new CheckpointTargetMissingError(name, checkpoint.messageId);
       await this.#requireMessage(checkpoint.messageId);
       return this.#branchAt(checkpoint.messageId);
     });

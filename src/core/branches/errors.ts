@@ -24,6 +24,13 @@ export class BranchNotFoundError extends Error {
   }
 }
 
+/** The checkpoint record names a message whose line is gone (deleted by hand, or unreadable). */
+export class CheckpointTargetMissingError extends Error {
+  constructor(readonly checkpointName: string, readonly messageId: string) {
+    super(`Checkpoint "${checkpointName}" points at message "${messageId}", which is no longer in this session`);
+  }
+}
+
 export class CheckpointNotFoundError extends Error {
   constructor(readonly checkpointName: string) {
     super(`Checkpoint "${checkpointName}" not found`);

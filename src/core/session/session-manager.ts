@@ -609,6 +609,21 @@ export class SessionManager {
     return fresh.length;
   }
 
+  /** Takes the cross-process lock (a `<file>.lock` folder), with errors that say which lock and what to do. */
+  async #lock(onCompromised: (err: Error) => void): Promise<() => Promise<void>> {
+    const file = this.#file!;
+    const lockPath = `${file}.lock`;
+    const hint = `if no agent-rewind command or VS Code window is working on this session, remove ${lockPath}`;
+    // the lock library would retry for ~40 s on a lock path that can never be a lock folder
+    const st = await this.#storage.stat(lockPath);
+    if (st && st.isFile) throw new Error(`could not lock ${file}: ${lockPath} is a file, not a lock folder; ${hint}`);
+    try {
+      return await lock(file, { ...LOCK_OPTIONS, onCompromised });
+    } catch (err) {
+      throw new Error(`could not lock ${file}: ${(err as Error).message}; ${hint}`, { cause: err });
+    }
+  }
+
   #restartReading(): void {
     this.#consumedBytes = 0;
     this.#consumedLines = 0;
@@ -628,7 +643,7 @@ export class SessionManager {
       await this.#chain;
       this.#storage.ensureDirSync(dirname(this.#file));
       let compromised: Error | undefined;
-      const release = await lock(this.#file, { ...LOCK_OPTIONS, onCompromised: (err) => void (compromised = err) });
+      const release = await this.#lock((err) => void (compromised = err));
       try {
         await this.syncFromDisk();
         const result = await fn(this);

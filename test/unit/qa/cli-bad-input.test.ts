@@ -2,7 +2,7 @@
 // text that could break a terminal. Every case must end with a clear message, the right exit code, and no lost bytes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesOf, cliHarness, fileListing, type CliHarness } from './cli-harness';
 
@@ -188,4 +188,32 @@ test('a session file saved by an editor with a UTF-8 byte-order mark still opens
   const listed = h.run(['sessions', '--json']).json.find((s: any) => s.file === file);
   assert.equal(listed.id, id);
   assert.equal(listed.problem, undefined);
+});
+
+test('restore of a checkpoint whose message line was deleted by hand says so, and writes nothing', () => {
+  const { id, file } = sixMessages();
+  assert.equal(h.run(['checkpoint', id, 'c1']).code, 0);
+  writeFileSync(file, lines(file).filter((l) => !l.includes('"id":"a3"')).join('\n'));
+  const before = bytesOf(file);
+  const r = h.run(['restore', id, 'c1', '--json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Checkpoint "c1" points at message "a3", which is no longer in this session/);
+  assert.equal(r.stdout, '');
+  assert.deepEqual(bytesOf(file), before);
+});
+
+test('a stale lock path that is not a lock folder: a clear error naming it, the session untouched', () => {
+  const { id, file } = sixMessages();
+  const lockPath = `${file}.lock`;
+  writeFileSync(lockPath, 'not a folder');
+  const old = new Date(Date.now() - 3600_000);
+  utimesSync(lockPath, old, old);
+  const before = bytesOf(file);
+  const r = h.run(['append', id, '--role', 'user', '--text', 'x', '--no-snapshot', '--json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /could not lock .*\.jsonl/);
+  assert.ok(r.stderr.includes(lockPath), r.stderr);
+  assert.equal(r.stdout, '');
+  assert.deepEqual(bytesOf(file), before);
+  assert.equal(readFileSync(lockPath, 'utf8'), 'not a folder');
 });
