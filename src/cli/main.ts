@@ -90,7 +90,21 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+/** `agent-rewind tree x | head`: once the reader has gone, the rest of the printout is unwanted, not an error. The
+ *  command still finishes its work (and its exit code stands); only further output is dropped. */
+function ignoreClosedStdout(): void {
+  let closed = false;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (closed || err.code === 'EPIPE') {
+      closed = true;
+      return;
+    }
+    throw err;
+  });
+}
+
 if (require.main === module) {
+  ignoreClosedStdout();
   runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -21,6 +21,10 @@ export interface CliHarness {
   dir: string;
   work: string;
   home: string;
+  /** The bundled CLI (run it with process.execPath). */
+  bundle: string;
+  /** The environment every run gets. */
+  env: NodeJS.ProcessEnv;
   run(args: string[], opts?: { home?: string | null; cwd?: string }): CliRun;
   /** `new --json` in the default home; returns { id, file }. */
   newSession(title?: string): { id: string; file: string };
@@ -34,12 +38,13 @@ export function cliHarness(): CliHarness {
   mkdirSync(work);
   const bundle = join(dir, 'cli.cjs');
   buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundle, logLevel: 'error' });
+  const env = { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' };
   const run = (args: string[], opts: { home?: string | null; cwd?: string } = {}): CliRun => {
     const homeArgs = opts.home === null ? [] : ['--home', opts.home ?? home];
     const r = spawnSync(process.execPath, [bundle, ...args, ...homeArgs], {
       cwd: opts.cwd ?? work,
       encoding: 'utf8',
-      env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' },
+      env,
       input: '',
     });
     let json: unknown;
@@ -54,6 +59,8 @@ export function cliHarness(): CliHarness {
     dir,
     work,
     home,
+    bundle,
+    env,
     run,
     newSession(title) {
       const r = run(['new', '--json', ...(title === undefined ? [] : ['--title', title])]);
