@@ -40,6 +40,14 @@ export interface CheckpointContext {
   entryId?: string | null;
 }
 
+/** The host's in-memory message count, floored. Not a ToolError: a bad count is the host's bug, not the model's. */
+function checkedMessageCount(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`messageCount must be a whole number of at least 0, not ${String(value)}`);
+  }
+  return Math.floor(value);
+}
+
 export class AgentCheckpointTools {
   readonly #isSubagent: boolean;
   readonly #warn: Warn;
@@ -87,6 +95,7 @@ export class AgentCheckpointTools {
 
   checkpoint(input: unknown, context: CheckpointContext): ToolResult<{ goal: string; startedAt: string }> {
     if (this.#isSubagent) throw new ToolError('Checkpoint not available in subagents.');
+    const messageCount = checkedMessageCount(context?.messageCount);
     const parsed = checkpointInput.safeParse(input ?? {});
     if (!parsed.success) throw new ToolError(`Invalid checkpoint input: ${parsed.error.issues[0]?.message ?? 'expected { goal?: string }'}`);
     if (this.#active) throw new ToolError('Checkpoint already active.');
@@ -96,15 +105,16 @@ export class AgentCheckpointTools {
       goal,
       startedAt,
       checkpointEntryId: context.entryId === undefined ? this.session.getLeafId() : context.entryId,
-      messageCount: Math.max(0, Math.floor(context.messageCount)),
+      messageCount,
     };
     return { text: `${goal ? `Checkpoint: ${goal}` : 'Checkpoint set.'}\nFinish exploration and formulate findings.`, details: { goal, startedAt } };
   }
 
   /** Once the host has stored the checkpoint's tool result: rewind keeps it, so branch from its entry. */
   recordCheckpointResult(entryId: string, messageCount: number): void {
+    const count = checkedMessageCount(messageCount);
     if (!this.#active) return;
-    this.#active = { ...this.#active, checkpointEntryId: entryId, messageCount: Math.max(0, Math.floor(messageCount)) };
+    this.#active = { ...this.#active, checkpointEntryId: entryId, messageCount: count };
   }
 
   rewind(input: unknown): ToolResult<{ report: string; rewound: true }> {
