@@ -5,6 +5,7 @@
 //   TranscriptPanel.revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, state: unknown, services: TranscriptServices, ui?: PanelUi): TranscriptPanel | undefined
 //     (for a vscode.WebviewPanelSerializer registered for TranscriptPanel.viewType; `state` is what the webview saved)
 //   TranscriptPanel.get(ref: SessionRef): TranscriptPanel | undefined;  panel.refresh(): Promise<void>
+//   panel.revealEntry(entryId: string): Promise<void>  (scroll to a message, or say which branch holds it)
 // retainContextWhenHidden is off: the webview saves its scroll position and expanded rows with setState and gets
 // its rows again from the host when it is shown again.
 import * as vscode from 'vscode';
@@ -73,6 +74,11 @@ export class TranscriptPanel extends Disposable {
 
   refresh(): Promise<void> {
     return this.controller.refresh();
+  }
+
+  /** Scrolls to a message and highlights it (or says which branch holds it), as soon as the webview can show it. */
+  revealEntry(entryId: string): Promise<void> {
+    return this.controller.reveal(entryId);
   }
 
   override dispose(): void {

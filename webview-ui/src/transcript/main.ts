@@ -3,7 +3,7 @@
 // and the row at the top of the viewport stays put while that happens.
 import '../common/base.css';
 import './transcript.css';
-import type { TranscriptResults, TranscriptToHost } from '../../../src/shared/protocol';
+import type { RevealTarget, TranscriptResults, TranscriptToHost } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
 import type { TranscriptModel } from '../../../src/shared/view-models';
 import { escapeHtml } from '../common/escape';
@@ -17,6 +17,8 @@ const ESTIMATED_ROW_HEIGHT = 110;
 const OVERSCAN_PX = 800;
 /** Up to this many rows everything is rendered: cheap, and the find widget (Ctrl+F) then sees every message. */
 const RENDER_ALL_UP_TO = 300;
+/** How long a revealed message stays highlighted. */
+const HIGHLIGHT_MS = 2500;
 
 interface SavedState {
   /** Lets the host's panel serializer reopen this session after a window reload. */
@@ -39,6 +41,11 @@ let sessionFile = saved.sessionFile;
 /** Where to put the viewport once rows exist (restored state, or kept across a refresh). */
 let pendingAnchor: ScrollAnchor | undefined = saved.anchor;
 let stickToBottom = saved.atBottom ?? false;
+/** A message the host asked to show (a search hit, a checkpoint): highlighted once its row is rendered. */
+let reveal: { entryId: string; index: number } | undefined;
+/** The revealed message while its highlight lasts. */
+let highlighted: string | undefined;
+let highlightTimer: ReturnType<typeof setTimeout> | undefined;
 
 const app = document.getElementById('app')!;
 app.innerHTML = `
@@ -49,6 +56,7 @@ app.innerHTML = `
       <button type="button" class="icon-button" data-action="go-latest" aria-label="Go to the latest message" title="Go to the latest message"><span class="codicon codicon-arrow-down" aria-hidden="true"></span></button>
     </span></header>
   <div id="notice" class="notice" role="status" hidden></div>
+  <div id="reveal-banner" class="notice reveal-banner" data-testid="reveal-banner" role="status" hidden></div>
   <main id="scroller" class="scroller" tabindex="-1" aria-label="Messages">
     <div id="top-spacer"></div><div id="rows" role="feed" aria-busy="true"></div><div id="bottom-spacer"></div>
   </main>`;
@@ -57,6 +65,7 @@ const rowsEl = document.getElementById('rows')!;
 const topSpacer = document.getElementById('top-spacer')!;
 const bottomSpacer = document.getElementById('bottom-spacer')!;
 const noticeEl = document.getElementById('notice')!;
+const revealBanner = document.getElementById('reveal-banner')!;
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 function showNotice(message: string, severity: 'info' | 'error'): void {
@@ -67,6 +76,62 @@ function showNotice(message: string, severity: 'info' | 'error'): void {
   noticeEl.className = `notice ${severity}`;
   noticeEl.setAttribute('role', severity === 'error' ? 'alert' : 'status');
   noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeHtml(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+}
+
+/** Scrolls so the message sits a third of the way down the viewport (context above it), then highlights it. */
+function revealAt(entryId: string, index: number): void {
+  revealBanner.hidden = true;
+  reveal = { entryId, index };
+  stickToBottom = false;
+  pendingAnchor = { index, offset: -Math.round((scroller.clientHeight || window.innerHeight) / 3) };
+  render();
+}
+
+/** The message is not on the branch shown: say where it is, with a switch when there is a branch to switch to. */
+function showElsewhere(target: Exclude<RevealTarget, { on: 'activeBranch' }>): void {
+  const quote = `<q class="reveal-preview">${escapeHtml(target.preview)}</q>`;
+  revealBanner.innerHTML =
+    target.on === 'otherBranch'
+      ? `<span class="codicon codicon-git-branch" aria-hidden="true"></span><span>This message is on branch <strong>${escapeHtml(target.branch)}</strong>, not on the active branch ${escapeHtml(target.activeBranch)}: ${quote}</span>` +
+        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">Switch to ${escapeHtml(target.branch)}</button>`
+      : `<span class="codicon codicon-warning" aria-hidden="true"></span><span>This message is on no branch (the messages before it are missing from the file), so it cannot be shown here: ${quote}</span>`;
+  revealBanner.innerHTML += `<button type="button" class="icon-button" data-action="dismiss-reveal" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+  revealBanner.hidden = false;
+}
+
+/** Once the revealed row is rendered (its page arrived): highlight it for a moment and move focus to it. */
+function settleReveal(): void {
+  if (!reveal) return;
+  const item = pages.get(reveal.index);
+  if (!item) return; // its page is on its way
+  if (item.entryId !== reveal.entryId) {
+    // The transcript changed under the request: find the message among the rows held, else give up quietly.
+    const moved = pages.indexOf(reveal.entryId);
+    if (moved >= 0) revealAt(reveal.entryId, moved);
+    else reveal = undefined;
+    return;
+  }
+  const row = rendered.get(reveal.index);
+  if (!row || row.el.classList.contains('placeholder') || !heights.isMeasured(reveal.index)) return;
+  highlighted = reveal.entryId;
+  reveal = undefined;
+  clearTimeout(highlightTimer);
+  highlightTimer = setTimeout(() => {
+    highlighted = undefined;
+    markHighlighted();
+  }, HIGHLIGHT_MS);
+  markHighlighted();
+  row.el.tabIndex = -1;
+  row.el.focus({ preventScroll: true });
+}
+
+function markHighlighted(): void {
+  for (const row of rendered.values()) {
+    const on = highlighted !== undefined && row.el.dataset.entryId === highlighted;
+    row.el.classList.toggle('revealed', on);
+    if (on) row.el.dataset.revealed = 'true';
+    else delete row.el.dataset.revealed;
+  }
 }
 
 function saveState(): void {
@@ -166,6 +231,9 @@ function render(): void {
   } else if (changedAbove) {
     scroller.scrollTop = scrollTopFor(heights, anchor);
   }
+  if (highlighted !== undefined) markHighlighted();
+  // Not waiting for pendingAnchor: a message near the end leaves the view stuck to the bottom instead.
+  if (reveal) settleReveal();
   // The window may have moved (heights changed): render again until it is stable.
   const next = windowFor(scroller.scrollTop);
   if (next.start !== range.start || next.end !== range.end) scheduleRender();
@@ -186,6 +254,8 @@ function applyModel(version: number, next: TranscriptModel): void {
   const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;
   const previousTotal = heights.length;
   if (model && !pendingAnchor && !stickToBottom) pendingAnchor = anchorAt(heights, scroller.scrollTop);
+  // A switch to another branch answers the banner (or makes it stale).
+  if (model && model.branch !== next.branch) revealBanner.hidden = true;
   model = next;
   pages.reset(version, next.total);
   // Appends keep earlier measurements; a branch switch shows other messages, so it starts over.
@@ -228,6 +298,12 @@ host.onMessage((message) => {
     case 'notice':
       showNotice(String(message.message), message.severity === 'error' ? 'error' : 'info');
       break;
+    case 'revealEntry': {
+      const target = message.target as RevealTarget;
+      if (target.on === 'activeBranch') revealAt(String(message.entryId), target.index);
+      else showElsewhere(target);
+      break;
+    }
   }
 });
 
@@ -265,6 +341,9 @@ document.addEventListener('click', (event) => {
       break;
     case 'dismiss-notice':
       noticeEl.hidden = true;
+      break;
+    case 'dismiss-reveal':
+      revealBanner.hidden = true;
       break;
     case 'go-first':
       stickToBottom = false;
