@@ -6,6 +6,7 @@ import type { RewindEngine } from '../../core/engine/engine';
 import type { ActiveSession } from '../active-session';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
+import { TranscriptPanel } from '../webviews/transcript-panel';
 import { askName, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
@@ -37,6 +38,13 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return pickSession(engine, current);
   };
   const changed = (sessionFile: string) => events.fire([sessionFile]);
+  /** Opens (or shows) a session's transcript, scrolled to a message when one is given. */
+  const openTranscriptAt = async (sessionFile: string, entryId?: string): Promise<void> => {
+    await active.set(sessionFile);
+    ctx.showTranscript(sessionFile);
+    // The panel delivers the reveal once its webview is ready; a message that is not there becomes a notice in it.
+    if (entryId) void TranscriptPanel.get({ sessionFile })?.revealEntry(entryId);
+  };
   const selectedCheckpoint = () => {
     const node = ctx.selectedNode();
     return node instanceof NamedCheckpointNode ? node : undefined;
@@ -46,10 +54,11 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     'agentRewind.refresh': async () => ctx.refreshAll(),
 
     'agentRewind.openTranscript': async (arg) => {
+      // { sessionFile, entryId } and checkpoint nodes open at their message; a session opens where it was.
+      const target = entryTargetOf(arg);
+      if (target) return openTranscriptAt(target.sessionFile, target.entryId);
       const file = sessionFileOf(arg) ?? (await pickSession(engine, await active.current()));
-      if (!file) return;
-      await active.set(file);
-      ctx.showTranscript(file);
+      if (file) await openTranscriptAt(file);
     },
 
     'agentRewind.rewindToHere': async (arg) => {
@@ -170,10 +179,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     'agentRewind.searchSessions': async () =>
       searchSessions({
         search: (query) => engine.searchMessages(query),
-        open: async ({ sessionFile }) => {
-          await active.set(sessionFile);
-          ctx.showTranscript(sessionFile);
-        },
+        open: ({ sessionFile, entryId }) => openTranscriptAt(sessionFile, entryId),
       }),
 
     'agentRewind.forkFromMessage': async (arg) => {

@@ -1,22 +1,11 @@
 // "Agent Rewind: Search sessions": a quick pick that searches the workspace's sessions as you type (full-text,
 // through the catalog behind the engine) and shows each hit's message snippet, session and branch, grouped by
-// session. Picking one opens that session's transcript at the message.
+// session. Picking one opens that session's transcript scrolled to the message (or, when it is on another
+// branch, with a banner that offers to switch there).
 import * as vscode from 'vscode';
+import { searchHitRows, type SessionSearchHit } from './search-hit-items';
 
-/** What one search result needs to be shown (the engine's MessageHit fits). */
-export interface SessionSearchHit {
-  sessionFile: string;
-  sessionTitle: string;
-  entryId: string;
-  kind: string;
-  /** The snippet around the match. */
-  preview: string;
-  /** The branch the message is on, when known. */
-  branch?: string;
-  /** false: the message is only on another branch than the session's active one. */
-  onActiveBranch?: boolean;
-  timestamp?: string;
-}
+export type { SessionSearchHit } from './search-hit-items';
 
 export interface SearchSessionsDeps {
   search(query: string): Promise<readonly SessionSearchHit[]>;
@@ -27,40 +16,13 @@ export interface SearchSessionsDeps {
 
 type Item = vscode.QuickPickItem & { target?: { sessionFile: string; entryId: string } };
 
-const KIND_ICONS: Record<string, string> = {
-  user: 'account',
-  assistant: 'hubot',
-  toolCall: 'tools',
-  toolResult: 'output',
-  bash: 'terminal',
-  branchSummary: 'git-branch',
-  compaction: 'fold',
-};
-
-function branchText(hit: SessionSearchHit): string {
-  if (hit.branch) return hit.onActiveBranch === false ? `$(git-branch) ${hit.branch} (not active)` : `$(git-branch) ${hit.branch}`;
-  return hit.onActiveBranch === false ? '$(git-branch) on another branch' : '';
-}
-
-/** Hits grouped under a separator per session, in the order the search ranked the sessions. */
 function itemsOf(hits: readonly SessionSearchHit[]): Item[] {
-  const items: Item[] = [];
-  let session: string | undefined;
-  for (const hit of hits) {
-    if (hit.sessionFile !== session) {
-      session = hit.sessionFile;
-      items.push({ label: hit.sessionTitle, kind: vscode.QuickPickItemKind.Separator });
-    }
-    items.push({
-      label: `$(${KIND_ICONS[hit.kind] ?? 'comment'}) ${hit.preview}`,
-      description: branchText(hit),
-      detail: `${hit.sessionTitle} · ${hit.kind}${hit.timestamp ? ` · ${hit.timestamp.slice(0, 16).replace('T', ' ')}` : ''}`,
-      // the results are already what matched; VS Code's own fuzzy filter would hide phrase and prefix matches
-      alwaysShow: true,
-      target: { sessionFile: hit.sessionFile, entryId: hit.entryId },
-    });
-  }
-  return items;
+  return searchHitRows(hits).map((row) =>
+    row.separator
+      ? { label: row.label, kind: vscode.QuickPickItemKind.Separator }
+      : // the results are already what matched; VS Code's own fuzzy filter would hide phrase and prefix matches
+        { label: row.label, description: row.description, detail: row.detail, alwaysShow: true, target: row.target },
+  );
 }
 
 export async function searchSessions(deps: SearchSessionsDeps): Promise<void> {
