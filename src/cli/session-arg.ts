@@ -22,7 +22,7 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
     if (!st.isFile) throw new CliError(`not a file: ${file}`);
     return file;
   }
-  const files = findSessionFilesById(arg, { home: ctx.home });
+  const files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
   if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)}`);
   if (files.length > 1) throw new CliError(`session id "${arg}" is ambiguous:\n  ${files.join('\n  ')}`);
   return files[0]!;

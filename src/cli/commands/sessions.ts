@@ -1,5 +1,6 @@
 // `agent-rewind sessions [--cwd DIR] [--all]`: our, pi and oh-my-pi sessions of a folder (or of every folder).
 import { cwdOption, type Command } from '../command';
+import { warnOnStderr } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 import { listAllSessions, listSessions, type SessionSummary } from '../../core/session/discovery';
 
@@ -18,7 +19,8 @@ export const sessionsCommand: Command = {
   positionals: [],
   async run(ctx) {
     const cwd = cwdOption(ctx);
-    const list = ctx.values.all === true ? await listAllSessions({ home: ctx.home }) : await listSessions(cwd, { home: ctx.home });
+    const opts = { home: ctx.home, warn: warnOnStderr };
+    const list = ctx.values.all === true ? await listAllSessions(opts) : await listSessions(cwd, opts);
     ctx.out(list, () => table(list));
   },
 };

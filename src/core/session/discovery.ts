@@ -36,6 +36,8 @@ export interface DiscoveryOptions {
   storage?: SessionStorage;
   /** Count entries (reads each whole file in chunks). Default true. */
   countEntries?: boolean;
+  /** Told about a folder that could not be read (permissions, a symlink loop); it is skipped, the rest still listed. */
+  warn?: (message: string) => void;
 }
 
 const PREFIX_BYTES = 4096;
@@ -97,10 +99,21 @@ export async function readSessionSummary(file: string, source: SessionSource, op
   return summary;
 }
 
+/** A folder listing; a folder that cannot be read is reported and taken as empty, so one bad folder (often another
+ *  tool's) never hides the sessions in the others. */
+function listOrSkip(list: () => string[], dir: string, opts: DiscoveryOptions): string[] {
+  try {
+    return list();
+  } catch (err) {
+    opts.warn?.(`could not read ${dir}: ${(err as Error).message}`);
+    return [];
+  }
+}
+
 async function summariesIn(dir: string, source: SessionSource, opts: DiscoveryOptions): Promise<SessionSummary[]> {
   const storage = opts.storage ?? new FileSessionStorage();
   const out: SessionSummary[] = [];
-  for (const name of storage.listFilesSync(dir)) {
+  for (const name of listOrSkip(() => storage.listFilesSync(dir), dir, opts)) {
     if (!name.endsWith('.jsonl')) continue;
     try {
       const s = await readSessionSummary(join(dir, name), source, opts);
@@ -126,7 +139,7 @@ export async function listAllSessions(opts: DiscoveryOptions = {}): Promise<Sess
   const storage = opts.storage ?? new FileSessionStorage();
   const all: SessionSummary[] = [];
   for (const { source, root } of sessionRoots(opts)) {
-    for (const folder of storage.listDirsSync(root)) {
+    for (const folder of listOrSkip(() => storage.listDirsSync(root), root, opts)) {
       if (folder.startsWith('--') && folder.endsWith('--')) all.push(...(await summariesIn(join(root, folder), source, opts)));
     }
   }
@@ -145,8 +158,8 @@ export function findSessionFilesById(id: string, opts: DiscoveryOptions = {}): s
   const root = sessionsRoot(opts.home ?? resolveHome());
   const exact: string[] = [];
   const prefixed: string[] = [];
-  for (const folder of storage.listDirsSync(root)) {
-    for (const name of storage.listFilesSync(join(root, folder))) {
+  for (const folder of listOrSkip(() => storage.listDirsSync(root), root, opts)) {
+    for (const name of listOrSkip(() => storage.listFilesSync(join(root, folder)), join(root, folder), opts)) {
       const m = SESSION_FILE_RE.exec(name);
       if (!m) continue;
       if (m[2] === id) exact.push(join(root, folder, name));

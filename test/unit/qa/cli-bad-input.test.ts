@@ -2,7 +2,7 @@
 // text that could break a terminal. Every case must end with a clear message, the right exit code, and no lost bytes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesOf, cliHarness, fileListing, type CliHarness } from './cli-harness';
 
@@ -216,4 +216,17 @@ test('a stale lock path that is not a lock folder: a clear error naming it, the 
   assert.equal(r.stdout, '');
   assert.deepEqual(bytesOf(file), before);
   assert.equal(readFileSync(lockPath, 'utf8'), 'not a folder');
+});
+
+test('an unreadable sessions folder of another tool (~/.omp here, a symlink loop) does not hide the others', () => {
+  const { id } = h.newSession('ours');
+  const omp = join(h.dir, '.omp', 'agent');
+  mkdirSync(omp, { recursive: true });
+  symlinkSync(join(omp, 'sessions'), join(omp, 'sessions')); // readdir → ELOOP, even for root
+  for (const args of [['sessions'], ['sessions', '--all']]) {
+    const r = h.run([...args, '--json']);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.ok(r.json.some((s: any) => s.id === id), args.join(' '));
+    assert.match(r.stderr, /warning: could not read .*\.omp.*ELOOP/);
+  }
 });
