@@ -49,7 +49,9 @@ export class SnapshotRecords {
   }
 
   async put(rec: SnapshotRecord): Promise<void> {
-    await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec), { durable: rec.kind === 'pre-restore' });
+    // not fsynced: losing a record to a power cut loses an undo or a checkpoint, never workspace files (the pack
+    // a pre-restore record points at and the restore journal are what must reach the disk first)
+    await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec));
   }
 
   async get(sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {
@@ -149,7 +151,7 @@ export class SnapshotRecords {
   }
 
   async setUndoStack(sessionId: string, stack: UndoRecord[]): Promise<void> {
-    await writeFileAtomic(this.undoFile(sessionId), JSON.stringify(stack.slice(-20)), { durable: true });
+    await writeFileAtomic(this.undoFile(sessionId), JSON.stringify(stack.slice(-20)));
   }
 
   /** All undo stacks (their pre-restore snapshots stay gc roots while undo is possible). */
