@@ -81,6 +81,8 @@ function showNotice(message: string, severity: 'info' | 'error'): void {
 /** Scrolls so the message sits a third of the way down the viewport (context above it), then highlights it. */
 function revealAt(entryId: string, index: number): void {
   revealBanner.hidden = true;
+  // The host sends a reveal after the model it refers to; an index past the end would wait for a row forever.
+  if (!model || !(index >= 0 && index < heights.length)) return;
   reveal = { entryId, index };
   stickToBottom = false;
   pendingAnchor = { index, offset: -Math.round((scroller.clientHeight || window.innerHeight) / 3) };
