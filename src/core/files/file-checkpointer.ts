@@ -411,7 +411,7 @@ export class FileCheckpointer {
     const model = await this.refreshModel(stats);
     const reader = new TreeReader(store);
     const diffs = await diffTrees(reader, rec.root, model.root);
-    const turnEnd = (await this.records.ofSession(rec.sessionId)).filter((r) => r.kind === 'turn-end').sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+    const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
     const key = JSON.stringify([rec.sessionId, rec.anchorId, rec.root, model.root.hash, turnEnd?.root ?? null, overwriteUserModified]);
     if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have

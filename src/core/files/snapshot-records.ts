@@ -52,6 +52,16 @@ export class SnapshotRecords {
     // not fsynced: losing a record to a power cut loses an undo or a checkpoint, never workspace files (the pack
     // a pre-restore record points at and the restore journal are what must reach the disk first)
     await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec));
+    // every rewind needs the session's latest turn-end snapshot: a pointer spares reading all its records
+    if (rec.kind === 'turn-end') await writeFileAtomic(join(this.sessionDir(rec.sessionId), 'latest-turn-end'), JSON.stringify(rec));
+  }
+
+  /** The session's most recent turn-end snapshot (used to tell the user's own edits from the agent's). */
+  async latestTurnEnd(sessionId: string): Promise<SnapshotRecord | undefined> {
+    const ptr = await this.readRecord(join(this.sessionDir(sessionId), 'latest-turn-end'), sessionId);
+    // the pointer only counts while the record it copies still exists (gc or the size cap may have dropped it)
+    if (ptr?.kind === 'turn-end' && (await this.get(sessionId, ptr.anchorId))?.root === ptr.root) return ptr;
+    return (await this.ofSession(sessionId)).filter((r) => r.kind === 'turn-end').sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
   }
 
   async get(sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {

@@ -95,3 +95,25 @@ test('undo survives a restart (it is recorded in the store)', async () => {
     await base.cleanup();
   }
 });
+
+test('hand edits are judged against the latest turn-end snapshot that still exists', async () => {
+  const base = await tempBase();
+  try {
+    const ws = join(base.dir, 'ws');
+    await writeTree(ws, { 'f.txt': '1\n' });
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+    await fc.snapshot('s', 'u1');
+    await writeFile(join(ws, 'f.txt'), '2 by the agent\n');
+    await fc.snapshot('s', 'a1', 'turn-end');
+    await fc.deleteSnapshot('s', 'a1'); // the pointer now names a record that is gone: fall back to scanning
+    const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
+    assert.deepEqual(dry.userModified, [], 'no turn-end left: nothing counts as a hand edit');
+    await fc.snapshot('s', 'a2', 'turn-end');
+    await writeFile(join(ws, 'f.txt'), '3 by hand\n');
+    const dry2 = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
+    assert.deepEqual(dry2.userModified, ['f.txt']);
+    await fc.dispose();
+  } finally {
+    await base.cleanup();
+  }
+});
