@@ -17,28 +17,13 @@ export function cli(repo, home, args) {
   }
 }
 
-let appendSnapshots;
 /**
- * Whether `append --role user` takes the file snapshot itself (it then also knows --no-snapshot). Until the CLI
- * does, the helpers below take it with `snapshot --anchor` right after the append, which is the same snapshot.
+ * Appends a message through the CLI and returns its id. `append --role user` snapshots the workspace (the session's
+ * cwd) anchored at the new message unless `snapshot: false`; `--role assistant` takes the turn-end snapshot.
  */
-function appendTakesSnapshots(repo) {
-  if (appendSnapshots === undefined) {
-    const r = spawnSync(process.execPath, [join(repo, 'dist', 'cli.js'), 'append', '--help'], { encoding: 'utf8' });
-    appendSnapshots = `${r.stdout}${r.stderr}`.includes('--no-snapshot');
-  }
-  return appendSnapshots;
-}
-
-/** Appends a message through the CLI; a user message snapshots the workspace unless `snapshot: false`. Returns its id. */
-export function appendMessage(repo, home, sessionFile, role, text, { snapshot = true, workspace } = {}) {
-  const native = appendTakesSnapshots(repo);
-  const extra = role === 'user' && !snapshot && native ? ['--no-snapshot'] : [];
-  const id = cli(repo, home, ['append', sessionFile, '--role', role, '--text', text, ...extra]).id;
-  if (role === 'user' && snapshot && !native) {
-    cli(repo, home, ['snapshot', sessionFile, '--anchor', id, ...(workspace ? ['--workspace', workspace] : [])]);
-  }
-  return id;
+export function appendMessage(repo, home, sessionFile, role, text, { snapshot = true } = {}) {
+  const extra = role === 'user' && !snapshot ? ['--no-snapshot'] : [];
+  return cli(repo, home, ['append', sessionFile, '--role', role, '--text', text, ...extra]).id;
 }
 
 export function writeFiles(root, files) {
@@ -92,7 +77,7 @@ export function createRewindSession({ repo, home, workspace }) {
   const s = REWIND_SESSION;
   writeFiles(workspace, s.initial);
   const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', s.title]);
-  const user = (text) => appendMessage(repo, home, file, 'user', text, { workspace });
+  const user = (text) => appendMessage(repo, home, file, 'user', text);
   const assistant = (text) => appendMessage(repo, home, file, 'assistant', text);
 
   const u1 = user('Add a greeting helper and use it in app.js');
@@ -131,7 +116,7 @@ export function rewindSessionFilesAtSecondMessage() {
 export function createBranchedSession({ repo, home, workspace, title = 'Pick a database' }) {
   writeFiles(workspace, { 'db.txt': 'sqlite\n' });
   const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
-  const user = (text) => appendMessage(repo, home, file, 'user', text, { workspace });
+  const user = (text) => appendMessage(repo, home, file, 'user', text);
   const assistant = (text) => appendMessage(repo, home, file, 'assistant', text);
   const u1 = user('Which database should we use?');
   const a1 = assistant('SQLite is enough for a start.');

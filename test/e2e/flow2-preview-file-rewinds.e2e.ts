@@ -27,7 +27,7 @@ describe('flow 2: Preview file rewinds', () => {
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",");\n}\n' });
         const s = cli(repo, home, ['new', '--cwd', workspace, '--title', TITLE]);
         sessionFile = s.file;
-        withSnapshot = appendMessage(repo, home, s.file, 'user', 'Trim the fields', { workspace });
+        withSnapshot = appendMessage(repo, home, s.file, 'user', 'Trim the fields');
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",").map((f) => f.trim());\n}\n' });
         appendMessage(repo, home, s.file, 'assistant', 'Fields are trimmed now.');
         // This message was recorded without a file snapshot (as by an agent with checkpointing off).
