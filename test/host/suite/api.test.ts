@@ -83,6 +83,8 @@ describe('extension host: exported API', () => {
     const r = await session.rewindFiles(u1, { dryRun: true });
     assert.equal(r.canRewind, true, r.error);
     assert.deepEqual([...r.filesChanged].sort(), ['added.txt', 'app.txt']);
+    // The agent wrote both files before its turn ended (the assistant message): they are not the user's edits.
+    assert.deepEqual(r.userModified, [], 'files written before the turn-end snapshot are not flagged as changed by hand');
     const app = r.files.find((f) => f.path === 'app.txt');
     assert.deepEqual({ ins: app?.insertions, del: app?.deletions }, { ins: 2, del: 1 });
     assert.equal(readFileSync(join(root, 'app.txt'), 'utf8'), 'one\nTWO\nthree\n');
