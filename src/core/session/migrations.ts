@@ -1,5 +1,6 @@
 // Old session formats are upgraded in memory on load (the caller then rewrites the file atomically).
 // v1 → v2: entries get ids and a linear parent chain in file order; compaction.firstKeptEntryIndex → firstKeptEntryId.
+//   Entries that already carry an id and a parentId keep both.
 // v2 → v3: message role "hookMessage" → "custom".
 import { newEntryId } from './ids';
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from './types';
@@ -18,11 +19,14 @@ function migrateV1ToV2(header: SessionHeader, entries: SessionEntry[]): void {
   for (const e of entries) if (typeof e.id === 'string') taken.add(e.id);
   let prev: string | null = null;
   for (const e of entries) {
+    // real v1 entries have neither field; one that has both (a newer file whose header lost its version) keeps its
+    // place in the tree instead of being forced into the chain
+    const linked = typeof e.id === 'string' && (e.parentId === null || typeof e.parentId === 'string');
     if (typeof e.id !== 'string') {
       e.id = newEntryId(taken);
       taken.add(e.id);
     }
-    e.parentId = prev;
+    if (!linked) e.parentId = prev;
     prev = e.id;
   }
   for (const e of entries) {

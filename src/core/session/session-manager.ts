@@ -61,7 +61,7 @@ export interface LoadReport {
   /** The version the file was migrated from (it was then rewritten atomically). */
   migratedFrom?: number;
   /** Where the previous bytes were copied before the file was replaced (invalid header, or a migration of a file
-   *  with unusable lines). */
+   *  with unusable lines or of a "v1" file whose entries already had ids and parents). */
   backupFile?: string;
   /** Blob hashes referenced by image blocks but missing from the blob store (the refs are kept). */
   missingBlobs?: string[];
@@ -240,6 +240,8 @@ export class SessionManager {
     this.#tailMayBeOpen = parsed.unterminated;
     this.#onDisk = true;
 
+    // a "v1" file whose entries already carry tree links is a newer file with a damaged header: keep its bytes too
+    const linkedLegacy = legacy && entries.some((e) => typeof e.id === 'string' && e.parentId !== undefined);
     const from = migrateSession(this.#header, entries);
     for (const e of entries) this.#index(e);
     this.#writtenCount = entries.length;
@@ -248,7 +250,7 @@ export class SessionManager {
 
     if (from !== undefined) {
       this.#report.migratedFrom = from;
-      if (this.#report.skipped.length > 0) {
+      if (this.#report.skipped.length > 0 || linkedLegacy) {
         this.#report.backupFile = await this.#backup(file, `v${from}`);
       }
       const count = this.#entries.length;

@@ -230,3 +230,25 @@ test('an unreadable sessions folder of another tool (~/.omp here, a symlink loop
     assert.match(r.stderr, /warning: could not read .*\.omp.*ELOOP/);
   }
 });
+
+test('a v3 file whose header lost its version (a hand edit) keeps its branches through the v1 upgrade, with a backup', () => {
+  const { id, file } = sixMessages();
+  assert.equal(h.run(['rewind', id, 'u2']).code, 0);
+  assert.equal(h.run(['append', id, '--role', 'assistant', '--text', 'other a2', '--id', 'b2', '--no-snapshot']).code, 0);
+  const l = lines(file);
+  const header = JSON.parse(l[0]!);
+  delete header.version;
+  l[0] = JSON.stringify(header);
+  writeFileSync(file, l.join('\n'));
+  const original = readFileSync(file, 'utf8');
+  const parentsBefore = new Map(l.filter((x) => x.trim()).slice(1).map((x) => JSON.parse(x)).map((e) => [e.id, e.parentId]));
+
+  const r = h.run(['tree', id, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /upgraded from format v1 to v3/);
+  const backup = /the previous bytes were saved to (\S+)/.exec(r.stderr)?.[1];
+  assert.ok(backup, `a backup is named: ${r.stderr}`);
+  assert.equal(readFileSync(backup, 'utf8'), original);
+  assert.deepEqual(new Map(r.json.entries.map((e: any) => [e.id, e.parentId])), parentsBefore, 'no parent link changed');
+  assert.equal(JSON.parse(lines(file)[0]!).version, 3);
+});
