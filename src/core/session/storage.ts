@@ -60,6 +60,16 @@ function toStat(s: fs.Stats): StorageStat {
   return { size: s.size, mtimeMs: s.mtimeMs, birthtimeMs: s.birthtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory() };
 }
 
+/** Names in dir whose entry passes `keep` (a Dirent: symlinks are not followed); [] when dir is missing. */
+function namesIn(dir: string, keep: (d: fs.Dirent) => boolean): string[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true }).filter(keep).map((d) => d.name);
+  } catch (err) {
+    if (isNotFound(err) || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
 function isNotFound(err: unknown): boolean {
   return (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 }
@@ -150,20 +160,10 @@ export class FileSessionStorage implements SessionStorage {
     }
   }
   listFilesSync(dir: string): string[] {
-    try {
-      return fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
-    } catch (err) {
-      if (isNotFound(err) || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-      throw err;
-    }
+    return namesIn(dir, (d) => d.isFile());
   }
   listDirsSync(dir: string): string[] {
-    try {
-      return fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    } catch (err) {
-      if (isNotFound(err) || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-      throw err;
-    }
+    return namesIn(dir, (d) => d.isDirectory());
   }
   async exists(path: string): Promise<boolean> {
     return (await this.stat(path)) !== undefined;
