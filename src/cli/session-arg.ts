@@ -8,6 +8,8 @@ import { sessionsRoot } from '../core/session/paths';
 import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
 import { FileSessionStorage } from '../core/session/storage';
 
+const AMBIGUOUS_SHOWN = 10;
+
 function looksLikePath(arg: string): boolean {
   return arg.endsWith('.jsonl') || arg.includes('/') || arg.includes('\\');
 }
@@ -24,7 +26,11 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
   }
   const files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
   if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)}`);
-  if (files.length > 1) throw new CliError(`session id "${arg}" is ambiguous:\n  ${files.join('\n  ')}`);
+  if (files.length > 1) {
+    const shown = files.slice(0, AMBIGUOUS_SHOWN);
+    const more = files.length > shown.length ? `\n  …and ${files.length - shown.length} more; type more of the id` : '';
+    throw new CliError(`session id "${arg}" is ambiguous (${files.length} sessions):\n  ${shown.join('\n  ')}${more}`);
+  }
   return files[0]!;
 }
 

@@ -252,3 +252,12 @@ test('a v3 file whose header lost its version (a hand edit) keeps its branches t
   assert.deepEqual(new Map(r.json.entries.map((e: any) => [e.id, e.parentId])), parentsBefore, 'no parent link changed');
   assert.equal(JSON.parse(lines(file)[0]!).version, 3);
 });
+
+test('an ambiguous id prefix names a few candidates and how many more, not every session in the home', () => {
+  for (let i = 0; i < 14; i++) h.newSession();
+  const r = h.run(['tree', '0', '--json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /session id "0" is ambiguous \(\d+ sessions\)/);
+  assert.ok(r.stderr.split('\n').filter((l) => l.endsWith('.jsonl')).length <= 10, r.stderr);
+  assert.match(r.stderr, /…and \d+ more; type more of the id/);
+});
