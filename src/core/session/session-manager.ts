@@ -208,7 +208,8 @@ export class SessionManager {
     }
     const head = values[first];
     if (!head || head.type !== 'session' || typeof head.id !== 'string') {
-      if (this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, head ? 'the first record is not a session header' : 'no readable line');
+      const reason = !head ? 'no readable line' : head.type === 'session' ? 'the session header has no string id' : 'the first record is not a session header';
+      if (this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, reason);
       // A new session replaces it, but only after the old bytes are safe in a backup.
       this.#report.backupFile = await this.#backup(file, 'corrupt');
       this.#titleLine = undefined;

@@ -261,3 +261,17 @@ test('an ambiguous id prefix names a few candidates and how many more, not every
   assert.ok(r.stderr.split('\n').filter((l) => l.endsWith('.jsonl')).length <= 10, r.stderr);
   assert.match(r.stderr, /…and \d+ more; type more of the id/);
 });
+
+test('a header without a string id is named as such, and the file is left alone', () => {
+  const { file } = sixMessages();
+  const l = lines(file);
+  const header = JSON.parse(l[0]!);
+  header.id = 42;
+  l[0] = JSON.stringify(header);
+  writeFileSync(file, l.join('\n'));
+  const before = bytesOf(file);
+  const r = h.run(['tree', file, '--json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /is not a session file \(the session header has no string id\); it was not changed/);
+  assert.deepEqual(bytesOf(file), before);
+});
