@@ -20,6 +20,12 @@ function helpText(): string {
   ].join('\n');
 }
 
+/** Indented JSON for a person: JSON.stringify leaves C1 and bidi controls raw, so they are escaped too (the text
+ *  still parses to the same value). */
+function jsonForTerminal(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function usageError(command: Command, message: string): number {
   process.stderr.write(`agent-rewind ${command.name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n`);
   return 2;
@@ -75,7 +81,8 @@ export async function runCli(argv: string[]): Promise<number> {
     home: resolveHome(typeof parsed.values.home === 'string' ? parsed.values.home : undefined),
     cwd: process.cwd(),
     out(result, human) {
-      process.stdout.write(json || !human ? JSON.stringify(result, null, json ? undefined : 2) + '\n' : human() + '\n');
+      if (json) process.stdout.write(JSON.stringify(result) + '\n');
+      else process.stdout.write((human ? human() : jsonForTerminal(result)) + '\n');
     },
   };
   try {

@@ -150,11 +150,13 @@ test('control characters from a session file never reach the terminal raw (title
   const { id, file } = h.newSession('title \u001b]0;pwned\u0007 \u001b[2J');
   assert.equal(h.run(['append', id, '--role', 'user', '--text', 'red \u001b[31mtext\u001b[0m \u202eevil', '--id', 'u1', '--no-snapshot']).code, 0);
   const ESC_OR_BIDI = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-  for (const args of [['tree', id], ['sessions'], ['branches', id], ['state', id]]) {
+  for (const args of [['tree', id], ['sessions'], ['branches', id], ['state', id], ['context', id]]) {
     const r = h.run(args);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, ESC_OR_BIDI, args.join(' '));
   }
+  // without --json, context prints indented JSON: still valid JSON, and the same text once parsed
+  assert.equal(JSON.parse(h.run(['context', id]).stdout).messages[0].content, 'red \u001b[31mtext\u001b[0m \u202eevil');
   // --json keeps the exact text (JSON escapes it)
   const json = h.run(['tree', id, '--json']);
   assert.equal(json.json.entries[0].preview, 'red \u001b[31mtext\u001b[0m \u202eevil');
