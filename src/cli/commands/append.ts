@@ -1,6 +1,8 @@
 // `agent-rewind append <session> --role user|assistant --text TEXT [--id ID]`: appends a message as a child of the
 // leaf, inside a cross-process transaction, and prints the new entry.
-import { UsageError, type Command } from '../command';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CliError, UsageError, type Command } from '../command';
 import { withSessionArg } from '../session-arg';
 import { snapshotForAppend } from './snapshot';
 import type { SessionManager } from '../../core/session/session-manager';
@@ -23,21 +25,41 @@ export function appendTextMessage(session: SessionManager, opts: AppendTextOptio
   return session.getEntry(id)!;
 }
 
-export function parseAppendOptions(values: Record<string, unknown>): AppendTextOptions {
+/** --role, --id and the text: --text TEXT, or --text-file FILE ('-': standard input) for text longer than a command line
+ *  may be (one argument is limited to 128 KiB on Linux). Usage mistakes are found before anything is read. */
+export async function readAppendOptions(values: Record<string, unknown>, cwd: string): Promise<AppendTextOptions> {
   const role = values.role;
   if (role !== 'user' && role !== 'assistant') throw new UsageError(role === undefined ? 'missing --role user|assistant' : `--role must be user or assistant, not "${String(role)}"`);
-  if (typeof values.text !== 'string') throw new UsageError('missing --text TEXT');
-  return { role, text: values.text, ...(typeof values.id === 'string' ? { id: values.id } : {}) };
+  const textFile = values['text-file'];
+  if (typeof values.text === 'string' && typeof textFile === 'string') throw new UsageError('--text and --text-file do not go together');
+  if (typeof values.text !== 'string' && typeof textFile !== 'string') throw new UsageError('missing --text TEXT (or --text-file FILE, - for standard input)');
+  const text = typeof values.text === 'string' ? values.text : await readTextFile(textFile as string, cwd);
+  return { role, text, ...(typeof values.id === 'string' ? { id: values.id } : {}) };
+}
+
+async function readTextFile(file: string, cwd: string): Promise<string> {
+  if (file === '-') {
+    if (process.stdin.isTTY) process.stderr.write('agent-rewind: reading the text from standard input (end it with Ctrl-D)\n');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  const path = resolve(cwd, file);
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read --text-file ${path}: ${(err as Error).message}`);
+  }
 }
 
 export const appendCommand: Command = {
   name: 'append',
   summary: 'append a user or assistant message to a session',
-  usage: 'append <session> --role user|assistant --text TEXT [--id ID] [--no-snapshot] [--workspace DIR] [--json] [--home DIR]',
-  options: { role: { type: 'string' }, text: { type: 'string' }, id: { type: 'string' }, 'no-snapshot': { type: 'boolean' }, workspace: { type: 'string' } },
+  usage: 'append <session> --role user|assistant (--text TEXT | --text-file FILE|-) [--id ID] [--no-snapshot] [--workspace DIR] [--json] [--home DIR]',
+  options: { role: { type: 'string' }, text: { type: 'string' }, 'text-file': { type: 'string' }, id: { type: 'string' }, 'no-snapshot': { type: 'boolean' }, workspace: { type: 'string' } },
   positionals: ['<session>'],
   async run(ctx) {
-    const opts = parseAppendOptions(ctx.values);
+    const opts = await readAppendOptions(ctx.values, ctx.cwd);
     const entry = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
       const appended = await session.transaction((s) => appendTextMessage(s, opts));
       // file checkpointing (on by default for the CLI): user message → its snapshot, assistant → the turn-end one

@@ -277,3 +277,25 @@ test('a header without a string id is named as such, and the file is left alone'
   assert.match(r.stderr, /is not a session file \(the session header has no string id\); it was not changed/);
   assert.deepEqual(bytesOf(file), before);
 });
+
+test('text too long for a command line goes through --text-file (a file, or - for standard input), unchanged', () => {
+  const { id } = h.newSession();
+  const text = 'long answer 😀 é\n'.repeat(20_000); // ~340,000 characters: over Linux's 128 KiB limit for one argument
+  const viaStdin = h.run(['append', id, '--role', 'assistant', '--text-file', '-', '--no-snapshot', '--json'], { input: text });
+  assert.equal(viaStdin.code, 0, viaStdin.stderr);
+  const file = join(h.work, 'answer.txt');
+  writeFileSync(file, 'from a file ✓');
+  const viaFile = h.run(['append', id, '--role', 'user', '--text-file', 'answer.txt', '--no-snapshot', '--json']);
+  assert.equal(viaFile.code, 0, viaFile.stderr);
+  const ctx = h.run(['context', id, '--json']);
+  assert.equal(ctx.json.messages[0].content[0].text, text);
+  assert.equal(ctx.json.messages[1].content, 'from a file ✓');
+
+  const both = h.run(['append', id, '--role', 'user', '--text', 'x', '--text-file', '-', '--json']);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /--text and --text-file do not go together/);
+  const missing = h.run(['append', id, '--role', 'user', '--text-file', 'nope.txt', '--json']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /cannot read --text-file .*nope\.txt/);
+  assert.equal(h.run(['context', id, '--json']).json.messages.length, 2, 'nothing appended by the failed calls');
+});

@@ -25,7 +25,7 @@ export interface CliHarness {
   bundle: string;
   /** The environment every run gets. */
   env: NodeJS.ProcessEnv;
-  run(args: string[], opts?: { home?: string | null; cwd?: string }): CliRun;
+  run(args: string[], opts?: { home?: string | null; cwd?: string; input?: string }): CliRun;
   /** `new --json` in the default home; returns { id, file }. */
   newSession(title?: string): { id: string; file: string };
   dispose(): void;
@@ -39,13 +39,14 @@ export function cliHarness(): CliHarness {
   const bundle = join(dir, 'cli.cjs');
   buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundle, logLevel: 'error' });
   const env = { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' };
-  const run = (args: string[], opts: { home?: string | null; cwd?: string } = {}): CliRun => {
+  const run = (args: string[], opts: { home?: string | null; cwd?: string; input?: string } = {}): CliRun => {
     const homeArgs = opts.home === null ? [] : ['--home', opts.home ?? home];
     const r = spawnSync(process.execPath, [bundle, ...args, ...homeArgs], {
       cwd: opts.cwd ?? work,
       encoding: 'utf8',
       env,
-      input: '',
+      input: opts.input ?? '',
+      maxBuffer: 64 * 1024 * 1024,
     });
     let json: unknown;
     try {
