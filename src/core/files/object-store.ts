@@ -298,7 +298,6 @@ export class PackWriter {
   private size = 0;
   private readonly pending = new Map<string, Promise<void>>();
   private readonly entries: { hash: string; loc: Omit<Loc, 'pack'> }[] = [];
-  private readonly writes: Promise<unknown>[] = [];
   newBytes = 0;
 
   constructor(private readonly store: ObjectStore) {}

@@ -2,7 +2,7 @@
 // writes, after every parent is checked with lstat. A journal written before the first change lets recover()
 // finish an interrupted restore (or put everything back), so a crash never leaves it half-done.
 import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, rmdir, symlink, unlink } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write';
@@ -31,7 +31,6 @@ const journalSchema = z.object({
 });
 export type Journal = z.infer<typeof journalSchema>;
 
-const isLink = (s: EntryState) => s !== null && s.kind !== 'dir';
 
 /**
  * Splits type changes into a removal plus a creation and orders everything so each step can run:
@@ -242,4 +241,3 @@ export class Restorer {
   }
 }
 
-export { isLink };
