@@ -180,12 +180,15 @@ export class SessionManager {
    *  invalid header → a new session, with the old bytes copied to a backup first. */
   static async open(file: string, opts: SessionManagerOptions = {}): Promise<SessionManager> {
     const fresh: SessionHeader = { type: 'session', version: CURRENT_SESSION_VERSION, id: newSessionId(), timestamp: nowIso(), cwd: process.cwd() };
-    const m = new SessionManager(fresh, file, opts, true);
-    await m.#load(file);
-    return m;
+    for (let attempt = 1; ; attempt++) {
+      const m = new SessionManager(fresh, file, opts, true);
+      // 'changed': another process migrated (or wrote) the file while we were about to; read it again as it is now
+      if ((await m.#load(file)) !== 'changed' || attempt >= 5) return m;
+    }
   }
 
-  async #load(file: string): Promise<void> {
+  /** Reads the file into this (fresh) manager; 'changed' when an upgrade found the file changed under the lock. */
+  async #load(file: string): Promise<'changed' | void> {
     const st = await this.#storage.stat(file);
     if (st && !st.isFile) throw new Error(`${file} is not a file`);
     // an existing empty file is not a session someone asked to open; 'replace' starts one there, 'throw' refuses
@@ -251,12 +254,20 @@ export class SessionManager {
 
     if (from !== undefined) {
       this.#report.migratedFrom = from;
-      if (this.#report.skipped.length > 0 || linkedLegacy) {
-        this.#report.backupFile = await this.#backup(file, `v${from}`);
+      // the upgrade gives v1 entries random ids: two processes upgrading at once would each keep ids the other's
+      // rewrite replaced, so it happens under the file lock, and only if the file is still the one we read
+      const release = this.#storage.shared ? await this.#lock(() => undefined) : undefined;
+      try {
+        if (release && !(await this.#storage.readBytesFrom(file, 0)).equals(bytes)) return 'changed';
+        if (this.#report.skipped.length > 0 || linkedLegacy) {
+          this.#report.backupFile = await this.#backup(file, `v${from}`);
+        }
+        const count = this.#entries.length;
+        this.#enqueue(() => this.#rewriteFile(count));
+        await this.flush();
+      } finally {
+        await release?.().catch(() => undefined);
       }
-      const count = this.#entries.length;
-      this.#enqueue(() => this.#rewriteFile(count));
-      await this.flush();
     }
   }
 
