@@ -6,18 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionManager } from '../src/core/session/session-manager';
 import { median, percentile, type BenchModule, type BenchSection } from './types';
+import { prng as rng } from '../test/support/prng';
 
-/** Deterministic PRNG (mulberry32) so every run measures the same file. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'the session tree keeps every branch so a rewind never loses work and the model sees one path only'.split(' ');
 

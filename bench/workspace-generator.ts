@@ -4,20 +4,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prng } from '../test/support/prng';
+export { prng };
 
 const VERSION = 1;
 
-/** mulberry32: tiny, fast and good enough for reproducible test data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'const let return function export import from class interface type async await if else for while new this value result item index count data config options error message path file node tree hash store snapshot session entry anchor user model state update render handle request response buffer stream parse format check build write read list map set get add remove apply merge diff patch line text size mode time'.split(' ');
 

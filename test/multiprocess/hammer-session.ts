@@ -3,17 +3,8 @@
 // usage: node --import tsx test/multiprocess/hammer-session.ts <file> <home> <worker> <iterations> <seed> <startAtMs>
 import { Conversation } from '../../src/core/branches/conversation';
 import { SessionManager } from '../../src/core/session';
+import { prng as mulberry32 } from '../support/prng';
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function main(): Promise<void> {
   const [file, home, worker, iterations, seed, startAt] = process.argv.slice(2);
