@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 import { sessionDirFor } from '../../../src/core/session/paths';
+import { cliRunOf } from '../qa/cli-harness';
 
 const ROOT = resolve(__dirname, '../../..');
 const FIXTURES = resolve(ROOT, '../shared/fixtures/pi');
@@ -32,14 +33,7 @@ function run(args: string[], opts: { home?: string; cwd?: string; tsx?: boolean 
   const home = opts.home ?? join(dir, 'home');
   const argv = opts.tsx ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args] : [cli, ...args];
   // HOME points at the temp dir too, so ~/.pi and ~/.omp are the test's own
-  const r = spawnSync(process.execPath, argv, { cwd: opts.cwd ?? dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' }, input: '' });
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+  return cliRunOf(spawnSync(process.execPath, argv, { cwd: opts.cwd ?? dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' }, input: '' }));
 }
 
 test('new → append → context → tree → sessions, all with --json', () => {

@@ -1,6 +1,6 @@
 // Runs the CLI as a real process from one esbuild bundle of src/cli/main.ts, with HOME and the working folder inside
 // a temp dir, so a test sees exactly what a user sees: stdout, stderr, the exit code, and the bytes on disk.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -31,6 +31,17 @@ export interface CliHarness {
   dispose(): void;
 }
 
+/** What a finished CLI process showed: exit code, both streams, and stdout as JSON when it is JSON. */
+export function cliRunOf(r: SpawnSyncReturns<string>): CliRun {
+  let json: unknown;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+}
+
 export function cliHarness(): CliHarness {
   const dir = mkdtempSync(join(tmpdir(), 'ar-qa-'));
   const work = join(dir, 'work');
@@ -48,13 +59,7 @@ export function cliHarness(): CliHarness {
       input: opts.input ?? '',
       maxBuffer: 64 * 1024 * 1024,
     });
-    let json: unknown;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+    return cliRunOf(r);
   };
   return {
     dir,
