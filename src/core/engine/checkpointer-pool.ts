@@ -3,10 +3,12 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, relative, resolve, sep } from 'node:path';
 import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
+import type { SyncResult } from '../files/watcher-sync';
 import type { EngineSettings } from './settings';
 
 export class CheckpointerPool {
   readonly #byRoot = new Map<string, FileCheckpointer>();
+  #settle: ((root: string) => Promise<SyncResult>) | undefined;
 
   constructor(private settings: EngineSettings, private roots: readonly string[]) {}
 
@@ -42,8 +44,20 @@ export class CheckpointerPool {
         sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
       });
       this.#byRoot.set(root, cp);
+      this.#applySync(cp);
     }
     return cp;
+  }
+
+  /** The barrier of the editor's watcher that feeds notifyChanged: awaited before every tracked snapshot. */
+  setWatcherSync(settle: ((root: string) => Promise<SyncResult>) | undefined): void {
+    this.#settle = settle;
+    for (const cp of this.#byRoot.values()) this.#applySync(cp);
+  }
+
+  #applySync(cp: FileCheckpointer): void {
+    const settle = this.#settle;
+    cp.setWatcherSync(settle ? { settle: () => settle(cp.workspaceRoot) } : undefined);
   }
 
   /** Feeds changed paths (absolute) from an editor's file watcher to the checkpointers they belong to. */

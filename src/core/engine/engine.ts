@@ -25,6 +25,7 @@ import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { RewindFilesResult } from '../files/types';
 import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool } from './checkpointer-pool';
+import type { SyncResult } from '../files/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { SessionCache } from './session-cache';
 import { branchOfEachEntry } from './entry-branches';
@@ -520,6 +521,14 @@ export class RewindEngine {
   /** Paths (absolute) an editor saw change: the next snapshot looks at them instead of walking the tree. */
   pathsChanged(absPaths: readonly string[]): void {
     this.#checkpoints.notifyChanged(absPaths);
+  }
+
+  /**
+   * The editor watcher's sync barrier (a cookie written in `root` comes back through pathsChanged): awaited before
+   * each tracked snapshot so that none misses a change made just before it.
+   */
+  useWatcherSync(settle: ((root: string) => Promise<SyncResult>) | undefined): void {
+    this.#checkpoints.setWatcherSync(settle);
   }
 
   /** The per-message file snapshots of a session (its folder must be open here). */

@@ -16,6 +16,7 @@ import { encodeTree, hashTrees, treeEntriesOf, type DirNode } from './tree';
 import { diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
 import { lineStats } from './line-stats';
 import { Limiter, WorkspaceModel, type ScanStats } from './workspace-model';
+import { ChangeFeed, type WatcherSync } from './watcher-sync';
 import type {
   AnchorCheck,
   FileChange,
@@ -76,6 +77,8 @@ export class FileCheckpointer {
   private tracking = false;
   private lastFullCheck = 0;
   private watcherStop?: () => void;
+  /** The barrier a tracked refresh awaits so that changes made just before it have been reported. */
+  private sync?: WatcherSync;
   private queue: Promise<unknown> = Promise.resolve();
   private fullCheckTimer?: NodeJS.Timeout;
   /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
@@ -156,19 +159,33 @@ export class FileCheckpointer {
     this.dirty = 'all';
   }
 
+  /**
+   * The barrier of the watcher that feeds notifyChanged (e.g. the editor's): awaited before every tracked refresh;
+   * when it cannot sync, that refresh checks the whole tree.
+   */
+  setWatcherSync(sync: WatcherSync | undefined): void {
+    this.sync = sync;
+  }
+
   /** Starts the Node fs.watch-based watcher of this workspace feeding the tracker. */
   async startWatching(): Promise<void> {
     if (this.watcherStop) return;
     const { watchWorkspace } = await import('./fs-watcher');
     this.startTracking();
-    this.watcherStop = await watchWorkspace(this.workspaceRoot, {
-      onChange: (rels) => this.notifyChanged(rels),
+    const feed = new ChangeFeed({ sink: (rels) => this.notifyChanged(rels) });
+    const stop = await watchWorkspace(this.workspaceRoot, {
+      onChange: (rels) => feed.note(rels),
       onOverflow: () => this.markAllDirty(),
       skip: (rel) => {
         const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
         return this.filter.isExcluded(rel, true, this.model?.chainFor(parent) ?? []);
       },
     });
+    this.sync = { settle: () => feed.settle(this.workspaceRoot) };
+    this.watcherStop = () => {
+      stop();
+      feed.dispose();
+    };
   }
 
   /**
@@ -203,11 +220,12 @@ export class FileCheckpointer {
       model.root = (await loadStatCache(this.statCacheFile, this.cacheKey)) ?? model.root;
       this.modelLoaded = true;
     }
-    // let the watcher deliver events for changes made just before this call
-    if (this.watcherStop) for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-    const dirty = this.dirty;
     // the background timer normally does the periodic check; this catches up if it could not run
-    const full = forceFull || !this.tracking || dirty === 'all' || Date.now() - this.lastFullCheck > 2 * this.fullCheckInterval;
+    let full = forceFull || !this.tracking || this.dirty === 'all' || Date.now() - this.lastFullCheck > 2 * this.fullCheckInterval;
+    // the watcher may not have reported changes made just before this call yet: wait until it has (or check all)
+    if (!full && this.sync && (await this.sync.settle()) === 'unsynced') full = true;
+    const dirty = this.dirty;
+    if (dirty === 'all') full = true;
     this.dirty = new Set();
     if (full) {
       await model.fullScan(stats, writer);

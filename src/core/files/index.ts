@@ -6,3 +6,4 @@ export { StoreCorruptError } from './object-store';
 export type { SnapshotRecord } from './snapshot-records';
 export type * from './types';
 export { anchorCheckFor, type SessionEntryLookup } from './anchor-check';
+export { ChangeFeed, COOKIE_PREFIX, type ChangeFeedOptions, type SyncResult, type WatcherSync } from './watcher-sync';

@@ -2,6 +2,7 @@
 // store itself when it lives inside the workspace. `.git` (folder or file) is never entered, anywhere.
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { COOKIE_PREFIX } from './watcher-sync';
 
 export interface IgnoreLevel {
   /** Folder holding the .gitignore, workspace-relative ('' for the root). */
@@ -38,6 +39,8 @@ export class PathFilter {
 
   /** Whether `rel` is left out. The deepest .gitignore that has a say wins, as in git. */
   isExcluded(rel: string, isDir: boolean, chain: readonly IgnoreLevel[]): boolean {
+    // a watcher sync cookie lives for milliseconds in the root: never snapshotted, so never restored or removed
+    if (rel.startsWith(COOKIE_PREFIX) && !rel.includes('/')) return true;
     if (isDir && this.excludedDirs.has(rel)) return true;
     if (this.excludeMatch?.(rel)) return true;
     if (!isDir && this.includeMatch && !this.includeMatch(rel)) return true;
