@@ -60,12 +60,22 @@ export const appendCommand: Command = {
   positionals: ['<session>'],
   async run(ctx) {
     const opts = await readAppendOptions(ctx.values, ctx.cwd);
+    let snapshotError: Error | undefined;
     const entry = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
       const appended = await session.transaction((s) => appendTextMessage(s, opts));
       // file checkpointing (on by default for the CLI): user message → its snapshot, assistant → the turn-end one
-      if (ctx.values['no-snapshot'] !== true) await snapshotForAppend(ctx, session, appended, opts.role);
+      if (ctx.values['no-snapshot'] !== true) {
+        try {
+          await snapshotForAppend(ctx, session, appended, opts.role);
+        } catch (err) {
+          snapshotError = err as Error;
+        }
+      }
       return appended;
     });
-    ctx.out(entry, () => `${entry.id} (parent ${entry.parentId ?? 'none'})`);
+    // The message is saved even when its snapshot failed: print it, so a script does not append it a second time.
+    const printed = snapshotError ? { ...entry, snapshotError: snapshotError.message } : entry;
+    ctx.out(printed, () => `${entry.id} (parent ${entry.parentId ?? 'none'})`);
+    if (snapshotError) throw snapshotError;
   },
 };

@@ -20,6 +20,7 @@ export const gcCommand: Command = {
   summary: 'remove file-checkpoint data no snapshot reaches',
   usage: 'gc [--workspace DIR]',
   options: { workspace: { type: 'string' } },
+  positionals: [],
   async run(ctx) {
     const targets: { workspace: string; storeDir?: string }[] = [];
     if (typeof ctx.values.workspace === 'string') targets.push({ workspace: resolve(ctx.cwd, ctx.values.workspace) });

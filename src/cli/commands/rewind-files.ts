@@ -23,6 +23,7 @@ export const rewindFilesCommand: Command = {
   summary: 'preview (--dry-run) or rewind the workspace files to a user message',
   usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]',
   options: { 'dry-run': { type: 'boolean' }, workspace: { type: 'string' }, 'overwrite-user-modified': { type: 'boolean' } },
+  positionals: ['<session>', '<userMessageId>'],
   async run(ctx) {
     const id = ctx.positionals[1];
     if (!id) throw new UsageError('missing <userMessageId>');

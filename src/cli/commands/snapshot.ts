@@ -1,6 +1,6 @@
 // `agent-rewind snapshot <session> --anchor <userMessageId> [--workspace DIR]`: snapshot the workspace files now,
 // anchored at a user message, so `rewind-files` can bring them back later.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
 import { withSessionArg } from '../session-arg';
@@ -11,6 +11,8 @@ import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../co
 export function checkpointerFor(ctx: CommandContext, session: SessionManager): FileCheckpointer {
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
   if (!existsSync(ws)) throw new CliError(`workspace folder ${ws} does not exist (pass --workspace DIR)`);
+  // a file given as the workspace would snapshot as an empty tree, and a rewind to it would empty nothing useful
+  if (!statSync(ws).isDirectory()) throw new CliError(`workspace ${ws} is not a folder (pass --workspace DIR)`);
   return new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
 }
 
@@ -25,13 +27,14 @@ export async function snapshotForAppend(ctx: CommandContext, session: SessionMan
     if (!ctx.json) process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${session.cwd} does not exist (pass --workspace DIR)\n`);
     return undefined;
   }
-  const fc = checkpointerFor(ctx, session);
+  let fc: FileCheckpointer | undefined;
   try {
+    fc = checkpointerFor(ctx, session);
     return await fc.snapshot(session.sessionId, entry.id, role === 'user' ? 'user-message' : 'turn-end');
   } catch (err) {
     throw new CliError(`entry ${entry.id} was appended, but the file snapshot failed: ${(err as Error).message}`);
   } finally {
-    await fc.dispose();
+    await fc?.dispose();
   }
 }
 
@@ -48,6 +51,7 @@ export const snapshotCommand: Command = {
   summary: 'snapshot the workspace files, anchored at a user message',
   usage: 'snapshot <session> --anchor <userMessageId> [--workspace DIR]',
   options: { anchor: { type: 'string' }, workspace: { type: 'string' } },
+  positionals: ['<session>'],
   async run(ctx) {
     const anchor = ctx.values.anchor;
     if (typeof anchor !== 'string') throw new UsageError('missing --anchor <userMessageId>');

@@ -9,6 +9,7 @@ export const undoRewindCommand: Command = {
   summary: 'undo the last file rewind of a session (files changed by hand since are kept)',
   usage: 'undo-rewind <session> [--workspace DIR]',
   options: { workspace: { type: 'string' } },
+  positionals: ['<session>'],
   async run(ctx) {
     await withSessionArg(ctx, ctx.positionals[0], async (session) => {
       const fc = checkpointerFor(ctx, session);
