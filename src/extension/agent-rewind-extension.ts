@@ -1,5 +1,7 @@
 // Wires the extension together. Activation only registers things: no session is read, no tree walked, no sql.js
 // loaded until the Sessions view asks for its children or a command runs.
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine/engine';
 import { ActiveSession } from './active-session';
@@ -25,7 +27,13 @@ export class AgentRewindExtension extends Disposable {
   constructor(context: vscode.ExtensionContext) {
     super();
     const log = this._register(vscode.window.createOutputChannel('Agent Rewind', { log: true }));
-    const engine = (this.engine = new RewindEngine({ settings: readSettings(), workspaceRoots: workspaceRoots(), warn: (m) => log.warn(m) }));
+    const engine = (this.engine = new RewindEngine({
+      settings: readSettings(),
+      workspaceRoots: workspaceRoots(),
+      warn: (m) => log.warn(m),
+      // file snapshots read and hash whole trees: in a worker thread, so the extension host never blocks on them
+      filesWorker: () => new Worker(join(__dirname, 'files-worker.js')),
+    }));
     this._register({ dispose: () => void engine.dispose() });
 
     const events = this._register(new SessionEvents());

@@ -3,14 +3,17 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, relative, resolve, sep } from 'node:path';
 import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
+import type { FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/watcher-sync';
+import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';
 import type { EngineSettings } from './settings';
 
 export class CheckpointerPool {
-  readonly #byRoot = new Map<string, FileCheckpointer>();
+  readonly #byRoot = new Map<string, FileCheckpoints>();
   #settle: ((root: string) => Promise<SyncResult>) | undefined;
 
-  constructor(private settings: EngineSettings, private roots: readonly string[]) {}
+  /** startWorker: run each checkpointer in a worker thread (the extension host must never block on a walk). */
+  constructor(private settings: EngineSettings, private roots: readonly string[], private readonly startWorker?: StartFilesWorker) {}
 
   /** Settings or folders changed: checkpointers are made again on next use with the new options. */
   async reset(settings: EngineSettings, roots: readonly string[]): Promise<void> {
@@ -26,14 +29,14 @@ export class CheckpointerPool {
   }
 
   /** The checkpointer of a session's workspace folder, or undefined when that folder is not open here. */
-  forCwd(cwd: string): FileCheckpointer | undefined {
+  forCwd(cwd: string): FileCheckpoints | undefined {
     const root = this.rootFor(cwd);
     if (!root || !existsSync(root)) return undefined;
     let cp = this.#byRoot.get(root);
     if (!cp) {
       const fc = this.settings.fileCheckpointing;
       const storeDir = fc.storeDir ? resolve(fc.storeDir, basename(defaultStoreDir(this.settings.home, root))) : undefined;
-      cp = new FileCheckpointer({
+      const options = {
         workspaceRoot: root,
         home: this.settings.home,
         ...(storeDir ? { storeDir } : {}),
@@ -42,7 +45,8 @@ export class CheckpointerPool {
         exclude: fc.exclude,
         // 0 means "no cap" in the settings.
         sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
-      });
+      };
+      cp = this.startWorker ? new WorkerFileCheckpointer(options, this.startWorker) : new FileCheckpointer(options);
       this.#byRoot.set(root, cp);
       this.#applySync(cp);
     }
@@ -55,7 +59,7 @@ export class CheckpointerPool {
     for (const cp of this.#byRoot.values()) this.#applySync(cp);
   }
 
-  #applySync(cp: FileCheckpointer): void {
+  #applySync(cp: FileCheckpoints): void {
     const settle = this.#settle;
     cp.setWatcherSync(settle ? { settle: () => settle(cp.workspaceRoot) } : undefined);
   }

@@ -21,7 +21,8 @@ import { SessionState, type StateSnapshot } from '../state/session-state';
 import { readSessionSummary } from '../session/discovery';
 import { parseJsonlLenient } from '../session/jsonl';
 import type { AgentMessage, SessionEntry } from '../session/types';
-import type { FileCheckpointer } from '../files/file-checkpointer';
+import type { FileCheckpoints } from '../files/types';
+import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
 import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool } from './checkpointer-pool';
@@ -40,6 +41,8 @@ export interface RewindEngineOptions {
   /** The open workspace folders: sessions are listed for them, and only their files are ever snapshotted or restored. */
   workspaceRoots: readonly string[];
   warn?: Warn;
+  /** Runs file checkpoints in worker threads started by this (the extension host); without it, in this thread. */
+  filesWorker?: StartFilesWorker;
 }
 
 export interface AppendResult {
@@ -80,7 +83,7 @@ export class RewindEngine {
     this.#roots = opts.workspaceRoots.map((r) => resolve(r));
     this.#warn = onceWarn(opts.warn);
     this.#sessions = new SessionCache(this.#settings.home);
-    this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots);
+    this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots, opts.filesWorker);
   }
 
   get settings(): EngineSettings {
@@ -544,7 +547,7 @@ export class RewindEngine {
     }
   }
 
-  #checkpointerOf(session: SessionManager): FileCheckpointer | undefined {
+  #checkpointerOf(session: SessionManager): FileCheckpoints | undefined {
     try {
       return this.#checkpoints.forCwd(session.cwd);
     } catch (error) {

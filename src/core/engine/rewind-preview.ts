@@ -9,7 +9,7 @@ import { EntryIndex } from '../branches/entry-index';
 import { nextBranchName } from '../branches/naming';
 import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
-import type { FileCheckpointer } from '../files/file-checkpointer';
+import type { FileCheckpoints } from '../files/types';
 import type { AnchorCheck } from '../files/types';
 import type { SessionManager } from '../session/session-manager';
 import { foldState } from '../state/fold';
@@ -22,7 +22,7 @@ export interface PreviewInputs {
   session: SessionManager;
   anchorEntryId: string;
   /** undefined: the session's folder is not open here, so its files cannot be rewound. */
-  checkpointer: FileCheckpointer | undefined;
+  checkpointer: FileCheckpoints | undefined;
   checkpointingEnabled: boolean;
   warn: Warn;
 }

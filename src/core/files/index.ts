@@ -7,3 +7,4 @@ export type { SnapshotRecord } from './snapshot-records';
 export type * from './types';
 export { anchorCheckFor, type SessionEntryLookup } from './anchor-check';
 export { ChangeFeed, COOKIE_PREFIX, type ChangeFeedOptions, type SyncResult, type WatcherSync } from './watcher-sync';
+export { WorkerFileCheckpointer, type StartFilesWorker } from './worker-checkpointer';

@@ -1,5 +1,7 @@
 // Public shapes of the file-checkpoint engine (seed 003). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview } from '../../shared/view-models';
+import type { SnapshotRecord } from './snapshot-records';
+import type { WatcherSync } from './watcher-sync';
 
 export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
 
@@ -89,4 +91,21 @@ export interface GcResult {
   removedObjects: number;
   freedBytes: number;
   prunedSnapshots: { sessionId: string; anchorId: string }[];
+}
+
+/**
+ * What the engine needs of a workspace's file checkpoints: FileCheckpointer in this thread (the CLI, tests) or
+ * WorkerFileCheckpointer, which runs one in a worker thread so the extension host never blocks on a tree walk.
+ */
+export interface FileCheckpoints {
+  /** The workspace folder (a realpath). */
+  readonly workspaceRoot: string;
+  snapshot(sessionId: string, anchorId: string, kind?: SnapshotKind): Promise<SnapshotSummary>;
+  rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult>;
+  undoLastRewind(sessionId: string): Promise<RewindFilesResult>;
+  readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
+  listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
+  notifyChanged(paths: Iterable<string>): void;
+  setWatcherSync(sync: WatcherSync | undefined): void;
+  dispose(): Promise<void>;
 }

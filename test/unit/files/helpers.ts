@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 
 export async function tempBase(prefix = 'arw-files-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -38,3 +39,9 @@ export async function writeTree(root: string, files: Record<string, string>): Pr
 }
 
 export const userAnchor = { checkpointingEnabled: true, kind: 'user-message' as const };
+
+/** Starts src/core/files/files-worker.ts in a worker thread (the extension starts the bundled dist/files-worker.js). */
+export function startTsFilesWorker(): Worker {
+  const source = join(__dirname, '../../../src/core/files/files-worker.ts');
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
+}
