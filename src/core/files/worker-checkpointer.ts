@@ -19,6 +19,7 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
   readonly workspaceRoot: string;
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   private nextId = 0;
   private sync: WatcherSync | undefined;
   private disposed = false;
@@ -82,10 +83,14 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     const w = this.ensureWorker();
     const id = ++this.nextId;
     w.ref();
-    return new Promise<T>((resolve, reject) => {
+    const result = new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       w.postMessage({ type: 'call', id, method, args } satisfies ToWorker);
     });
+    this.inFlight.add(result);
+    const done = () => void this.inFlight.delete(result);
+    result.then(done, done);
+    return result;
   }
 
   snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
@@ -120,10 +125,14 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     this.post({ type: 'sync', on: sync !== undefined });
   }
 
-  /** Lets the worker save its stat cache and close the store, then stops it. */
+  /**
+   * Lets the calls in flight finish (stopping the worker in the middle of a restore would leave it to crash
+   * recovery), lets the worker save its stat cache and close the store, then stops it.
+   */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await Promise.allSettled([...this.inFlight]);
     const w = this.worker;
     if (!w) return;
     try {
