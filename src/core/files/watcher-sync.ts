@@ -15,6 +15,8 @@ export interface WatcherSync {
 
 export const COOKIE_PREFIX = '.agent-rewind-cookie-';
 const DEFAULT_COOKIE_TIMEOUT_MS = 2000;
+/** After a cookie did not come back, settle() in that folder answers 'unsynced' at once for this long. */
+const GIVE_UP_MS = 60_000;
 
 /** The last segment of a path with either separator (reports are absolute OS paths or '/'-relative ones). */
 function lastSegment(p: string): string {
@@ -49,6 +51,9 @@ export class ChangeFeed {
   private disposed = false;
   private readonly batchMs: number;
   private readonly cookieTimeoutMs: number;
+  /** Folder → until when its cookies are not waited for: a watcher that missed one (excluded, not watching) would
+   * make every snapshot wait the whole timeout, and a full check costs less. */
+  private readonly gaveUpUntil = new Map<string, number>();
 
   constructor(private readonly opts: ChangeFeedOptions) {
     this.batchMs = opts.batchMs ?? 0;
@@ -88,7 +93,7 @@ export class ChangeFeed {
    * cookie could not be written (read-only folder) or did not come back in time.
    */
   async settle(root: string): Promise<SyncResult> {
-    if (this.disposed) return 'unsynced';
+    if (this.disposed || (this.gaveUpUntil.get(root) ?? 0) > Date.now()) return 'unsynced';
     const name = `${COOKIE_PREFIX}${this.tag}-${++this.n}`;
     const file = join(root, name);
     let timer: NodeJS.Timeout | undefined;
@@ -106,6 +111,8 @@ export class ChangeFeed {
     const result = await arrived;
     clearTimeout(timer);
     this.waiting.delete(name);
+    if (result === 'unsynced' && !this.disposed) this.gaveUpUntil.set(root, Date.now() + GIVE_UP_MS);
+    else this.gaveUpUntil.delete(root);
     await unlink(file).catch(() => undefined);
     return result;
   }

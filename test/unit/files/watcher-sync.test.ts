@@ -74,8 +74,14 @@ test('when the cookie never arrives, settle gives up after its timeout and the s
   // nothing feeds this one: the watcher is "stuck"
   const feed = new ChangeFeed({ sink: (paths) => fc.notifyChanged(paths), cookieTimeoutMs: 150 });
   try {
+    const t0 = Date.now();
     assert.equal(await feed.settle(fc.workspaceRoot), 'unsynced');
+    assert.ok(Date.now() - t0 >= 140, 'waited for the cookie');
     assert.deepEqual(cookiesIn(ws), [], 'the cookie is removed after a timeout too');
+    // a watcher that missed a cookie is not waited for again soon: every snapshot would pay the whole timeout
+    const t1 = Date.now();
+    assert.equal(await feed.settle(fc.workspaceRoot), 'unsynced');
+    assert.ok(Date.now() - t1 < 140, 'answered without waiting');
     fc.setWatcherSync({ settle: () => feed.settle(fc.workspaceRoot) });
     fc.notifyChanged([]);
     await fc.snapshot('s', 'u1');
