@@ -1,6 +1,5 @@
 // Folder trees: the in-memory model of a scanned workspace and the tree objects stored for it (like git trees, an
 // unchanged folder keeps its hash, so a snapshot writes only the trees on the path to a change).
-import { z } from 'zod';
 import { isSafeName } from './safe-paths';
 import { hashObject, isObjectHash, type ObjectStore } from './object-store';
 
@@ -50,14 +49,18 @@ export interface TreeEntry {
 const TYPE = { file: 'f', symlink: 'l', dir: 'd' } as const;
 const KIND = { f: 'file', l: 'symlink', d: 'dir' } as const;
 
-const storedEntry = z.tuple([
-  z.string().refine(isSafeName, 'unsafe name'),
-  z.enum(['f', 'l', 'd']),
-  z.number().int().min(0).max(0o7777),
-  z.string().refine(isObjectHash, 'bad hash'),
-  z.number().int().min(0),
-]);
-const storedTree = z.array(storedEntry);
+/** Why a stored entry ([name, type, mode, hash, size]) is invalid, or undefined. Checked by hand rather than with a
+ *  schema: a restore decodes every tree on the path to 1,000 files, and the schema cost more than the rest of it. */
+function entryProblem(e: unknown): string | undefined {
+  if (!Array.isArray(e) || e.length !== 5) return 'bad shape';
+  const [name, t, mode, hash, size] = e as unknown[];
+  if (typeof name !== 'string' || !isSafeName(name)) return 'unsafe name';
+  if (t !== 'f' && t !== 'l' && t !== 'd') return 'bad kind';
+  if (typeof mode !== 'number' || !Number.isInteger(mode) || mode < 0 || mode > 0o7777) return 'bad mode';
+  if (!isObjectHash(hash)) return 'bad hash';
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) return 'bad size';
+  return undefined;
+}
 
 export function encodeTree(entries: TreeEntry[]): Buffer {
   const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -72,14 +75,19 @@ export function decodeTree(data: Buffer): TreeEntry[] {
   } catch {
     throw new Error('tree object is not valid JSON');
   }
-  const parsed = storedTree.safeParse(json);
-  if (!parsed.success) throw new Error(`tree object is invalid: ${parsed.error.issues[0]?.message ?? 'bad shape'}`);
+  if (!Array.isArray(json)) throw new Error('tree object is invalid: bad shape');
   const names = new Set<string>();
-  return parsed.data.map(([name, t, mode, hash, size]) => {
+  const out: TreeEntry[] = new Array(json.length);
+  for (let i = 0; i < json.length; i++) {
+    const e = json[i] as unknown;
+    const problem = entryProblem(e);
+    if (problem) throw new Error(`tree object is invalid: ${problem}`);
+    const [name, t, mode, hash, size] = e as [string, 'f' | 'l' | 'd', number, string, number];
     if (names.has(name)) throw new Error(`tree object lists ${name} twice`);
     names.add(name);
-    return { name, kind: KIND[t], mode, hash, size };
-  });
+    out[i] = { name, kind: KIND[t], mode, hash, size };
+  }
+  return out;
 }
 
 export function treeEntriesOf(dir: DirNode): TreeEntry[] {
