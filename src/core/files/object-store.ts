@@ -48,8 +48,15 @@ interface PackIndex {
   size: number;
 }
 
+/** Packs up to this many objects are also indexed in one shared map: after many small snapshots a lookup would
+ *  otherwise binary-search a hundred tiny indexes (a restore looks up every file of every folder it touches). */
+const SMALL_PACK = 4096;
+
 export class ObjectStore {
   private readonly packs = new Map<string, PackIndex>();
+  /** Hash (hex) → entry number, for the objects of small packs, per pack; see SMALL_PACK. */
+  private readonly smallPacks = new Map<string, Map<string, number>>();
+  private readonly inSmallPacks = new Map<string, string>();
   private readonly handles = new Map<string, Promise<FileHandle>>();
 
   private constructor(readonly dir: string) {}
@@ -86,12 +93,50 @@ export class ObjectStore {
       if (buf.length < 12 || !buf.subarray(0, 8).equals(IDX_MAGIC)) throw new StoreCorruptError(`pack index ${name} is damaged`);
       const count = buf.readUInt32BE(8);
       if (buf.length !== 12 + count * ENTRY) throw new StoreCorruptError(`pack index ${name} is damaged`);
-      this.packs.set(pack, { idx: buf, count, size });
+      this.addPack(pack, { idx: buf, count, size });
     }
+  }
+
+  private addPack(pack: string, p: PackIndex): void {
+    this.packs.set(pack, p);
+    if (p.count > SMALL_PACK) return;
+    const entries = new Map<string, number>();
+    for (let i = 0; i < p.count; i++) {
+      const o = 12 + i * ENTRY;
+      const hash = p.idx.toString('hex', o, o + 32);
+      entries.set(hash, i);
+      if (!this.inSmallPacks.has(hash)) this.inSmallPacks.set(hash, pack);
+    }
+    this.smallPacks.set(pack, entries);
+  }
+
+  private dropSmallPack(pack: string): void {
+    const entries = this.smallPacks.get(pack);
+    if (!entries) return;
+    this.smallPacks.delete(pack);
+    for (const hash of entries.keys()) {
+      if (this.inSmallPacks.get(hash) !== pack) continue;
+      this.inSmallPacks.delete(hash);
+      for (const [other, e] of this.smallPacks) {
+        if (e.has(hash)) {
+          this.inSmallPacks.set(hash, other);
+          break;
+        }
+      }
+    }
+  }
+
+  private locAt(pack: string, p: PackIndex, i: number): Loc {
+    const o = 12 + i * ENTRY;
+    const offset = Number(p.idx.readBigUInt64BE(o + 32));
+    const length = p.idx.readUInt32BE(o + 40);
+    if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
+    return { pack, offset, length, rawSize: p.idx.readUInt32BE(o + 44), flags: p.idx.readUInt32BE(o + 48) };
   }
 
   private async forget(pack: string): Promise<void> {
     this.packs.delete(pack);
+    this.dropSmallPack(pack);
     const sfd = this.syncFds.get(pack);
     if (sfd !== undefined) {
       this.syncFds.delete(pack);
@@ -110,20 +155,23 @@ export class ObjectStore {
 
   private lookup(hash: string): Loc | undefined {
     if (!isObjectHash(hash)) return undefined;
-    const key = Buffer.from(hash, 'hex');
+    const small = this.inSmallPacks.get(hash);
+    if (small !== undefined) {
+      const p = this.packs.get(small);
+      const i = this.smallPacks.get(small)?.get(hash);
+      if (p && i !== undefined) return this.locAt(small, p, i);
+    }
+    let key: Buffer | undefined;
     for (const [pack, p] of this.packs) {
+      if (p.count <= SMALL_PACK) continue;
+      key ??= Buffer.from(hash, 'hex');
       let lo = 0;
       let hi = p.count - 1;
       while (lo <= hi) {
         const mid = (lo + hi) >>> 1;
         const o = 12 + mid * ENTRY;
         const c = p.idx.compare(key, 0, 32, o, o + 32);
-        if (c === 0) {
-          const offset = Number(p.idx.readBigUInt64BE(o + 32));
-          const length = p.idx.readUInt32BE(o + 40);
-          if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
-          return { pack, offset, length, rawSize: p.idx.readUInt32BE(o + 44), flags: p.idx.readUInt32BE(o + 48) };
-        }
+        if (c === 0) return this.locAt(pack, p, mid);
         if (c < 0) lo = mid + 1;
         else hi = mid - 1;
       }
@@ -230,7 +278,7 @@ export class ObjectStore {
 
   /** @internal Called by PackWriter once its pack and index are in place. */
   register(pack: string, idx: Buffer, count: number, size: number): void {
-    this.packs.set(pack, { idx, count, size });
+    this.addPack(pack, { idx, count, size });
   }
 
   /**

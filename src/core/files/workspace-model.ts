@@ -2,7 +2,7 @@
 // stats everything and re-hashes only what the stat data says changed; a partial refresh (fed by a watcher)
 // looks only at the paths it is told about. Either way only changed folders lose their tree hash.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
+import { constants as fsConstants, lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from './object-store';
@@ -32,6 +32,9 @@ export class Limiter {
     }
   }
 }
+
+const MAY_BE_GONE = { throwIfNoEntry: false } as const;
+const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
 /** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
 const RACY_MS = 2000;
@@ -247,21 +250,24 @@ export class WorkspaceModel {
         await new Promise((r) => setImmediate(r)); // keep the host responsive during a long walk
       }
       listed.push(name);
-      const st = lstatSync(prefix + name, { throwIfNoEntry: false });
+      const st = lstatSync(prefix + name, MAY_BE_GONE);
       if (!st) {
         changed = true;
         continue; // vanished while we looked
       }
+      // the common case first and without allocations: a file whose stat data is what we saw last time
+      const fmt = st.mode & S_IFMT;
+      if (fmt !== S_IFDIR && prev !== undefined && prev.kind !== 'dir') {
+        const p = prev as FileNodeState;
+        if (p.kind === (fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined) && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === (st.mode & 0o7777)) {
+          children.set(name, p);
+          continue;
+        }
+      }
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      if (st.isDirectory() && (isDir || !this.filter.isExcluded(childRel, true, chain))) {
+      if (fmt === S_IFDIR && (isDir || !this.filter.isExcluded(childRel, true, chain))) {
         if (prev?.kind === 'dir' && !deep) children.set(name, prev);
         else children.set(name, await this.scanDirSync(childRel, prev?.kind === 'dir' ? prev : undefined, stats, writer, deep, scanStart, work));
-        continue;
-      }
-      const p = prev as FileNodeState | undefined;
-      const kind = st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : undefined;
-      if (kind && p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === (st.mode & 0o7777)) {
-        children.set(name, p);
         continue;
       }
       changed = true;
