@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { tempBase } from './helpers';
+
+const blob = (text: string) => {
+  const data = Buffer.from(text);
+  return { data, hash: hashObject('blob', data) };
+};
+
+async function writePack(store: ObjectStore, blobs: { data: Buffer; hash: string }[]): Promise<void> {
+  const w = store.newPack();
+  for (const b of blobs) await w.add('blob', b.hash, b.data);
+  await w.commit(false);
+}
+
+test('objects spread over many small packs and one big pack are all found, and unknown hashes are not', async () => {
+  const base = await tempBase();
+  try {
+    const store = await ObjectStore.open(base.dir);
+    // one pack past the small-pack limit (binary-searched), then many tiny ones (the shared map)
+    const big = Array.from({ length: 5000 }, (_, i) => blob(`big ${i}`));
+    await writePack(store, big);
+    const small = Array.from({ length: 60 }, (_, i) => blob(`small ${i}`));
+    for (let i = 0; i < small.length; i += 3) await writePack(store, small.slice(i, i + 3));
+    const reopened = await ObjectStore.open(base.dir);
+    for (const s of [store, reopened]) {
+      for (const b of [big[0]!, big[2500]!, big[4999]!, ...small]) {
+        assert.ok(s.has(b.hash), `has ${b.hash}`);
+        assert.deepEqual(await s.read(b.hash, 'blob'), b.data);
+      }
+      assert.equal(s.has(blob('never stored').hash), false);
+      assert.equal(s.has('not a hash'), false);
+    }
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('an object kept in two small packs is still found after gc rewrites one of them, and a dropped one is gone', async () => {
+  const base = await tempBase();
+  try {
+    const x = blob('x');
+    const y = blob('y');
+    const dead = blob('dead');
+    // two writers that do not see each other's packs store x twice
+    const a = await ObjectStore.open(base.dir);
+    const b = await ObjectStore.open(base.dir);
+    await writePack(a, [x, dead]);
+    await writePack(b, [x, y]);
+    const store = await ObjectStore.open(base.dir);
+    assert.ok(store.has(x.hash) && store.has(y.hash) && store.has(dead.hash));
+    const { removedObjects } = await store.gc(new Set([x.hash, y.hash]));
+    assert.equal(removedObjects, 2); // dead, and the second copy of x
+    assert.equal(store.has(dead.hash), false);
+    for (const o of [x, y]) assert.deepEqual(await store.read(o.hash, 'blob'), o.data);
+    const again = await ObjectStore.open(base.dir);
+    assert.equal(again.has(dead.hash), false);
+    for (const o of [x, y]) assert.deepEqual(await again.read(o.hash, 'blob'), o.data);
+  } finally {
+    await base.cleanup();
+  }
+});
