@@ -4,33 +4,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { RewindEngine } from '../src/core/engine/engine';
 import { parseSettings } from '../src/core/engine/settings';
 import { startTsFilesWorker } from '../test/unit/files/helpers';
 import type { BenchModule, BenchSection } from './types';
 import { generateWorkspace } from './workspace-generator';
+import { longestBlockDuring } from '../test/support/event-loop';
 
 const TARGET_MS = 50;
 
-/** The longest time the event loop went without running a 2 ms interval timer while `fn` ran. */
-async function longestBlockDuring(fn: () => Promise<unknown>): Promise<{ longestMs: number; totalMs: number }> {
-  const start = performance.now();
-  let last = start;
-  let longestMs = 0;
-  const probe = setInterval(() => {
-    const now = performance.now();
-    longestMs = Math.max(longestMs, now - last);
-    last = now;
-  }, 2);
-  try {
-    await fn();
-    longestMs = Math.max(longestMs, performance.now() - last);
-    return { longestMs, totalMs: performance.now() - start };
-  } finally {
-    clearInterval(probe);
-  }
-}
 
 async function firstSnapshot(ws: string, inWorker: boolean): Promise<{ longestMs: number; totalMs: number; files: number }> {
   const home = await mkdtemp(join(tmpdir(), 'arw-host-bench-'));
@@ -43,12 +25,12 @@ async function firstSnapshot(ws: string, inWorker: boolean): Promise<{ longestMs
   try {
     const session = await engine.createSession(ws);
     let files = 0;
-    const timing = await longestBlockDuring(async () => {
+    const { longestMs, totalMs } = await longestBlockDuring(async () => {
       const appended = await engine.appendMessage(session, { role: 'user', content: 'go' } as never);
       if (appended.snapshotError) throw new Error(appended.snapshotError);
       files = appended.snapshot?.files ?? 0;
     });
-    return { ...timing, files };
+    return { longestMs, totalMs, files };
   } finally {
     await engine.dispose();
     await rm(home, { recursive: true, force: true });

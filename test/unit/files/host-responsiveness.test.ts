@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { parseSettings } from '../../../src/core/engine/settings';
 import { ChangeFeed, watchWorkspace } from '../../../src/core/files';
 import { startTsFilesWorker, tempBase } from './helpers';
+import { longestBlockDuring } from '../../support/event-loop';
 
 const FILES = 3000;
 
@@ -25,23 +25,6 @@ function generateWorkspace(ws: string): void {
   }
 }
 
-/** The longest time the event loop went without running a 2 ms interval timer while `fn` ran. */
-async function longestBlockDuring<T>(fn: () => Promise<T>): Promise<{ value: T; longestMs: number }> {
-  let last = performance.now();
-  let longestMs = 0;
-  const probe = setInterval(() => {
-    const now = performance.now();
-    longestMs = Math.max(longestMs, now - last);
-    last = now;
-  }, 2);
-  try {
-    const value = await fn();
-    longestMs = Math.max(longestMs, performance.now() - last);
-    return { value, longestMs };
-  } finally {
-    clearInterval(probe);
-  }
-}
 
 async function setup() {
   const base = await tempBase('arw-host-');
