@@ -209,15 +209,26 @@ export class FileCheckpointer {
     this.fullCheckTimer = undefined;
     this.watcherStop?.();
     this.watcherStop = undefined;
-    if (this.tracking && this.model && this.modelLoaded) await saveStatCache(this.statCacheFile, this.cacheKey, this.model.root).catch(() => {});
+    if (this.tracking && this.model && this.modelLoaded) await this.saveStatCache(this.model.root).catch(() => {});
     if (this.storePromise) await (await this.storePromise).closeHandles();
+  }
+
+  /** What the stat cache file holds, as far as this process knows (loaded or last saved). */
+  private statCacheText: string | undefined;
+
+  private async saveStatCache(root: DirNode): Promise<void> {
+    this.statCacheText = await saveStatCache(this.statCacheFile, this.cacheKey, root, this.statCacheText);
   }
 
   private async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
     if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
     const model = this.model;
     if (!this.modelLoaded) {
-      model.root = (await loadStatCache(this.statCacheFile, this.cacheKey)) ?? model.root;
+      const cached = await loadStatCache(this.statCacheFile, this.cacheKey);
+      if (cached) {
+        model.root = cached.root;
+        this.statCacheText = cached.text;
+      }
       this.modelLoaded = true;
     }
     // the background timer normally does the periodic check; this catches up if it could not run
@@ -304,7 +315,7 @@ export class FileCheckpointer {
     const createdAt = new Date().toISOString();
     const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt, files, totalBytes };
     await this.records.put(rec);
-    if (!this.tracking || Date.now() - this.lastFullCheck < 1000) await saveStatCache(this.statCacheFile, this.cacheKey, model.root);
+    if (!this.tracking || Date.now() - this.lastFullCheck < 1000) await this.saveStatCache(model.root);
     return {
       sessionId,
       anchorId,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
 import { tempBase, userAnchor, writeTree } from './helpers';
@@ -124,6 +124,33 @@ test('a reused folder listing (unchanged folder mtime) still reports skipped fil
     const third = await make().snapshot('s', 'u3');
     assert.deepEqual(third.skipped, []);
     assert.equal(third.files, first.files + 1);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('a fresh process with nothing changed leaves the stat cache file as it is; a change rewrites it', async () => {
+  const { ws, home, cleanup } = await workspace(30);
+  try {
+    const snapshotInFreshCheckpointer = async (anchor: string) => {
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      try {
+        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-cache.json') };
+      } finally {
+        await fc.dispose();
+      }
+    };
+    const first = await snapshotInFreshCheckpointer('u1');
+    const { ino } = await stat(first.cacheFile);
+    const same = await snapshotInFreshCheckpointer('u2');
+    assert.equal(same.summary.hashedFiles, 0);
+    assert.equal((await stat(same.cacheFile)).ino, ino, 'the same bytes were not written again');
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed\n');
+    const changed = await snapshotInFreshCheckpointer('u3');
+    assert.equal(changed.summary.hashedFiles, 1);
+    assert.notEqual((await stat(changed.cacheFile)).ino, ino, 'a changed tree is saved');
+    const after = await snapshotInFreshCheckpointer('u4');
+    assert.equal(after.summary.hashedFiles, 1, 'the changed file was modified just now, so it is read once more');
   } finally {
     await cleanup();
   }
