@@ -76,6 +76,8 @@ export class FileCheckpointer {
   private dirty: Set<string> | 'all' = 'all';
   private tracking = false;
   private lastFullCheck = 0;
+  /** A full check ran since the stat cache was last saved by a snapshot. */
+  private fullCheckUnsaved = false;
   private watcherStop?: () => void;
   /** The barrier a tracked refresh awaits so that changes made just before it have been reported. */
   private sync?: WatcherSync;
@@ -241,6 +243,7 @@ export class FileCheckpointer {
     if (full) {
       await model.fullScan(stats, writer);
       this.lastFullCheck = Date.now();
+      this.fullCheckUnsaved = true;
     } else await model.refreshPaths(dirty as Set<string>, stats, writer);
     hashTrees(model.root);
     return model;
@@ -315,7 +318,12 @@ export class FileCheckpointer {
     const createdAt = new Date().toISOString();
     const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt, files, totalBytes };
     await this.records.put(rec);
-    if (!this.tracking || Date.now() - this.lastFullCheck < 1000) await this.saveStatCache(model.root);
+    // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
+    // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
+    if (!this.tracking || this.fullCheckUnsaved) {
+      this.fullCheckUnsaved = false;
+      await this.saveStatCache(model.root);
+    }
     return {
       sessionId,
       anchorId,

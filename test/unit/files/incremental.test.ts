@@ -155,3 +155,35 @@ test('a fresh process with nothing changed leaves the stat cache file as it is; 
     await cleanup();
   }
 });
+
+test('a tracked snapshot saves the stat cache after a full check, not after each small refresh; dispose saves the rest', async () => {
+  const { ws, home, cleanup } = await workspace(30);
+  try {
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
+    const cacheFile = join(fc.storeDir, 'stat-cache.json');
+    fc.notifyChanged([]);
+    await fc.snapshot('s', 'u1'); // the tracker's first check is a full one
+    const { ino } = await stat(cacheFile);
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed\n');
+    fc.notifyChanged(['m0/p0/f0.txt']);
+    assert.equal((await fc.snapshot('s', 'u2')).hashedFiles, 1);
+    assert.equal((await stat(cacheFile)).ino, ino, 'not rewritten after a small refresh');
+    fc.markAllDirty();
+    await fc.snapshot('s', 'u3');
+    const afterFull = (await stat(cacheFile)).ino;
+    assert.notEqual(afterFull, ino, 'saved after a full check');
+    await writeFile(join(ws, 'm1/p1/f1.txt'), 'changed too\n');
+    fc.notifyChanged(['m1/p1/f1.txt']);
+    await fc.snapshot('s', 'u4');
+    await fc.dispose();
+    assert.notEqual((await stat(cacheFile)).ino, afterFull, 'dispose saves what changed since');
+    // a fresh process trusts that cache: only the racy files (changed just now) are read again
+    const fresh = new FileCheckpointer({ workspaceRoot: ws, home });
+    const s = await fresh.snapshot('s', 'u5');
+    await fresh.dispose();
+    assert.ok(s.hashedFiles <= 2, `read ${s.hashedFiles}`);
+    assert.equal((await fresh.readFileAtAnchor('s', 'u5', 'm1/p1/f1.txt'))?.toString(), 'changed too\n');
+  } finally {
+    await cleanup();
+  }
+});
