@@ -78,18 +78,22 @@ export class ObjectStore {
     for (const pack of [...this.packs.keys()]) {
       if (!names.has(pack + '.idx') || !names.has(pack + '.pack')) await this.forget(pack);
     }
-    for (const name of names) {
-      if (!/^[0-9a-z]+-[0-9a-f]+\.idx$/.test(name)) continue;
+    // read the new indexes all at once: one snapshot makes one pack, and a fresh process (the CLI) reads them all
+    const fresh = [...names].filter((name) => /^[0-9a-z]+-[0-9a-f]+\.idx$/.test(name) && !this.packs.has(name.slice(0, -4)) && names.has(name.slice(0, -4) + '.pack')); // an index without its pack reaches nothing
+    const load = async (name: string) => {
       const pack = name.slice(0, -4);
-      if (this.packs.has(pack) || !names.has(pack + '.pack')) continue; // an index without its pack reaches nothing
-      let size: number;
-      let buf: Buffer;
       try {
-        size = (await stat(join(this.packDir, pack + '.pack'))).size;
-        buf = await readFile(join(this.packDir, name));
+        const [st, buf] = await Promise.all([stat(join(this.packDir, pack + '.pack')), readFile(join(this.packDir, name))]);
+        return { name, pack, size: st.size, buf };
       } catch {
-        continue; // removed meanwhile
+        return undefined; // removed meanwhile
       }
+    };
+    const loaded: Awaited<ReturnType<typeof load>>[] = [];
+    for (let i = 0; i < fresh.length; i += 32) loaded.push(...(await Promise.all(fresh.slice(i, i + 32).map(load))));
+    for (const l of loaded) {
+      if (!l || this.packs.has(l.pack)) continue;
+      const { name, pack, size, buf } = l;
       if (buf.length < 12 || !buf.subarray(0, 8).equals(IDX_MAGIC)) throw new StoreCorruptError(`pack index ${name} is damaged`);
       const count = buf.readUInt32BE(8);
       if (buf.length !== 12 + count * ENTRY) throw new StoreCorruptError(`pack index ${name} is damaged`);
