@@ -71,6 +71,14 @@ describe('renderMarkdown', () => {
     assert.match(html, /\[x\]\(javascript:alert\(1\)\)/);
   });
 
+  it('gives a link with an empty target no href (it would navigate the webview to itself)', () => {
+    for (const source of ['[]()', '[x]()', '[x](<>)']) {
+      const html = renderMarkdown(source);
+      assert.doesNotMatch(html, /href/, html);
+      assert.deepEqual(inertnessProblems(html), [], html);
+    }
+  });
+
   it('turns a remote image into a link with its alt text and never an <img>', () => {
     const html = renderMarkdown('![the logo](https://example.com/logo.png)');
     assert.doesNotMatch(html, /<img/);

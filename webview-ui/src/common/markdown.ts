@@ -34,6 +34,12 @@ function createRenderer(): MarkdownIt {
   md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
     const token = tokens[idx]!;
     const href = token.attrGet('href') ?? '';
+    // markdown-it keeps a link whose target failed validation (or was empty, `[x]()`) with href="", which would
+    // navigate the webview to itself: such a link keeps its text but loses its target.
+    if (!isSafeLinkTarget(href)) {
+      token.attrs = null;
+      return defaultLinkOpen(tokens, idx, options, env, self);
+    }
     token.attrSet('title', href);
     token.attrSet('rel', 'noreferrer noopener');
     return defaultLinkOpen(tokens, idx, options, env, self);
