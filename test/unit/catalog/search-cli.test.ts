@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildSync } from 'esbuild';
 import { sessionDirFor } from '../../../src/core/session/paths';
 import { PI_FIXTURES, fingerprint } from './catalog-fixture';
+import { cliRunOf } from '../qa/cli-harness';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -32,14 +33,7 @@ describe('agent-rewind search', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function run(args: string[]) {
-    const r = spawnSync(process.execPath, [cli, ...args, '--home', join(dir, 'home')], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' } });
-    let json: any;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
+    return cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', join(dir, 'home')], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' } }));
   }
 
   it('finds messages of a folder\'s pi sessions with session id, file, entry id and snippet (--json)', async () => {

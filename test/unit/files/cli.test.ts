@@ -5,6 +5,7 @@ import { readFile, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { tempBase, writeTree } from './helpers';
+import { cliRunOf } from '../qa/cli-harness';
 
 const ROOT = join(__dirname, '../../..');
 let base: Awaited<ReturnType<typeof tempBase>>;
@@ -18,14 +19,7 @@ before(async () => {
 after(() => base.cleanup());
 
 function run(home: string, args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env: { ...process.env, AGENT_REWIND_HOME: '' } });
-  let json: any;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
+  return cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env: { ...process.env, AGENT_REWIND_HOME: '' } }));
 }
 
 test('CLI: append snapshots automatically; rewind-files previews, rewinds, refuses with exit 1; undo-rewind; gc', async () => {
