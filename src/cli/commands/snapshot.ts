@@ -1,6 +1,6 @@
 // `agent-rewind snapshot <session> --anchor <userMessageId> [--workspace DIR]`: snapshot the workspace files now,
 // anchored at a user message, so `rewind-files` can bring them back later.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
 import { withSessionArg } from '../session-arg';
@@ -10,10 +10,11 @@ import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../co
 
 export function checkpointerFor(ctx: CommandContext, session: SessionManager): FileCheckpointer {
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
-  if (!existsSync(ws)) throw new CliError(`workspace folder ${ws} does not exist (pass --workspace DIR)`);
-  // a file given as the workspace would snapshot as an empty tree, and a rewind to it would empty nothing useful
-  if (!statSync(ws).isDirectory()) throw new CliError(`workspace ${ws} is not a folder (pass --workspace DIR)`);
-  return new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
+  try {
+    return new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
+  } catch (err) {
+    throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
 // safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
@@ -29,6 +29,7 @@ import type {
   SnapshotKind,
   SnapshotSummary,
 } from './types';
+import { resolveWorkspaceRoot } from './workspace-root';
 
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
@@ -36,19 +37,12 @@ const DEFAULT_FULL_CHECK = 5 * 60_000;
 
 /** Where a workspace's checkpoints live by default: <home>/checkpoints/<folder name>-<hash of its path>. */
 export function defaultStoreDir(home: string, workspaceRoot: string): string {
-  const real = safeRealpath(workspaceRoot);
+  const real = resolveWorkspaceRoot(workspaceRoot);
   const key = createHash('sha256').update(real).digest('hex').slice(0, 16);
   const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
   return join(home, 'checkpoints', `${name}-${key}`);
 }
 
-function safeRealpath(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    throw new Error(`workspace folder ${p} does not exist`);
-  }
-}
 
 function failure(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
@@ -87,7 +81,7 @@ export class FileCheckpointer {
   private lastPlan?: { key: string; plan: Plan };
 
   constructor(opts: FileCheckpointerOptions) {
-    this.workspaceRoot = safeRealpath(opts.workspaceRoot);
+    this.workspaceRoot = resolveWorkspaceRoot(opts.workspaceRoot);
     this.storeDir = opts.storeDir ?? defaultStoreDir(opts.home, this.workspaceRoot);
     this.maxFileSize = Math.min(opts.maxFileSize ?? DEFAULT_MAX_FILE, MAX_OBJECT_SIZE);
     this.sizeCap = opts.sizeCapBytes ?? DEFAULT_CAP;

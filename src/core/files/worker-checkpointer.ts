@@ -1,10 +1,10 @@
 // The extension host's side of files-worker: the same async methods as FileCheckpointer, each a message to a
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
-import { realpathSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotRecord } from './snapshot-records';
 import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotKind, SnapshotSummary } from './types';
 import type { WatcherSync } from './watcher-sync';
+import { resolveWorkspaceRoot } from './workspace-root';
 import type { FromWorker, ToWorker, WorkerMethod } from './worker-protocol';
 
 /** Starts a files-worker thread (dist/files-worker.js in the extension; tests start the TypeScript source). */
@@ -28,11 +28,7 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     private readonly options: FileCheckpointerOptions,
     private readonly start: StartFilesWorker,
   ) {
-    try {
-      this.workspaceRoot = realpathSync(options.workspaceRoot);
-    } catch {
-      throw new Error(`workspace folder ${options.workspaceRoot} does not exist`);
-    }
+    this.workspaceRoot = resolveWorkspaceRoot(options.workspaceRoot);
   }
 
   /** The worker, started on first use and again after it died (a crash loses only the calls in flight). */

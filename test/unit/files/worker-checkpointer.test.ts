@@ -3,8 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { WorkerFileCheckpointer } from '../../../src/core/files';
+import { FileCheckpointer, WorkerFileCheckpointer } from '../../../src/core/files';
 import { startTsFilesWorker, tempBase, writeTree } from './helpers';
 
 async function workspace() {
@@ -59,6 +60,18 @@ test('a workspace folder that does not exist is refused at once, as in-thread', 
   const { home, cleanup } = await workspace();
   try {
     assert.throws(() => new WorkerFileCheckpointer({ workspaceRoot: join(home, 'missing'), home }, startTsFilesWorker), /does not exist/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('a file given as the workspace is refused at once, in the worker proxy and in-thread alike', async () => {
+  const { ws, home, cleanup } = await workspace();
+  try {
+    const file = join(ws, 'not-a-folder.txt');
+    writeFileSync(file, 'x');
+    assert.throws(() => new WorkerFileCheckpointer({ workspaceRoot: file, home }, startTsFilesWorker), /is not a folder/);
+    assert.throws(() => new FileCheckpointer({ workspaceRoot: file, home }), /is not a folder/);
   } finally {
     await cleanup();
   }
