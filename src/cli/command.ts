@@ -1,4 +1,4 @@
-// The contract every CLI command implements. Commands are small modules registered in commands/index.ts.
+// The contract every CLI command implements. Commands are small modules listed in the table in commands/index.ts.
 import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 
@@ -16,15 +16,23 @@ export interface CommandContext {
   out(result: unknown, human?: () => string): void;
 }
 
+/** How a command reads its arguments and what it does. Its module is loaded only when the command runs (CommandEntry). */
 export interface Command {
-  name: string;
-  summary: string;
   usage: string;
   options?: OptionSpec;
   /** The positional arguments it takes, in order (e.g. ['<session>', '<messageId>']), all required: main checks
    *  that each is there and that nothing follows. Leave out to check them in run() instead. */
   positionals?: readonly string[];
   run(ctx: CommandContext): Promise<void>;
+}
+
+/** One line of the command table (commands/index.ts): what --help lists, and where the command's code is. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Evaluates the command's module on first use: most commands pull in parts of core and their libraries (zod,
+   *  sql.js, the file checkpointer…), which --help and the other commands should not pay for in a fresh process. */
+  load(): Promise<Command>;
 }
 
 /** A usage mistake: exit code 2. */

@@ -26,8 +26,8 @@ function jsonForTerminal(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function usageError(command: Command, message: string): number {
-  process.stderr.write(`agent-rewind ${command.name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n`);
+function usageError(name: string, command: Command, message: string): number {
+  process.stderr.write(`agent-rewind ${name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n`);
   return 2;
 }
 
@@ -54,25 +54,26 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(helpText() + '\n');
     return 0;
   }
-  const command: Command | undefined = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`agent-rewind: unknown command "${name}"\n\n${helpText()}\n`);
     return 2;
   }
+  const command = await entry.load();
   let parsed;
   try {
     parsed = parseArgs({ args: rest, options: { ...sharedOptions, ...command.options }, allowPositionals: true, strict: true });
   } catch (err) {
-    return usageError(command, (err as Error).message);
+    return usageError(name, command, (err as Error).message);
   }
   if (parsed.values.help) {
     process.stdout.write(`usage: agent-rewind ${command.usage}\n`);
     return 0;
   }
   // `--home "$UNSET"` must not quietly mean ~/.agent-rewind
-  if (parsed.values.home === '') return usageError(command, '--home needs a folder');
+  if (parsed.values.home === '') return usageError(name, command, '--home needs a folder');
   const positionalProblem = checkPositionals(command, parsed.positionals);
-  if (positionalProblem) return usageError(command, positionalProblem);
+  if (positionalProblem) return usageError(name, command, positionalProblem);
   const json = parsed.values.json === true;
   const ctx: CommandContext = {
     values: parsed.values as CommandContext['values'],
@@ -89,7 +90,7 @@ export async function runCli(argv: string[]): Promise<number> {
     await command.run(ctx);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) return usageError(command, err.message);
+    if (err instanceof UsageError) return usageError(name, command, err.message);
     const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
     process.stderr.write(`agent-rewind ${name}: ${forTerminal(message)}\n`);
     if (process.env.AGENT_REWIND_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');

@@ -53,8 +53,6 @@ async function readTextFile(file: string, cwd: string): Promise<string> {
 }
 
 export const appendCommand: Command = {
-  name: 'append',
-  summary: 'append a user or assistant message to a session',
   usage: 'append <session> --role user|assistant (--text TEXT | --text-file FILE|-) [--id ID] [--no-snapshot] [--workspace DIR] [--json] [--home DIR]',
   options: { role: { type: 'string' }, text: { type: 'string' }, 'text-file': { type: 'string' }, id: { type: 'string' }, 'no-snapshot': { type: 'boolean' }, workspace: { type: 'string' } },
   positionals: ['<session>'],

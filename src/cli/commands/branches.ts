@@ -18,7 +18,6 @@ export function branchLine(b: BranchInfo): string {
 
 export interface ConversationCommandSpec<T> {
   name: string;
-  summary: string;
   /** The argument after <session>, as shown in usage, e.g. '<messageId>'. */
   argument: string;
   act(conversation: Conversation<SessionManager>, argument: string): Promise<T>;
@@ -29,8 +28,6 @@ export interface ConversationCommandSpec<T> {
 /** A command `<name> <session> <argument>` that makes one Conversation call and prints its result. */
 export function conversationCommand<T>(spec: ConversationCommandSpec<T>): Command {
   return {
-    name: spec.name,
-    summary: spec.summary,
     usage: `${spec.name} <session> ${spec.argument} [--json] [--home DIR]`,
     positionals: ['<session>', spec.argument],
     async run(ctx) {
@@ -42,8 +39,6 @@ export function conversationCommand<T>(spec: ConversationCommandSpec<T>): Comman
 }
 
 export const branchesCommand: Command = {
-  name: 'branches',
-  summary: 'list the conversation branches of a session (the active one marked *)',
   usage: 'branches <session> [--json] [--home DIR]',
   positionals: ['<session>'],
   async run(ctx) {

@@ -4,7 +4,6 @@ import { conversationCommand } from './branches';
 
 export const checkpointCommand = conversationCommand({
   name: 'checkpoint',
-  summary: "name the active branch's head message as a checkpoint to restore later",
   argument: '<name>',
   act: (conversation, name) => conversation.checkpoint(name),
   line: (info) => `checkpoint ${forTerminal(info.name, { oneLine: true })} → message ${info.messageId}`,

@@ -3,8 +3,6 @@ import { CliError, type Command } from '../command';
 import { withSessionArg } from '../session-arg';
 
 export const contextCommand: Command = {
-  name: 'context',
-  summary: "print a session's model context (messages, thinking level, models, mode)",
   usage: 'context <session> [--leaf ID] [--json] [--home DIR]',
   options: { leaf: { type: 'string' } },
   positionals: ['<session>'],

@@ -16,8 +16,6 @@ async function workspaceOfStore(storeDir: string): Promise<string | undefined> {
 }
 
 export const gcCommand: Command = {
-  name: 'gc',
-  summary: 'remove file-checkpoint data no snapshot reaches',
   usage: 'gc [--workspace DIR]',
   options: { workspace: { type: 'string' } },
   positionals: [],

@@ -1,37 +1,25 @@
-import type { Command } from '../command';
-import { appendCommand } from './append';
-import { branchesCommand } from './branches';
-import { checkpointCommand } from './checkpoint';
-import { contextCommand } from './context';
-import { gcCommand } from './gc';
-import { newCommand } from './new';
-import { restoreCommand } from './restore';
-import { rewindCommand } from './rewind';
-import { rewindFilesCommand } from './rewind-files';
-import { searchCommand } from './search';
-import { sessionsCommand } from './sessions';
-import { snapshotCommand } from './snapshot';
-import { stateCommand } from './state';
-import { switchCommand } from './switch';
-import { treeCommand } from './tree';
-import { undoRewindCommand } from './undo-rewind';
+// The command table: what `agent-rewind --help` lists and how a name finds its command. Only this table is evaluated
+// at start-up; a command's module, and the parts of core it uses, load when that command runs (a dynamic import(),
+// which esbuild bundles as a wrapper evaluated on first use). Never import a command module statically here: that would
+// bring back its start-up cost for every command (test/unit/cli/lazy-commands.test.ts checks this).
+import type { CommandEntry } from '../command';
 
-// Each command module adds itself here; keep the list alphabetical.
-export const commands: Command[] = [
-  appendCommand,
-  branchesCommand,
-  checkpointCommand,
-  contextCommand,
-  gcCommand,
-  newCommand,
-  restoreCommand,
-  rewindCommand,
-  rewindFilesCommand,
-  searchCommand,
-  sessionsCommand,
-  snapshotCommand,
-  stateCommand,
-  switchCommand,
-  treeCommand,
-  undoRewindCommand,
+// Keep the list alphabetical.
+export const commands: CommandEntry[] = [
+  { name: 'append', summary: 'append a user or assistant message to a session', load: async () => (await import('./append')).appendCommand },
+  { name: 'branches', summary: 'list the conversation branches of a session (the active one marked *)', load: async () => (await import('./branches')).branchesCommand },
+  { name: 'checkpoint', summary: "name the active branch's head message as a checkpoint to restore later", load: async () => (await import('./checkpoint')).checkpointCommand },
+  { name: 'context', summary: "print a session's model context (messages, thinking level, models, mode)", load: async () => (await import('./context')).contextCommand },
+  { name: 'gc', summary: 'remove file-checkpoint data no snapshot reaches', load: async () => (await import('./gc')).gcCommand },
+  { name: 'new', summary: 'create a new session', load: async () => (await import('./new')).newCommand },
+  { name: 'restore', summary: 'rewind to a named checkpoint (a new active branch whose head is its message)', load: async () => (await import('./restore')).restoreCommand },
+  { name: 'rewind', summary: 'branch from a message: a new active branch <current>-vN whose head is that message', load: async () => (await import('./rewind')).rewindCommand },
+  { name: 'rewind-files', summary: 'preview (--dry-run) or rewind the workspace files to a user message', load: async () => (await import('./rewind-files')).rewindFilesCommand },
+  { name: 'search', summary: 'full-text search over the messages of a folder\'s sessions (through the catalog)', load: async () => (await import('./search')).searchCommand },
+  { name: 'sessions', summary: 'list the sessions of a folder (agent-rewind, pi and oh-my-pi)', load: async () => (await import('./sessions')).sessionsCommand },
+  { name: 'snapshot', summary: 'snapshot the workspace files, anchored at a user message', load: async () => (await import('./snapshot')).snapshotCommand },
+  { name: 'state', summary: 'show session state and artifact versions as of an entry (default: the active branch)', load: async () => (await import('./state')).stateCommand },
+  { name: 'switch', summary: 'make another branch of a session active', load: async () => (await import('./switch')).switchCommand },
+  { name: 'tree', summary: "print a session's entry tree and its leaf", load: async () => (await import('./tree')).treeCommand },
+  { name: 'undo-rewind', summary: 'undo the last file rewind of a session (files changed by hand since are kept)', load: async () => (await import('./undo-rewind')).undoRewindCommand },
 ];

@@ -3,8 +3,6 @@ import { cwdOption, type Command } from '../command';
 import { SessionManager } from '../../core/session/session-manager';
 
 export const newCommand: Command = {
-  name: 'new',
-  summary: 'create a new session',
   usage: 'new [--cwd DIR] [--title T] [--json] [--home DIR]',
   options: { cwd: { type: 'string' }, title: { type: 'string' } },
   positionals: [],

@@ -3,7 +3,6 @@ import { branchLine, conversationCommand } from './branches';
 
 export const restoreCommand = conversationCommand({
   name: 'restore',
-  summary: 'rewind to a named checkpoint (a new active branch whose head is its message)',
   argument: '<name>',
   act: (conversation, name) => conversation.restore(name),
   line: branchLine,

@@ -19,8 +19,6 @@ export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
 }
 
 export const rewindFilesCommand: Command = {
-  name: 'rewind-files',
-  summary: 'preview (--dry-run) or rewind the workspace files to a user message',
   usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]',
   options: { 'dry-run': { type: 'boolean' }, workspace: { type: 'string' }, 'overwrite-user-modified': { type: 'boolean' } },
   positionals: ['<session>', '<userMessageId>'],

@@ -3,7 +3,6 @@ import { branchLine, conversationCommand } from './branches';
 
 export const rewindCommand = conversationCommand({
   name: 'rewind',
-  summary: 'branch from a message: a new active branch <current>-vN whose head is that message',
   argument: '<messageId>',
   act: (conversation, messageId) => conversation.rewind(messageId),
   line: branchLine,

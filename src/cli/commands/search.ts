@@ -50,8 +50,6 @@ function human(hits: SearchHit[], query: string, bold: boolean): string {
 }
 
 export const searchCommand: Command = {
-  name: 'search',
-  summary: 'full-text search over the messages of a folder\'s sessions (through the catalog)',
   usage: 'search <query> [--cwd DIR | --all] [--limit N] [--per-session N] [--json] [--home DIR]',
   options: { cwd: { type: 'string' }, all: { type: 'boolean' }, limit: { type: 'string' }, 'per-session': { type: 'string' } },
   async run(ctx) {

@@ -12,8 +12,6 @@ function table(list: SessionSummary[]): string {
 }
 
 export const sessionsCommand: Command = {
-  name: 'sessions',
-  summary: 'list the sessions of a folder (agent-rewind, pi and oh-my-pi)',
   usage: 'sessions [--cwd DIR] [--all] [--json] [--home DIR]',
   options: { cwd: { type: 'string' }, all: { type: 'boolean' } },
   positionals: [],

@@ -48,8 +48,6 @@ export function describeSnapshot(s: SnapshotSummary): string {
 }
 
 export const snapshotCommand: Command = {
-  name: 'snapshot',
-  summary: 'snapshot the workspace files, anchored at a user message',
   usage: 'snapshot <session> --anchor <userMessageId> [--workspace DIR]',
   options: { anchor: { type: 'string' }, workspace: { type: 'string' } },
   positionals: ['<session>'],

@@ -8,8 +8,6 @@ import { warnOnStderr, withSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 
 export const stateCommand: Command = {
-  name: 'state',
-  summary: 'show session state and artifact versions as of an entry (default: the active branch)',
   usage: 'state <session> [--at ENTRY_ID] [--json] [--home DIR]',
   options: { at: { type: 'string' } },
   positionals: ['<session>'],

@@ -3,7 +3,6 @@ import { branchLine, conversationCommand } from './branches';
 
 export const switchCommand = conversationCommand({
   name: 'switch',
-  summary: 'make another branch of a session active',
   argument: '<branch>',
   act: (conversation, name) => conversation.switchBranch(name),
   line: branchLine,

@@ -95,8 +95,6 @@ function render(tree: ReturnType<typeof treeOf>): string {
 }
 
 export const treeCommand: Command = {
-  name: 'tree',
-  summary: "print a session's entry tree and its leaf",
   usage: 'tree <session> [--json] [--home DIR]',
   positionals: ['<session>'],
   async run(ctx) {

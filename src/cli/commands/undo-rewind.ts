@@ -5,8 +5,6 @@ import { checkpointerFor } from './snapshot';
 import { describeRewind } from './rewind-files';
 
 export const undoRewindCommand: Command = {
-  name: 'undo-rewind',
-  summary: 'undo the last file rewind of a session (files changed by hand since are kept)',
   usage: 'undo-rewind <session> [--workspace DIR]',
   options: { workspace: { type: 'string' } },
   positionals: ['<session>'],
