@@ -1,7 +1,6 @@
 // The session store: an append-only JSONL tree (seed 002) with a movable leaf, lenient loading, migrations,
 // serialized persistence with latched errors, and cross-process transactions.
 import { dirname, join } from 'node:path';
-import { lock } from 'proper-lockfile';
 import { BlobStore } from './blob-store';
 import { buildSessionContext, indexById, pathToLeaf } from './context';
 import { CUSTOM_ENTRY_ID_RE, newEntryId, newSessionId } from './ids';
@@ -631,6 +630,9 @@ export class SessionManager {
     // the lock library would retry for ~40 s on a lock path that can never be a lock folder
     const st = await this.#storage.stat(lockPath);
     if (st && st.isFile) throw new Error(`could not lock ${file}: ${lockPath} is a file, not a lock folder; ${hint}`);
+    // loaded on first use: the library and graceful-fs (which patches fs as it loads) are a noticeable part of a fresh
+    // CLI process's start-up, and most commands (reads, file snapshots) never take this lock
+    const { lock } = await import('proper-lockfile');
     try {
       return await lock(file, { ...LOCK_OPTIONS, onCompromised });
     } catch (err) {
