@@ -166,6 +166,8 @@ export class ObjectStore {
       if (p && i !== undefined) return this.locAt(small, p, i);
     }
     let key: Buffer | undefined;
+    // the first four bytes decide almost every step of the search; Buffer.compare only breaks their ties
+    const head = parseInt(hash.slice(0, 8), 16);
     for (const [pack, p] of this.packs) {
       if (p.count <= SMALL_PACK) continue;
       key ??= Buffer.from(hash, 'hex');
@@ -174,7 +176,8 @@ export class ObjectStore {
       while (lo <= hi) {
         const mid = (lo + hi) >>> 1;
         const o = 12 + mid * ENTRY;
-        const c = p.idx.compare(key, 0, 32, o, o + 32);
+        const at = p.idx.readUInt32BE(o);
+        const c = at !== head ? (at < head ? -1 : 1) : p.idx.compare(key, 0, 32, o, o + 32);
         if (c === 0) return this.locAt(pack, p, mid);
         if (c < 0) lo = mid + 1;
         else hi = mid - 1;
