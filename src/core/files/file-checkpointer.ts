@@ -10,9 +10,9 @@ import { PathFilter } from './path-filter';
 import { Restorer, type RestoreOp } from './restore';
 import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
 import { SnapshotRecords, undoSchema, type EntryState, type SnapshotRecord, type UndoRecord } from './snapshot-records';
-import { loadStatCache, saveStatCache } from './stat-cache';
+import { loadStatIndex, saveStatIndex, type StatIndex } from './stat-index';
 import { withStoreLock } from './store-lock';
-import { encodeTree, hashTrees, treeEntriesOf, type DirNode } from './tree';
+import { encodeTree, hashTrees, treeEntriesOf, treeTotals, type DirNode } from './tree';
 import { diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
 import { lineStats } from './line-stats';
 import { Limiter, WorkspaceModel, type ScanStats } from './workspace-model';
@@ -95,8 +95,8 @@ export class FileCheckpointer {
     this.records = new SnapshotRecords(this.storeDir);
   }
 
-  private get statCacheFile(): string {
-    return join(this.storeDir, 'stat-cache.json');
+  private get statIndexFile(): string {
+    return join(this.storeDir, 'stat-index.bin');
   }
   private get cacheKey(): string {
     return `${this.workspaceRoot}\0${this.filter.key}\0${this.maxFileSize}`;
@@ -205,25 +205,28 @@ export class FileCheckpointer {
     this.fullCheckTimer = undefined;
     this.watcherStop?.();
     this.watcherStop = undefined;
-    if (this.tracking && this.model && this.modelLoaded) await this.saveStatCache(this.model.root).catch(() => {});
+    if (this.tracking && this.model && this.modelLoaded) await this.saveStatIndex(this.model.root).catch(() => {});
     if (this.storePromise) await (await this.storePromise).closeHandles();
   }
 
-  /** What the stat cache file holds, as far as this process knows (loaded or last saved). */
-  private statCacheText: string | undefined;
+  /** What the stat index file holds, as far as this process knows (loaded or last saved). */
+  private statIndexBytes: Buffer | undefined;
+  /** The index just loaded, until the first refresh has checked the workspace against it. */
+  private uncheckedIndex: StatIndex | undefined;
 
-  private async saveStatCache(root: DirNode): Promise<void> {
-    this.statCacheText = await saveStatCache(this.statCacheFile, this.cacheKey, root, this.statCacheText);
+  private async saveStatIndex(root: DirNode): Promise<void> {
+    this.statIndexBytes = await saveStatIndex(this.statIndexFile, this.cacheKey, root, this.statIndexBytes);
   }
 
   private async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
     if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
     const model = this.model;
     if (!this.modelLoaded) {
-      const cached = await loadStatCache(this.statCacheFile, this.cacheKey);
-      if (cached) {
-        model.root = cached.root;
-        this.statCacheText = cached.text;
+      const loaded = await loadStatIndex(this.statIndexFile, this.cacheKey);
+      if (loaded) {
+        model.root = loaded.index.root();
+        this.statIndexBytes = loaded.bytes;
+        this.uncheckedIndex = loaded.index;
       }
       this.modelLoaded = true;
     }
@@ -235,7 +238,10 @@ export class FileCheckpointer {
     if (dirty === 'all') full = true;
     this.dirty = new Set();
     if (full) {
-      await model.fullScan(stats, writer);
+      // a fresh process checks the paths its index knows instead of walking the tree (the periodic check walks)
+      if (this.uncheckedIndex && !forceFull) await model.refreshFromIndex(this.uncheckedIndex, stats, writer);
+      else await model.fullScan(stats, writer);
+      this.uncheckedIndex = undefined;
       this.lastFullCheck = Date.now();
       this.fullCheckUnsaved = true;
     } else await model.refreshPaths(dirty as Set<string>, stats, writer);
@@ -297,18 +303,7 @@ export class FileCheckpointer {
       await w.abort();
       throw err;
     }
-    let files = 0;
-    let totalBytes = 0;
-    const count = (d: DirNode) => {
-      for (const n of d.children.values()) {
-        if (n.kind === 'dir') count(n);
-        else {
-          files++;
-          totalBytes += n.size;
-        }
-      }
-    };
-    count(model.root);
+    const { files, bytes: totalBytes, ignored } = treeTotals(model.root);
     const createdAt = new Date().toISOString();
     const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt, files, totalBytes };
     await this.records.put(rec);
@@ -316,7 +311,7 @@ export class FileCheckpointer {
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
     if (!this.tracking || this.fullCheckUnsaved) {
       this.fullCheckUnsaved = false;
-      await this.saveStatCache(model.root);
+      await this.saveStatIndex(model.root);
     }
     return {
       sessionId,
@@ -329,7 +324,7 @@ export class FileCheckpointer {
       newObjects: w.objectCount,
       newBytes: w.newBytes,
       skipped: stats.skipped,
-      ignoredCount: stats.ignoredCount,
+      ignoredCount: ignored,
       pruned: [],
       createdAt,
     };

@@ -12,6 +12,11 @@ export interface IgnoreLevel {
   key: string;
 }
 
+/** Identifies the ignore rules a folder is listed under: the same key, the same entries left out. */
+export function rulesKeyOf(chain: readonly IgnoreLevel[]): string {
+  return chain.map((l) => `${l.base}:${l.key}`).join('|');
+}
+
 export interface PathFilterOptions {
   include?: string[];
   exclude?: string[];

@@ -29,6 +29,33 @@ export interface DirNode {
   ignoredHere?: number;
   /** Every name of the listing that was looked at, skipped files included. */
   listed?: string[];
+  /** The subtree's totals when known without expanding it (a folder of a loaded stat index nobody looked into). */
+  readonly summary?: TreeTotals;
+}
+
+export interface TreeTotals {
+  files: number;
+  bytes: number;
+  /** Entries left out by ignore rules (an ignored folder counts once). */
+  ignored: number;
+}
+
+/** Files, bytes and ignored entries below `dir`. */
+export function treeTotals(dir: DirNode): TreeTotals {
+  if (dir.summary) return { ...dir.summary };
+  const t: TreeTotals = { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 };
+  for (const n of dir.children.values()) {
+    if (n.kind === 'dir') {
+      const s = treeTotals(n);
+      t.files += s.files;
+      t.bytes += s.bytes;
+      t.ignored += s.ignored;
+    } else {
+      t.files++;
+      t.bytes += n.size;
+    }
+  }
+  return t;
 }
 
 export type Node = FileNode | DirNode;

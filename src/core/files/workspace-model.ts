@@ -6,9 +6,11 @@ import { constants as fsConstants, lstatSync, readdirSync, readFileSync, readlin
 import { lstat, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from './object-store';
-import { PathFilter, type IgnoreLevel } from './path-filter';
+import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
 import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
 import type { SkippedFile } from './types';
+import { changedSinceIndex } from './stat-check';
+import type { StatIndex } from './stat-index';
 
 export interface ScanStats {
   skipped: SkippedFile[];
@@ -74,6 +76,41 @@ export class WorkspaceModel {
     return chain;
   }
 
+  /**
+   * Where lstat looks for workspace paths: relative to the process's folder when that is the workspace (the CLI
+   * moves there), which saves the kernel a lookup of every parent folder on each of 50,000 calls; else absolute.
+   */
+  statPrefix(): string {
+    try {
+      if (process.cwd() === this.workspaceRoot) return '';
+    } catch {
+      /* the process's folder is gone */
+    }
+    return this.workspaceRoot.endsWith(sep) ? this.workspaceRoot : this.workspaceRoot + sep;
+  }
+
+  /** Reads the ignore rules of folder `rel` (or forgets them when it has no .gitignore). */
+  readGitignore(rel: string, present: boolean): void {
+    if (present) {
+      try {
+        const content = readFileSync(join(this.abs(rel), '.gitignore'), 'utf8');
+        this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
+        return;
+      } catch {
+        /* unreadable: no rules */
+      }
+    }
+    this.gitignores.delete(rel);
+  }
+
+  /**
+   * Brings a tree loaded from a stat index (see stat-index.ts) up to date: one lstat per path it knows, then only
+   * what changed is looked at again, as a watcher-fed refresh would.
+   */
+  async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<void> {
+    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix()), stats, writer);
+  }
+
   /** Re-stats the whole workspace, reusing hashes whose stat data did not change. */
   async fullScan(stats: ScanStats, writer?: PackWriter): Promise<void> {
     const scanStart = Date.now();
@@ -113,16 +150,26 @@ export class WorkspaceModel {
       const dir = this.get(dirRel);
       if (!dir || dir.kind !== 'dir') continue; // removed with a parent re-listed before it
       const rescanned = await this.scanDir(dirRel, dir, stats, writer, deep, scanStart);
+      // the node stays (its parent holds it) but takes everything the new listing says
       dir.children = rescanned.children;
       dir.mode = rescanned.mode;
+      dir.rulesKey = rescanned.rulesKey;
+      dir.listedMtimeMs = rescanned.listedMtimeMs;
+      dir.dirIno = rescanned.dirIno;
+      dir.ignoredHere = rescanned.ignoredHere;
+      dir.listed = rescanned.listed;
       this.invalidate(dirRel);
     }
-    await Promise.all(singles.map(async (rel) => {
+    // hashes are forgotten once every single is in place: a folder re-listed above a changed file must not keep a
+    // hash computed while the file's refresh was still running
+    const touched = new Set<string>();
+    const refreshOne = async (rel: string) => {
       const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-      if (relist.has(parentRel)) return;
       const dir = this.get(parentRel);
       if (!dir || dir.kind !== 'dir') return;
       const name = rel.slice(parentRel === '' ? 0 : parentRel.length + 1);
+      // a re-listed folder looked at its files again, but kept its sub-folders as they were
+      if (relist.has(parentRel) && dir.children.get(name)?.kind !== 'dir') return;
       const chain = this.chainFor(parentRel);
       let st: Stats | undefined;
       try {
@@ -137,8 +184,16 @@ export class WorkspaceModel {
       } else if (st) node = await this.scanEntry(rel, st, prev, chain, stats, writer, false, scanStart);
       if (node) dir.children.set(name, node);
       else dir.children.delete(name);
-      this.invalidate(parentRel);
-    }));
+      touched.add(parentRel);
+    };
+    // shallow paths first: a folder's new node must be in place before anything inside it is put into it
+    const byDepth = new Map<number, string[]>();
+    for (const rel of singles) {
+      const depth = rel.split('/').length;
+      byDepth.set(depth, [...(byDepth.get(depth) ?? []), rel]);
+    }
+    for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) await Promise.all(byDepth.get(depth)!.map(refreshOne));
+    for (const rel of touched) this.invalidate(rel);
   }
 
   /** Forgets the tree hashes of `relDir` and every folder above it. */
@@ -198,22 +253,11 @@ export class WorkspaceModel {
     let dirents: Dirent[] | undefined = names ? undefined : readListing();
     if (!names && !dirents) return { kind: 'dir', mode, children: new Map() };
     const hasGitignore = () => (dirents ? dirents.some((d) => d.name === '.gitignore' && !d.isDirectory()) : names!.includes('.gitignore') && old?.children.get('.gitignore')?.kind !== 'dir');
-    const loadRules = () => {
-      if (hasGitignore()) {
-        try {
-          const content = readFileSync(join(absDir, '.gitignore'), 'utf8');
-          this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
-          return;
-        } catch {
-          /* unreadable: no rules */
-        }
-      }
-      this.gitignores.delete(rel);
-    };
+    const loadRules = () => this.readGitignore(rel, hasGitignore());
     loadRules();
     let chain = this.chainFor(rel);
     // an entry that was in this folder under the same rules is still included: no need to match it again
-    let rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
+    let rulesKey = rulesKeyOf(chain);
     if (names && old?.rulesKey !== rulesKey) {
       // other rules may take in entries we never listed: list for real
       names = undefined;
@@ -221,7 +265,7 @@ export class WorkspaceModel {
       if (!dirents) return { kind: 'dir', mode, children: new Map() };
       loadRules();
       chain = this.chainFor(rel);
-      rulesKey = chain.map((l) => `${l.base}:${l.key}`).join('|');
+      rulesKey = rulesKeyOf(chain);
     }
     const trusted = old?.rulesKey === rulesKey ? old.children : undefined;
     let ignoredHere = 0;
@@ -234,7 +278,7 @@ export class WorkspaceModel {
     const children = new Map<string, Node>();
     let changed = false;
     const count = names ? names.length : dirents!.length;
-    const prefix = absDir.endsWith(sep) ? absDir : absDir + sep;
+    const prefix = this.statPrefix() + (rel === '' ? '' : rel + '/');
     for (let i = 0; i < count; i++) {
       const name = names ? names[i]! : dirents![i]!.name;
       if (name.length === 4 && name.toLowerCase() === '.git') continue; // nested repositories: their files yes, their .git never

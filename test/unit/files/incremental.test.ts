@@ -135,7 +135,7 @@ test('a fresh process with nothing changed leaves the stat cache file as it is; 
     const snapshotInFreshCheckpointer = async (anchor: string) => {
       const fc = new FileCheckpointer({ workspaceRoot: ws, home });
       try {
-        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-cache.json') };
+        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-index.bin') };
       } finally {
         await fc.dispose();
       }
@@ -160,7 +160,7 @@ test('a tracked snapshot saves the stat cache after a full check, not after each
   const { ws, home, cleanup } = await workspace(30);
   try {
     const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
-    const cacheFile = join(fc.storeDir, 'stat-cache.json');
+    const cacheFile = join(fc.storeDir, 'stat-index.bin');
     fc.notifyChanged([]);
     await fc.snapshot('s', 'u1'); // the tracker's first check is a full one
     const { ino } = await stat(cacheFile);

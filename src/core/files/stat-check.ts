@@ -1,0 +1,66 @@
+// The fast check of a fresh process: one lstat per path a loaded stat index knows, in the index's order, with no
+// tree walk and no objects per file. What it returns is what a full scan would have to look at again.
+import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
+import { rulesKeyOf, type IgnoreLevel } from './path-filter';
+import type { StatIndex } from './stat-index';
+
+const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
+
+export interface IgnoreRules {
+  chainFor(relDir: string): IgnoreLevel[];
+  readGitignore(relDir: string, present: boolean): void;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // e.g. ENOTDIR: a parent became a file
+  }
+}
+
+/**
+ * Workspace-relative paths whose stat data no longer matches the index: changed, gone or racy files, files skipped
+ * last time (looked at again, as a full scan would), and folders whose listing or rules may have changed (re-listed
+ * whole, so their own files are not checked here; their sub-folders still are). `prefix` is put before every path
+ * for lstat ('' when the process runs in the workspace). Loads the folders' .gitignore rules into `rules` as it goes.
+ */
+export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string): string[] {
+  const changed: string[] = [];
+  const { dirs, names, fileStart, dirRel } = index;
+  /** Folders returned for re-listing: that looks at their direct entries again, so those need no path of their own. */
+  const relisted = new Uint8Array(dirs.length);
+  for (let d = 0; d < dirs.length; d++) {
+    const dir = dirs[d]!;
+    const rel = dirRel[d]!;
+    const st = statOrUndefined(rel === '' ? prefix || '.' : prefix + rel);
+    if (!st || (st.mode & S_IFMT) !== S_IFDIR) {
+      if (d === 0 || !relisted[dir.parent]) changed.push(rel);
+      d = dir.end - 1; // nothing below it is where it was
+      continue;
+    }
+    const f0 = fileStart[d]!;
+    const f1 = fileStart[d + 1]!;
+    const listingHolds = dir.listedMtimeMs !== undefined && dir.listedMtimeMs === st.mtimeMs && dir.dirIno === st.ino && dir.mode === (st.mode & 0o7777);
+    // the rules come first (the folders below are matched under them); a changed listing may have a new .gitignore
+    let hasGitignore = !listingHolds || dir.extra.includes('.gitignore');
+    for (let f = f0; f < f1 && !hasGitignore; f++) hasGitignore = names[f] === '.gitignore';
+    rules.readGitignore(rel, hasGitignore);
+    if (!listingHolds || dir.rulesKey !== rulesKeyOf(rules.chainFor(rel))) {
+      changed.push(rel);
+      relisted[d] = 1;
+      continue;
+    }
+    const relBase = rel === '' ? '' : `${rel}/`;
+    const statBase = prefix + relBase;
+    for (let f = f0; f < f1; f++) {
+      const name = names[f]!;
+      const fst = statOrUndefined(statBase + name);
+      const fmt = fst ? fst.mode & S_IFMT : 0;
+      const kind = fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined;
+      if (!fst || !index.fileMatches(f, kind, fst.mode & 0o7777, fst.size, fst.mtimeMs, fst.ino)) changed.push(relBase + name);
+    }
+    for (const name of dir.extra) changed.push(relBase + name);
+  }
+  return changed;
+}
