@@ -4,6 +4,7 @@ import { CliError, UsageError, type Command, type CommandContext } from './comma
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
 import { forTerminal } from './terminal-text';
+import { writeStdout } from './stdout';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -51,7 +52,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(helpText() + '\n');
+    writeStdout(helpText() + '\n');
     return 0;
   }
   const entry = commands.find((c) => c.name === name);
@@ -67,7 +68,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return usageError(name, command, (err as Error).message);
   }
   if (parsed.values.help) {
-    process.stdout.write(`usage: agent-rewind ${command.usage}\n`);
+    writeStdout(`usage: agent-rewind ${command.usage}\n`);
     return 0;
   }
   // `--home "$UNSET"` must not quietly mean ~/.agent-rewind
@@ -82,8 +83,7 @@ export async function runCli(argv: string[]): Promise<number> {
     home: resolveHome(typeof parsed.values.home === 'string' ? parsed.values.home : undefined),
     cwd: process.cwd(),
     out(result, human) {
-      if (json) process.stdout.write(JSON.stringify(result) + '\n');
-      else process.stdout.write((human ? human() : jsonForTerminal(result)) + '\n');
+      writeStdout((json ? JSON.stringify(result) : human ? human() : jsonForTerminal(result)) + '\n');
     },
   };
   try {
@@ -98,21 +98,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-/** `agent-rewind tree x | head`: once the reader has gone, the rest of the printout is unwanted, not an error. The
- *  command still finishes its work (and its exit code stands); only further output is dropped. */
-function ignoreClosedStdout(): void {
-  let closed = false;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (closed || err.code === 'EPIPE') {
-      closed = true;
-      return;
-    }
-    throw err;
-  });
-}
-
 if (require.main === module) {
-  ignoreClosedStdout();
   runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

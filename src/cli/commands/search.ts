@@ -1,5 +1,6 @@
 // `agent-rewind search <query> [--cwd DIR] [--all] [--limit N] [--per-session N]`: full-text search over the
 // messages of a folder's sessions (ours, pi's, oh-my-pi's) through the catalog, which is refreshed first.
+import { isatty } from 'node:tty';
 import { join, resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { Catalog, type CatalogFolder, type SearchHit } from '../../core/catalog';
@@ -71,7 +72,7 @@ export const searchCommand: Command = {
       await catalog.refresh(folders);
       const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path) });
       for (const w of warnings) process.stderr.write(`agent-rewind search: ${w}\n`);
-      ctx.out(hits, () => human(hits, query, process.stdout.isTTY === true));
+      ctx.out(hits, () => human(hits, query, isatty(1)));
     } finally {
       await catalog.close();
     }

@@ -10,11 +10,20 @@ import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../co
 
 export function checkpointerFor(ctx: CommandContext, session: SessionManager): FileCheckpointer {
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
+  let fc: FileCheckpointer;
   try {
-    return new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
+    fc = new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
   } catch (err) {
     throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
   }
+  // every path argument is resolved against ctx.cwd already; from inside the workspace the scan can lstat short
+  // relative paths, which spares the kernel a lookup of each parent folder on every one of 50,000 calls
+  try {
+    process.chdir(fc.workspaceRoot);
+  } catch {
+    /* absolute paths then */
+  }
+  return fc;
 }
 
 /**
