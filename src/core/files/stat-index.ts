@@ -10,7 +10,7 @@ import type { DirNode, Node, TreeTotals } from './tree';
 import type { FileNodeState } from './workspace-model';
 
 const MAGIC = 0x49575241; // 'ARWI' little-endian
-const VERSION = 1;
+const VERSION = 2;
 const HEAD = 20; // magic, version, header bytes, name bytes, file count
 /** Per file in the number section: size, mtimeMs, ino, meta (mode | SYMLINK | RACY). */
 const NUMS = 4;
@@ -33,21 +33,23 @@ interface DirRecord {
   /** Names listed but not kept (skipped or vanished): looked at again by every check. */
   extra: string[];
   fileCount: number;
+  /** Bytes of this folder's file names in the names section (each name ends with a NUL). */
+  nameBytes: number;
   /** Index after the last folder of this subtree. */
   end: number;
   totals: TreeTotals;
 }
 
-type Packed = [number, string, number, string | null, string | null, number | null, number | null, number, string[], number, number, number, number, number];
+type Packed = [number, string, number, string | null, string | null, number | null, number | null, number, string[], number, number, number, number, number, number];
 
-const pack = (r: DirRecord): Packed => [r.parent, r.name, r.mode, r.hash ?? null, r.rulesKey ?? null, r.listedMtimeMs ?? null, r.dirIno ?? null, r.ignoredHere ?? 0, r.extra, r.fileCount, r.end, r.totals.files, r.totals.bytes, r.totals.ignored];
+const pack = (r: DirRecord): Packed => [r.parent, r.name, r.mode, r.hash ?? null, r.rulesKey ?? null, r.listedMtimeMs ?? null, r.dirIno ?? null, r.ignoredHere ?? 0, r.extra, r.fileCount, r.end, r.totals.files, r.totals.bytes, r.totals.ignored, r.nameBytes];
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const opt = <T>(x: T | null): T | undefined => (x === null ? undefined : x);
 
 function unpack(p: unknown, i: number, count: number): DirRecord {
-  if (!Array.isArray(p) || p.length !== 14) throw new Error('bad folder record');
-  const [parent, name, mode, hash, rulesKey, listed, ino, ignored, extra, fileCount, end, files, bytes, ign] = p as Packed;
+  if (!Array.isArray(p) || p.length !== 15) throw new Error('bad folder record');
+  const [parent, name, mode, hash, rulesKey, listed, ino, ignored, extra, fileCount, end, files, bytes, ign, nameBytes] = p as Packed;
   const ok =
     (i === 0 ? parent === -1 && name === '' : isNum(parent) && parent >= 0 && parent < i && typeof name === 'string' && isSafeName(name)) &&
     isNum(mode) &&
@@ -65,9 +67,11 @@ function unpack(p: unknown, i: number, count: number): DirRecord {
     end <= count &&
     isNum(files) &&
     isNum(bytes) &&
-    isNum(ign);
+    isNum(ign) &&
+    isNum(nameBytes) &&
+    nameBytes >= fileCount;
   if (!ok) throw new Error('bad folder record');
-  return { parent, name, mode, hash: opt(hash), rulesKey: opt(rulesKey), listedMtimeMs: opt(listed), dirIno: opt(ino), ignoredHere: ignored, extra, fileCount, end, totals: { files, bytes, ignored: ign } };
+  return { parent, name, mode, hash: opt(hash), rulesKey: opt(rulesKey), listedMtimeMs: opt(listed), dirIno: opt(ino), ignoredHere: ignored, extra, fileCount, nameBytes, end, totals: { files, bytes, ignored: ign } };
 }
 
 export class StatIndex {
@@ -75,19 +79,25 @@ export class StatIndex {
   readonly dirRel: string[];
   /** First file of each folder (and the total at the end). */
   readonly fileStart: Uint32Array;
+  /** Where each folder's names begin in the names section (and its length at the end): untouched folders are
+   *  written again by copying these bytes. */
+  readonly nameStart: Uint32Array;
 
   private constructor(
     readonly dirs: DirRecord[],
     readonly names: string[],
+    readonly nameSection: Buffer,
     readonly nums: Float64Array,
     readonly hashes: Buffer,
   ) {
     this.dirRel = new Array(dirs.length);
     this.fileStart = new Uint32Array(dirs.length + 1);
+    this.nameStart = new Uint32Array(dirs.length + 1);
     for (let i = 0; i < dirs.length; i++) {
       const d = dirs[i]!;
       this.dirRel[i] = i === 0 ? '' : d.parent === 0 ? d.name : `${this.dirRel[d.parent]}/${d.name}`;
       this.fileStart[i + 1] = this.fileStart[i]! + d.fileCount;
+      this.nameStart[i + 1] = this.nameStart[i]! + d.nameBytes;
     }
   }
 
@@ -103,10 +113,13 @@ export class StatIndex {
     const header = JSON.parse(buf.toString('utf8', HEAD, HEAD + headerBytes)) as { key: unknown; dirs: unknown };
     if (header.key !== key || !Array.isArray(header.dirs) || header.dirs.length === 0) throw new Error('stat index of other settings');
     const dirs = header.dirs.map((p, i, all) => unpack(p, i, all.length));
-    const nameText = buf.toString('utf8', HEAD + headerBytes, HEAD + headerBytes + nameBytes);
+    const nameSection = buf.subarray(HEAD + headerBytes, HEAD + headerBytes + nameBytes);
+    const nameText = nameSection.toString('utf8');
     if (!safeNameList(nameText)) throw new Error('bad file names');
-    const names = fileCount === 0 ? [] : nameText.split('\0');
+    const names = nameText.split('\0');
+    names.pop(); // after the last NUL
     if (names.length !== fileCount || names.some((n) => n.length > 255)) throw new Error('bad file names');
+    if (dirs.reduce((n, d) => n + d.nameBytes, 0) !== nameBytes) throw new Error('bad name lengths');
     if (dirs.reduce((n, d) => n + d.fileCount, 0) !== fileCount) throw new Error('bad file counts');
     let nums: Float64Array;
     if ((buf.byteOffset + numsAt) % 8 === 0) nums = new Float64Array(buf.buffer, buf.byteOffset + numsAt, fileCount * NUMS);
@@ -115,7 +128,12 @@ export class StatIndex {
       nums = new Float64Array(fileCount * NUMS);
       new Uint8Array(nums.buffer).set(buf.subarray(numsAt, hashesAt));
     }
-    const index = new StatIndex(dirs, names, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES));
+    const index = new StatIndex(dirs, names, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES));
+    for (let i = 0; i < dirs.length; i++) {
+      // each folder's names must end exactly where its byte count says (a NUL before the next folder's)
+      const [a, b] = [index.nameStart[i]!, index.nameStart[i + 1]!];
+      if (b > a ? nameSection[b - 1] !== 0 : dirs[i]!.fileCount !== 0) throw new Error('bad name lengths');
+    }
     // subtrees must nest, so that walking a folder's range finds exactly its sub-folders
     let reached = 1;
     for (let i = 0; i < dirs.length; i++) {
@@ -230,16 +248,17 @@ export class IndexedDir implements DirNode {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-/** isSafeName (but the length) for every name of a '\0'-separated list, in one pass instead of 50,000 calls. */
+/** isSafeName (but the length) for every name of a list of NUL-terminated names, in one pass instead of 50,000. */
 function safeNameList(text: string): boolean {
   if (text === '') return true;
-  return !/[/\\]|\0\0|^\0|\0$|(?:^|\0)(?:\.\.?|\.git)(?=\0|$)/i.test(text);
+  return text.endsWith('\0') && !/[/\\]|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i.test(text);
 }
 
 /** Builds the index of a tree; untouched folders of a loaded index are copied from it without being expanded. */
 export function encodeStatIndex(key: string, root: DirNode): Buffer {
   const dirs: DirRecord[] = [];
-  const names: string[] = [];
+  let fileCount = 0;
+  const nameParts: Buffer[] = [];
   const numParts: Float64Array[] = [];
   const hashParts: Buffer[] = [];
 
@@ -254,7 +273,8 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
     }
     const f0 = src.fileStart[first]!;
     const f1 = src.fileStart[end]!;
-    for (let f = f0; f < f1; f++) names.push(src.names[f]!);
+    fileCount += f1 - f0;
+    nameParts.push(src.nameSection.subarray(src.nameStart[first], src.nameStart[end]));
     numParts.push(src.nums.subarray(f0 * NUMS, f1 * NUMS));
     hashParts.push(src.hashes.subarray(f0 * HASH_BYTES, f1 * HASH_BYTES));
     return src.dirs[first]!.totals;
@@ -263,7 +283,7 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
   const visit = (dir: DirNode, parent: number, name: string): TreeTotals => {
     if (dir instanceof IndexedDir && dir.untouched) return copy(dir, parent, name);
     const at = dirs.length;
-    const rec: DirRecord = { parent, name, mode: dir.mode, hash: dir.hash, rulesKey: dir.rulesKey, listedMtimeMs: dir.listedMtimeMs, dirIno: dir.dirIno, ignoredHere: dir.ignoredHere ?? 0, extra: [], fileCount: 0, end: 0, totals: { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 } };
+    const rec: DirRecord = { parent, name, mode: dir.mode, hash: dir.hash, rulesKey: dir.rulesKey, listedMtimeMs: dir.listedMtimeMs, dirIno: dir.dirIno, ignoredHere: dir.ignoredHere ?? 0, extra: [], fileCount: 0, nameBytes: 0, end: 0, totals: { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 } };
     dirs.push(rec);
     const subdirs: [string, DirNode][] = [];
     const files: [string, FileNodeState][] = [];
@@ -273,8 +293,9 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
     }
     const nums = new Float64Array(files.length * NUMS);
     const hashes = Buffer.alloc(files.length * HASH_BYTES);
+    let nameText = '';
     files.forEach(([n, f], i) => {
-      names.push(n);
+      nameText += n + '\0';
       nums[i * NUMS] = f.size;
       nums[i * NUMS + 1] = f.mtimeMs;
       nums[i * NUMS + 2] = f.ino;
@@ -283,9 +304,13 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
       rec.totals.files++;
       rec.totals.bytes += f.size;
     });
+    const nameBuf = Buffer.from(nameText, 'utf8');
+    nameParts.push(nameBuf);
     numParts.push(nums);
     hashParts.push(hashes);
     rec.fileCount = files.length;
+    rec.nameBytes = nameBuf.length;
+    fileCount += files.length;
     if (dir.listed) rec.extra = dir.listed.filter((n) => !dir.children.has(n));
     for (const [n, sub] of subdirs) {
       const t = visit(sub, at, n);
@@ -299,8 +324,7 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
   visit(root, -1, '');
 
   const header = Buffer.from(JSON.stringify({ key, dirs: dirs.map(pack) }), 'utf8');
-  const nameBuf = Buffer.from(names.join('\0'), 'utf8');
-  const fileCount = names.length;
+  const nameBuf = Buffer.concat(nameParts);
   const numsAt = align8(HEAD + header.length + nameBuf.length);
   const out = Buffer.alloc(numsAt + fileCount * NUMS * 8 + fileCount * HASH_BYTES + CHECK_BYTES);
   out.writeUInt32LE(MAGIC, 0);
