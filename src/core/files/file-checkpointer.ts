@@ -285,6 +285,7 @@ export class FileCheckpointer {
     if (!sessionId || !anchorId) return Promise.reject(new Error('a snapshot needs a session id and an anchor id'));
     return this.locked(async (store) => {
       const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
+      await store.consolidateSmallPacks();
       if ((await store.sizeOnDisk()) > this.sizeCap) summary.pruned = (await this.gcLocked(store)).prunedSnapshots;
       return summary;
     });

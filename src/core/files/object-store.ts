@@ -51,6 +51,8 @@ interface PackIndex {
 /** Packs up to this many objects are also indexed in one shared map: after many small snapshots a lookup would
  *  otherwise binary-search a hundred tiny indexes (a restore looks up every file of every folder it touches). */
 const SMALL_PACK = 4096;
+/** More small packs than this and the next snapshot merges them (see consolidateSmallPacks). */
+const MAX_SMALL_PACKS = 32;
 
 export class ObjectStore {
   private readonly packs = new Map<string, PackIndex>();
@@ -319,6 +321,28 @@ export class ObjectStore {
     await this.reload();
     const after = await this.sizeOnDisk();
     return { removedObjects, freedBytes: Math.max(0, before - after) };
+  }
+
+  /**
+   * Merges the small packs into one once there are more than `max` of them (stored bytes copied, not recompressed):
+   * a snapshot writes a pack, and every fresh process reads every pack's index, so their number must not grow with
+   * the number of snapshots. Returns how many packs were merged. The new pack is synced before the old ones go.
+   */
+  async consolidateSmallPacks(max = MAX_SMALL_PACKS): Promise<number> {
+    const small = [...this.packs].filter(([, p]) => p.count <= SMALL_PACK);
+    if (small.length <= max) return 0;
+    const w = this.newPack();
+    for (const [pack, p] of small) {
+      const data = await readFile(join(this.packDir, pack + '.pack'));
+      for (let i = 0; i < p.count; i++) {
+        const loc = this.locAt(pack, p, i);
+        if (loc.offset + loc.length > data.length) throw new StoreCorruptError(`pack ${pack} is truncated`);
+        await w.addStored(p.idx.toString('hex', 12 + i * ENTRY, 12 + i * ENTRY + 32), data.subarray(loc.offset, loc.offset + loc.length), loc);
+      }
+    }
+    await w.commit(true);
+    for (const [pack] of small) await this.dropPack(pack);
+    return small.length;
   }
 
   private async dropPack(pack: string): Promise<void> {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
 import { tempBase, userAnchor, writeTree } from './helpers';
@@ -185,5 +185,34 @@ test('a tracked snapshot saves the stat cache after a full check, not after each
     assert.equal((await fresh.readFileAtAnchor('s', 'u5', 'm1/p1/f1.txt'))?.toString(), 'changed too\n');
   } finally {
     await cleanup();
+  }
+});
+
+test('many snapshots by fresh processes keep the number of packs bounded, and the oldest snapshot still reads back', async () => {
+  const base = await tempBase();
+  try {
+    const ws = join(base.dir, 'ws');
+    const home = join(base.dir, 'home');
+    await writeTree(ws, { 'a.txt': 'version 0\n', 'b/c.txt': 'stays\n' });
+    let storeDir = '';
+    for (let i = 0; i < 40; i++) {
+      if (i > 0) await writeFile(join(ws, 'a.txt'), `version ${i}\n`);
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      storeDir = fc.storeDir;
+      await fc.snapshot('s', `u${i}`);
+      await fc.dispose();
+    }
+    const packs = (await readdir(join(storeDir, 'packs'))).filter((n) => n.endsWith('.pack'));
+    assert.ok(packs.length <= 33, `${packs.length} packs after 40 snapshots`);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+    try {
+      assert.equal((await fc.readFileAtAnchor('s', 'u0', 'a.txt'))?.toString(), 'version 0\n');
+      assert.equal((await fc.readFileAtAnchor('s', 'u39', 'a.txt'))?.toString(), 'version 39\n');
+      assert.equal((await fc.readFileAtAnchor('s', 'u17', 'b/c.txt'))?.toString(), 'stays\n');
+    } finally {
+      await fc.dispose();
+    }
+  } finally {
+    await base.cleanup();
   }
 });

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { tempBase } from './helpers';
 
 const blob = (text: string) => {
@@ -57,6 +59,29 @@ test('an object kept in two small packs is still found after gc rewrites one of 
     const again = await ObjectStore.open(base.dir);
     assert.equal(again.has(dead.hash), false);
     for (const o of [x, y]) assert.deepEqual(await again.read(o.hash, 'blob'), o.data);
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('once there are more than 32 small packs they are merged into one; every object stays readable, also reopened', async () => {
+  const base = await tempBase();
+  try {
+    const store = await ObjectStore.open(base.dir);
+    const big = Array.from({ length: 5000 }, (_, i) => blob(`big ${i}`));
+    await writePack(store, big);
+    const small = Array.from({ length: 70 }, (_, i) => blob(`small ${i}`));
+    for (let i = 0; i < 32; i++) await writePack(store, small.slice(i * 2, i * 2 + 2));
+    const packFiles = async () => (await readdir(join(base.dir, 'packs'))).filter((n) => n.endsWith('.pack')).length;
+    assert.equal(await store.consolidateSmallPacks(), 0, '32 small packs are fine');
+    await writePack(store, small.slice(64, 70));
+    assert.equal(await packFiles(), 34);
+    assert.equal(await store.consolidateSmallPacks(), 33);
+    assert.equal(await packFiles(), 2, 'the big pack and the merged one');
+    const reopened = await ObjectStore.open(base.dir);
+    for (const s of [store, reopened]) {
+      for (const b of [big[0]!, big[4999]!, ...small]) assert.deepEqual(await s.read(b.hash, 'blob'), b.data, b.hash);
+    }
   } finally {
     await base.cleanup();
   }
