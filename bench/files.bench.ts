@@ -145,6 +145,22 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       gitCli.push(await git.checkpoint(`cli ${r}`));
     }
 
+    // 3b. the floor of any fresh Node process: start-up alone, and start-up plus one lstat per file (relative paths,
+    // nothing read, hashed or written); what a CLI snapshot must do comes on top of the second
+    const pathList = join(base, 'paths.json');
+    await writeFile(pathList, JSON.stringify(gen.files));
+    const lstatOnly = `const fs = require('fs'); for (const p of JSON.parse(fs.readFileSync(${JSON.stringify(pathList)}, 'utf8'))) fs.lstatSync(p, { throwIfNoEntry: false });`;
+    const floorStart: number[] = [];
+    const floorLstat: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      t = now();
+      spawnSync(process.execPath, ['-e', '0'], { cwd: ws });
+      floorStart.push(now() - t);
+      t = now();
+      spawnSync(process.execPath, ['-e', lstatOnly], { cwd: ws });
+      floorLstat.push(now() - t);
+    }
+
     // 4. store size after many small checkpoints
     const sizing = new FileCheckpointer({ workspaceRoot: ws, home });
     await sizing.startWatching();
@@ -184,6 +200,8 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const mGitSecond = median(gitSecond);
     const mCli = median(oursCli);
     const mGitCli = median(gitCli);
+    const mFloorStart = median(floorStart);
+    const mFloorLstat = median(floorLstat);
     const rows = [
       { what: `first snapshot (${fileCount.toLocaleString('en')} files, ${fmtMB(gen.totalBytes)})`, ours: fmtS(oursFirst), ref: `${fmtS(gitFirst)} (first commit)`, ratio: oursFirst / gitFirst, target: '≤ 1×', ok: oursFirst <= gitFirst },
       { what: `snapshot after 10 changed files, in-process watcher + tracker (median of ${rounds})`, ours: fmtS(mTracked), ref: `${fmtS(mGitSecond)} (next commit)`, ratio: mTracked / mGitSecond, target: '≤ 0.1×', ok: mTracked * 10 <= mGitSecond },
@@ -200,7 +218,9 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       `Notes: the dry-run and restore targets are absolute (< 1 s); the git figures beside them are for scale only (git keeps no undo and overwrites your own edits). Store and shadow repository sizes are bytes on disk (\`du\`-style, block-rounded) after every checkpoint of the run (${1 + rounds * 2 + sizeRounds + 3} snapshots vs ${2 + rounds * 2 + sizeRounds} commits). ` +
         `The first snapshot stored ${fmtMB(firstSummary.newBytes)} for ${firstSummary.files.toLocaleString('en')} files. ` +
         `Watcher set-up (once per session, not in the figures): ${fmtS(watchSetup)}; files re-read per tracked snapshot: ${trackedHashed.join(', ')}. ` +
-        `CLI times are wall-clock for the whole process (Node start included). Git may run its automatic gc in the background; the bench waits for it between measurements.`,
+        `CLI times are wall-clock for the whole process (Node start included). ` +
+        `The floor of any fresh Node process on this machine, same run (median of ${rounds}): start-up alone ${fmtS(mFloorStart)} (${(mFloorStart / mGitCli).toFixed(2)}× git's next commit); start-up plus one lstat per file and nothing else ${fmtS(mFloorLstat)} (${(mFloorLstat / mGitCli).toFixed(2)}×). ` +
+        `Git may run its automatic gc in the background; the bench waits for it between measurements.`,
     ].join('\n');
     return { title: 'File checkpoints vs a Cline-style shadow git repository', markdown, ok: rows.every((r) => r.ok) };
   } finally {
