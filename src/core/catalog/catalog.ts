@@ -7,7 +7,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Database, SqlValue } from 'sql.js';
 import type { SessionSummary } from '../session/discovery';
-import { FileSessionStorage } from '../session/storage';
+import { FileSessionStorage, type StorageStat } from '../session/storage';
 import type { SessionSource } from '../session/types';
 import { catalogPath, loadCatalogDb, saveCatalogDb, type CatalogRebuildReason } from './catalog-file';
 import { toFtsQuery } from './fts-query';
@@ -180,15 +180,19 @@ export class Catalog {
       const result: RefreshResult = { indexed: 0, removed: 0, unchanged: 0, failed: [] };
       const known = this.#knownFiles();
       const seen = new Set<string>();
+      const unique = files.filter(({ file }) => !seen.has(file) && seen.add(file));
+      // every file's stat data at once (one at a time, the thread-pool round trips were most of a refresh that
+      // finds nothing changed); the files that did change are then indexed one by one
+      const storage = new FileSessionStorage();
+      const stats: (StorageStat | undefined)[] = [];
+      for (let i = 0; i < unique.length; i += 32) stats.push(...(await Promise.all(unique.slice(i, i + 32).map(({ file }) => storage.stat(file)))));
       let interrupted = false;
-      for (const { file, source } of files) {
+      for (const [i, { file, source }] of unique.entries()) {
         if (this.#closing) {
           interrupted = true;
           break;
         }
-        if (seen.has(file)) continue;
-        seen.add(file);
-        const outcome = await this.#refreshOne(file, source, known.get(file));
+        const outcome = await this.#refreshOne(file, source, known.get(file), stats[i]);
         if (outcome === 'indexed') result.indexed++;
         else if (outcome === 'removed') result.removed++;
         else if (outcome === 'unchanged') result.unchanged++;
@@ -248,8 +252,9 @@ export class Catalog {
     file: string,
     source: SessionSource,
     known: { size: number; mtimeMs: number } | undefined,
+    statNow?: StorageStat,
   ): Promise<'indexed' | 'removed' | 'unchanged' | { error: string }> {
-    const st = await new FileSessionStorage().stat(file);
+    const st = statNow ?? (await new FileSessionStorage().stat(file));
     if (!st?.isFile) {
       if (!known) return 'unchanged';
       this.#removeSession(file);
