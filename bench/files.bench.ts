@@ -96,6 +96,8 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     // the CLI, bundled as it ships
     const cli = join(base, 'cli.js');
     await build({ entryPoints: [join(__dirname, '../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+    const native = join(__dirname, '../build/Release/stat_batch.node');
+    if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]); // beside the CLI, as in dist/
     const session = SessionManager.create(ws, { home, deferUntilAssistant: false });
     const anchors: string[] = [];
     for (let i = 0; i < 3 + rounds * 2 + sizeRounds + 2; i++) anchors.push(session.appendMessage({ role: 'user', content: `message ${i}`, timestamp: Date.now() }));

@@ -1,6 +1,6 @@
 // Builds every bundle the extension, the CLI and the webviews need into dist/.
 import * as esbuild from 'esbuild';
-import { chmodSync, cpSync, mkdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -23,6 +23,8 @@ function copyAssets() {
   const codicons = dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
   cpSync(join(codicons, 'codicon.css'), 'dist/codicons/codicon.css');
   cpSync(join(codicons, 'codicon.ttf'), 'dist/codicons/codicon.ttf');
+  // the optional native lstat batch, when `npm install` could build it (see scripts/build-native.mjs)
+  if (existsSync('build/Release/stat_batch.node')) cpSync('build/Release/stat_batch.node', 'dist/stat_batch.node');
 }
 
 const present = (t) => Object.values(typeof t.entryPoints === 'object' && !Array.isArray(t.entryPoints) ? t.entryPoints : { a: t.entryPoints[0] }).every((p) => {

@@ -3,12 +3,58 @@
 import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
 import { rulesKeyOf, type IgnoreLevel } from './path-filter';
 import type { StatIndex } from './stat-index';
+import { nativeStat, statThreads } from './native-stat';
 
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
 export interface IgnoreRules {
   chainFor(relDir: string): IgnoreLevel[];
   readGitignore(relDir: string, present: boolean): void;
+}
+
+/** What the comparisons below read of a stat result. */
+interface StatData {
+  mode: number;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** Below this many files the native batch is not worth loading. */
+const NATIVE_FROM_FILES = 2000;
+
+/**
+ * Every folder and file of the index lstat-ed at once by the native batch (in index order: each folder, then its
+ * files), read back by index. Undefined when there is no native batch.
+ */
+function nativeSource(index: StatIndex, prefix: string): { dir(d: number): StatData | undefined; file(f: number): StatData | undefined } | undefined {
+  const native = nativeStat();
+  if (!native) return undefined;
+  const { dirs, names, fileStart, dirRel } = index;
+  const fileCounts = Uint32Array.from(dirs, (d) => d.fileCount);
+  let results: Float64Array;
+  try {
+    // the paths are put together natively from the index's own name bytes: no string per file here
+    results = native.lstatTree(Buffer.from(prefix, 'utf8'), Buffer.from(dirRel.join('\0') + '\0', 'utf8'), fileCounts, index.nameSection, statThreads());
+  } catch {
+    return undefined;
+  }
+  if (results.length !== (dirs.length + names.length) * 4) return undefined;
+  // one object reused for every answer: the caller reads it before it asks again
+  const scratch: StatData = { mode: 0, size: 0, mtimeMs: 0, ino: 0 };
+  const at = (pos: number): StatData | undefined => {
+    const o = pos * 4;
+    if (results[o]! < 0) return undefined;
+    scratch.mode = results[o]!;
+    scratch.size = results[o + 1]!;
+    scratch.mtimeMs = results[o + 2]!;
+    scratch.ino = results[o + 3]!;
+    return scratch;
+  };
+  // folder d comes after the d folders and fileStart[d] files before it; file f of folder d at d + 1 + f
+  const dirOf = new Uint32Array(names.length);
+  for (let d = 0; d < dirs.length; d++) dirOf.fill(d, fileStart[d]!, fileStart[d + 1]!);
+  return { dir: (d) => at(d + fileStart[d]!), file: (f) => at(dirOf[f]! + 1 + f) };
 }
 
 function statOrUndefined(path: string): Stats | undefined {
@@ -26,6 +72,9 @@ function statOrUndefined(path: string): Stats | undefined {
  * for lstat ('' when the process runs in the workspace). Loads the folders' .gitignore rules into `rules` as it goes.
  */
 export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string): string[] {
+  const source = index.names.length >= NATIVE_FROM_FILES || process.env.AGENT_REWIND_NATIVE_STAT === '1' ? nativeSource(index, prefix) : undefined;
+  const statDir = source?.dir ?? ((_d: number, path: string) => statOrUndefined(path));
+  const statFile = source?.file ?? ((_f: number, path: string) => statOrUndefined(path));
   const changed: string[] = [];
   const { dirs, names, fileStart, dirRel } = index;
   /** Folders returned for re-listing: that looks at their direct entries again, so those need no path of their own. */
@@ -33,7 +82,7 @@ export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: 
   for (let d = 0; d < dirs.length; d++) {
     const dir = dirs[d]!;
     const rel = dirRel[d]!;
-    const st = statOrUndefined(rel === '' ? prefix || '.' : prefix + rel);
+    const st = statDir(d, rel === '' ? prefix || '.' : prefix + rel);
     if (!st || (st.mode & S_IFMT) !== S_IFDIR) {
       if (d === 0 || !relisted[dir.parent]) changed.push(rel);
       d = dir.end - 1; // nothing below it is where it was
@@ -55,7 +104,7 @@ export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: 
     const statBase = prefix + relBase;
     for (let f = f0; f < f1; f++) {
       const name = names[f]!;
-      const fst = statOrUndefined(statBase + name);
+      const fst = statFile(f, statBase + name);
       const fmt = fst ? fst.mode & S_IFMT : 0;
       const kind = fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined;
       if (!fst || !index.fileMatches(f, kind, fst.mode & 0o7777, fst.size, fst.mtimeMs, fst.ino)) changed.push(relBase + name);

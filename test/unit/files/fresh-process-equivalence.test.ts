@@ -14,6 +14,7 @@ import { appendFile, chmod, cp, lstat, lutimes, mkdir, readdir, readFile, rename
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import { nativeStat } from '../../../src/core/files/native-stat';
 import { FileCheckpointer, type SnapshotSummary } from '../../../src/core/files';
 import { tempBase, writeTree } from './helpers';
 
@@ -497,6 +498,17 @@ const params = { numRuns: Number(process.env.AGENT_REWIND_PROPERTY_RUNS ?? 25), 
 test('a fresh process with the persisted stat cache snapshots exactly what a process with no cache does', { timeout: 300_000 }, () =>
   fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), params),
 );
+
+test('the same with the native stat pass (where npm install could build it)', { timeout: 300_000, skip: nativeStat() ? false : 'the native addon is not built here' }, async () => {
+  const before = process.env.AGENT_REWIND_NATIVE_STAT;
+  process.env.AGENT_REWIND_NATIVE_STAT = '1'; // also on these small trees
+  try {
+    await fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), { ...params, numRuns: Math.ceil(params.numRuns / 2) });
+  } finally {
+    if (before === undefined) delete process.env.AGENT_REWIND_NATIVE_STAT;
+    else process.env.AGENT_REWIND_NATIVE_STAT = before;
+  }
+});
 
 // A folder listing the cache trusts (folder mtime unchanged) is taken name by name: without the index's checksum,
 // one garbled letter of a cached name made a fresh process miss that file without a word.
