@@ -30,18 +30,13 @@ import type {
   SnapshotSummary,
 } from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
+import { defaultStoreDir } from './store-dir';
+export { defaultStoreDir };
 
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
 const DEFAULT_FULL_CHECK = 5 * 60_000;
 
-/** Where a workspace's checkpoints live by default: <home>/checkpoints/<folder name>-<hash of its path>. */
-export function defaultStoreDir(home: string, workspaceRoot: string): string {
-  const real = resolveWorkspaceRoot(workspaceRoot);
-  const key = createHash('sha256').update(real).digest('hex').slice(0, 16);
-  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
-  return join(home, 'checkpoints', `${name}-${key}`);
-}
 
 
 function failure(error: string): RewindFilesResult {

@@ -1,8 +1,10 @@
 // One writer per store at a time (the CLI and the extension may share a workspace). The lock file holds the owner's
-// pid: a lock left by a killed process is taken over at once instead of after a timeout, which matters for
-// recovery after a crash.
+// pid, host and thread: a lock left by a killed process is taken over at once instead of after a timeout, which
+// matters for recovery after a crash; one left by a worker thread that died (its process lives on) is released by
+// whoever ran that thread (releaseLockOfThread).
 import { hostname } from 'node:os';
 import { open, readFile, unlink } from 'node:fs/promises';
+import { threadId } from 'node:worker_threads';
 
 function alive(pid: number): boolean {
   try {
@@ -14,7 +16,7 @@ function alive(pid: number): boolean {
 }
 
 export async function withStoreLock<T>(lockFile: string, fn: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
-  const me = `${process.pid}@${hostname()}`;
+  const me = `${process.pid}@${hostname()}@${threadId}`;
   const start = Date.now();
   let wait = 5;
   for (;;) {
@@ -42,4 +44,12 @@ export async function withStoreLock<T>(lockFile: string, fn: () => Promise<T>, t
   } finally {
     await unlink(lockFile).catch(() => {});
   }
+}
+
+/** Removes the lock if the thread `deadThreadId` of this process holds it (that thread has stopped mid-operation). */
+export async function releaseLockOfThread(lockFile: string, deadThreadId: number): Promise<boolean> {
+  const owner = await readFile(lockFile, 'utf8').catch(() => '');
+  if (owner !== `${process.pid}@${hostname()}@${deadThreadId}`) return false;
+  await unlink(lockFile).catch(() => {});
+  return true;
 }

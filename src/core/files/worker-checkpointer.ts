@@ -5,6 +5,9 @@ import type { SnapshotRecord } from './snapshot-records';
 import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotKind, SnapshotSummary } from './types';
 import type { WatcherSync } from './watcher-sync';
 import { resolveWorkspaceRoot } from './workspace-root';
+import { defaultStoreDir } from './store-dir';
+import { releaseLockOfThread } from './store-lock';
+import { join } from 'node:path';
 import type { FromWorker, ToWorker, WorkerMethod } from './worker-protocol';
 
 /** Starts a files-worker thread (dist/files-worker.js in the extension; tests start the TypeScript source). */
@@ -29,7 +32,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     private readonly start: StartFilesWorker,
   ) {
     this.workspaceRoot = resolveWorkspaceRoot(options.workspaceRoot);
+    this.storeDir = options.storeDir ?? defaultStoreDir(options.home, this.workspaceRoot);
   }
+
+  private readonly storeDir: string;
 
   /** The worker, started on first use and again after it died (a crash loses only the calls in flight). */
   private ensureWorker(): Worker {
@@ -46,7 +52,12 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
       for (const p of all) p.reject(err);
     };
     w.on('error', (err) => fail(new Error(`the file-checkpoint worker failed: ${err.message}`)));
-    w.on('exit', (code) => fail(new Error(`the file-checkpoint worker stopped (exit code ${code})`)));
+    const deadThread = w.threadId;
+    w.on('exit', (code) => {
+      // a worker stopped inside a locked operation leaves the store's lock behind, naming this (living) process
+      void releaseLockOfThread(join(this.storeDir, 'lock'), deadThread).catch(() => false);
+      fail(new Error(`the file-checkpoint worker stopped (exit code ${code})`));
+    });
     this.post({ type: 'init', options: this.options });
     if (this.sync) this.post({ type: 'sync', on: true });
     return w;
