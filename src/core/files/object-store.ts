@@ -409,6 +409,17 @@ export class PackWriter {
     return p;
   }
 
+  /** Adds a blob another thread read, hashed and compressed (see BlobThread) unless it is already stored. */
+  addPrepared(hash: string, stored: Buffer, rawSize: number, deflated: boolean): Promise<void> {
+    if (this.store.has(hash)) return Promise.resolve();
+    const existing = this.pending.get(hash);
+    if (existing) return existing;
+    if (rawSize > MAX_OBJECT_SIZE) return Promise.reject(new Error('object too large for the checkpoint store'));
+    const p = this.append(hash, stored, { rawSize, flags: deflated ? F_DEFLATED : 0 });
+    this.pending.set(hash, p);
+    return p;
+  }
+
   /** @internal gc: copies an object's stored bytes as they are. */
   async addStored(hash: string, stored: Buffer, loc: { rawSize: number; flags: number }): Promise<void> {
     if (this.pending.has(hash)) return;

@@ -11,6 +11,8 @@ import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
 import type { SkippedFile } from './types';
 import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
+import { BlobThread } from './blob-thread';
+import { availableParallelism } from 'node:os';
 
 export interface ScanStats {
   skipped: SkippedFile[];
@@ -37,6 +39,9 @@ export class Limiter {
 
 const MAY_BE_GONE = { throwIfNoEntry: false } as const;
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
+
+/** Files a scan reads itself before it starts a hashing thread for the rest (AGENT_REWIND_HASH_THREAD=0: never). */
+const blobThreadAfterFiles = () => Number(process.env.AGENT_REWIND_HASH_THREAD_AFTER ?? 2000);
 
 /** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
 const RACY_MS = 2000;
@@ -114,7 +119,25 @@ export class WorkspaceModel {
   /** Re-stats the whole workspace, reusing hashes whose stat data did not change. */
   async fullScan(stats: ScanStats, writer?: PackWriter): Promise<void> {
     const scanStart = Date.now();
-    this.root = await this.scanDir('', this.root, stats, writer, true, scanStart);
+    try {
+      this.root = await this.scanDir('', this.root, stats, writer, true, scanStart);
+    } finally {
+      await this.closeBlobThread();
+    }
+  }
+
+  private blobThread: BlobThread | undefined;
+
+  /** A hashing thread once a scan has read enough files to be a big one (a first snapshot, typically). */
+  private blobThreadFor(stats: ScanStats): BlobThread | undefined {
+    if (!this.blobThread && stats.hashedFiles >= blobThreadAfterFiles() && availableParallelism() > 1 && process.env.AGENT_REWIND_HASH_THREAD !== '0') this.blobThread = new BlobThread();
+    return this.blobThread;
+  }
+
+  private async closeBlobThread(): Promise<void> {
+    const t = this.blobThread;
+    this.blobThread = undefined;
+    await t?.close();
   }
 
   /**
@@ -122,6 +145,14 @@ export class WorkspaceModel {
    * that are new are scanned whole.
    */
   async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
+    try {
+      await this.refreshPathsNow(paths, stats, writer);
+    } finally {
+      await this.closeBlobThread();
+    }
+  }
+
+  private async refreshPathsNow(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
     const scanStart = Date.now();
     // group the reports: a folder re-listed once covers every report about its direct children
     const relist = new Map<string, boolean>(); // folder → deep (its .gitignore changed)
@@ -289,7 +320,8 @@ export class WorkspaceModel {
         ignoredHere++;
         continue;
       }
-      if (++this.sinceYield >= 2000) {
+      // with a hashing thread, often: its answers wait for a turn of the event loop
+      if (++this.sinceYield >= (this.blobThread ? 8 : 2000)) {
         this.sinceYield = 0;
         await new Promise((r) => setImmediate(r)); // keep the host responsive during a long walk
       }
@@ -348,6 +380,13 @@ export class WorkspaceModel {
       if (p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === mode) return p;
       try {
         const data = await this.reads.run(async () => {
+          const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 ? this.blobThreadFor(stats) : undefined;
+          if (helper?.hasRoom) {
+            const blob = await helper.prepare(this.abs(rel));
+            stats.hashedFiles++;
+            await writer!.addPrepared(blob.hash, blob.stored, blob.size, blob.deflated);
+            return { hash: blob.hash, size: blob.size };
+          }
           // synchronous reads: a page-cache read is cheaper than the four thread-pool round trips of readFile()
           const content = kind === 'file' ? (st.size > 8 * 1024 * 1024 ? await readFile(this.abs(rel)) : readFileSync(this.abs(rel))) : Buffer.from(readlinkSync(this.abs(rel)), 'utf8');
           const hash = createHash('sha256').update(content).digest('hex');

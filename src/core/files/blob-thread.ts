@@ -1,0 +1,94 @@
+// A second thread that reads, hashes and compresses files for a big snapshot. A first snapshot reads every file and
+// is all hashing and deflate: on two cores the calling thread can only do half of it. The calling thread keeps
+// doing files itself and hands the helper a share through a short queue; only paths go over, hashes and compressed
+// bytes come back (the same bytes PackWriter.add would store).
+import { Worker } from 'node:worker_threads';
+
+/** The whole worker: dependency-free, so it runs from source (eval) in the CLI, the extension and tests. */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { deflateRawSync } = require('node:zlib');
+parentPort.on('message', (batch) => {
+  parentPort.postMessage(batch.map(([id, path]) => {
+    try {
+      const data = readFileSync(path);
+      const hash = createHash('sha256').update(data).digest('hex');
+      const z = data.length < 64 ? null : deflateRawSync(data, { level: 1 });
+      const deflated = z !== null && z.length < data.length;
+      return [id, hash, data.length, deflated ? z : data, deflated];
+    } catch (err) {
+      return [id, null, 0, null, false, err && err.code ? err.code : String(err)];
+    }
+  }));
+});
+`;
+
+export interface PreparedBlob {
+  hash: string;
+  size: number;
+  /** What the pack stores: the deflated bytes, or the file's own when deflate did not make them smaller. */
+  stored: Buffer;
+  deflated: boolean;
+}
+
+type Reply = [number, string | null, number, Uint8Array | null, boolean, string?];
+type Waiter = { resolve(b: PreparedBlob): void; reject(err: Error): void };
+
+/** Files handed over and not answered yet, beyond which the calling thread does the next file itself. */
+const QUEUE = 24;
+
+export class BlobThread {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, Waiter>();
+  #batch: [number, string][] = [];
+  #next = 0;
+  #failed: Error | undefined;
+
+  constructor() {
+    this.#worker = new Worker(WORKER_SOURCE, { eval: true });
+    this.#worker.unref();
+    this.#worker.on('message', (replies: Reply[]) => {
+      for (const [id, hash, size, stored, deflated, code] of replies) {
+        const w = this.#waiting.get(id);
+        this.#waiting.delete(id);
+        if (hash && stored) w?.resolve({ hash, size, stored: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), deflated });
+        else w?.reject(Object.assign(new Error(code ?? 'read failed'), { code }));
+      }
+    });
+    const fail = (err: Error) => {
+      this.#failed ??= err;
+      for (const w of this.#waiting.values()) w.reject(err);
+      this.#waiting.clear();
+    };
+    this.#worker.on('error', fail);
+    this.#worker.on('exit', () => fail(new Error('the hashing thread stopped')));
+  }
+
+  /** Whether it can take another file now. */
+  get hasRoom(): boolean {
+    return !this.#failed && this.#waiting.size < QUEUE;
+  }
+
+  /** Reads, hashes and compresses the file at `absPath`; rejects with the read error (its `code`, like ENOENT). */
+  prepare(absPath: string): Promise<PreparedBlob> {
+    if (this.#failed) return Promise.reject(this.#failed);
+    const id = this.#next++;
+    const done = new Promise<PreparedBlob>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    if (this.#batch.length === 0) queueMicrotask(() => this.#send());
+    this.#batch.push([id, absPath]);
+    return done;
+  }
+
+  #send(): void {
+    const batch = this.#batch;
+    this.#batch = [];
+    if (batch.length) this.#worker.postMessage(batch);
+  }
+
+  async close(): Promise<void> {
+    this.#worker.removeAllListeners('exit');
+    await this.#worker.terminate();
+  }
+}
