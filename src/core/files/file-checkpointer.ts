@@ -1,10 +1,10 @@
 // File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
 // safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { lstat, readFile, readlink } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { ObjectStore, MAX_OBJECT_SIZE, hashObject, type PackWriter } from './object-store';
 import { PathFilter } from './path-filter';
 import { Restorer, type RestoreOp } from './restore';
@@ -36,8 +36,6 @@ export { defaultStoreDir };
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
 const DEFAULT_FULL_CHECK = 5 * 60_000;
-
-
 
 function failure(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
@@ -189,7 +187,7 @@ export class FileCheckpointer {
     this.fullCheckTimer = setInterval(() => {
       void this.serialize(async () => {
         if (Date.now() - this.lastFullCheck < this.fullCheckInterval * 0.9) return;
-        await this.refreshModel({ skipped: [], ignoredCount: 0, hashedFiles: 0 }, undefined, true).catch(() => this.markAllDirty());
+        await this.refreshModel({ skipped: [], hashedFiles: 0 }, undefined, true).catch(() => this.markAllDirty());
       });
     }, this.fullCheckInterval);
     this.fullCheckTimer.unref();
@@ -287,7 +285,7 @@ export class FileCheckpointer {
   }
 
   private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel): Promise<SnapshotSummary> {
-    const stats: ScanStats = { skipped: [], ignoredCount: 0, hashedFiles: 0 };
+    const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const w = store.newPack();
     let root: string;
     let model: WorkspaceModel;
@@ -429,7 +427,7 @@ export class FileCheckpointer {
   }
 
   private async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean): Promise<Plan> {
-    const stats: ScanStats = { skipped: [], ignoredCount: 0, hashedFiles: 0 };
+    const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.refreshModel(stats);
     const reader = new TreeReader(store);
     const diffs = await diffTrees(reader, rec.root, model.root);
@@ -546,7 +544,7 @@ export class FileCheckpointer {
       if (!top) throw new Error('There is no file rewind to undo in this session.');
       const pre = await this.records.get(sessionId, top.preRestoreAnchor);
       if (!pre) throw new Error('The snapshot taken before the last rewind is gone (removed by gc or the size cap); it cannot be undone.');
-      const stats: ScanStats = { skipped: [], ignoredCount: 0, hashedFiles: 0 };
+      const stats: ScanStats = { skipped: [], hashedFiles: 0 };
       const model = await this.refreshModel(stats);
       const reader = new TreeReader(store);
       const diffs: PathDiff[] = [];

@@ -16,7 +16,6 @@ import { availableParallelism } from 'node:os';
 
 export interface ScanStats {
   skipped: SkippedFile[];
-  ignoredCount: number;
   hashedFiles: number;
 }
 
@@ -302,10 +301,7 @@ export class WorkspaceModel {
     let ignoredHere = 0;
     /** Names looked at (not ignored), skipped files included, so a reused listing still reports and retries them. */
     const listed: string[] = [];
-    if (names) {
-      ignoredHere = old?.ignoredHere ?? 0;
-      stats.ignoredCount += ignoredHere;
-    }
+    if (names) ignoredHere = old?.ignoredHere ?? 0;
     const children = new Map<string, Node>();
     let changed = false;
     const count = names ? names.length : dirents!.length;
@@ -316,7 +312,6 @@ export class WorkspaceModel {
       const prev = old?.children.get(name);
       const isDir = names ? prev?.kind === 'dir' : dirents![i]!.isDirectory();
       if (!(trusted && prev && (prev.kind === 'dir') === isDir) && this.filter.isExcluded(rel === '' ? name : `${rel}/${name}`, isDir, chain)) {
-        stats.ignoredCount++;
         ignoredHere++;
         continue;
       }
@@ -361,10 +356,7 @@ export class WorkspaceModel {
   }
 
   private async scanEntry(rel: string, st: Stats, prev: Node | undefined, chain: IgnoreLevel[], stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, filtered = false): Promise<Node | undefined> {
-    if (!filtered && this.filter.isExcluded(rel, st.isDirectory(), chain)) {
-      stats.ignoredCount++;
-      return undefined;
-    }
+    if (!filtered && this.filter.isExcluded(rel, st.isDirectory(), chain)) return undefined;
     if (st.isDirectory()) {
       if (prev?.kind === 'dir' && !deep) return prev;
       return this.scanDir(rel, prev?.kind === 'dir' ? prev : undefined, stats, writer, deep, scanStart);
