@@ -179,15 +179,7 @@ export class WorkspaceModel {
     for (const [dirRel, deep] of [...relist].sort((a, b) => a[0].length - b[0].length)) {
       const dir = this.get(dirRel);
       if (!dir || dir.kind !== 'dir') continue; // removed with a parent re-listed before it
-      const rescanned = await this.scanDir(dirRel, dir, stats, writer, deep, scanStart);
-      // the node stays (its parent holds it) but takes everything the new listing says
-      dir.children = rescanned.children;
-      dir.mode = rescanned.mode;
-      dir.rulesKey = rescanned.rulesKey;
-      dir.listedMtimeMs = rescanned.listedMtimeMs;
-      dir.dirIno = rescanned.dirIno;
-      dir.ignoredHere = rescanned.ignoredHere;
-      dir.listed = rescanned.listed;
+      this.setNode(dirRel, await this.scanDir(dirRel, dir, stats, writer, deep, scanStart));
       this.invalidate(dirRel);
     }
     // hashes are forgotten once every single is in place: a folder re-listed above a changed file must not keep a
@@ -224,6 +216,17 @@ export class WorkspaceModel {
     }
     for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) await Promise.all(byDepth.get(depth)!.map(refreshOne));
     for (const rel of touched) this.invalidate(rel);
+  }
+
+  /** Puts `node` where the folder `rel` is (the root for ''). */
+  private setNode(rel: string, node: DirNode): void {
+    if (rel === '') {
+      this.root = node;
+      return;
+    }
+    const slash = rel.lastIndexOf('/');
+    const parent = this.get(slash < 0 ? '' : rel.slice(0, slash));
+    if (parent?.kind === 'dir') parent.children.set(rel.slice(slash + 1), node);
   }
 
   /** Forgets the tree hashes of `relDir` and every folder above it. */
