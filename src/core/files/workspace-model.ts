@@ -39,9 +39,6 @@ export class Limiter {
 const MAY_BE_GONE = { throwIfNoEntry: false } as const;
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
-/** Files a scan reads itself before it starts a hashing thread for the rest (AGENT_REWIND_HASH_THREAD=0: never). */
-const blobThreadAfterFiles = () => Number(process.env.AGENT_REWIND_HASH_THREAD_AFTER ?? 2000);
-
 /** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
 const RACY_MS = 2000;
 
@@ -118,25 +115,33 @@ export class WorkspaceModel {
   /** Re-stats the whole workspace, reusing hashes whose stat data did not change. */
   async fullScan(stats: ScanStats, writer?: PackWriter): Promise<void> {
     const scanStart = Date.now();
-    try {
+    await this.withHashing(async () => {
       this.root = await this.scanDir('', this.root, stats, writer, true, scanStart);
-    } finally {
-      await this.closeBlobThread();
-    }
+    });
   }
 
   private blobThread: BlobThread | undefined;
+  /** Files the current scan hashes itself before it starts a hashing thread for the rest. */
+  private blobThreadAt = Infinity;
 
-  /** A hashing thread once a scan has read enough files to be a big one (a first snapshot, typically). */
-  private blobThreadFor(stats: ScanStats): BlobThread | undefined {
-    if (!this.blobThread && stats.hashedFiles >= blobThreadAfterFiles() && availableParallelism() > 1 && process.env.AGENT_REWIND_HASH_THREAD !== '0') this.blobThread = new BlobThread();
-    return this.blobThread;
+  /** Runs a scan that may start a hashing thread (decided once per scan, not per file), and stops the thread after. */
+  private async withHashing<T>(scan: () => Promise<T>): Promise<T> {
+    const enabled = availableParallelism() > 1 && process.env.AGENT_REWIND_HASH_THREAD !== '0';
+    this.blobThreadAt = enabled ? Number(process.env.AGENT_REWIND_HASH_THREAD_AFTER ?? 2000) : Infinity;
+    try {
+      return await scan();
+    } finally {
+      const t = this.blobThread;
+      this.blobThread = undefined;
+      this.blobThreadAt = Infinity;
+      await t?.close();
+    }
   }
 
-  private async closeBlobThread(): Promise<void> {
-    const t = this.blobThread;
-    this.blobThread = undefined;
-    await t?.close();
+  /** The hashing thread, started once the scan has hashed enough files to be a big one (a first snapshot, typically). */
+  private blobThreadFor(stats: ScanStats): BlobThread | undefined {
+    if (!this.blobThread && stats.hashedFiles >= this.blobThreadAt) this.blobThread = new BlobThread();
+    return this.blobThread;
   }
 
   /**
@@ -144,11 +149,7 @@ export class WorkspaceModel {
    * that are new are scanned whole.
    */
   async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    try {
-      await this.refreshPathsNow(paths, stats, writer);
-    } finally {
-      await this.closeBlobThread();
-    }
+    await this.withHashing(() => this.refreshPathsNow(paths, stats, writer));
   }
 
   private async refreshPathsNow(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
