@@ -20,6 +20,13 @@ interface StatData {
   ino: number;
 }
 
+/** lstat of each folder and each file of the index, by position; paths are put together only where they are used. */
+interface StatSource {
+  dir(d: number): StatData | undefined;
+  /** File f, which belongs to folder d. */
+  file(d: number, f: number): StatData | undefined;
+}
+
 /** Below this many files the native batch is not worth loading. */
 const NATIVE_FROM_FILES = 2000;
 
@@ -27,7 +34,7 @@ const NATIVE_FROM_FILES = 2000;
  * Every folder and file of the index lstat-ed at once by the native batch (in index order: each folder, then its
  * files), read back by index. Undefined when there is no native batch.
  */
-function nativeSource(index: StatIndex, prefix: string): { dir(d: number): StatData | undefined; file(f: number): StatData | undefined } | undefined {
+function nativeSource(index: StatIndex, prefix: string): StatSource | undefined {
   const native = nativeStat();
   if (!native) return undefined;
   const { dirs, names, fileStart, dirRel } = index;
@@ -52,9 +59,24 @@ function nativeSource(index: StatIndex, prefix: string): { dir(d: number): StatD
     return scratch;
   };
   // folder d comes after the d folders and fileStart[d] files before it; file f of folder d at d + 1 + f
-  const dirOf = new Uint32Array(names.length);
-  for (let d = 0; d < dirs.length; d++) dirOf.fill(d, fileStart[d]!, fileStart[d + 1]!);
-  return { dir: (d) => at(d + fileStart[d]!), file: (f) => at(dirOf[f]! + 1 + f) };
+  return { dir: (d) => at(d + fileStart[d]!), file: (d, f) => at(d + 1 + f) };
+}
+
+/** One lstatSync per call, from this thread. */
+function jsSource(index: StatIndex, prefix: string): StatSource {
+  const { names, dirRel } = index;
+  let baseOf = -1;
+  let base = '';
+  return {
+    dir: (d) => statOrUndefined(dirRel[d] === '' ? prefix || '.' : prefix + dirRel[d]),
+    file: (d, f) => {
+      if (d !== baseOf) {
+        baseOf = d;
+        base = dirRel[d] === '' ? prefix : `${prefix}${dirRel[d]}/`;
+      }
+      return statOrUndefined(base + names[f]!);
+    },
+  };
 }
 
 function statOrUndefined(path: string): Stats | undefined {
@@ -72,9 +94,8 @@ function statOrUndefined(path: string): Stats | undefined {
  * for lstat ('' when the process runs in the workspace). Loads the folders' .gitignore rules into `rules` as it goes.
  */
 export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string): string[] {
-  const source = index.names.length >= NATIVE_FROM_FILES || process.env.AGENT_REWIND_NATIVE_STAT === '1' ? nativeSource(index, prefix) : undefined;
-  const statDir = source?.dir ?? ((_d: number, path: string) => statOrUndefined(path));
-  const statFile = source?.file ?? ((_f: number, path: string) => statOrUndefined(path));
+  const wantNative = index.names.length >= NATIVE_FROM_FILES || process.env.AGENT_REWIND_NATIVE_STAT === '1';
+  const source = (wantNative && nativeSource(index, prefix)) || jsSource(index, prefix);
   const changed: string[] = [];
   const { dirs, names, fileStart, dirRel } = index;
   /** Folders returned for re-listing: that looks at their direct entries again, so those need no path of their own. */
@@ -82,7 +103,7 @@ export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: 
   for (let d = 0; d < dirs.length; d++) {
     const dir = dirs[d]!;
     const rel = dirRel[d]!;
-    const st = statDir(d, rel === '' ? prefix || '.' : prefix + rel);
+    const st = source.dir(d);
     if (!st || (st.mode & S_IFMT) !== S_IFDIR) {
       if (d === 0 || !relisted[dir.parent]) changed.push(rel);
       d = dir.end - 1; // nothing below it is where it was
@@ -101,10 +122,9 @@ export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: 
       continue;
     }
     const relBase = rel === '' ? '' : `${rel}/`;
-    const statBase = prefix + relBase;
     for (let f = f0; f < f1; f++) {
       const name = names[f]!;
-      const fst = statFile(f, statBase + name);
+      const fst = source.file(d, f);
       const fmt = fst ? fst.mode & S_IFMT : 0;
       const kind = fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined;
       if (!fst || !index.fileMatches(f, kind, fst.mode & 0o7777, fst.size, fst.mtimeMs, fst.ino)) changed.push(relBase + name);
