@@ -2,8 +2,8 @@
 // src/core/files/native-stat.ts). From JavaScript each lstat costs a round through libuv and a Stats object, and a
 // Node thread cannot share the work cheaply; here two threads halve the time of 50,000 calls.
 //
-// lstatBatch(paths: Buffer of NUL-terminated paths, threads: number): Float64Array of 4 numbers per path, as Node's
-// fs.lstatSync would give them: mode, size, mtimeMs, ino (mode -1 when lstat failed).
+// lstatTree (below) gives 4 numbers per path, as Node's fs.lstatSync would: mode, size, mtimeMs, ino (mode -1 when
+// lstat failed).
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <stdlib.h>
@@ -14,103 +14,8 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
-typedef struct {
-  const char **paths;
-  double *out;
-  size_t from, to;
-} Range;
-
 static double ms_from_timespec(double sec, double nsec) { return sec * 1e3 + nsec / 1e6; }
 
-static void *stat_range(void *arg) {
-  Range *r = (Range *)arg;
-  struct stat st;
-  for (size_t i = r->from; i < r->to; i++) {
-    double *o = r->out + i * 4;
-    if (lstat(r->paths[i], &st) != 0) {
-      o[0] = -1; o[1] = 0; o[2] = 0; o[3] = 0;
-      continue;
-    }
-    o[0] = (double)st.st_mode;
-    o[1] = (double)st.st_size;
-#ifdef __APPLE__
-    o[2] = ms_from_timespec((double)st.st_mtimespec.tv_sec, (double)st.st_mtimespec.tv_nsec);
-#else
-    o[2] = ms_from_timespec((double)st.st_mtim.tv_sec, (double)st.st_mtim.tv_nsec);
-#endif
-    o[3] = (double)st.st_ino;
-  }
-  return NULL;
-}
-#endif
-
-static napi_value lstat_batch(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-#ifdef _WIN32
-  napi_throw_error(env, NULL, "lstatBatch is not available on Windows");
-  return NULL;
-#else
-  bool is_buffer = false;
-  if (argc < 2 || napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer) {
-    napi_throw_type_error(env, NULL, "lstatBatch(paths: Buffer, threads: number)");
-    return NULL;
-  }
-  char *data;
-  size_t len;
-  napi_get_buffer_info(env, argv[0], (void **)&data, &len);
-  int32_t threads = 1;
-  napi_get_value_int32(env, argv[1], &threads);
-  if (threads < 1) threads = 1;
-  if (threads > 16) threads = 16;
-  if (len > 0 && data[len - 1] != '\0') {
-    napi_throw_error(env, NULL, "lstatBatch: the paths must each end with a NUL byte");
-    return NULL;
-  }
-  size_t count = 0;
-  for (size_t i = 0; i < len; i++) if (data[i] == '\0') count++;
-  const char **paths = malloc(sizeof(char *) * (count ? count : 1));
-  if (!paths) {
-    napi_throw_error(env, NULL, "lstatBatch: out of memory");
-    return NULL;
-  }
-  size_t k = 0, start = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (data[i] == '\0') {
-      paths[k++] = data + start;
-      start = i + 1;
-    }
-  }
-  void *out_data;
-  napi_value buffer;
-  if (napi_create_arraybuffer(env, count * 4 * sizeof(double), &out_data, &buffer) != napi_ok) {
-    free(paths);
-    return NULL;
-  }
-  Range ranges[16];
-  pthread_t ids[16];
-  int started = 0;
-  if ((size_t)threads > count) threads = count ? (int32_t)count : 1;
-  for (int t = 0; t < threads; t++) {
-    ranges[t].paths = paths;
-    ranges[t].out = (double *)out_data;
-    ranges[t].from = count * t / threads;
-    ranges[t].to = count * (t + 1) / threads;
-    // the calling thread takes the last range itself
-    if (t < threads - 1 && pthread_create(&ids[t], NULL, stat_range, &ranges[t]) == 0) started++;
-    else if (t < threads - 1) stat_range(&ranges[t]);
-  }
-  stat_range(&ranges[threads - 1]);
-  for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
-  free(paths);
-  napi_value result;
-  napi_create_typedarray(env, napi_float64_array, count * 4, buffer, 0, &result);
-  return result;
-#endif
-}
-
-#ifndef _WIN32
 typedef struct {
   const char *prefix;
   size_t prefix_len;
@@ -179,8 +84,8 @@ static void *stat_tree_range(void *arg) {
 #endif
 
 /* lstatTree(prefix: Buffer, dirPaths: Buffer (NUL-terminated), fileCounts: Uint32Array, names: Buffer (each folder's
- * file names in turn, NUL-terminated), threads): the same 4 numbers per path as lstatBatch, for each folder and then
- * each of its files, in folder order; the paths are put together here, so JavaScript builds no string per file. */
+ * file names in turn, NUL-terminated), threads): 4 numbers for each folder and then each of its files, in folder
+ * order; the paths are put together here, so JavaScript builds no string per file. */
 static napi_value lstat_tree(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value argv[5];
@@ -267,8 +172,6 @@ static napi_value lstat_tree(napi_env env, napi_callback_info info) {
 
 NAPI_MODULE_INIT() {
   napi_value fn;
-  napi_create_function(env, "lstatBatch", NAPI_AUTO_LENGTH, lstat_batch, NULL, &fn);
-  napi_set_named_property(env, exports, "lstatBatch", fn);
   napi_create_function(env, "lstatTree", NAPI_AUTO_LENGTH, lstat_tree, NULL, &fn);
   napi_set_named_property(env, exports, "lstatTree", fn);
   return exports;

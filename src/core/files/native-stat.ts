@@ -5,13 +5,13 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
-/** 4 numbers per NUL-terminated path: mode (-1: lstat failed), size, mtimeMs, ino, as fs.lstatSync gives them. */
-export type LstatBatch = (paths: Buffer, threads: number) => Float64Array;
-/** The same for each folder (prefix + its path) and then each of its files (prefix + path + '/' + name). */
+/**
+ * 4 numbers (mode, or -1 when lstat failed; size; mtimeMs; ino, as fs.lstatSync gives them) for each folder (prefix +
+ * its path, or the prefix / '.' for the root) and then each of its files (prefix + path + '/' + name), in order.
+ */
 export type LstatTree = (prefix: Buffer, dirPaths: Buffer, fileCounts: Uint32Array, names: Buffer, threads: number) => Float64Array;
 
 interface NativeStat {
-  lstatBatch: LstatBatch;
   lstatTree: LstatTree;
 }
 
@@ -26,7 +26,7 @@ export function nativeStat(): NativeStat | undefined {
       for (const file of [join(__dirname, 'stat_batch.node'), join(__dirname, '../../../build/Release/stat_batch.node')]) {
         try {
           const mod = require(file) as Partial<NativeStat>;
-          if (typeof mod.lstatBatch === 'function' && typeof mod.lstatTree === 'function') {
+          if (typeof mod.lstatTree === 'function') {
             loaded = mod as NativeStat;
             break;
           }
