@@ -1,0 +1,72 @@
+// The source layer's contract: every kind of session (ours and pi/oh-my-pi, Claude Code, Codex) is read into this one
+// model, so the engine, the tree, the transcript, the catalog and the CLI never ask which agent wrote a session.
+//
+// The model is the pi-shaped entry tree of src/core/session/types.ts: `message` entries (roles user, assistant,
+// toolResult, …), `compaction`, `branch_summary`, `custom` records, each with id / parentId. A source that is not
+// pi-shaped on disk (Claude Code, Codex) converts on read and is read-only: it never writes the agent's own files.
+import type { SessionContext, SessionEntry, SessionHeader } from '../session/types';
+
+/** Which agent wrote a session: ours, pi (~/.pi/agent), oh-my-pi (~/.omp/agent), Claude Code, Codex. */
+export type SessionSourceKind = 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+
+export interface SessionViewLoadReport {
+  /** Lines that could not be used (1-based), left in the file untouched. */
+  skipped: { line: number; reason: string }[];
+  missingBlobs?: string[];
+}
+
+/** A nested conversation started by a tool call (a Claude Code subagent / Task, a Codex spawned agent). */
+export interface SubagentView {
+  /** The tool call (a `toolCall` block id in an assistant entry) that started it. */
+  toolCallId: string;
+  agentId: string;
+  /** e.g. the subagent type or description. */
+  title: string;
+  /** Its messages root → last, pi-shaped like the main entries. */
+  entries: readonly SessionEntry[];
+  file?: string;
+}
+
+/** Where a session was forked from (Claude Code --fork-session / our own fork, Codex forked_from_id). */
+export interface ForkOrigin {
+  sessionId: string;
+  /** The origin's file when it was found. */
+  sessionFile?: string;
+  /** The last entry the fork shares with its origin. */
+  entryId?: string;
+}
+
+/** The read side every session offers. SessionManager (ours, pi, oh-my-pi) implements it too. */
+export interface SessionView {
+  readonly sessionId: string;
+  readonly sessionFile: string | undefined;
+  /** The folder the session worked in (its files are snapshotted and restored there). */
+  readonly cwd: string;
+  getHeader(): SessionHeader;
+  getEntries(): readonly SessionEntry[];
+  getEntry(id: string): SessionEntry | undefined;
+  /** The active branch's last entry. */
+  getLeafId(): string | null;
+  /** root → leaf. */
+  getPath(leafId?: string | null): SessionEntry[];
+  /** What the model sees from that entry. */
+  buildSessionContext(leafId?: string | null): SessionContext;
+  getLabel(entryId: string): string | undefined;
+  getLoadReport(): SessionViewLoadReport;
+}
+
+/** What a foreign (read-only) session adds to the view. */
+export interface ForeignSessionView extends SessionView {
+  readonly source: Exclude<SessionSourceKind, 'agent-rewind' | 'pi' | 'omp'>;
+  /** The title a person recognises (custom title, AI title, summary, else the first real prompt). */
+  readonly title: string;
+  readonly createdAt: string;
+  readonly forkedFrom?: ForkOrigin;
+  /** Nested conversations, by the tool call that started them. */
+  subagentsOf(toolCallId: string): readonly SubagentView[];
+  /**
+   * The keys under which a hook snapshot of this user message may be stored, most specific first (Claude Code: the
+   * line's promptId; Codex: the turn id). Empty when the message has none.
+   */
+  checkpointKeysOf(userEntryId: string): readonly string[];
+}
