@@ -38,6 +38,8 @@ export interface TranscriptModel {
   sessionId: string;
   title: string;
   source: 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+  /** Set for another agent's session (Claude Code, Codex): shown, never written; `branch` is the branch shown. */
+  readOnly?: { agent: string };
   /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */
   forkedFrom?: { sessionId: string; sessionFile?: string; title?: string };
   branch: string;

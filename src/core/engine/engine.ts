@@ -35,7 +35,8 @@ import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
 import { snapshotKeyOf, snapshotsByEntry } from './file-anchors';
 import type { EngineSettings } from './settings';
-import { buildTranscriptItems, isUserMessage, previewOf, toTranscriptItem } from './transcript';
+import { isUserMessage, previewOf, toTranscriptItem } from './transcript';
+import { transcriptOf } from './transcript-loader';
 import type { SessionDetails, SessionListing } from './types';
 
 export interface RewindEngineOptions {
@@ -248,23 +249,15 @@ export class RewindEngine {
 
   // ── transcript ─────────────────────────────────────────────────────────────
 
-  async loadTranscript(sessionFile: string): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+  /** The session as chat rows: its active branch, or (another agent's session, which is only shown) `opts.branch`. */
+  async loadTranscript(sessionFile: string, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
     const session = await this.view(sessionFile);
-    const snap = branchesOf(session, this.#warn);
-    const path = session.getPath();
-    const otherBranchesAt = otherBranchesAlong(session, path, snap.branches);
-    const snapshots = await this.fileSnapshotsOf(session);
-    const items = buildTranscriptItems(path, {
-      otherBranchesAt,
-      fileCheckpoints: new Map(snapshots.map((s) => [s.anchorId, s.files])),
-      fileCheckpointsKnown: true,
-      labelOf: (id) => session.getLabel(id),
+    return transcriptOf(session, {
+      ...opts,
+      snapshots: await this.fileSnapshotsOf(session),
+      listing: listingOf(session, sourceOfPath(sessionFile), 0),
+      warn: this.#warn,
     });
-    const listing = listingOf(session, sourceOfPath(sessionFile), 0);
-    return {
-      model: { sessionId: session.sessionId, title: listing.title, source: listing.source, branch: snap.active.name, total: items.length },
-      items,
-    };
   }
 
   /** Where a message of the session is, for opening the transcript at it: on the active branch, on another branch
@@ -574,40 +567,4 @@ export class FolderNotOpenError extends Error {
   constructor(readonly folder: string, consequence: string) {
     super(`This session's folder (${folder}) is not open in this window, so ${consequence}.`);
   }
-}
-
-/** For each entry of the active path where another branch leaves it: that branch's name and head. */
-function otherBranchesAlong(
-  session: SessionView,
-  path: readonly SessionEntry[],
-  branches: readonly { name: string; isActive: boolean; headMessageId: string | null; leafId: string | null }[],
-): Map<string, { name: string; headEntryId: string }[]> {
-  const onPath = new Set(path.map((e) => e.id));
-  // A fork can sit on an entry that is no chat row (a branch record): show it on the nearest row before it.
-  const rowAt = new Map<string, string>();
-  let lastRow: string | undefined;
-  for (const e of path) {
-    if (toTranscriptItem(e, {})) lastRow = e.id;
-    if (lastRow) rowAt.set(e.id, lastRow);
-  }
-  const out = new Map<string, { name: string; headEntryId: string }[]>();
-  for (const b of branches) {
-    if (b.isActive || !b.leafId) continue;
-    // Walk up from the branch's leaf to the first entry on the active path: that is where it leaves.
-    let id: string | null = b.leafId;
-    let forkAt: string | undefined;
-    while (id) {
-      if (onPath.has(id)) {
-        forkAt = id;
-        break;
-      }
-      id = session.getEntry(id)?.parentId ?? null;
-    }
-    const at = forkAt === undefined ? undefined : rowAt.get(forkAt);
-    if (!at) continue;
-    const list = out.get(at) ?? [];
-    list.push({ name: b.name, headEntryId: b.headMessageId ?? b.leafId });
-    out.set(at, list);
-  }
-  return out;
 }

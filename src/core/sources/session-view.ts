@@ -62,6 +62,8 @@ export interface ForeignSessionView extends SessionView {
   readonly title: string;
   readonly createdAt: string;
   readonly forkedFrom?: ForkOrigin;
+  /** Whether the entry was copied from the session this one was forked from. */
+  isInherited?(entryId: string): boolean;
   /** Nested conversations, by the tool call that started them. */
   subagentsOf(toolCallId: string): readonly SubagentView[];
   /**
@@ -73,6 +75,11 @@ export interface ForeignSessionView extends SessionView {
 
 export function isForeignView(view: SessionView): view is ForeignSessionView {
   return typeof (view as Partial<ForeignSessionView>).checkpointKeysOf === 'function' && typeof (view as Partial<ForeignSessionView>).source === 'string';
+}
+
+/** Sessions only their own agent writes: agent-rewind reads them in place and forks them, never changes them. */
+export function isReadOnlySource(source: SessionSourceKind): boolean {
+  return source === 'claude' || source === 'codex';
 }
 
 /** The agent's name as a person knows it. */
