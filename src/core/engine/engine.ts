@@ -5,7 +5,7 @@
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
@@ -190,12 +190,15 @@ export class RewindEngine {
    */
   async searchMessages(query: string, limit = 200): Promise<MessageHit[]> {
     if (!query.trim()) return [];
-    const folders = this.sessionFolders();
     try {
       const catalog = await this.#openCatalog();
-      await catalog.refresh(folders);
-      const hits = catalog.search(query, { folders: folders.map((f) => f.path), limit, perSession: 20 });
-      const activeBranch = new Map(catalog.listSessions({ folders: folders.map((f) => f.path) }).map((c) => [c.file, c.activeBranch]));
+      // Exactly this workspace's sessions of every kind (another agent's folders hold other workspaces' too).
+      const listings = await this.listSessions();
+      await catalog.refresh(listings.map((l) => ({ file: l.sessionFile, source: l.source })));
+      const files = new Set(listings.map((l) => resolve(l.sessionFile)));
+      const folders = [...new Set(listings.map((l) => dirname(resolve(l.sessionFile))))];
+      const hits = catalog.search(query, { folders, limit, perSession: 20 }).filter((h) => files.has(h.file));
+      const activeBranch = new Map(catalog.listSessions({ folders }).map((c) => [c.file, c.activeBranch]));
       return hits.map((h) => ({
         sessionFile: h.file,
         sessionTitle: h.title,
@@ -212,7 +215,7 @@ export class RewindEngine {
   }
 
   #openCatalog(): Promise<Catalog> {
-    this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn });
+    this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn, openForeign: (file) => this.view(file).catch(() => undefined) });
     this.#catalog.catch(() => (this.#catalog = undefined));
     return this.#catalog;
   }

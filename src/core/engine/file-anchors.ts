@@ -8,7 +8,11 @@ import { isForeignView, type SessionView } from '../sources/session-view';
 
 /** Every user-message snapshot of the session, by the entry id of the message it belongs to. */
 export async function snapshotsByEntry(view: SessionView, checkpointer: FileCheckpoints): Promise<Map<string, SnapshotRecord>> {
-  const records = (await checkpointer.listSnapshots(view.sessionId)).filter((r) => r.kind === 'user-message');
+  return snapshotsByEntryFromRecords(view, await checkpointer.listSnapshots(view.sessionId));
+}
+
+export function snapshotsByEntryFromRecords(view: SessionView, all: readonly SnapshotRecord[]): Map<string, SnapshotRecord> {
+  const records = all.filter((r) => r.kind === 'user-message');
   const out = new Map<string, SnapshotRecord>();
   if (!isForeignView(view)) {
     for (const r of records) out.set(r.anchorId, r);
