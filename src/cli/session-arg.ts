@@ -7,7 +7,7 @@ import { findSessionFilesById } from '../core/session/discovery';
 import { sessionsRoot } from '../core/session/paths';
 import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
 import { FileSessionStorage } from '../core/session/storage';
-import { parseSettings } from '../core/engine/settings';
+import { parseSettings, type EngineSettings } from '../core/engine/settings';
 import { foreignOwner, foreignSources } from '../core/sources/foreign';
 import { readFirstLine } from '../core/sources/session-sources';
 import { ReadOnlySessionError, type SourceAdapter } from '../core/sources/source-adapter';
@@ -29,8 +29,16 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
     if (!st.isFile) throw new CliError(`not a file: ${file}`);
     return file;
   }
-  const files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
-  if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)}`);
+  let files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
+  if (files.length === 0) {
+    // Another agent's session named by its id (Claude Code's and Codex's ids are uuids).
+    const settings = cliSettings(ctx);
+    for (const adapter of foreignSources(settings)) {
+      files.push(...((await adapter.findById?.(arg, { settings, workspaceRoots: [], warn: warnOnStderr })) ?? []));
+    }
+    files = [...new Set(files)];
+  }
+  if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)} or another agent's sessions`);
   if (files.length > 1) {
     const shown = files.slice(0, AMBIGUOUS_SHOWN);
     const more = files.length > shown.length ? `\n  …and ${files.length - shown.length} more; type more of the id` : '';
@@ -39,10 +47,14 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
   return files[0]!;
 }
 
+/** The settings a CLI call works with (its home included). */
+export function cliSettings(ctx: CommandContext): EngineSettings {
+  return parseSettings(() => undefined, { ...process.env, AGENT_REWIND_HOME: ctx.home });
+}
+
 /** The readers of other agents' sessions, for this call's home. */
 export function foreignAdaptersFor(ctx: CommandContext): SourceAdapter[] {
-  const settings = parseSettings(() => undefined, { ...process.env, AGENT_REWIND_HOME: ctx.home });
-  return foreignSources(settings);
+  return foreignSources(cliSettings(ctx));
 }
 
 /** Another agent's session, read-only, when `file` is one (undefined: one of ours, pi's or oh-my-pi's). */

@@ -50,11 +50,13 @@ export interface RefreshResult {
 
 export type CatalogSession = Omit<IndexedSession, 'branches' | 'checkpoints' | 'messages'> & { messageCount: number };
 
-/** Which sessions a query looks at: those whose header names this working folder and/or whose file is directly in
- *  one of these folders (a workspace's session folders). Both given: either matches. Neither: all. */
+/** Which sessions a query looks at: those whose header names this working folder, whose file is directly in one of
+ *  these folders (a workspace's session folders), or that are one of these files (another agent's sessions, whose
+ *  folders are shared by many working folders). Several given: any matches. None: all. */
 export interface CatalogScope {
   cwd?: string;
   folders?: readonly string[];
+  files?: readonly string[];
 }
 
 export interface SearchOptions extends CatalogScope {
@@ -100,6 +102,10 @@ function scopeWhere(scope: CatalogScope): { sql: string; params: SqlValue[] } {
   if (scope.folders !== undefined) {
     parts.push(scope.folders.length ? `s.dir IN (${scope.folders.map(() => '?').join(',')})` : '0');
     params.push(...scope.folders.map((f) => resolve(f)));
+  }
+  if (scope.files !== undefined) {
+    parts.push(scope.files.length ? `s.file IN (${scope.files.map(() => '?').join(',')})` : '0');
+    params.push(...scope.files.map((f) => resolve(f)));
   }
   return { sql: parts.length ? `(${parts.join(' OR ')})` : '1', params };
 }

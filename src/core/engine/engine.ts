@@ -5,7 +5,7 @@
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
 import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
@@ -195,10 +195,9 @@ export class RewindEngine {
       // Exactly this workspace's sessions of every kind (another agent's folders hold other workspaces' too).
       const listings = await this.listSessions();
       await catalog.refresh(listings.map((l) => ({ file: l.sessionFile, source: l.source })));
-      const files = new Set(listings.map((l) => resolve(l.sessionFile)));
-      const folders = [...new Set(listings.map((l) => dirname(resolve(l.sessionFile))))];
-      const hits = catalog.search(query, { folders, limit, perSession: 20 }).filter((h) => files.has(h.file));
-      const activeBranch = new Map(catalog.listSessions({ folders }).map((c) => [c.file, c.activeBranch]));
+      const files = listings.map((l) => resolve(l.sessionFile));
+      const hits = catalog.search(query, { files, limit, perSession: 20 });
+      const activeBranch = new Map(catalog.listSessions({ files }).map((c) => [c.file, c.activeBranch]));
       return hits.map((h) => ({
         sessionFile: h.file,
         sessionTitle: h.title,

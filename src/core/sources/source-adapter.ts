@@ -36,6 +36,8 @@ export interface SourceAdapter {
   /** This workspace's sessions, cheaply (no session is parsed whole to be listed). */
   list(ctx: SourceContext): Promise<SessionListing[]>;
   watchFolders(ctx: SourceContext): WatchedFolder[];
+  /** Session files whose id is `id` (else starts with it), for a session named by id on the command line. */
+  findById?(id: string, ctx: SourceContext): Promise<string[]>;
   /** Whether `file` is one of this kind's session files (from where it lives, else its first line). */
   owns(file: string, firstLine: string | undefined): boolean;
   /** The session, up to date with the file. Throws a clear error for a missing or unreadable file. */
