@@ -68,6 +68,8 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
     out.byId.set(e.id, e);
   };
   let leafUuid: string | undefined;
+  // compact boundary uuid → tokens before compaction (the summary line that follows does not repeat them)
+  const preTokens = new Map<string, number>();
 
   for (const raw of lines) {
     const rec = raw.rec;
@@ -82,9 +84,12 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
     const promptId = str(rec.promptId);
 
     switch (kind) {
-      case 'hidden':
+      case 'hidden': {
+        const tokens = obj(rec.compactMetadata)?.preTokens;
+        if (typeof tokens === 'number') preTokens.set(uuid, tokens);
         tailOf.set(uuid, parent);
         continue;
+      }
       case 'prompt': {
         const content = promptContent(rec)!;
         const message: AgentMessage = { role: 'user', content, timestamp: ms };
@@ -97,11 +102,11 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
         break;
       }
       case 'compactSummary': {
-        const boundary = obj(rec.compactMetadata);
+        const tokens = (parentUuid !== null ? preTokens.get(parentUuid) : undefined) ?? obj(rec.compactMetadata)?.preTokens;
         const content = obj(rec.message)?.content;
         const summary = typeof content === 'string' ? content : contentString(toolResultContent(content));
         const e: CompactionEntry = { type: 'compaction', id: uuid, parentId: parent, timestamp, summary };
-        if (typeof boundary?.preTokens === 'number') e.tokensBefore = boundary.preTokens;
+        if (typeof tokens === 'number') e.tokensBefore = tokens;
         add(e);
         tailOf.set(uuid, uuid);
         out.alias.set(uuid, uuid);
