@@ -3,3 +3,4 @@ export { readClaudeSession, type ReadClaudeSessionOptions } from './reader';
 export { ClaudeSession } from './session';
 export type { UserPrompt } from './normalize';
 export type { FileHistoryFile } from './file-history';
+export { claudeConfigDirs, discoverClaudeSessions, isClaudeTranscriptFile, looksLikeClaudeTranscript, type ClaudeSessionListing } from './discovery';
