@@ -4,3 +4,4 @@ export { ClaudeSession } from './session';
 export type { UserPrompt } from './normalize';
 export type { FileHistoryFile } from './file-history';
 export { claudeConfigDirs, discoverClaudeSessions, isClaudeTranscriptFile, looksLikeClaudeTranscript, type ClaudeSessionListing } from './discovery';
+export { writeClaudeFork, type ClaudeForkOptions } from './fork';
