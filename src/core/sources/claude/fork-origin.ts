@@ -1,0 +1,100 @@
+// Where a forked session came from. `claude --fork-session` (and older resumes) copy the earlier lines into a new
+// file with the same uuids and a new sessionId; some versions (and our fork writer) mark them with
+// `forkedFrom {sessionId, messageUuid}`, 2.1.330 does not. Without the mark, the origin is the other transcript of
+// the same project folder that holds our first line's uuid and was created before us.
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { obj, str, type RawLine } from './lines';
+
+const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
+const PREFIX_BYTES = 64 * 1024;
+
+export interface ForkInfo {
+  sessionId: string;
+  sessionFile?: string;
+  /** Uuids of the lines copied from the origin, in file order. */
+  inherited: Set<string>;
+}
+
+export async function detectForkOrigin(sessionFile: string, lines: readonly RawLine[], searchFolder: boolean): Promise<ForkInfo | undefined> {
+  const dir = dirname(sessionFile);
+  const marked = fromMarks(lines);
+  if (marked) {
+    const candidate = join(dir, `${marked.sessionId}.jsonl`);
+    if (await exists(candidate)) marked.sessionFile = candidate;
+    return marked;
+  }
+  if (!searchFolder) return undefined;
+  const first = lines.find((l) => typeof l.rec.uuid === 'string' && l.rec.isSidechain !== true);
+  if (!first) return undefined;
+  const needle = `"uuid":"${first.rec.uuid as string}"`;
+  const own = await stat(sessionFile);
+  let best: { file: string; created: number } | undefined;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    if (!SESSION_FILE.test(name) || name === basename(sessionFile)) continue;
+    const file = join(dir, name);
+    try {
+      const st = await stat(file);
+      const created = createdMs(st);
+      if (created > createdMs(own)) continue;
+      if (best && created >= best.created) continue;
+      if ((await prefix(file)).includes(needle)) best = { file, created };
+    } catch {
+      // a file that vanished while listing is not the origin
+    }
+  }
+  if (!best) return undefined;
+  const originUuids = new Set<string>();
+  for (const m of (await readFile(best.file, 'utf8')).matchAll(/"uuid":"([^"]+)"/g)) originUuids.add(m[1]!);
+  const inherited = new Set<string>();
+  for (const l of lines) {
+    const u = str(l.rec.uuid);
+    if (u && originUuids.has(u)) inherited.add(u);
+  }
+  return { sessionId: basename(best.file, '.jsonl'), sessionFile: best.file, inherited };
+}
+
+function fromMarks(lines: readonly RawLine[]): ForkInfo | undefined {
+  let info: ForkInfo | undefined;
+  for (const l of lines) {
+    const f = obj(l.rec.forkedFrom);
+    const sessionId = str(f?.sessionId);
+    const u = str(l.rec.uuid);
+    if (!sessionId) continue;
+    if (!info) info = { sessionId, inherited: new Set() };
+    if (sessionId !== info.sessionId || !u) continue;
+    info.inherited.add(u);
+  }
+  return info;
+}
+
+/** Birth time where the file system keeps it, else the change time (a copy never predates its origin's). */
+function createdMs(st: { birthtimeMs: number; ctimeMs: number }): number {
+  return st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
+}
+
+async function prefix(file: string): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(PREFIX_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return buf.toString('utf8', 0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

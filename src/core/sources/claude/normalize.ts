@@ -1,0 +1,170 @@
+// Claude Code lines → one pi-shaped entry tree. One pass in file order: a parent always comes before its children in
+// the file, so each line's nearest kept ancestor is already known when the line is reached (no walk, no recursion),
+// and a parent that is missing, later in the file or the line itself counts as absent — which is also the cycle guard.
+import type { AgentMessage, CompactionEntry, ContentBlock, MessageEntry, SessionEntry } from '../../session/types';
+import { classifyLine, contentString, promptContent } from './classify';
+import { applyAssistantLine, assistantBlocks, assistantMessage, toolResultContent } from './convert';
+import { epochMs, obj, str, type ClaudeRecord, type RawLine } from './lines';
+
+export interface UserPrompt {
+  entryId: string;
+  promptId?: string;
+  text: string;
+  /** Where the prompt's line starts in the file. */
+  byteOffset: number;
+  timestamp: string;
+}
+
+export interface ToolCallInfo {
+  name: string;
+  input: unknown;
+  entryId: string;
+}
+
+export interface NormalizedTree {
+  /** In file order; a parent always comes before its children. */
+  entries: SessionEntry[];
+  byId: Map<string, SessionEntry>;
+  /** A line's uuid → the entry it became (every line of an assistant message maps to that message's entry). */
+  alias: Map<string, string>;
+  leafId: string | null;
+  prompts: UserPrompt[];
+  promptIds: Map<string, string>;
+  toolCalls: Map<string, ToolCallInfo>;
+  /** Tool call id → the subagent id its result names (toolUseResult.agentId). */
+  agentOfToolCall: Map<string, string>;
+  /** Entries that start a typed prompt (real branch points are told apart by them). */
+  promptEntries: Set<string>;
+  /** Prompt entry id → its 1-based line number. */
+  promptLines: Map<string, number>;
+}
+
+/** The line's parent in the raw graph: a compact boundary is a new root that continues from its logical parent. */
+export function rawParentOf(rec: ClaudeRecord): string | null {
+  const p = str(rec.parentUuid);
+  if (p) return p;
+  return str(rec.logicalParentUuid) ?? null;
+}
+
+export function normalizeLines(lines: readonly RawLine[], opts: { includeSidechains: boolean }): NormalizedTree {
+  const out: NormalizedTree = {
+    entries: [],
+    byId: new Map(),
+    alias: new Map(),
+    leafId: null,
+    prompts: [],
+    promptIds: new Map(),
+    toolCalls: new Map(),
+    agentOfToolCall: new Map(),
+    promptEntries: new Set(),
+    promptLines: new Map(),
+  };
+  // uuid → the id of the entry its children hang from (null: a root); presence means "seen earlier in the file"
+  const tailOf = new Map<string, string | null>();
+  // assistant entry id → its API message id, for merging the per-block lines of one response
+  const groupMsgId = new Map<string, string>();
+  const add = (e: SessionEntry): void => {
+    out.entries.push(e);
+    out.byId.set(e.id, e);
+  };
+  let leafUuid: string | undefined;
+  // compact boundary uuid → tokens before compaction (the summary line that follows does not repeat them)
+  const preTokens = new Map<string, number>();
+
+  for (const raw of lines) {
+    const rec = raw.rec;
+    const uuid = str(rec.uuid);
+    if (!uuid || tailOf.has(uuid)) continue; // no place in the graph, or a duplicate (first copy wins)
+    if (!opts.includeSidechains && rec.isSidechain === true) continue;
+    const parentUuid = rawParentOf(rec);
+    const parent = parentUuid !== null && parentUuid !== uuid ? (tailOf.get(parentUuid) ?? null) : null;
+    const timestamp = str(rec.timestamp) ?? '';
+    const ms = epochMs(timestamp);
+    const kind = classifyLine(rec);
+    const promptId = str(rec.promptId);
+
+    switch (kind) {
+      case 'hidden': {
+        const tokens = obj(rec.compactMetadata)?.preTokens;
+        if (typeof tokens === 'number') preTokens.set(uuid, tokens);
+        tailOf.set(uuid, parent);
+        continue;
+      }
+      case 'prompt': {
+        const content = promptContent(rec)!;
+        const message: AgentMessage = { role: 'user', content, timestamp: ms };
+        add({ type: 'message', id: uuid, parentId: parent, timestamp, message } as MessageEntry);
+        tailOf.set(uuid, uuid);
+        out.alias.set(uuid, uuid);
+        out.promptEntries.add(uuid);
+        out.promptLines.set(uuid, raw.line);
+        out.prompts.push({ entryId: uuid, ...(promptId ? { promptId } : {}), text: contentString(content), byteOffset: raw.byteStart, timestamp });
+        break;
+      }
+      case 'compactSummary': {
+        const tokens = (parentUuid !== null ? preTokens.get(parentUuid) : undefined) ?? obj(rec.compactMetadata)?.preTokens;
+        const content = obj(rec.message)?.content;
+        const summary = typeof content === 'string' ? content : contentString(toolResultContent(content));
+        const e: CompactionEntry = { type: 'compaction', id: uuid, parentId: parent, timestamp, summary };
+        if (typeof tokens === 'number') e.tokensBefore = tokens;
+        add(e);
+        tailOf.set(uuid, uuid);
+        out.alias.set(uuid, uuid);
+        break;
+      }
+      case 'toolResult': {
+        // one entry per tool_result block, chained, so each result is its own transcript row
+        const blocks = (obj(rec.message)!.content as unknown[]).map(obj).filter((b): b is ClaudeRecord => b?.type === 'tool_result');
+        const agentId = str(obj(rec.toolUseResult)?.agentId);
+        let prev = parent;
+        blocks.forEach((b, i) => {
+          const id = i === 0 ? uuid : `${uuid}#${i}`;
+          const toolCallId = str(b.tool_use_id) ?? '';
+          const message: AgentMessage = {
+            role: 'toolResult',
+            toolCallId,
+            toolName: out.toolCalls.get(toolCallId)?.name ?? 'tool',
+            content: toolResultContent(b.content),
+            isError: b.is_error === true,
+            timestamp: ms,
+          };
+          add({ type: 'message', id, parentId: prev, timestamp, message } as MessageEntry);
+          if (agentId && toolCallId) out.agentOfToolCall.set(toolCallId, agentId);
+          prev = id;
+        });
+        tailOf.set(uuid, prev);
+        out.alias.set(uuid, uuid);
+        break;
+      }
+      case 'assistant': {
+        const msgId = str(obj(rec.message)?.id);
+        let entryId: string;
+        const parentEntry = parent !== null ? out.byId.get(parent) : undefined;
+        if (msgId && parent !== null && groupMsgId.get(parent) === msgId && parentEntry) {
+          // the next content block of the same API response: one message, not one per block
+          const msg = (parentEntry as MessageEntry).message;
+          (msg.content as ContentBlock[]).push(...assistantBlocks(obj(rec.message)?.content));
+          applyAssistantLine(msg, rec);
+          entryId = parent;
+        } else {
+          entryId = uuid;
+          add({ type: 'message', id: uuid, parentId: parent, timestamp, message: assistantMessage(rec, ms) } as MessageEntry);
+          if (msgId) groupMsgId.set(uuid, msgId);
+        }
+        for (const b of (obj(rec.message)?.content as unknown[] | undefined) ?? []) {
+          const block = obj(b);
+          if (block && (block.type === 'tool_use' || block.type === 'server_tool_use') && typeof block.id === 'string') {
+            out.toolCalls.set(block.id, { name: str(block.name) ?? 'tool', input: block.input, entryId });
+          }
+        }
+        tailOf.set(uuid, entryId);
+        out.alias.set(uuid, entryId);
+        break;
+      }
+    }
+    if (promptId && !out.promptIds.has(uuid)) out.promptIds.set(uuid, promptId);
+    if (rec.isSidechain !== true || opts.includeSidechains) leafUuid = uuid;
+  }
+  if (leafUuid !== undefined) out.leafId = tailOf.get(leafUuid) ?? null;
+  return out;
+}
