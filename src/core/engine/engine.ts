@@ -421,7 +421,7 @@ export class RewindEngine {
       return { sessionId: '', anchorEntryId, anchorPreview: '', conversation: e, state: e, files: e };
     }
     const cp = this.#checkpointerOf(session);
-    const fork = (await this.#sources.adapterOf(sessionFile)).forkNote?.(session);
+    const fork = (await this.#sources.adapterOf(sessionFile)).forkNote?.(session, anchorEntryId);
     return previewRewind({
       session,
       anchorEntryId,

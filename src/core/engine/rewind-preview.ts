@@ -25,8 +25,9 @@ export interface PreviewInputs {
   checkpointer: FileCheckpoints | undefined;
   /** What the checkpointer knows the message's snapshot by (the message id for our sessions; file-anchors.ts). */
   snapshotKey?: string;
-  /** Set when the conversation continues in a new session file of another agent instead of a branch here. */
-  fork?: { agent: string; resumeHint: string };
+  /** Set when the conversation continues in a new session file of another agent instead of a branch here (or
+   *  cannot be continued from this message at all). */
+  fork?: { agent: string; resumeHint: string } | { error: string };
   checkpointingEnabled: boolean;
   warn: Warn;
 }
@@ -94,6 +95,7 @@ function conversationPart({ session, anchorEntryId, warn, fork }: PreviewInputs)
   const messagesLeftOnOldBranch = after
     .filter((e) => toTranscriptItem(e, {}) !== undefined)
     .map((e) => ({ entryId: e.id, kind: kindOf(e), preview: previewOf(e) }));
+  if (fork && 'error' in fork) return failed(fork.error);
   if (fork) {
     // The new session holds the conversation up to just before the message; the message itself is offered again.
     const anchor = at < 0 ? [] : [path[at]!];

@@ -44,8 +44,9 @@ export interface SourceAdapter {
   open(file: string): Promise<SessionView>;
   /** "Rewind to here" on a user message, conversation part: how this agent can continue from there. */
   rewindConversation(view: SessionView, userEntryId: string, warn: Warn): Promise<ConversationRewind>;
-  /** What the preview says about that, before anything is written (undefined: a new branch in the same file). */
-  forkNote?(view: SessionView): { agent: string; resumeHint: string } | undefined;
+  /** What the preview says about that, before anything is written (undefined: a new branch in the same file; an
+   *  error: the conversation cannot be rewound to that message, only the files). */
+  forkNote?(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } | undefined;
   /** The file changed in a way appends do not explain, or vanished: read it afresh next time. */
   forget(file: string): Promise<void>;
   dispose(): Promise<void>;
