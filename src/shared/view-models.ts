@@ -24,6 +24,10 @@ export interface TranscriptItem {
   timestamp?: string;
   label?: string;
   isError?: boolean;
+  /** Shown as a badge: an aborted or failed reply, tool calls that never ran. */
+  notice?: string;
+  /** Shown as typed (line breaks and indentation kept), not rendered as markdown: what the user wrote or pasted. */
+  preformatted?: boolean;
   /** Branch points: other branches that leave the tree at this entry. */
   otherBranches?: { name: string; headEntryId: string }[];
   /** Whether a file checkpoint exists for this (user) message, and how many files it holds. */
