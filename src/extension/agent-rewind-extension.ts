@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine/engine';
 import { foreignSources } from '../core/sources/foreign';
+import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
 import { registerCommands } from './commands/register-commands';
@@ -24,6 +25,8 @@ import { WorkspaceFileWatcher } from './workspace-file-watcher';
 export class AgentRewindExtension extends Disposable {
   readonly api: AgentRewindApi;
   private readonly engine: RewindEngine;
+  /** The CLI launcher on the terminals' PATH (undefined when it could not be written). */
+  readonly launcher: Promise<CliLauncher | undefined>;
 
   constructor(context: vscode.ExtensionContext) {
     super();
@@ -108,6 +111,12 @@ export class AgentRewindExtension extends Disposable {
         void status.refresh();
       }),
     );
+
+    // `agent-rewind` in integrated terminals (and the command agent hooks run).
+    this.launcher = installCliLauncher(context).catch((error: unknown) => {
+      log.warn(`The agent-rewind command could not be put on the terminals' PATH: ${(error as Error).message}`);
+      return undefined;
+    });
 
     // The status bar reads one session, after activation has returned.
     setTimeout(() => void status.refresh(), 0);
