@@ -23,10 +23,7 @@ export class FileHistory {
   private readonly ordered: Checkpoint[] = [];
 
   /** @param backupDir `<configDir>/file-history/<sessionId>` */
-  constructor(
-    private readonly cwd: string,
-    private readonly backupDir: string,
-  ) {}
+  constructor(private readonly backupDir: string) {}
 
   get isEmpty(): boolean {
     return this.ordered.length === 0;
@@ -55,8 +52,9 @@ export class FileHistory {
    * Every path tracked at or after the prompt, as it was when the prompt was sent: its backup under that prompt, else
    * its first backup under a later prompt (its content before Claude first touched it). "Later" is file order.
    * @param promptLine the prompt's own line, for a prompt that has no checkpoint of its own.
+   * @param cwd what relative tracking paths are relative to.
    */
-  at(promptUuid: string, promptLine: number): { files: FileHistoryFile[] } | undefined {
+  at(promptUuid: string, promptLine: number, cwd: string): { files: FileHistoryFile[] } | undefined {
     if (this.isEmpty) return undefined;
     const own = this.byMessage.get(promptUuid);
     const from = own ? this.ordered.indexOf(own) : this.ordered.findIndex((c) => c.line > promptLine);
@@ -67,7 +65,7 @@ export class FileHistory {
       }
     }
     return {
-      files: [...seen].map(([path, backup]) => ({ path: isAbsolute(path) ? path : resolve(this.cwd, path), backupFile: backup === null ? null : join(this.backupDir, backup) })),
+      files: [...seen].map(([path, backup]) => ({ path: isAbsolute(path) ? path : resolve(cwd, path), backupFile: backup === null ? null : join(this.backupDir, backup) })),
     };
   }
 
