@@ -73,6 +73,7 @@ export class TreeBuilder {
   // compact boundary uuid → tokens before compaction (the summary line that follows does not repeat them)
   private readonly preTokens = new Map<string, number>();
   private leafUuid: string | undefined;
+  private readonly promptIdLines: { uuid: string; promptId: string; line: number; isPrompt: boolean }[] = [];
 
   constructor(private readonly opts: { includeSidechains: boolean }) {}
 
@@ -174,13 +175,23 @@ export class TreeBuilder {
         break;
       }
     }
-    if (promptId && !out.promptIds.has(uuid)) out.promptIds.set(uuid, promptId);
+    if (promptId) this.promptIdLines.push({ uuid, promptId, line: raw.line, isPrompt: kind === 'prompt' });
     this.leafUuid = uuid;
     return true;
   }
 
   finish(): NormalizedTree {
     if (this.leafUuid !== undefined) this.out.leafId = this.tailOf.get(this.leafUuid) ?? null;
+    // --fork-session stamps every copied user line with the fork's new promptId, so several prompts share it; it
+    // belongs to the last of them, and to the lines after that one
+    const ownerLine = new Map<string, number>();
+    for (const p of this.promptIdLines) if (p.isPrompt) ownerLine.set(p.promptId, p.line);
+    for (const p of this.promptIdLines) if (p.line >= (ownerLine.get(p.promptId) ?? 0)) this.out.promptIds.set(p.uuid, p.promptId);
+    for (const p of this.out.prompts) {
+      const id = this.out.promptIds.get(p.entryId);
+      if (id) p.promptId = id;
+      else delete p.promptId;
+    }
     return this.out;
   }
 }

@@ -50,3 +50,19 @@ test('prompt ids: checkpointKeysOf / promptIdOf, and userPrompts with the byte o
   }
   assert.ok(prompts[1]!.byteOffset > Buffer.byteLength(t.lines.slice(0, 3).map((l) => JSON.stringify(l)).join('\n')));
 });
+
+test('a --fork-session copy stamps every copied user line with the new promptId: only the last prompt keeps it', async () => {
+  const t = new Transcript();
+  const p1 = t.user(null, 'copied prompt', { promptId: 'new' });
+  const u = t.toolUse(p1, 'msg_A', 'toolu_1', 'Bash', { command: 'ls' });
+  const r1 = t.toolResult(u, 'toolu_1', 'ok', { promptId: 'new' });
+  const p2 = t.user(r1, 'the fork prompt', { promptId: 'new' });
+  const u2 = t.toolUse(p2, 'msg_B', 'toolu_2', 'Bash', { command: 'ls' });
+  const r2 = t.toolResult(u2, 'toolu_2', 'ok', { promptId: 'new' });
+  const s = await readClaudeSession(t.write(tempConfigDir()));
+  assert.deepEqual(s.checkpointKeysOf(p1), []);
+  assert.deepEqual(s.checkpointKeysOf(p2), ['new']);
+  assert.equal(s.promptIdOf(r1), undefined);
+  assert.equal(s.promptIdOf(r2), 'new');
+  assert.deepEqual(s.userPrompts().map((x) => x.promptId), [undefined, 'new']);
+});
