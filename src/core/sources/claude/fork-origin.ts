@@ -8,6 +8,9 @@ import { basename, dirname, join } from 'node:path';
 
 const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 const PREFIX_BYTES = 64 * 1024;
+// A transcript's first line is written when the file is created; a copied one is older than the file by at least the
+// time it took to decide to fork. Within this margin the file is taken to be an original and the folder not searched.
+const COPY_MARGIN_MS = 2000;
 
 export interface ForkInfo {
   sessionId: string;
@@ -19,6 +22,8 @@ export interface ForkInfo {
 /** What the reader's pass notes for fork detection: the main-line uuids in file order, and the forkedFrom marks. */
 export interface ForkClues {
   uuids: string[];
+  /** Timestamp of the first line in the graph. */
+  firstTimestamp?: string;
   marks: { uuid: string; sessionId: string }[];
 }
 
@@ -35,6 +40,9 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
   if (first === undefined) return undefined;
   const needle = `"uuid":"${first}"`;
   const own = await stat(sessionFile);
+  // searching reads the start of every older transcript of the project: only worth it when ours looks copied
+  const first0 = clues.firstTimestamp ? Date.parse(clues.firstTimestamp) : NaN;
+  if (own.birthtimeMs > 0 && !Number.isNaN(first0) && first0 >= own.birthtimeMs - COPY_MARGIN_MS) return undefined;
   let best: { file: string; created: number } | undefined;
   let names: string[];
   try {

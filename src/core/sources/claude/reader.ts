@@ -51,6 +51,8 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
       return;
     }
     if (!builder.add(l)) return;
+    // the first conversation line, not a queue line: a 2.1.330 fork's own queue lines precede the copied ones
+    if (clues.uuids.length === 0) clues.firstTimestamp = str(rec.timestamp);
     clues.uuids.push(uuid);
     const from = str(obj(rec.forkedFrom)?.sessionId);
     if (from) clues.marks.push({ uuid, sessionId: from });
