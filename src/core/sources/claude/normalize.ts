@@ -180,6 +180,11 @@ export class TreeBuilder {
     return true;
   }
 
+  /** Whether a line with this uuid is in the graph (kept or hidden). */
+  has(uuid: string): boolean {
+    return this.tailOf.has(uuid);
+  }
+
   finish(): NormalizedTree {
     if (this.leafUuid !== undefined) this.out.leafId = this.tailOf.get(this.leafUuid) ?? null;
     // --fork-session stamps every copied user line with the fork's new promptId, so several prompts share it; it

@@ -73,7 +73,7 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
     sessionId,
     sessionFile: file,
     cwd: cwd ?? dirname(file),
-    title: titles.title((u) => tree.alias.has(u), tree.prompts[0]?.text),
+    title: titles.title((u) => builder.has(u), tree.prompts[0]?.text),
     createdAt: createdAt ?? new Date((await stat(file)).birthtimeMs).toISOString(),
     tree,
     report: { skipped },

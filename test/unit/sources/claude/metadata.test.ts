@@ -9,22 +9,24 @@ test('title: custom-title, else ai-title, else a summary of a leaf in this file,
     const t = new Transcript();
     const c = t.user(null, '<command-name>/clear</command-name>');
     const p = t.user(c, 'make the\nbutton blue');
-    return { t, p };
+    // the turn ends with a bookkeeping line: a summary naming it still names this file
+    const leaf = t.system(p, 'stop_hook_summary');
+    return { t, leaf };
   };
   const dir = tempConfigDir();
-  let { t, p } = base();
+  let { t, leaf } = base();
   assert.equal((await readClaudeSession(t.write(dir))).title, 'make the button blue');
   t.raw({ type: 'summary', summary: 'From another file', leafUuid: 'elsewhere' });
   assert.equal((await readClaudeSession(t.write(dir))).title, 'make the button blue');
-  t.raw({ type: 'summary', summary: 'Button colour', leafUuid: p });
+  t.raw({ type: 'summary', summary: 'Button colour', leafUuid: leaf });
   assert.equal((await readClaudeSession(t.write(dir))).title, 'Button colour');
   t.raw({ type: 'ai-title', aiTitle: 'Blue button', sessionId: t.sessionId });
   assert.equal((await readClaudeSession(t.write(dir))).title, 'Blue button');
   t.raw({ type: 'custom-title', customTitle: 'mine', sessionId: t.sessionId });
   t.raw({ type: 'ai-title', aiTitle: 'later AI title', sessionId: t.sessionId });
   assert.equal((await readClaudeSession(t.write(dir))).title, 'mine');
-  ({ t, p } = base());
-  void p;
+  ({ t, leaf } = base());
+  void leaf;
   assert.equal((await readClaudeSession(t.write(dir))).createdAt, '2026-01-01T00:00:01.000Z');
 });
 
