@@ -9,9 +9,12 @@ const msg = (e: unknown) => (e as MessageEntry).message;
 test('a typed prompt becomes a user message: string content, or text and image blocks', async () => {
   const t = new Transcript();
   const a = t.user(null, 'fix the bug', { promptId: 'p1' });
-  t.user(a, [{ type: 'text', text: 'look at this' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }]);
+  const b = t.user(a, [{ type: 'text', text: 'look at this' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }]);
+  const doc = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } };
+  t.user(b, [doc]);
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  const [first, second] = s.getPath();
+  const [first, second, third] = s.getPath();
+  assert.deepEqual(msg(third).content, [doc]);
   assert.deepEqual({ role: msg(first).role, content: msg(first).content }, { role: 'user', content: 'fix the bug' });
   assert.deepEqual(msg(second).content, [{ type: 'text', text: 'look at this' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }]);
 });
