@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine/engine';
+import { foreignSources } from '../core/sources/foreign';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
 import { registerCommands } from './commands/register-commands';
@@ -33,6 +34,8 @@ export class AgentRewindExtension extends Disposable {
       warn: (m) => log.warn(m),
       // file snapshots read and hash whole trees: in a worker thread, so the extension host never blocks on them
       filesWorker: () => new Worker(join(__dirname, 'files-worker.js')),
+      // Claude Code's (and later Codex's) sessions, read in place
+      foreignSources,
     }));
     this._register({ dispose: () => void engine.dispose() });
 

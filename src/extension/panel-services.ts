@@ -19,8 +19,8 @@ export class PanelServices implements TranscriptServices, PreviewServices {
     private readonly openers: PanelOpeners,
   ) {}
 
-  loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
-    return this.engine.loadTranscript(ref.sessionFile);
+  loadTranscript(ref: SessionRef, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+    return this.engine.loadTranscript(ref.sessionFile, opts);
   }
 
   locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {

@@ -24,16 +24,28 @@ export interface TranscriptItem {
   timestamp?: string;
   label?: string;
   isError?: boolean;
+  /** Shown as a badge: an aborted or failed reply, tool calls that never ran. */
+  notice?: string;
+  /** Shown as typed (line breaks and indentation kept), not rendered as markdown: what the user wrote or pasted. */
+  preformatted?: boolean;
   /** Branch points: other branches that leave the tree at this entry. */
   otherBranches?: { name: string; headEntryId: string }[];
   /** Whether a file checkpoint exists for this (user) message, and how many files it holds. */
   fileCheckpoint?: { files: number } | null;
+  /** Conversations this tool call started (a Claude Code Task/Agent subagent), shown folded under it. */
+  subagents?: { agentId: string; title: string; messages: number; markdown: string }[];
+  /** Copied from the session this one was forked from (shown folded, not as new messages). */
+  inherited?: boolean;
 }
 
 export interface TranscriptModel {
   sessionId: string;
   title: string;
-  source: 'agent-rewind' | 'pi' | 'omp';
+  source: 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+  /** Set for another agent's session (Claude Code, Codex): shown, never written; `branch` is the branch shown. */
+  readOnly?: { agent: string };
+  /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */
+  forkedFrom?: { sessionId: string; sessionFile?: string; title?: string };
   branch: string;
   /** Total rows; rows are sent in pages so 10,000+ message sessions stay smooth. */
   total: number;
@@ -86,7 +98,15 @@ export interface RewindPreviewModel {
   anchorEntryId: string;
   anchorPreview: string;
   conversation:
-    | { ok: true; currentBranch: string; newBranchName: string; messagesLeftOnOldBranch: { entryId: string; kind: MessageKind; preview: string }[] }
+    | {
+        ok: true;
+        currentBranch: string;
+        newBranchName: string;
+        messagesLeftOnOldBranch: { entryId: string; kind: MessageKind; preview: string }[];
+        /** Set when the conversation continues in a new session file (a foreign agent's session is never written):
+         *  which agent's format, and that the original stays as it is. */
+        fork?: { agent: string; resumeHint: string };
+      }
     | { ok: false; error: string };
   state:
     | { ok: true; changes: StateChangePreview[]; artifacts: ArtifactChangePreview[] }
@@ -109,4 +129,6 @@ export interface RewindOutcome {
   filesChanged: string[];
   /** Present when the file part can be undone with undoLastRewind. */
   undoAvailable: boolean;
+  /** A foreign session's conversation rewind: the new session that continues from before the message. */
+  fork?: { sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
 }

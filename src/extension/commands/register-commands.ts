@@ -82,6 +82,25 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch ${branch.name}`, 4000);
     },
 
+    'agentRewind.showBranch': async (arg) => {
+      // A branch of another agent's session: shown in its transcript, nothing written.
+      const target = branchTargetOf(arg);
+      if (!target) return;
+      await active.set(target.sessionFile);
+      ctx.showTranscript(target.sessionFile);
+      if (target.branch) await TranscriptPanel.get({ sessionFile: target.sessionFile })?.showBranch(target.branch);
+    },
+
+    'agentRewind.continueInAgent': async (arg) => {
+      const o = arg as { sessionFile?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
+      const command = Array.isArray(o?.resumeCommand) && o.resumeCommand.every((p) => typeof p === 'string') ? (o.resumeCommand as string[]) : undefined;
+      if (!command?.length) return;
+      const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const terminal = vscode.window.createTerminal({ name: typeof o?.agent === 'string' ? o.agent : 'Agent', ...(cwd ? { cwd } : {}) });
+      terminal.show();
+      terminal.sendText(command.map(shellQuote).join(' '));
+    },
+
     'agentRewind.restoreCheckpoint': async (arg) => {
       // A file snapshot is a user message's anchor: rewinding to it is "Rewind to here", with its preview.
       if (arg instanceof FileCheckpointNode) return ctx.showPreview(arg.sessionFile, arg.checkpoint.anchorEntryId);
@@ -222,4 +241,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       }
     }),
   );
+}
+
+/** One argument for a POSIX shell (ids and paths are passed as they are, never interpreted). */
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,7 @@
 // The Sessions tree, one class per node type. Nodes describe themselves as plain TreeItemSpecs (no `vscode` import):
 // the provider turns a spec into a vscode.TreeItem, and the tests check nodes in plain Node.
 // Ids are derived from the session file and the thing's own name, so a refresh keeps what the user expanded.
+import { isReadOnlySource } from '../../core/sources/session-view';
 import type {
   BranchListing,
   FileCheckpointListing,
@@ -119,15 +120,21 @@ export class BranchNode extends TreeNode {
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
     const { name, isActive, headPreview, messageCount, headEntryId } = this.branch;
+    const readOnly = isReadOnlySource(this.group.session.listing.source);
     return {
       id: this.id,
       label: name,
       description: `${isActive ? 'active · ' : ''}${plural(messageCount, 'message')} · ${headPreview}`,
       tooltip: `Branch **${escapeMarkdown(name)}**${isActive ? ' (active)' : ''}\n\n${plural(messageCount, 'message')}, head \`${headEntryId}\`\n\n${escapeMarkdown(headPreview)}`,
-      contextValue: isActive ? 'branch.active' : 'branch',
+      contextValue: readOnly ? 'branch.readonly' : isActive ? 'branch.active' : 'branch',
       collapsible: 'none',
       icon: isActive ? { id: 'pass-filled', color: 'charts.green' } : { id: 'git-branch' },
-      command: isActive ? undefined : { command: 'agentRewind.switchBranch', title: 'Switch Branch', arguments: [this] },
+      // Another agent's session is never written: its branches are shown in the transcript instead of switched to.
+      command: readOnly
+        ? { command: 'agentRewind.showBranch', title: 'Show Branch', arguments: [this] }
+        : isActive
+          ? undefined
+          : { command: 'agentRewind.switchBranch', title: 'Switch Branch', arguments: [this] },
     };
   }
 }

@@ -16,8 +16,8 @@ export interface SessionRef {
 }
 
 export interface TranscriptServices {
-  /** The active branch of the session as chat rows. */
-  loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
+  /** The session as chat rows: its active branch, or `branch` of a read-only session (another agent's). */
+  loadTranscript(ref: SessionRef, opts?: { branch?: string }): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
   /** Where a message is (active branch, another branch, not in the session), for revealing it. */
   locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation>;
   /** Fires when the session file changes on disk (another process appended, a branch switch, ...). */

@@ -95,7 +95,7 @@ function showElsewhere(target: Exclude<RevealTarget, { on: 'activeBranch' }>): v
   revealBanner.innerHTML =
     target.on === 'otherBranch'
       ? `<span class="codicon codicon-git-branch" aria-hidden="true"></span><span>This message is on branch <strong>${escapeHtml(target.branch)}</strong>, not on the active branch ${escapeHtml(target.activeBranch)}: ${quote}</span>` +
-        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">Switch to ${escapeHtml(target.branch)}</button>`
+        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">${model?.readOnly ? 'Show' : 'Switch to'} ${escapeHtml(target.branch)}</button>`
       : `<span class="codicon codicon-warning" aria-hidden="true"></span><span>This message is on no branch (the messages before it are missing from the file), so it cannot be shown here: ${quote}</span>`;
   revealBanner.innerHTML += `<button type="button" class="icon-button" data-action="dismiss-reveal" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
   revealBanner.hidden = false;
@@ -160,7 +160,7 @@ function createRow(index: number): HTMLElement {
   const item = pages.get(index);
   const template = document.createElement('template');
   template.innerHTML = item
-    ? renderRow(item, { index, expanded: expanded.has(item.entryId), branchesExpanded: branchesExpanded.has(item.entryId) })
+    ? renderRow(item, { index, expanded: expanded.has(item.entryId), branchesExpanded: branchesExpanded.has(item.entryId), readOnly: model?.readOnly !== undefined })
     : renderPlaceholder(index);
   const el = template.content.firstElementChild as HTMLElement;
   if (!item) el.style.height = `${heights.heightOf(index)}px`;
@@ -252,6 +252,8 @@ async function loadPage(start: number, count: number): Promise<void> {
   }
 }
 
+const SOURCE_NAMES: Record<TranscriptModel['source'], string> = { 'agent-rewind': 'agent-rewind', pi: 'pi', omp: 'oh-my-pi', claude: 'Claude Code', codex: 'Codex' };
+
 function applyModel(version: number, next: TranscriptModel): void {
   const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;
   const previousTotal = heights.length;
@@ -270,8 +272,8 @@ function applyModel(version: number, next: TranscriptModel): void {
   document.title = `Transcript: ${next.title}`;
   const branch = document.getElementById('branch')!;
   branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
-  branch.title = `Active branch: ${next.branch}`;
-  const source = next.source === 'pi' ? ' · pi session' : next.source === 'omp' ? ' · oh-my-pi session' : '';
+  branch.title = next.readOnly ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)` : `Active branch: ${next.branch}`;
+  const source = next.source === 'agent-rewind' ? '' : ` · ${SOURCE_NAMES[next.source]} session`;
   document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
     rowsEl.innerHTML = `<p class="empty">This branch has no messages yet.</p>`;
