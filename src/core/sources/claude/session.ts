@@ -111,6 +111,6 @@ export class ClaudeSession implements ForeignSessionView {
     const id = this.getEntry(userEntryId)?.id;
     const line = id === undefined ? undefined : this.tree.promptLines.get(id);
     if (id === undefined || line === undefined) return undefined;
-    return this.parts.fileHistory.at(id, line);
+    return this.parts.fileHistory.at(id, line, this.cwd);
   }
 }
