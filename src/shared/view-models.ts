@@ -76,6 +76,48 @@ export interface FileChangePreview {
   userModified: boolean;
 }
 
+/** A file that differs between two snapshots, seen from A to B: 'added' exists only at B, 'deleted' only at A;
+ *  insertions are lines B has that A has not, deletions lines A has that B has not. */
+export type FileDifference = Omit<FileChangePreview, 'userModified'>;
+
+/** One message in a list of messages (kind and a one-line preview). */
+export interface MessageRef {
+  entryId: string;
+  kind: MessageKind;
+  preview: string;
+}
+
+/** One side of a branch comparison. */
+export interface BranchCompareSide {
+  name: string;
+  isActive: boolean;
+  /** The branch's last message (null: it has none). */
+  headEntryId: string | null;
+  /** The chat messages after the divergence point, oldest first (at most `messages.length`; `omitted` more after). */
+  messages: MessageRef[];
+  /** Messages after the divergence point left out of `messages` to keep the model small. */
+  omitted: number;
+  /** The latest user-message file snapshot on the branch's path (the files are compared at it); null: none. */
+  snapshot: { anchorEntryId: string; preview: string; files: number; createdAt: string; afterDivergence: boolean } | null;
+}
+
+/** Two branches of one session side by side: where they part, what each says after that, how their files differ. */
+export interface BranchCompareModel {
+  sessionId: string;
+  sessionFile: string;
+  title: string;
+  /** Set for another agent's session (read-only: nothing here writes anyway). */
+  readOnly?: { agent: string };
+  /** The last entry both branches share, as its nearest chat message; null: they share no message. */
+  divergence: MessageRef | null;
+  a: BranchCompareSide;
+  b: BranchCompareSide;
+  /** The files that differ between A's snapshot and B's, from A to B; or why they cannot be compared. */
+  files:
+    | { ok: true; files: FileDifference[]; insertions: number; deletions: number; sameSnapshot: boolean }
+    | { ok: false; error: string };
+}
+
 export interface StateChangePreview {
   key: string;
   scope: 'app' | 'user' | 'session';
