@@ -9,6 +9,7 @@ export const commands: CommandEntry[] = [
   { name: 'append', summary: 'append a user or assistant message to a session', load: async () => (await import('./append')).appendCommand },
   { name: 'branches', summary: 'list the conversation branches of a session (the active one marked *)', load: async () => (await import('./branches')).branchesCommand },
   { name: 'checkpoint', summary: "name the active branch's head message as a checkpoint to restore later", load: async () => (await import('./checkpoint')).checkpointCommand },
+  { name: 'compare', summary: 'compare two branches of a session: where they part, the messages of each, the files that differ (+/−)', load: async () => (await import('./compare')).compareCommand },
   { name: 'context', summary: "print a session's model context (messages, thinking level, models, mode)", load: async () => (await import('./context')).contextCommand },
   { name: 'gc', summary: 'remove file-checkpoint data no snapshot reaches', load: async () => (await import('./gc')).gcCommand },
   { name: 'new', summary: 'create a new session', load: async () => (await import('./new')).newCommand },
