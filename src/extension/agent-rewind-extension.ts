@@ -18,6 +18,7 @@ import { affectsEngine, readSettings } from './settings';
 import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
+import { ComparePanel } from './webviews/compare-panel';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
 import { TranscriptPanel } from './webviews/transcript-panel';
 import { WorkspaceFileWatcher } from './workspace-file-watcher';
@@ -54,6 +55,7 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
     const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
+    const showCompare = (sessionFile: string, branchA: string, branchB: string) => void ComparePanel.show(context.extensionUri, { sessionFile, branchA, branchB }, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {
@@ -88,6 +90,7 @@ export class AgentRewindExtension extends Disposable {
       },
       showTranscript,
       showPreview,
+      showCompare,
       selectedNode: () => (treeView.visible ? treeView.selection[0] : undefined),
     })) this._register(d);
     for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);

@@ -7,7 +7,7 @@ import type { ActiveSession } from '../active-session';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { TranscriptPanel } from '../webviews/transcript-panel';
-import { askName, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
 
@@ -18,6 +18,8 @@ export interface CommandContext {
   refreshAll(): void;
   showTranscript(sessionFile: string): void;
   showPreview(sessionFile: string, anchorEntryId: string): void;
+  /** Opens (or retargets) the Compare branches panel. */
+  showCompare(sessionFile: string, branchA: string, branchB: string): void;
   /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
   selectedNode(): unknown;
 }
@@ -48,6 +50,20 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   const selectedCheckpoint = () => {
     const node = ctx.selectedNode();
     return node instanceof NamedCheckpointNode ? node : undefined;
+  };
+
+  /** Compare branches: A and B from the argument ({ sessionFile, branchA, branchB }, a branch row, the transcript's
+   *  { sessionFile, branch }), the rest asked for. */
+  const compareBranches: Handler = async (arg) => {
+    const target = branchTargetOf(arg);
+    const file = target?.sessionFile ?? (await sessionOf(arg));
+    if (!file) return;
+    const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown }) : {};
+    const a = typeof o.branchA === 'string' && o.branchA ? o.branchA : target?.branch ?? (await pickBranchToCompare(engine, file, { title: 'Compare branches: the first branch (A, left)' }));
+    if (!a) return;
+    const b = typeof o.branchB === 'string' && o.branchB ? o.branchB : await pickBranchToCompare(engine, file, { title: `Compare "${a}" with… (B, right)`, exclude: a });
+    if (!b) return;
+    ctx.showCompare(file, a, b);
   };
 
   const handlers: Record<string, Handler> = {
@@ -90,6 +106,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       ctx.showTranscript(target.sessionFile);
       if (target.branch) await TranscriptPanel.get({ sessionFile: target.sessionFile })?.showBranch(target.branch);
     },
+
+    'agentRewind.compareBranches': compareBranches,
+    // "Compare with…" on a branch row: that branch is A, the other is asked for.
+    'agentRewind.compareWithBranch': compareBranches,
 
     'agentRewind.continueInAgent': async (arg) => {
       const o = arg as { sessionFile?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
