@@ -97,8 +97,17 @@ export interface BranchCompareSide {
   messages: MessageRef[];
   /** Messages after the divergence point left out of `messages` to keep the model small. */
   omitted: number;
-  /** The latest user-message file snapshot on the branch's path (the files are compared at it); null: none. */
-  snapshot: { anchorEntryId: string; preview: string; files: number; createdAt: string; afterDivergence: boolean } | null;
+  /** The latest file snapshot on the branch's path, which the files are compared at (null: none): the turn-end
+   *  snapshot of an agent reply (the files as the agent left them) or a user message's (as they were when it was
+   *  sent). `anchorEntryId` is that message, for fileAtAnchor. */
+  snapshot: {
+    anchorEntryId: string;
+    kind: 'user-message' | 'turn-end';
+    preview: string;
+    files: number;
+    createdAt: string;
+    afterDivergence: boolean;
+  } | null;
 }
 
 /** Two branches of one session side by side: where they part, what each says after that, how their files differ. */

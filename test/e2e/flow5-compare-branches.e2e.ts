@@ -82,13 +82,15 @@ describe('flow 5: Compare branches', () => {
         assert.deepEqual(ids, side.messages, `column ${letter} lists the messages after the divergence`);
       }
 
-      // The files that differ between the two branches' latest snapshots, with their line counts.
+      // The files that differ between the two branches' latest snapshots (as the agent left them after its last
+      // reply on each), with their line counts.
       const rows = await frame.locator('[data-testid="file-row"]').evaluateAll((els) =>
         els.map((e) => [e.getAttribute('data-path'), e.getAttribute('data-status'), e.querySelector('[data-testid="insertions"]')?.textContent, e.querySelector('[data-testid="deletions"]')?.textContent]),
       );
       assert.deepEqual(rows, [
         ['config/mysql.cnf', 'added', '3', '0'],
         ['config/postgres.conf', 'deleted', '0', '2'],
+        ['migrations/001-orders.sql', 'deleted', '0', '1'],
         ['src/db.js', 'modified', '2', '2'],
       ]);
       await keyMomentScreenshot(vs!, 'compare-branches');

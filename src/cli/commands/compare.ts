@@ -1,6 +1,6 @@
 // `agent-rewind compare <session> <branchA> <branchB> [--workspace DIR]`: two branches side by side — where they
-// part, the messages each has after that, and the files that differ between their latest user-message snapshots
-// (with +/− lines, from A to B). Read-only, for any kind of session (Claude Code's too).
+// part, the messages each has after that, and the files that differ between their latest file snapshots (with +/−
+// lines, from A to B). Read-only, for any kind of session (Claude Code's too).
 import { resolve } from 'node:path';
 import { CliError, type Command } from '../command';
 import { cliSettings, resolveSessionArg, warnOnStderr, withViewArg } from '../session-arg';
@@ -17,7 +17,7 @@ function sideText(label: string, s: BranchCompareSide): string[] {
   if (s.omitted) out.push(`    …and ${s.omitted} more`);
   out.push(
     s.snapshot
-      ? `    files as of: ${s.snapshot.anchorEntryId}  ${line(s.snapshot.preview)}${s.snapshot.afterDivergence ? '' : ' (before the branches part)'}`
+      ? `    files ${s.snapshot.kind === 'turn-end' ? 'as left after' : 'as of'}: ${s.snapshot.anchorEntryId}  ${line(s.snapshot.preview)}${s.snapshot.afterDivergence ? '' : ' (before the branches part)'}`
       : '    files as of: (no file snapshot on this branch)',
   );
   return out;
@@ -31,7 +31,7 @@ export function describeCompare(m: BranchCompareModel): string {
     ...sideText('B', m.b),
   ];
   if (!m.files.ok) out.push(`files: ${line(m.files.error)}`);
-  else if (m.files.files.length === 0) out.push(m.files.sameSnapshot ? 'files: both branches are at the same snapshot' : 'files: no differences');
+  else if (m.files.files.length === 0) out.push(m.files.sameSnapshot ? 'files: both branches are at the same snapshot (taken before they part)' : 'files: no differences');
   else {
     out.push(`files: ${m.files.files.length} differ (+${m.files.insertions} −${m.files.deletions} lines from A to B)`);
     for (const f of m.files.files) out.push(`  ${f.status.padEnd(12)} ${line(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}`);

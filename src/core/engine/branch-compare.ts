@@ -1,6 +1,10 @@
 // Two branches of one session side by side: where they part (the last entry both paths share), the messages each
-// has after that, and the files that differ between each branch's latest user-message snapshot. Everything is read:
-// the session (any agent's, Claude Code's included) and the snapshot store; the workspace is never looked at.
+// has after that, and the files that differ between each branch's latest file snapshot. Everything is read: the
+// session (any agent's, Claude Code's included) and the snapshot store; the workspace is never looked at.
+//
+// A branch's latest snapshot is the last one on its path: the turn-end snapshot of the agent's last reply when there
+// is one (our sessions take one at every assistant message: the files as the agent left them), else the snapshot of
+// the last user message (taken when it was sent, before the agent acted; the only kind another agent's hook takes).
 import type { BranchView } from '../branches/derive';
 import { EntryIndex } from '../branches/entry-index';
 import { BranchNotFoundError } from '../branches/errors';
@@ -10,7 +14,7 @@ import type { FileCheckpoints } from '../files/types';
 import type { SessionEntry } from '../session/types';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
 import type { BranchCompareModel, BranchCompareSide, MessageRef } from '../../shared/view-models';
-import { snapshotsByEntry } from './file-anchors';
+import { snapshotsByEntryFromRecords } from './file-anchors';
 import { branchesOf } from './session-details';
 import { kindOf, previewOf, toTranscriptItem } from './transcript';
 
@@ -58,7 +62,10 @@ export async function compareBranches(session: SessionView, nameA: string, nameB
     snapshotError = `This session's folder (${session.cwd}) is not open here, so its file snapshots cannot be compared. Open that folder (or pass --workspace DIR).`;
   } else {
     try {
-      snapshots = await snapshotsByEntry(session, inputs.checkpointer);
+      const all = await inputs.checkpointer.listSnapshots(session.sessionId);
+      snapshots = snapshotsByEntryFromRecords(session, all);
+      // turn-end snapshots are keyed by the assistant message's own id (ours only: a foreign hook's keys are not ids)
+      if (!isForeignView(session)) for (const r of all) if (r.kind === 'turn-end' && !snapshots.has(r.anchorId)) snapshots.set(r.anchorId, r);
     } catch (error) {
       snapshotError = `Cannot read the file snapshots of this session: ${(error as Error).message}`;
     }
@@ -99,7 +106,14 @@ function side(
     const r = snapshots.get(path[i]!.id);
     if (!r) continue;
     record = r;
-    snapshot = { anchorEntryId: path[i]!.id, preview: previewOf(path[i]!), files: r.files, createdAt: r.createdAt, afterDivergence: i >= common };
+    snapshot = {
+      anchorEntryId: path[i]!.id,
+      kind: r.kind === 'turn-end' ? 'turn-end' : 'user-message',
+      preview: previewOf(path[i]!),
+      files: r.files,
+      createdAt: r.createdAt,
+      afterDivergence: i >= common,
+    };
     break;
   }
   return {
@@ -128,7 +142,7 @@ async function filesPart(
   const none = [recA ? undefined : a.name, recB ? undefined : b.name].filter((n): n is string => n !== undefined);
   if (none.length) {
     const which = none.length === 2 ? `Neither branch ("${none[0]}", "${none[1]}") has` : `Branch "${none[0]}" has no`;
-    const why = inputs.checkpointingEnabled ? 'its messages were sent while file checkpointing was off, or the snapshots were removed' : 'file checkpointing is off';
+    const why = inputs.checkpointingEnabled ? 'its messages were recorded while file checkpointing was off, or the snapshots were removed' : 'file checkpointing is off';
     return { ok: false, error: `${which}${none.length === 2 ? ' a' : ''} file snapshot on its path (${why}), so their files cannot be compared.` };
   }
   if (recA!.anchorId === recB!.anchorId || recA!.root === recB!.root) {

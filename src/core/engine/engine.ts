@@ -292,8 +292,8 @@ export class RewindEngine {
 
   /**
    * Two branches side by side: where they part, the messages of each after that, and the files that differ between
-   * the latest user-message snapshot on each branch's path (read from the snapshot store; the workspace is not
-   * touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
+   * the latest file snapshot on each branch's path (the agent's last reply's turn-end snapshot, else the last user
+   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
    * fileAtAnchor(sessionFile, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
    */
   async compareBranches(sessionFile: string, branchA: string, branchB: string): Promise<BranchCompareModel> {

@@ -77,12 +77,10 @@ describe('engine.compareBranches: divergence, messages and files of two branches
     assert.equal(m.readOnly, undefined);
   });
 
-  it("diffs the two branches' latest user-message snapshots, with status and line counts", async () => {
+  it("diffs the two branches' latest snapshots (the agent's last reply's), with status and line counts", async () => {
     const m = await engine.compareBranches(file, 'main', 'main-v2');
-    assert.equal(m.a.snapshot?.anchorEntryId, ids.u3);
-    assert.equal(m.a.snapshot?.afterDivergence, true);
-    assert.equal(m.b.snapshot?.anchorEntryId, ids.u3b);
-    assert.equal(m.b.snapshot?.preview, 'polish B <script>');
+    assert.deepEqual([m.a.snapshot?.anchorEntryId, m.a.snapshot?.kind, m.a.snapshot?.afterDivergence], [ids.a3, 'turn-end', true]);
+    assert.deepEqual([m.b.snapshot?.anchorEntryId, m.b.snapshot?.kind, m.b.snapshot?.preview], [ids.b3, 'turn-end', 'B polished']);
     assert.ok(m.files.ok);
     assert.deepEqual(
       m.files.files.map((f) => [f.path, f.status, f.insertions, f.deletions, f.binary]),
@@ -122,19 +120,31 @@ describe('engine.compareBranches: divergence, messages and files of two branches
     await assert.rejects(engine.compareBranches(file, 'main', 'nope'), /Branch "nope" not found/);
   });
 
-  it('says clearly when a branch has no file snapshot', async () => {
+  it('says clearly when a branch has no file snapshot, and when neither has one', async () => {
     const s = SessionManager.create(ws, { home, title: 'No snapshots', deferUntilAssistant: false });
     const u1 = s.appendMessage({ role: 'user', content: 'hi' });
     s.appendMessage(reply('hello'));
     await s.close();
     const other = s.sessionFile!;
     await engine.fork(other, u1);
-    await engine.appendMessage(other, reply('hello again'));
-    const m = await engine.compareBranches(other, 'main', 'main-v2');
-    assert.equal(m.divergence?.entryId, u1);
-    assert.equal(m.a.snapshot, null);
-    assert.equal(m.b.snapshot, null);
-    assert.ok(!m.files.ok);
-    assert.match(m.files.error, /Neither branch \("main", "main-v2"\) has a file snapshot/);
+    const neither = await engine.compareBranches(other, 'main', 'main-v2');
+    assert.equal(neither.divergence?.entryId, u1);
+    assert.deepEqual([neither.a.snapshot, neither.b.snapshot], [null, null]);
+    assert.ok(!neither.files.ok);
+    assert.match(neither.files.error, /Neither branch \("main", "main-v2"\) has a file snapshot/);
+    // a reply recorded through the engine takes a turn-end snapshot: now only main has none
+    const r = await engine.appendMessage(other, reply('hello again'));
+    const one = await engine.compareBranches(other, 'main', 'main-v2');
+    assert.deepEqual([one.a.snapshot, one.b.snapshot?.anchorEntryId], [null, r.entryId]);
+    assert.ok(!one.files.ok);
+    assert.match(one.files.error, /Branch "main" has no file snapshot on its path/);
+  });
+
+  it("uses a branch's last user-message snapshot when no reply after it has one", async () => {
+    const u = await engine.appendMessage(file, { role: 'user', content: 'one more thing' });
+    await writeFile(join(ws, 'late.txt'), 'late\n');
+    const m = await engine.compareBranches(file, 'main', 'main-v2');
+    assert.deepEqual([m.b.snapshot?.anchorEntryId, m.b.snapshot?.kind], [u.entryId, 'user-message']);
+    assert.ok(m.files.ok && !m.files.files.some((f) => f.path === 'late.txt'), 'only what the snapshots hold, never the workspace now');
   });
 });

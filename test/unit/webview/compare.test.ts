@@ -150,6 +150,14 @@ describe('renderCompare', () => {
     assert.deepEqual(inertnessProblems(html), []);
   });
 
+  it('says which snapshot each side is compared at', () => {
+    const m = sampleCompare();
+    m.b = { ...m.b, snapshot: { ...m.b.snapshot!, kind: 'turn-end', preview: 'Wrote schema.sql for MySQL.' } };
+    const html = renderCompare(m);
+    assert.match(html, /Files as of your message <span class="quoted">“Write the schema”/);
+    assert.match(html, /Files as the agent left them after <span class="quoted">“Wrote schema.sql for MySQL.”/);
+  });
+
   it('says when a side has no snapshot, and why the files are not compared', () => {
     const m = sampleCompare({ files: { ok: false, error: 'Branch "main" has no file snapshot on its path' } });
     m.a = { ...m.a, snapshot: null, messages: [] };

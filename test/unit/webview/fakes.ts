@@ -88,7 +88,7 @@ export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): Bran
         { entryId: 'a3', kind: 'assistant', preview: 'Wrote schema.sql.' },
       ],
       omitted: 0,
-      snapshot: { anchorEntryId: 'u3', preview: 'Write the schema', files: 3, createdAt: '2026-01-01T00:00:00.000Z', afterDivergence: true },
+      snapshot: { anchorEntryId: 'u3', kind: 'user-message', preview: 'Write the schema', files: 3, createdAt: '2026-01-01T00:00:00.000Z', afterDivergence: true },
     },
     b: {
       name: 'main-v2',
@@ -100,7 +100,7 @@ export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): Bran
         { entryId: 'b3', kind: 'assistant', preview: 'Wrote schema.sql for MySQL.' },
       ],
       omitted: 0,
-      snapshot: { anchorEntryId: 'u3b', preview: 'Write the schema for MySQL', files: 3, createdAt: '2026-01-01T00:01:00.000Z', afterDivergence: true },
+      snapshot: { anchorEntryId: 'u3b', kind: 'user-message', preview: 'Write the schema for MySQL', files: 3, createdAt: '2026-01-01T00:01:00.000Z', afterDivergence: true },
     },
     files: {
       ok: true,

@@ -50,7 +50,7 @@ function renderSide(side: BranchCompareSide, letter: 'A' | 'B'): string {
     ? `<ol class="messages">${shown.map((m) => `<li>${messageButton(m, 'message')}</li>`).join('')}${more > 0 ? `<li class="muted more">and ${plural(more, 'more message', 'more messages')}</li>` : ''}</ol>`
     : `<p class="muted empty">No messages after the point where they part.</p>`;
   const snap = side.snapshot
-    ? `<p class="snapshot muted" data-testid="snapshot"><span class="codicon codicon-file-symlink-directory" aria-hidden="true"></span>Files as of <span class="quoted">“${escapeHtml(truncate(side.snapshot.preview, 120))}”</span>${side.snapshot.afterDivergence ? '' : ' (before the branches part)'}</p>`
+    ? `<p class="snapshot muted" data-testid="snapshot"><span class="codicon codicon-file-symlink-directory" aria-hidden="true"></span>${side.snapshot.kind === 'turn-end' ? 'Files as the agent left them after' : 'Files as of your message'} <span class="quoted">“${escapeHtml(truncate(side.snapshot.preview, 120))}”</span>${side.snapshot.afterDivergence ? '' : ' (before the branches part)'}</p>`
     : `<p class="snapshot muted" data-testid="snapshot"><span class="codicon codicon-circle-slash" aria-hidden="true"></span>No file snapshot on this branch</p>`;
   const id = `h-side-${letter.toLowerCase()}`;
   return (
@@ -81,7 +81,7 @@ function renderFiles(model: BranchCompareModel, ui: CompareUiState): string {
   if (!f.ok) {
     body = `<p class="problem" data-testid="files-error" role="status"><span class="codicon codicon-info" aria-hidden="true"></span>${escapeHtml(f.error)}</p>`;
   } else if (f.files.length === 0) {
-    body = `<p class="muted" data-testid="files-none">${f.sameSnapshot ? 'Both branches are at the same file snapshot: their files are the same.' : 'The files are the same on both branches.'}</p>`;
+    body = `<p class="muted" data-testid="files-none">${f.sameSnapshot ? 'Both branches are at the same file snapshot (taken before they part), so there is no file difference to show.' : 'The files are the same on both branches.'}</p>`;
   } else {
     body =
       `<p class="totals" data-testid="files-totals">${plural(f.files.length, 'file differs', 'files differ')}, ` +
