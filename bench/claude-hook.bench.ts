@@ -124,7 +124,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       '|---|---|---|---|---|',
       `| UserPromptSubmit, p50 | ${fmt(p50)} | ${fmt(g50)} | ${(p50 / g50).toFixed(2)}× | |`,
       `| UserPromptSubmit, p95 | ${fmt(p95)} | ${fmt(g95)} | ${(p95 / g95).toFixed(2)}× | ≤ 1 s ${ok ? '✅' : '❌'} |`,
-      `| first prompt (every file hashed) | ${fmt(hookFirst)} | ${fmt(gitFirst)} | ${(hookFirst / gitFirst).toFixed(2)}× | |`,
+      `| first snapshot of the folder (every file hashed; \`hooks install\` takes it, not a prompt) | ${fmt(hookFirst)} | ${fmt(gitFirst)} | ${(hookFirst / gitFirst).toFixed(2)}× | |`,
       `| floor: \`node -e 0\`, p50 | ${fmt(median(floor))} | | | |`,
     ].join('\n');
     return { title: 'Claude Code hook (UserPromptSubmit snapshot) vs a shadow git commit', markdown, ok };

@@ -111,6 +111,9 @@ test('hooks installed through the CLI snapshot every prompt exactly, Bash change
   assert.equal(inst.code, 0, inst.stderr);
   assert.deepEqual(inst.json().added, ['UserPromptSubmit', 'Stop']);
   assert.equal(inst.json().file, join(ws, '.claude', 'settings.local.json'));
+  assert.equal(inst.json().baseline.files, 1, 'the baseline snapshot holds the new settings file');
+  const again = cli(['hooks', 'install', 'claude', '--cwd', ws, '--json', '--no-baseline']);
+  assert.deepEqual([again.code, again.json().written, again.json().alreadyPresent, again.json().baseline], [0, false, ['UserPromptSubmit', 'Stop'], undefined]);
 
   const env = { AGENT_REWIND_HOME: home };
 

@@ -14,8 +14,8 @@ import { resolveHome } from '../../core/home';
 export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
 /** How long the hook waits for stdin to end. Claude Code writes it at once and closes it. */
 export const STDIN_TIMEOUT_MS = 5_000;
-/** The whole run, stdin included: the hook gives up (exit 0, logged) before Claude Code's 30 s timeout kills it. */
-export const RUN_DEADLINE_MS = 25_000;
+/** The whole run, stdin included: the hook gives up (exit 0, logged) just before Claude Code's 30 s timeout kills it. */
+export const RUN_DEADLINE_MS = 28_000;
 /** The log is rotated (to .1) past this size. */
 export const LOG_CAP_BYTES = 1024 * 1024;
 
