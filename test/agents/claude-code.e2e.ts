@@ -22,7 +22,7 @@ let ws: string;
 let configDir: string;
 let home: string;
 let fake: FakeAnthropic;
-const sessionId = randomUUID();
+const sessionId: string = randomUUID();
 
 before(async () => {
   assert.ok(existsSync(CLI), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
@@ -74,8 +74,8 @@ function assertOk(run: ClaudeRun, what: string) {
   assert.equal(fake.pending(), 0, `${what}: scripted replies left over`);
 }
 
-const hookLog = () => {
-  const f = join(home, 'logs', 'claude-hooks.log');
+const hookLog = (inHome = home) => {
+  const f = join(inHome, 'logs', 'claude-hooks.log');
   return existsSync(f) ? readFileSync(f, 'utf8') : '';
 };
 
@@ -239,10 +239,10 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
 });
 
 // ── the hook on bad input: exit 0, nothing printed, bounded time, nothing written in Claude Code's folders ────────
-function runHook(stdin: Buffer | string | 'open', env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runHook(hookHome: string, stdin: Buffer | string | 'open', env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolveRun) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], { env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], { env: { ...process.env, AGENT_REWIND_HOME: hookHome, CLAUDE_CONFIG_DIR: configDir, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -271,9 +271,10 @@ function treeSignature(d: string): string {
 
 test('hook claude on bad input: exit 0, silent, bounded, nothing changed in Claude Code\'s folders', async () => {
   mkdirSync(ws, { recursive: true });
+  const badHome = join(dir, 'bad-input-home'); // its own log, so the other tests' "log is empty" checks stand
   const beforeConfig = treeSignature(configDir);
   const beforeWs = treeSignature(ws);
-  const logBefore = hookLog().split('\n').filter(Boolean).length;
+  const logBefore = hookLog(badHome).split('\n').filter(Boolean).length;
   const cases: [string, Buffer | string | 'open', RegExp][] = [
     ['garbage', 'this is { not json', /stdin is not JSON/],
     ['empty', '', /empty stdin/],
@@ -284,21 +285,48 @@ test('hook claude on bad input: exit 0, silent, bounded, nothing changed in Clau
   ];
   let expectedLines = logBefore;
   for (const [name, input, expected] of cases) {
-    const r = await runHook(input, { CLAUDE_PROJECT_DIR: join(dir, 'no-such-project') });
+    const r = await runHook(badHome, input, { CLAUDE_PROJECT_DIR: join(dir, 'no-such-project') });
     assert.equal(r.code, 0, `${name}: exit ${r.code}`);
     assert.equal(r.stdout, '', `${name}: stdout`);
     assert.equal(r.stderr, '', `${name}: stderr`);
     assert.ok(r.ms < 15_000, `${name}: took ${r.ms} ms`);
     expectedLines++;
-    const lines = hookLog().split('\n').filter(Boolean);
+    const lines = hookLog(badHome).split('\n').filter(Boolean);
     assert.equal(lines.length, expectedLines, `${name}: one log line`);
     assert.match(lines.at(-1)!, expected, name);
   }
   // without a prompt_id the snapshot is still taken, under a generated anchor
-  const ok = await runHook(JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'no-prompt-id', prompt: 'x', cwd: ws }));
+  const ok = await runHook(badHome, JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'no-prompt-id', prompt: 'x', cwd: ws }));
   assert.deepEqual([ok.code, ok.stdout, ok.stderr], [0, '', '']);
-  assert.match(readPromptRecords(home, 'no-prompt-id')[0]!.anchorId, /^prompt-/);
-  assert.equal(hookLog().split('\n').filter(Boolean).length, expectedLines);
+  assert.match(readPromptRecords(badHome, 'no-prompt-id')[0]!.anchorId, /^prompt-/);
+  assert.equal(hookLog(badHome).split('\n').filter(Boolean).length, expectedLines);
   assert.equal(treeSignature(configDir), beforeConfig, 'Claude Code\'s config folder changed');
   assert.equal(treeSignature(ws), beforeWs, 'the workspace changed');
+});
+
+test('--fork-session: the hook snapshots under the fork\'s new session id, at the fork\'s own prompt id', async () => {
+  assert.ok(finalState, 'the first test ran');
+  const before = captureState();
+  fake.push(bash("printf 'forked\\n' > forked.txt && rm d.txt"), say('Fork done.'));
+  const run = await runClaude({ cwd: ws, configDir, baseUrl: fake.baseUrl, prompt: 'a prompt in a fork', resume: sessionId, forkSession: true, env: { AGENT_REWIND_HOME: home } });
+  assertOk(run, 'fork prompt');
+  const forkId = run.json!.session_id!;
+  assert.ok(forkId && forkId !== sessionId);
+  assert.equal(hookLog(), '');
+  const forkPrompts = promptLines(transcriptFile(forkId));
+  const own = forkPrompts.at(-1)!;
+  assert.equal(own.text, 'a prompt in a fork');
+  // Claude Code gives the copied prompt lines the fork's prompt id too: the record matches the last of them
+  assert.ok(forkPrompts.filter((p) => p.promptId === own.promptId).length > 1, 'copied lines share the fork prompt id (2.1.330)');
+  const [rec] = readPromptRecords(home, forkId);
+  assert.equal(rec!.promptId, own.promptId);
+  assert.equal(rec!.transcriptSize, 0, 'the fork transcript did not exist yet');
+  const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+  try {
+    assert.ok((await fc.listSnapshots(forkId)).some((s) => s.anchorId === own.promptId && s.kind === 'user-message'));
+    await fc.rewindFiles(forkId, own.promptId!, { anchor: { checkpointingEnabled: true, kind: 'user-message' } });
+    assert.deepEqual(captureState(), before);
+  } finally {
+    await fc.dispose();
+  }
 });
