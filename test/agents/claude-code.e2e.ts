@@ -191,8 +191,7 @@ test('hooks installed through the CLI snapshot every prompt exactly, Bash change
 });
 
 // ── needs the Claude Code transcript reader + engine integration (main, after the merge) ─────────────────────────
-// GATED: remove the `skip` once this branch is merged with the reader (AGENT_REWIND_CC_READER=1 runs it now).
-test('CLI on the Claude Code transcript: sessions, branches, context, rewind-files + undo, rewind → a fork Claude resumes', { skip: process.env.AGENT_REWIND_CC_READER === '1' ? false : 'needs the Claude Code reader (set AGENT_REWIND_CC_READER=1)' }, async () => {
+test('CLI on the Claude Code transcript: sessions, branches, context, rewind-files + undo, rewind → a fork Claude resumes', async () => {
   assert.ok(finalState, 'the first test ran');
   const transcript = transcriptFile();
   const lines = promptLines(transcript);
