@@ -3,6 +3,7 @@
 // <DIR>/.claude/settings.local.json; --user writes the user's Claude settings. The hook command is this CLI, by
 // absolute paths: the node running it and its own script (so it works without agent-rewind on PATH).
 import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { CliError, UsageError, cwdOption, type Command } from '../command';
 import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources/claude/hooks-settings';
@@ -49,8 +50,10 @@ export function describeHooksChange(c: HooksChange, action: 'install' | 'uninsta
 }
 
 export const hooksCommand: Command = {
-  usage: 'hooks install|uninstall claude [--user] [--cwd DIR] [--no-baseline]',
-  options: { user: { type: 'boolean' }, cwd: { type: 'string' }, 'no-baseline': { type: 'boolean' } },
+  usage: 'hooks install|uninstall claude [--user] [--cwd DIR] [--no-baseline] [--command PATH]',
+  // --command: the executable the hooks run instead of this node + script (the VS Code extension passes its launcher,
+  // whose path stays the same when the extension is updated)
+  options: { user: { type: 'boolean' }, cwd: { type: 'string' }, 'no-baseline': { type: 'boolean' }, command: { type: 'string' } },
   async run(ctx) {
     const [action, agent, extra] = ctx.positionals;
     if (action !== 'install' && action !== 'uninstall') throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
@@ -60,7 +63,8 @@ export const hooksCommand: Command = {
     const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'workspace', workspace: cwdOption(ctx) } as const);
     let change: HooksChange;
     try {
-      change = action === 'install' ? installClaudeHooks(loc, selfLauncher()) : uninstallClaudeHooks(loc);
+      const launcher = typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : selfLauncher();
+      change = action === 'install' ? installClaudeHooks(loc, launcher) : uninstallClaudeHooks(loc);
     } catch (err) {
       if (err instanceof ClaudeSettingsError) throw new CliError(err.message);
       throw err;
