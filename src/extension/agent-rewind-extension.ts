@@ -43,6 +43,12 @@ export class AgentRewindExtension extends Disposable {
     }));
     this._register({ dispose: () => void engine.dispose() });
 
+    // `agent-rewind` in integrated terminals (and the command agent hooks run).
+    this.launcher = installCliLauncher(context).catch((error: unknown) => {
+      log.warn(`The agent-rewind command could not be put on the terminals' PATH: ${(error as Error).message}`);
+      return undefined;
+    });
+
     const events = this._register(new SessionEvents());
     const active = this._register(new ActiveSession(engine, context.workspaceState));
     const tree = this._register(new SessionsTreeProvider(engine));
@@ -92,6 +98,7 @@ export class AgentRewindExtension extends Disposable {
       showPreview,
       showCompare,
       selectedNode: () => (treeView.visible ? treeView.selection[0] : undefined),
+      launcher: this.launcher,
     })) this._register(d);
     for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);
 
@@ -114,12 +121,6 @@ export class AgentRewindExtension extends Disposable {
         void status.refresh();
       }),
     );
-
-    // `agent-rewind` in integrated terminals (and the command agent hooks run).
-    this.launcher = installCliLauncher(context).catch((error: unknown) => {
-      log.warn(`The agent-rewind command could not be put on the terminals' PATH: ${(error as Error).message}`);
-      return undefined;
-    });
 
     // The status bar reads one session, after activation has returned.
     setTimeout(() => void status.refresh(), 0);

@@ -5,7 +5,7 @@ import { ClaudeSource } from './claude/claude-source';
 import type { SourceAdapter } from './source-adapter';
 
 export function foreignSources(settings: EngineSettings): SourceAdapter[] {
-  return [new ClaudeSource({ enabled: settings.includeClaudeSessions })];
+  return [new ClaudeSource({ enabled: settings.includeClaudeSessions, home: settings.home })];
 }
 
 /** The foreign adapter that reads `file` (from its first line), if any. */

@@ -1,9 +1,11 @@
 // Every "Agent Rewind" command. Each accepts a tree node or a plain { sessionFile, ... } object (webviews, other
 // extensions, tests) and, from the palette, asks for what it needs. Failures become an error notification with
 // the engine's own words; nothing is changed before the user confirmed a destructive step.
+import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine/engine';
 import type { ActiveSession } from '../active-session';
+import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { TranscriptPanel } from '../webviews/transcript-panel';
@@ -22,6 +24,8 @@ export interface CommandContext {
   showCompare(sessionFile: string, branchA: string, branchB: string): void;
   /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
   selectedNode(): unknown;
+  /** The agent-rewind launcher on the terminals' PATH (what agent hooks run). */
+  launcher: Promise<CliLauncher | undefined>;
 }
 
 type Handler = (arg?: unknown) => Promise<unknown>;
@@ -66,6 +70,34 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     ctx.showCompare(file, a, b);
   };
 
+  /** Registers (or removes) the Claude Code hooks that snapshot the workspace at every prompt, through the CLI. */
+  const setUpClaudeHooks = async (action: 'install' | 'uninstall'): Promise<void> => {
+    const launcher = await ctx.launcher;
+    if (!launcher) throw new Error('the agent-rewind command could not be installed for this window (see the Agent Rewind output), so Claude Code has nothing to run.');
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folders.length <= 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Claude Code checkpoints for which folder?' });
+    const scope = await vscode.window.showQuickPick(
+      [
+        ...(folder ? [{ label: 'This workspace', description: `${folder.name}/.claude/settings.local.json (not committed)`, user: false }] : []),
+        { label: 'All my projects', description: "Claude Code's user settings", user: true },
+      ],
+      { placeHolder: action === 'install' ? 'Snapshot the workspace at every Claude Code prompt: where should the hooks go?' : 'Remove the Agent Rewind hooks from…' },
+    );
+    if (!scope) return;
+    const args = ['hooks', action, 'claude', '--json', ...(scope.user ? ['--user'] : ['--cwd', folder!.uri.fsPath]), ...(action === 'install' ? ['--command', launcher.command] : [])];
+    const out = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: action === 'install' ? 'Agent Rewind: setting up Claude Code checkpoints (a first snapshot of the folder)…' : 'Agent Rewind: removing the Claude Code hooks…' },
+      () => runLauncher(launcher.command, args, folder?.uri.fsPath),
+    );
+    const change = JSON.parse(out) as { file: string };
+    void vscode.window.showInformationMessage(
+      action === 'install'
+        ? `Claude Code now snapshots the workspace at every prompt (shell changes included), through hooks in ${change.file}. Rewind to here on a Claude Code message restores exactly that.`
+        : `The Agent Rewind hooks were removed from ${change.file}; everything else there was kept.`,
+    );
+    ctx.refreshAll();
+  };
+
   const handlers: Record<string, Handler> = {
     'agentRewind.refresh': async () => ctx.refreshAll(),
 
@@ -97,6 +129,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       changed(file);
       vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch ${branch.name}`, 4000);
     },
+
+    'agentRewind.installClaudeHooks': async () => setUpClaudeHooks('install'),
+    'agentRewind.uninstallClaudeHooks': async () => setUpClaudeHooks('uninstall'),
 
     'agentRewind.showBranch': async (arg) => {
       // A branch of another agent's session: shown in its transcript, nothing written.
@@ -266,4 +301,14 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 /** One argument for a POSIX shell (ids and paths are passed as they are, never interpreted). */
 function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Runs the CLI through its launcher; resolves with its stdout, rejects with its own error message. */
+function runLauncher(command: string, args: string[], cwd: string | undefined): Promise<string> {
+  return new Promise((resolveRun, reject) => {
+    execFile(command, args, { cwd, timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(stderr.replace(/^agent-rewind: (error: )?/, '').trim() || error.message));
+      else resolveRun(stdout);
+    });
+  });
 }
