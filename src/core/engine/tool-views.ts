@@ -40,12 +40,20 @@ function swapDiff(oldText: string, newText: string): string {
 
 const pathOf = (a: Args): string | undefined => str(a.file_path) ?? str(a.path) ?? str(a.filePath) ?? str(a.notebook_path);
 
+/** A path as the user thinks of it: relative to the session's folder when it is inside it. */
+function shownPath(path: string, cwd: string | undefined): string {
+  if (!cwd) return path;
+  const base = cwd.endsWith('/') ? cwd : `${cwd}/`;
+  return path.startsWith(base) && path.length > base.length ? path.slice(base.length) : path;
+}
+
 /** How one tool call reads; `withName` puts the tool's name first (a message that also has text needs it). */
-export function toolCallMarkdown(name: string, args: unknown, withName: boolean): string {
+export function toolCallMarkdown(name: string, args: unknown, withName: boolean, cwd?: string): string {
   const a: Args = args && typeof args === 'object' && !Array.isArray(args) ? (args as Args) : {};
   const lower = name.toLowerCase();
   const head = (detail: string) => (withName ? `**${name}** ${detail}`.trim() : detail);
-  const path = pathOf(a);
+  const rawPath = pathOf(a);
+  const path = rawPath === undefined ? undefined : shownPath(rawPath, cwd);
 
   if ((lower === 'edit' || lower === 'str_replace' || lower === 'str_replace_editor') && path) {
     const oldText = str(a.old_string) ?? str(a.oldText) ?? str(a.old_str) ?? '';
@@ -58,7 +66,7 @@ export function toolCallMarkdown(name: string, args: unknown, withName: boolean)
   }
   if (lower === 'write' && path) {
     const content = str(a.content) ?? '';
-    return `${head(code(path))}\n\n${fence(content, languageOf(path))}`;
+    return `${head(code(path))}\n\n${fence(content, languageOf(rawPath!))}`;
   }
   if (lower === 'read' && path) {
     const from = typeof a.offset === 'number' ? a.offset : undefined;

@@ -12,19 +12,21 @@ export interface TranscriptContext {
   /** Whether file checkpoints are looked up at all (false: fileCheckpoint is left out of every row). */
   fileCheckpointsKnown?: boolean;
   labelOf?: (entryId: string) => string | undefined;
+  /** The session's folder: paths inside it are shown relative to it. */
+  cwd?: string;
 }
 
 const PREVIEW_LENGTH = 80;
 
 /** The readable text of a message's content; images and other blocks become short placeholders. */
-export function contentText(content: string | ContentBlock[] | undefined, opts: { toolCalls?: boolean } = {}): string {
+export function contentText(content: string | ContentBlock[] | undefined, opts: { toolCalls?: boolean; cwd?: string } = {}): string {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
   const parts: string[] = [];
   for (const block of content) {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
     else if (block.type === 'image') parts.push('[image]');
-    else if (block.type === 'toolCall' && opts.toolCalls) parts.push(toolCallMarkdown(typeof block.name === 'string' ? block.name : 'tool', block.arguments, true));
+    else if (block.type === 'toolCall' && opts.toolCalls) parts.push(toolCallMarkdown(typeof block.name === 'string' ? block.name : 'tool', block.arguments, true, opts.cwd));
   }
   return parts.join('\n\n');
 }
@@ -46,11 +48,24 @@ export function isUserMessage(entry: SessionEntry | undefined): boolean {
   return entry?.type === 'message' && (entry.message as AgentMessage | undefined)?.role === 'user';
 }
 
+/** Markdown as plain words for one-line previews (trees, quick picks, lists): no fences, backticks or emphasis. */
+export function plainText(markdown: string): string {
+  return markdown
+    .split('\n')
+    .filter((line) => !/^\s*(`{3,}|~{3,})/.test(line))
+    .join('\n')
+    .replace(/`+([^`\n]*)`+/g, '$1')
+    .replace(/\*\*([^*\n]+)\*\*/g, '$1')
+    .replace(/(^|\s)\*([^*\n]+)\*(?=\s|$)/g, '$1$2')
+    .replace(/^\s{0,3}#{1,6}\s+/gm, '');
+}
+
 /** A one-line preview of any entry (the tree's branch heads, checkpoints, the preview's message list). */
 export function previewOf(entry: SessionEntry): string {
   const item = toTranscriptItem(entry, {});
   if (item) {
-    const text = oneLine(item.markdown);
+    const words = oneLine(item.preformatted ? item.markdown : plainText(item.markdown));
+    const text = item.kind === 'toolCall' && item.title ? oneLine(`${item.title}: ${words}`) : words;
     if (text) return text;
     if (item.title) return item.title;
     return `(${item.kind})`;
@@ -118,8 +133,8 @@ function messageItem(message: AgentMessage, base: Pick<TranscriptItem, 'entryId'
       // A row of tool calls only is titled by their names, so each call's body need not repeat its name.
       const markdown =
         kind === 'toolCall'
-          ? calls.map((b) => toolCallMarkdown(String(b.name ?? 'tool'), b.arguments, calls.length > 1)).join('\n\n')
-          : contentText(message.content, { toolCalls: true });
+          ? calls.map((b) => toolCallMarkdown(String(b.name ?? 'tool'), b.arguments, calls.length > 1, ctx.cwd)).join('\n\n')
+          : contentText(message.content, { toolCalls: true, cwd: ctx.cwd });
       const title = kind === 'toolCall' ? [...new Set(names)].join(', ') : typeof message.model === 'string' ? message.model : undefined;
       const stop = message.stopReason;
       const errorText = typeof message.errorMessage === 'string' && message.errorMessage.trim() ? message.errorMessage.trim() : undefined;

@@ -96,6 +96,12 @@ describe('transcript rows', () => {
     assert.match(mixed!.markdown, /^Now both:\n\n\*\*read\*\* `x.txt`\n\n\*\*exec_command\*\*\n\n```sh\n\$ ls -la\n```$/);
     assert.equal(mixed!.notice, '2 tool calls never ran', 'calls without results, with messages after them');
     assert.equal(edit!.notice, undefined);
+    // one-line previews (trees, quick picks, the preview's lists) never show markdown source
+    assert.equal(previewOf(msg('b', null, { role: 'assistant', content: [call('3', 'Bash', { command: 'rm -rf build', description: 'Clean the build' })] })), 'Bash: Clean the build $ rm -rf build');
+    assert.equal(previewOf(msg('r', null, { role: 'toolResult', toolName: 'Bash', content: [{ type: 'text', text: 'done' }] })), 'done');
+    // paths inside the session's folder are shown relative to it
+    const inWs = buildTranscriptItems([msg('w', null, { role: 'assistant', content: [call('9', 'Write', { file_path: '/ws/src/a.ts', content: 'x' })] })], { cwd: '/ws' });
+    assert.match(inWs[0]!.markdown, /^`src\/a.ts`\n\n```ts\n/);
   });
 
   it('marks aborted and failed replies, and keeps what the user typed as typed', () => {
