@@ -35,6 +35,7 @@ import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
 import { snapshotKeyOf, snapshotsByEntry } from './file-anchors';
+import { RewindLog, type RewindStep } from './rewind-log';
 import type { EngineSettings } from './settings';
 import { isUserMessage, previewOf, toTranscriptItem } from './transcript';
 import { transcriptOf } from './transcript-loader';
@@ -83,6 +84,7 @@ export class RewindEngine {
   readonly #foreignSources: (settings: EngineSettings) => SourceAdapter[];
   readonly #checkpoints: CheckpointerPool;
   readonly #agentTools = new Map<string, AgentCheckpointTools>();
+  #rewindLog: RewindLog;
   #catalog: Promise<Catalog> | undefined;
 
   constructor(opts: RewindEngineOptions) {
@@ -91,6 +93,7 @@ export class RewindEngine {
     this.#warn = onceWarn(opts.warn);
     this.#foreignSources = opts.foreignSources ?? (() => []);
     this.#sources = this.#makeSources(this.#settings);
+    this.#rewindLog = new RewindLog(this.#settings.home);
     this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots, opts.filesWorker);
   }
 
@@ -120,6 +123,7 @@ export class RewindEngine {
     // Settings name where other agents' sessions are read from, so the readers are made again.
     const old = this.#sources;
     this.#sources = this.#makeSources(settings);
+    this.#rewindLog = new RewindLog(settings.home);
     await old.dispose();
   }
 
@@ -460,6 +464,7 @@ export class RewindEngine {
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
     const adapter = await this.#sources.adapterOf(sessionFile);
+    const fromBranch = adapter.writable ? branchesOf(session, this.#warn).active.name : undefined;
     let filesChanged: string[] = [];
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
     if (mode !== 'conversation') {
@@ -470,7 +475,20 @@ export class RewindEngine {
       });
       filesChanged = result.filesChanged;
     }
-    if (mode === 'files') return { mode, filesChanged, undoAvailable: filesChanged.length > 0 };
+    const log = async (step: Pick<RewindStep, 'toBranch' | 'forkFile'>) =>
+      this.#rewindLog.applied(session.sessionId, {
+        anchorEntryId,
+        mode,
+        ...(fromBranch ? { fromBranch } : {}),
+        ...step,
+        files: filesChanged.length > 0,
+        undoDepth: cp ? await undoDepthOf(cp, session.sessionId) : 0,
+        at: new Date().toISOString(),
+      });
+    if (mode === 'files') {
+      await log({});
+      return { mode, filesChanged, undoAvailable: filesChanged.length > 0 };
+    }
     let rewound: ConversationRewind;
     try {
       rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
@@ -482,12 +500,13 @@ export class RewindEngine {
       }
       throw error;
     }
-    const undoAvailable = filesChanged.length > 0;
     if (rewound.kind === 'fork') {
+      await log({ forkFile: rewound.sessionFile });
       const { kind: _kind, ...fork } = rewound;
-      return { mode, filesChanged, undoAvailable, fork };
+      return { mode, filesChanged, undoAvailable: filesChanged.length > 0, fork };
     }
-    return { mode, branch: { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId }, filesChanged, undoAvailable };
+    await log({ toBranch: rewound.branch.name });
+    return { mode, branch: { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId }, filesChanged, undoAvailable: true };
   }
 
   /**
@@ -515,13 +534,67 @@ export class RewindEngine {
     });
   }
 
-  /** Puts back the files the last file rewind of this session changed (files edited by hand since are kept). */
-  async undoLastRewind(sessionFile: string): Promise<{ filesChanged: string[]; userModified: string[] }> {
+  /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */
+  async describeUndo(sessionFile: string): Promise<string | undefined> {
+    const session = await this.view(sessionFile);
+    const step = await this.#currentStep(session);
+    if (!step) return undefined;
+    const parts: string[] = [];
+    if (step.files) parts.push('put the files back as they were before the rewind');
+    if (step.mode !== 'files' && step.fromBranch) parts.push(`return to branch "${step.fromBranch}" (branch "${step.toBranch}" stays)`);
+    if (step.forkFile) parts.push('keep the new session that was written');
+    return parts.length ? `Undo will ${parts.join(' and ')}.` : undefined;
+  }
+
+  /** The last logged rewind of the session, while it still describes the files (see RewindLog). */
+  async #currentStep(session: SessionView): Promise<RewindStep | undefined> {
+    const step = await this.#rewindLog.lastApplied(session.sessionId);
+    if (!step) return undefined;
+    const cp = step.files ? this.#checkpointerOf(session) : undefined;
+    if (step.files && (!cp || (await undoDepthOf(cp, session.sessionId)) !== step.undoDepth)) return undefined;
+    return step;
+  }
+
+  /**
+   * Undoes the last rewind of the session as a whole: the files it changed are put back (files edited by hand since
+   * are kept) and the session returns to the branch it was on (the branch the rewind made stays, nothing is deleted).
+   * A file rewind made outside "Rewind to here" (rewind-files) is undone alone, as before.
+   */
+  async undoLastRewind(sessionFile: string): Promise<UndoOutcome> {
     const session = await this.view(sessionFile);
     const cp = this.#checkpointerOf(session);
-    if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
-    const result = await cp.undoLastRewind(session.sessionId);
-    return { filesChanged: result.filesChanged, userModified: result.userModified };
+    const step = await this.#currentStep(session);
+    if (!step) {
+      if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
+      const result = await cp.undoLastRewind(session.sessionId);
+      await this.#rewindLog.clear(session.sessionId);
+      return { filesChanged: result.filesChanged, userModified: result.userModified };
+    }
+    let files = { filesChanged: [] as string[], userModified: [] as string[] };
+    if (step.files) files = await cp!.undoLastRewind(session.sessionId);
+    let branch: string | undefined;
+    if (step.mode !== 'files' && step.fromBranch && !isForeignView(session)) branch = (await this.switchBranch(sessionFile, step.fromBranch)).name;
+    await this.#rewindLog.undone(session.sessionId);
+    return { filesChanged: files.filesChanged, userModified: files.userModified, ...(branch ? { branch } : {}), redoAvailable: true };
+  }
+
+  /** Applies the last undone rewind again: its branch becomes active again and the files go back to the message. */
+  async redoRewind(sessionFile: string): Promise<UndoOutcome> {
+    const session = await this.view(sessionFile);
+    const step = await this.#rewindLog.lastUndone(session.sessionId);
+    if (!step) throw new Error('There is no undone rewind to redo in this session.');
+    const cp = this.#checkpointerOf(session);
+    let files = { filesChanged: [] as string[], userModified: [] as string[] };
+    if (step.files) {
+      if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
+      files = await cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, step.anchorEntryId, cp), {
+        anchor: anchorCheckFor(session, step.anchorEntryId, this.#settings.fileCheckpointing.enabled),
+      });
+    }
+    let branch: string | undefined;
+    if (step.mode !== 'files' && step.toBranch && !isForeignView(session)) branch = (await this.switchBranch(sessionFile, step.toBranch)).name;
+    await this.#rewindLog.redone(session.sessionId, cp ? await undoDepthOf(cp, session.sessionId) : 0);
+    return { filesChanged: files.filesChanged, userModified: files.userModified, ...(branch ? { branch } : {}), redoAvailable: false };
   }
 
   /** A file's content at a user message's snapshot (undefined: it did not exist then, or there is no snapshot). */
@@ -572,6 +645,20 @@ export class RewindEngine {
       return undefined;
     }
   }
+}
+
+export interface UndoOutcome {
+  filesChanged: string[];
+  /** Files changed by hand since the rewind: left as they are. */
+  userModified: string[];
+  /** The branch the session is on now, when the conversation moved too. */
+  branch?: string;
+  redoAvailable?: boolean;
+}
+
+/** How many file undos the session has (each keeps one pre-restore snapshot until it is undone). */
+async function undoDepthOf(cp: FileCheckpoints, sessionId: string): Promise<number> {
+  return (await cp.listSnapshots(sessionId)).filter((r) => r.kind === 'pre-restore').length;
 }
 
 function failed(error: string): { ok: false; error: string } {
