@@ -22,7 +22,7 @@ import { TreeReader } from './tree-diff';
 import { finishAfter, parseAfter, type AfterRestore } from './undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './workspace-model';
 import { ChangeFeed, type WatcherSync } from './watcher-sync';
-import type { AnchorCheck, FileCheckpointerOptions, GcResult, RecoverResult, RewindFilesOptions, RewindFilesResult, SnapshotKind, SnapshotSummary } from './types';
+import type { AnchorCheck, FileCheckpointerOptions, GcResult, RecoverResult, RewindFilesOptions, RewindFilesResult, SkippedFile, SnapshotKind, SnapshotSummary } from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
 import { defaultStoreDir } from './store-dir';
 export { defaultStoreDir };
@@ -30,6 +30,12 @@ export { defaultStoreDir };
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
 const DEFAULT_FULL_CHECK = 5 * 60_000;
+
+/** A path reported twice (its ignore rules and the file itself, say) is listed once, with the first reason. */
+function onePerPath(skipped: SkippedFile[]): SkippedFile[] {
+  const seen = new Set<string>();
+  return skipped.filter((s) => !seen.has(s.path) && (seen.add(s.path), true));
+}
 
 export class FileCheckpointer {
   readonly workspaceRoot: string;
@@ -185,7 +191,7 @@ export class FileCheckpointer {
     let model: WorkspaceModel;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
-      root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32));
+      root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
       await w.commit(kind === 'pre-restore');
     } catch (err) {
       await w.abort();
@@ -211,7 +217,7 @@ export class FileCheckpointer {
       hashedFiles: stats.hashedFiles,
       newObjects: w.objectCount,
       newBytes: w.newBytes,
-      skipped: stats.skipped,
+      skipped: onePerPath(stats.skipped),
       ignoredCount: ignored,
       pruned: [],
       createdAt,

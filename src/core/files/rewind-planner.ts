@@ -1,6 +1,5 @@
 // Rewind planning: what a rewind to a snapshot would change (the ops a restore applies, and the preview with
 // +/- lines, files the user changed by hand and what is left alone), for a rewind and for an undo.
-import { readFileSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import type { ObjectStore } from './object-store';
 import type { RestoreOp } from './restore';
@@ -8,6 +7,7 @@ import { absPath, ensureSafeParents } from './safe-paths';
 import type { EntryState, SnapshotRecord, SnapshotRecords, UndoRecord } from './snapshot-records';
 import { diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
 import { lineStats } from './line-stats';
+import { readStableFile } from './safe-read';
 import { Limiter, type WorkspaceModel } from './workspace-model';
 import type { FileChange, RewindFilesResult, SkippedFile } from './types';
 
@@ -57,7 +57,7 @@ export class RewindPlanner {
         if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
       }
     }
-    const plan = await this.buildPlan(store, diffs, userModified, overwriteUserModified, scanSkipped);
+    const plan = await this.buildPlan(store, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
     this.lastPlan = { key, plan };
     return plan;
   }
@@ -149,7 +149,7 @@ export class RewindPlanner {
     if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob');
     if (d.now?.kind === 'file') {
       try {
-        nowData = readFileSync(absPath(this.workspaceRoot, d.path)); // small and many: cheaper than readFile()
+        nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data; // small and many: cheaper than readFile()
       } catch {
         nowData = undefined;
       }
