@@ -31,7 +31,7 @@ function readStable(path) {
   for (let i = 0; i < 4; i++) {
     const r = readOnce(path);
     if (!r.stable) { prev = undefined; continue; }
-    if (r.st.mtimeMs < r.started - 20) return r;
+    if (r.st.mtimeMs < r.started - 1000) return r; // RECENT_MS
     if (prev && same(prev.st, r.st) && prev.data.equals(r.data)) return r;
     prev = r;
   }

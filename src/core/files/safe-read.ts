@@ -1,7 +1,8 @@
 // Reading a workspace file for a snapshot without ever blocking on it or storing it torn: the file is opened
 // non-blocking and must be a regular file (a FIFO opened for reading waits for a writer forever; a device may never
 // end), and its stat data (size, mtime, ctime, inode) must be the same before and after the read, else it is read
-// again a few times and then reported as "changed while being read" instead of stored half old, half new.
+// again a few times and then reported as "changed while being read" instead of stored half old, half new. A file
+// modified in the last second must also read the same twice (see RECENT_MS).
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 export class UnreadableFileError extends Error {
@@ -15,8 +16,13 @@ export class UnreadableFileError extends Error {
 
 /** Reads that found the file changing before it counts as changing all the time. */
 const TRIES = 4;
-/** mtime moves in coarse ticks (a jiffy): a file modified this close to its read may have changed within the tick. */
-const TICK_MS = 20;
+/**
+ * A write(2) sets mtime when it starts, then copies for as long as it takes (a big one under load: tens of ms),
+ * so equal stat data before and after a read does not prove no write was running during it. A file modified this
+ * recently is read twice, and only two identical reads count; an older one would need a single write running for
+ * longer than this, and a write that starts during the read changes its mtime.
+ */
+const RECENT_MS = 1000;
 
 const sameStat = (a: Stats, b: Stats) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 
@@ -55,9 +61,7 @@ export function readStableFile(path: string, follow = false): { data: Buffer; st
       prev = undefined;
       continue;
     }
-    // modified within the tick of the read: equal stat data does not prove it was not written during the read,
-    // two identical reads in a row do
-    if (r.st.mtimeMs < r.started - TICK_MS) return r;
+    if (r.st.mtimeMs < r.started - RECENT_MS) return r;
     if (prev && sameStat(prev.st, r.st) && prev.data.equals(r.data)) return r;
     prev = r;
   }
