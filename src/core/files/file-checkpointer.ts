@@ -310,6 +310,12 @@ export class FileCheckpointer {
 
   private async applyUnderJournal(store: ObjectStore, ops: RestoreOp[], tag: string, after: AfterRestore): Promise<void> {
     const restorer = this.restorer(store);
+    // a failed rewind whose files could not all be put back keeps its journal until they are: a new one would lose it
+    const pending = await restorer.readJournal();
+    if (pending?.failed) {
+      const list = pending.failed.notRestored.map((n) => `${n.path} (${n.reason})`).join('; ');
+      throw new Error(`An earlier rewind failed and some of its files could not be put back yet: ${list}. Fix what stops them (see the reasons) and try again.`);
+    }
     for (const op of ops) this.tracker.noteWritten(op.path);
     this.planner.forget();
     await restorer.run(ops, tag, after);
@@ -351,12 +357,12 @@ export class FileCheckpointer {
     const journal = await restorer.readJournal();
     if (!journal) return { outcome: 'none', paths: [] };
     if (journal.workspaceRoot !== this.workspaceRoot) throw new Error(`an interrupted restore of another folder (${journal.workspaceRoot}) is pending in this store; run recovery from that folder`);
-    const outcome = await restorer.recover(journal);
+    const { outcome, notRestored, resolved } = await restorer.recover(journal);
     const after = parseAfter(journal.after);
     if (outcome === 'completed' && after) await finishAfter(this.records, after);
-    await restorer.finish();
+    if (resolved) await restorer.finish();
     this.tracker.markAllDirty();
-    return { outcome, paths: journal.ops.map((o) => o.path) };
+    return { outcome, paths: journal.ops.map((o) => o.path), notRestored };
   }
 
   /** Removes objects no snapshot reaches; then, while the store is over its size cap, drops the oldest snapshots. */

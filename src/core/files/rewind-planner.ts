@@ -4,8 +4,8 @@ import { lstat } from 'node:fs/promises';
 import type { ObjectStore } from './object-store';
 import type { RestoreOp } from './restore';
 import { absPath, ensureSafeParents } from './safe-paths';
-import type { EntryState, SnapshotRecord, SnapshotRecords, UndoRecord } from './snapshot-records';
-import { diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
+import type { SnapshotRecord, SnapshotRecords, UndoRecord } from './snapshot-records';
+import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from './tree-diff';
 import { lineStats } from './line-stats';
 import { readStableFile } from './safe-read';
 import { Limiter, type WorkspaceModel } from './workspace-model';
@@ -103,7 +103,7 @@ export class RewindPlanner {
         if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
         continue;
       }
-      if (d.now?.kind === 'dir' && keptUnder(d.path)) {
+      if (d.now?.kind === 'dir' && d.target?.kind !== 'dir' && keptUnder(d.path)) {
         // the folder stays because something in it stays; a file the snapshot has at its place cannot come back
         if (isFileish(d.target)) skipped.push({ path: d.path, reason: 'a folder with files that are kept is in the way' });
         continue;

@@ -1,9 +1,14 @@
 // Differences between a stored snapshot and the workspace as scanned, folder by folder: folders whose tree hash
 // is the same on both sides are skipped without reading anything.
 import type { ObjectStore } from './object-store';
-import type { EntryState } from './snapshot-records';
 import { readTreeChecked, type DirNode, type Node, type TreeEntry } from './tree';
 import type { SkippedFile } from './types';
+
+/**
+ * What one path is: absent, a folder (with its mode where known: snapshots made before folder modes were restored
+ * may say 0, which means "unknown"), or a file or symlink with its content hash and mode.
+ */
+export type EntryState = null | { kind: 'file' | 'symlink'; hash: string; mode: number } | { kind: 'dir'; mode?: number };
 
 export interface PathDiff {
   path: string;
@@ -54,18 +59,21 @@ export class TreeReader {
   }
 }
 
+const dirState = (mode: number): EntryState => (mode ? { kind: 'dir', mode } : { kind: 'dir' });
+
 export function stateOfEntry(e: TreeEntry): EntryState {
-  return e.kind === 'dir' ? { kind: 'dir' } : { kind: e.kind, hash: e.hash, mode: e.mode };
+  return e.kind === 'dir' ? dirState(e.mode) : { kind: e.kind, hash: e.hash, mode: e.mode };
 }
 
 export function stateOfNode(n: Node | undefined): EntryState {
   if (!n) return null;
-  return n.kind === 'dir' ? { kind: 'dir' } : { kind: n.kind, hash: n.hash, mode: n.mode };
+  return n.kind === 'dir' ? dirState(n.mode) : { kind: n.kind, hash: n.hash, mode: n.mode };
 }
 
+/** Whether two states are the same; a folder whose mode is not known matches a folder of any mode. */
 export function sameState(a: EntryState, b: EntryState): boolean {
   if (a === null || b === null) return a === b;
-  if (a.kind === 'dir' || b.kind === 'dir') return a.kind === b.kind;
+  if (a.kind === 'dir' || b.kind === 'dir') return a.kind === b.kind && (a.mode === undefined || b.mode === undefined || a.mode === b.mode);
   return a.kind === b.kind && a.hash === b.hash && a.mode === b.mode;
 }
 
@@ -88,6 +96,8 @@ async function diffDir(reader: TreeReader, rel: string, target: string, now: Dir
     const t = tEntries.get(name);
     const n = now.children.get(name);
     if (t?.kind === 'dir' && n?.kind === 'dir') {
+      // a folder whose mode changed: its mode is put back (a snapshot that does not know it says 0)
+      if (t.mode !== 0 && t.mode !== n.mode) out.push({ path, now: stateOfNode(n), target: stateOfEntry(t) });
       await diffDir(reader, path, t.hash, n, out);
       continue;
     }
