@@ -10,7 +10,7 @@ import { join, relative, sep } from 'node:path';
 import { ChangeTracker } from './change-tracker';
 import { ObjectStore, MAX_OBJECT_SIZE } from './object-store';
 import { PathFilter } from './path-filter';
-import { Restorer, type RestoreOp } from './restore';
+import { orderOps, Restorer, type RestoreOp } from './restore';
 import { failure, isFileish, RewindPlanner, type Plan } from './rewind-planner';
 import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type UndoRecord } from './snapshot-records';
@@ -90,13 +90,16 @@ export class FileCheckpointer {
     return run;
   }
 
-  private locked<T>(fn: (store: ObjectStore) => Promise<T>): Promise<T> {
+  /** Runs `fn` under the store lock, after recovery of any restore left unfinished (whose report it gets). */
+  private locked<T>(fn: (store: ObjectStore, recovered: SkippedFile[]) => Promise<T>): Promise<T> {
     return this.serialize(async () => {
       const store = await this.store();
       return withStoreLock(join(this.storeDir, 'lock'), async () => {
         await store.reload();
-        await this.recoverLocked(store);
-        return fn(store);
+        const rec = await this.recoverLocked(store);
+        // what recovery left alone (edited since, or still failing) is reported by the operation that ran it
+        const recovered = (rec.notRestored ?? []).map((n) => ({ path: n.path, reason: `not put back after an unfinished rewind: ${n.reason}` }));
+        return fn(store, recovered);
       });
     });
   }
@@ -176,8 +179,9 @@ export class FileCheckpointer {
   /** Snapshots the whole workspace under (sessionId, anchorId). A later snapshot with the same ids replaces it. */
   snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
     if (!sessionId || !anchorId) return Promise.reject(new Error('a snapshot needs a session id and an anchor id'));
-    return this.locked(async (store) => {
+    return this.locked(async (store, recovered) => {
       const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
+      summary.skipped.push(...recovered);
       await store.consolidateSmallPacks();
       if ((await store.sizeOnDisk()) > this.sizeCap) summary.pruned = (await gcStore(store, this.records, this.sizeCap)).prunedSnapshots;
       return summary;
@@ -289,9 +293,12 @@ export class FileCheckpointer {
     }
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
-    return this.locked(async (store) => {
+    return this.locked(async (store, recovered) => {
       const { result, ops } = await this.plan(store, check, opts.overwriteUserModified === true);
+      result.skipped.push(...recovered);
       if (ops.length === 0) return result;
+      // a refusal (a path through a symlink, say) comes before anything is written, the pre-restore snapshot too
+      this.restorer(store).preflight(orderOps(ops));
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
       await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model);
@@ -303,7 +310,13 @@ export class FileCheckpointer {
         createdAt: new Date().toISOString(),
         written: ops.map((o) => ({ path: o.path, state: o.to })),
       };
-      await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo });
+      try {
+        await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo });
+      } catch (err) {
+        // rolled back completely: the snapshot taken for its undo is of no use (a kept journal may still need it)
+        if (!(await this.restorer(store).readJournal().catch(() => 'damaged'))) await this.records.delete(sessionId, preRestoreAnchor).catch(() => {});
+        throw err;
+      }
       return result;
     });
   }

@@ -64,6 +64,7 @@ for (const kind of ['write (EPERM creating a file in an immutable folder)', 'unl
       });
       assert.deepEqual(await exactFingerprint(ws), before, 'every file and mode exactly as before the rewind');
       assert.equal(existsSync(join(storeDir, 'journal.json')), false, 'no journal left for a later operation to finish');
+      assert.equal((await fc.listSnapshots('s')).some((r) => r.kind === 'pre-restore'), false, 'nor the snapshot taken for its undo');
       chattr('-i', join(ws, 'ro'));
       // the user goes on by hand; the next ordinary operation must not finish the failed rewind over that
       await writeFile(join(ws, 'f00.txt'), 'edited by hand\n');
@@ -104,6 +105,14 @@ test('when even the roll-back cannot complete, the journal is kept but never rol
     assert.equal(await readFile(join(ws, 'f00.txt'), 'utf8'), 'file 0 at u1\n', 'left as the failed rewind wrote it');
     // the user edits one of them by hand: recovery must keep that edit, and finish nothing
     await writeFile(join(ws, 'f00.txt'), 'edited by hand\n');
+    // a new rewind is refused while the failed one still has files to put back (it would lose their journal)
+    restoreFaults.hook = (step, rel, rollingBack) => {
+      if (rollingBack && rel === 'f01.txt') throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    };
+    const s1 = await fc.snapshot('s', 'while-pending');
+    assert.deepEqual(s1.skipped.map((k) => k.path).sort(), ['f00.txt', 'f01.txt'], 'the snapshot that ran recovery reports what it left');
+    await assert.rejects(fc.rewindFiles('s', 'u1', { anchor: userAnchor }), /An earlier rewind failed.*f01\.txt/);
+    restoreFaults.hook = undefined;
     const rec = await fc.recover();
     assert.equal(rec.outcome, 'rolledBack');
     assert.deepEqual(rec.notRestored?.map((n) => n.path), ['f00.txt']);
@@ -145,6 +154,7 @@ test('a refused rewind (a folder became a symlink) writes nothing and leaves no 
     assert.deepEqual(await exactFingerprint(ws), before, 'nothing written, not even the files before it in the order');
     assert.deepEqual(await exactFingerprint(outside), outsideBefore);
     assert.equal(existsSync(join(storeDir, 'journal.json')), false, 'no journal left behind');
+    assert.equal((await fc.listSnapshots('s')).some((r) => r.kind === 'pre-restore'), false, 'not even a pre-restore snapshot');
     fc.markAllDirty();
     const s = await fc.snapshot('s', 'u3');
     assert.equal(s.files, 3);
