@@ -39,10 +39,9 @@ function readOnce(path: string, follow: boolean): { data: Buffer; st: Stats; sta
       if (r === 0) break;
       n += r;
     }
-    // one byte more: a file that grew since fstat is not the file fstat described
-    const grew = n === st.size && readSync(fd, Buffer.alloc(1), 0, 1, n) !== 0;
+    // a file that grew or shrank meanwhile has another size (and mtime) in the second fstat
     const after = fstatSync(fd);
-    return { data: n === st.size ? data : data.subarray(0, n), st: after, stable: !grew && n === st.size && sameStat(st, after), started };
+    return { data: n === st.size ? data : data.subarray(0, n), st: after, stable: n === st.size && sameStat(st, after), started };
   } finally {
     closeSync(fd);
   }
