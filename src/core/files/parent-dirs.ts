@@ -48,6 +48,8 @@ export interface ParentHandle {
 
 export class ParentDirs {
   private readonly held = new Map<string, Held>();
+  /** Folders no longer at their path (removed by the restore, or replaced by another real folder), closed at the end. */
+  private readonly retired: Held[] = [];
   private rootFd: number | undefined;
   private readonly viaProc: boolean;
 
@@ -72,8 +74,13 @@ export class ParentDirs {
     }
     if (parentRel === '') return { path: `/proc/self/fd/${this.rootHeld()}`, release: () => {} };
     let h = this.held.get(parentRel);
-    if (h) this.verify(parentRel, h);
-    else {
+    if (h && !this.stillThere(parentRel, h)) {
+      // another real folder is at that path now (one the restore itself removed and made again, say): that one is
+      // used, reached afresh from the root; a symlink or a missing folder was refused by stillThere
+      this.retire(parentRel);
+      h = undefined;
+    }
+    if (!h) {
       const opened = this.open(parentRel, create);
       if (opened === undefined) return undefined;
       h = opened;
@@ -93,7 +100,25 @@ export class ParentDirs {
     };
   }
 
-  /** The folder at `rel` must still be the one held open: not a symlink, not another folder put in its place. */
+  /** Whether the folder held open is still the one at `rel`; throws when a symlink (or nothing) is there instead. */
+  private stillThere(rel: string, h: Held): boolean {
+    const st = lstatSync(join(this.root, rel), { throwIfNoEntry: false });
+    if (st?.isDirectory() && st.ino === h.ino && st.dev === h.dev) return true;
+    if (st?.isDirectory()) return false;
+    throw new PathSafetyError(`${rel} was replaced while the rewind ran (${!st ? 'it is gone' : st.isSymbolicLink() ? 'it is a symlink now' : 'another entry is there now'}); refusing to write through it`);
+  }
+
+  /** Stops using the folders held for `rel` and below (the restore removed it, or it was replaced). */
+  retire(rel: string): void {
+    for (const [k, h] of this.held) {
+      if (k === rel || k.startsWith(rel + '/')) {
+        this.held.delete(k);
+        this.retired.push(h);
+      }
+    }
+  }
+
+  /** The folder at `rel` must still be the one just opened: not a symlink, not another folder put in its place. */
   private verify(rel: string, h: Held): void {
     const st = lstatSync(join(this.root, rel), { throwIfNoEntry: false });
     if (!st || !st.isDirectory() || st.ino !== h.ino || st.dev !== h.dev) {
@@ -154,7 +179,9 @@ export class ParentDirs {
   /** Closes everything (after every step using a handle has finished). */
   close(): void {
     for (const h of this.held.values()) closeSync(h.fd);
+    for (const h of this.retired) closeSync(h.fd);
     this.held.clear();
+    this.retired.length = 0;
     if (this.rootFd !== undefined) closeSync(this.rootFd);
     this.rootFd = undefined;
   }

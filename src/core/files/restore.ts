@@ -178,6 +178,7 @@ export class Restorer {
           faults?.('rmdir', op.path, rollingBack);
           try {
             rmdirSync(p);
+            this.parentDirs().retire(op.path); // a folder made again at this path later is another folder
           } catch (err) {
             // a folder that still holds files checkpoints do not cover stays
             const code = (err as NodeJS.ErrnoException).code;

@@ -168,3 +168,28 @@ test('a refused rewind (a folder became a symlink) writes nothing and leaves no 
     await base.cleanup();
   }
 });
+
+test('a rewind that removed a whole folder and then failed puts the folder and its files back (mode included)', async () => {
+  const base = await tempBase('arw-rel-rollback-');
+  const ws = join(base.dir, 'ws');
+  const storeDir = join(base.dir, 'store');
+  await writeTree(ws, { 'a.txt': 'a\n', 'z.txt': 'z at u1\n' });
+  const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home'), storeDir });
+  try {
+    await fc.snapshot('s', 'u1');
+    await writeTree(ws, { 'made/x1.txt': 'x1\n', 'made/sub/x2.txt': 'x2\n', 'z.txt': 'z changed\n' });
+    await chmod(join(ws, 'made'), 0o750);
+    await fc.snapshot('s', 'a1', 'turn-end');
+    const before = await exactFingerprint(ws);
+    restoreFaults.hook = (step, rel, rollingBack) => {
+      if (!rollingBack && step === 'write' && rel === 'z.txt') throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    };
+    await assert.rejects(fc.rewindFiles('s', 'u1', { anchor: userAnchor }), /could not change z\.txt: EIO.*put back as it was before/);
+    assert.deepEqual(await exactFingerprint(ws), before);
+    assert.equal(existsSync(join(storeDir, 'journal.json')), false);
+  } finally {
+    restoreFaults.hook = undefined;
+    await fc.dispose();
+    await base.cleanup();
+  }
+});
