@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
 import { tempBase, userAnchor, writeTree } from './helpers';
@@ -77,6 +77,11 @@ test(`a folder swapped for a symlink to the outside during ${TRIALS} rewinds nev
       }
       assert.deepEqual(await exactFingerprint(outside), sentinel, `trial ${t}: the folder outside the workspace changed`);
     }
+    // with the swapper gone, whatever the failed rewinds left is recovered and the workspace rewinds cleanly
+    fc.markAllDirty();
+    await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
+    for (const d of DIRS) for (let i = 0; i < PER_DIR; i++) assert.equal(await readFile(join(ws, d, `f${i}.txt`), 'utf8'), `${d} ${i} at u1\n`);
+    assert.equal((await fc.recover()).outcome, 'none');
   } finally {
     await fc.dispose();
     await base.cleanup();
