@@ -38,6 +38,8 @@ interface Held {
   dev: number;
   ino: number;
   refs: number;
+  /** No longer used for its path: closed as soon as no step uses it. */
+  retired?: boolean;
 }
 
 export interface ParentHandle {
@@ -48,8 +50,8 @@ export interface ParentHandle {
 
 export class ParentDirs {
   private readonly held = new Map<string, Held>();
-  /** Folders no longer at their path (removed by the restore, or replaced by another real folder), closed at the end. */
-  private readonly retired: Held[] = [];
+  /** Retired folders a step still uses (removed by the restore, or replaced by another real folder). */
+  private readonly retired = new Set<Held>();
   private rootFd: number | undefined;
   private readonly viaProc: boolean;
 
@@ -96,6 +98,10 @@ export class ParentDirs {
         if (released) return;
         released = true;
         held.refs--;
+        if (held.retired && held.refs === 0) {
+          this.retired.delete(held);
+          closeSync(held.fd);
+        }
       },
     };
   }
@@ -113,7 +119,9 @@ export class ParentDirs {
     for (const [k, h] of this.held) {
       if (k === rel || k.startsWith(rel + '/')) {
         this.held.delete(k);
-        this.retired.push(h);
+        h.retired = true;
+        if (h.refs === 0) closeSync(h.fd);
+        else this.retired.add(h);
       }
     }
   }
@@ -181,7 +189,7 @@ export class ParentDirs {
     for (const h of this.held.values()) closeSync(h.fd);
     for (const h of this.retired) closeSync(h.fd);
     this.held.clear();
-    this.retired.length = 0;
+    this.retired.clear();
     if (this.rootFd !== undefined) closeSync(this.rootFd);
     this.rootFd = undefined;
   }

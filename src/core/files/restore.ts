@@ -102,6 +102,15 @@ function reasonOf(err: unknown): string {
   return e.code && !msg.startsWith(e.code) ? `${e.code}: ${msg}` : msg;
 }
 
+/** A path a roll-back could not put back because of an error a later try may not meet (permissions, I/O). A refusal
+ *  (PathSafetyError: a symlink, a folder in the way) is final: that path is reported and left, never retried forever. */
+function retryable(path: string, err: unknown): SkippedFile {
+  const left: SkippedFile & { retry?: boolean } = { path, reason: reasonOf(err) };
+  if (!(err instanceof PathSafetyError)) left.retry = true;
+  return left;
+}
+const isRetryable = (l: SkippedFile) => (l as { retry?: boolean }).retry === true;
+
 export class Restorer {
   constructor(
     private readonly workspaceRoot: string,
@@ -278,24 +287,31 @@ export class Restorer {
       const journal: Journal = { v: 1, tag, workspaceRoot: this.workspaceRoot, ops: ordered, after };
       await writeFileAtomic(this.journalFile, JSON.stringify(journal), { durable: true });
       let failedAt: { err: unknown; path: string } | undefined;
+      const done: boolean[] = [];
       try {
-        await this.applyAll(ordered, tag);
+        await this.applyAll(ordered, tag, done);
       } catch (err) {
         failedAt = { err, path: (err as { restorePath?: string }).restorePath ?? '?' };
+        // a folder step may have made the folder before it failed (on its mode): that one counts as done too
+        const i = (err as { restoreIndex?: number }).restoreIndex;
+        if (i !== undefined && ordered[i]?.to?.kind === 'dir') done[i] = true;
       }
       if (!failedAt) return;
       const what = `The rewind could not change ${failedAt.path}: ${reasonOf(failedAt.err)}.`;
-      const left = await this.rollBackGuarded(ordered, tag);
-      if (left.length === 0) {
-        await unlink(this.journalFile).catch(() => {});
-        throw new RestoreError(`${what} Every file it had changed was put back as it was before.`, failedAt.path, []);
-      }
-      await writeFileAtomic(this.journalFile, JSON.stringify({ ...journal, failed: { error: what, notRestored: left } }), { durable: true });
+      const left = (await this.rollBackGuarded(ordered, tag, done)).map((l) => ({ path: l.path, reason: l.reason, retry: isRetryable(l) }));
       const list = left.map((l) => `${l.path} (${l.reason})`).join('; ');
+      const report = left.map(({ path, reason }) => ({ path, reason }));
+      if (!left.some((l) => l.retry)) {
+        // nothing a later try could put back: the journal is done with
+        await unlink(this.journalFile).catch(() => {});
+        const except = left.length ? `, except what was left as it is now: ${list}` : '';
+        throw new RestoreError(`${what} Every file it had changed was put back as it was before${except}.`, failedAt.path, report);
+      }
+      await writeFileAtomic(this.journalFile, JSON.stringify({ ...journal, failed: { error: what, notRestored: report } }), { durable: true });
       throw new RestoreError(
         `${what} The files it had changed could not all be put back: ${list}. The rest is as before the rewind. The next operation tries again to put back only those still as the rewind left them; it never finishes the rewind.`,
         failedAt.path,
-        left,
+        report,
       );
     } finally {
       this.closeDirs();
@@ -307,15 +323,15 @@ export class Restorer {
    * before) overlap: up to WRITES_IN_FLIGHT of them wait for their rename at once. Every write in flight is waited
    * for before an error is passed on, so a roll-back never races one. The error carries the path (restorePath).
    */
-  private async applyAll(ordered: RestoreOp[], tag: string): Promise<void> {
+  private async applyAll(ordered: RestoreOp[], tag: string, done: boolean[] = []): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     let failure: { err: unknown } | undefined;
     const drain = async () => {
       await Promise.all(inFlight);
       if (failure) throw failure.err;
     };
-    const withPath = (err: unknown, path: string) => {
-      if (typeof err === 'object' && err !== null && !('restorePath' in err)) Object.assign(err, { restorePath: path });
+    const withPath = (err: unknown, path: string, i: number) => {
+      if (typeof err === 'object' && err !== null && !('restorePath' in err)) Object.assign(err, { restorePath: path, restoreIndex: i });
       return err;
     };
     for (let i = 0; i < ordered.length && !failure; i++) {
@@ -324,15 +340,19 @@ export class Restorer {
         await drain();
         try {
           await this.applyOp(op, tag, i);
+          done[i] = true;
         } catch (err) {
-          throw withPath(err, op.path);
+          throw withPath(err, op.path, i);
         }
       } else {
         if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
         if (failure) break;
         const p: Promise<void> = this.applyOp(op, tag, i)
+          .then(() => {
+            done[i] = true;
+          })
           .catch((err) => {
-            failure ??= { err: withPath(err, op.path) };
+            failure ??= { err: withPath(err, op.path, i) };
           })
           .finally(() => inFlight.delete(p));
         inFlight.add(p);
@@ -365,14 +385,18 @@ export class Restorer {
    * them (or as it found them, half-way): a path changed by anyone since is left alone and reported. Never throws
    * for a path; returns what could not be put back, with the reason.
    */
-  private async rollBackGuarded(ordered: RestoreOp[], tag: string): Promise<SkippedFile[]> {
+  private async rollBackGuarded(ordered: RestoreOp[], tag: string, done?: boolean[]): Promise<SkippedFile[]> {
     this.cleanTemps(ordered, tag);
+    // per path: its state before the restore, and what the restore's steps made of it. With `done` (a restore that
+    // just failed in this process) only the steps that ran count: a path none of them changed is not touched, even
+    // if it is no longer as the restore found it (someone else changed it meanwhile)
     const byPath = new Map<string, { before: EntryState; wrote: EntryState[] }>();
-    for (const op of ordered) {
-      const e = byPath.get(op.path);
-      if (e) e.wrote.push(op.to);
-      else byPath.set(op.path, { before: op.from, wrote: [op.to] });
-    }
+    ordered.forEach((op, i) => {
+      let e = byPath.get(op.path);
+      if (!e) byPath.set(op.path, (e = { before: op.from, wrote: [] }));
+      if (!done || done[i]) e.wrote.push(op.to);
+    });
+    if (done) for (const [path, e] of byPath) if (e.wrote.length === 0) byPath.delete(path);
     const left: SkippedFile[] = [];
     const ops: RestoreOp[] = [];
     for (const [path, e] of byPath) {
@@ -380,7 +404,7 @@ export class Restorer {
       try {
         cur = this.currentState(path);
       } catch (err) {
-        left.push({ path, reason: reasonOf(err) });
+        left.push(retryable(path, err));
         continue;
       }
       if (cur !== 'unknown' && sameState(cur, e.before)) continue;
@@ -396,13 +420,13 @@ export class Restorer {
     for (let i = 0; i < inverse.length; i++) {
       const op = inverse[i]!;
       if ([...failedFolders].some((f) => op.path.startsWith(f + '/'))) {
-        left.push({ path: op.path, reason: `its folder ${[...failedFolders].find((f) => op.path.startsWith(f + '/'))} could not be put back` });
+        left.push({ path: op.path, reason: `its folder ${[...failedFolders].find((f) => op.path.startsWith(f + '/'))} could not be put back`, retry: true } as SkippedFile);
         continue;
       }
       try {
         await this.applyOp(op, rtag, i, true);
       } catch (err) {
-        left.push({ path: op.path, reason: reasonOf(err) });
+        left.push(retryable(op.path, err));
         if (op.to?.kind === 'dir') failedFolders.add(op.path);
       }
     }
@@ -454,9 +478,11 @@ export class Restorer {
         }
       }
       const left = await this.rollBackGuarded(ops, journal.tag);
-      const resolved = left.every((l) => l.reason.startsWith('changed since'));
-      if (!resolved) await writeFileAtomic(this.journalFile, JSON.stringify({ ...journal, failed: { error: journal.failed?.error ?? 'an interrupted rewind could not be finished', notRestored: left } }), { durable: true });
-      return { outcome: 'rolledBack', notRestored: left, resolved };
+      // done with once nothing is left that a later try could still put back (an I/O or permission error)
+      const resolved = !left.some(isRetryable);
+      const report = left.map(({ path, reason }) => ({ path, reason }));
+      if (!resolved) await writeFileAtomic(this.journalFile, JSON.stringify({ ...journal, failed: { error: journal.failed?.error ?? 'an interrupted rewind could not be finished', notRestored: report } }), { durable: true });
+      return { outcome: 'rolledBack', notRestored: report, resolved };
     } finally {
       this.closeDirs();
     }
