@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
@@ -87,4 +87,29 @@ test(`a folder swapped for a symlink to the outside during ${TRIALS} rewinds nev
     await base.cleanup();
   }
   console.log(`# ${TRIALS} trials, ${failed} rewinds refused or rolled back`);
+});
+
+test('a restore that removes and makes again thousands of folders leaves no folder descriptor open', { skip: process.platform !== 'linux' }, async () => {
+  const base = await tempBase('arw-rel-fds-');
+  const ws = join(base.dir, 'ws');
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 1500; i++) files[`a${i % 30}/b${i}/f.txt`] = `${i}\n`;
+  await writeTree(ws, files);
+  const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+  const openFds = () => readdirSync('/proc/self/fd').length;
+  try {
+    await fc.snapshot('s', 'u1');
+    for (let i = 0; i < 30; i++) rmSync(join(ws, `a${i}`), { recursive: true });
+    await writeTree(ws, { 'other/x.txt': 'x\n' });
+    await fc.snapshot('s', 'u2');
+    const before = openFds();
+    await fc.rewindFiles('s', 'u1', { anchor: userAnchor }); // makes 1,530 folders
+    await fc.rewindFiles('s', 'u2', { anchor: userAnchor }); // removes them
+    await fc.undoLastRewind('s');
+    assert.ok(openFds() <= before + 2, `descriptors open: ${before} before, ${openFds()} after`);
+    assert.equal(await readFile(join(ws, 'a7/b7/f.txt'), 'utf8'), '7\n');
+  } finally {
+    await fc.dispose();
+    await base.cleanup();
+  }
 });
