@@ -19,6 +19,8 @@ export interface EngineSettings {
   /** Extra folders scanned and watched for session files. */
   sessionFolders: string[];
   includePiSessions: boolean;
+  /** Also list this workspace's Claude Code sessions ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude). */
+  includeClaudeSessions: boolean;
 }
 
 const MB = 1024 * 1024;
@@ -57,6 +59,7 @@ export function parseSettings(get: (key: string) => unknown, env: NodeJS.Process
     },
     sessionFolders: list('sessionFolders', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
     includePiSessions: bool('includePiSessions', true),
+    includeClaudeSessions: bool('includeClaudeCodeSessions', true),
   };
 }
 
