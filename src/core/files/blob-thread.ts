@@ -7,19 +7,45 @@ import { Worker } from 'node:worker_threads';
 /** The whole worker: dependency-free, so it runs from source (eval) in the CLI, the extension and tests. */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { readFileSync } = require('node:fs');
+const { closeSync, constants, fstatSync, openSync, readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const { deflateRawSync } = require('node:zlib');
+// the same read as readStableFile (safe-read.ts): never a FIFO or device, never a torn copy
+const same = (a, b) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+function readOnce(path) {
+  const started = Date.now();
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+    const data = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < st.size) { const r = readSync(fd, data, n, st.size - n, n); if (r === 0) break; n += r; }
+    const after = fstatSync(fd);
+    return { data, st: after, stable: n === st.size && same(st, after), started };
+  } finally { closeSync(fd); }
+}
+function readStable(path) {
+  let prev;
+  for (let i = 0; i < 4; i++) {
+    const r = readOnce(path);
+    if (!r.stable) { prev = undefined; continue; }
+    if (r.st.mtimeMs < r.started - 1000) return r; // RECENT_MS
+    if (prev && same(prev.st, r.st) && prev.data.equals(r.data)) return r;
+    prev = r;
+  }
+  throw Object.assign(new Error('changed while being read'), { code: 'ECHANGED' });
+}
 parentPort.on('message', (batch) => {
   parentPort.postMessage(batch.map(([id, path]) => {
     try {
-      const data = readFileSync(path);
+      const { data, st } = readStable(path);
       const hash = createHash('sha256').update(data).digest('hex');
       const z = data.length < 64 ? null : deflateRawSync(data, { level: 1 });
       const deflated = z !== null && z.length < data.length;
-      return [id, hash, data.length, deflated ? z : data, deflated];
+      return [id, hash, data.length, deflated ? z : data, deflated, undefined, st.mtimeMs, st.ino];
     } catch (err) {
-      return [id, null, 0, null, false, err && err.code ? err.code : String(err)];
+      return [id, null, 0, null, false, err && err.code ? err.code : String(err), 0, 0];
     }
   }));
 });
@@ -31,9 +57,12 @@ export interface PreparedBlob {
   /** What the pack stores: the deflated bytes, or the file's own when deflate did not make them smaller. */
   stored: Buffer;
   deflated: boolean;
+  /** The stat data of the version read. */
+  mtimeMs?: number;
+  ino?: number;
 }
 
-type Reply = [number, string | null, number, Uint8Array | null, boolean, string?];
+type Reply = [number, string | null, number, Uint8Array | null, boolean, string | undefined, number, number];
 type Waiter = { resolve(b: PreparedBlob): void; reject(err: Error): void };
 
 /** Files handed over and not answered yet, beyond which the calling thread does the next file itself. */
@@ -50,10 +79,10 @@ export class BlobThread {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true });
     this.#worker.unref();
     this.#worker.on('message', (replies: Reply[]) => {
-      for (const [id, hash, size, stored, deflated, code] of replies) {
+      for (const [id, hash, size, stored, deflated, code, mtimeMs, ino] of replies) {
         const w = this.#waiting.get(id);
         this.#waiting.delete(id);
-        if (hash && stored) w?.resolve({ hash, size, stored: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), deflated });
+        if (hash && stored) w?.resolve({ hash, size, stored: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), deflated, mtimeMs, ino });
         else w?.reject(Object.assign(new Error(code ?? 'read failed'), { code }));
       }
     });

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 
 export class PathSafetyError extends Error {}
 
-/** A name that may appear inside a tree object or a relative path. */
+const WINDOWS = process.platform === 'win32';
+
+/**
+ * A name that may appear inside a tree object or a relative path: never one that leaves its folder or names a
+ * `.git`. On POSIX only `/` and NUL are illegal in a name (a backslash or a colon is an ordinary character); on
+ * Windows a backslash is a separator and `c:` a drive, so those are refused there.
+ */
 export function isSafeName(name: string): boolean {
   return (
     name.length > 0 &&
@@ -14,16 +20,29 @@ export function isSafeName(name: string): boolean {
     name !== '.' &&
     name !== '..' &&
     !name.includes('/') &&
-    !name.includes('\\') &&
     !name.includes('\0') &&
-    name.toLowerCase() !== '.git'
+    name.toLowerCase() !== '.git' &&
+    !(WINDOWS && (name.includes('\\') || name.includes(':')))
   );
+}
+
+/**
+ * A name no tree object may hold on any platform (it leaves its folder or names a `.git`): a tree with one is
+ * crafted or damaged and refused whole. Other names a restore cannot create here are only skipped.
+ */
+export function isHostileName(name: string): boolean {
+  return name.length === 0 || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || name.toLowerCase() === '.git';
+}
+
+/** A safe name a restore can also create on this platform (NAME_MAX is 255 bytes, not characters). */
+export function isStorableName(name: string): boolean {
+  return isSafeName(name) && (name.length <= 85 || Buffer.byteLength(name, 'utf8') <= 255);
 }
 
 /** Splits a workspace-relative path and rejects anything that could leave the workspace or touch a `.git`. */
 export function splitRelPath(rel: string): string[] {
   if (typeof rel !== 'string' || rel.length === 0 || rel.length > 4096) throw new PathSafetyError(`invalid path ${JSON.stringify(rel)}`);
-  if (rel.startsWith('/') || /^[A-Za-z]:/.test(rel)) throw new PathSafetyError(`absolute path refused: ${rel}`);
+  if (rel.startsWith('/') || (WINDOWS && /^[A-Za-z]:/.test(rel))) throw new PathSafetyError(`absolute path refused: ${rel}`);
   const parts = rel.split('/');
   for (const p of parts) {
     if (!isSafeName(p)) throw new PathSafetyError(`unsafe path refused: ${JSON.stringify(rel)}`);

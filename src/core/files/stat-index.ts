@@ -251,8 +251,10 @@ const align8 = (n: number) => (n + 7) & ~7;
 /** isSafeName (but the length) for every name of a list of NUL-terminated names, in one pass instead of 50,000. */
 function safeNameList(text: string): boolean {
   if (text === '') return true;
-  return text.endsWith('\0') && !/[/\\]|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i.test(text);
+  return text.endsWith('\0') && !UNSAFE_IN_NAME_LIST.test(text);
 }
+// a backslash is an ordinary character of a POSIX name (see isSafeName)
+const UNSAFE_IN_NAME_LIST = process.platform === 'win32' ? /[/\\:]|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i : /\/|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i;
 
 /** Builds the index of a tree; untouched folders of a loaded index are copied from it without being expanded. */
 export function encodeStatIndex(key: string, root: DirNode): Buffer {

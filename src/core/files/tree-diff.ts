@@ -1,8 +1,14 @@
 // Differences between a stored snapshot and the workspace as scanned, folder by folder: folders whose tree hash
 // is the same on both sides are skipped without reading anything.
 import type { ObjectStore } from './object-store';
-import type { EntryState } from './snapshot-records';
-import { readTree, type DirNode, type Node, type TreeEntry } from './tree';
+import { readTreeChecked, type DirNode, type Node, type TreeEntry } from './tree';
+import type { SkippedFile } from './types';
+
+/**
+ * What one path is: absent, a folder (with its mode where known: snapshots made before folder modes were restored
+ * may say 0, which means "unknown"), or a file or symlink with its content hash and mode.
+ */
+export type EntryState = null | { kind: 'file' | 'symlink'; hash: string; mode: number } | { kind: 'dir'; mode?: number };
 
 export interface PathDiff {
   path: string;
@@ -14,15 +20,28 @@ export interface PathDiff {
 
 export class TreeReader {
   private readonly cache = new Map<string, Map<string, TreeEntry>>();
+  /** Names of a tree left out because they cannot be created on this platform (see decodeTreeChecked). */
+  private readonly unrestorable = new Map<string, string[]>();
+  /** Paths of the stored side that a diff met and cannot restore here, with the reason. */
+  readonly skipped: SkippedFile[] = [];
   constructor(readonly store: ObjectStore) {}
 
   async entries(hash: string): Promise<Map<string, TreeEntry>> {
     let m = this.cache.get(hash);
     if (!m) {
-      m = new Map((await readTree(this.store, hash)).map((e) => [e.name, e]));
+      const t = await readTreeChecked(this.store, hash);
+      m = new Map(t.entries.map((e) => [e.name, e]));
+      if (t.unrestorable.length) this.unrestorable.set(hash, t.unrestorable);
       this.cache.set(hash, m);
     }
     return m;
+  }
+
+  /** Reports the names of the tree `hash` (at `rel`) that a restore cannot create here. */
+  noteUnrestorable(rel: string, hash: string): void {
+    for (const name of this.unrestorable.get(hash) ?? []) {
+      this.skipped.push({ path: rel === '' ? name : `${rel}/${name}`, reason: 'in the snapshot, but a file of that name cannot be created on this platform; left out' });
+    }
   }
 
   /** The state of `rel` in the tree `root` (null when absent). */
@@ -40,18 +59,21 @@ export class TreeReader {
   }
 }
 
+const dirState = (mode: number): EntryState => (mode ? { kind: 'dir', mode } : { kind: 'dir' });
+
 export function stateOfEntry(e: TreeEntry): EntryState {
-  return e.kind === 'dir' ? { kind: 'dir' } : { kind: e.kind, hash: e.hash, mode: e.mode };
+  return e.kind === 'dir' ? dirState(e.mode) : { kind: e.kind, hash: e.hash, mode: e.mode };
 }
 
 export function stateOfNode(n: Node | undefined): EntryState {
   if (!n) return null;
-  return n.kind === 'dir' ? { kind: 'dir' } : { kind: n.kind, hash: n.hash, mode: n.mode };
+  return n.kind === 'dir' ? dirState(n.mode) : { kind: n.kind, hash: n.hash, mode: n.mode };
 }
 
+/** Whether two states are the same; a folder whose mode is not known matches a folder of any mode. */
 export function sameState(a: EntryState, b: EntryState): boolean {
   if (a === null || b === null) return a === b;
-  if (a.kind === 'dir' || b.kind === 'dir') return a.kind === b.kind;
+  if (a.kind === 'dir' || b.kind === 'dir') return a.kind === b.kind && (a.mode === undefined || b.mode === undefined || a.mode === b.mode);
   return a.kind === b.kind && a.hash === b.hash && a.mode === b.mode;
 }
 
@@ -67,12 +89,15 @@ export async function diffTrees(reader: TreeReader, target: string, now: DirNode
 async function diffDir(reader: TreeReader, rel: string, target: string, now: DirNode, out: PathDiff[]): Promise<void> {
   if (now.hash === target) return;
   const tEntries = await reader.entries(target);
+  reader.noteUnrestorable(rel, target);
   const names = new Set([...tEntries.keys(), ...now.children.keys()]);
   for (const name of [...names].sort()) {
     const path = join(rel, name);
     const t = tEntries.get(name);
     const n = now.children.get(name);
     if (t?.kind === 'dir' && n?.kind === 'dir') {
+      // a folder whose mode changed: its mode is put back (a snapshot that does not know it says 0)
+      if (t.mode !== 0 && t.mode !== n.mode) out.push({ path, now: stateOfNode(n), target: stateOfEntry(t) });
       await diffDir(reader, path, t.hash, n, out);
       continue;
     }
@@ -87,7 +112,9 @@ async function diffDir(reader: TreeReader, rel: string, target: string, now: Dir
 
 /** A folder that exists only in the snapshot: everything in it comes back. */
 async function listStored(reader: TreeReader, rel: string, hash: string, out: PathDiff[]): Promise<void> {
-  for (const e of [...(await reader.entries(hash)).values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  const entries = await reader.entries(hash);
+  reader.noteUnrestorable(rel, hash);
+  for (const e of [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const path = join(rel, e.name);
     out.push({ path, now: null, target: stateOfEntry(e) });
     if (e.kind === 'dir') await listStored(reader, path, e.hash, out);

@@ -1,6 +1,6 @@
 // Folder trees: the in-memory model of a scanned workspace and the tree objects stored for it (like git trees, an
 // unchanged folder keeps its hash, so a snapshot writes only the trees on the path to a change).
-import { isSafeName } from './safe-paths';
+import { isHostileName, isStorableName } from './safe-paths';
 import { hashObject, isObjectHash, type ObjectStore } from './object-store';
 
 export interface FileNode {
@@ -81,7 +81,7 @@ const KIND = { f: 'file', l: 'symlink', d: 'dir' } as const;
 function entryProblem(e: unknown): string | undefined {
   if (!Array.isArray(e) || e.length !== 5) return 'bad shape';
   const [name, t, mode, hash, size] = e as unknown[];
-  if (typeof name !== 'string' || !isSafeName(name)) return 'unsafe name';
+  if (typeof name !== 'string' || isHostileName(name)) return 'unsafe name';
   if (t !== 'f' && t !== 'l' && t !== 'd') return 'bad kind';
   if (typeof mode !== 'number' || !Number.isInteger(mode) || mode < 0 || mode > 0o7777) return 'bad mode';
   if (!isObjectHash(hash)) return 'bad hash';
@@ -94,8 +94,16 @@ export function encodeTree(entries: TreeEntry[]): Buffer {
   return Buffer.from(JSON.stringify(sorted.map((e) => [e.name, TYPE[e.kind], e.mode, e.hash, e.size])));
 }
 
-/** Parses and validates a tree object: names must be safe and unique, so no crafted tree can point outside. */
+/**
+ * Parses and validates a tree object: names must be safe and unique, so no crafted tree can point outside. A name
+ * that is harmless but cannot be created on this platform (made elsewhere, or by an older version) is left out of
+ * the entries and listed in `unrestorable`, so a rewind skips and reports it instead of failing on it.
+ */
 export function decodeTree(data: Buffer): TreeEntry[] {
+  return decodeTreeChecked(data).entries;
+}
+
+export function decodeTreeChecked(data: Buffer): { entries: TreeEntry[]; unrestorable: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(data.toString('utf8'));
@@ -104,7 +112,8 @@ export function decodeTree(data: Buffer): TreeEntry[] {
   }
   if (!Array.isArray(json)) throw new Error('tree object is invalid: bad shape');
   const names = new Set<string>();
-  const out: TreeEntry[] = new Array(json.length);
+  const out: TreeEntry[] = [];
+  const unrestorable: string[] = [];
   for (let i = 0; i < json.length; i++) {
     const e = json[i] as unknown;
     const problem = entryProblem(e);
@@ -112,9 +121,10 @@ export function decodeTree(data: Buffer): TreeEntry[] {
     const [name, t, mode, hash, size] = e as [string, 'f' | 'l' | 'd', number, string, number];
     if (names.has(name)) throw new Error(`tree object lists ${name} twice`);
     names.add(name);
-    out[i] = { name, kind: KIND[t], mode, hash, size };
+    if (!isStorableName(name)) unrestorable.push(name);
+    else out.push({ name, kind: KIND[t], mode, hash, size });
   }
-  return out;
+  return { entries: out, unrestorable };
 }
 
 export function treeEntriesOf(dir: DirNode): TreeEntry[] {
@@ -137,4 +147,9 @@ export function hashTrees(dir: DirNode): string {
 /** Reads a whole stored tree into memory (used for the anchor side of a diff, lazily per folder). */
 export async function readTree(store: ObjectStore, hash: string): Promise<TreeEntry[]> {
   return decodeTree(await store.read(hash, 'tree'));
+}
+
+/** readTree, with the names left out because they cannot be created here. */
+export async function readTreeChecked(store: ObjectStore, hash: string): Promise<{ entries: TreeEntry[]; unrestorable: string[] }> {
+  return decodeTreeChecked(await store.read(hash, 'tree'));
 }

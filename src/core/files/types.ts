@@ -88,6 +88,11 @@ export interface RecoverResult {
   /** 'none': no interrupted restore; 'completed': rolled forward; 'rolledBack': put back as before. */
   outcome: 'none' | 'completed' | 'rolledBack';
   paths: string[];
+  /**
+   * Paths recovery left as they are: changed by someone since the restore (never overwritten), or that could not be
+   * put back (then the journal stays, marked failed, and the next operation tries those again).
+   */
+  notRestored?: SkippedFile[];
 }
 
 export interface GcResult {

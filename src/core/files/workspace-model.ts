@@ -2,8 +2,9 @@
 // stats everything and re-hashes only what the stat data says changed; a partial refresh (fed by a watcher)
 // looks only at the paths it is told about. Either way only changed folders lose their tree hash.
 import { createHash } from 'node:crypto';
-import { constants as fsConstants, lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from './object-store';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
@@ -13,6 +14,8 @@ import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
 import { BlobThread } from './blob-thread';
 import { availableParallelism } from 'node:os';
+import { readStableFile, unreadableReason } from './safe-read';
+import { isStorableName } from './safe-paths';
 
 export interface ScanStats {
   skipped: SkippedFile[];
@@ -53,6 +56,8 @@ export class WorkspaceModel {
   /** Parsed .gitignore of each folder that has one. */
   readonly gitignores = new Map<string, IgnoreLevel>();
   private readonly reads = new Limiter(32);
+  /** Problems met while reading ignore rules, passed on to the next refresh's skipped list. */
+  private ruleSkips: SkippedFile[] = [];
 
   constructor(
     readonly workspaceRoot: string,
@@ -93,12 +98,19 @@ export class WorkspaceModel {
   /** Reads the ignore rules of folder `rel` (or forgets them when it has no .gitignore). */
   readGitignore(rel: string, present: boolean): void {
     if (present) {
+      const file = join(this.abs(rel), '.gitignore');
       try {
-        const content = readFileSync(join(this.abs(rel), '.gitignore'), 'utf8');
+        // never opened unless it is a regular file (through a symlink too): opening a FIFO waits for a writer forever
+        if (!statSync(file).isFile()) throw new Error('not a regular file');
+        const content = readStableFile(file, true).data.toString('utf8');
         this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
         return;
-      } catch {
-        /* unreadable: no rules */
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+          const reason = (err as Error).message === 'not a regular file' ? 'not a regular file' : unreadableReason(err);
+          this.ruleSkips.push({ path: rel === '' ? '.gitignore' : `${rel}/.gitignore`, reason: `ignore rules not read: ${reason}` });
+        }
       }
     }
     this.gitignores.delete(rel);
@@ -112,12 +124,18 @@ export class WorkspaceModel {
     await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix()), stats, writer);
   }
 
+  /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */
+  private drainRuleSkips(stats: ScanStats): void {
+    for (const s of this.ruleSkips.splice(0)) if (!stats.skipped.some((k) => k.path === s.path)) stats.skipped.unshift(s);
+  }
+
   /** Re-stats the whole workspace, reusing hashes whose stat data did not change. */
   async fullScan(stats: ScanStats, writer?: PackWriter): Promise<void> {
     const scanStart = Date.now();
     await this.withHashing(async () => {
       this.root = await this.scanDir('', this.root, stats, writer, true, scanStart);
     });
+    this.drainRuleSkips(stats);
   }
 
   private blobThread: BlobThread | undefined;
@@ -150,6 +168,7 @@ export class WorkspaceModel {
    */
   async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
     await this.withHashing(() => this.refreshPathsNow(paths, stats, writer));
+    this.drainRuleSkips(stats);
   }
 
   private async refreshPathsNow(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
@@ -197,8 +216,9 @@ export class WorkspaceModel {
       let st: Stats | undefined;
       try {
         st = await lstat(this.abs(rel));
-      } catch {
-        /* gone */
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel, reason: statFailure(code) }); // else gone
       }
       const prev = dir.children.get(name);
       let node: Node | undefined;
@@ -286,6 +306,12 @@ export class WorkspaceModel {
     };
     let dirents: Dirent[] | undefined = names ? undefined : readListing();
     if (!names && !dirents) return { kind: 'dir', mode, children: new Map() };
+    /** Names of this listing that cannot be stored or restored here: reported, and the listing not reused. */
+    let refused: Set<string> | undefined;
+    const checkNames = () => {
+      refused = dirents ? this.refusedNames(rel, absDir, dirents, stats) : undefined;
+    };
+    checkNames();
     const hasGitignore = () => (dirents ? dirents.some((d) => d.name === '.gitignore' && !d.isDirectory()) : names!.includes('.gitignore') && old?.children.get('.gitignore')?.kind !== 'dir');
     const loadRules = () => this.readGitignore(rel, hasGitignore());
     loadRules();
@@ -297,6 +323,7 @@ export class WorkspaceModel {
       names = undefined;
       dirents = readListing();
       if (!dirents) return { kind: 'dir', mode, children: new Map() };
+      checkNames();
       loadRules();
       chain = this.chainFor(rel);
       rulesKey = rulesKeyOf(chain);
@@ -313,6 +340,7 @@ export class WorkspaceModel {
     for (let i = 0; i < count; i++) {
       const name = names ? names[i]! : dirents![i]!.name;
       if (name.length === 4 && name.toLowerCase() === '.git') continue; // nested repositories: their files yes, their .git never
+      if (refused?.has(name)) continue;
       const prev = old?.children.get(name);
       const isDir = names ? prev?.kind === 'dir' : dirents![i]!.isDirectory();
       if (!(trusted && prev && (prev.kind === 'dir') === isDir) && this.filter.isExcluded(rel === '' ? name : `${rel}/${name}`, isDir, chain)) {
@@ -325,7 +353,15 @@ export class WorkspaceModel {
         await new Promise((r) => setImmediate(r)); // keep the host responsive during a long walk
       }
       listed.push(name);
-      const st = lstatSync(prefix + name, MAY_BE_GONE);
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(prefix + name, MAY_BE_GONE);
+      } catch (err) {
+        // e.g. a path longer than the system allows (ENAMETOOLONG): that path is reported, the snapshot goes on
+        stats.skipped.push({ path: rel === '' ? name : `${rel}/${name}`, reason: statFailure((err as NodeJS.ErrnoException).code) });
+        changed = true;
+        continue;
+      }
       if (!st) {
         changed = true;
         continue; // vanished while we looked
@@ -354,7 +390,7 @@ export class WorkspaceModel {
     }
     const result: DirNode = { kind: 'dir', mode, children, rulesKey, ignoredHere, dirIno: dst.ino, listed };
     // a listing is only trusted next time when the folder had not changed within the mtime tick we listed it in
-    if (dst.mtimeMs < listTime - RACY_MS) result.listedMtimeMs = dst.mtimeMs;
+    if (dst.mtimeMs < listTime - RACY_MS && !refused?.size) result.listedMtimeMs = dst.mtimeMs;
     if (!changed && old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
     return result;
   }
@@ -375,22 +411,26 @@ export class WorkspaceModel {
       const p = prev as FileNodeState | undefined;
       if (p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === mode) return p;
       try {
-        const data = await this.reads.run(async () => {
+        const data = await this.reads.run(async (): Promise<{ hash: string; size: number; mtimeMs: number; ino: number }> => {
           const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 ? this.blobThreadFor(stats) : undefined;
           if (helper?.hasRoom) {
             const blob = await helper.prepare(this.abs(rel));
             stats.hashedFiles++;
             await writer!.addPrepared(blob.hash, blob.stored, blob.size, blob.deflated);
-            return { hash: blob.hash, size: blob.size };
+            return { hash: blob.hash, size: blob.size, mtimeMs: blob.mtimeMs ?? st.mtimeMs, ino: blob.ino ?? st.ino };
           }
-          // synchronous reads: a page-cache read is cheaper than the four thread-pool round trips of readFile()
-          const content = kind === 'file' ? (st.size > 8 * 1024 * 1024 ? await readFile(this.abs(rel)) : readFileSync(this.abs(rel))) : Buffer.from(readlinkSync(this.abs(rel)), 'utf8');
+          // synchronous reads: a page-cache read is cheaper than the four thread-pool round trips of readFile();
+          // never a FIFO or device (it could block forever), never a torn copy of a file changing under the read
+          let content: Buffer;
+          let fst: { mtimeMs: number; ino: number } = st;
+          if (kind === 'file') ({ data: content, st: fst } = readStableFile(this.abs(rel)));
+          else content = Buffer.from(readlinkSync(this.abs(rel)), 'utf8');
           const hash = createHash('sha256').update(content).digest('hex');
           stats.hashedFiles++;
           if (writer) await writer.add('blob', hash, content);
-          return { hash, size: content.length };
+          return { hash, size: content.length, mtimeMs: fst.mtimeMs, ino: fst.ino };
         });
-        const node: FileNodeState = { kind, mode, size: data.size, mtimeMs: st.mtimeMs, ino: st.ino, hash: data.hash };
+        const node: FileNodeState = { kind, mode, size: data.size, mtimeMs: data.mtimeMs, ino: data.ino, hash: data.hash };
         if (st.mtimeMs >= scanStart - RACY_MS) {
           node.racy = true;
           node.hashedAt = Date.now();
@@ -399,12 +439,48 @@ export class WorkspaceModel {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') return undefined;
-        stats.skipped.push({ path: rel, reason: `unreadable (${code ?? (err as Error).message})` });
+        stats.skipped.push({ path: rel, reason: unreadableReason(err) });
         return undefined;
       }
     }
     stats.skipped.push({ path: rel, reason: 'not a regular file, folder or symlink' });
     return undefined;
+  }
+
+  /**
+   * The names of a fresh listing that cannot be stored here, each reported once: names that are not valid UTF-8
+   * (a snapshot stores names as text, so they would come back under another name, or not at all) and names a restore
+   * could not create on this platform. Only listings with such a name pay for more than a string check.
+   */
+  private refusedNames(rel: string, absDir: string, dirents: Dirent[], stats: ScanStats): Set<string> | undefined {
+    let refused: Set<string> | undefined;
+    const at = (name: string) => (rel === '' ? name : `${rel}/${name}`);
+    let replaced = false;
+    for (const d of dirents) {
+      const name = d.name;
+      if (name.includes('\uFFFD')) replaced = true;
+      else if (!isStorableName(name) && !(name.length === 4 && name.toLowerCase() === '.git')) {
+        (refused ??= new Set()).add(name);
+        stats.skipped.push({ path: at(name), reason: 'name cannot be restored on this platform' });
+      }
+    }
+    if (!replaced) return refused;
+    // a name read with U+FFFD in it: either it really has that character, or its bytes are not valid UTF-8
+    let raw: Buffer[];
+    try {
+      raw = readdirSync(absDir, { encoding: 'buffer' });
+    } catch {
+      return refused;
+    }
+    const valid = new Set<string>();
+    const invalid: Buffer[] = [];
+    for (const b of raw) (isUtf8(b) ? valid.add(b.toString('utf8')) : invalid.push(b));
+    for (const b of invalid) {
+      const decoded = b.toString('utf8');
+      if (!valid.has(decoded)) (refused ??= new Set()).add(decoded);
+      stats.skipped.push({ path: at(escapeName(b)), reason: 'name is not valid UTF-8 (snapshots store names as text, so it could not be restored under its own name)' });
+    }
+    return refused;
   }
 
   /** Looks up a node by workspace-relative path. */
@@ -429,6 +505,18 @@ function sameChildren(a: DirNode, b: DirNode): boolean {
     } else if (n.hash !== (o as FileNode).hash) return false;
   }
   return true;
+}
+
+/** The reason a path whose lstat failed (other than it being gone) is reported with. */
+function statFailure(code: string | undefined): string {
+  return code === 'ENAMETOOLONG' ? 'path longer than the system allows (ENAMETOOLONG)' : `unreadable (${code ?? 'error'})`;
+}
+
+/** A file name's bytes for a report: printable ASCII as is, every other byte as \\xNN. */
+function escapeName(b: Buffer): string {
+  let out = '';
+  for (const c of b) out += c >= 0x20 && c < 0x7f && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
+  return out;
 }
 
 export function formatBytes(n: number): string {

@@ -1,0 +1,100 @@
+// Change tracking: the scanned model of the workspace kept up to date between operations, from a watcher's reports
+// (with its barrier), from the stat index a fresh process loads, or by a full check.
+import { join, relative, sep } from 'node:path';
+import type { PackWriter } from './object-store';
+import type { PathFilter } from './path-filter';
+import { loadStatIndex, saveStatIndex, type StatIndex } from './stat-index';
+import { hashTrees, type DirNode } from './tree';
+import { WorkspaceModel, type ScanStats } from './workspace-model';
+import type { WatcherSync } from './watcher-sync';
+
+export class ChangeTracker {
+  model?: WorkspaceModel;
+  private modelLoaded = false;
+  /** Paths a watcher reported since the last refresh; 'all' forces a full check. */
+  private dirty: Set<string> | 'all' = 'all';
+  tracking = false;
+  lastFullCheck = 0;
+  /** A full check ran since the stat cache was last saved by a snapshot. */
+  fullCheckUnsaved = false;
+  /** The barrier a tracked refresh awaits so that changes made just before it have been reported. */
+  sync?: WatcherSync;
+  /** What the stat index file holds, as far as this process knows (loaded or last saved). */
+  private statIndexBytes: Buffer | undefined;
+  /** The index just loaded, until the first refresh has checked the workspace against it. */
+  private uncheckedIndex: StatIndex | undefined;
+
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly storeDir: string,
+    private readonly filter: PathFilter,
+    private readonly maxFileSize: number,
+    private readonly fullCheckInterval: number,
+  ) {}
+
+  private get statIndexFile(): string {
+    return join(this.storeDir, 'stat-index.bin');
+  }
+  private get cacheKey(): string {
+    return `${this.workspaceRoot}\0${this.filter.key}\0${this.maxFileSize}`;
+  }
+
+  /** Paths (absolute, or workspace-relative with '/') a watcher reported. */
+  notifyChanged(paths: Iterable<string>): void {
+    if (this.dirty === 'all') return;
+    for (const p of paths) {
+      const rel = p.startsWith(this.workspaceRoot) ? relative(this.workspaceRoot, p).split(sep).join('/') : p;
+      if (rel.startsWith('..')) continue;
+      this.dirty.add(rel === '.' ? '' : rel);
+    }
+  }
+
+  markAllDirty(): void {
+    this.dirty = 'all';
+  }
+
+  /** A path this process is about to write: the next refresh looks at it again. */
+  noteWritten(rel: string): void {
+    if (this.dirty !== 'all') this.dirty.add(rel);
+  }
+
+  /** Whether the model may be saved at dispose (it was loaded or scanned in tracking mode). */
+  get savable(): boolean {
+    return this.tracking && this.model !== undefined && this.modelLoaded;
+  }
+
+  async saveStatIndex(root: DirNode): Promise<void> {
+    this.statIndexBytes = await saveStatIndex(this.statIndexFile, this.cacheKey, root, this.statIndexBytes);
+  }
+
+  async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
+    if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+    const model = this.model;
+    if (!this.modelLoaded) {
+      const loaded = await loadStatIndex(this.statIndexFile, this.cacheKey);
+      if (loaded) {
+        model.root = loaded.index.root();
+        this.statIndexBytes = loaded.bytes;
+        this.uncheckedIndex = loaded.index;
+      }
+      this.modelLoaded = true;
+    }
+    // the background timer normally does the periodic check; this catches up if it could not run
+    let full = forceFull || !this.tracking || this.dirty === 'all' || Date.now() - this.lastFullCheck > 2 * this.fullCheckInterval;
+    // the watcher may not have reported changes made just before this call yet: wait until it has (or check all)
+    if (!full && this.sync && (await this.sync.settle()) === 'unsynced') full = true;
+    const dirty = this.dirty;
+    if (dirty === 'all') full = true;
+    this.dirty = new Set();
+    if (full) {
+      // a fresh process checks the paths its index knows instead of walking the tree (the periodic check walks)
+      if (this.uncheckedIndex && !forceFull) await model.refreshFromIndex(this.uncheckedIndex, stats, writer);
+      else await model.fullScan(stats, writer);
+      this.uncheckedIndex = undefined;
+      this.lastFullCheck = Date.now();
+      this.fullCheckUnsaved = true;
+    } else await model.refreshPaths(dirty as Set<string>, stats, writer);
+    hashTrees(model.root);
+    return model;
+  }
+}

@@ -1,0 +1,161 @@
+// Rewind planning: what a rewind to a snapshot would change (the ops a restore applies, and the preview with
+// +/- lines, files the user changed by hand and what is left alone), for a rewind and for an undo.
+import { lstat } from 'node:fs/promises';
+import type { ObjectStore } from './object-store';
+import type { RestoreOp } from './restore';
+import { absPath, ensureSafeParents } from './safe-paths';
+import type { SnapshotRecord, SnapshotRecords, UndoRecord } from './snapshot-records';
+import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from './tree-diff';
+import { lineStats } from './line-stats';
+import { readStableFile } from './safe-read';
+import { Limiter, type WorkspaceModel } from './workspace-model';
+import type { FileChange, RewindFilesResult, SkippedFile } from './types';
+
+export function failure(error: string): RewindFilesResult {
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+}
+
+export const isFileish = (s: EntryState): s is Exclude<EntryState, null | { kind: 'dir' }> => s !== null && s.kind !== 'dir';
+
+export interface Plan {
+  result: RewindFilesResult;
+  ops: RestoreOp[];
+}
+
+export class RewindPlanner {
+  /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
+  private lastPlan?: { key: string; plan: Plan };
+
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly records: SnapshotRecords,
+  ) {}
+
+  /** Forgets the cached plan (the workspace is about to change). */
+  forget(): void {
+    this.lastPlan = undefined;
+  }
+
+  /** The plan of a rewind of the (freshly refreshed) `model` to the snapshot `rec`. */
+  async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const reader = new TreeReader(store);
+    const diffs = await diffTrees(reader, rec.root, model.root);
+    const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
+    const key = JSON.stringify([rec.sessionId, rec.anchorId, rec.root, model.root.hash, turnEnd?.root ?? null, overwriteUserModified]);
+    if (this.lastPlan?.key === key) {
+      // the covered files hash the same as when it was planned; only files outside the checkpoints may have
+      // appeared where a restore would create one, so those are checked again
+      const creates = this.lastPlan.plan.ops.filter((o) => o.from === null && o.to !== null);
+      let fresh = true;
+      for (const o of creates) if (await this.lstatRel(o.path)) fresh = false;
+      if (fresh) return this.lastPlan.plan;
+    }
+    const userModified = new Set<string>();
+    if (turnEnd) {
+      for (const d of diffs) {
+        if (!isFileish(d.now) && !isFileish(d.target)) continue;
+        if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
+      }
+    }
+    const plan = await this.buildPlan(store, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
+    this.lastPlan = { key, plan };
+    return plan;
+  }
+
+  /** The plan of an undo: put back what `top` wrote, except paths changed by hand since. */
+  async undoPlan(store: ObjectStore, top: UndoRecord, pre: SnapshotRecord, model: WorkspaceModel): Promise<Plan> {
+    const reader = new TreeReader(store);
+    const diffs: PathDiff[] = [];
+    const userModified = new Set<string>();
+    for (const { path, state } of top.written) {
+      const now = stateOfNode(model.get(path));
+      const target = await reader.lookup(pre.root, path);
+      if (sameState(now, target)) continue;
+      diffs.push({ path, now, target });
+      if (!sameState(now, state)) userModified.add(path);
+    }
+    diffs.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return this.buildPlan(store, diffs, userModified, false, []);
+  }
+
+  private async buildPlan(store: ObjectStore, diffs: PathDiff[], userModified: Set<string>, overwrite: boolean, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const skipped: SkippedFile[] = [];
+    const kept = new Set<string>(); // paths left as they are, so folders above them stay
+    for (const d of diffs) {
+      if (userModified.has(d.path) && !overwrite) {
+        kept.add(d.path);
+        continue;
+      }
+      if (d.now === null && d.target !== null) {
+        // something the scan does not cover sits where the snapshot has a file: never overwrite it blindly
+        const existing = await this.lstatRel(d.path);
+        if (existing) {
+          skipped.push({ path: d.path, reason: 'exists now but is not covered by checkpoints (ignored, too large or unreadable); left as it is' });
+          kept.add(d.path);
+        }
+      }
+    }
+    const keptUnder = (p: string) => [...kept].some((k) => k.startsWith(p + '/'));
+    const ops: RestoreOp[] = [];
+    const listed: PathDiff[] = [];
+    for (const d of diffs) {
+      if (kept.has(d.path)) {
+        if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
+        continue;
+      }
+      if (d.now?.kind === 'dir' && d.target?.kind !== 'dir' && keptUnder(d.path)) {
+        // the folder stays because something in it stays; a file the snapshot has at its place cannot come back
+        if (isFileish(d.target)) skipped.push({ path: d.path, reason: 'a folder with files that are kept is in the way' });
+        continue;
+      }
+      ops.push({ path: d.path, from: d.now, to: d.target });
+      if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
+    }
+    const reads = new Limiter(16);
+    const files: FileChange[] = await Promise.all(listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) }))));
+    const applied = new Set(ops.map((o) => o.path));
+    const changed = files.filter((f) => applied.has(f.path));
+    const seen = new Set(skipped.map((s) => s.path));
+    for (const s of scanSkipped) if (!seen.has(s.path)) skipped.push(s);
+    return {
+      ops,
+      result: {
+        canRewind: true,
+        filesChanged: changed.map((f) => f.path),
+        insertions: changed.reduce((a, f) => a + f.insertions, 0),
+        deletions: changed.reduce((a, f) => a + f.deletions, 0),
+        userModified: files.filter((f) => f.userModified).map((f) => f.path),
+        skipped,
+        files,
+      },
+    };
+  }
+
+  private async lstatRel(rel: string): Promise<boolean> {
+    try {
+      if (!(await ensureSafeParents(this.workspaceRoot, rel, false))) return false;
+      await lstat(absPath(this.workspaceRoot, rel));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async fileChange(store: ObjectStore, d: PathDiff): Promise<Omit<FileChange, 'userModified'>> {
+    const status: FileChange['status'] =
+      d.target === null ? 'added' : d.now === null ? 'deleted' : d.now.kind !== d.target.kind ? 'typeChanged' : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash ? 'modeChanged' : 'modified';
+    let anchorData: Buffer | undefined;
+    let nowData: Buffer | undefined;
+    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob');
+    if (d.now?.kind === 'file') {
+      try {
+        nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data; // small and many: cheaper than readFile()
+      } catch {
+        nowData = undefined;
+      }
+    }
+    const textual = (d.target === null || d.target.kind === 'file') && (d.now === null || d.now.kind === 'file') && status !== 'modeChanged';
+    const s = textual ? lineStats(anchorData, nowData) : { insertions: 0, deletions: 0, binary: false };
+    return { path: d.path, status, insertions: s.insertions, deletions: s.deletions, binary: s.binary };
+  }
+}

@@ -1,0 +1,76 @@
+// Reading a workspace file for a snapshot without ever blocking on it or storing it torn: the file is opened
+// non-blocking and must be a regular file (a FIFO opened for reading waits for a writer forever; a device may never
+// end), and its stat data (size, mtime, ctime, inode) must be the same before and after the read, else it is read
+// again a few times and then reported as "changed while being read" instead of stored half old, half new. A file
+// modified in the last second must also read the same twice (see RECENT_MS).
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+
+export class UnreadableFileError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'ENOTREG' | 'ECHANGED',
+  ) {
+    super(message);
+  }
+}
+
+/** Reads that found the file changing before it counts as changing all the time. */
+const TRIES = 4;
+/**
+ * A write(2) sets mtime when it starts, then copies for as long as it takes (a big one under load: tens of ms),
+ * so equal stat data before and after a read does not prove no write was running during it. A file modified this
+ * recently is read twice, and only two identical reads count; an older one would need a single write running for
+ * longer than this, and a write that starts during the read changes its mtime.
+ */
+const RECENT_MS = 1000;
+
+const sameStat = (a: Stats, b: Stats) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+
+function readOnce(path: string, follow: boolean): { data: Buffer; st: Stats; stable: boolean; started: number } {
+  const started = Date.now();
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UnreadableFileError('not a regular file', 'ENOTREG');
+    const data = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < st.size) {
+      const r = readSync(fd, data, n, st.size - n, n);
+      if (r === 0) break;
+      n += r;
+    }
+    // a file that grew or shrank meanwhile has another size (and mtime) in the second fstat
+    const after = fstatSync(fd);
+    return { data: n === st.size ? data : data.subarray(0, n), st: after, stable: n === st.size && sameStat(st, after), started };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The content of the regular file at `path` as one consistent version, with the stat data that version has.
+ * `follow` lets the last component be a symlink (ignore-rule files); workspace files are never read through one.
+ * Throws UnreadableFileError ('ENOTREG' or 'ECHANGED'), or the fs error (ENOENT, EACCES, ELOOP…).
+ */
+export function readStableFile(path: string, follow = false): { data: Buffer; st: Stats } {
+  let prev: { data: Buffer; st: Stats } | undefined;
+  for (let i = 0; i < TRIES; i++) {
+    const r = readOnce(path, follow);
+    if (!r.stable) {
+      prev = undefined;
+      continue;
+    }
+    if (r.st.mtimeMs < r.started - RECENT_MS) return r;
+    if (prev && sameStat(prev.st, r.st) && prev.data.equals(r.data)) return r;
+    prev = r;
+  }
+  throw new UnreadableFileError('changed while being read', 'ECHANGED');
+}
+
+/** The reason a skipped file is reported with, for an error of readStableFile. */
+export function unreadableReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOTREG') return 'not a regular file, folder or symlink';
+  if (code === 'ECHANGED') return 'changed while being read (read again and it kept changing)';
+  return `unreadable (${code ?? (err as Error).message})`;
+}
