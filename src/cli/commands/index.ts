@@ -15,6 +15,7 @@ export const commands: CommandEntry[] = [
   { name: 'hook', summary: 'what Claude Code hooks run: snapshot the workspace for a prompt or a turn end (stdin JSON, silent)', load: async () => (await import('./hook')).hookCommand },
   { name: 'hooks', summary: 'install or uninstall the Claude Code hooks that snapshot the workspace on every prompt', load: async () => (await import('./hooks')).hooksCommand },
   { name: 'new', summary: 'create a new session', load: async () => (await import('./new')).newCommand },
+  { name: 'redo-rewind', summary: 'apply the last undone rewind again (its branch and its files)', load: async () => (await import('./redo-rewind')).redoRewindCommand },
   { name: 'restore', summary: 'rewind to a named checkpoint (a new active branch whose head is its message)', load: async () => (await import('./restore')).restoreCommand },
   { name: 'rewind', summary: 'rewind the conversation to a message: a new branch <current>-vN (another agent\'s session: a fork it can resume); --files also the files', load: async () => (await import('./rewind')).rewindCommand },
   { name: 'rewind-files', summary: 'preview (--dry-run) or rewind the workspace files to a user message', load: async () => (await import('./rewind-files')).rewindFilesCommand },
@@ -24,5 +25,5 @@ export const commands: CommandEntry[] = [
   { name: 'state', summary: 'show session state and artifact versions as of an entry (default: the active branch)', load: async () => (await import('./state')).stateCommand },
   { name: 'switch', summary: 'make another branch of a session active', load: async () => (await import('./switch')).switchCommand },
   { name: 'tree', summary: "print a session's entry tree and its leaf", load: async () => (await import('./tree')).treeCommand },
-  { name: 'undo-rewind', summary: 'undo the last file rewind of a session (files changed by hand since are kept)', load: async () => (await import('./undo-rewind')).undoRewindCommand },
+  { name: 'undo-rewind', summary: 'undo the last rewind: the files (those changed by hand since are kept) and the branch it left', load: async () => (await import('./undo-rewind')).undoRewindCommand },
 ];

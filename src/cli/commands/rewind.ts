@@ -3,14 +3,12 @@
 // session (Claude Code, Codex) is never written: a new session file of that agent holds the conversation up to just
 // before the message, and its resume command is printed. --files also puts the workspace files back as they were
 // when the message was sent (undo-rewind puts them back again).
-import { resolve } from 'node:path';
-import { CliError, UsageError, type Command, type CommandContext } from '../command';
-import { foreignAdaptersFor, resolveSessionArg, withViewArg } from '../session-arg';
+import { UsageError, type Command } from '../command';
+import { withEngine } from '../engine-arg';
+import { foreignAdaptersFor, resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 import { branchLine, conversationOf } from './branches';
-import { RewindEngine } from '../../core/engine/engine';
-import { parseSettings } from '../../core/engine/settings';
-import { foreignOwner, foreignSources } from '../../core/sources/foreign';
+import { foreignOwner } from '../../core/sources/foreign';
 import { readFirstLine } from '../../core/sources/session-sources';
 import type { RewindOutcome } from '../../shared/view-models';
 import { withSessionArg } from '../session-arg';
@@ -29,20 +27,6 @@ function outcomeText(o: RewindOutcome): string {
   return lines.map((l) => forTerminal(l, { oneLine: true })).join('\n');
 }
 
-async function rewindThroughEngine(ctx: CommandContext, file: string, messageId: string, withFiles: boolean): Promise<RewindOutcome> {
-  const settings = parseSettings(() => undefined, { ...process.env, AGENT_REWIND_HOME: ctx.home });
-  const cwd = await withViewArg(ctx, file, async (v) => v.cwd);
-  const root = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : cwd;
-  const engine = new RewindEngine({ settings, workspaceRoots: [root], foreignSources, warn: (m) => process.stderr.write(`agent-rewind: warning: ${forTerminal(m)}\n`) });
-  try {
-    return await engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation');
-  } catch (err) {
-    throw new CliError((err as Error).message);
-  } finally {
-    await engine.dispose();
-  }
-}
-
 export const rewindCommand: Command = {
   usage: 'rewind <session> <messageId> [--files] [--workspace DIR] [--json] [--home DIR]',
   options: { files: { type: 'boolean' }, workspace: { type: 'string' } },
@@ -58,7 +42,7 @@ export const rewindCommand: Command = {
       ctx.out(branch, () => branchLine(branch));
       return;
     }
-    const outcome = await rewindThroughEngine(ctx, file, messageId, withFiles);
+    const outcome = await withEngine(ctx, file, (engine) => engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation'));
     ctx.out(outcome.fork ? { ...outcome.fork, mode: outcome.mode, filesChanged: outcome.filesChanged, undoAvailable: outcome.undoAvailable } : outcome, () => outcomeText(outcome));
   },
 };
