@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { codexHome, listRolloutFiles, readSessionIndex, threadIdFromName } from './discovery';
 import { classifyItem } from './classify';
-import { payloadOf, splitRolloutLines, str, uuidV7Ms, type RawLine } from './lines';
+import { payloadOf, splitRolloutLines, splitRolloutLinesForReading, str, uuidV7Ms, type RawLine } from './lines';
 import { replayRollout, type ReplayLine } from './replay';
 import { CodexSession } from './session';
 
@@ -24,7 +24,7 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
   } catch (err) {
     throw new Error(`Cannot read the Codex rollout ${file}: ${(err as Error).message}`);
   }
-  const { lines, skipped } = splitRolloutLines(buf);
+  const { lines, skipped } = splitRolloutLinesForReading(buf);
   const home = opts.home ?? homeOf(file);
   const meta = lines.find((l) => l.rec.type === 'session_meta');
   const mp = meta ? payloadOf(meta.rec) : {};
@@ -98,7 +98,7 @@ export async function findRollout(home: string, threadId: string): Promise<strin
 async function turnIdsOf(file: string): Promise<Set<string>> {
   const out = new Set<string>();
   try {
-    for (const l of splitRolloutLines(await readFile(file)).lines) {
+    for (const l of splitRolloutLinesForReading(await readFile(file)).lines) {
       const p = payloadOf(l.rec);
       const t = str(p.turn_id);
       if (t && (l.rec.type === 'turn_context' || p.type === 'task_started' || p.type === 'turn_started')) out.add(t);
@@ -135,7 +135,7 @@ async function followReferences(own: readonly RawLine[], home: string): Promise<
     seen.add(resolve(file));
     let parentLines: RawLine[];
     try {
-      parentLines = splitRolloutLines(await readFile(file)).lines;
+      parentLines = splitRolloutLinesForReading(await readFile(file)).lines;
     } catch {
       break; // the parent is gone: the fork is shown from its own lines
     }
