@@ -242,3 +242,19 @@ function writeAtomic(file: string, text: string): void {
     throw err;
   }
 }
+
+const EVENT_KEYS: Record<CodexHookEvent, string> = { UserPromptSubmit: 'user_prompt_submit', Stop: 'stop' };
+
+/**
+ * Events whose hooks in this scope's hooks.json Codex has a trust record for. Codex 0.169 runs a hook only once the
+ * person trusted it (the TUI asks at startup: "Hooks need review"), and records that in the USER config.toml
+ * (`$CODEX_HOME/config.toml`, for both scopes) as `[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]
+ * trusted_hash = "sha256:…"`. The hash covers the handler, so a changed command needs trusting again; a record here
+ * may therefore be stale. agent-rewind never writes these records: trusting is the person's decision.
+ */
+export function codexHooksTrustRecorded(loc: CodexHooksLocation): CodexHookEvent[] {
+  const { hooksFile } = codexHooksFiles(loc);
+  const userConfig = join(resolve(loc.codexHome ?? codexHome()), 'config.toml');
+  const text = loadText(userConfig).text ?? '';
+  return CODEX_HOOK_EVENTS.filter((e) => text.includes(`[hooks.state.${JSON.stringify(`${hooksFile}:${EVENT_KEYS[e]}:`).slice(0, -1)}`));
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FileCheckpointer } from '../../../../src/core/files';
 import { runCodexHook, handleCodexHook } from '../../../../src/core/sources/codex/hook-handler';
-import { codexHooksInstalled, installCodexHooks, uninstallCodexHooks, withFeature } from '../../../../src/core/sources/codex/hooks-settings';
+import { codexHooksInstalled, codexHooksTrustRecorded, installCodexHooks, uninstallCodexHooks, withFeature } from '../../../../src/core/sources/codex/hooks-settings';
 
 describe('Codex hooks settings', () => {
   let dir: string;
@@ -69,6 +69,17 @@ describe('Codex hooks settings', () => {
     assert.throws(() => installCodexHooks({ scope: 'user', codexHome: home }, ['node']), /inline/);
     assert.equal(await readFile(join(home, 'hooks.json'), 'utf8'), '{}');
     assert.deepEqual((await readdir(home)).sort(), ['config.toml', 'hooks.json']);
+  });
+
+  it('tells which of our events Codex recorded trust for (as the 0.169 TUI writes it)', async () => {
+    const home = join(dir, 'trust');
+    const proj = join(dir, 'trusted-proj');
+    installCodexHooks({ scope: 'project', projectDir: proj }, ['node']);
+    assert.deepEqual(codexHooksTrustRecorded({ scope: 'project', projectDir: proj, codexHome: home }), []);
+    await mkdir(home, { recursive: true });
+    const hooksFile = join(proj, '.codex', 'hooks.json');
+    await writeFile(join(home, 'config.toml'), `[hooks.state]\n\n[hooks.state."${hooksFile}:user_prompt_submit:0:0"]\ntrusted_hash = "sha256:00"\n`);
+    assert.deepEqual(codexHooksTrustRecorded({ scope: 'project', projectDir: proj, codexHome: home }), ['UserPromptSubmit']);
   });
 
   it('edits the feature table line by line', () => {
