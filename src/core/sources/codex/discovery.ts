@@ -230,7 +230,8 @@ export function looksLikeCodexRollout(firstLine: string | undefined): boolean {
     const r = obj(JSON.parse(firstLine));
     return r?.type === 'session_meta' && obj(r.payload) !== undefined;
   } catch {
-    return /^\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"session_meta"/.test(firstLine);
+    // a first line cut short (session_meta carries ~21 KB of instructions): its envelope, `ordinal` allowed
+    return /^\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?"type"\s*:\s*"session_meta"/.test(firstLine);
   }
 }
 

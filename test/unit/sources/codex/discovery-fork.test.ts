@@ -53,6 +53,8 @@ describe('Codex discovery', () => {
     assert.ok(src.owns(files[0]!, undefined));
     assert.ok(src.owns('/elsewhere/x.jsonl', JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 'x' } })));
     assert.ok(!src.owns('/elsewhere/x.jsonl', JSON.stringify({ type: 'session', id: 'x' })));
+    // the first line as readFirstLine gives it: cut short, with 0.169's ordinal
+    assert.ok(src.owns('/elsewhere/x.jsonl', '{"timestamp":"2026-11-23T23:25:16.683Z","ordinal":0,"type":"session_meta","payload":{"account_scoped":true,"base_instructions":"You are'));
     assert.equal((await src.list({ settings: {} as never, workspaceRoots: ['/w/proj'], warn: () => {} })).every((l) => l.source === 'codex'), true);
   });
 });
