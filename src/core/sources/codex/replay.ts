@@ -46,6 +46,31 @@ interface UserTurn {
 }
 
 const MAX_CHANGE_TEXT = 64 * 1024;
+/** Codex keeps about 20k tokens of user messages in a legacy compaction; ~4 characters a token. */
+const LEGACY_KEPT_CHARS = 80_000;
+
+/** The typed prompts on the path ending at `leafId`, newest that fit in `budget` characters, oldest first (a loop
+ *  up the parent links, stopping at the previous compaction or a cycle). */
+function recentUserTexts(byId: ReadonlyMap<string, SessionEntry>, leafId: string | null, budget: number): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  let left = budget;
+  for (let e = leafId === null ? undefined : byId.get(leafId); e && !seen.has(e.id) && e.type !== 'compaction'; e = e.parentId === null ? undefined : byId.get(e.parentId)) {
+    seen.add(e.id);
+    const m = (e as MessageEntry).message;
+    if (e.type !== 'message' || m?.role !== 'user') continue;
+    const text = contentTextOf(m.content);
+    if (text.length > left) break;
+    left -= text.length;
+    out.push(text);
+  }
+  return out.reverse();
+}
+
+function contentTextOf(content: AgentMessage['content']): string {
+  if (typeof content === 'string') return content;
+  return (content ?? []).map((b) => (b.type === 'text' ? String((b as { text: unknown }).text) : '')).join('\n');
+}
 
 export function replayRollout(lines: readonly ReplayLine[]): ReplayResult {
   const out: ReplayResult = { entries: [], byId: new Map(), leafId: null, prompts: [], turnOf: new Map(), inherited: new Set(), threadNames: [] };
@@ -65,14 +90,15 @@ export function replayRollout(lines: readonly ReplayLine[]): ReplayResult {
     cur = e.id;
   };
 
-  const addItem = (item: CodexRecord, id: string, timestamp: string, l: ReplayLine): void => {
+  const addItem = (item: CodexRecord, id: string, timestamp: string, l: ReplayLine, copy = false): void => {
     const ms = epochMs(timestamp);
     switch (classifyItem(item)) {
       case 'prompt': {
         userTurns.push({ anchor: cur });
         const content = messageBlocks(item.content);
         add({ type: 'message', id, parentId: cur, timestamp, message: { role: 'user', content, timestamp: ms } } as MessageEntry);
-        out.prompts.push({ entryId: id, ...(turnId ? { turnId } : {}), text: messageText(item.content), line: l.line, prefix: l.prefix, timestamp });
+        // a compaction's copy of an earlier prompt is history, not a prompt of its own (no turn, no fork point)
+        if (!copy) out.prompts.push({ entryId: id, ...(turnId ? { turnId } : {}), text: messageText(item.content), line: l.line, prefix: l.prefix, timestamp });
         return;
       }
       case 'assistantText':
@@ -140,14 +166,20 @@ export function replayRollout(lines: readonly ReplayLine[]): ReplayResult {
         const e: CompactionEntry = { type: 'compaction', id, parentId: cur, timestamp, summary };
         add(e);
         const replacement = p.replacement_history;
-        if (Array.isArray(replacement)) {
+        if (!Array.isArray(replacement)) {
+          // a legacy compaction (summary only): Codex rebuilds the history from the most recent user messages
+          // (about 20k tokens of them) followed by the summary, so the same prompts are kept here after it
+          const kept = recentUserTexts(out.byId, e.parentId, LEGACY_KEPT_CHARS);
+          userTurns.length = 0;
+          kept.forEach((text, i) => addItem({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }, `${id}.u${i}`, timestamp, l, true));
+        } else {
           // the history Codex continues from: its own items, after the summary (a copy of the summary is not repeated)
           userTurns.length = 0;
           replacement.forEach((r, i) => {
             const item = obj(r);
             if (!item) return;
             if (item.type === 'message' && str(item.role) === 'user' && messageText(item.content).trim() === summary.trim() && summary.trim()) return;
-            addItem(item, `${id}.r${i}`, timestamp, l);
+            addItem(item, `${id}.r${i}`, timestamp, l, true);
           });
         }
         break;

@@ -82,6 +82,19 @@ describe('Codex reader', () => {
     assert.equal(texts(s.getPath())[0], 'user: old one');
   });
 
+  it('rebuilds a legacy compaction (summary only) from the recent prompts plus the summary, as Codex does', async () => {
+    const r = new Rollout().turn('old one').say('old reply').end().turn('old two').say('old reply 2').end();
+    r.push('compacted', { message: 'LEGACY SUMMARY' });
+    r.turn('after').say('ok').end();
+    const s = await read(r);
+    const messages = s.buildSessionContext().messages;
+    const ctx = messages.map((m) => `${m.role}: ${contentText(m.content)}`);
+    assert.match(JSON.stringify(messages[0]), /LEGACY SUMMARY/);
+    assert.deepEqual(ctx.slice(1), ['user: old one', 'user: old two', 'user: after', 'assistant: ok']);
+    // the copies are history, not prompts of their own
+    assert.deepEqual(s.userPrompts().map((p) => p.text), ['old one', 'old two', 'after']);
+  });
+
   it('turns a rollback into an abandoned branch off the last surviving turn; later turns continue the active one', async () => {
     const r = new Rollout().turn('one').say('r1').end().turn('two').say('r2').end().turn('three').say('r3').end();
     r.rollback(2).turn('two again').say('r2b').end();
