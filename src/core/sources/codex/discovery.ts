@@ -22,6 +22,7 @@ export interface CodexSessionListing {
 }
 
 const PREFIX_BYTES = 128 * 1024;
+const PEEK_BYTES = 4 * 1024;
 const TAIL_BYTES = 64 * 1024;
 const PARALLEL_READS = 16;
 const TITLE_LENGTH = 200;
@@ -100,7 +101,7 @@ export async function discoverCodexSessions(opts: { workspaceRoots: readonly str
   const index = await readSessionIndex(home);
   const out: CodexSessionListing[] = [];
   for (let i = 0; i < files.length; i += PARALLEL_READS) {
-    const batch = await Promise.all(files.slice(i, i + PARALLEL_READS).map((f) => listOne(f, index).catch(() => undefined)));
+    const batch = await Promise.all(files.slice(i, i + PARALLEL_READS).map((f) => listOne(f, index, opts.workspaceRoots).catch(() => undefined)));
     for (const l of batch) {
       if (l && (opts.workspaceRoots.length === 0 || opts.workspaceRoots.some((r) => isInside(l.cwd, r)))) out.push(l);
     }
@@ -108,9 +109,14 @@ export async function discoverCodexSessions(opts: { workspaceRoots: readonly str
   return out.sort((a, b) => b.modifiedMs - a.modifiedMs);
 }
 
-async function listOne(file: string, index: ReadonlyMap<string, string>): Promise<CodexSessionListing | undefined> {
+async function listOne(file: string, index: ReadonlyMap<string, string>, roots: readonly string[]): Promise<CodexSessionListing | undefined> {
   const st = await stat(file);
   if (!st.isFile()) return undefined;
+  // rollouts of every folder share one tree: the cwd at the start of session_meta rules most of them out for 4 KiB
+  if (roots.length) {
+    const early = metaFromText(await readHead(file, PEEK_BYTES)).cwd;
+    if (early !== undefined && !roots.some((r) => isInside(early, r))) return undefined;
+  }
   const { head, tail, headText } = await readEnds(file, st.size);
   let cwd: string | undefined;
   let id: string | undefined;
@@ -175,6 +181,17 @@ function metaFromText(text: string): { cwd?: string; id?: string; timestamp?: st
   if (id) out.id = id;
   if (timestamp) out.timestamp = timestamp;
   return out;
+}
+
+async function readHead(file: string, len: number): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(len);
+    const { bytesRead } = await fh.read(buf, 0, len, 0);
+    return buf.toString('utf8', 0, bytesRead);
+  } finally {
+    await fh.close();
+  }
 }
 
 async function readEnds(file: string, size: number): Promise<{ head: CodexRecord[]; tail: CodexRecord[]; headText: string }> {
