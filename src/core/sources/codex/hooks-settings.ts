@@ -12,7 +12,7 @@
 // uninstalling removes only ours. Everything else in both files is kept; files are replaced atomically (temp file +
 // rename); a hooks.json that is not a JSON object, or a config.toml we cannot edit safely, is refused and left as is.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { codexHome } from './discovery';
 
@@ -220,7 +220,14 @@ export function withFeature(text: string, file = 'config.toml'): string {
   return `${text}${sep}[features]\nhooks = true ${FEATURE_MARK}\n`;
 }
 
-function writeAtomic(file: string, text: string): void {
+/** Temp file + rename beside the target; a symlinked file is written through to its target (the link is kept). */
+function writeAtomic(named: string, text: string): void {
+  let file = named;
+  try {
+    if (lstatSync(named).isSymbolicLink()) file = realpathSync(named);
+  } catch {
+    /* missing: created */
+  }
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true });
   let mode = 0o644;

@@ -1,6 +1,6 @@
 // Codex hooks: the settings merge (hooks.json + the feature switch in config.toml) and the handler's snapshots.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -80,6 +80,16 @@ describe('Codex hooks settings', () => {
     const hooksFile = join(proj, '.codex', 'hooks.json');
     await writeFile(join(home, 'config.toml'), `[hooks.state]\n\n[hooks.state."${hooksFile}:user_prompt_submit:0:0"]\ntrusted_hash = "sha256:00"\n`);
     assert.deepEqual(codexHooksTrustRecorded({ scope: 'project', projectDir: proj, codexHome: home }), ['UserPromptSubmit']);
+  });
+
+  it('writes through a symlinked hooks.json, keeping the link', async () => {
+    const home = join(dir, 'linked');
+    await mkdir(join(home, 'real'), { recursive: true });
+    await writeFile(join(home, 'real', 'hooks.json'), '{}');
+    await symlink(join(home, 'real', 'hooks.json'), join(home, 'hooks.json'));
+    installCodexHooks({ scope: 'user', codexHome: home }, ['node']);
+    assert.ok((await lstat(join(home, 'hooks.json'))).isSymbolicLink());
+    assert.ok(JSON.parse(await readFile(join(home, 'real', 'hooks.json'), 'utf8')).hooks.Stop);
   });
 
   it('edits the feature table line by line', () => {
