@@ -8,7 +8,7 @@ import { contentText } from '../../engine/transcript';
 import type { AgentMessage } from '../../session/types';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import type { SessionView } from '../session-view';
-import { codexHome, discoverCodexSessions, listRolloutFiles, looksLikeCodexRollout, threadIdFromName } from './discovery';
+import { codexHome, discoverCodexSessions, listRolloutFiles, looksLikeCodexRollout, newestSegments, threadIdFromName } from './discovery';
 import { writeCodexFork } from './fork';
 import { readCodexSession } from './reader';
 import type { CodexSession } from './session';
@@ -58,17 +58,14 @@ export class CodexSource implements SourceAdapter {
     return looksLikeCodexRollout(firstLine);
   }
 
+  /** The newest segment of each thread whose id is `id` (else starts with it). */
   async findById(id: string): Promise<string[]> {
     const want = id.toLowerCase();
-    const exact: string[] = [];
-    const prefixed: string[] = [];
-    for (const f of await listRolloutFiles(this.#home)) {
-      const t = threadIdFromName(f);
-      if (!t) continue;
-      if (t === want) exact.push(f);
-      else if (t.startsWith(want)) prefixed.push(f);
-    }
-    return exact.length ? exact : prefixed;
+    const files = (await listRolloutFiles(this.#home)).filter((f) => threadIdFromName(f)?.startsWith(want));
+    const withTimes = await Promise.all(files.map(async (file) => ({ file, mtimeMs: (await stat(file).catch(() => undefined))?.mtimeMs ?? 0 })));
+    const newest = newestSegments(withTimes).map((f) => f.file);
+    const exact = newest.filter((f) => threadIdFromName(f) === want);
+    return exact.length ? exact : newest.filter((f) => threadIdFromName(f)?.startsWith(want));
   }
 
   /** Read afresh whenever the file's size or mtime moved (Codex appends while it runs, and on resume). */
@@ -107,7 +104,7 @@ export class CodexSource implements SourceAdapter {
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {
     const session = view as CodexSession;
     const prompt = session.promptOf?.(userEntryId);
-    if (prompt && prompt.prefix !== '') return { error: `This message belongs to the ${AGENT} session this one continues: rewind it there. The files can still be rewound.` };
+    if (prompt && prompt.prefix.startsWith('ref')) return { error: `This message belongs to the ${AGENT} session this one continues: rewind it there. The files can still be rewound.` };
     const before = view.getPath(userEntryId).slice(0, -1);
     if (!before.some((e) => e.type === 'message')) {
       return { error: `This is the first message of the ${AGENT} session: there is no conversation before it to continue (start a new one with \`codex\`). The files can still be rewound.` };

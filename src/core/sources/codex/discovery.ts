@@ -33,9 +33,45 @@ export function codexHome(env: NodeJS.ProcessEnv = process.env, userHome: string
   return resolve(fromEnv ? fromEnv : join(userHome, '.codex'));
 }
 
-/** The thread id a rollout's name ends with (`rollout-2026-01-02T03-04-05-<uuid>.jsonl`, legacy `rollout-<uuid>.jsonl`). */
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const NAME = new RegExp(`(${UUID})(?:_(${UUID}))?\\.jsonl$`, 'i');
+
+/**
+ * A rollout's name: `rollout-<UTC time>-<thread id>.jsonl`, legacy `rollout-<thread id>.jsonl`, and since 0.16x a
+ * later segment of the same thread `rollout-<time>-<thread id>_<segment id>.jsonl` (what a TUI backtrack writes: a new
+ * file whose session_meta.history_base names the segment and byte offset its history continues from).
+ */
+export function parseRolloutName(file: string): { threadId: string; segmentId?: string } | undefined {
+  const m = NAME.exec(basename(file));
+  if (!m) return undefined;
+  return { threadId: m[1]!.toLowerCase(), ...(m[2] ? { segmentId: m[2].toLowerCase() } : {}) };
+}
+
+/** The thread id a rollout's name carries (the same for every segment of a thread). */
 export function threadIdFromName(file: string): string | undefined {
-  return /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(basename(file))?.[1]?.toLowerCase();
+  return parseRolloutName(file)?.threadId;
+}
+
+/** The newest segment of each thread (what `codex resume <id>` continues): later name time, then later mtime. */
+export function newestSegments<T extends { file: string; mtimeMs: number }>(items: readonly T[]): T[] {
+  const best = new Map<string, T>();
+  const rest: T[] = [];
+  for (const it of items) {
+    const t = threadIdFromName(it.file);
+    if (!t) {
+      rest.push(it);
+      continue;
+    }
+    const cur = best.get(t);
+    if (!cur || segmentOrder(it) > segmentOrder(cur)) best.set(t, it);
+  }
+  return [...best.values(), ...rest];
+}
+
+function segmentOrder(it: { file: string; mtimeMs: number }): string {
+  const name = basename(it.file);
+  const time = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})/.exec(name)?.[1] ?? '';
+  return `${time}|${String(Math.floor(it.mtimeMs)).padStart(16, '0')}`;
 }
 
 export function isRolloutName(name: string): boolean {
@@ -99,13 +135,15 @@ export async function discoverCodexSessions(opts: { workspaceRoots: readonly str
   const home = opts.home ?? codexHome();
   const files = await listRolloutFiles(home);
   const index = await readSessionIndex(home);
-  const out: CodexSessionListing[] = [];
+  let out: CodexSessionListing[] = [];
   for (let i = 0; i < files.length; i += PARALLEL_READS) {
     const batch = await Promise.all(files.slice(i, i + PARALLEL_READS).map((f) => listOne(f, index, opts.workspaceRoots).catch(() => undefined)));
     for (const l of batch) {
       if (l && (opts.workspaceRoots.length === 0 || opts.workspaceRoots.some((r) => isInside(l.cwd, r)))) out.push(l);
     }
   }
+  // a backtracked thread has several segment files: it is listed once, by the segment Codex continues
+  out = newestSegments(out.map((l) => ({ ...l, file: l.sessionFile, mtimeMs: l.modifiedMs }))).map(({ file: _f, mtimeMs: _m, ...l }) => l);
   return out.sort((a, b) => b.modifiedMs - a.modifiedMs);
 }
 

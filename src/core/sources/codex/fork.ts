@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { classifyItem } from './classify';
 import { payloadOf, splitRolloutLines, str, type RawLine } from './lines';
 import { homeOf } from './reader';
-import type { CodexSession } from './session';
+import type { CodexSegment, CodexSession } from './session';
 
 export interface CodexForkOptions {
   /** The new thread id (default a fresh UUIDv7). */
@@ -40,18 +40,38 @@ export function rolloutFileName(id: string, at: Date): string {
 export async function writeCodexFork(session: CodexSession, userEntryId: string, opts: CodexForkOptions = {}): Promise<{ sessionId: string; sessionFile: string }> {
   const prompt = session.promptOf(userEntryId);
   if (!prompt) throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
-  if (prompt.prefix !== '') {
+  if (prompt.prefix.startsWith('ref')) {
     throw new Error(`Cannot fork at ${userEntryId}: that prompt is in the session this one continues (${session.forkedFrom?.sessionId ?? 'its parent'}); rewind it there`);
   }
-  const buf = await readFile(session.sessionFile);
+  // where the history before the prompt lives: earlier segments of the thread (TUI backtracks), each up to where the
+  // next continues, then the prompt's own file up to the prompt's turn
+  const segments = session.segments();
+  const own: CodexSegment | undefined = prompt.prefix === '' ? { prefix: '', file: session.sessionFile } : segments.find((s) => s.prefix === prompt.prefix);
+  if (!own) throw new Error(`Cannot fork at ${userEntryId}: the file holding that prompt is gone`);
+  const before = own.detached ? [] : segments.slice(0, own.prefix === '' ? segments.length : segments.indexOf(own)).filter((s) => !s.detached);
+  const copied: string[] = [];
+  let hasConversation = false;
+  const take = (buf: Buffer, ls: readonly RawLine[]) => {
+    for (const l of ls) {
+      if (l.rec.type === 'session_meta') continue;
+      if (l.rec.type === 'response_item' && classifyItem(payloadOf(l.rec)) !== 'hidden') hasConversation = true;
+      copied.push(buf.toString('utf8', l.byteStart, l.byteEnd));
+    }
+  };
+  for (const seg of before) {
+    const buf = await readFile(seg.file);
+    const { lines } = splitRolloutLines(buf);
+    take(buf, seg.cutByte === undefined ? lines : lines.filter((l) => l.byteEnd < seg.cutByte!));
+  }
+  const buf = await readFile(own.file);
   const { lines } = splitRolloutLines(buf);
   const at = lines.findIndex((l) => l.line === prompt.line);
-  if (at < 0) throw new Error(`Cannot fork at ${userEntryId}: the prompt is no longer in ${session.sessionFile}`);
-  const cut = turnStart(lines, at, prompt.turnId);
-  const meta = lines.find((l) => l.rec.type === 'session_meta');
-  const copied = lines.slice(0, cut).filter((l) => l !== meta);
-  const inheritedPrompts = session.userPrompts().filter((p) => p.prefix !== '').length;
-  if (!inheritedPrompts && !copied.some((l) => l.rec.type === 'response_item' && classifyItem(payloadOf(l.rec)) !== 'hidden')) {
+  if (at < 0) throw new Error(`Cannot fork at ${userEntryId}: the prompt is no longer in ${own.file}`);
+  take(buf, lines.slice(0, turnStart(lines, at, prompt.turnId)));
+  // the new session_meta is the session's own (its cwd, model provider, instructions), with a new id
+  const meta = (own.prefix === '' ? lines : splitRolloutLines(await readFile(session.sessionFile)).lines).find((l) => l.rec.type === 'session_meta');
+  const inheritedPrompts = session.userPrompts().filter((p) => p.prefix.startsWith('ref')).length;
+  if (!inheritedPrompts && !hasConversation) {
     throw new Error(`Cannot fork at ${userEntryId}: it is the first prompt of the session, so the fork would have no conversation before it`);
   }
   const now = opts.now ?? new Date();
@@ -59,8 +79,10 @@ export async function writeCodexFork(session: CodexSession, userEntryId: string,
   const stamp = now.toISOString();
   const metaPayload = { ...(meta ? payloadOf(meta.rec) : { cwd: session.cwd, originator: 'agent-rewind' }), id: sessionId, forked_from_id: session.sessionId, timestamp: stamp } as Record<string, unknown>;
   if (typeof metaPayload.session_id === 'string') metaPayload.session_id = sessionId;
+  // the fork holds its whole history itself: no segment of the original to continue from
+  delete metaPayload.history_base;
   const head = JSON.stringify({ timestamp: stamp, type: 'session_meta', payload: metaPayload });
-  const text = [head, ...copied.map((l) => buf.toString('utf8', l.byteStart, l.byteEnd))].join('\n') + '\n';
+  const text = [head, ...copied].join('\n') + '\n';
   const home = opts.home ?? homeOf(session.sessionFile);
   const dir = join(home, 'sessions', stamp.slice(0, 4), stamp.slice(5, 7), stamp.slice(8, 10));
   await mkdir(dir, { recursive: true });

@@ -17,6 +17,8 @@ export interface ReplayLine {
   /** '' for the session's own file. */
   prefix: string;
   inherited: boolean;
+  /** Not a line: remember the replay's position under a name, go back to one, or start a new root. */
+  control?: { save?: string; restore?: string; reset?: boolean };
 }
 
 export interface CodexPrompt {
@@ -144,7 +146,24 @@ export function replayRollout(lines: readonly ReplayLine[]): ReplayResult {
     } else if (key) changesByCall.set(key, text);
   };
 
+  const saved = new Map<string, { cur: string | null; turnId: string | undefined; userTurns: UserTurn[] }>();
   for (const l of lines) {
+    if (l.control) {
+      const c = l.control;
+      if (c.save !== undefined) saved.set(c.save, { cur, turnId, userTurns: [...userTurns] });
+      const back = c.restore !== undefined ? saved.get(c.restore) : undefined;
+      if (back) {
+        cur = back.cur;
+        turnId = back.turnId;
+        userTurns.splice(0, userTurns.length, ...back.userTurns);
+      }
+      if (c.reset) {
+        cur = null;
+        turnId = undefined;
+        userTurns.length = 0;
+      }
+      continue;
+    }
     const rec = l.rec;
     const p = payloadOf(rec);
     const timestamp = str(rec.timestamp) ?? '';

@@ -14,6 +14,16 @@ export interface CodexSessionParts {
   tree: ReplayResult;
   report: SessionViewLoadReport;
   forkedFrom?: ForkOrigin;
+  /** Earlier segments of the thread (TUI backtracks): oldest first, each continued from up to `cutByte`; detached
+   *  ones are not continued by this file at all. Entries from them have ids prefixed `seg…:` / `old…:`. */
+  segments?: CodexSegment[];
+}
+
+export interface CodexSegment {
+  prefix: string;
+  file: string;
+  cutByte?: number;
+  detached?: boolean;
 }
 
 export class CodexSession implements ForeignSessionView {
@@ -97,6 +107,11 @@ export class CodexSession implements ForeignSessionView {
 
   promptOf(entryId: string): CodexPrompt | undefined {
     return this.promptByEntry.get(entryId);
+  }
+
+  /** The thread's earlier segment files this view reads (see CodexSessionParts.segments). */
+  segments(): readonly CodexSegment[] {
+    return this.parts.segments ?? [];
   }
 
   isInherited(entryId: string): boolean {

@@ -90,11 +90,16 @@ export class Rollout {
     return this.lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
   }
 
-  /** Writes <home>/sessions/2026/11/23/rollout-…-<id>.jsonl and returns its path. */
-  write(home: string, day = '2026/11/23'): string {
+  /** Bytes of the first `n` lines (what a later segment's history_base.end_byte_offset names). */
+  bytesOfLines(n: number): number {
+    return Buffer.byteLength(this.lines.slice(0, n).map((l) => (typeof l === 'string' ? l : JSON.stringify(l)) + '\n').join(''));
+  }
+
+  /** Writes <home>/sessions/2026/11/23/rollout-…-<id>[_<segment>].jsonl and returns its path. */
+  write(home: string, day = '2026/11/23', opts: { segmentId?: string; time?: string } = {}): string {
     const dir = join(home, 'sessions', ...day.split('/'));
     mkdirSync(dir, { recursive: true });
-    const file = join(dir, `rollout-${day.replace(/\//g, '-')}T10-00-00-${this.threadId}.jsonl`);
+    const file = join(dir, `rollout-${day.replace(/\//g, '-')}T${opts.time ?? '10-00-00'}-${this.threadId}${opts.segmentId ? `_${opts.segmentId}` : ''}.jsonl`);
     writeFileSync(file, this.toString());
     return file;
   }
