@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine/engine';
 import { foreignSources } from '../core/sources/foreign';
+import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
 import { registerCommands } from './commands/register-commands';
@@ -17,6 +18,7 @@ import { affectsEngine, readSettings } from './settings';
 import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
+import { ComparePanel } from './webviews/compare-panel';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
 import { TranscriptPanel } from './webviews/transcript-panel';
 import { WorkspaceFileWatcher } from './workspace-file-watcher';
@@ -24,6 +26,8 @@ import { WorkspaceFileWatcher } from './workspace-file-watcher';
 export class AgentRewindExtension extends Disposable {
   readonly api: AgentRewindApi;
   private readonly engine: RewindEngine;
+  /** The CLI launcher on the terminals' PATH (undefined when it could not be written). */
+  readonly launcher: Promise<CliLauncher | undefined>;
 
   constructor(context: vscode.ExtensionContext) {
     super();
@@ -39,6 +43,12 @@ export class AgentRewindExtension extends Disposable {
     }));
     this._register({ dispose: () => void engine.dispose() });
 
+    // `agent-rewind` in integrated terminals (and the command agent hooks run).
+    this.launcher = installCliLauncher(context).catch((error: unknown) => {
+      log.warn(`The agent-rewind command could not be put on the terminals' PATH: ${(error as Error).message}`);
+      return undefined;
+    });
+
     const events = this._register(new SessionEvents());
     const active = this._register(new ActiveSession(engine, context.workspaceState));
     const tree = this._register(new SessionsTreeProvider(engine));
@@ -51,6 +61,7 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
     const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
+    const showCompare = (sessionFile: string, branchA: string, branchB: string) => void ComparePanel.show(context.extensionUri, { sessionFile, branchA, branchB }, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {
@@ -85,7 +96,9 @@ export class AgentRewindExtension extends Disposable {
       },
       showTranscript,
       showPreview,
+      showCompare,
       selectedNode: () => (treeView.visible ? treeView.selection[0] : undefined),
+      launcher: this.launcher,
     })) this._register(d);
     for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);
 

@@ -22,11 +22,12 @@ import type { AgentMessage, SessionEntry } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
-import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import type { BranchCompareModel, EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool } from './checkpointer-pool';
 import type { SyncResult } from '../files/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
+import { compareBranches } from './branch-compare';
 import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from './session-details';
 import { sourceOfPath } from './session-folders';
 import { PiSource } from '../sources/pi/pi-source';
@@ -287,6 +288,23 @@ export class RewindEngine {
 
   async branches(sessionFile: string): Promise<BranchInfo[]> {
     return branchesOf(await this.view(sessionFile), this.#warn).branches.map(toBranchInfo);
+  }
+
+  /**
+   * Two branches side by side: where they part, the messages of each after that, and the files that differ between
+   * the latest file snapshot on each branch's path (the agent's last reply's turn-end snapshot, else the last user
+   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
+   * fileAtAnchor(sessionFile, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
+   */
+  async compareBranches(sessionFile: string, branchA: string, branchB: string): Promise<BranchCompareModel> {
+    const session = await this.view(sessionFile);
+    return compareBranches(session, branchA, branchB, {
+      sessionFile,
+      title: listingOf(session, sourceOfPath(sessionFile), 0).title,
+      checkpointer: this.#checkpointerOf(session),
+      checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
+      warn: this.#warn,
+    });
   }
 
   async switchBranch(sessionFile: string, name: string): Promise<BranchInfo> {

@@ -3,7 +3,7 @@ import { deriveBranches, type BranchesSnapshot } from '../branches/derive';
 import type { Warn } from '../branches/records';
 import type { SessionEntry, SessionSource } from '../session/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
-import { isUserMessage, oneLine, previewOf } from './transcript';
+import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from './transcript';
 import type { BranchListing, FileCheckpointListing, SessionDetails, SessionListing } from './types';
 
 export function branchesOf(session: SessionView, warn: Warn): BranchesSnapshot {
@@ -25,7 +25,7 @@ export function sessionTitle(session: SessionView): string {
     const e = entries[i]!;
     if (e.type === 'session_info' && typeof e.name === 'string' && e.name.trim()) return oneLine(e.name);
   }
-  const firstUser = entries.find((e) => isUserMessage(e));
+  const firstUser = entries.find((e) => isTitleWorthyPrompt(e)) ?? entries.find((e) => isUserMessage(e));
   if (firstUser) return previewOf(firstUser);
   return 'Untitled session';
 }

@@ -28,6 +28,7 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
     fileCheckpoints: new Map(inputs.snapshots.map((s) => [s.anchorId, s.files])),
     fileCheckpointsKnown: true,
     labelOf: (id) => session.getLabel(id),
+    cwd: session.cwd,
   });
   const model: TranscriptModel = {
     sessionId: session.sessionId,

@@ -6,7 +6,7 @@ import { CodexSource } from './codex/codex-source';
 import type { SourceAdapter } from './source-adapter';
 
 export function foreignSources(settings: EngineSettings): SourceAdapter[] {
-  return [new ClaudeSource({ enabled: settings.includeClaudeSessions }), new CodexSource({ enabled: settings.includeCodexSessions })];
+  return [new ClaudeSource({ enabled: settings.includeClaudeSessions, home: settings.home }), new CodexSource({ enabled: settings.includeCodexSessions })];
 }
 
 /** The foreign adapter that reads `file` (from its first line), if any. */

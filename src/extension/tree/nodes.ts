@@ -75,6 +75,8 @@ export class SessionNode extends TreeNode {
     const children: TreeNode[] = [new BranchesNode(this, details.branches)];
     const checkpoints = details.namedCheckpoints.length + details.fileCheckpoints.length;
     if (checkpoints > 0) children.push(new CheckpointsNode(this, details.namedCheckpoints, details.fileCheckpoints));
+    // Without our hooks, a Claude Code prompt has no snapshot of ours: say how to get them, where it matters.
+    if (this.listing.source === 'claude' && details.fileCheckpoints.length === 0) children.push(new SetUpHooksNode(this));
     details.problems.forEach((problem, i) => children.push(new ProblemNode(this, problem, i)));
     return children;
   }
@@ -218,6 +220,27 @@ export class FileCheckpointNode extends TreeNode {
       contextValue: 'checkpoint.file',
       collapsible: 'none',
       icon: { id: 'file-symlink-directory' },
+    };
+  }
+}
+
+/** "No file snapshots yet": one click sets up the hooks that take one at every prompt. */
+export class SetUpHooksNode extends TreeNode {
+  readonly id: string;
+  constructor(readonly session: SessionNode) {
+    super(session);
+    this.id = `setup-hooks:${session.sessionFile}`;
+  }
+
+  toTreeItem(_nowMs?: number): TreeItemSpec {
+    return {
+      id: this.id,
+      label: 'No file snapshots yet: set up Claude Code checkpoints',
+      tooltip: 'Installs hooks that snapshot the workspace at every Claude Code prompt (shell changes included), so Rewind to here can restore the files exactly.',
+      contextValue: 'hint',
+      collapsible: 'none',
+      icon: { id: 'plug' },
+      command: { command: 'agentRewind.installClaudeHooks', title: 'Set Up Claude Code Checkpoints', arguments: [] },
     };
   }
 }

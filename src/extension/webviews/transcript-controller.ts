@@ -201,6 +201,9 @@ export class TranscriptController extends Disposable {
         await this.run(() => action.call(this.services, this.ref, message.entryId), message.type === 'fork' ? 'Could not fork' : 'Could not label the message');
         return;
       }
+      case 'compareBranches':
+        await this.run(() => this.services.compareBranches(this.ref, this.model?.branch), 'Could not compare branches');
+        return;
       case 'switchBranch': {
         // The branch a revealed message is on is offered too, though it may leave the tree far from this transcript.
         const revealing = this.revealAfterSwitch?.branch === message.branch ? this.revealAfterSwitch : undefined;

@@ -12,6 +12,7 @@ import { parseSettings } from '../../../src/core/engine/settings';
 import { FileCheckpointer } from '../../../src/core/files';
 import { ClaudeSource } from '../../../src/core/sources/claude/claude-source';
 import { readClaudeSession } from '../../../src/core/sources/claude';
+import { appendPromptRecord, sha256Hex } from '../../../src/core/sources/claude/prompt-records';
 import { Transcript } from '../sources/claude/builder';
 
 const sha = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
@@ -58,7 +59,7 @@ describe('engine: Claude Code sessions', () => {
       settings: parseSettings((k) => (k === 'home' ? home : k === 'includePiSessions' ? false : undefined), {}),
       workspaceRoots: [ws],
       warn: () => {},
-      foreignSources: () => [new ClaudeSource({ configDirs: [config] })],
+      foreignSources: () => [new ClaudeSource({ configDirs: [config], home })],
     });
   });
   after(async () => {
@@ -131,5 +132,32 @@ describe('engine: Claude Code sessions', () => {
     await engine.undoLastRewind(file);
     assert.deepEqual((await readdir(ws)).sort(), ['parser.ts', 'tz.txt']);
     assert.equal(await readFile(join(ws, 'parser.ts'), 'utf8'), 'export const parse = 2;\nexport const tz = true;\n');
+  });
+
+  it('finds a hook snapshot by the hook\'s record when the transcript line has no prompt id (older Claude Code)', async () => {
+    const oldId = 'cccccccc-1111-4222-8333-444444444444';
+    const t = new Transcript(oldId, ws);
+    const p1 = t.user(null, 'old style prompt');
+    t.text(p1, 'msg_9', 'ok');
+    const before = 0; // the hook ran before the transcript existed
+    const oldFile = t.write(config, '-claude-test-ws');
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+    await fc.snapshot(oldId, 'prompt-0190abcd', 'user-message');
+    await fc.dispose();
+    appendPromptRecord(home, oldId, {
+      v: 1,
+      anchorId: 'prompt-0190abcd',
+      promptSha256: sha256Hex('old style prompt'),
+      promptLength: 16,
+      transcriptPath: oldFile,
+      transcriptSize: before,
+      cwd: ws,
+      workspaceRoot: ws,
+      at: new Date().toISOString(),
+    });
+    const details = await engine.describeSession(oldFile);
+    assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId), [p1]);
+    const preview = await engine.previewRewind(oldFile, p1);
+    assert.ok(preview.files.ok, JSON.stringify(preview.files));
   });
 });

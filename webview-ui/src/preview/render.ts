@@ -10,7 +10,7 @@ import {
   fileFate,
   fileTotals,
   type FileFate,
-  MODE_OPTIONS,
+  modeOptionsFor,
   modeAvailability,
   problemsOf,
   touchesConversation,
@@ -146,7 +146,7 @@ function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {
 function renderModes(model: RewindPreviewModel, ui: PreviewUiState): string {
   const available = modeAvailability(model);
   const selected = effectiveMode(model, ui.mode);
-  const options = MODE_OPTIONS.map((o) => {
+  const options = modeOptionsFor(model).map((o) => {
     const a = available[o.value];
     const id = `mode-${o.value}`;
     return (

@@ -13,6 +13,19 @@ export const MODE_OPTIONS: readonly ModeOption[] = [
   { value: 'files', label: 'Files only', description: 'Put the files back as they were; stay on the current branch.' },
 ];
 
+/** The modes as they read for the session at hand: another agent's session continues in a new session of its own
+ *  (a fork) instead of a new branch in the same file. */
+export function modeOptionsFor(model: RewindPreviewModel): readonly ModeOption[] {
+  const fork = model.conversation.ok ? model.conversation.fork : undefined;
+  if (!fork) return MODE_OPTIONS;
+  const agent = fork.agent;
+  return [
+    { value: 'all', label: 'Conversation and files', description: `Continue in a new ${agent} session from just before this message, and put the files back as they were.` },
+    { value: 'conversation', label: 'Conversation only', description: `Continue in a new ${agent} session from just before this message; leave the files as they are now.` },
+    { value: 'files', label: 'Files only', description: `Put the files back as they were; the ${agent} session stays as it is.` },
+  ];
+}
+
 /** What the user chose and what is going on, beside the model. */
 export interface PreviewUiState {
   mode: RewindMode | null;

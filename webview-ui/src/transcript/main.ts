@@ -52,6 +52,7 @@ app.innerHTML = `
   <header class="toolbar" id="toolbar"><span class="codicon codicon-comment-discussion" aria-hidden="true"></span>
     <h1 id="title">Loading transcript…</h1><span id="branch" class="branch-chip"></span><span id="count" class="muted"></span>
     <span class="toolbar-actions">
+      <button type="button" class="icon-button" data-action="compare-branches" data-testid="compare-branches" aria-label="Compare branches" title="Compare branches: this branch side by side with another"><span class="codicon codicon-git-compare" aria-hidden="true"></span></button>
       <button type="button" class="icon-button" data-action="go-first" aria-label="Go to the first message" title="Go to the first message"><span class="codicon codicon-arrow-up" aria-hidden="true"></span></button>
       <button type="button" class="icon-button" data-action="go-latest" aria-label="Go to the latest message" title="Go to the latest message"><span class="codicon codicon-arrow-down" aria-hidden="true"></span></button>
     </span></header>
@@ -333,6 +334,9 @@ document.addEventListener('click', (event) => {
       break;
     case 'switch-branch':
       host.post({ type: 'switchBranch', branch: el.dataset.branch ?? '' });
+      break;
+    case 'compare-branches':
+      host.post({ type: 'compareBranches' });
       break;
     case 'toggle-expand':
       if (!expanded.delete(entryId)) expanded.add(entryId);

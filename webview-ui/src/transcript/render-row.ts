@@ -90,13 +90,17 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
   const shown = options.expanded || collapsed === null ? item.markdown : `${collapsed}…`;
   // The engine already fences tool output and commands, so everything is markdown. A fence cut by collapsing is
   // closed by the renderer at the end of the text.
-  const body = renderMarkdown(shown);
+  const body = item.preformatted ? `<div class="plain-text">${escapeHtml(shown)}</div>` : renderMarkdown(shown);
 
   const title = item.title ? `<span class="row-title">${escapeHtml(item.title)}</span>` : '';
   const label = item.label
     ? `<span class="label-badge" title="Label"><span class="codicon codicon-tag" aria-hidden="true"></span>${escapeHtml(item.label)}</span>`
     : '';
-  const error = item.isError ? `<span class="error-badge"><span class="codicon codicon-error" aria-hidden="true"></span>error</span>` : '';
+  const error = item.notice
+    ? `<span class="${item.isError ? 'error-badge' : 'notice-badge'}" data-testid="notice"><span class="codicon codicon-${item.isError ? 'error' : 'warning'}" aria-hidden="true"></span>${escapeHtml(item.notice)}</span>`
+    : item.isError
+      ? `<span class="error-badge"><span class="codicon codicon-error" aria-hidden="true"></span>error</span>`
+      : '';
   const checkpoint =
     kind === 'user' && item.fileCheckpoint
       ? `<span class="checkpoint-badge" title="Files as they were when this message was sent can be restored"><span class="codicon codicon-save" aria-hidden="true"></span>${item.fileCheckpoint.files} ${item.fileCheckpoint.files === 1 ? 'file' : 'files'}</span>`

@@ -67,6 +67,7 @@ export function promptContent(rec: ClaudeRecord): string | ContentBlock[] | unde
       typed = true;
       out.push(imageBlock(b));
     } else if (b.type !== 'tool_result') {
+      if (b.type === 'document') typed = true; // an attached PDF is sent by the person even without text
       out.push(b as ContentBlock);
     }
   }

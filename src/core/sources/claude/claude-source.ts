@@ -10,6 +10,7 @@ import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } 
 import type { SessionView } from '../session-view';
 import { claudeConfigDirs, discoverClaudeSessions, looksLikeClaudeTranscript } from './discovery';
 import { writeClaudeFork } from './fork';
+import { isSafeSessionId, matchPromptRecords, readPromptRecords, type PromptRecord } from './prompt-records';
 import { readClaudeSession } from './reader';
 import type { ClaudeSession } from './session';
 
@@ -30,9 +31,13 @@ export class ClaudeSource implements SourceAdapter {
   /** Least recently used first. */
   readonly #cache = new Map<string, Cached>();
 
-  constructor(opts: { configDirs?: readonly string[]; enabled?: boolean } = {}) {
+  readonly #home: string | undefined;
+
+  /** home: where our hooks keep their prompt records (they tie a snapshot to its prompt when no prompt id does). */
+  constructor(opts: { configDirs?: readonly string[]; enabled?: boolean; home?: string } = {}) {
     this.#configDirs = (opts.configDirs ?? claudeConfigDirs()).map((d) => resolve(d));
     this.#enabled = opts.enabled !== false;
+    this.#home = opts.home;
   }
 
   async list(ctx: SourceContext): Promise<SessionListing[]> {
@@ -81,7 +86,7 @@ export class ClaudeSource implements SourceAdapter {
     this.#cache.delete(path);
     if (!cached || cached.size !== info.size || cached.mtimeMs !== info.mtimeMs) {
       const configDir = this.#configDirs.find((d) => path.startsWith(join(d, 'projects') + sep));
-      cached = { size: info.size, mtimeMs: info.mtimeMs, session: readClaudeSession(path, configDir ? { configDir } : {}) };
+      cached = { size: info.size, mtimeMs: info.mtimeMs, session: readClaudeSession(path, configDir ? { configDir } : {}).then((s) => this.#withHookRecords(s)) };
     }
     this.#cache.set(path, cached);
     for (const old of [...this.#cache.keys()].slice(0, Math.max(0, this.#cache.size - MAX_CACHED))) this.#cache.delete(old);
@@ -91,6 +96,18 @@ export class ClaudeSource implements SourceAdapter {
       this.#cache.delete(path);
       throw error;
     }
+  }
+
+  #withHookRecords(session: ClaudeSession): ClaudeSession {
+    if (!this.#home || !isSafeSessionId(session.sessionId)) return session;
+    let records: PromptRecord[];
+    try {
+      records = readPromptRecords(this.#home, session.sessionId);
+    } catch {
+      return session; // no records (hooks not installed) or unreadable: prompt ids alone then
+    }
+    if (records.length) session.useMatchedKeys(matchPromptRecords(session.userPrompts(), records));
+    return session;
   }
 
   /** Claude Code's own transcript stays as it is: a new one beside it holds the conversation up to just before the

@@ -137,7 +137,8 @@ async function listDir(dir: string): Promise<string[]> {
   }
 }
 
-const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'queue-operation', 'summary', 'file-history-snapshot', 'file-history-delta', 'attachment', 'progress', 'last-prompt', 'custom-title', 'ai-title', 'mode', 'permission-mode']);
+// line types that carry the sessionId; a fork written by 2.1.330 starts with mode / atis-latch / tools-used lines
+const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'queue-operation', 'summary', 'file-history-snapshot', 'file-history-delta', 'attachment', 'progress', 'last-prompt', 'custom-title', 'ai-title', 'agent-name', 'mode', 'permission-mode', 'atis-latch', 'tools-used', 'cost-state', 'pr-link']);
 
 /** Whether the first lines of a file are a Claude Code transcript (a pi/agent-rewind file starts with a session header). */
 export function looksLikeClaudeTranscript(firstLines: readonly string[]): boolean {

@@ -4,10 +4,13 @@
 // the same project folder that holds our first line's uuid and was created before us.
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { obj, str, type RawLine } from './lines';
+
 
 const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 const PREFIX_BYTES = 64 * 1024;
+// A transcript's first line is written when the file is created; a copied one is older than the file by at least the
+// time it took to decide to fork. Within this margin the file is taken to be an original and the folder not searched.
+const COPY_MARGIN_MS = 2000;
 
 export interface ForkInfo {
   sessionId: string;
@@ -16,19 +19,30 @@ export interface ForkInfo {
   inherited: Set<string>;
 }
 
-export async function detectForkOrigin(sessionFile: string, lines: readonly RawLine[], searchFolder: boolean): Promise<ForkInfo | undefined> {
+/** What the reader's pass notes for fork detection: the main-line uuids in file order, and the forkedFrom marks. */
+export interface ForkClues {
+  uuids: string[];
+  /** Timestamp of the first line in the graph. */
+  firstTimestamp?: string;
+  marks: { uuid: string; sessionId: string }[];
+}
+
+export async function detectForkOrigin(sessionFile: string, clues: ForkClues, searchFolder: boolean): Promise<ForkInfo | undefined> {
   const dir = dirname(sessionFile);
-  const marked = fromMarks(lines);
+  const marked = fromMarks(clues);
   if (marked) {
     const candidate = join(dir, `${marked.sessionId}.jsonl`);
     if (await exists(candidate)) marked.sessionFile = candidate;
     return marked;
   }
   if (!searchFolder) return undefined;
-  const first = lines.find((l) => typeof l.rec.uuid === 'string' && l.rec.isSidechain !== true);
-  if (!first) return undefined;
-  const needle = `"uuid":"${first.rec.uuid as string}"`;
+  const first = clues.uuids[0];
+  if (first === undefined) return undefined;
+  const needle = `"uuid":"${first}"`;
   const own = await stat(sessionFile);
+  // searching reads the start of every older transcript of the project: only worth it when ours looks copied
+  const first0 = clues.firstTimestamp ? Date.parse(clues.firstTimestamp) : NaN;
+  if (own.birthtimeMs > 0 && !Number.isNaN(first0) && first0 >= own.birthtimeMs - COPY_MARGIN_MS) return undefined;
   let best: { file: string; created: number } | undefined;
   let names: string[];
   try {
@@ -53,24 +67,15 @@ export async function detectForkOrigin(sessionFile: string, lines: readonly RawL
   const originUuids = new Set<string>();
   for (const m of (await readFile(best.file, 'utf8')).matchAll(/"uuid":"([^"]+)"/g)) originUuids.add(m[1]!);
   const inherited = new Set<string>();
-  for (const l of lines) {
-    const u = str(l.rec.uuid);
-    if (u && originUuids.has(u)) inherited.add(u);
-  }
+  for (const u of clues.uuids) if (originUuids.has(u)) inherited.add(u);
   return { sessionId: basename(best.file, '.jsonl'), sessionFile: best.file, inherited };
 }
 
-function fromMarks(lines: readonly RawLine[]): ForkInfo | undefined {
-  let info: ForkInfo | undefined;
-  for (const l of lines) {
-    const f = obj(l.rec.forkedFrom);
-    const sessionId = str(f?.sessionId);
-    const u = str(l.rec.uuid);
-    if (!sessionId) continue;
-    if (!info) info = { sessionId, inherited: new Set() };
-    if (sessionId !== info.sessionId || !u) continue;
-    info.inherited.add(u);
-  }
+function fromMarks(clues: ForkClues): ForkInfo | undefined {
+  const first = clues.marks[0];
+  if (!first) return undefined;
+  const info: ForkInfo = { sessionId: first.sessionId, inherited: new Set() };
+  for (const m of clues.marks) if (m.sessionId === info.sessionId) info.inherited.add(m.uuid);
   return info;
 }
 

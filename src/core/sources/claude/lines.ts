@@ -13,15 +13,24 @@ export interface RawLine {
   byteEnd: number;
 }
 
-export interface SplitResult {
-  lines: RawLine[];
+export interface ScanResult {
   skipped: { line: number; reason: string }[];
   /** Bytes of a torn last line (Claude Code is still writing it); 0 when the file ends in a newline. */
   tornBytes: number;
 }
 
+export interface SplitResult extends ScanResult {
+  lines: RawLine[];
+}
+
 export function splitClaudeLines(buf: Buffer): SplitResult {
   const lines: RawLine[] = [];
+  return { lines, ...forEachClaudeLine(buf, (l) => lines.push(l)) };
+}
+
+/** Hands each parsed line to `visit` and keeps none, so a big transcript's records can be collected as soon as they
+ *  have been used (holding them all doubles the garbage collector's work). */
+export function forEachClaudeLine(buf: Buffer, visit: (line: RawLine) => void): ScanResult {
   const skipped: { line: number; reason: string }[] = [];
   const n = buf.length;
   let start = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
@@ -45,14 +54,14 @@ export function splitClaudeLines(buf: Buffer): SplitResult {
         else if (text.trim() !== '') skipped.push({ line: lineNo, reason: `invalid JSON: ${(err as Error).message}` });
       }
       if (ok) {
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) lines.push({ rec: value as ClaudeRecord, line: lineNo, byteStart: start, byteEnd: stop });
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) visit({ rec: value as ClaudeRecord, line: lineNo, byteStart: start, byteEnd: stop });
         else skipped.push({ line: lineNo, reason: 'not a JSON object' });
       }
     }
     start = end + 1;
     lineNo++;
   }
-  return { lines, skipped, tornBytes };
+  return { skipped, tornBytes };
 }
 
 export function str(v: unknown): string | undefined {

@@ -47,7 +47,14 @@ export function rawParentOf(rec: ClaudeRecord): string | null {
 }
 
 export function normalizeLines(lines: readonly RawLine[], opts: { includeSidechains: boolean }): NormalizedTree {
-  const out: NormalizedTree = {
+  const b = new TreeBuilder(opts);
+  for (const l of lines) b.add(l);
+  return b.finish();
+}
+
+/** Takes lines one at a time in file order (the reader feeds it while parsing), then gives the tree. */
+export class TreeBuilder {
+  private readonly out: NormalizedTree = {
     entries: [],
     byId: new Map(),
     alias: new Map(),
@@ -60,22 +67,28 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
     promptLines: new Map(),
   };
   // uuid → the id of the entry its children hang from (null: a root); presence means "seen earlier in the file"
-  const tailOf = new Map<string, string | null>();
+  private readonly tailOf = new Map<string, string | null>();
   // assistant entry id → its API message id, for merging the per-block lines of one response
-  const groupMsgId = new Map<string, string>();
-  const add = (e: SessionEntry): void => {
-    out.entries.push(e);
-    out.byId.set(e.id, e);
-  };
-  let leafUuid: string | undefined;
+  private readonly groupMsgId = new Map<string, string>();
   // compact boundary uuid → tokens before compaction (the summary line that follows does not repeat them)
-  const preTokens = new Map<string, number>();
+  private readonly preTokens = new Map<string, number>();
+  private leafUuid: string | undefined;
+  private readonly promptIdLines: { uuid: string; promptId: string; line: number; isPrompt: boolean }[] = [];
 
-  for (const raw of lines) {
+  constructor(private readonly opts: { includeSidechains: boolean }) {}
+
+  private addEntry(e: SessionEntry): void {
+    this.out.entries.push(e);
+    this.out.byId.set(e.id, e);
+  }
+
+  /** Whether the line took a place in the graph (it has a uuid not seen before and is not a skipped sidechain). */
+  add(raw: RawLine): boolean {
+    const { out, tailOf, groupMsgId, preTokens } = this;
     const rec = raw.rec;
     const uuid = str(rec.uuid);
-    if (!uuid || tailOf.has(uuid)) continue; // no place in the graph, or a duplicate (first copy wins)
-    if (!opts.includeSidechains && rec.isSidechain === true) continue;
+    if (!uuid || tailOf.has(uuid)) return false; // no place in the graph, or a duplicate (first copy wins)
+    if (!this.opts.includeSidechains && rec.isSidechain === true) return false;
     const parentUuid = rawParentOf(rec);
     const parent = parentUuid !== null && parentUuid !== uuid ? (tailOf.get(parentUuid) ?? null) : null;
     const timestamp = str(rec.timestamp) ?? '';
@@ -88,12 +101,12 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
         const tokens = obj(rec.compactMetadata)?.preTokens;
         if (typeof tokens === 'number') preTokens.set(uuid, tokens);
         tailOf.set(uuid, parent);
-        continue;
+        return true;
       }
       case 'prompt': {
         const content = promptContent(rec)!;
         const message: AgentMessage = { role: 'user', content, timestamp: ms };
-        add({ type: 'message', id: uuid, parentId: parent, timestamp, message } as MessageEntry);
+        this.addEntry({ type: 'message', id: uuid, parentId: parent, timestamp, message } as MessageEntry);
         tailOf.set(uuid, uuid);
         out.alias.set(uuid, uuid);
         out.promptEntries.add(uuid);
@@ -107,7 +120,7 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
         const summary = typeof content === 'string' ? content : contentString(toolResultContent(content));
         const e: CompactionEntry = { type: 'compaction', id: uuid, parentId: parent, timestamp, summary };
         if (typeof tokens === 'number') e.tokensBefore = tokens;
-        add(e);
+        this.addEntry(e);
         tailOf.set(uuid, uuid);
         out.alias.set(uuid, uuid);
         break;
@@ -128,7 +141,7 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
             isError: b.is_error === true,
             timestamp: ms,
           };
-          add({ type: 'message', id, parentId: prev, timestamp, message } as MessageEntry);
+          this.addEntry({ type: 'message', id, parentId: prev, timestamp, message } as MessageEntry);
           if (agentId && toolCallId) out.agentOfToolCall.set(toolCallId, agentId);
           prev = id;
         });
@@ -148,7 +161,7 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
           entryId = parent;
         } else {
           entryId = uuid;
-          add({ type: 'message', id: uuid, parentId: parent, timestamp, message: assistantMessage(rec, ms) } as MessageEntry);
+          this.addEntry({ type: 'message', id: uuid, parentId: parent, timestamp, message: assistantMessage(rec, ms) } as MessageEntry);
           if (msgId) groupMsgId.set(uuid, msgId);
         }
         for (const b of (obj(rec.message)?.content as unknown[] | undefined) ?? []) {
@@ -162,9 +175,28 @@ export function normalizeLines(lines: readonly RawLine[], opts: { includeSidecha
         break;
       }
     }
-    if (promptId && !out.promptIds.has(uuid)) out.promptIds.set(uuid, promptId);
-    if (rec.isSidechain !== true || opts.includeSidechains) leafUuid = uuid;
+    if (promptId) this.promptIdLines.push({ uuid, promptId, line: raw.line, isPrompt: kind === 'prompt' });
+    this.leafUuid = uuid;
+    return true;
   }
-  if (leafUuid !== undefined) out.leafId = tailOf.get(leafUuid) ?? null;
-  return out;
+
+  /** Whether a line with this uuid is in the graph (kept or hidden). */
+  has(uuid: string): boolean {
+    return this.tailOf.has(uuid);
+  }
+
+  finish(): NormalizedTree {
+    if (this.leafUuid !== undefined) this.out.leafId = this.tailOf.get(this.leafUuid) ?? null;
+    // --fork-session stamps every copied user line with the fork's new promptId, so several prompts share it; it
+    // belongs to the last of them, and to the lines after that one
+    const ownerLine = new Map<string, number>();
+    for (const p of this.promptIdLines) if (p.isPrompt) ownerLine.set(p.promptId, p.line);
+    for (const p of this.promptIdLines) if (p.line >= (ownerLine.get(p.promptId) ?? 0)) this.out.promptIds.set(p.uuid, p.promptId);
+    for (const p of this.out.prompts) {
+      const id = this.out.promptIds.get(p.entryId);
+      if (id) p.promptId = id;
+      else delete p.promptId;
+    }
+    return this.out;
+  }
 }

@@ -85,8 +85,17 @@ export class ClaudeSession implements ForeignSessionView {
   }
 
   checkpointKeysOf(userEntryId: string): readonly string[] {
-    const p = this.promptByEntry.get(this.getEntry(userEntryId)?.id ?? '');
-    return p?.promptId ? [p.promptId] : [];
+    const id = this.getEntry(userEntryId)?.id ?? '';
+    const p = this.promptByEntry.get(id);
+    const matched = this.matchedKeys.get(id);
+    return [...(p?.promptId ? [p.promptId] : []), ...(matched && matched !== p?.promptId ? [matched] : [])];
+  }
+
+  /** Hook snapshots tied to prompts by the hook's records (prompt-records.ts), for lines that carry no promptId
+   *  (Claude Code before 2.1.196) or whose promptId a fork rewrote: entry id → snapshot key. */
+  private matchedKeys: ReadonlyMap<string, string> = new Map();
+  useMatchedKeys(keys: ReadonlyMap<string, string>): void {
+    this.matchedKeys = keys;
   }
 
   /** The promptId of the line an entry came from (prompts, and in 2.1.330 the tool results of that turn). */
@@ -111,6 +120,6 @@ export class ClaudeSession implements ForeignSessionView {
     const id = this.getEntry(userEntryId)?.id;
     const line = id === undefined ? undefined : this.tree.promptLines.get(id);
     if (id === undefined || line === undefined) return undefined;
-    return this.parts.fileHistory.at(id, line);
+    return this.parts.fileHistory.at(id, line, this.cwd);
   }
 }

@@ -3,7 +3,7 @@
 // oldest as isSidechain lines of the main file. Each is attached to the tool call whose result names its agentId;
 // without one, to the Task/Agent call whose `prompt` input is the subagent's first prompt.
 import { open, readdir, readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SubagentView } from '../session-view';
 import { pathToLeaf } from '../../session/context';
 import { splitClaudeLines, str, obj, type RawLine } from './lines';
@@ -114,5 +114,3 @@ async function belongsTo(file: string, sessionId: string): Promise<boolean> {
     await fh?.close();
   }
 }
-
-export const agentFileId = (file: string): string | undefined => AGENT_FILE.exec(basename(file))?.[1];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SessionCache } from '../../engine/session-cache';
 import { sessionFoldersFor } from '../../engine/session-folders';
 import type { SessionListing } from '../../engine/types';
-import { isUserMessage, oneLine, previewOf } from '../../engine/transcript';
+import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../engine/transcript';
 import { readSessionSummary } from '../../session/discovery';
 import { parseJsonlLenient } from '../../session/jsonl';
 import type { SessionManager } from '../../session/session-manager';
@@ -89,8 +89,9 @@ async function firstUserMessagePreview(file: string): Promise<string | undefined
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     const text = buf.subarray(0, bytesRead).toString('utf8');
     const complete = bytesRead < buf.length ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-    const first = parseJsonlLenient(complete).records.find((r) => isUserMessage(r.value as SessionEntry));
-    return first ? previewOf(first.value as SessionEntry) : undefined;
+    const records = parseJsonlLenient(complete).records.map((r) => r.value as SessionEntry);
+    const first = records.find((e) => isTitleWorthyPrompt(e)) ?? records.find((e) => isUserMessage(e));
+    return first ? previewOf(first) : undefined;
   } finally {
     await handle.close();
   }

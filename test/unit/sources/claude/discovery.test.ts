@@ -54,6 +54,8 @@ test('recognising a transcript given as a path: Claude lines yes, pi/agent-rewin
   assert.equal(looksLikeClaudeTranscript([JSON.stringify({ type: 'session', version: 3, id: 'x', cwd: '/', timestamp: 't' })]), false);
   assert.equal(looksLikeClaudeTranscript(['not json', JSON.stringify({ type: 'user', uuid: 'u', sessionId: sid })]), true);
   assert.equal(looksLikeClaudeTranscript([JSON.stringify({ hello: 1 })]), false);
+  // a fork written by 2.1.330 starts with bookkeeping lines
+  assert.equal(looksLikeClaudeTranscript([JSON.stringify({ type: 'mode', mode: 'normal', sessionId: sid })]), true);
   const dir = tempConfigDir();
   const t = new Transcript();
   t.user(null, 'hi');

@@ -39,3 +39,19 @@ test('fileHistoryAt is undefined for a session without file history', async () =
   const p = t.user(null, 'hi');
   assert.equal((await readClaudeSession(t.write(tempConfigDir()))).fileHistoryAt(p), undefined);
 });
+
+test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId the prompt; paths relative to realParentDir', async () => {
+  const t = new Transcript();
+  const p1 = t.user(null, 'write it');
+  t.raw({ type: 'file-history-snapshot', messageId: p1, isSnapshotUpdate: false, snapshot: { messageId: p1, timestamp: t.tick(), trackedFileBackups: {} } });
+  const a = t.toolUse(p1, 'msg_A', 'toolu_1', 'Write', { file_path: '/elsewhere/w.txt', content: 'x' });
+  t.raw({ type: 'file-history-delta', messageId: a, snapshotMessageId: p1, trackingPath: 'w.txt', backup: { ...backup(null, 1), realParentDir: '/elsewhere' } });
+  t.raw({ type: 'file-history-delta', messageId: a, snapshotMessageId: p1, trackingPath: 'w.txt', backup: { ...backup('h@v2', 2), realParentDir: '/elsewhere' } });
+  const r = t.toolResult(a, 'toolu_1', 'ok');
+  const p2 = t.user(r, 'again');
+  t.raw({ type: 'file-history-snapshot', messageId: p2, isSnapshotUpdate: false, snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { 'w.txt': { ...backup('h@v2', 2), realParentDir: '/elsewhere' } } } });
+  const configDir = tempConfigDir();
+  const s = await readClaudeSession(t.write(configDir));
+  assert.deepEqual(s.fileHistoryAt(p1), { files: [{ path: '/elsewhere/w.txt', backupFile: null }] });
+  assert.deepEqual(s.fileHistoryAt(p2), { files: [{ path: '/elsewhere/w.txt', backupFile: join(configDir, 'file-history', t.sessionId, 'h@v2') }] });
+});

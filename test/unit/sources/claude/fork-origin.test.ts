@@ -20,6 +20,9 @@ test('--fork-session copies (same uuids, no mark): forkedFrom names the origin; 
   o.write(dir);
   await new Promise((r) => setTimeout(r, 20));
   const f = new Transcript(FORK);
+  // like 2.1.330: bookkeeping and the new prompt's queue lines (timestamped now) come before the copied lines
+  f.raw({ type: 'mode', mode: 'normal', sessionId: FORK });
+  f.raw({ type: 'queue-operation', operation: 'enqueue', content: 'q2 in fork', sessionId: FORK, timestamp: new Date().toISOString() });
   for (const l of o.lines.slice(0, 2)) f.raw({ ...l, sessionId: FORK });
   const fp = f.user(a1, 'q2 in fork');
   const forkFile = f.write(dir);
@@ -43,4 +46,15 @@ test('lines marked forkedFrom name the origin directly', async () => {
   f.user(a1, 'q2 in fork');
   const s = await readClaudeSession(f.write(dir), { findForkOrigin: false });
   assert.deepEqual(s.forkedFrom, { sessionId: ORIGIN, sessionFile: o.write(dir), entryId: a1 });
+});
+
+test('a transcript whose first line is as new as the file is an original: the folder is not searched for an origin', async () => {
+  const dir = tempConfigDir();
+  const { t: o } = origin();
+  o.write(dir);
+  const f = new Transcript(FORK);
+  // shares the origin's first uuid, but was written now, not copied
+  f.raw({ ...o.lines[0]!, sessionId: FORK, timestamp: new Date().toISOString() });
+  const s = await readClaudeSession(f.write(dir));
+  assert.equal(s.forkedFrom, undefined);
 });

@@ -9,9 +9,12 @@ const msg = (e: unknown) => (e as MessageEntry).message;
 test('a typed prompt becomes a user message: string content, or text and image blocks', async () => {
   const t = new Transcript();
   const a = t.user(null, 'fix the bug', { promptId: 'p1' });
-  t.user(a, [{ type: 'text', text: 'look at this' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }]);
+  const b = t.user(a, [{ type: 'text', text: 'look at this' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }]);
+  const doc = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } };
+  t.user(b, [doc]);
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  const [first, second] = s.getPath();
+  const [first, second, third] = s.getPath();
+  assert.deepEqual(msg(third).content, [doc]);
   assert.deepEqual({ role: msg(first).role, content: msg(first).content }, { role: 'user', content: 'fix the bug' });
   assert.deepEqual(msg(second).content, [{ type: 'text', text: 'look at this' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }]);
 });
@@ -71,10 +74,28 @@ test('injected user lines are hidden and their children hang from the nearest ke
   const at = t.attachment(p);
   const meta = t.user(at, [{ type: 'text', text: 'expanded skill text' }], { isMeta: true });
   const rem = t.user(meta, [{ type: 'text', text: '<system-reminder>be nice</system-reminder>' }]);
-  const a = t.text(rem, 'msg_A', 'answer');
+  const vis = t.user(rem, 'shown in the transcript only', { isVisibleInTranscriptOnly: true });
+  const stop = t.system(vis, 'stop_hook_summary');
+  const a = t.text(stop, 'msg_A', 'answer');
   const s = await readClaudeSession(t.write(tempConfigDir()));
   assert.deepEqual(s.getPath().map((e) => e.id), [p, a]);
   assert.equal(s.getEntry(p)?.parentId, null);
   assert.equal(s.getEntry(a)?.parentId, p);
   assert.deepEqual(s.userPrompts().map((u) => u.text), ['real question']);
+});
+
+test('a user line answering several tool calls at once becomes one toolResult entry per result, chained', async () => {
+  const t = new Transcript();
+  const p = t.user(null, 'go');
+  const u1 = t.toolUse(p, 'msg_A', 'toolu_1', 'Read', { file_path: '/a' });
+  const u2 = t.toolUse(u1, 'msg_A', 'toolu_2', 'Grep', { pattern: 'x' });
+  const r = t.user(u2, [
+    { type: 'tool_result', tool_use_id: 'toolu_1', content: 'A' },
+    { type: 'tool_result', tool_use_id: 'toolu_2', content: 'B' },
+  ]);
+  const a = t.text(r, 'msg_B', 'ok');
+  const s = await readClaudeSession(t.write(tempConfigDir()));
+  assert.deepEqual(s.getPath().map((e) => e.id), [p, u1, r, `${r}#1`, a]);
+  assert.deepEqual(s.getPath().slice(2, 4).map((e) => msg(e).toolName), ['Read', 'Grep']);
+  assert.equal(s.getEntry(r)?.id, r);
 });
