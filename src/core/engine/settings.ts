@@ -21,6 +21,8 @@ export interface EngineSettings {
   includePiSessions: boolean;
   /** Also list this workspace's Claude Code sessions ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude). */
   includeClaudeSessions: boolean;
+  /** Also list this workspace's Codex CLI sessions ($CODEX_HOME, else ~/.codex). */
+  includeCodexSessions: boolean;
 }
 
 const MB = 1024 * 1024;
@@ -60,6 +62,7 @@ export function parseSettings(get: (key: string) => unknown, env: NodeJS.Process
     sessionFolders: list('sessionFolders', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
     includePiSessions: bool('includePiSessions', true),
     includeClaudeSessions: bool('includeClaudeCodeSessions', true),
+    includeCodexSessions: bool('includeCodexSessions', true),
   };
 }
 

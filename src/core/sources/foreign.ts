@@ -2,10 +2,11 @@
 // is one more folder under src/core/sources and one more line here.
 import type { EngineSettings } from '../engine/settings';
 import { ClaudeSource } from './claude/claude-source';
+import { CodexSource } from './codex/codex-source';
 import type { SourceAdapter } from './source-adapter';
 
 export function foreignSources(settings: EngineSettings): SourceAdapter[] {
-  return [new ClaudeSource({ enabled: settings.includeClaudeSessions, home: settings.home })];
+  return [new ClaudeSource({ enabled: settings.includeClaudeSessions, home: settings.home }), new CodexSource({ enabled: settings.includeCodexSessions })];
 }
 
 /** The foreign adapter that reads `file` (from its first line), if any. */

@@ -1,0 +1,96 @@
+// A Codex rollout is JSON lines `{timestamp, type, payload}` (RolloutLine with a flattened, tagged RolloutItem). The
+// byte-level splitting is the same as Claude Code's (lenient: bad lines reported, a torn last line left for later),
+// so it is shared; this file adds the envelope's accessors.
+import { epochMs, obj, splitClaudeLines, str, type ClaudeRecord, type RawLine, type SplitResult } from '../claude/lines';
+
+export type CodexRecord = ClaudeRecord;
+export type { RawLine, SplitResult };
+export { epochMs, obj, str };
+
+/** Every line parsed, with its byte range (what the fork writer copies). */
+export function splitRolloutLines(buf: Buffer): SplitResult {
+  return splitClaudeLines(buf);
+}
+
+// Line kinds the reader never uses, told from the line's first bytes without parsing it. Codex writes the envelope
+// as `{"timestamp":…,("ordinal":…,)"type":"<kind>","payload":{"type":"<event>"…`, so the first `"type":"` is the
+// line's kind and, for an event_msg, the second one is the event's.
+const UNUSED_KINDS = new Set(['token_usage_record', 'world_state', 'turn_diff', 'ghost_snapshot']);
+const USED_EVENTS = new Set(['task_started', 'turn_started', 'thread_rolled_back', 'patch_apply_end', 'item_completed', 'thread_name_updated']);
+const TYPE_KEY = Buffer.from('"type":"');
+
+function typeAt(buf: Buffer, from: number, end: number): { value: string; next: number } | undefined {
+  const at = buf.indexOf(TYPE_KEY, from);
+  if (at < 0 || at >= end || at - from > 160) return undefined;
+  const start = at + TYPE_KEY.length;
+  const close = buf.indexOf(34, start);
+  if (close < 0 || close > end || close - start > 64) return undefined;
+  return { value: buf.toString('latin1', start, close), next: close };
+}
+
+/** Whether a line can be left unparsed by the reader: a kind it never uses, an event it ignores, or an
+ *  item_completed that is not a FileChange. Anything unexpected is parsed (and reported when broken). */
+function unusedLine(buf: Buffer, start: number, end: number): boolean {
+  const kind = typeAt(buf, start, end);
+  if (!kind) return false;
+  if (UNUSED_KINDS.has(kind.value)) return true;
+  if (kind.value !== 'event_msg') return false;
+  const event = typeAt(buf, kind.next, end);
+  if (!event) return false;
+  if (!USED_EVENTS.has(event.value)) return true;
+  if (event.value !== 'item_completed') return false;
+  const item = typeAt(buf, event.next, end);
+  return item !== undefined && item.value !== 'FileChange';
+}
+
+/** The lines the reader uses, parsed; the others are skipped by their first bytes (3–5× fewer JSON.parse bytes on a
+ *  real rollout, where token counts, world state and item_completed copies are most of the file). */
+export function splitRolloutLinesForReading(buf: Buffer): SplitResult {
+  const lines: RawLine[] = [];
+  const skipped: { line: number; reason: string }[] = [];
+  const n = buf.length;
+  let start = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  let lineNo = 1;
+  let tornBytes = 0;
+  while (start < n) {
+    let end = buf.indexOf(10, start);
+    const last = end === -1;
+    if (last) end = n;
+    const stop = end > start && buf[end - 1] === 13 ? end - 1 : end;
+    if (stop > start && !(buf[stop - 1] === 125 && unusedLine(buf, start, stop))) {
+      const text = buf.toString('utf8', start, stop);
+      let value: unknown;
+      let ok = true;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        ok = false;
+        if (last) tornBytes = n - start;
+        else if (text.trim() !== '') skipped.push({ line: lineNo, reason: `invalid JSON: ${(err as Error).message}` });
+      }
+      if (ok) {
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) lines.push({ rec: value as CodexRecord, line: lineNo, byteStart: start, byteEnd: stop });
+        else skipped.push({ line: lineNo, reason: 'not a JSON object' });
+      }
+    }
+    start = end + 1;
+    lineNo++;
+  }
+  return { lines, skipped, tornBytes };
+}
+
+/** The line's payload (an empty object when missing or not an object). */
+export function payloadOf(rec: CodexRecord): CodexRecord {
+  return obj(rec.payload) ?? {};
+}
+
+/** `event_msg` / `response_item` lines carry their own `payload.type`. */
+export function innerType(rec: CodexRecord): string | undefined {
+  return str(payloadOf(rec).type);
+}
+
+/** A UUIDv7's millisecond timestamp (undefined for other ids). */
+export function uuidV7Ms(id: string | undefined): number | undefined {
+  if (!id || !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+}
