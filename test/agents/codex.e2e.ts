@@ -5,26 +5,23 @@
 // when that prompt was sent (every file's bytes and mode), undo puts the later state back, and the fork rollout
 // "Rewind to here" wrote is continued by `codex exec resume <forkId>`.
 //
-// The hook command is a small bundled stand-in for `agent-rewind hook codex` (support/codex-hook-entry.ts) that calls
-// handleCodexHook, until the CLI dispatches to it. `codex exec` runs hooks only once trusted; the test passes
-// --dangerously-bypass-hook-trust (see support/codex.ts).
+// The hooks are installed by `agent-rewind hooks install codex --user` (dist/cli.js) and run `agent-rewind hook codex`.
+// `codex exec` runs hooks only once trusted; the test passes --dangerously-bypass-hook-trust (see support/codex.ts).
 //
 // Run: node --import tsx --test test/agents/codex.e2e.ts
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSync } from 'esbuild';
 import { ensureCodex } from '../../scripts/agents/codex.mjs';
 import { RewindEngine } from '../../src/core/engine/engine';
 import { parseSettings } from '../../src/core/engine/settings';
 import type { AgentMessage } from '../../src/core/session/types';
 import { readCodexSession } from '../../src/core/sources/codex';
 import { CodexSource } from '../../src/core/sources/codex/codex-source';
-import { installCodexHooks } from '../../src/core/sources/codex/hooks-settings';
 import { runCodex, writeCodexConfig } from './support/codex';
 import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai';
 
@@ -68,10 +65,11 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
     arHome = join(dir, 'ar-home');
     fake = await startFakeOpenAI();
     writeCodexConfig(codexHome, fake.baseUrl);
-    const hook = join(dir, 'codex-hook.cjs');
-    buildSync({ entryPoints: [join(ROOT, 'test/agents/support/codex-hook-entry.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: hook, logLevel: 'error' });
-    const change = installCodexHooks({ scope: 'user', codexHome }, [process.execPath, hook]);
-    assert.deepEqual(change.added, ['UserPromptSubmit', 'Stop']);
+    const cli = join(ROOT, 'dist', 'cli.js');
+    assert.ok(existsSync(cli), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
+    const installed = spawnSync(process.execPath, [cli, 'hooks', 'install', 'codex', '--user', '--json'], { encoding: 'utf8', env: { ...process.env, CODEX_HOME: codexHome, AGENT_REWIND_HOME: arHome } });
+    assert.equal(installed.status, 0, installed.stderr);
+    assert.deepEqual(JSON.parse(installed.stdout).added, ['UserPromptSubmit', 'Stop']);
     mkdirSync(ws);
     const env = { AGENT_REWIND_HOME: arHome };
 

@@ -86,11 +86,17 @@ export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.Readable
   let event: string | undefined;
   let sessionId: string | undefined;
   try {
-    if (argv[0] !== 'claude') {
-      logHookProblem(home, undefined, undefined, `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook claude)`);
+    if (argv[0] !== 'claude' && argv[0] !== 'codex') {
+      logHookProblem(home, undefined, undefined, `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook claude|codex)`);
       return 0;
     }
     const stdin = await readBounded(io.stdin, MAX_STDIN_BYTES, STDIN_TIMEOUT_MS);
+    if (argv[0] === 'codex') {
+      // Codex's handler validates and logs on its own (<home>/logs/codex-hooks.log), and never throws
+      const { handleCodexHook } = await import('../../core/sources/codex/hook-handler');
+      await handleCodexHook(stdin.problem ? '' : (stdin.text ?? ''), { home });
+      return 0;
+    }
     if (stdin.problem) {
       logHookProblem(home, undefined, undefined, stdin.problem);
       return 0;
@@ -122,7 +128,7 @@ export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.Readable
 }
 
 export const hookCommand: Command = {
-  usage: 'hook claude   (run by Claude Code hooks: reads the hook JSON on stdin, prints nothing, always exits 0)',
+  usage: 'hook claude|codex   (run by Claude Code / Codex hooks: reads the hook JSON on stdin, prints nothing, always exits 0)',
   async raw(argv) {
     const homeAt = argv.indexOf('--home');
     const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined);

@@ -5,7 +5,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import { CliError, UsageError, cwdOption, type Command } from '../command';
+import { CliError, UsageError, cwdOption, type Command, type CommandContext } from '../command';
 import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources/claude/hooks-settings';
 
 /** How Claude Code should start this CLI: this node binary and this script, both absolute. */
@@ -50,16 +50,17 @@ export function describeHooksChange(c: HooksChange, action: 'install' | 'uninsta
 }
 
 export const hooksCommand: Command = {
-  usage: 'hooks install|uninstall claude [--user] [--cwd DIR] [--no-baseline] [--command PATH]',
+  usage: 'hooks install|uninstall claude|codex [--user] [--cwd DIR] [--no-baseline] [--command PATH]',
   // --command: the executable the hooks run instead of this node + script (the VS Code extension passes its launcher,
   // whose path stays the same when the extension is updated)
   options: { user: { type: 'boolean' }, cwd: { type: 'string' }, 'no-baseline': { type: 'boolean' }, command: { type: 'string' } },
   async run(ctx) {
     const [action, agent, extra] = ctx.positionals;
     if (action !== 'install' && action !== 'uninstall') throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
-    if (agent !== 'claude') throw new UsageError(agent ? `unknown agent "${agent}" (only claude)` : 'missing the agent (claude)');
+    if (agent !== 'claude' && agent !== 'codex') throw new UsageError(agent ? `unknown agent "${agent}" (claude or codex)` : 'missing the agent (claude or codex)');
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
     if (ctx.values.user === true && typeof ctx.values.cwd === 'string') throw new UsageError('--user and --cwd do not go together');
+    if (agent === 'codex') return codexHooks(ctx, action);
     const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'workspace', workspace: cwdOption(ctx) } as const);
     let change: HooksChange;
     try {
@@ -79,3 +80,34 @@ export const hooksCommand: Command = {
     });
   },
 };
+
+/**
+ * Codex: `<project>/.codex/hooks.json` (or `$CODEX_HOME/hooks.json` with --user) plus the `[features] hooks = true`
+ * switch in that scope's config.toml. Codex runs a new hook only once the person trusted it (its TUI asks once), and
+ * a project hook only in a trusted project: said after installing, never decided for them.
+ */
+async function codexHooks(ctx: CommandContext, action: 'install' | 'uninstall'): Promise<void> {
+  const { CodexSettingsError, installCodexHooks, uninstallCodexHooks, codexHooksTrustRecorded } = await import('../../core/sources/codex/hooks-settings');
+  const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'project', projectDir: cwdOption(ctx) } as const);
+  const launcher = typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : selfLauncher();
+  let change;
+  try {
+    change = action === 'install' ? installCodexHooks(loc, [launcher.command, ...(launcher.args ?? [])]) : uninstallCodexHooks(loc);
+  } catch (err) {
+    if (err instanceof CodexSettingsError) throw new CliError(err.message);
+    throw err;
+  }
+  const baseline = action === 'install' && loc.scope === 'project' && ctx.values['no-baseline'] !== true ? await baselineSnapshot(loc.projectDir, ctx.home) : undefined;
+  const trusted = action === 'install' ? codexHooksTrustRecorded(loc) : [];
+  ctx.out({ ...change, ...(baseline ? { baseline } : {}), ...(action === 'install' ? { trusted } : {}) }, () => {
+    const parts: string[] = [];
+    if (change.added.length) parts.push(`added ${change.added.join(', ')}`);
+    if (change.alreadyPresent.length) parts.push(`already present: ${change.alreadyPresent.join(', ')}`);
+    if (change.removed.length) parts.push(`removed ${change.removed.join(', ')}`);
+    if (!parts.length) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');
+    const lines = [`Codex hooks (${loc.scope}): ${parts.join('; ')} — ${change.hooksFile}${change.featureChanged ? ` (and the hooks switch in ${change.configFile})` : ''}`];
+    if (action === 'install' && trusted.length < 2) lines.push('note: Codex runs new hooks only after you trust them: start `codex` once in this folder and choose "Trust all and continue" when it asks to review hooks.');
+    if (baseline && !('error' in baseline)) lines.push(`baseline snapshot of ${baseline.files} files taken (${baseline.ms} ms)`);
+    return lines.join('\n');
+  });
+}
