@@ -1,0 +1,196 @@
+// The client side of the checkpoint service, for the CLI and the agents' hooks: ask the service of this home first,
+// and when nobody answers (no socket: at once; a socket nobody accepts on: after CONNECT_TIMEOUT_MS) or the service
+// does not serve this folder with these options, do what a fresh process always did — its own FileCheckpointer.
+import { existsSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { FileCheckpointer } from '../files/file-checkpointer';
+import type { SnapshotRecord } from '../files/snapshot-records';
+import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from '../files/types';
+import type { WatcherSync } from '../files/watcher-sync';
+import { resolveWorkspaceRoot } from '../files/workspace-root';
+import { checkpointOptionsKey } from './options-key';
+import { socketPath } from './paths';
+import { LineReader, MAX_RESPONSE_BYTES, PROTOCOL_VERSION, type RefusalCode, type ServiceResponse } from './protocol';
+import { readSecret } from './secret';
+
+/** The fallback decision: a connect attempt to a socket that exists gets this long. */
+export const CONNECT_TIMEOUT_MS = 20;
+
+export class ServiceRefusal extends Error {
+  constructor(readonly code: RefusalCode, message: string) {
+    super(message);
+  }
+}
+
+/** The connection was lost after the request was sent: the service may or may not have done it. */
+export class ServiceLost extends Error {}
+
+/** One connection to the service; requests go one at a time. */
+export class ServiceClient {
+  private nextId = 0;
+  private waiting: { id: number; resolve(r: ServiceResponse): void; reject(e: Error): void } | undefined;
+  private closed = false;
+
+  private constructor(private readonly socket: Socket, private readonly secret: string) {
+    const reader = new LineReader(
+      MAX_RESPONSE_BYTES,
+      (line) => {
+        const w = this.waiting;
+        if (!w) return;
+        this.waiting = undefined;
+        try {
+          w.resolve(JSON.parse(line) as ServiceResponse);
+        } catch {
+          w.reject(new ServiceLost('the checkpoint service sent something that is not JSON'));
+        }
+      },
+      () => this.fail(new ServiceLost('the checkpoint service sent a response over the size limit')),
+    );
+    socket.on('data', (c) => reader.push(c));
+    socket.on('error', () => this.fail(new ServiceLost('the connection to the checkpoint service failed')));
+    socket.on('close', () => this.fail(new ServiceLost('the checkpoint service closed the connection')));
+  }
+
+  private fail(err: Error): void {
+    this.closed = true;
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.reject(err);
+    this.socket.destroy();
+  }
+
+  /** A connection to the home's service, or undefined when there is none (decided within CONNECT_TIMEOUT_MS). */
+  static async connect(home: string, timeoutMs = CONNECT_TIMEOUT_MS): Promise<ServiceClient | undefined> {
+    if (process.env.AGENT_REWIND_SERVICE === 'off') return undefined;
+    const path = socketPath(home);
+    if (process.platform !== 'win32' && !existsSync(path)) return undefined;
+    const secret = readSecret(home);
+    if (!secret) return undefined;
+    return new Promise((resolve) => {
+      const s = createConnection(path);
+      const timer = setTimeout(() => {
+        s.destroy();
+        resolve(undefined);
+      }, timeoutMs);
+      s.once('error', () => {
+        clearTimeout(timer);
+        s.destroy();
+        resolve(undefined);
+      });
+      s.once('connect', () => {
+        clearTimeout(timer);
+        s.removeAllListeners('error');
+        s.unref(); // an open connection alone never keeps a CLI alive
+        resolve(new ServiceClient(s, secret));
+      });
+    });
+  }
+
+  /** Sends a request (the secret and the version are added); resolves with its value, throws ServiceRefusal/Lost. */
+  async request<T>(method: string, fields: Record<string, unknown>): Promise<T> {
+    if (this.closed) throw new ServiceLost('the connection to the checkpoint service is closed');
+    if (this.waiting) throw new Error('one request at a time');
+    const id = ++this.nextId;
+    const response = await new Promise<ServiceResponse>((resolve, reject) => {
+      this.waiting = { id, resolve, reject };
+      this.socket.ref();
+      this.socket.write(JSON.stringify({ v: PROTOCOL_VERSION, id, secret: this.secret, method, ...fields }) + '\n');
+    }).finally(() => {
+      if (!this.closed) this.socket.unref();
+    });
+    if (!response.ok) throw new ServiceRefusal(response.code, response.message);
+    return response.value as T;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket.destroy();
+  }
+}
+
+/** What the CLI and the hooks use: FileCheckpoints through the service when it serves this folder, else in-process. */
+export class ServiceFirstCheckpoints implements FileCheckpoints {
+  readonly workspaceRoot: string;
+  private local: FileCheckpointer | undefined;
+  private client: Promise<ServiceClient | undefined> | undefined;
+  private readonly key: string;
+  /** Where the last call was answered (for tests, benchmarks and --verbose output). */
+  lastAnsweredBy: 'service' | 'local' | undefined;
+
+  constructor(private readonly options: FileCheckpointerOptions, private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS) {
+    this.workspaceRoot = resolveWorkspaceRoot(options.workspaceRoot);
+    this.key = checkpointOptionsKey(options, this.workspaceRoot);
+  }
+
+  /** The in-process checkpointer (made on first use). */
+  localCheckpointer(): FileCheckpointer {
+    this.local ??= new FileCheckpointer(this.options);
+    return this.local;
+  }
+
+  private async remote<T>(method: string, fields: Record<string, unknown>, local: (fc: FileCheckpointer) => Promise<T>, retryIfLost: boolean): Promise<T> {
+    this.client ??= ServiceClient.connect(this.options.home, this.connectTimeoutMs);
+    const client = await this.client;
+    if (client) {
+      try {
+        const value = await client.request<T>(method, { workspace: this.workspaceRoot, optionsKey: this.key, ...fields });
+        this.lastAnsweredBy = 'service';
+        return value;
+      } catch (err) {
+        const fallBack = err instanceof ServiceRefusal ? err.code === 'not-served' || err.code === 'options-differ' : err instanceof ServiceLost && retryIfLost;
+        if (!fallBack) throw err instanceof ServiceLost ? new Error(`${err.message} during ${method}; check the files and run it again`) : err;
+        client.close();
+        this.client = Promise.resolve(undefined);
+      }
+    }
+    this.lastAnsweredBy = 'local';
+    return local(this.localCheckpointer());
+  }
+
+  snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
+    // a snapshot taken again under the same ids replaces the first: safe to take here when the service went away
+    return this.remote('snapshot', { sessionId, anchorId, kind }, (fc) => fc.snapshot(sessionId, anchorId, kind), true);
+  }
+
+  rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult> {
+    const o = { anchor: { checkpointingEnabled: opts.anchor.checkpointingEnabled, kind: opts.anchor.kind }, ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}), ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}) };
+    return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
+  }
+
+  undoLastRewind(sessionId: string): Promise<RewindFilesResult> {
+    return this.remote('undoLastRewind', { sessionId }, (fc) => fc.undoLastRewind(sessionId), false);
+  }
+
+  listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
+    return this.remote('listSnapshots', { sessionId }, (fc) => fc.listSnapshots(sessionId), true);
+  }
+
+  readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {
+    return this.localCheckpointer().readFileAtAnchor(sessionId, anchorId, relPath);
+  }
+
+  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
+    return this.localCheckpointer().diffSnapshots(sessionId, anchorA, anchorB);
+  }
+
+  notifyChanged(paths: Iterable<string>): void {
+    this.localCheckpointer().notifyChanged(paths);
+  }
+
+  setWatcherSync(sync: WatcherSync | undefined): void {
+    this.localCheckpointer().setWatcherSync(sync);
+  }
+
+  async dispose(): Promise<void> {
+    const client = await this.client;
+    client?.close();
+    this.client = Promise.resolve(undefined);
+    await this.local?.dispose();
+    this.local = undefined;
+  }
+}
+
+/** The checkpoints of a workspace for one CLI call or hook run: through the home's service when it serves it. */
+export function openFileCheckpoints(options: FileCheckpointerOptions): ServiceFirstCheckpoints {
+  return new ServiceFirstCheckpoints(options);
+}

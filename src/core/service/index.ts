@@ -1,0 +1,6 @@
+// The checkpoint service (a long-lived process that keeps workspaces' trees and watchers warm) and its client.
+export { CheckpointService, ServiceRunningError, probe, type CheckpointServiceOptions } from './server';
+export { ServiceClient, ServiceFirstCheckpoints, ServiceRefusal, ServiceLost, openFileCheckpoints, CONNECT_TIMEOUT_MS } from './client';
+export { serviceDir, socketPath, secretPath, infoPath } from './paths';
+export { ensureSecret, readSecret } from './secret';
+export { checkpointOptionsKey } from './options-key';
