@@ -7,6 +7,7 @@ import { cliSettings, withViewArg } from './session-arg';
 import { forTerminal } from './terminal-text';
 import { RewindEngine } from '../core/engine/engine';
 import { foreignSources } from '../core/sources/foreign';
+import { openFileCheckpoints } from '../core/service/client';
 
 export async function withEngine<T>(ctx: CommandContext, file: string, fn: (engine: RewindEngine) => Promise<T>): Promise<T> {
   const cwd = await withViewArg(ctx, file, async (v) => v.cwd);
@@ -15,6 +16,8 @@ export async function withEngine<T>(ctx: CommandContext, file: string, fn: (engi
     settings: cliSettings(ctx),
     workspaceRoots: [root],
     foreignSources,
+    // rewind --files, undo and redo ask the home's checkpoint service first (its folder's tree is warm there)
+    openCheckpoints: openFileCheckpoints,
     warn: (m) => process.stderr.write(`agent-rewind: warning: ${forTerminal(m)}\n`),
   });
   try {

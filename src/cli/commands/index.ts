@@ -20,6 +20,7 @@ export const commands: CommandEntry[] = [
   { name: 'rewind', summary: 'rewind the conversation to a message: a new branch <current>-vN (another agent\'s session: a fork it can resume); --files also the files', load: async () => (await import('./rewind')).rewindCommand },
   { name: 'rewind-files', summary: 'preview (--dry-run) or rewind the workspace files to a user message', load: async () => (await import('./rewind-files')).rewindFilesCommand },
   { name: 'search', summary: 'full-text search over the messages of a folder\'s sessions (through the catalog)', load: async () => (await import('./search')).searchCommand },
+  { name: 'serve', summary: 'run the checkpoint service: keeps folders\' trees and watchers warm so hooks and the CLI snapshot in milliseconds', load: async () => (await import('./serve')).serveCommand },
   { name: 'sessions', summary: 'list the sessions of a folder (agent-rewind, pi, oh-my-pi, Claude Code)', load: async () => (await import('./sessions')).sessionsCommand },
   { name: 'snapshot', summary: 'snapshot the workspace files, anchored at a user message', load: async () => (await import('./snapshot')).snapshotCommand },
   { name: 'state', summary: 'show session state and artifact versions as of an entry (default: the active branch)', load: async () => (await import('./state')).stateCommand },

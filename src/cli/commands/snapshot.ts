@@ -6,13 +6,16 @@ import { CliError, UsageError, type Command, type CommandContext } from '../comm
 import { withSessionArg } from '../session-arg';
 import type { SessionManager } from '../../core/session/session-manager';
 import type { SessionEntry } from '../../core/session/types';
-import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../core/files';
+import { anchorCheckFor, type SnapshotSummary } from '../../core/files';
+import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service/client';
 
-export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): FileCheckpointer {
+/** The folder's checkpoints for this call: through the home's checkpoint service when it serves the folder, else
+ *  in this process. */
+export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): ServiceFirstCheckpoints {
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
-  let fc: FileCheckpointer;
+  let fc: ServiceFirstCheckpoints;
   try {
-    fc = new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
+    fc = openFileCheckpoints({ workspaceRoot: ws, home: ctx.home });
   } catch (err) {
     throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
   }
@@ -37,7 +40,7 @@ export async function snapshotForAppend(ctx: CommandContext, session: SessionMan
     if (!ctx.json) process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${session.cwd} does not exist (pass --workspace DIR)\n`);
     return undefined;
   }
-  let fc: FileCheckpointer | undefined;
+  let fc: ServiceFirstCheckpoints | undefined;
   try {
     fc = checkpointerFor(ctx, session);
     return await fc.snapshot(session.sessionId, entry.id, role === 'user' ? 'user-message' : 'turn-end');

@@ -3,17 +3,25 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, relative, resolve, sep } from 'node:path';
 import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
-import type { FileCheckpoints } from '../files/types';
+import type { FileCheckpointerOptions, FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/watcher-sync';
 import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';
 import type { EngineSettings } from './settings';
+
+/** Makes the checkpoints of a folder in this thread (default: a FileCheckpointer). */
+export type OpenCheckpoints = (options: FileCheckpointerOptions) => FileCheckpoints;
 
 export class CheckpointerPool {
   readonly #byRoot = new Map<string, FileCheckpoints>();
   #settle: ((root: string) => Promise<SyncResult>) | undefined;
 
   /** startWorker: run each checkpointer in a worker thread (the extension host must never block on a walk). */
-  constructor(private settings: EngineSettings, private roots: readonly string[], private readonly startWorker?: StartFilesWorker) {}
+  constructor(
+    private settings: EngineSettings,
+    private roots: readonly string[],
+    private readonly startWorker?: StartFilesWorker,
+    private readonly open: OpenCheckpoints = (o) => new FileCheckpointer(o),
+  ) {}
 
   /** Settings or folders changed: checkpointers are made again on next use with the new options. */
   async reset(settings: EngineSettings, roots: readonly string[]): Promise<void> {
@@ -36,7 +44,7 @@ export class CheckpointerPool {
     if (!cp) {
       const fc = this.settings.fileCheckpointing;
       const storeDir = fc.storeDir ? resolve(fc.storeDir, basename(defaultStoreDir(this.settings.home, root))) : undefined;
-      const options = {
+      const options: FileCheckpointerOptions = {
         workspaceRoot: root,
         home: this.settings.home,
         ...(storeDir ? { storeDir } : {}),
@@ -46,7 +54,7 @@ export class CheckpointerPool {
         // 0 means "no cap" in the settings.
         sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
       };
-      cp = this.startWorker ? new WorkerFileCheckpointer(options, this.startWorker) : new FileCheckpointer(options);
+      cp = this.startWorker ? new WorkerFileCheckpointer(options, this.startWorker) : this.open(options);
       this.#byRoot.set(root, cp);
       this.#applySync(cp);
     }

@@ -23,7 +23,7 @@ import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
 import type { BranchCompareModel, EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
-import { CheckpointerPool } from './checkpointer-pool';
+import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
 import type { SyncResult } from '../files/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
@@ -48,6 +48,8 @@ export interface RewindEngineOptions {
   warn?: Warn;
   /** Runs file checkpoints in worker threads started by this (the extension host); without it, in this thread. */
   filesWorker?: StartFilesWorker;
+  /** Makes a folder's checkpoints when there is no worker (the CLI: through the checkpoint service, when it runs). */
+  openCheckpoints?: OpenCheckpoints;
   /** Readers of other agents' sessions (Claude Code, Codex), made for a home; ours and pi's are always read. */
   foreignSources?: (settings: EngineSettings) => SourceAdapter[];
 }
@@ -94,7 +96,7 @@ export class RewindEngine {
     this.#foreignSources = opts.foreignSources ?? (() => []);
     this.#sources = this.#makeSources(this.#settings);
     this.#rewindLog = new RewindLog(this.#settings.home);
-    this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots, opts.filesWorker);
+    this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots, opts.filesWorker, opts.openCheckpoints);
   }
 
   #makeSources(settings: EngineSettings): SessionSources {

@@ -32,7 +32,7 @@ export function snapshotsByEntryFromRecords(view: SessionView, all: readonly Sna
 }
 
 /** The key the checkpointer knows the message's snapshot by (for our sessions, the message id itself). */
-export async function snapshotKeyOf(view: SessionView, entryId: string, checkpointer: FileCheckpoints): Promise<string> {
+export async function snapshotKeyOf(view: SessionView, entryId: string, checkpointer: Pick<FileCheckpoints, 'listSnapshots'>): Promise<string> {
   if (!isForeignView(view)) return entryId;
   const keys = view.checkpointKeysOf(entryId);
   if (keys.length > 1) {

@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { FileCheckpointer } from '../../files/file-checkpointer';
+import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../service/client';
 import type { SnapshotSummary } from '../../files/types';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
 
@@ -96,9 +96,10 @@ export function parseHookInput(raw: unknown): ClaudeHookInput {
 }
 
 async function snapshot(root: string, home: string, sessionId: string, anchorId: string, kind: 'user-message' | 'turn-end'): Promise<{ summary: SnapshotSummary; realRoot: string }> {
-  let fc: FileCheckpointer;
+  let fc: ServiceFirstCheckpoints;
   try {
-    fc = new FileCheckpointer({ workspaceRoot: root, home });
+    // through the home's checkpoint service when it serves this folder (warm tree and watcher), else in-process
+    fc = openFileCheckpoints({ workspaceRoot: root, home });
   } catch (err) {
     throw new HookProblem((err as Error).message);
   }

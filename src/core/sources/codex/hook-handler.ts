@@ -10,7 +10,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { FileCheckpointer } from '../../files/file-checkpointer';
+import { openFileCheckpoints } from '../../service/client';
 
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/);
 
@@ -53,7 +53,8 @@ export async function runCodexHook(stdinJson: unknown, opts: { home: string }): 
     if (!input.turn_id) return logged(opts.home, event, `session ${input.session_id}: no turn_id in the payload, no snapshot taken`);
     if (!isAbsolute(input.cwd) || !isDir(input.cwd)) return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
     const anchorId = event === 'Stop' ? `${input.turn_id}:turn-end` : input.turn_id;
-    const fc = new FileCheckpointer({ workspaceRoot: input.cwd, home: opts.home });
+    // through the home's checkpoint service when it serves this folder, else in-process
+    const fc = openFileCheckpoints({ workspaceRoot: input.cwd, home: opts.home });
     try {
       await fc.snapshot(input.session_id, anchorId, event === 'Stop' ? 'turn-end' : 'user-message');
     } finally {
