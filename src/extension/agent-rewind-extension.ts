@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine/engine';
 import { foreignSources } from '../core/sources/foreign';
+import { CheckpointServiceHost } from '../core/service/service-host';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
@@ -42,6 +43,16 @@ export class AgentRewindExtension extends Disposable {
       foreignSources,
     }));
     this._register({ dispose: () => void engine.dispose() });
+
+    // The checkpoint service for the open folders (in a worker thread): Claude Code / Codex hooks and the CLI in
+    // this machine's terminals ask it for their snapshots instead of re-checking the whole tree in a fresh process.
+    const service = new CheckpointServiceHost(() => new Worker(join(__dirname, 'service-worker.js')), (m) => log.info(m));
+    this._register({ dispose: () => void service.dispose() });
+    const updateService = () => {
+      const on = vscode.workspace.getConfiguration('agentRewind').get<boolean>('checkpointService.enabled', true);
+      void service.update(on ? { home: engine.settings.home, workspaces: workspaceRoots() } : undefined).catch((err: Error) => log.warn(`checkpoint service: ${err.message}`));
+    };
+    updateService();
 
     // `agent-rewind` in integrated terminals (and the command agent hooks run).
     this.launcher = installCliLauncher(context).catch((error: unknown) => {
@@ -108,6 +119,7 @@ export class AgentRewindExtension extends Disposable {
         const settings = readSettings();
         log.info(`settings changed: file checkpointing ${settings.fileCheckpointing.enabled ? 'on' : 'off'}, home ${settings.home}`);
         await engine.updateSettings(settings);
+        updateService();
         watcher.watch(engine.sessionFolders());
         tree.refresh();
         void status.refresh();
@@ -116,6 +128,7 @@ export class AgentRewindExtension extends Disposable {
     this._register(
       vscode.workspace.onDidChangeWorkspaceFolders(async () => {
         await engine.setWorkspaceRoots(workspaceRoots());
+        updateService();
         watcher.watch(engine.sessionFolders());
         tree.refresh();
         void status.refresh();

@@ -4,3 +4,4 @@ export { ServiceClient, ServiceFirstCheckpoints, ServiceRefusal, ServiceLost, op
 export { serviceDir, socketPath, secretPath, infoPath } from './paths';
 export { ensureSecret, readSecret } from './secret';
 export { checkpointOptionsKey } from './options-key';
+export { CheckpointServiceHost, type ServiceWanted } from './service-host';

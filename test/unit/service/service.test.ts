@@ -203,3 +203,48 @@ test('with no socket the client decides at once; with a dead socket within the c
     await base.cleanup();
   }
 });
+
+test('the extension host runs the service in a worker thread; a second host stays off and says why', { timeout: 30_000 }, async () => {
+  const { Worker } = await import('node:worker_threads');
+  const { CheckpointServiceHost } = await import('../../../src/core/service/service-host');
+  const base = await tempBase('arw-svc-host-');
+  try {
+    const home = join(base.dir, 'home');
+    const ws = join(base.dir, 'ws');
+    await writeTree(ws, { 'a.txt': 'x\n' });
+    const source = join(__dirname, '../../../src/core/service/service-worker.ts');
+    const start = () => new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
+    const logs: string[] = [];
+    const host = new CheckpointServiceHost(start, (m) => logs.push(m));
+    await host.update({ home, workspaces: [ws] });
+    assert.ok(logs.some((l) => l.includes('serving')), logs.join('\n'));
+    const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
+    await cp.snapshot('s', 'a');
+    assert.equal(cp.lastAnsweredBy, 'service');
+    await cp.dispose();
+    const second = new CheckpointServiceHost(start, (m) => logs.push(m));
+    await second.update({ home, workspaces: [ws] });
+    assert.ok(logs.some((l) => l.includes('already running')), logs.join('\n'));
+    await second.dispose();
+    await host.update(undefined); // the setting turned off
+    assert.equal(await ServiceClient.connect(home), undefined, 'no service after it was turned off');
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('the service stops by itself after its idle time', async () => {
+  const base = await tempBase('arw-svc-idle-');
+  try {
+    const ws = join(base.dir, 'ws');
+    await writeTree(ws, { 'a.txt': 'x\n' });
+    const svc = new CheckpointService({ home: join(base.dir, 'home'), workspaces: [ws], idleMs: 150, watch: false });
+    await svc.start();
+    const t = Date.now();
+    await svc.stopped;
+    assert.ok(Date.now() - t >= 100);
+    assert.equal(await ServiceClient.connect(join(base.dir, 'home')), undefined);
+  } finally {
+    await base.cleanup();
+  }
+});

@@ -1,0 +1,29 @@
+// The checkpoint service in a worker thread of the extension host (bundled as dist/service-worker.js): the tree
+// walks, hashing and watcher events of the served folders never touch the host's event loop.
+import { parentPort } from 'node:worker_threads';
+import { CheckpointService, ServiceRunningError } from './server';
+import type { FromServiceWorker, ToServiceWorker } from './service-host';
+
+const port = parentPort;
+if (!port) throw new Error('service-worker must run in a worker thread');
+const post = (m: FromServiceWorker) => port.postMessage(m);
+
+let service: CheckpointService | undefined;
+
+port.on('message', async (m: ToServiceWorker) => {
+  if (m.type === 'start') {
+    const s = new CheckpointService({ home: m.home, workspaces: m.workspaces, log: (text) => post({ type: 'log', text }) });
+    try {
+      await s.start();
+      service = s;
+      post({ type: 'started', socket: s.socket, workspaces: s.workspaces });
+    } catch (err) {
+      await s.stop().catch(() => undefined);
+      post({ type: 'failed', message: (err as Error).message, alreadyRunning: err instanceof ServiceRunningError });
+    }
+  } else if (m.type === 'stop') {
+    await service?.stop().catch(() => undefined);
+    service = undefined;
+    post({ type: 'stopped' });
+  }
+});
