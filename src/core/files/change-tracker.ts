@@ -23,6 +23,9 @@ export class ChangeTracker {
   private statIndexBytes: Buffer | undefined;
   /** The index just loaded, until the first refresh has checked the workspace against it. */
   private uncheckedIndex: StatIndex | undefined;
+  /** Paths the last refresh skipped (too large, unreadable…): a tracked refresh looks at them again, as a fresh
+   *  process does, so that a snapshot reports every file it left out and not only those reported since. */
+  private lastSkipped: string[] = [];
 
   constructor(
     private readonly workspaceRoot: string,
@@ -93,7 +96,11 @@ export class ChangeTracker {
       this.uncheckedIndex = undefined;
       this.lastFullCheck = Date.now();
       this.fullCheckUnsaved = true;
-    } else await model.refreshPaths(dirty as Set<string>, stats, writer);
+    } else {
+      for (const p of this.lastSkipped) (dirty as Set<string>).add(p);
+      await model.refreshPaths(dirty as Set<string>, stats, writer);
+    }
+    this.lastSkipped = stats.skipped.map((s) => s.path).filter((p) => p !== '.' && p !== '');
     hashTrees(model.root);
     return model;
   }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from './object-store';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
@@ -205,6 +205,8 @@ export class WorkspaceModel {
     // hashes are forgotten once every single is in place: a folder re-listed above a changed file must not keep a
     // hash computed while the file's refresh was still running
     const touched = new Set<string>();
+    /** Folders where a name appeared or went away: how many entries their ignore rules leave out may have changed. */
+    const recount = new Set<string>();
     const refreshOne = async (rel: string) => {
       const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
       const dir = this.get(parentRel);
@@ -227,6 +229,7 @@ export class WorkspaceModel {
       } else if (st) node = await this.scanEntry(rel, st, prev, chain, stats, writer, false, scanStart);
       if (node) dir.children.set(name, node);
       else dir.children.delete(name);
+      if (!prev || !node) recount.add(parentRel);
       touched.add(parentRel);
     };
     // shallow paths first: a folder's new node must be in place before anything inside it is put into it
@@ -236,7 +239,31 @@ export class WorkspaceModel {
       byDepth.set(depth, [...(byDepth.get(depth) ?? []), rel]);
     }
     for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) await Promise.all(byDepth.get(depth)!.map(refreshOne));
+    // an ignored name is not in the model: count those folders' ignored names again (a listing, no file read)
+    for (const dirRel of recount) if (!relist.has(dirRel)) await this.recountIgnored(dirRel);
     for (const rel of touched) this.invalidate(rel);
+  }
+
+  /** Sets a folder's count of entries its ignore rules leave out, as scanDir counts them, from a fresh listing. */
+  private async recountIgnored(rel: string): Promise<void> {
+    const dir = this.get(rel);
+    if (!dir || dir.kind !== 'dir') return;
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(this.abs(rel), { withFileTypes: true });
+    } catch {
+      return; // gone or unreadable: its parent's refresh deals with it
+    }
+    const chain = this.chainFor(rel);
+    let ignored = 0;
+    for (const d of dirents) {
+      if (d.name.length === 4 && d.name.toLowerCase() === '.git') continue;
+      const isDir = d.isDirectory();
+      const known = dir.children.get(d.name);
+      if (known && (known.kind === 'dir') === isDir) continue; // in the model: included
+      if (this.filter.isExcluded(rel === '' ? d.name : `${rel}/${d.name}`, isDir, chain)) ignored++;
+    }
+    dir.ignoredHere = ignored;
   }
 
   /** Puts `node` where the folder `rel` is (the root for ''). */

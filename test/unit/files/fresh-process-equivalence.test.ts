@@ -16,6 +16,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { nativeStat } from '../../../src/core/files/native-stat';
 import { FileCheckpointer, type SnapshotSummary } from '../../../src/core/files';
+import { CheckpointService, ServiceFirstCheckpoints } from '../../../src/core/service';
 import { tempBase, writeTree } from './helpers';
 
 const MAX_FILE = 64;
@@ -551,3 +552,66 @@ test('every single-byte change of the stat cache leaves the next snapshot exact'
     await base.cleanup();
   }
 });
+
+// The same property through the checkpoint service: a long-lived process whose fs.watch watcher and cookie barrier
+// feed its tracker. Each batch's changes are made just before the snapshot is asked for (nothing waits for the
+// watcher), and now and then the service is restarted, with the stat cache it saved damaged or not.
+async function runServiceCase(rounds: { batch: Batch; restart: boolean }[]): Promise<void> {
+  const base = await tempBase('arw-equiv-svc-');
+  const ws = join(base.dir, 'ws');
+  const home = join(base.dir, 'home-svc');
+  const w = new Workspace(ws);
+  await writeTree(ws, INITIAL);
+  await chmod(join(ws, 'b/run.sh'), 0o755);
+  await symlink('a/f1.txt', join(ws, 'ln1'));
+  await w.apply({ op: 'age' });
+  w.log.length = 0;
+  const checkpointer = { maxFileSize: MAX_FILE, exclude: EXCLUDE };
+  const start = async () => {
+    const svc = new CheckpointService({ home, workspaces: [ws], checkpointer });
+    await svc.start();
+    return svc;
+  };
+  let service = await start();
+  const repro = () => `\nreproduction (from the INITIAL tree, aged; one checkpoint service, restarted where marked):\n  ${w.log.join('\n  ')}`;
+  const saved: Map<string, Buffer>[] = [];
+  const storeDir = new FileCheckpointer({ workspaceRoot: ws, home, ...checkpointer }).storeDir;
+  try {
+    for (const [i, { batch: b, restart }] of rounds.entries()) {
+      if (restart) {
+        await service.stop();
+        saved.push(await statFiles(storeDir));
+        if (b.corrupt) {
+          const did = await damage(storeDir, b.corrupt, saved);
+          if (did) w.log.push(did);
+        }
+        w.log.push('-- restart the service');
+        service = await start();
+      }
+      if (b.sameTick) await w.apply(b.sameTick);
+      for (const m of b.mutations) await w.apply(m);
+      if (b.ageAfter) await w.apply({ op: 'age' });
+      w.log.push(`-- snapshot a${i} through the service`);
+      const client = new ServiceFirstCheckpoints({ workspaceRoot: ws, home, ...checkpointer });
+      let got: SnapshotSummary;
+      try {
+        got = await client.snapshot('s', `a${i}`);
+        assert.equal(client.lastAnsweredBy, 'service', `answered by the service${repro()}`);
+      } finally {
+        await client.dispose();
+      }
+      const expected = comparable(await scratchSnapshot(ws, join(base.dir, `home-scratch-${i}`), `a${i}`));
+      assert.deepEqual(comparable(got), expected, `service after batch ${i}${repro()}`);
+    }
+  } finally {
+    await service.stop();
+    await base.cleanup();
+  }
+}
+
+test('a snapshot through the checkpoint service (warm tree, fs.watch, cookie barrier, restarts) equals a snapshot with no cache', { timeout: 300_000 }, () =>
+  fc.assert(
+    fc.asyncProperty(fc.array(fc.record({ batch: batchWith(detectable), restart: fc.boolean() }), { minLength: 1, maxLength: 6 }), runServiceCase),
+    { ...params, numRuns: Math.ceil(params.numRuns / 2) },
+  ),
+);
