@@ -9,8 +9,8 @@ import { CheckpointService, ServiceRunningError } from '../../core/service/serve
 export const DEFAULT_IDLE_MINUTES = 30;
 
 export const serveCommand: Command = {
-  usage: 'serve [--workspace DIR]... [--idle-minutes N] [--home DIR]   (default: the current folder; 0 minutes: never idle out)',
-  options: { workspace: { type: 'string', multiple: true }, 'idle-minutes': { type: 'string' } },
+  usage: 'serve [--workspace DIR]... [--idle-minutes N] [--verbose] [--home DIR]   (default: the current folder; 0 minutes: never idle out)',
+  options: { workspace: { type: 'string', multiple: true }, 'idle-minutes': { type: 'string' }, verbose: { type: 'boolean' } },
   positionals: [],
   async run(ctx) {
     const given = ctx.values.workspace;
@@ -23,6 +23,7 @@ export const serveCommand: Command = {
       workspaces: folders,
       idleMs: idleMinutes * 60_000,
       log: (m) => process.stderr.write(`agent-rewind serve: ${m}\n`),
+      trace: ctx.values.verbose === true,
     });
     try {
       await service.start();

@@ -27,6 +27,8 @@ export interface CheckpointServiceOptions {
   /** Watch folders for changes (default true); off, every snapshot re-checks the whole tree like a fresh process. */
   watch?: boolean;
   log?: (message: string) => void;
+  /** Log every request answered (method, folder, outcome, time). */
+  trace?: boolean;
 }
 
 export class ServiceRunningError extends Error {
@@ -169,14 +171,18 @@ export class CheckpointService {
       return refuse(rid, 'bad-request', `invalid request: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     }
     this.inFlight++;
+    const t = performance.now();
+    let outcome = 'ok';
     try {
       return { id: rid, ok: true, value: await this.dispatch(parsed.data) };
     } catch (err) {
+      outcome = err instanceof Refusal ? err.code : 'failed';
       if (err instanceof Refusal) return refuse(rid, err.code, err.message);
       return refuse(rid, 'failed', (err as Error)?.message ?? String(err));
     } finally {
       this.inFlight--;
       this.armIdle();
+      if (this.opts.trace) this.log(`${parsed.data.method} ${'workspace' in parsed.data ? parsed.data.workspace : ''} ${outcome} ${(performance.now() - t).toFixed(1)} ms`);
     }
   }
 

@@ -1,0 +1,182 @@
+// The checkpoint service on the hooks' hot path: a fresh `node cli.js hook claude` process per prompt, as Claude Code
+// runs it, snapshotting a 50,000-file workspace after 10 files changed — first with `agent-rewind serve` running
+// (the hook asks it; its tree and fs.watch watcher are warm), then with no service (the hook's own fresh-process
+// check through the stat index). Each against a shadow repository's `git add . && git commit` of the same change, in
+// the same run, and the machine's 1-minute load average beside each figure (2 shared cores here).
+// Target: with the service, hook p50 and p95 ≤ 0.15× git add+commit.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { FileCheckpointer } from '../src/core/files/file-checkpointer';
+import { median, percentile, type BenchSection } from './types';
+import { generateWorkspace, prng } from './workspace-generator';
+
+const now = () => performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const load = () => loadavg()[0]!;
+
+function git(gitDir: string, ws: string, args: string[]): void {
+  const r = spawnSync('git', [`--git-dir=${gitDir}`, `--work-tree=${ws}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+}
+
+async function gitCheckpoint(gitDir: string, ws: string, msg: string): Promise<number> {
+  const t = now();
+  git(gitDir, ws, ['add', '.']);
+  git(gitDir, ws, ['commit', '-q', '--allow-empty', '--no-verify', '-m', msg]);
+  const ms = now() - t;
+  for (let i = 0; i < 600 && existsSync(join(gitDir, 'gc.pid')); i++) await sleep(100);
+  return ms;
+}
+
+async function changeFiles(ws: string, files: string[], count: number, round: number): Promise<void> {
+  const rand = prng(9000 + round);
+  const picked = new Set<string>();
+  while (picked.size < count) picked.add(files[Math.floor(rand() * files.length)]!);
+  for (const f of picked) {
+    const p = join(ws, f);
+    await writeFile(p, (await readFile(p, 'utf8')) + `// agent edit ${round}\n`);
+  }
+}
+
+interface Series {
+  ours: number[];
+  git: number[];
+  loads: number[];
+}
+
+export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
+  const fileCount = quick ? 2000 : 50_000;
+  const rounds = quick ? 5 : 15;
+  const gen = await generateWorkspace(fileCount);
+  const base = await mkdtemp(join(tmpdir(), 'arw-svc-bench-'));
+  let server: ReturnType<typeof spawn> | undefined;
+  try {
+    const ws = join(base, 'ws');
+    execFileSync('cp', ['-a', gen.root, ws]);
+    execFileSync('sync');
+    for (const f of gen.files) await readFile(join(ws, f));
+    const home = join(base, 'home');
+    const gitDir = join(base, 'shadow.git');
+    git(gitDir, ws, ['init', '-q']);
+    git(gitDir, ws, ['config', 'user.name', 'bench']);
+    git(gitDir, ws, ['config', 'user.email', 'bench@example.invalid']);
+    git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
+
+    const cli = join(base, 'cli.js');
+    await build({ entryPoints: [join(__dirname, '../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+    const native = join(__dirname, '../build/Release/stat_batch.node');
+    if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]);
+    const env = { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws };
+
+    const sessionId = '3a8f1c2e-5b7d-4e9a-8c1f-0d2e3f4a5b6c';
+    const hook = (promptId: string) => {
+      const input = JSON.stringify({ session_id: sessionId, transcript_path: '', cwd: ws, prompt_id: promptId, hook_event_name: 'UserPromptSubmit', prompt: 'Refactor the store.' });
+      const t = now();
+      const r = spawnSync(process.execPath, [cli, 'hook', 'claude'], { input, encoding: 'utf8', cwd: ws, env });
+      const ms = now() - t;
+      if (r.status !== 0 || r.stdout !== '' || r.stderr !== '') throw new Error(`hook failed: exit ${r.status}, ${r.stdout}${r.stderr}`);
+      return ms;
+    };
+
+    const gitFirst = await gitCheckpoint(gitDir, ws, 'first');
+
+    // ── with the service ──
+    let serverLog = '';
+    server = spawn(process.execPath, [cli, 'serve', '--workspace', ws, '--verbose'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stderr!.on('data', (c) => (serverLog += c.toString()));
+    let serverOut = '';
+    server.stdout!.on('data', (c) => (serverOut += c.toString()));
+    const tStart = now();
+    while (!serverOut.includes('socket:')) {
+      if (server.exitCode !== null || now() - tStart > 120_000) throw new Error(`serve did not start: ${serverLog}`);
+      await sleep(20);
+    }
+    const serviceStart = now() - tStart;
+    const firstViaService = hook('prompt-first'); // every file hashed: reported, not part of the target
+    hook('prompt-warm');
+    const svc: Series = { ours: [], git: [], loads: [] };
+    for (let r = 0; r < rounds; r++) {
+      await changeFiles(ws, gen.files, 10, r);
+      svc.loads.push(load());
+      svc.ours.push(hook(`prompt-svc-${r}`));
+      svc.git.push(await gitCheckpoint(gitDir, ws, `svc ${r}`));
+    }
+    const answeredCount = () => (serverLog.match(/snapshot \S+ ok/g) ?? []).length;
+    for (let i = 0; i < 100 && answeredCount() < rounds + 2; i++) await sleep(20); // its log line may still be in the pipe
+    const answered = answeredCount();
+    if (answered !== rounds + 2) throw new Error(`expected the service to answer ${rounds + 2} snapshots, it answered ${answered}:\n${serverLog}`);
+    server.kill('SIGTERM');
+    await new Promise<void>((r) => (server!.exitCode !== null ? r() : server!.once('exit', () => r())));
+    server = undefined;
+
+    // the last snapshot the service took is the one a process with no cache takes
+    const lastRoot = (await (async () => {
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      try {
+        return (await fc.listSnapshots(sessionId)).at(-1)!.root;
+      } finally {
+        await fc.dispose();
+      }
+    })());
+    const scratch = new FileCheckpointer({ workspaceRoot: ws, home: join(base, 'scratch-home') });
+    const scratchRoot = (await scratch.snapshot('x', 'x')).root;
+    await scratch.dispose();
+    if (scratchRoot !== lastRoot) throw new Error('the service snapshot differs from a from-scratch snapshot');
+
+    // ── no service: the hook's own fresh-process path ──
+    hook('prompt-fresh-warm');
+    const fresh: Series = { ours: [], git: [], loads: [] };
+    for (let r = 0; r < rounds; r++) {
+      await changeFiles(ws, gen.files, 10, 100 + r);
+      fresh.loads.push(load());
+      fresh.ours.push(hook(`prompt-fresh-${r}`));
+      fresh.git.push(await gitCheckpoint(gitDir, ws, `fresh ${r}`));
+    }
+    const floor: number[] = [];
+    const floorLoads: number[] = [];
+    for (let r = 0; r < 7; r++) {
+      floorLoads.push(load());
+      const t = now();
+      spawnSync(process.execPath, ['-e', '0']);
+      floor.push(now() - t);
+    }
+    const logFile = join(home, 'logs', 'claude-hooks.log');
+    const logged = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+    if (logged) throw new Error(`the hook logged problems:\n${logged}`);
+
+    const row = (label: string, s: Series, p: 50 | 95) => {
+      const o = p === 50 ? median(s.ours) : percentile(s.ours, 95);
+      const g = p === 50 ? median(s.git) : percentile(s.git, 95);
+      return { text: `| ${label}, p${p} | ${fmt(o)} | ${fmt(g)} | ${(o / g).toFixed(2)}× | ${median(s.loads).toFixed(2)} (${Math.min(...s.loads).toFixed(2)}–${Math.max(...s.loads).toFixed(2)}) |`, ratio: o / g };
+    };
+    const s50 = row('hook with the service running', svc, 50);
+    const s95 = row('hook with the service running', svc, 95);
+    const f50 = row('hook, no service (fresh process, stat index)', fresh, 50);
+    const f95 = row('hook, no service (fresh process, stat index)', fresh, 95);
+    const ok = s50.ratio <= 0.15 && s95.ratio <= 0.15;
+    const markdown = [
+      `Workspace: ${fileCount.toLocaleString('en-US')} files (${(gen.totalBytes / 1e6).toFixed(0)} MB), 10 files changed before each prompt, ${rounds} prompts per series. Ours: a fresh \`node cli.js hook claude\` process per prompt (stdin JSON as Claude Code sends it), first with \`agent-rewind serve --workspace\` running, then with no service. Reference: \`git add . && git commit\` of a shadow repository on the same tree, right after each hook. Load: the 1-minute load average when each sample started (median, min–max), 2 cores shared with other work. Every service-round snapshot was answered by the service (its log), and its last one equals a from-scratch snapshot of the tree.`,
+      '',
+      '| | agent-rewind hook | shadow git add+commit | ratio | load (1 min) |',
+      '|---|---|---|---|---|',
+      s50.text,
+      s95.text,
+      f50.text,
+      f95.text,
+      `| floor: \`node -e 0\`, p50 | ${fmt(median(floor))} | | | ${median(floorLoads).toFixed(2)} |`,
+      `| service start (watchers on ${fileCount.toLocaleString('en-US')} files' folders) | ${fmt(serviceStart)} | | | |`,
+      `| first snapshot through the service (every file hashed) | ${fmt(firstViaService)} | ${fmt(gitFirst)} (git's first commit) | ${(firstViaService / gitFirst).toFixed(2)}× | |`,
+      '',
+      `Target: with the service, hook p50 and p95 ≤ 0.15× git add+commit: ${ok ? '✅' : '❌'} (p50 ${s50.ratio.toFixed(2)}×, p95 ${s95.ratio.toFixed(2)}×). Most of a hook's time with the service is the Node start-up of the hook process itself (the floor row).`,
+    ].join('\n');
+    return { title: 'Checkpoint service: hook snapshot with and without the service vs a shadow git commit', markdown, ok };
+  } finally {
+    server?.kill('SIGTERM');
+    await rm(base, { recursive: true, force: true });
+  }
+}
