@@ -3,7 +3,9 @@
 // does not serve this folder with these options, do what a fresh process always did — its own FileCheckpointer.
 import { existsSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { FileCheckpointer } from '../files/file-checkpointer';
+// the in-process checkpointer (and the engine behind it) is loaded only on fallback: a hook answered by the
+// service never evaluates it
+import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
 import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from '../files/types';
 import type { WatcherSync } from '../files/watcher-sync';
@@ -111,7 +113,10 @@ export class ServiceClient {
 /** What the CLI and the hooks use: FileCheckpoints through the service when it serves this folder, else in-process. */
 export class ServiceFirstCheckpoints implements FileCheckpoints {
   readonly workspaceRoot: string;
-  private local: FileCheckpointer | undefined;
+  private local: Promise<FileCheckpointer> | undefined;
+  private localReady: FileCheckpointer | undefined;
+  private sync: WatcherSync | undefined;
+  private readonly pendingNotes: string[] = [];
   private client: Promise<ServiceClient | undefined> | undefined;
   private readonly key: string;
   /** Where the last call was answered (for tests, benchmarks and --verbose output). */
@@ -122,9 +127,15 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     this.key = checkpointOptionsKey(options, this.workspaceRoot);
   }
 
-  /** The in-process checkpointer (made on first use). */
-  localCheckpointer(): FileCheckpointer {
-    this.local ??= new FileCheckpointer(this.options);
+  /** The in-process checkpointer (loaded and made on first use). */
+  localCheckpointer(): Promise<FileCheckpointer> {
+    this.local ??= import('../files/file-checkpointer').then(({ FileCheckpointer }) => {
+      const fc = new FileCheckpointer(this.options);
+      if (this.sync) fc.setWatcherSync(this.sync);
+      if (this.pendingNotes.length) fc.notifyChanged(this.pendingNotes.splice(0));
+      this.localReady = fc;
+      return fc;
+    });
     return this.local;
   }
 
@@ -144,7 +155,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       }
     }
     this.lastAnsweredBy = 'local';
-    return local(this.localCheckpointer());
+    return local(await this.localCheckpointer());
   }
 
   snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
@@ -165,28 +176,33 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     return this.remote('listSnapshots', { sessionId }, (fc) => fc.listSnapshots(sessionId), true);
   }
 
-  readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {
-    return this.localCheckpointer().readFileAtAnchor(sessionId, anchorId, relPath);
+  async readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {
+    return (await this.localCheckpointer()).readFileAtAnchor(sessionId, anchorId, relPath);
   }
 
-  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    return this.localCheckpointer().diffSnapshots(sessionId, anchorA, anchorB);
+  async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
+    return (await this.localCheckpointer()).diffSnapshots(sessionId, anchorA, anchorB);
   }
 
   notifyChanged(paths: Iterable<string>): void {
-    this.localCheckpointer().notifyChanged(paths);
+    if (this.localReady) return this.localReady.notifyChanged(paths);
+    this.pendingNotes.push(...paths);
+    void this.localCheckpointer();
   }
 
   setWatcherSync(sync: WatcherSync | undefined): void {
-    this.localCheckpointer().setWatcherSync(sync);
+    this.sync = sync;
+    this.localReady?.setWatcherSync(sync);
   }
 
   async dispose(): Promise<void> {
     const client = await this.client;
     client?.close();
     this.client = Promise.resolve(undefined);
-    await this.local?.dispose();
+    const local = this.local;
     this.local = undefined;
+    this.localReady = undefined;
+    if (local) await (await local).dispose();
   }
 }
 
