@@ -109,6 +109,8 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const answeredCount = () => (serverLog.match(/snapshot \S+ ok/g) ?? []).length;
     for (let i = 0; i < 100 && answeredCount() < rounds + 2; i++) await sleep(20); // its log line may still be in the pipe
     const answered = answeredCount();
+    // the service's own time per snapshot (request in → answer out), the two warm-up snapshots left out
+    const inService = [...serverLog.matchAll(/snapshot \S+ ok ([\d.]+) ms/g)].map((m) => Number(m[1])).slice(2);
     if (answered !== rounds + 2) throw new Error(`expected the service to answer ${rounds + 2} snapshots, it answered ${answered}:\n${serverLog}`);
     server.kill('SIGTERM');
     await new Promise<void>((r) => (server!.exitCode !== null ? r() : server!.once('exit', () => r())));
@@ -168,6 +170,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       s95.text,
       f50.text,
       f95.text,
+      `| of which inside the service (cookie barrier, refresh of the reported paths, store write), p50 / p95 | ${fmt(median(inService))} / ${fmt(percentile(inService, 95))} | | | |`,
       `| floor: \`node -e 0\`, p50 | ${fmt(median(floor))} | | | ${median(floorLoads).toFixed(2)} |`,
       `| service start (watchers on ${fileCount.toLocaleString('en-US')} files' folders) | ${fmt(serviceStart)} | | | |`,
       `| first snapshot through the service (every file hashed) | ${fmt(firstViaService)} | ${fmt(gitFirst)} (git's first commit) | ${(firstViaService / gitFirst).toFixed(2)}× | |`,
