@@ -3,7 +3,7 @@
 import { CliError, UsageError, type Command } from '../command';
 import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
 import { withViewArg } from '../session-arg';
-import { snapshotKeyOf } from '../../core/engine/file-anchors';
+import { filesAnchorOf } from '../../core/engine/file-anchors';
 import { checkpointerFor } from './snapshot';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
@@ -31,13 +31,14 @@ export const rewindFilesCommand: Command = {
       const fc = checkpointerFor(ctx, session);
       try {
         const opts = { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true, anchor: anchorCheckFor(session, id, true) };
-        let result: RewindFilesResult;
+        let result: RewindFilesResult & { note?: string };
         try {
-          result = await fc.rewindFiles(session.sessionId, await snapshotKeyOf(session, id, fc), opts);
+          const { key, note } = await filesAnchorOf(session, id, fc);
+          result = { ...(await fc.rewindFiles(session.sessionId, key, opts)), ...(note ? { note } : {}) };
         } catch (err) {
           throw new CliError((err as Error).message);
         }
-        ctx.out(result, () => describeRewind(result, dryRun));
+        ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun));
       } finally {
         await fc.dispose();
       }

@@ -34,7 +34,7 @@ import { PiSource } from '../sources/pi/pi-source';
 import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
-import { snapshotKeyOf, snapshotsByEntry } from './file-anchors';
+import { filesAnchorOf, snapshotsByEntry } from './file-anchors';
 import { RewindLog, type RewindStep } from './rewind-log';
 import type { EngineSettings } from './settings';
 import { isUserMessage, previewOf, toTranscriptItem } from './transcript';
@@ -449,7 +449,7 @@ export class RewindEngine {
       anchorEntryId,
       checkpointer: cp,
       ...(fork ? { fork } : {}),
-      snapshotKey: cp ? await snapshotKeyOf(session, anchorEntryId, cp).catch(() => anchorEntryId) : anchorEntryId,
+      ...(cp ? await filesAnchorOf(session, anchorEntryId, cp).then(({ key, note }) => ({ snapshotKey: key, ...(note ? { filesNote: note } : {}) }), () => ({})) : {}),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
     });
@@ -469,7 +469,7 @@ export class RewindEngine {
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
     if (mode !== 'conversation') {
       if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-      const result = await cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), {
+      const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
         overwriteUserModified: opts.overwriteUserModified === true,
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
@@ -527,7 +527,7 @@ export class RewindEngine {
       if (!opts.dryRun) throw error;
       return cannotRewindFiles(error.message);
     }
-    return cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), {
+    return cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
       dryRun: opts.dryRun === true,
       overwriteUserModified: opts.overwriteUserModified === true,
       anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
@@ -587,7 +587,7 @@ export class RewindEngine {
     let files = { filesChanged: [] as string[], userModified: [] as string[] };
     if (step.files) {
       if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-      files = await cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, step.anchorEntryId, cp), {
+      files = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, step.anchorEntryId, cp)).key, {
         anchor: anchorCheckFor(session, step.anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
     }
@@ -601,7 +601,7 @@ export class RewindEngine {
   async fileAtAnchor(sessionFile: string, anchorEntryId: string, relPath: string): Promise<Buffer | undefined> {
     const session = await this.view(sessionFile);
     const cp = this.#checkpointerOf(session);
-    return cp ? cp.readFileAtAnchor(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), relPath) : undefined;
+    return cp ? cp.readFileAtAnchor(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPath) : undefined;
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */

@@ -3,6 +3,7 @@
 // This class is the facade: it serializes operations, takes the store lock and runs recovery first; the work is
 // done by ChangeTracker (what changed), storeTree (snapshot writing), RewindPlanner (what a rewind changes),
 // Restorer (applying it under a journal), undo-stack.ts and store-gc.ts.
+import { overlayTree, type ImportedFile } from './imported-snapshot';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
@@ -227,6 +228,58 @@ export class FileCheckpointer {
       pruned: [],
       createdAt,
     };
+  }
+
+  /**
+   * A snapshot made from another tool's checkpoint (Claude Code's own file history): the workspace as it is now with
+   * `files` put back as that tool saved them. Its anchor names the state it was made from (`<anchorId>@<base>`), so
+   * making it again from an unchanged workspace is the same snapshot; rewinding to it works like any other.
+   */
+  importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary> {
+    if (!sessionId || !anchorId) return Promise.reject(new Error('a snapshot needs a session id and an anchor id'));
+    return this.locked(async (store, recovered) => {
+      const stats: ScanStats = { skipped: [], hashedFiles: 0 };
+      const base = store.newPack();
+      let baseRoot: string;
+      let model: WorkspaceModel;
+      try {
+        model = await this.tracker.refreshModel(stats, base);
+        baseRoot = await storeTree(this.workspaceRoot, model.root, '', base, new Limiter(32), stats.skipped);
+        await base.commit(false);
+      } catch (err) {
+        await base.abort();
+        throw err;
+      }
+      const w = store.newPack();
+      let root: string;
+      try {
+        root = await overlayTree(store, w, baseRoot, files, stats.skipped);
+        await w.commit(false);
+      } catch (err) {
+        await w.abort();
+        throw err;
+      }
+      const { files: count, bytes: totalBytes, ignored } = treeTotals(model.root);
+      const createdAt = new Date().toISOString();
+      const importedAnchor = `${anchorId}@${baseRoot.slice(0, 16)}`;
+      const existing = await this.records.get(sessionId, importedAnchor);
+      if (existing?.root !== root) await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
+      return {
+        sessionId,
+        anchorId: importedAnchor,
+        kind: 'user-message',
+        root,
+        files: count,
+        totalBytes,
+        hashedFiles: stats.hashedFiles,
+        newObjects: base.objectCount + w.objectCount,
+        newBytes: base.newBytes + w.newBytes,
+        skipped: onePerPath([...stats.skipped, ...recovered]),
+        ignoredCount: ignored,
+        pruned: [],
+        createdAt,
+      };
+    });
   }
 
   /** Forgets one snapshot (e.g. its session was deleted); its data goes at the next gc. */

@@ -1,5 +1,6 @@
 // Public shapes of the file-checkpoint engine (seed 003). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
+import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './watcher-sync';
 
@@ -115,6 +116,8 @@ export interface FileCheckpoints {
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
+  /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
+  importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   notifyChanged(paths: Iterable<string>): void;
   setWatcherSync(sync: WatcherSync | undefined): void;
   dispose(): Promise<void>;

@@ -100,8 +100,14 @@ export class WorkspaceModel {
     if (present) {
       const file = join(this.abs(rel), '.gitignore');
       try {
-        // never opened unless it is a regular file (through a symlink too): opening a FIFO waits for a writer forever
-        if (!statSync(file).isFile()) throw new Error('not a regular file');
+        // never opened unless it is a regular file (through a symlink too): opening a FIFO waits for a writer forever.
+        // A folder named .gitignore holds no rules (as for git) and is snapshotted like any folder: nothing to report.
+        const st = statSync(file);
+        if (st.isDirectory()) {
+          this.gitignores.delete(rel);
+          return;
+        }
+        if (!st.isFile()) throw new Error('not a regular file');
         const content = readStableFile(file, true).data.toString('utf8');
         this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
         return;

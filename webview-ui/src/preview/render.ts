@@ -131,7 +131,8 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
         .map((s) => `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`)
         .join('')}</ul></details>`
     : '';
-  return section('files', 'files', 'Files', `${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
+  const note = f.note ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeHtml(f.note)}</p>` : '';
+  return section('files', 'files', 'Files', `${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
 
 function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {
