@@ -7,12 +7,11 @@ import { mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle }
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deflateRaw, deflateRawSync, inflateRaw, inflateRawSync } from 'node:zlib';
+import { encodeIndex, entryAt, entryHash, findEntry, indexCount, type IndexEntry } from './pack-index';
 
 const deflateAsync = promisify(deflateRaw);
 const inflateAsync = promisify(inflateRaw);
 
-const IDX_MAGIC = Buffer.from('ARWIDX01');
-const ENTRY = 52; // hash 32 · offset u64 · stored length u32 · raw size u32 · flags u32
 const F_DEFLATED = 1;
 const F_TREE = 2;
 /** Objects are capped so sizes fit the index; maxFileSize is clamped to this. */
@@ -96,9 +95,8 @@ export class ObjectStore {
     for (const l of loaded) {
       if (!l || this.packs.has(l.pack)) continue;
       const { name, pack, size, buf } = l;
-      if (buf.length < 12 || !buf.subarray(0, 8).equals(IDX_MAGIC)) throw new StoreCorruptError(`pack index ${name} is damaged`);
-      const count = buf.readUInt32BE(8);
-      if (buf.length !== 12 + count * ENTRY) throw new StoreCorruptError(`pack index ${name} is damaged`);
+      const count = indexCount(buf);
+      if (count === undefined) throw new StoreCorruptError(`pack index ${name} is damaged`);
       this.addPack(pack, { idx: buf, count, size });
     }
   }
@@ -108,8 +106,7 @@ export class ObjectStore {
     if (p.count > SMALL_PACK) return;
     const entries = new Map<string, number>();
     for (let i = 0; i < p.count; i++) {
-      const o = 12 + i * ENTRY;
-      const hash = p.idx.toString('hex', o, o + 32);
+      const hash = entryHash(p.idx, i);
       entries.set(hash, i);
       if (!this.inSmallPacks.has(hash)) this.inSmallPacks.set(hash, pack);
     }
@@ -133,11 +130,9 @@ export class ObjectStore {
   }
 
   private locAt(pack: string, p: PackIndex, i: number): Loc {
-    const o = 12 + i * ENTRY;
-    const offset = Number(p.idx.readBigUInt64BE(o + 32));
-    const length = p.idx.readUInt32BE(o + 40);
+    const { offset, length, rawSize, flags } = entryAt(p.idx, i);
     if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
-    return { pack, offset, length, rawSize: p.idx.readUInt32BE(o + 44), flags: p.idx.readUInt32BE(o + 48) };
+    return { pack, offset, length, rawSize, flags };
   }
 
   private async forget(pack: string): Promise<void> {
@@ -168,22 +163,12 @@ export class ObjectStore {
       if (p && i !== undefined) return this.locAt(small, p, i);
     }
     let key: Buffer | undefined;
-    // the first four bytes decide almost every step of the search; Buffer.compare only breaks their ties
     const head = parseInt(hash.slice(0, 8), 16);
     for (const [pack, p] of this.packs) {
       if (p.count <= SMALL_PACK) continue;
       key ??= Buffer.from(hash, 'hex');
-      let lo = 0;
-      let hi = p.count - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const o = 12 + mid * ENTRY;
-        const at = p.idx.readUInt32BE(o);
-        const c = at !== head ? (at < head ? -1 : 1) : p.idx.compare(key, 0, 32, o, o + 32);
-        if (c === 0) return this.locAt(pack, p, mid);
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
-      }
+      const i = findEntry(p.idx, p.count, key, head);
+      if (i >= 0) return this.locAt(pack, p, i);
     }
     return undefined;
   }
@@ -192,11 +177,8 @@ export class ObjectStore {
   private *entries(): Generator<{ hash: string; loc: Loc }> {
     for (const [pack, p] of this.packs) {
       for (let i = 0; i < p.count; i++) {
-        const o = 12 + i * ENTRY;
-        yield {
-          hash: p.idx.toString('hex', o, o + 32),
-          loc: { pack, offset: Number(p.idx.readBigUInt64BE(o + 32)), length: p.idx.readUInt32BE(o + 40), rawSize: p.idx.readUInt32BE(o + 44), flags: p.idx.readUInt32BE(o + 48) },
-        };
+        const { hash, ...loc } = entryAt(p.idx, i);
+        yield { hash, loc: { pack, ...loc } };
       }
     }
   }
@@ -337,7 +319,7 @@ export class ObjectStore {
       for (let i = 0; i < p.count; i++) {
         const loc = this.locAt(pack, p, i);
         if (loc.offset + loc.length > data.length) throw new StoreCorruptError(`pack ${pack} is truncated`);
-        await w.addStored(p.idx.toString('hex', 12 + i * ENTRY, 12 + i * ENTRY + 32), data.subarray(loc.offset, loc.offset + loc.length), loc);
+        await w.addStored(entryHash(p.idx, i), data.subarray(loc.offset, loc.offset + loc.length), loc);
       }
     }
     await w.commit(true);
@@ -373,7 +355,7 @@ export class PackWriter {
   private fd: Promise<FileHandle> | undefined;
   private size = 0;
   private readonly pending = new Map<string, Promise<void>>();
-  private readonly entries: { hash: string; loc: Omit<Loc, 'pack'> }[] = [];
+  private readonly entries: IndexEntry[] = [];
   newBytes = 0;
 
   constructor(private readonly store: ObjectStore) {}
@@ -439,7 +421,7 @@ export class PackWriter {
     const offset = this.size;
     this.size += stored.length;
     this.newBytes += stored.length;
-    this.entries.push({ hash, loc: { offset, length: stored.length, rawSize: meta.rawSize, flags: meta.flags } });
+    this.entries.push({ hash, offset, length: stored.length, rawSize: meta.rawSize, flags: meta.flags });
     this.chunk.push(stored);
     this.chunkBytes += stored.length;
     if (this.chunkBytes >= 4 * 1024 * 1024) this.flush();
@@ -471,18 +453,7 @@ export class PackWriter {
     const fd = await this.fd;
     if (durable) await fd.sync();
     await fd.close();
-    this.entries.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
-    const idx = Buffer.alloc(12 + this.entries.length * ENTRY);
-    IDX_MAGIC.copy(idx, 0);
-    idx.writeUInt32BE(this.entries.length, 8);
-    this.entries.forEach((e, i) => {
-      const o = 12 + i * ENTRY;
-      idx.write(e.hash, o, 'hex');
-      idx.writeBigUInt64BE(BigInt(e.loc.offset), o + 32);
-      idx.writeUInt32BE(e.loc.length, o + 40);
-      idx.writeUInt32BE(e.loc.rawSize, o + 44);
-      idx.writeUInt32BE(e.loc.flags, o + 48);
-    });
+    const idx = encodeIndex(this.entries);
     const dir = this.store.packDir;
     const tmpIdx = join(dir, `tmp-${this.name}.idx`);
     const ih = await open(tmpIdx, 'wx');
