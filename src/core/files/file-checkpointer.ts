@@ -120,7 +120,7 @@ export class FileCheckpointer {
     return this.serialize(async () => {
       const store = await this.store();
       return withStoreLock(join(this.storeDir, 'lock'), async () => {
-        await store.reload();
+        await store.reload({ repair: true });
         await this.recoverLocked(store);
         return fn(store);
       });
@@ -284,15 +284,15 @@ export class FileCheckpointer {
     });
   }
 
-  private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel): Promise<SnapshotSummary> {
+  private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel, verify?: Set<string>): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
-    const w = store.newPack();
+    const w = store.newPack({ verify }); // verify: what an undo will read must not dedupe against a damaged copy
     let root: string;
     let model: WorkspaceModel;
     try {
       model = scanned ?? (await this.refreshModel(stats, w));
       root = await this.storeTree(model.root, '', w, new Limiter(32));
-      await w.commit(kind === 'pre-restore');
+      await w.commit(kind !== 'turn-end');
     } catch (err) {
       await w.abort();
       throw err;
@@ -300,7 +300,7 @@ export class FileCheckpointer {
     const { files, bytes: totalBytes, ignored } = treeTotals(model.root);
     const createdAt = new Date().toISOString();
     const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt, files, totalBytes };
-    await this.records.put(rec);
+    const saved = await this.records.put(rec); // an identical user-message snapshot keeps the first record
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
     if (!this.tracking || this.fullCheckUnsaved) {
@@ -320,7 +320,7 @@ export class FileCheckpointer {
       skipped: stats.skipped,
       ignoredCount: ignored,
       pruned: [],
-      createdAt,
+      createdAt: saved.createdAt,
     };
   }
 
@@ -388,7 +388,7 @@ export class FileCheckpointer {
       if (ops.length === 0) return result;
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
-      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.model);
+      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.model, new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : []))));
       const undo: UndoRecord = {
         v: 1,
         sessionId,
@@ -521,7 +521,7 @@ export class FileCheckpointer {
       d.target === null ? 'added' : d.now === null ? 'deleted' : d.now.kind !== d.target.kind ? 'typeChanged' : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash ? 'modeChanged' : 'modified';
     let anchorData: Buffer | undefined;
     let nowData: Buffer | undefined;
-    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob');
+    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob', d.path);
     if (d.now?.kind === 'file') {
       try {
         nowData = readFileSync(absPath(this.workspaceRoot, d.path)); // small and many: cheaper than readFile()

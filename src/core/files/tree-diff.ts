@@ -1,6 +1,6 @@
 // Differences between a stored snapshot and the workspace as scanned, folder by folder: folders whose tree hash
 // is the same on both sides are skipped without reading anything.
-import type { ObjectStore } from './object-store';
+import { StoreCorruptError, type ObjectStore } from './object-store';
 import type { EntryState } from './snapshot-records';
 import { readTree, type DirNode, type Node, type TreeEntry } from './tree';
 
@@ -57,49 +57,68 @@ export function sameState(a: EntryState, b: EntryState): boolean {
 
 const join = (base: string, name: string) => (base === '' ? name : `${base}/${name}`);
 
-/** Every path where `now` (hashed) and the stored tree `target` differ; folders come before their contents. */
+/** A stored folder's entries; a missing or damaged tree object is reported with the folder it describes. */
+async function entriesAt(reader: TreeReader, hash: string, rel: string): Promise<Map<string, TreeEntry>> {
+  try {
+    return await reader.entries(hash);
+  } catch (err) {
+    if (err instanceof StoreCorruptError) throw new StoreCorruptError(`the folder ${rel === '' ? '(workspace root)' : rel} cannot be read from the snapshot: ${err.message}`);
+    throw err;
+  }
+}
+
+type Task =
+  | { t: 'diff'; rel: string; target: string; now: DirNode }
+  | { t: 'stored'; rel: string; hash: string }
+  | { t: 'now'; rel: string; dir: DirNode }
+  | { t: 'emit'; d: PathDiff };
+
+/**
+ * Every path where `now` (hashed) and the stored tree `target` differ; folders come before their contents, names in
+ * order. Iterative (an explicit stack): folder nesting is as deep as the workspace makes it.
+ */
 export async function diffTrees(reader: TreeReader, target: string, now: DirNode): Promise<PathDiff[]> {
   const out: PathDiff[] = [];
-  await diffDir(reader, '', target, now, out);
-  return out;
-}
-
-async function diffDir(reader: TreeReader, rel: string, target: string, now: DirNode, out: PathDiff[]): Promise<void> {
-  if (now.hash === target) return;
-  const tEntries = await reader.entries(target);
-  const names = new Set([...tEntries.keys(), ...now.children.keys()]);
-  for (const name of [...names].sort()) {
-    const path = join(rel, name);
-    const t = tEntries.get(name);
-    const n = now.children.get(name);
-    if (t?.kind === 'dir' && n?.kind === 'dir') {
-      await diffDir(reader, path, t.hash, n, out);
-      continue;
+  const stack: Task[] = [{ t: 'diff', rel: '', target, now }];
+  for (let task = stack.pop(); task; task = stack.pop()) {
+    const next: Task[] = [];
+    if (task.t === 'emit') out.push(task.d);
+    else if (task.t === 'diff') {
+      if (task.now.hash === task.target) continue;
+      const tEntries = await entriesAt(reader, task.target, task.rel);
+      const names = new Set([...tEntries.keys(), ...task.now.children.keys()]);
+      for (const name of [...names].sort()) {
+        const path = join(task.rel, name);
+        const t = tEntries.get(name);
+        const n = task.now.children.get(name);
+        if (t?.kind === 'dir' && n?.kind === 'dir') {
+          next.push({ t: 'diff', rel: path, target: t.hash, now: n });
+          continue;
+        }
+        const ts = t ? stateOfEntry(t) : null;
+        const ns = stateOfNode(n);
+        if (sameState(ts, ns)) continue;
+        next.push({ t: 'emit', d: { path, now: ns, target: ts } });
+        // a folder that exists only in the snapshot: everything in it comes back
+        if (t?.kind === 'dir') next.push({ t: 'stored', rel: path, hash: t.hash });
+        // a folder that exists only now: everything in it goes
+        if (n?.kind === 'dir') next.push({ t: 'now', rel: path, dir: n });
+      }
+    } else if (task.t === 'stored') {
+      for (const e of [...(await entriesAt(reader, task.hash, task.rel)).values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const path = join(task.rel, e.name);
+        next.push({ t: 'emit', d: { path, now: null, target: stateOfEntry(e) } });
+        if (e.kind === 'dir') next.push({ t: 'stored', rel: path, hash: e.hash });
+      }
+    } else {
+      for (const name of [...task.dir.children.keys()].sort()) {
+        const n = task.dir.children.get(name)!;
+        const path = join(task.rel, name);
+        next.push({ t: 'emit', d: { path, now: stateOfNode(n), target: null } });
+        if (n.kind === 'dir') next.push({ t: 'now', rel: path, dir: n });
+      }
     }
-    const ts = t ? stateOfEntry(t) : null;
-    const ns = stateOfNode(n);
-    if (sameState(ts, ns)) continue;
-    out.push({ path, now: ns, target: ts });
-    if (t?.kind === 'dir') await listStored(reader, path, t.hash, out);
-    if (n?.kind === 'dir') listNow(path, n, out);
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
   }
-}
-
-/** A folder that exists only in the snapshot: everything in it comes back. */
-async function listStored(reader: TreeReader, rel: string, hash: string, out: PathDiff[]): Promise<void> {
-  for (const e of [...(await reader.entries(hash)).values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const path = join(rel, e.name);
-    out.push({ path, now: null, target: stateOfEntry(e) });
-    if (e.kind === 'dir') await listStored(reader, path, e.hash, out);
-  }
-}
-
-/** A folder that exists only now: everything in it goes. */
-function listNow(rel: string, dir: DirNode, out: PathDiff[]): void {
-  for (const name of [...dir.children.keys()].sort()) {
-    const n = dir.children.get(name)!;
-    const path = join(rel, name);
-    out.push({ path, now: stateOfNode(n), target: null });
-    if (n.kind === 'dir') listNow(path, n, out);
-  }
+  return out;
 }
