@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { CliError, UsageError, type Command, type CommandContext } from './command';
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
-import { forTerminal } from './terminal-text';
+import { forPerson, forTerminal } from './terminal-text';
+import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
 
 const sharedOptions = {
@@ -57,7 +58,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    process.stderr.write(`agent-rewind: unknown command "${name}"\n\n${helpText()}\n`);
+    process.stderr.write(`agent-rewind: unknown command "${forTerminal(name, { oneLine: true })}"\n\n${helpText()}\n`);
     return 2;
   }
   const command = await entry.load();
@@ -83,7 +84,9 @@ export async function runCli(argv: string[]): Promise<number> {
     home: resolveHome(typeof parsed.values.home === 'string' ? parsed.values.home : undefined),
     cwd: process.cwd(),
     out(result, human) {
-      writeStdout((json ? JSON.stringify(result) : human ? human() : jsonForTerminal(result)) + '\n');
+      // a person's output is filtered as a whole, whatever each command already did (escape sequences from session
+      // text or file names would retitle, clear or recolor the terminal)
+      writeStdout((json ? JSON.stringify(result) : human ? forPerson(human(), { styles: isatty(1) }) : jsonForTerminal(result)) + '\n');
     },
   };
   try {

@@ -46,7 +46,8 @@ export async function openSessionArg(ctx: CommandContext, arg: string | undefine
   }
   const report = session.getLoadReport();
   for (const s of report.skipped) warnOnStderr(`${file}:${s.line}: skipped (${s.reason})`);
-  if (report.migratedFrom !== undefined) noteOnStderr(`${file} was upgraded from format v${report.migratedFrom} to v3`);
+  // reading never changes the file: an old format is read as v3, and the file is upgraded by the first write
+  if (report.migratedFrom !== undefined) noteOnStderr(`${file} is in format v${report.migratedFrom}; it is read as v3, and upgraded (after a backup of its bytes) only when something is written to it`);
   if (report.backupFile) noteOnStderr(`the previous bytes were saved to ${report.backupFile}`);
   for (const h of report.missingBlobs ?? []) warnOnStderr(`image blob ${h} is missing from the blob store`);
   warnAboutOrphans(session);
@@ -75,9 +76,13 @@ function warnAboutOrphans(session: SessionManager): void {
 /** Runs fn on the opened session and always closes (flushes) it afterwards. */
 export async function withSessionArg<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {
   const session = await openSessionArg(ctx, arg);
+  const backupBefore = session.getLoadReport().backupFile;
   try {
     return await fn(session);
   } finally {
     await session.close();
+    // a write upgraded an old-format file: say where its original bytes are
+    const { backupFile, migratedFrom } = session.getLoadReport();
+    if (backupFile && backupFile !== backupBefore) noteOnStderr(`${session.sessionFile} was upgraded from format v${migratedFrom ?? '?'} to v3; the previous bytes were saved to ${backupFile}`);
   }
 }
