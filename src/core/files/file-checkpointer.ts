@@ -30,6 +30,8 @@ import type {
   SnapshotSummary,
 } from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
+import { storeScannedTree } from './store-tree';
+import { reachableObjects } from './tree-diff';
 import { defaultStoreDir } from './store-dir';
 export { defaultStoreDir };
 
@@ -243,32 +245,8 @@ export class FileCheckpointer {
   }
 
   /** Makes sure every object of the scanned tree is in the store (things hashed by a dry run were not written). */
-  private async storeTree(dir: DirNode, rel: string, w: PackWriter, reads: Limiter): Promise<string> {
-    if (dir.hash !== undefined && w.has(dir.hash)) return dir.hash;
-    await Promise.all(
-      [...dir.children].map(async ([name, n]) => {
-        const childRel = rel === '' ? name : `${rel}/${name}`;
-        if (n.kind === 'dir') return void (await this.storeTree(n, childRel, w, reads));
-        if (w.has(n.hash)) return;
-        await reads.run(async () => {
-          const abs = join(this.workspaceRoot, childRel);
-          let data: Buffer;
-          try {
-            data = n.kind === 'file' ? (n.size > 8 * 1024 * 1024 ? await readFile(abs) : readFileSync(abs)) : Buffer.from(await readlink(abs), 'utf8');
-          } catch {
-            dir.children.delete(name); // gone since the scan
-            return;
-          }
-          const hash = hashObject('blob', data);
-          if (hash !== n.hash) Object.assign(n, { hash, size: data.length, racy: true });
-          await w.add('blob', hash, data);
-        });
-      }),
-    );
-    const data = encodeTree(treeEntriesOf(dir));
-    dir.hash = hashObject('tree', data);
-    await w.add('tree', dir.hash, data);
-    return dir.hash;
+  private storeTree(dir: DirNode, rel: string, w: PackWriter, reads: Limiter): Promise<string> {
+    return storeScannedTree(this.workspaceRoot, dir, rel, w, reads);
   }
 
   // ── snapshots ───────────────────────────────────────────────────────────────────────────────────────────────
@@ -600,22 +578,7 @@ export class FileCheckpointer {
     const reader = new TreeReader(store);
     for (;;) {
       const recs = await this.records.all();
-      const live = new Set<string>();
-      const mark = async (hash: string): Promise<void> => {
-        if (live.has(hash)) return;
-        live.add(hash);
-        let entries;
-        try {
-          entries = await reader.entries(hash);
-        } catch {
-          return; // a damaged tree reaches nothing more
-        }
-        for (const e of entries.values()) {
-          if (e.kind === 'dir') await mark(e.hash);
-          else live.add(e.hash);
-        }
-      };
-      for (const r of recs) await mark(r.root);
+      const live = await reachableObjects(reader, recs.map((r) => r.root));
       const res = await store.gc(live);
       removedObjects += res.removedObjects;
       freedBytes += res.freedBytes;

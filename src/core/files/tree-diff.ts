@@ -122,3 +122,24 @@ export async function diffTrees(reader: TreeReader, target: string, now: DirNode
   }
   return out;
 }
+
+/** Every object the trees `roots` reach (gc's live set). Iterative; a damaged tree reaches nothing more. */
+export async function reachableObjects(reader: TreeReader, roots: Iterable<string>): Promise<Set<string>> {
+  const live = new Set<string>();
+  const stack: string[] = [];
+  for (const r of roots) if (!live.has(r)) (live.add(r), stack.push(r));
+  for (let hash = stack.pop(); hash !== undefined; hash = stack.pop()) {
+    let entries;
+    try {
+      entries = await reader.entries(hash);
+    } catch {
+      continue;
+    }
+    for (const e of entries.values()) {
+      if (live.has(e.hash)) continue;
+      live.add(e.hash);
+      if (e.kind === 'dir') stack.push(e.hash);
+    }
+  }
+  return live;
+}
