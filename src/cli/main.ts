@@ -6,6 +6,7 @@ import { resolveHome } from '../core/home';
 import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
+import { settingsSource } from './settings-source';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -15,10 +16,17 @@ const sharedOptions = {
 
 function helpText(): string {
   const width = Math.max(...commands.map((c) => c.name.length), 4);
+  const home = resolveHome();
+  const source = settingsSource(home);
   return [
     'usage: agent-rewind <command> [options]   (every command takes --json and --home DIR)',
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'File-checkpoint settings (agentRewind.fileCheckpointing.*: size limit, excludes, store cap, store location) are',
+    "the extension's: read from <home>/config.json, else from VS Code's user settings.json (~/.config/Code/User,",
+    '~/.vscode-server/data/Machine, code-server\'s ~/.local/share/code-server/User), else the same defaults.',
+    `Settings used now: ${source ? forTerminal(source, { oneLine: true }) : "none found: the extension's defaults"} (home ${forTerminal(home, { oneLine: true })})`,
   ].join('\n');
 }
 

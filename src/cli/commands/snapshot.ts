@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { field } from '../terminal-text';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
-import { withSessionArg } from '../session-arg';
+import { warnOnStderr, withSessionArg } from '../session-arg';
+import { cliCheckpointerOptions } from '../cli-settings';
 import type { SessionManager } from '../../core/session/session-manager';
 import type { SessionEntry } from '../../core/session/types';
 import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../core/files';
@@ -13,7 +14,8 @@ export function checkpointerFor(ctx: CommandContext, session: SessionManager): F
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
   let fc: FileCheckpointer;
   try {
-    fc = new FileCheckpointer({ workspaceRoot: ws, home: ctx.home });
+    // the extension's options for this folder, from the same settings (cli-settings.ts)
+    fc = new FileCheckpointer(cliCheckpointerOptions(ctx.home, ws, warnOnStderr));
   } catch (err) {
     throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
   }

@@ -25,10 +25,12 @@ import type {
   RecoverResult,
   RewindFilesOptions,
   RewindFilesResult,
+  ScanTuning,
   SkippedFile,
   SnapshotKind,
   SnapshotSummary,
 } from './types';
+import { DEFAULT_SCAN_TUNING } from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
 import { storeScannedTree } from './store-tree';
 import { reachableObjects } from './tree-diff';
@@ -56,6 +58,7 @@ export class FileCheckpointer {
   private readonly maxFileSize: number;
   private readonly sizeCap: number;
   private readonly fullCheckInterval: number;
+  private readonly tuning: ScanTuning;
   private readonly filter: PathFilter;
   private readonly records: SnapshotRecords;
   private storePromise?: Promise<ObjectStore>;
@@ -81,6 +84,7 @@ export class FileCheckpointer {
     this.maxFileSize = Math.min(opts.maxFileSize ?? DEFAULT_MAX_FILE, MAX_OBJECT_SIZE);
     this.sizeCap = opts.sizeCapBytes ?? DEFAULT_CAP;
     this.fullCheckInterval = opts.fullCheckIntervalMs ?? DEFAULT_FULL_CHECK;
+    this.tuning = { ...DEFAULT_SCAN_TUNING, ...opts.tuning };
     const excludedDirs: string[] = [];
     for (const d of [this.storeDir, opts.home]) {
       const rel = relative(this.workspaceRoot, d);
@@ -214,7 +218,10 @@ export class FileCheckpointer {
   }
 
   private async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
-    if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+    if (!this.model) {
+      this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+      this.model.tuning = this.tuning;
+    }
     const model = this.model;
     if (!this.modelLoaded) {
       const loaded = await loadStatIndex(this.statIndexFile, this.cacheKey);

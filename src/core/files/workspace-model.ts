@@ -13,6 +13,7 @@ import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
 import { BlobThread } from './blob-thread';
 import { availableParallelism } from 'node:os';
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 
 export interface ScanStats {
   skipped: SkippedFile[];
@@ -53,6 +54,9 @@ export class WorkspaceModel {
   /** Parsed .gitignore of each folder that has one. */
   readonly gitignores = new Map<string, IgnoreLevel>();
   private readonly reads = new Limiter(32);
+
+  /** Scan switches, passed in (FileCheckpointer, from settings.ts): core reads no environment variables. */
+  tuning: ScanTuning = DEFAULT_SCAN_TUNING;
 
   constructor(
     readonly workspaceRoot: string,
@@ -109,7 +113,7 @@ export class WorkspaceModel {
    * what changed is looked at again, as a watcher-fed refresh would.
    */
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix()), stats, writer);
+    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix(), this.tuning.nativeStat), stats, writer);
   }
 
   /** Re-stats the whole workspace, reusing hashes whose stat data did not change. */
@@ -126,8 +130,7 @@ export class WorkspaceModel {
 
   /** Runs a scan that may start a hashing thread (decided once per scan, not per file), and stops the thread after. */
   private async withHashing<T>(scan: () => Promise<T>): Promise<T> {
-    const enabled = availableParallelism() > 1 && process.env.AGENT_REWIND_HASH_THREAD !== '0';
-    this.blobThreadAt = enabled ? Number(process.env.AGENT_REWIND_HASH_THREAD_AFTER ?? 2000) : Infinity;
+    this.blobThreadAt = availableParallelism() > 1 ? this.tuning.hashThreadAfter : Infinity;
     try {
       return await scan();
     } finally {
