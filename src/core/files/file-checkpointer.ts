@@ -373,7 +373,9 @@ export class FileCheckpointer {
       if (ops.length === 0) return result;
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
-      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.model, new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : []))));
+      const needed = new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : [])));
+      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.model, needed);
+      store.assertReadable(needed, 'the workspace changed while the rewind was being prepared'); // its undo needs them all
       const undo: UndoRecord = {
         v: 1,
         sessionId,

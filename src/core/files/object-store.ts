@@ -384,7 +384,6 @@ export class ObjectStore {
    */
   hasVerified(hash: string, kind: ObjectKind): boolean {
     if (this.verified.has(hash)) return true;
-    if (this.lookup(hash) === undefined) return false;
     for (const loc of this.locations(hash)) {
       if ((loc.flags & F_TREE ? 'tree' : 'blob') !== kind) continue;
       try {
@@ -399,6 +398,15 @@ export class ObjectStore {
     }
     this.damaged.add(hash);
     return false;
+  }
+
+  /**
+   * Throws unless every blob in `hashes` is stored and reads back intact: what a restore's undo (or its rollback)
+   * will read, checked before the restore changes anything.
+   */
+  assertReadable(hashes: Iterable<string>, what: string): void {
+    const bad = [...hashes].filter((h) => !this.hasVerified(h, 'blob'));
+    if (bad.length) throw new StoreCorruptError(`${what}: ${bad.length} of the objects it needs could not be stored intact (${bad.slice(0, 3).map((h) => h.slice(0, 12)).join(', ')}${bad.length > 3 ? ', …' : ''}); nothing was changed`);
   }
 
   /** The stored copy of `hash` is a tree. */
@@ -520,6 +528,8 @@ export class ObjectStore {
   /** @internal Called by PackWriter once its pack and index are in place. */
   register(pack: string, idx: Buffer, count: number, size: number): void {
     this.addPack(pack, { idx, count, size });
+    // a fresh copy of an object found damaged: the store has it again (reads skip the damaged copy)
+    if (this.damaged.size) for (let i = 0; i < count; i++) this.damaged.delete(entryHash(idx, i));
   }
 
   /**
