@@ -7,7 +7,7 @@
 //   - every acknowledged session entry is in the session file;
 //   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
 //   - the next command works.
-// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 4: about 3 to 5 minutes on two shared cores);
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 6: 54 trials, about 3 to 5 minutes on two shared cores);
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
-const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 4));
+const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 6));
 const SEED = Number(process.env.AGENT_REWIND_FAULT_SEED ?? Date.now() % 1_000_000);
 const KEEP = process.env.AGENT_REWIND_FAULT_KEEP === '1';
 
@@ -375,6 +375,7 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     chmodSync(locked, 0o755);
     const run = cli(t, ['rewind-files', t.session, 'u1p', '--overwrite-user-modified', '--json']);
     const now = fingerprint(t.ws);
+    (t as Trial & { note?: string }).note = run.code === 0 ? 'restore completed' : `restore refused: ${run.stderr.trim().split('\n')[0]!.slice(0, 120)}; ${same(now, beforeRestore) ? 'rolled back' : 'NOT rolled back'}`;
     if (run.code === 0 && !same(now, atU1p)) t.problems.push(`the rewind reported success but the workspace is not the snapshot: ${diffOf(atU1p, now)}`);
     if (run.code !== 0 && !clear(run.stderr)) t.problems.push(`the refused rewind gives no clear error: ${run.stderr.slice(0, 300)}`);
     if (!same(now, beforeRestore) && !same(now, atU1p)) t.problems.push(`after a failed restore the workspace is neither before nor after: vs before: ${diffOf(beforeRestore, now)}`);
