@@ -14,7 +14,7 @@ const targets = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/core/files/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: { transcript: 'webview-ui/src/transcript/main.ts', preview: 'webview-ui/src/preview/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'es2022', loader: { '.css': 'css' } },
+  { ...common, entryPoints: { transcript: 'webview-ui/src/transcript/main.ts', preview: 'webview-ui/src/preview/main.ts', compare: 'webview-ui/src/compare/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'es2022', loader: { '.css': 'css' } },
 ];
 
 function copyAssets() {

@@ -5,6 +5,7 @@
 //   npm start                 reuse .e2e/demo if it exists
 //   npm start -- --fresh      recreate the demo workspace and sessions
 //   npm start -- --port 8123  a fixed port (default: a free one)
+//   npm start -- --smoke      start, check that the workbench answers, stop again (CI runs this on a fresh clone)
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ import { ensurePrerequisites } from './e2e/setup.mjs';
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const fresh = args.includes('--fresh');
+const smoke = args.includes('--smoke');
 const portArg = args.indexOf('--port');
 const port = portArg >= 0 ? Number(args[portArg + 1]) : undefined;
 if (portArg >= 0 && !(port > 0 && port < 65536)) {
@@ -66,6 +68,14 @@ try {
     env: { AGENT_REWIND_HOME: home },
     port,
   });
+  if (smoke) {
+    const res = await fetch(server.workbenchUrl);
+    const page = await res.text();
+    await server.stop();
+    if (!res.ok || !/<html/i.test(page)) throw new Error(`the workbench answered ${res.status} at ${server.workbenchUrl}`);
+    console.log(`npm start: ok (the workbench answered at ${server.workbenchUrl}; stopped again)`);
+    process.exit(0);
+  }
   console.log('');
   console.log(`Agent Rewind demo is running in real VS Code: ${server.workbenchUrl}`);
   console.log(`  workspace: ${workspace}`);

@@ -24,6 +24,9 @@ export interface Command {
    *  that each is there and that nothing follows. Leave out to check them in run() instead. */
   positionals?: readonly string[];
   run(ctx: CommandContext): Promise<void>;
+  /** Takes the raw arguments after the command name instead: no option parsing, no usage errors, and the exit code
+   *  it returns (for `hook`, which Claude Code runs and which must never fail nor print). */
+  raw?(argv: string[]): Promise<number>;
 }
 
 /** One line of the command table (commands/index.ts): what --help lists, and where the command's code is. */

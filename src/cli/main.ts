@@ -70,6 +70,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   const command = await entry.load();
+  if (command.raw) return command.raw(rest);
   let parsed;
   try {
     parsed = parseArgs({ args: rest, options: { ...sharedOptions, ...command.options }, allowPositionals: true, strict: true });

@@ -3,10 +3,16 @@
 import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
 import { forTerminal } from './terminal-text';
+import { loadCliSettings } from './cli-settings';
 import { findSessionFilesById } from '../core/session/discovery';
 import { sessionsRoot } from '../core/session/paths';
 import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
 import { FileSessionStorage } from '../core/session/storage';
+import { parseSettings, type EngineSettings } from '../core/engine/settings';
+import { foreignOwner, foreignSources } from '../core/sources/foreign';
+import { readFirstLine } from '../core/sources/session-sources';
+import { ReadOnlySessionError, type SourceAdapter } from '../core/sources/source-adapter';
+import { agentName, isForeignView, type SessionView } from '../core/sources/session-view';
 
 const AMBIGUOUS_SHOWN = 10;
 
@@ -24,8 +30,16 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
     if (!st.isFile) throw new CliError(`not a file: ${file}`);
     return file;
   }
-  const files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
-  if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)}`);
+  let files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
+  if (files.length === 0) {
+    // Another agent's session named by its id (Claude Code's and Codex's ids are uuids).
+    const settings = cliSettings(ctx);
+    for (const adapter of foreignSources(settings)) {
+      files.push(...((await adapter.findById?.(arg, { settings, workspaceRoots: [], warn: warnOnStderr })) ?? []));
+    }
+    files = [...new Set(files)];
+  }
+  if (files.length === 0) throw new CliError(`no session with id "${arg}" in ${sessionsRoot(ctx.home)} or another agent's sessions`);
   if (files.length > 1) {
     const shown = files.slice(0, AMBIGUOUS_SHOWN);
     const more = files.length > shown.length ? `\n  …and ${files.length - shown.length} more; type more of the id` : '';
@@ -34,9 +48,44 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
   return files[0]!;
 }
 
-/** Opens `<session>` for a CLI call: nothing deferred, problems reported on stderr. Close it when done. */
+/** The settings a CLI call works with (its home included): the extension's agentRewind.* keys, from the file
+ *  cli-settings.ts finds (<home>/config.json or VS Code's settings.json), else the same defaults. */
+export function cliSettings(ctx: CommandContext): EngineSettings {
+  return loadCliSettings(ctx.home).settings;
+}
+
+/** The readers of other agents' sessions, for this call's home. */
+export function foreignAdaptersFor(ctx: CommandContext): SourceAdapter[] {
+  return foreignSources(cliSettings(ctx));
+}
+
+/** Another agent's session, read-only, when `file` is one (undefined: one of ours, pi's or oh-my-pi's). */
+async function openForeignFile(ctx: CommandContext, file: string): Promise<SessionView | undefined> {
+  const owner = foreignOwner(foreignAdaptersFor(ctx), file, await readFirstLine(file));
+  if (!owner) return undefined;
+  try {
+    const view = await owner.open(file);
+    for (const s of view.getLoadReport().skipped) warnOnStderr(`${file}:${s.line}: skipped (${s.reason})`);
+    return view;
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+/** Runs fn on `<session>` read-only, whichever agent wrote it (ours, pi, oh-my-pi, Claude Code, Codex). */
+export async function withViewArg<T>(ctx: CommandContext, arg: string | undefined, fn: (view: SessionView) => Promise<T>): Promise<T> {
+  const file = await resolveSessionArg(ctx, arg);
+  const foreign = await openForeignFile(ctx, file);
+  if (foreign) return fn(foreign);
+  return withSessionArg(ctx, file, fn);
+}
+
+/** Opens `<session>` for a CLI call: nothing deferred, problems reported on stderr. Close it when done. Another
+ *  agent's session is refused with a clear error: it is only ever read (withViewArg). */
 export async function openSessionArg(ctx: CommandContext, arg: string | undefined): Promise<SessionManager> {
   const file = await resolveSessionArg(ctx, arg);
+  const owner = foreignOwner(foreignAdaptersFor(ctx), file, await readFirstLine(file));
+  if (owner) throw new CliError(new ReadOnlySessionError(agentName(owner.kinds[0]!), 'Changing this session').message);
   let session: SessionManager;
   try {
     session = await SessionManager.open(file, { home: ctx.home, deferUntilAssistant: false, onInvalidHeader: 'throw' });
@@ -72,6 +121,8 @@ function warnAboutOrphans(session: SessionManager): void {
   for (const e of orphans.slice(0, ORPHANS_NAMED)) warnOnStderr(`entry ${e.id} names a parent ${e.parentId} that is not in the file; the path to it starts there`);
   if (orphans.length > ORPHANS_NAMED) warnOnStderr(`…and ${orphans.length - ORPHANS_NAMED} more entries whose parent is not in the file`);
 }
+
+export { isForeignView };
 
 /** Runs fn on the opened session and always closes (flushes) it afterwards. */
 export async function withSessionArg<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine/engine';
+import { foreignSources } from '../core/sources/foreign';
+import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
 import { registerCommands } from './commands/register-commands';
@@ -16,6 +18,7 @@ import { affectsEngine, readSettings } from './settings';
 import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
+import { ComparePanel } from './webviews/compare-panel';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
 import { TranscriptPanel } from './webviews/transcript-panel';
 import { WorkspaceFileWatcher } from './workspace-file-watcher';
@@ -23,6 +26,8 @@ import { WorkspaceFileWatcher } from './workspace-file-watcher';
 export class AgentRewindExtension extends Disposable {
   readonly api: AgentRewindApi;
   private readonly engine: RewindEngine;
+  /** The CLI launcher on the terminals' PATH (undefined when it could not be written). */
+  readonly launcher: Promise<CliLauncher | undefined>;
 
   constructor(context: vscode.ExtensionContext) {
     super();
@@ -33,8 +38,16 @@ export class AgentRewindExtension extends Disposable {
       warn: (m) => log.warn(m),
       // file snapshots read and hash whole trees: in a worker thread, so the extension host never blocks on them
       filesWorker: () => new Worker(join(__dirname, 'files-worker.js')),
+      // Claude Code's (and later Codex's) sessions, read in place
+      foreignSources,
     }));
     this._register({ dispose: () => void engine.dispose() });
+
+    // `agent-rewind` in integrated terminals (and the command agent hooks run).
+    this.launcher = installCliLauncher(context).catch((error: unknown) => {
+      log.warn(`The agent-rewind command could not be put on the terminals' PATH: ${(error as Error).message}`);
+      return undefined;
+    });
 
     const events = this._register(new SessionEvents());
     const active = this._register(new ActiveSession(engine, context.workspaceState));
@@ -48,6 +61,7 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
     const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
+    const showCompare = (sessionFile: string, branchA: string, branchB: string) => void ComparePanel.show(context.extensionUri, { sessionFile, branchA, branchB }, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {
@@ -82,7 +96,9 @@ export class AgentRewindExtension extends Disposable {
       },
       showTranscript,
       showPreview,
+      showCompare,
       selectedNode: () => (treeView.visible ? treeView.selection[0] : undefined),
+      launcher: this.launcher,
     })) this._register(d);
     for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);
 

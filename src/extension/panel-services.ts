@@ -3,24 +3,24 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../core/engine/engine';
 import { absPath } from '../core/files/safe-paths';
-import type { EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
+import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
 import type { SessionEvents } from './session-events';
 import { snapshotUri } from './snapshot-documents';
-import type { PreviewServices, SessionRef, TranscriptServices } from './webviews/services';
+import type { CompareRef, CompareServices, PreviewServices, SessionRef, TranscriptServices } from './webviews/services';
 
 export interface PanelOpeners {
   showPreview(ref: SessionRef, anchorEntryId: string): void;
 }
 
-export class PanelServices implements TranscriptServices, PreviewServices {
+export class PanelServices implements TranscriptServices, PreviewServices, CompareServices {
   constructor(
     private readonly engine: RewindEngine,
     private readonly events: SessionEvents,
     private readonly openers: PanelOpeners,
   ) {}
 
-  loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
-    return this.engine.loadTranscript(ref.sessionFile);
+  loadTranscript(ref: SessionRef, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+    return this.engine.loadTranscript(ref.sessionFile, opts);
   }
 
   locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
@@ -71,5 +71,30 @@ export class PanelServices implements TranscriptServices, PreviewServices {
     const right = existsSync(nowPath) ? vscode.Uri.file(nowPath) : snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, empty: true }, 'now');
     const name = relPath.split('/').pop() ?? relPath;
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now)`, { preview: true });
+  }
+
+  async compareBranches(ref: SessionRef, branch: string | undefined): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.compareBranches', { sessionFile: ref.sessionFile, ...(branch ? { branch } : {}) });
+  }
+
+  compare(ref: CompareRef): Promise<BranchCompareModel> {
+    return this.engine.compareBranches(ref.sessionFile, ref.branchA, ref.branchB);
+  }
+
+  /** The file at A's snapshot (left) against the file at B's (right), both read-only; a side without it is empty. */
+  async openBranchFileDiff(ref: CompareRef, a: { branch: string; anchorEntryId: string }, b: { branch: string; anchorEntryId: string }, relPath: string): Promise<void> {
+    // Refuses '..' and absolute paths before anything is read (the snapshot store is never reached through them).
+    if (relPath.startsWith('/') || relPath.split('/').some((p) => p === '..' || p === '')) throw new Error(`Not a workspace-relative path: ${relPath}`);
+    const side = async (s: { branch: string; anchorEntryId: string }) => {
+      const exists = (await this.engine.fileAtAnchor(ref.sessionFile, s.anchorEntryId, relPath)) !== undefined;
+      return snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
+    };
+    const [left, right] = await Promise.all([side(a), side(b)]);
+    const name = relPath.split('/').pop() ?? relPath;
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (${a.branch} ↔ ${b.branch})`, { preview: true });
+  }
+
+  async openMessage(ref: SessionRef, entryId: string): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionFile: ref.sessionFile, entryId });
   }
 }

@@ -3,7 +3,7 @@
 // reload. A folder that does not exist yet (no session so far) is checked again now and then, then watched.
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { SessionFolder } from '../core/engine/session-folders';
+import type { WatchedFolder as SessionFolder } from '../core/sources/source-adapter';
 import { Disposable, toDisposable, type DisposableLike } from './disposable';
 
 const DEBOUNCE_MS = 200;
@@ -34,14 +34,14 @@ export class SessionWatcher extends Disposable {
       folders.map(async (folder) => {
         const exists = await stat(folder.path).then((s) => s.isDirectory(), () => false);
         if (this.isDisposed || generation !== this.generation) return;
-        if (exists) this.watchFolder(folder.path);
+        if (exists) this.watchFolder(folder);
         else missing.push(folder);
       }),
     ).then(() => this.pollMissing(missing, generation));
   }
 
-  private watchFolder(path: string): void {
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path), '*.jsonl'));
+  private watchFolder(folder: SessionFolder): void {
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(folder.path), folder.pattern ?? '*.jsonl'));
     const note = (uri: vscode.Uri) => this.note(uri.fsPath);
     watcher.onDidCreate(note);
     watcher.onDidChange(note);
@@ -57,7 +57,7 @@ export class SessionWatcher extends Disposable {
         const exists = await stat(folder.path).then((s) => s.isDirectory(), () => false);
         if (this.isDisposed || generation !== this.generation) return;
         if (exists) {
-          this.watchFolder(folder.path);
+          this.watchFolder(folder);
           // Files may have been written before the watcher started: report the folder's appearance.
           this.note(folder.path);
         } else {

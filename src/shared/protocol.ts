@@ -1,4 +1,5 @@
-// The one message protocol between the extension host and the two webviews (Transcript, Rewind preview).
+// The one message protocol between the extension host and the webviews (Transcript, Rewind preview, Compare
+// branches).
 //
 // Shape (after microsoft/vscode-hexeditor's idea of a small, explicit protocol):
 // - every message has a `type`; each direction of each webview is a discriminated union;
@@ -13,7 +14,7 @@
 // their bundles; the request/response machinery they run is in ./request-client.ts.
 import { z } from 'zod';
 import type { ResponseMessage } from './request-client';
-import type { RewindMode, RewindPreviewModel, TranscriptItem, TranscriptModel } from './view-models';
+import type { BranchCompareModel, RewindMode, RewindPreviewModel, TranscriptItem, TranscriptModel } from './view-models';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared pieces
@@ -48,6 +49,8 @@ export const transcriptToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('label'), entryId }).strict(),
   z.object({ type: z.literal('copyId'), requestId, entryId }).strict(),
   z.object({ type: z.literal('switchBranch'), branch: z.string().min(1).max(500) }).strict(),
+  /** Open Compare branches for this session (the branch shown is offered as one side). */
+  z.object({ type: z.literal('compareBranches') }).strict(),
 ]);
 export type TranscriptToHost = z.infer<typeof transcriptToHostSchema>;
 
@@ -110,6 +113,34 @@ export type PreviewToWebview =
   | { type: 'loading' }
   | { type: 'model'; model: RewindPreviewModel }
   | ResponseMessage<PreviewResults[keyof PreviewResults]>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Compare branches
+
+export const compareToHostSchema = z.discriminatedUnion('type', [
+  readyMessage,
+  /** Open VS Code's diff editor of a file the comparison lists: at A's snapshot ↔ at B's snapshot. */
+  z.object({ type: z.literal('openFileDiff'), requestId, path: z.string().min(1).max(4096) }).strict(),
+  /** Open the transcript at a message the comparison lists. */
+  z.object({ type: z.literal('openMessage'), entryId }).strict(),
+  /** Show B on the left and A on the right. */
+  z.object({ type: z.literal('swap') }).strict(),
+  /** Compute the comparison again. */
+  z.object({ type: z.literal('refresh') }).strict(),
+]);
+export type CompareToHost = z.infer<typeof compareToHostSchema>;
+
+export type CompareResults = {
+  /** The path whose diff editor was opened. */
+  openFileDiff: { opened: string };
+};
+
+export type CompareToWebview =
+  | { type: 'loading'; branchA: string; branchB: string }
+  | { type: 'model'; model: BranchCompareModel }
+  /** The comparison could not be made at all (a branch vanished, the session file is unreadable). */
+  | { type: 'loadError'; message: string }
+  | ResponseMessage<CompareResults[keyof CompareResults]>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers used by both sides

@@ -24,16 +24,28 @@ export interface TranscriptItem {
   timestamp?: string;
   label?: string;
   isError?: boolean;
+  /** Shown as a badge: an aborted or failed reply, tool calls that never ran. */
+  notice?: string;
+  /** Shown as typed (line breaks and indentation kept), not rendered as markdown: what the user wrote or pasted. */
+  preformatted?: boolean;
   /** Branch points: other branches that leave the tree at this entry. */
   otherBranches?: { name: string; headEntryId: string }[];
   /** Whether a file checkpoint exists for this (user) message, and how many files it holds. */
   fileCheckpoint?: { files: number } | null;
+  /** Conversations this tool call started (a Claude Code Task/Agent subagent), shown folded under it. */
+  subagents?: { agentId: string; title: string; messages: number; markdown: string }[];
+  /** Copied from the session this one was forked from (shown folded, not as new messages). */
+  inherited?: boolean;
 }
 
 export interface TranscriptModel {
   sessionId: string;
   title: string;
-  source: 'agent-rewind' | 'pi' | 'omp';
+  source: 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+  /** Set for another agent's session (Claude Code, Codex): shown, never written; `branch` is the branch shown. */
+  readOnly?: { agent: string };
+  /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */
+  forkedFrom?: { sessionId: string; sessionFile?: string; title?: string };
   branch: string;
   /** Total rows; rows are sent in pages so 10,000+ message sessions stay smooth. */
   total: number;
@@ -64,6 +76,57 @@ export interface FileChangePreview {
   userModified: boolean;
 }
 
+/** A file that differs between two snapshots, seen from A to B: 'added' exists only at B, 'deleted' only at A;
+ *  insertions are lines B has that A has not, deletions lines A has that B has not. */
+export type FileDifference = Omit<FileChangePreview, 'userModified'>;
+
+/** One message in a list of messages (kind and a one-line preview). */
+export interface MessageRef {
+  entryId: string;
+  kind: MessageKind;
+  preview: string;
+}
+
+/** One side of a branch comparison. */
+export interface BranchCompareSide {
+  name: string;
+  isActive: boolean;
+  /** The branch's last message (null: it has none). */
+  headEntryId: string | null;
+  /** The chat messages after the divergence point, oldest first (at most `messages.length`; `omitted` more after). */
+  messages: MessageRef[];
+  /** Messages after the divergence point left out of `messages` to keep the model small. */
+  omitted: number;
+  /** The latest file snapshot on the branch's path, which the files are compared at (null: none): the turn-end
+   *  snapshot of an agent reply (the files as the agent left them) or a user message's (as they were when it was
+   *  sent). `anchorEntryId` is that message, for fileAtAnchor. */
+  snapshot: {
+    anchorEntryId: string;
+    kind: 'user-message' | 'turn-end';
+    preview: string;
+    files: number;
+    createdAt: string;
+    afterDivergence: boolean;
+  } | null;
+}
+
+/** Two branches of one session side by side: where they part, what each says after that, how their files differ. */
+export interface BranchCompareModel {
+  sessionId: string;
+  sessionFile: string;
+  title: string;
+  /** Set for another agent's session (read-only: nothing here writes anyway). */
+  readOnly?: { agent: string };
+  /** The last entry both branches share, as its nearest chat message; null: they share no message. */
+  divergence: MessageRef | null;
+  a: BranchCompareSide;
+  b: BranchCompareSide;
+  /** The files that differ between A's snapshot and B's, from A to B; or why they cannot be compared. */
+  files:
+    | { ok: true; files: FileDifference[]; insertions: number; deletions: number; sameSnapshot: boolean }
+    | { ok: false; error: string };
+}
+
 export interface StateChangePreview {
   key: string;
   scope: 'app' | 'user' | 'session';
@@ -86,7 +149,15 @@ export interface RewindPreviewModel {
   anchorEntryId: string;
   anchorPreview: string;
   conversation:
-    | { ok: true; currentBranch: string; newBranchName: string; messagesLeftOnOldBranch: { entryId: string; kind: MessageKind; preview: string }[] }
+    | {
+        ok: true;
+        currentBranch: string;
+        newBranchName: string;
+        messagesLeftOnOldBranch: { entryId: string; kind: MessageKind; preview: string }[];
+        /** Set when the conversation continues in a new session file (a foreign agent's session is never written):
+         *  which agent's format, and that the original stays as it is. */
+        fork?: { agent: string; resumeHint: string };
+      }
     | { ok: false; error: string };
   state:
     | { ok: true; changes: StateChangePreview[]; artifacts: ArtifactChangePreview[] }
@@ -109,4 +180,6 @@ export interface RewindOutcome {
   filesChanged: string[];
   /** Present when the file part can be undone with undoLastRewind. */
   undoAvailable: boolean;
+  /** A foreign session's conversation rewind: the new session that continues from before the message. */
+  fork?: { sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
 }

@@ -2,10 +2,11 @@
 // Also home to what the conversation-rewind commands share: a Conversation over <session>, the one-argument command
 // shape of rewind/switch/checkpoint/restore, and printing a BranchInfo.
 import type { Command } from '../command';
-import { warnOnStderr, withSessionArg } from '../session-arg';
+import { warnOnStderr, withSessionArg, withViewArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 import { Conversation } from '../../core/branches/conversation';
-import type { BranchInfo } from '../../core/branches/derive';
+import { toBranchInfo, type BranchInfo } from '../../core/branches/derive';
+import { branchesOf } from '../../core/engine/session-details';
 import type { SessionManager } from '../../core/session/session-manager';
 
 export function conversationOf(session: SessionManager): Conversation<SessionManager> {
@@ -42,7 +43,7 @@ export const branchesCommand: Command = {
   usage: 'branches <session> [--json] [--home DIR]',
   positionals: ['<session>'],
   async run(ctx) {
-    const branches = await withSessionArg(ctx, ctx.positionals[0], (session) => conversationOf(session).branches());
+    const branches = await withViewArg(ctx, ctx.positionals[0], async (session) => branchesOf(session, warnOnStderr).branches.map(toBranchInfo));
     ctx.out(branches, () => branches.map(branchLine).join('\n'));
   },
 };

@@ -1,6 +1,6 @@
 // `agent-rewind context <session> [--leaf ID]`: what would be sent to the model from that leaf (buildSessionContext).
 import { CliError, type Command } from '../command';
-import { withSessionArg } from '../session-arg';
+import { withViewArg } from '../session-arg';
 
 export const contextCommand: Command = {
   usage: 'context <session> [--leaf ID] [--json] [--home DIR]',
@@ -8,7 +8,7 @@ export const contextCommand: Command = {
   positionals: ['<session>'],
   async run(ctx) {
     const leaf = typeof ctx.values.leaf === 'string' ? ctx.values.leaf : undefined;
-    const context = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+    const context = await withViewArg(ctx, ctx.positionals[0], async (session) => {
       if (leaf !== undefined && !session.getEntry(leaf)) throw new CliError(`no entry "${leaf}" in session ${session.sessionId}`);
       return session.buildSessionContext(leaf ?? session.getLeafId());
     });

@@ -3,7 +3,8 @@
 import { field, forTerminal } from '../terminal-text';
 import { CliError, UsageError, type Command } from '../command';
 import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
-import { withSessionArg } from '../session-arg';
+import { withViewArg } from '../session-arg';
+import { snapshotKeyOf } from '../../core/engine/file-anchors';
 import { checkpointerFor } from './snapshot';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
@@ -27,13 +28,13 @@ export const rewindFilesCommand: Command = {
     const id = ctx.positionals[1];
     if (!id) throw new UsageError('missing <userMessageId>');
     const dryRun = ctx.values['dry-run'] === true;
-    await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+    await withViewArg(ctx, ctx.positionals[0], async (session) => {
       const fc = checkpointerFor(ctx, session);
       try {
         const opts = { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true, anchor: anchorCheckFor(session, id, true) };
         let result: RewindFilesResult;
         try {
-          result = await fc.rewindFiles(session.sessionId, id, opts);
+          result = await fc.rewindFiles(session.sessionId, await snapshotKeyOf(session, id, fc), opts);
         } catch (err) {
           throw new CliError((err as Error).message);
         }

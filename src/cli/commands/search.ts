@@ -7,6 +7,8 @@ import { sessionRoots } from '../../core/session/discovery';
 import { sessionDirFor } from '../../core/session/paths';
 import { FileSessionStorage } from '../../core/session/storage';
 import { BOLD_OFF, BOLD_ON, field, forTerminal, unmarked } from '../terminal-text';
+import { foreignSources } from '../../core/sources/foreign';
+import { cliSettings, warnOnStderr } from '../session-arg';
 
 function positiveInt(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -64,15 +66,31 @@ export const searchCommand: Command = {
     const cwd = ctx.values.all === true ? undefined : typeof ctx.values.cwd === 'string' ? resolve(ctx.cwd, ctx.values.cwd) : ctx.cwd;
     const warnings: string[] = [];
     let catalog: Catalog;
+    const settings = cliSettings(ctx);
+    const foreign = foreignSources(settings);
+    const openForeign = async (file: string) => {
+      for (const a of foreign) {
+        const listed = await a.open(file).catch(() => undefined);
+        if (listed) return listed;
+      }
+      return undefined;
+    };
     try {
-      catalog = await Catalog.open({ home: ctx.home, warn: (m) => warnings.push(m) });
+      catalog = await Catalog.open({ home: ctx.home, warn: (m) => warnings.push(m), openForeign });
     } catch (error) {
       throw new CliError(`the session catalog cannot be opened: ${(error as Error).message}`);
     }
     try {
       const folders = foldersOf(ctx.home, cwd);
       await catalog.refresh(folders);
-      const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path) });
+      // Other agents' sessions of this folder (or every folder), by file: their folders hold other folders' sessions.
+      const files: { file: string; source: (typeof foreign)[number]['kinds'][number] }[] = [];
+      for (const a of foreign) {
+        const listings = await a.list({ settings, workspaceRoots: [cwd ?? '/'], warn: warnOnStderr }).catch(() => []);
+        files.push(...listings.map((l) => ({ file: resolve(l.sessionFile), source: l.source })));
+      }
+      if (files.length) await catalog.refresh(files);
+      const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path), files: files.map((f) => f.file) });
       for (const w of warnings) process.stderr.write(`agent-rewind search: ${forTerminal(w)}\n`);
       ctx.out(hits, () => human(hits, query));
     } finally {

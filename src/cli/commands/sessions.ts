@@ -1,6 +1,7 @@
 // `agent-rewind sessions [--cwd DIR] [--all]`: our, pi and oh-my-pi sessions of a folder (or of every folder).
 import { cwdOption, type Command } from '../command';
-import { warnOnStderr } from '../session-arg';
+import { cliSettings, warnOnStderr } from '../session-arg';
+import { foreignSources } from '../../core/sources/foreign';
 import { forTerminal } from '../terminal-text';
 import { listAllSessions, listSessions, type SessionSummary } from '../../core/session/discovery';
 
@@ -18,7 +19,20 @@ export const sessionsCommand: Command = {
   async run(ctx) {
     const cwd = cwdOption(ctx);
     const opts = { home: ctx.home, warn: warnOnStderr };
-    const list = ctx.values.all === true ? await listAllSessions(opts) : await listSessions(cwd, opts);
+    const all = ctx.values.all === true;
+    const list = all ? await listAllSessions(opts) : await listSessions(cwd, opts);
+    // Other agents' sessions of this folder (--all: of every folder), read in place.
+    const settings = cliSettings(ctx);
+    for (const adapter of foreignSources(settings)) {
+      const listings = await adapter.list({ settings, workspaceRoots: [all ? '/' : cwd], warn: warnOnStderr }).catch((error: unknown) => {
+        warnOnStderr(`cannot list ${adapter.kinds[0]} sessions: ${(error as Error).message}`);
+        return [];
+      });
+      for (const l of listings) {
+        list.push({ id: l.sessionId, file: l.sessionFile, title: l.title, created: l.createdAt ?? new Date(l.modifiedMs).toISOString(), modified: new Date(l.modifiedMs).toISOString(), cwd: l.cwd ?? '', source: l.source });
+      }
+    }
+    list.sort((a, b) => b.modified.localeCompare(a.modified) || b.created.localeCompare(a.created));
     ctx.out(list, () => table(list));
   },
 };

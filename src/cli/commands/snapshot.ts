@@ -10,7 +10,7 @@ import type { SessionManager } from '../../core/session/session-manager';
 import type { SessionEntry } from '../../core/session/types';
 import { anchorCheckFor, FileCheckpointer, type SnapshotSummary } from '../../core/files';
 
-export function checkpointerFor(ctx: CommandContext, session: SessionManager): FileCheckpointer {
+export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): FileCheckpointer {
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
   let fc: FileCheckpointer;
   try {

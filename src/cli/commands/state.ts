@@ -5,6 +5,7 @@ import { blobsDir } from '../../core/session/paths';
 import { scopeOf } from '../../core/state/records';
 import { SessionState } from '../../core/state/session-state';
 import { warnOnStderr, withSessionArg } from '../session-arg';
+// Other agents' sessions have no session state or artifacts of ours: openSessionArg refuses them with a clear error.
 import { forTerminal } from '../terminal-text';
 
 export const stateCommand: Command = {

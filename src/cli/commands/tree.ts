@@ -1,8 +1,8 @@
 // `agent-rewind tree <session>`: every entry (id, parent, type, role, a text preview, label) and the leaf.
 import type { Command } from '../command';
-import { withSessionArg } from '../session-arg';
+import { withViewArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import type { SessionManager } from '../../core/session/session-manager';
+import type { SessionView } from '../../core/sources/session-view';
 import type { SessionEntry } from '../../core/session/types';
 
 export interface TreeEntry {
@@ -42,7 +42,7 @@ export function previewOf(e: SessionEntry): string | undefined {
   return flat.slice(0, cut) + '…';
 }
 
-export function treeOf(session: SessionManager): { sessionId: string; file: string | undefined; leafId: string | null; entries: TreeEntry[] } {
+export function treeOf(session: SessionView): { sessionId: string; file: string | undefined; leafId: string | null; entries: TreeEntry[] } {
   const entries = session.getEntries().map((e): TreeEntry => {
     const t: TreeEntry = { id: e.id, parentId: e.parentId, type: e.type };
     const role = e.type === 'message' ? (e.message as { role?: unknown } | undefined)?.role : undefined;
@@ -98,7 +98,7 @@ export const treeCommand: Command = {
   usage: 'tree <session> [--json] [--home DIR]',
   positionals: ['<session>'],
   async run(ctx) {
-    const tree = await withSessionArg(ctx, ctx.positionals[0], async (s) => treeOf(s));
+    const tree = await withViewArg(ctx, ctx.positionals[0], async (s) => treeOf(s));
     ctx.out(tree, () => render(tree));
   },
 };

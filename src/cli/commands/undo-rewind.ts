@@ -1,6 +1,6 @@
 // `agent-rewind undo-rewind <session> [--workspace DIR]`: put the files back as they were before the last rewind.
 import { CliError, type Command } from '../command';
-import { withSessionArg } from '../session-arg';
+import { withViewArg } from '../session-arg';
 import { checkpointerFor } from './snapshot';
 import { describeRewind } from './rewind-files';
 
@@ -9,7 +9,7 @@ export const undoRewindCommand: Command = {
   options: { workspace: { type: 'string' } },
   positionals: ['<session>'],
   async run(ctx) {
-    await withSessionArg(ctx, ctx.positionals[0], async (session) => {
+    await withViewArg(ctx, ctx.positionals[0], async (session) => {
       const fc = checkpointerFor(ctx, session);
       try {
         let result;

@@ -9,6 +9,7 @@ import type { Database, SqlValue } from 'sql.js';
 import type { SessionSummary } from '../session/discovery';
 import { FileSessionStorage, type StorageStat } from '../session/storage';
 import type { SessionSource } from '../session/types';
+import type { SessionView } from '../sources/session-view';
 import { catalogPath, loadCatalogDb, saveCatalogDb, type CatalogRebuildReason } from './catalog-file';
 import { toFtsQuery } from './fts-query';
 import { readSessionForCatalog, type IndexedBranch, type IndexedCheckpoint, type IndexedSession } from './session-reader';
@@ -26,9 +27,14 @@ export interface CatalogOptions {
   /** Where a working folder's file checkpoints are (default <home>/checkpoints/<folder>-<hash>). */
   fileCheckpointStore?: (cwd: string) => string | undefined;
   warn?: (message: string) => void;
+  /** Reads another agent's session read-only (Claude Code, Codex); without it those files are not indexed. */
+  openForeign?: (file: string) => Promise<SessionView | undefined>;
 }
 
 /** A folder of session files (the engine's SessionFolder has this shape). */
+/** One session file to index (a listing, or a discovery summary). */
+export type CatalogFile = Pick<SessionSummary, 'file' | 'source'>;
+
 export interface CatalogFolder {
   path: string;
   source: SessionSource;
@@ -44,11 +50,13 @@ export interface RefreshResult {
 
 export type CatalogSession = Omit<IndexedSession, 'branches' | 'checkpoints' | 'messages'> & { messageCount: number };
 
-/** Which sessions a query looks at: those whose header names this working folder and/or whose file is directly in
- *  one of these folders (a workspace's session folders). Both given: either matches. Neither: all. */
+/** Which sessions a query looks at: those whose header names this working folder, whose file is directly in one of
+ *  these folders (a workspace's session folders), or that are one of these files (another agent's sessions, whose
+ *  folders are shared by many working folders). Several given: any matches. None: all. */
 export interface CatalogScope {
   cwd?: string;
   folders?: readonly string[];
+  files?: readonly string[];
 }
 
 export interface SearchOptions extends CatalogScope {
@@ -94,6 +102,10 @@ function scopeWhere(scope: CatalogScope): { sql: string; params: SqlValue[] } {
   if (scope.folders !== undefined) {
     parts.push(scope.folders.length ? `s.dir IN (${scope.folders.map(() => '?').join(',')})` : '0');
     params.push(...scope.folders.map((f) => resolve(f)));
+  }
+  if (scope.files !== undefined) {
+    parts.push(scope.files.length ? `s.file IN (${scope.files.map(() => '?').join(',')})` : '0');
+    params.push(...scope.files.map((f) => resolve(f)));
   }
   return { sql: parts.length ? `(${parts.join(' OR ')})` : '1', params };
 }
@@ -174,7 +186,7 @@ export class Catalog {
    * reindexed when its size or mtime changed; rows of files in those folders that are gone are removed. Rows of
    * other folders are left alone. The db is saved once, a moment after the pass.
    */
-  refresh(input: readonly SessionSummary[] | readonly CatalogFolder[]): Promise<RefreshResult> {
+  refresh(input: readonly CatalogFile[] | readonly CatalogFolder[]): Promise<RefreshResult> {
     return this.#enqueue(async () => {
       const { files, scopes } = this.#filesOf(input);
       const result: RefreshResult = { indexed: 0, removed: 0, unchanged: 0, failed: [] };
@@ -221,7 +233,7 @@ export class Catalog {
     });
   }
 
-  #filesOf(input: readonly SessionSummary[] | readonly CatalogFolder[]): { files: { file: string; source: SessionSource }[]; scopes: Set<string> } {
+  #filesOf(input: readonly CatalogFile[] | readonly CatalogFolder[]): { files: { file: string; source: SessionSource }[]; scopes: Set<string> } {
     const files: { file: string; source: SessionSource }[] = [];
     const scopes = new Set<string>();
     const storage = new FileSessionStorage();
@@ -263,7 +275,7 @@ export class Catalog {
     if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) return 'unchanged';
     let indexed: IndexedSession | undefined;
     try {
-      indexed = await readSessionForCatalog(file, source, { home: this.#home, fileCheckpointStore: this.#opts.fileCheckpointStore, warn: this.#opts.warn });
+      indexed = await readSessionForCatalog(file, source, { home: this.#home, fileCheckpointStore: this.#opts.fileCheckpointStore, warn: this.#opts.warn, openForeign: this.#opts.openForeign });
     } catch (error) {
       const message = (error as Error).message;
       this.#opts.warn?.(`The catalog could not read ${file}: ${message}`);

@@ -6,6 +6,8 @@ import { defaultStoreDir } from '../files/file-checkpointer';
 import { SnapshotRecords } from '../files/snapshot-records';
 import { SessionManager } from '../session/session-manager';
 import type { SessionEntry, SessionSource } from '../session/types';
+import { isForeignView, type SessionView } from '../sources/session-view';
+import { snapshotsByEntryFromRecords } from '../engine/file-anchors';
 import { ReadOnlySessionStorage } from './read-only-storage';
 import { TimeSlicer } from './time-slice';
 
@@ -66,6 +68,8 @@ export interface ReadOptions {
   /** The file-checkpoint store of a working folder (default: <home>/checkpoints/<folder>-<hash>, when the folder exists). */
   fileCheckpointStore?: (cwd: string) => string | undefined;
   warn?: (message: string) => void;
+  /** Reads another agent's session (Claude Code, Codex) read-only; without it such files are not indexed. */
+  openForeign?: (file: string) => Promise<SessionView | undefined>;
 }
 
 /** The store a folder's file checkpoints are in by default, or undefined when the folder is gone. */
@@ -80,7 +84,7 @@ export function defaultFileCheckpointStore(home: string, cwd: string): string | 
 
 /** Which branch each entry is shown on: walk each branch's path from its leaf up, stopping at the first entry an
  *  earlier branch already claimed (its ancestors are claimed too), so the pass is linear in the entries. */
-function branchOfEntries(session: SessionManager, branches: { name: string; leafId: string | null; isActive: boolean }[]): Map<string, string> {
+function branchOfEntries(session: SessionView, branches: { name: string; leafId: string | null; isActive: boolean }[]): Map<string, string> {
   const out = new Map<string, string>();
   const ordered = [...branches.filter((b) => b.isActive), ...branches.filter((b) => !b.isActive)];
   for (const b of ordered) {
@@ -112,6 +116,13 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
   const storage = new ReadOnlySessionStorage();
   const before = await storage.stat(path);
   if (!before?.isFile) return undefined;
+  if (source === 'claude' || source === 'codex') {
+    const view = await opts.openForeign?.(path);
+    if (!view || !isForeignView(view)) return undefined;
+    const report = view.getLoadReport();
+    const problems = report.skipped.length ? [`${report.skipped.length} unreadable line(s)`] : [];
+    return indexView(view, { path, source, size: before.size, mtimeMs: before.mtimeMs, created: view.createdAt, fileVersion: 0, problems }, opts);
+  }
   const session = await SessionManager.open(path, { storage, home: opts.home, deferUntilAssistant: true });
   try {
     const report = session.getLoadReport();
@@ -124,48 +135,29 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
     if (badHeader) problems.push(before.size === 0 ? 'empty file' : 'no valid session header');
     if (report.skipped.length) problems.push(`${report.skipped.length} unreadable line(s)`);
 
-    const branchWarnings: string[] = [];
-    const snap = badHeader ? undefined : branchesOf(session, (m) => branchWarnings.push(m));
-    if (branchWarnings.length) opts.warn?.(`${path}: ${branchWarnings.join('; ')}`);
-    const branchOf = snap ? branchOfEntries(session, snap.branches) : new Map<string, string>();
-
-    const messages: IndexedMessage[] = [];
-    const slicer = new TimeSlicer();
-    for (const entry of badHeader ? [] : session.getEntries()) {
-      await slicer.maybeYield();
-      const found = searchableText(entry);
-      if (!found) continue;
-      const branch = branchOf.get(entry.id);
-      messages.push({ entryId: entry.id, ...found, ...(branch ? { branch } : {}), ...(entry.timestamp ? { timestamp: entry.timestamp } : {}) });
+    if (!badHeader) {
+      const indexed = await indexView(session, { path, source, size: before.size, mtimeMs: before.mtimeMs, created: header.timestamp, fileVersion, problems }, opts);
+      // the file vanished between stat and read: the loader then made an empty session, which is not this file
+      return (await storage.stat(path)) ? indexed : undefined;
     }
-
-    const checkpoints: IndexedCheckpoint[] = (snap?.checkpoints ?? []).map((c) => ({
-      name: c.name,
-      entryId: c.messageId,
-      kind: 'named' as const,
-      created: new Date(c.createdAt).toISOString(),
-    }));
-    if (!badHeader) checkpoints.push(...(await fileCheckpointsOf(session, opts)));
-
-    // the file vanished between stat and read: the loader then made an empty session, which is not this file
     if (!(await storage.stat(path))) return undefined;
+    // Indexed under its name with the problem, and nothing from the made-up session.
     return {
-      sessionId: badHeader ? idFromFileName(path) : session.sessionId,
+      sessionId: idFromFileName(path),
       file: path,
       source,
-      cwd: badHeader ? '' : session.cwd,
-      title: badHeader ? 'Unreadable session' : sessionTitle(session),
-      created: badHeader ? new Date(before.birthtimeMs || before.mtimeMs).toISOString() : header.timestamp,
+      cwd: '',
+      title: 'Unreadable session',
+      created: new Date(before.birthtimeMs || before.mtimeMs).toISOString(),
       modified: new Date(before.mtimeMs).toISOString(),
       size: before.size,
       mtimeMs: before.mtimeMs,
-      entryCount: badHeader ? 0 : session.getEntries().length,
-      ...(snap ? { activeBranch: snap.active.name } : {}),
+      entryCount: 0,
       fileVersion,
-      ...(problems.length ? { problem: problems.join('; ') } : {}),
-      branches: (snap?.branches ?? []).map((b) => ({ name: b.name, headEntryId: b.headMessageId, messageCount: b.messageCount, active: b.isActive })),
-      checkpoints,
-      messages,
+      problem: problems.join('; '),
+      branches: [],
+      checkpoints: [],
+      messages: [],
     };
   } finally {
     await session.close();
@@ -178,18 +170,63 @@ function idFromFileName(path: string): string {
   return /^.+_([^_]+)\.jsonl$/.exec(base)?.[1] ?? base.replace(/\.jsonl$/, '');
 }
 
-async function fileCheckpointsOf(session: SessionManager, opts: ReadOptions): Promise<IndexedCheckpoint[]> {
+interface FileFacts {
+  path: string;
+  source: SessionSource;
+  size: number;
+  mtimeMs: number;
+  created: string;
+  fileVersion: number;
+  problems: string[];
+}
+
+/** The catalog's rows of a session read into the common model (any agent's). */
+async function indexView(session: SessionView, facts: FileFacts, opts: ReadOptions): Promise<IndexedSession> {
+  const branchWarnings: string[] = [];
+  const snap = branchesOf(session, (m) => branchWarnings.push(m));
+  if (branchWarnings.length) opts.warn?.(`${facts.path}: ${branchWarnings.join('; ')}`);
+  const branchOf = branchOfEntries(session, snap.branches);
+  const messages: IndexedMessage[] = [];
+  const slicer = new TimeSlicer();
+  for (const entry of session.getEntries()) {
+    await slicer.maybeYield();
+    const found = searchableText(entry);
+    if (!found) continue;
+    const branch = branchOf.get(entry.id);
+    messages.push({ entryId: entry.id, ...found, ...(branch ? { branch } : {}), ...(entry.timestamp ? { timestamp: entry.timestamp } : {}) });
+  }
+  const checkpoints: IndexedCheckpoint[] = snap.checkpoints.map((c) => ({ name: c.name, entryId: c.messageId, kind: 'named' as const, created: new Date(c.createdAt).toISOString() }));
+  checkpoints.push(...(await fileCheckpointsOf(session, opts)));
+  return {
+    sessionId: session.sessionId,
+    file: facts.path,
+    source: isForeignView(session) ? session.source : facts.source,
+    cwd: session.cwd,
+    title: sessionTitle(session),
+    created: facts.created,
+    modified: new Date(facts.mtimeMs).toISOString(),
+    size: facts.size,
+    mtimeMs: facts.mtimeMs,
+    entryCount: session.getEntries().length,
+    activeBranch: snap.active.name,
+    fileVersion: facts.fileVersion,
+    ...(facts.problems.length ? { problem: facts.problems.join('; ') } : {}),
+    branches: snap.branches.map((b) => ({ name: b.name, headEntryId: b.headMessageId, messageCount: b.messageCount, active: b.isActive })),
+    checkpoints,
+    messages,
+  };
+}
+
+async function fileCheckpointsOf(session: SessionView, opts: ReadOptions): Promise<IndexedCheckpoint[]> {
   const storeDir = (opts.fileCheckpointStore ?? ((cwd) => defaultFileCheckpointStore(opts.home, cwd)))(session.cwd);
   if (!storeDir) return [];
   try {
     const records = await new SnapshotRecords(storeDir).ofSession(session.sessionId);
     const out: IndexedCheckpoint[] = [];
-    for (const r of records) {
-      if (r.kind !== 'user-message') continue;
-      const entry = session.getEntry(r.anchorId);
-      // a snapshot whose message is gone from the file cannot be rewound to
-      if (!entry) continue;
-      out.push({ name: previewOf(entry), entryId: r.anchorId, kind: 'file', created: r.createdAt, files: r.files });
+    // a snapshot whose message is gone from the file cannot be rewound to, so it is left out
+    for (const [entryId, r] of snapshotsByEntryFromRecords(session, records)) {
+      const entry = session.getEntry(entryId);
+      if (entry) out.push({ name: previewOf(entry), entryId, kind: 'file', created: r.createdAt, files: r.files });
     }
     return out;
   } catch (error) {

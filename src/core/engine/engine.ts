@@ -4,10 +4,10 @@
 //
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
-import { open, readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { Conversation } from '../branches/conversation';
-import type { BranchInfo, CheckpointInfo } from '../branches/derive';
+import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
 import { CHECKPOINT_RECORD, onceWarn, type Warn } from '../branches/records';
 import { AgentCheckpointTools } from '../agent-tools/checkpoint-tools';
@@ -18,22 +18,26 @@ import { SessionManager } from '../session/session-manager';
 import type { ArtifactVersion } from '../state/fold';
 import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
-import { readSessionSummary } from '../session/discovery';
-import { parseJsonlLenient } from '../session/jsonl';
 import type { AgentMessage, SessionEntry } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
-import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import type { BranchCompareModel, EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool } from './checkpointer-pool';
 import type { SyncResult } from '../files/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
-import { SessionCache } from './session-cache';
 import { branchOfEachEntry } from './entry-branches';
+import { compareBranches } from './branch-compare';
 import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from './session-details';
-import { sessionFoldersFor, sourceOfPath, type SessionFolder } from './session-folders';
+import { sourceOfPath } from './session-folders';
+import { PiSource } from '../sources/pi/pi-source';
+import { SessionSources } from '../sources/session-sources';
+import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
+import { agentName, isForeignView, type SessionView } from '../sources/session-view';
+import { snapshotKeyOf, snapshotsByEntry } from './file-anchors';
 import type { EngineSettings } from './settings';
-import { buildTranscriptItems, isUserMessage, oneLine, previewOf, toTranscriptItem } from './transcript';
+import { isUserMessage, previewOf, toTranscriptItem } from './transcript';
+import { transcriptOf } from './transcript-loader';
 import type { SessionDetails, SessionListing } from './types';
 
 export interface RewindEngineOptions {
@@ -43,6 +47,8 @@ export interface RewindEngineOptions {
   warn?: Warn;
   /** Runs file checkpoints in worker threads started by this (the extension host); without it, in this thread. */
   filesWorker?: StartFilesWorker;
+  /** Readers of other agents' sessions (Claude Code, Codex), made for a home; ours and pi's are always read. */
+  foreignSources?: (settings: EngineSettings) => SourceAdapter[];
 }
 
 export interface AppendResult {
@@ -73,7 +79,8 @@ export class RewindEngine {
   #settings: EngineSettings;
   #roots: string[];
   readonly #warn: Warn;
-  #sessions: SessionCache;
+  #sources: SessionSources;
+  readonly #foreignSources: (settings: EngineSettings) => SourceAdapter[];
   readonly #checkpoints: CheckpointerPool;
   readonly #agentTools = new Map<string, AgentCheckpointTools>();
   #catalog: Promise<Catalog> | undefined;
@@ -82,8 +89,17 @@ export class RewindEngine {
     this.#settings = opts.settings;
     this.#roots = opts.workspaceRoots.map((r) => resolve(r));
     this.#warn = onceWarn(opts.warn);
-    this.#sessions = new SessionCache(this.#settings.home);
+    this.#foreignSources = opts.foreignSources ?? (() => []);
+    this.#sources = this.#makeSources(this.#settings);
     this.#checkpoints = new CheckpointerPool(this.#settings, this.#roots, opts.filesWorker);
+  }
+
+  #makeSources(settings: EngineSettings): SessionSources {
+    return new SessionSources([new PiSource(settings.home), ...this.#foreignSources(settings)]);
+  }
+
+  get #sourceContext(): SourceContext {
+    return { settings: this.#settings, workspaceRoots: this.#roots, warn: this.#warn };
   }
 
   get settings(): EngineSettings {
@@ -98,14 +114,13 @@ export class RewindEngine {
     const homeChanged = settings.home !== this.#settings.home;
     this.#settings = settings;
     await this.#checkpoints.reset(settings, this.#roots);
-    if (homeChanged) {
-      const catalog = this.#catalog;
-      this.#catalog = undefined;
-      await catalog?.then((c) => c.close()).catch(() => undefined);
-      const old = this.#sessions;
-      this.#sessions = new SessionCache(settings.home);
-      await old.dispose();
-    }
+    const catalog = homeChanged ? this.#catalog : undefined;
+    if (homeChanged) this.#catalog = undefined;
+    await catalog?.then((c) => c.close()).catch(() => undefined);
+    // Settings name where other agents' sessions are read from, so the readers are made again.
+    const old = this.#sources;
+    this.#sources = this.#makeSources(settings);
+    await old.dispose();
   }
 
   async setWorkspaceRoots(roots: readonly string[]): Promise<void> {
@@ -117,7 +132,7 @@ export class RewindEngine {
     const catalog = this.#catalog;
     this.#catalog = undefined;
     await Promise.all([
-      this.#sessions.dispose(),
+      this.#sources.dispose(),
       this.#checkpoints.dispose(),
       catalog?.then((c) => c.close()).catch(() => undefined),
     ]);
@@ -125,51 +140,37 @@ export class RewindEngine {
 
   // ── sessions ───────────────────────────────────────────────────────────────
 
-  sessionFolders(): SessionFolder[] {
-    return sessionFoldersFor(this.#settings, this.#roots);
+  /** The folders (and file patterns) whose session files the extension watches, of every kind of session. */
+  sessionFolders(): WatchedFolder[] {
+    return this.#sources.watchFolders(this.#sourceContext);
   }
 
-  /** The session, up to date with the file. Throws a clear error for a missing file. */
-  session(sessionFile: string): Promise<SessionManager> {
-    return this.#sessions.get(sessionFile);
+  /** A session to write to (ours, pi's, oh-my-pi's). Throws a clear error for a missing file or another agent's
+   *  session, which is only ever read. */
+  async session(sessionFile: string): Promise<SessionManager> {
+    const view = await this.view(sessionFile);
+    if (isForeignView(view)) throw new ReadOnlySessionError(agentName(view.source), 'Changing this session');
+    return view as SessionManager;
+  }
+
+  /** Any session, read-only, whichever agent wrote it. Throws a clear error for a missing or unreadable file. */
+  view(sessionFile: string): Promise<SessionView> {
+    return this.#sources.open(sessionFile);
   }
 
   /** A session file changed on disk (or vanished): the next read re-checks it. */
   async sessionChanged(sessionFile: string): Promise<void> {
     const exists = await stat(sessionFile).then((s) => s.isFile(), () => false);
-    if (!exists) await this.#sessions.evict(sessionFile);
+    if (!exists) await this.#sources.forget(sessionFile);
   }
 
-  /** This workspace's sessions, newest first, from each file's first few KiB (nothing big is parsed here). */
-  async listSessions(): Promise<SessionListing[]> {
-    const listings: SessionListing[] = [];
-    for (const folder of this.sessionFolders()) {
-      const names = await readdir(folder.path).catch(() => [] as string[]);
-      for (const name of names) {
-        if (!name.endsWith('.jsonl')) continue;
-        const file = join(folder.path, name);
-        try {
-          const summary = await readSessionSummary(file, folder.source, { countEntries: false });
-          if (!summary) continue;
-          const title = summary.title?.trim() ? oneLine(summary.title) : ((await firstUserMessagePreview(file)) ?? 'Untitled session');
-          listings.push({
-            sessionFile: file,
-            sessionId: summary.id,
-            title: summary.problem ? `${title} (${summary.problem})` : title,
-            source: summary.source,
-            modifiedMs: Date.parse(summary.modified),
-            createdAt: summary.created,
-          });
-        } catch (error) {
-          this.#warn(`Cannot list session ${file}: ${(error as Error).message}`);
-        }
-      }
-    }
-    return listings.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile));
+  /** This workspace's sessions of every kind, newest first (nothing big is parsed to list them). */
+  listSessions(): Promise<SessionListing[]> {
+    return this.#sources.list(this.#sourceContext);
   }
 
   async describeSession(sessionFile: string): Promise<SessionDetails> {
-    const session = await this.session(sessionFile);
+    const session = await this.view(sessionFile);
     const info = await stat(sessionFile);
     const listing = listingOf(session, sourceOfPath(sessionFile), info.mtimeMs);
     return describeSession(session, listing, await this.fileSnapshotsOf(session), this.#warn);
@@ -177,7 +178,7 @@ export class RewindEngine {
 
   /** The user messages of the active branch, newest last (for pickers and the API). */
   async userMessages(sessionFile: string): Promise<UserMessageRef[]> {
-    const session = await this.session(sessionFile);
+    const session = await this.view(sessionFile);
     return session
       .getPath()
       .filter((e) => isUserMessage(e))
@@ -190,12 +191,14 @@ export class RewindEngine {
    */
   async searchMessages(query: string, limit = 200): Promise<MessageHit[]> {
     if (!query.trim()) return [];
-    const folders = this.sessionFolders();
     try {
       const catalog = await this.#openCatalog();
-      await catalog.refresh(folders);
-      const hits = catalog.search(query, { folders: folders.map((f) => f.path), limit, perSession: 20 });
-      const activeBranch = new Map(catalog.listSessions({ folders: folders.map((f) => f.path) }).map((c) => [c.file, c.activeBranch]));
+      // Exactly this workspace's sessions of every kind (another agent's folders hold other workspaces' too).
+      const listings = await this.listSessions();
+      await catalog.refresh(listings.map((l) => ({ file: l.sessionFile, source: l.source })));
+      const files = listings.map((l) => resolve(l.sessionFile));
+      const hits = catalog.search(query, { files, limit, perSession: 20 });
+      const activeBranch = new Map(catalog.listSessions({ files }).map((c) => [c.file, c.activeBranch]));
       return hits.map((h) => ({
         sessionFile: h.file,
         sessionTitle: h.title,
@@ -212,7 +215,7 @@ export class RewindEngine {
   }
 
   #openCatalog(): Promise<Catalog> {
-    this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn });
+    this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn, openForeign: (file) => this.view(file).catch(() => undefined) });
     this.#catalog.catch(() => (this.#catalog = undefined));
     return this.#catalog;
   }
@@ -221,9 +224,9 @@ export class RewindEngine {
     const needle = query.trim().toLowerCase();
     const hits: MessageHit[] = [];
     for (const listing of await this.listSessions()) {
-      let session: SessionManager;
+      let session: SessionView;
       try {
-        session = await this.session(listing.sessionFile);
+        session = await this.view(listing.sessionFile);
       } catch {
         continue;
       }
@@ -249,29 +252,21 @@ export class RewindEngine {
 
   // ── transcript ─────────────────────────────────────────────────────────────
 
-  async loadTranscript(sessionFile: string): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
-    const session = await this.session(sessionFile);
-    const snap = branchesOf(session, this.#warn);
-    const path = session.getPath();
-    const otherBranchesAt = otherBranchesAlong(session, path, snap.branches);
-    const snapshots = await this.fileSnapshotsOf(session);
-    const items = buildTranscriptItems(path, {
-      otherBranchesAt,
-      fileCheckpoints: new Map(snapshots.map((s) => [s.anchorId, s.files])),
-      fileCheckpointsKnown: true,
-      labelOf: (id) => session.getLabel(id),
+  /** The session as chat rows: its active branch, or (another agent's session, which is only shown) `opts.branch`. */
+  async loadTranscript(sessionFile: string, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+    const session = await this.view(sessionFile);
+    return transcriptOf(session, {
+      ...opts,
+      snapshots: await this.fileSnapshotsOf(session),
+      listing: listingOf(session, sourceOfPath(sessionFile), 0),
+      warn: this.#warn,
     });
-    const listing = listingOf(session, sourceOfPath(sessionFile), 0);
-    return {
-      model: { sessionId: session.sessionId, title: listing.title, source: listing.source, branch: snap.active.name, total: items.length },
-      items,
-    };
   }
 
   /** Where a message of the session is, for opening the transcript at it: on the active branch, on another branch
    *  (the one the transcript should offer to switch to), or nowhere (not in this session). */
   async locateEntry(sessionFile: string, entryId: string): Promise<EntryLocation> {
-    const session = await this.session(sessionFile);
+    const session = await this.view(sessionFile);
     const entry = session.getEntry(entryId);
     if (!entry) return { found: false };
     const snap = branchesOf(session, this.#warn);
@@ -292,7 +287,24 @@ export class RewindEngine {
   }
 
   async branches(sessionFile: string): Promise<BranchInfo[]> {
-    return (await this.conversation(sessionFile)).branches();
+    return branchesOf(await this.view(sessionFile), this.#warn).branches.map(toBranchInfo);
+  }
+
+  /**
+   * Two branches side by side: where they part, the messages of each after that, and the files that differ between
+   * the latest file snapshot on each branch's path (the agent's last reply's turn-end snapshot, else the last user
+   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
+   * fileAtAnchor(sessionFile, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
+   */
+  async compareBranches(sessionFile: string, branchA: string, branchB: string): Promise<BranchCompareModel> {
+    const session = await this.view(sessionFile);
+    return compareBranches(session, branchA, branchB, {
+      sessionFile,
+      title: listingOf(session, sourceOfPath(sessionFile), 0).title,
+      checkpointer: this.#checkpointerOf(session),
+      checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
+      warn: this.#warn,
+    });
   }
 
   async switchBranch(sessionFile: string, name: string): Promise<BranchInfo> {
@@ -361,7 +373,7 @@ export class RewindEngine {
     const kind = message.role === 'user' ? 'user-message' : message.role === 'assistant' ? 'turn-end' : undefined;
     if (!kind || !this.#settings.fileCheckpointing.enabled) return { entryId };
     const cp = this.#checkpointerOf(session);
-    if (!cp) return { entryId, snapshotError: `This session's folder (${session.cwd}) is not open here, so no file snapshot was taken.` };
+    if (!cp) return { entryId, snapshotError: new FolderNotOpenError(session.cwd, 'no file snapshot was taken').message };
     try {
       const summary = await cp.snapshot(session.sessionId, entryId, kind);
       return { entryId, snapshot: { files: summary.files, hashedFiles: summary.hashedFiles, skipped: summary.skipped } };
@@ -419,17 +431,21 @@ export class RewindEngine {
 
   /** The dry run of "Rewind to here" on a user message. Never writes, never throws. */
   async previewRewind(sessionFile: string, anchorEntryId: string): Promise<RewindPreviewModel> {
-    let session: SessionManager;
+    let session: SessionView;
     try {
-      session = await this.session(sessionFile);
+      session = await this.view(sessionFile);
     } catch (error) {
       const e = failed((error as Error).message);
       return { sessionId: '', anchorEntryId, anchorPreview: '', conversation: e, state: e, files: e };
     }
+    const cp = this.#checkpointerOf(session);
+    const fork = (await this.#sources.adapterOf(sessionFile)).forkNote?.(session, anchorEntryId);
     return previewRewind({
       session,
       anchorEntryId,
-      checkpointer: this.#checkpointerOf(session),
+      checkpointer: cp,
+      ...(fork ? { fork } : {}),
+      snapshotKey: cp ? await snapshotKeyOf(session, anchorEntryId, cp).catch(() => anchorEntryId) : anchorEntryId,
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
     });
@@ -440,23 +456,24 @@ export class RewindEngine {
    * conversation then fails, the file restore is undone. Throws with a user-readable message.
    */
   async applyRewind(sessionFile: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
-    const session = await this.session(sessionFile);
+    const session = await this.view(sessionFile);
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
+    const adapter = await this.#sources.adapterOf(sessionFile);
     let filesChanged: string[] = [];
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
     if (mode !== 'conversation') {
-      if (!cp) throw new Error(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here.`);
-      const result = await cp.rewindFiles(session.sessionId, anchorEntryId, {
+      if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
+      const result = await cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), {
         overwriteUserModified: opts.overwriteUserModified === true,
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
       filesChanged = result.filesChanged;
     }
     if (mode === 'files') return { mode, filesChanged, undoAvailable: filesChanged.length > 0 };
-    let branch: BranchInfo;
+    let rewound: ConversationRewind;
     try {
-      branch = await new Conversation(session, { warn: this.#warn }).rewind(anchorEntryId);
+      rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
     } catch (error) {
       if (cp && filesChanged.length > 0) {
         await cp.undoLastRewind(session.sessionId).catch((undoError) =>
@@ -465,12 +482,12 @@ export class RewindEngine {
       }
       throw error;
     }
-    return {
-      mode,
-      branch: { name: branch.name, headMessageId: branch.headMessageId ?? anchorEntryId },
-      filesChanged,
-      undoAvailable: filesChanged.length > 0,
-    };
+    const undoAvailable = filesChanged.length > 0;
+    if (rewound.kind === 'fork') {
+      const { kind: _kind, ...fork } = rewound;
+      return { mode, filesChanged, undoAvailable, fork };
+    }
+    return { mode, branch: { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId }, filesChanged, undoAvailable };
   }
 
   /**
@@ -478,20 +495,20 @@ export class RewindEngine {
    * (canRewind false + error); the real call throws with the same words.
    */
   async rewindFiles(sessionFile: string, anchorEntryId: string, opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {}): Promise<RewindFilesResult> {
-    let session: SessionManager;
+    let session: SessionView;
     try {
-      session = await this.session(sessionFile);
+      session = await this.view(sessionFile);
     } catch (error) {
       if (!opts.dryRun) throw error;
-      return { canRewind: false, error: (error as Error).message, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+      return cannotRewindFiles((error as Error).message);
     }
     const cp = this.#checkpointerOf(session);
     if (!cp) {
-      const error = `This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here.`;
-      if (!opts.dryRun) throw new Error(error);
-      return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+      const error = new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
+      if (!opts.dryRun) throw error;
+      return cannotRewindFiles(error.message);
     }
-    return cp.rewindFiles(session.sessionId, anchorEntryId, {
+    return cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), {
       dryRun: opts.dryRun === true,
       overwriteUserModified: opts.overwriteUserModified === true,
       anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
@@ -500,23 +517,23 @@ export class RewindEngine {
 
   /** Puts back the files the last file rewind of this session changed (files edited by hand since are kept). */
   async undoLastRewind(sessionFile: string): Promise<{ filesChanged: string[]; userModified: string[] }> {
-    const session = await this.session(sessionFile);
+    const session = await this.view(sessionFile);
     const cp = this.#checkpointerOf(session);
-    if (!cp) throw new Error(`This session's folder (${session.cwd}) is not open in this window, so there is no file rewind to undo here.`);
+    if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
     const result = await cp.undoLastRewind(session.sessionId);
     return { filesChanged: result.filesChanged, userModified: result.userModified };
   }
 
   /** A file's content at a user message's snapshot (undefined: it did not exist then, or there is no snapshot). */
   async fileAtAnchor(sessionFile: string, anchorEntryId: string, relPath: string): Promise<Buffer | undefined> {
-    const session = await this.session(sessionFile);
+    const session = await this.view(sessionFile);
     const cp = this.#checkpointerOf(session);
-    return cp ? cp.readFileAtAnchor(session.sessionId, anchorEntryId, relPath) : undefined;
+    return cp ? cp.readFileAtAnchor(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), relPath) : undefined;
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */
   async workspaceRootOf(sessionFile: string): Promise<string | undefined> {
-    return this.#checkpoints.rootFor((await this.session(sessionFile)).cwd);
+    return this.#checkpoints.rootFor((await this.view(sessionFile)).cwd);
   }
 
   // ── file checkpoints ───────────────────────────────────────────────────────
@@ -534,20 +551,20 @@ export class RewindEngine {
     this.#checkpoints.setWatcherSync(settle);
   }
 
-  /** The per-message file snapshots of a session (its folder must be open here). */
-  async fileSnapshotsOf(session: SessionManager): Promise<FileSnapshotInfo[]> {
+  /** The per-message file snapshots of a session (its folder must be open here), by the message they belong to. */
+  async fileSnapshotsOf(session: SessionView): Promise<FileSnapshotInfo[]> {
     const cp = this.#checkpointerOf(session);
     if (!cp) return [];
     try {
-      const records = await cp.listSnapshots(session.sessionId);
-      return records.filter((r) => r.kind === 'user-message').map((r) => ({ anchorId: r.anchorId, files: r.files, createdAt: r.createdAt }));
+      const byEntry = await snapshotsByEntry(session, cp);
+      return [...byEntry].map(([entryId, r]) => ({ anchorId: entryId, files: r.files, createdAt: r.createdAt }));
     } catch (error) {
       this.#warn(`Cannot list the file snapshots of session ${session.sessionId}: ${(error as Error).message}`);
       return [];
     }
   }
 
-  #checkpointerOf(session: SessionManager): FileCheckpoints | undefined {
+  #checkpointerOf(session: SessionView): FileCheckpoints | undefined {
     try {
       return this.#checkpoints.forCwd(session.cwd);
     } catch (error) {
@@ -561,55 +578,13 @@ function failed(error: string): { ok: false; error: string } {
   return { ok: false, error };
 }
 
-/** For each entry of the active path where another branch leaves it: that branch's name and head. */
-function otherBranchesAlong(
-  session: SessionManager,
-  path: readonly SessionEntry[],
-  branches: readonly { name: string; isActive: boolean; headMessageId: string | null; leafId: string | null }[],
-): Map<string, { name: string; headEntryId: string }[]> {
-  const onPath = new Set(path.map((e) => e.id));
-  // A fork can sit on an entry that is no chat row (a branch record): show it on the nearest row before it.
-  const rowAt = new Map<string, string>();
-  let lastRow: string | undefined;
-  for (const e of path) {
-    if (toTranscriptItem(e, {})) lastRow = e.id;
-    if (lastRow) rowAt.set(e.id, lastRow);
-  }
-  const out = new Map<string, { name: string; headEntryId: string }[]>();
-  for (const b of branches) {
-    if (b.isActive || !b.leafId) continue;
-    // Walk up from the branch's leaf to the first entry on the active path: that is where it leaves.
-    let id: string | null = b.leafId;
-    let forkAt: string | undefined;
-    while (id) {
-      if (onPath.has(id)) {
-        forkAt = id;
-        break;
-      }
-      id = session.getEntry(id)?.parentId ?? null;
-    }
-    const at = forkAt === undefined ? undefined : rowAt.get(forkAt);
-    if (!at) continue;
-    const list = out.get(at) ?? [];
-    list.push({ name: b.name, headEntryId: b.headMessageId ?? b.leafId });
-    out.set(at, list);
-  }
-  return out;
+function cannotRewindFiles(error: string): RewindFilesResult {
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
 }
 
-const TITLE_PREFIX_BYTES = 16 * 1024;
-
-/** A title for a session without one: its first user message, from the start of the file only. */
-async function firstUserMessagePreview(file: string): Promise<string | undefined> {
-  const handle = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(TITLE_PREFIX_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    const text = buf.subarray(0, bytesRead).toString('utf8');
-    const complete = bytesRead < buf.length ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-    const first = parseJsonlLenient(complete).records.find((r) => isUserMessage(r.value as SessionEntry));
-    return first ? previewOf(first.value as SessionEntry) : undefined;
-  } finally {
-    await handle.close();
+/** A session's files live in a folder this window (or this command) does not have open: nothing is touched. */
+export class FolderNotOpenError extends Error {
+  constructor(readonly folder: string, consequence: string) {
+    super(`This session's folder (${folder}) is not open in this window, so ${consequence}.`);
   }
 }

@@ -11,7 +11,7 @@ import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
 import type { FileCheckpoints } from '../files/types';
 import type { AnchorCheck } from '../files/types';
-import type { SessionManager } from '../session/session-manager';
+import type { SessionView } from '../sources/session-view';
 import { foldState } from '../state/fold';
 import { scopeOf } from '../state/records';
 import type { ArtifactChangePreview, RewindPreviewModel, StateChangePreview } from '../../shared/view-models';
@@ -19,10 +19,15 @@ import { branchesOf } from './session-details';
 import { isUserMessage, kindOf, previewOf, toTranscriptItem } from './transcript';
 
 export interface PreviewInputs {
-  session: SessionManager;
+  session: SessionView;
   anchorEntryId: string;
   /** undefined: the session's folder is not open here, so its files cannot be rewound. */
   checkpointer: FileCheckpoints | undefined;
+  /** What the checkpointer knows the message's snapshot by (the message id for our sessions; file-anchors.ts). */
+  snapshotKey?: string;
+  /** Set when the conversation continues in a new session file of another agent instead of a branch here (or
+   *  cannot be continued from this message at all). */
+  fork?: { agent: string; resumeHint: string } | { error: string };
   checkpointingEnabled: boolean;
   warn: Warn;
 }
@@ -30,7 +35,7 @@ export interface PreviewInputs {
 type Part<T> = ({ ok: true } & T) | { ok: false; error: string };
 
 /** Why the anchor cannot be rewound to, or undefined when it can. */
-export async function anchorProblem(session: SessionManager, anchorEntryId: string): Promise<string | undefined> {
+export async function anchorProblem(session: SessionView, anchorEntryId: string): Promise<string | undefined> {
   const entry = session.getEntry(anchorEntryId);
   if (!entry) {
     const other = session.sessionFile ? await findMessageInSiblingSessions(session.sessionFile, anchorEntryId).catch(() => undefined) : undefined;
@@ -42,7 +47,7 @@ export async function anchorProblem(session: SessionManager, anchorEntryId: stri
   return undefined;
 }
 
-export function anchorCheckFor(session: SessionManager, anchorEntryId: string, checkpointingEnabled: boolean): AnchorCheck {
+export function anchorCheckFor(session: SessionView, anchorEntryId: string, checkpointingEnabled: boolean): AnchorCheck {
   const entry = session.getEntry(anchorEntryId);
   return { checkpointingEnabled, kind: !entry ? 'missing' : isUserMessage(entry) ? 'user-message' : 'other-entry' };
 }
@@ -74,10 +79,11 @@ function safely<T>(fn: () => Part<T>): Part<T> {
   }
 }
 
-function conversationPart({ session, anchorEntryId, warn }: PreviewInputs): Part<{
+function conversationPart({ session, anchorEntryId, warn, fork }: PreviewInputs): Part<{
   currentBranch: string;
   newBranchName: string;
   messagesLeftOnOldBranch: { entryId: string; kind: ReturnType<typeof kindOf>; preview: string }[];
+  fork?: { agent: string; resumeHint: string };
 }> {
   const snap = branchesOf(session, warn);
   const newBranchName = nextBranchName(snap.active.name, new Set(snap.branches.map((b) => b.name)));
@@ -89,6 +95,13 @@ function conversationPart({ session, anchorEntryId, warn }: PreviewInputs): Part
   const messagesLeftOnOldBranch = after
     .filter((e) => toTranscriptItem(e, {}) !== undefined)
     .map((e) => ({ entryId: e.id, kind: kindOf(e), preview: previewOf(e) }));
+  if (fork && 'error' in fork) return failed(fork.error);
+  if (fork) {
+    // The new session holds the conversation up to just before the message; the message itself is offered again.
+    const anchor = at < 0 ? [] : [path[at]!];
+    const left = [...anchor, ...after].filter((e) => toTranscriptItem(e, {}) !== undefined).map((e) => ({ entryId: e.id, kind: kindOf(e), preview: previewOf(e) }));
+    return { ok: true, currentBranch: snap.active.name, newBranchName: `a new ${fork.agent} session`, messagesLeftOnOldBranch: left, fork };
+  }
   return { ok: true, currentBranch: snap.active.name, newBranchName, messagesLeftOnOldBranch };
 }
 
@@ -115,11 +128,11 @@ function statePart({ session, anchorEntryId, warn }: PreviewInputs): Part<{ chan
   return { ok: true, changes, artifacts };
 }
 
-async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled }: PreviewInputs): Promise<RewindPreviewModel['files']> {
+async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled, snapshotKey }: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
     return failed(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here. Open that folder to rewind files.`);
   }
-  const result = await checkpointer.rewindFiles(session.sessionId, anchorEntryId, {
+  const result = await checkpointer.rewindFiles(session.sessionId, snapshotKey ?? anchorEntryId, {
     dryRun: true,
     anchor: anchorCheckFor(session, anchorEntryId, checkpointingEnabled),
   });

@@ -1,12 +1,12 @@
 // What the tree and the status bar show about one session, derived from its entries (the file is the only truth).
 import { deriveBranches, type BranchesSnapshot } from '../branches/derive';
 import type { Warn } from '../branches/records';
-import type { SessionManager } from '../session/session-manager';
 import type { SessionEntry, SessionSource } from '../session/types';
-import { isUserMessage, oneLine, previewOf } from './transcript';
+import { isForeignView, type SessionView } from '../sources/session-view';
+import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from './transcript';
 import type { BranchListing, FileCheckpointListing, SessionDetails, SessionListing } from './types';
 
-export function branchesOf(session: SessionManager, warn: Warn): BranchesSnapshot {
+export function branchesOf(session: SessionView, warn: Warn): BranchesSnapshot {
   const header = session.getHeader();
   return deriveBranches(session.getEntries(), session.getLeafId(), {
     sessionId: session.sessionId,
@@ -16,7 +16,8 @@ export function branchesOf(session: SessionManager, warn: Warn): BranchesSnapsho
 }
 
 /** The title a person recognises: the header's, pi's session name, else the first thing the user asked. */
-export function sessionTitle(session: SessionManager): string {
+export function sessionTitle(session: SessionView): string {
+  if (isForeignView(session)) return oneLine(session.title) || 'Untitled session';
   const header = session.getHeader();
   if (typeof header.title === 'string' && header.title.trim()) return oneLine(header.title);
   const entries = session.getEntries();
@@ -24,17 +25,17 @@ export function sessionTitle(session: SessionManager): string {
     const e = entries[i]!;
     if (e.type === 'session_info' && typeof e.name === 'string' && e.name.trim()) return oneLine(e.name);
   }
-  const firstUser = entries.find((e) => isUserMessage(e));
+  const firstUser = entries.find((e) => isTitleWorthyPrompt(e)) ?? entries.find((e) => isUserMessage(e));
   if (firstUser) return previewOf(firstUser);
   return 'Untitled session';
 }
 
-export function listingOf(session: SessionManager, source: SessionSource, modifiedMs: number): SessionListing {
+export function listingOf(session: SessionView, source: SessionSource, modifiedMs: number): SessionListing {
   return {
     sessionFile: session.sessionFile!,
     sessionId: session.sessionId,
     title: sessionTitle(session),
-    source,
+    source: isForeignView(session) ? session.source : source,
     modifiedMs,
     createdAt: session.getHeader().timestamp,
   };
@@ -47,7 +48,7 @@ export interface FileSnapshotInfo {
 }
 
 export function describeSession(
-  session: SessionManager,
+  session: SessionView,
   listing: SessionListing,
   fileSnapshots: readonly FileSnapshotInfo[],
   warn: Warn,

@@ -27,6 +27,8 @@ export interface EngineSettings {
   includePiSessions: boolean;
   /** Scan switches (AGENT_REWIND_NATIVE_STAT, AGENT_REWIND_HASH_THREAD, AGENT_REWIND_HASH_THREAD_AFTER). */
   tuning: ScanTuning;
+  /** Also list this workspace's Claude Code sessions ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude). */
+  includeClaudeSessions: boolean;
 }
 
 const MB = 1024 * 1024;
@@ -104,6 +106,7 @@ export function parseSettings(get: (key: string) => unknown, env: NodeJS.Process
     sessionFolders: list('sessionFolders', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
     includePiSessions: bool('includePiSessions', true),
     tuning: scanTuningFrom(env),
+    includeClaudeSessions: bool('includeClaudeCodeSessions', true),
   };
 }
 

@@ -2,6 +2,7 @@
 // entry id is unique and is the anchor the UI hands back ("Rewind to here", fork, label).
 import type { MessageKind, TranscriptItem } from '../../shared/view-models';
 import type { AgentMessage, ContentBlock, SessionEntry } from '../session/types';
+import { fence, toolCallMarkdown } from './tool-views';
 
 export interface TranscriptContext {
   /** Other branches that leave the path at an entry (keyed by that entry's id). */
@@ -23,33 +24,22 @@ export function contentText(content: string | ContentBlock[] | undefined, opts: 
   for (const block of content) {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
     else if (block.type === 'image') parts.push('[image]');
-    else if (block.type === 'toolCall' && opts.toolCalls) parts.push(toolCallMarkdown(block));
+    else if (block.type === 'toolCall' && opts.toolCalls) parts.push(toolCallMarkdown(typeof block.name === 'string' ? block.name : 'tool', block.arguments, true));
   }
   return parts.join('\n\n');
-}
-
-function toolCallMarkdown(block: ContentBlock): string {
-  const name = typeof block.name === 'string' ? block.name : 'tool';
-  let args: string;
-  try {
-    args = JSON.stringify(block.arguments ?? {}, null, 2) ?? '';
-  } catch {
-    args = String(block.arguments);
-  }
-  return `**${name}**\n\n${fence(args, 'json')}`;
-}
-
-/** A code fence that the content cannot close early. */
-function fence(text: string, lang = ''): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = '`'.repeat(longest + 1);
-  return `${ticks}${lang}\n${text}\n${ticks}`;
 }
 
 /** One line for trees and lists. */
 export function oneLine(text: string, max = PREVIEW_LENGTH): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Whether a user message can name its session: not a slash command (`/model x`) nor an injected block (`<…>`). */
+export function isTitleWorthyPrompt(entry: SessionEntry): boolean {
+  if (!isUserMessage(entry)) return false;
+  const text = contentText((entry.message as AgentMessage).content).trim();
+  return text !== '' && !/^\/[\w:-]+(\s|$)/.test(text) && !/^<[\w-]+[\s>]/.test(text);
 }
 
 export function isUserMessage(entry: SessionEntry | undefined): boolean {
@@ -111,7 +101,8 @@ export function toTranscriptItem(entry: SessionEntry, ctx: TranscriptContext): T
 function messageItem(message: AgentMessage, base: Pick<TranscriptItem, 'entryId' | 'timestamp' | 'label'>, ctx: TranscriptContext): TranscriptItem {
   switch (message.role) {
     case 'user': {
-      const item: TranscriptItem = { ...base, kind: 'user', markdown: contentText(message.content) };
+      // What the user typed or pasted is shown as they wrote it (line breaks, indentation), not as markdown.
+      const item: TranscriptItem = { ...base, kind: 'user', markdown: contentText(message.content), preformatted: true };
       if (ctx.fileCheckpointsKnown) {
         const files = ctx.fileCheckpoints?.get(base.entryId);
         item.fileCheckpoint = files === undefined ? null : { files };
@@ -120,17 +111,26 @@ function messageItem(message: AgentMessage, base: Pick<TranscriptItem, 'entryId'
     }
     case 'assistant': {
       const blocks = Array.isArray(message.content) ? message.content : [];
-      const calls = blocks.filter((b) => b.type === 'toolCall').map((b) => String(b.name ?? 'tool'));
+      const calls = blocks.filter((b) => b.type === 'toolCall');
+      const names = calls.map((b) => String(b.name ?? 'tool'));
       const text = contentText(message.content);
-      const markdown = contentText(message.content, { toolCalls: true });
       const kind: MessageKind = text.trim() === '' && calls.length > 0 ? 'toolCall' : 'assistant';
-      const title = kind === 'toolCall' ? calls.join(', ') : typeof message.model === 'string' ? message.model : undefined;
+      // A row of tool calls only is titled by their names, so each call's body need not repeat its name.
+      const markdown =
+        kind === 'toolCall'
+          ? calls.map((b) => toolCallMarkdown(String(b.name ?? 'tool'), b.arguments, calls.length > 1)).join('\n\n')
+          : contentText(message.content, { toolCalls: true });
+      const title = kind === 'toolCall' ? [...new Set(names)].join(', ') : typeof message.model === 'string' ? message.model : undefined;
+      const stop = message.stopReason;
+      const errorText = typeof message.errorMessage === 'string' && message.errorMessage.trim() ? message.errorMessage.trim() : undefined;
+      const notice = stop === 'aborted' ? 'aborted' : stop === 'error' ? (errorText ? `error: ${oneLine(errorText, 120)}` : 'error') : undefined;
       return {
         ...base,
         kind,
-        markdown,
+        markdown: markdown || (notice ? `*(${notice === 'aborted' ? 'stopped before it said anything' : 'no reply'})*` : ''),
         ...(title ? { title } : {}),
-        ...(message.stopReason === 'error' ? { isError: true } : {}),
+        ...(stop === 'error' ? { isError: true } : {}),
+        ...(notice ? { notice } : {}),
       };
     }
     case 'toolResult':
@@ -167,9 +167,21 @@ function messageItem(message: AgentMessage, base: Pick<TranscriptItem, 'entryId'
 
 export function buildTranscriptItems(path: readonly SessionEntry[], ctx: TranscriptContext): TranscriptItem[] {
   const items: TranscriptItem[] = [];
+  // Tool calls that got a result somewhere on the path; one that never did, with messages after it, never ran.
+  const answered = new Set<string>();
   for (const entry of path) {
-    const item = toTranscriptItem(entry, ctx);
-    if (item) items.push(item);
+    const m = entry.type === 'message' ? (entry.message as AgentMessage | undefined) : undefined;
+    if (m?.role === 'toolResult' && typeof m.toolCallId === 'string') answered.add(m.toolCallId);
   }
+  path.forEach((entry, i) => {
+    const item = toTranscriptItem(entry, ctx);
+    if (!item) return;
+    const m = entry.type === 'message' ? (entry.message as AgentMessage | undefined) : undefined;
+    if (m?.role === 'assistant' && Array.isArray(m.content) && i < path.length - 1 && !item.notice) {
+      const unanswered = m.content.filter((b) => b.type === 'toolCall' && typeof b.id === 'string' && !answered.has(b.id));
+      if (unanswered.length) item.notice = unanswered.length === 1 ? 'the tool call never ran' : `${unanswered.length} tool calls never ran`;
+    }
+    items.push(item);
+  });
   return items;
 }

@@ -10,6 +10,8 @@ export interface SessionListing {
   /** Last modification of the session file (ms since epoch): the tree sorts newest first by it. */
   modifiedMs: number;
   createdAt?: string;
+  /** The folder the session worked in, when the listing knows it. */
+  cwd?: string;
 }
 
 export interface BranchListing {

@@ -13,7 +13,7 @@ import { SnapshotRecords, undoSchema, type EntryState, type SnapshotRecord, type
 import { loadStatIndex, saveStatIndex, type StatIndex } from './stat-index';
 import { withStoreLock } from './store-lock';
 import { encodeTree, hashTrees, treeEntriesOf, treeTotals, type DirNode } from './tree';
-import { diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
+import { diffStoredTrees, diffTrees, sameState, stateOfNode, TreeReader, type PathDiff } from './tree-diff';
 import { lineStats } from './line-stats';
 import { Limiter, WorkspaceModel, type ScanStats } from './workspace-model';
 import { ChangeFeed, type WatcherSync } from './watcher-sync';
@@ -27,6 +27,7 @@ import type {
   RewindFilesResult,
   ScanTuning,
   SkippedFile,
+  SnapshotFileDiff,
   SnapshotKind,
   SnapshotSummary,
 } from './types';
@@ -331,6 +332,38 @@ export class FileCheckpointer {
     await store.reload();
     const state = await new TreeReader(store).lookup(rec.root, relPath);
     return isFileish(state) ? store.read(state.hash, 'blob') : undefined;
+  }
+
+  /**
+   * The files that differ between two snapshots of this workspace (e.g. the latest of two conversation branches),
+   * seen from A to B: 'added' exists only at B, 'deleted' only at A; insertions are lines B has and A has not.
+   * Reads only the store, never the workspace. Throws when either snapshot does not exist.
+   */
+  async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
+    const [a, b] = await Promise.all([this.records.get(sessionId, anchorA), this.records.get(sessionId, anchorB)]);
+    if (!a) throw new Error(`There is no file snapshot ${anchorA} in this session.`);
+    if (!b) throw new Error(`There is no file snapshot ${anchorB} in this session.`);
+    const store = await this.store();
+    await store.reload();
+    const diffs = await diffStoredTrees(new TreeReader(store), a.root, b.root);
+    const reads = new Limiter(16);
+    const listed = diffs.filter((d) => isFileish(d.a) || isFileish(d.b));
+    return Promise.all(
+      listed.map((d) =>
+        reads.run(async () => {
+          const status: SnapshotFileDiff['status'] =
+            d.a === null || d.a.kind === 'dir' ? 'added' : d.b === null || d.b.kind === 'dir' ? 'deleted' : d.a.kind !== d.b.kind ? 'typeChanged' : d.a.hash === d.b.hash ? 'modeChanged' : 'modified';
+          const textual = (d.a === null || d.a.kind === 'file') && (d.b === null || d.b.kind === 'file') && status !== 'modeChanged';
+          if (!textual) return { path: d.path, status, insertions: 0, deletions: 0, binary: false };
+          const [x, y] = await Promise.all([
+            d.a?.kind === 'file' ? store.read(d.a.hash, 'blob') : undefined,
+            d.b?.kind === 'file' ? store.read(d.b.hash, 'blob') : undefined,
+          ]);
+          const s = lineStats(x, y);
+          return { path: d.path, status, insertions: s.insertions, deletions: s.deletions, binary: s.binary };
+        }),
+      ),
+    );
   }
 
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────

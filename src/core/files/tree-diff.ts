@@ -143,3 +143,42 @@ export async function reachableObjects(reader: TreeReader, roots: Iterable<strin
   }
   return live;
 }
+
+/** A path whose state differs between two stored trees. */
+export interface StoredPathDiff {
+  path: string;
+  a: EntryState;
+  b: EntryState;
+}
+
+/**
+ * Every path where the stored trees `a` and `b` differ (two snapshots of one workspace); folders come before their
+ * contents, and folders whose tree hash is the same on both sides are skipped without reading them.
+ */
+export async function diffStoredTrees(reader: TreeReader, a: string, b: string): Promise<StoredPathDiff[]> {
+  const out: StoredPathDiff[] = [];
+  await diffStoredDir(reader, '', a, b, out);
+  return out;
+}
+
+async function diffStoredDir(reader: TreeReader, rel: string, a: string | undefined, b: string | undefined, out: StoredPathDiff[]): Promise<void> {
+  if (a === b) return;
+  const aEntries = a === undefined ? new Map<string, TreeEntry>() : await reader.entries(a);
+  const bEntries = b === undefined ? new Map<string, TreeEntry>() : await reader.entries(b);
+  for (const name of [...new Set([...aEntries.keys(), ...bEntries.keys()])].sort()) {
+    const path = join(rel, name);
+    const x = aEntries.get(name);
+    const y = bEntries.get(name);
+    const xs = x ? stateOfEntry(x) : null;
+    const ys = y ? stateOfEntry(y) : null;
+    if (x?.kind === 'dir' && y?.kind === 'dir') {
+      await diffStoredDir(reader, path, x.hash, y.hash, out);
+      continue;
+    }
+    if (sameState(xs, ys)) continue;
+    out.push({ path, a: xs, b: ys });
+    // a folder on one side only: everything in it is on that side only
+    if (x?.kind === 'dir') await diffStoredDir(reader, path, x.hash, undefined, out);
+    if (y?.kind === 'dir') await diffStoredDir(reader, path, undefined, y.hash, out);
+  }
+}

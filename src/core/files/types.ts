@@ -1,5 +1,5 @@
 // Public shapes of the file-checkpoint engine (seed 003). Paths are workspace-relative and '/'-separated.
-import type { FileChangePreview } from '../../shared/view-models';
+import type { FileChangePreview, FileDifference } from '../../shared/view-models';
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './watcher-sync';
 
@@ -70,6 +70,9 @@ export interface AnchorCheck {
 
 export type FileChange = FileChangePreview;
 
+/** A file that differs between two snapshots, from A to B ('added': only at B, insertions: lines only B has). */
+export type SnapshotFileDiff = FileDifference;
+
 export interface RewindFilesResult {
   canRewind: boolean;
   error?: string;
@@ -117,6 +120,8 @@ export interface FileCheckpoints {
   undoLastRewind(sessionId: string): Promise<RewindFilesResult>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
+  /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
+  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
   notifyChanged(paths: Iterable<string>): void;
   setWatcherSync(sync: WatcherSync | undefined): void;
   dispose(): Promise<void>;

@@ -2,7 +2,7 @@
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotRecord } from './snapshot-records';
-import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotKind, SnapshotSummary } from './types';
+import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from './types';
 import type { WatcherSync } from './watcher-sync';
 import { resolveWorkspaceRoot } from './workspace-root';
 import { defaultStoreDir } from './store-dir';
@@ -119,6 +119,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
 
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
     return this.call('listSnapshots', [sessionId]);
+  }
+
+  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
+    return this.call('diffSnapshots', [sessionId, anchorA, anchorB]);
   }
 
   notifyChanged(paths: Iterable<string>): void {

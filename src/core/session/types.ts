@@ -120,8 +120,9 @@ export const KNOWN_ENTRY_TYPES = [
   'session_info',
 ] as const;
 
-/** Which tool wrote the session: ours, pi (~/.pi/agent) or oh-my-pi (~/.omp/agent). */
-export type SessionSource = 'agent-rewind' | 'pi' | 'omp';
+/** Which agent wrote the session: ours, pi (~/.pi/agent), oh-my-pi (~/.omp/agent), Claude Code or Codex. The last two
+ *  are read in place and never written (src/core/sources). */
+export type SessionSource = 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
 
 export interface SessionContext {
   messages: AgentMessage[];

@@ -4,10 +4,10 @@
 // The model is the pi-shaped entry tree of src/core/session/types.ts: `message` entries (roles user, assistant,
 // toolResult, …), `compaction`, `branch_summary`, `custom` records, each with id / parentId. A source that is not
 // pi-shaped on disk (Claude Code, Codex) converts on read and is read-only: it never writes the agent's own files.
-import type { SessionContext, SessionEntry, SessionHeader } from '../session/types';
+import type { SessionContext, SessionEntry, SessionHeader, SessionSource } from '../session/types';
 
 /** Which agent wrote a session: ours, pi (~/.pi/agent), oh-my-pi (~/.omp/agent), Claude Code, Codex. */
-export type SessionSourceKind = 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+export type SessionSourceKind = SessionSource;
 
 export interface SessionViewLoadReport {
   /** Lines that could not be used (1-based), left in the file untouched. */
@@ -62,6 +62,8 @@ export interface ForeignSessionView extends SessionView {
   readonly title: string;
   readonly createdAt: string;
   readonly forkedFrom?: ForkOrigin;
+  /** Whether the entry was copied from the session this one was forked from. */
+  isInherited?(entryId: string): boolean;
   /** Nested conversations, by the tool call that started them. */
   subagentsOf(toolCallId: string): readonly SubagentView[];
   /**
@@ -69,4 +71,24 @@ export interface ForeignSessionView extends SessionView {
    * line's promptId; Codex: the turn id). Empty when the message has none.
    */
   checkpointKeysOf(userEntryId: string): readonly string[];
+}
+
+export function isForeignView(view: SessionView): view is ForeignSessionView {
+  return typeof (view as Partial<ForeignSessionView>).checkpointKeysOf === 'function' && typeof (view as Partial<ForeignSessionView>).source === 'string';
+}
+
+/** Sessions only their own agent writes: agent-rewind reads them in place and forks them, never changes them. */
+export function isReadOnlySource(source: SessionSourceKind): boolean {
+  return source === 'claude' || source === 'codex';
+}
+
+/** The agent's name as a person knows it. */
+export function agentName(source: SessionSourceKind): string {
+  switch (source) {
+    case 'pi': return 'pi';
+    case 'omp': return 'oh-my-pi';
+    case 'claude': return 'Claude Code';
+    case 'codex': return 'Codex';
+    default: return 'agent-rewind';
+  }
 }

@@ -38,6 +38,25 @@ export async function pickBranch(engine: RewindEngine, sessionFile: string): Pro
   return picked?.name;
 }
 
+/** One branch of a session to compare (never `exclude`, the other side); undefined when there is nothing to pick. */
+export async function pickBranchToCompare(engine: RewindEngine, sessionFile: string, opts: { title: string; exclude?: string }): Promise<string | undefined> {
+  const details = await engine.describeSession(sessionFile);
+  if (details.branches.length < 2) {
+    void vscode.window.showInformationMessage(`Agent Rewind: "${details.listing.title}" has only one branch, so there is nothing to compare it with.`);
+    return undefined;
+  }
+  const items = details.branches
+    .filter((b) => b.name !== opts.exclude)
+    .map((b) => ({
+      label: `${b.isActive ? '$(pass-filled)' : '$(git-branch)'} ${b.name}`,
+      description: `${b.isActive ? 'active · ' : ''}${plural(b.messageCount, 'message')}`,
+      detail: b.headPreview,
+      name: b.name,
+    }));
+  const picked = await vscode.window.showQuickPick(items, { title: opts.title, placeHolder: 'A branch of this session (nothing is changed)', matchOnDetail: true });
+  return picked?.name;
+}
+
 export async function pickUserMessage(engine: RewindEngine, sessionFile: string, title: string): Promise<string | undefined> {
   const messages = await engine.userMessages(sessionFile);
   if (messages.length === 0) {

@@ -1,13 +1,15 @@
 // Every "Agent Rewind" command. Each accepts a tree node or a plain { sessionFile, ... } object (webviews, other
 // extensions, tests) and, from the palette, asks for what it needs. Failures become an error notification with
 // the engine's own words; nothing is changed before the user confirmed a destructive step.
+import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine/engine';
 import type { ActiveSession } from '../active-session';
+import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { TranscriptPanel } from '../webviews/transcript-panel';
-import { askName, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
 
@@ -18,8 +20,12 @@ export interface CommandContext {
   refreshAll(): void;
   showTranscript(sessionFile: string): void;
   showPreview(sessionFile: string, anchorEntryId: string): void;
+  /** Opens (or retargets) the Compare branches panel. */
+  showCompare(sessionFile: string, branchA: string, branchB: string): void;
   /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
   selectedNode(): unknown;
+  /** The agent-rewind launcher on the terminals' PATH (what agent hooks run). */
+  launcher: Promise<CliLauncher | undefined>;
 }
 
 type Handler = (arg?: unknown) => Promise<unknown>;
@@ -48,6 +54,48 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   const selectedCheckpoint = () => {
     const node = ctx.selectedNode();
     return node instanceof NamedCheckpointNode ? node : undefined;
+  };
+
+  /** Compare branches: A and B from the argument ({ sessionFile, branchA, branchB }, a branch row, the transcript's
+   *  { sessionFile, branch }), the rest asked for. */
+  const compareBranches: Handler = async (arg) => {
+    const target = branchTargetOf(arg);
+    const file = target?.sessionFile ?? (await sessionOf(arg));
+    if (!file) return;
+    const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown }) : {};
+    const a = typeof o.branchA === 'string' && o.branchA ? o.branchA : target?.branch ?? (await pickBranchToCompare(engine, file, { title: 'Compare branches: the first branch (A, left)' }));
+    if (!a) return;
+    const b = typeof o.branchB === 'string' && o.branchB ? o.branchB : await pickBranchToCompare(engine, file, { title: `Compare "${a}" with… (B, right)`, exclude: a });
+    if (!b) return;
+    ctx.showCompare(file, a, b);
+  };
+
+  /** Registers (or removes) the Claude Code hooks that snapshot the workspace at every prompt, through the CLI. */
+  const setUpClaudeHooks = async (action: 'install' | 'uninstall'): Promise<void> => {
+    const launcher = await ctx.launcher;
+    if (!launcher) throw new Error('the agent-rewind command could not be installed for this window (see the Agent Rewind output), so Claude Code has nothing to run.');
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folders.length <= 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Claude Code checkpoints for which folder?' });
+    const scope = await vscode.window.showQuickPick(
+      [
+        ...(folder ? [{ label: 'This workspace', description: `${folder.name}/.claude/settings.local.json (not committed)`, user: false }] : []),
+        { label: 'All my projects', description: "Claude Code's user settings", user: true },
+      ],
+      { placeHolder: action === 'install' ? 'Snapshot the workspace at every Claude Code prompt: where should the hooks go?' : 'Remove the Agent Rewind hooks from…' },
+    );
+    if (!scope) return;
+    const args = ['hooks', action, 'claude', '--json', ...(scope.user ? ['--user'] : ['--cwd', folder!.uri.fsPath]), ...(action === 'install' ? ['--command', launcher.command] : [])];
+    const out = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: action === 'install' ? 'Agent Rewind: setting up Claude Code checkpoints (a first snapshot of the folder)…' : 'Agent Rewind: removing the Claude Code hooks…' },
+      () => runLauncher(launcher.command, args, folder?.uri.fsPath),
+    );
+    const change = JSON.parse(out) as { file: string };
+    void vscode.window.showInformationMessage(
+      action === 'install'
+        ? `Claude Code now snapshots the workspace at every prompt (shell changes included), through hooks in ${change.file}. Rewind to here on a Claude Code message restores exactly that.`
+        : `The Agent Rewind hooks were removed from ${change.file}; everything else there was kept.`,
+    );
+    ctx.refreshAll();
   };
 
   const handlers: Record<string, Handler> = {
@@ -80,6 +128,32 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       await active.set(file);
       changed(file);
       vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch ${branch.name}`, 4000);
+    },
+
+    'agentRewind.installClaudeHooks': async () => setUpClaudeHooks('install'),
+    'agentRewind.uninstallClaudeHooks': async () => setUpClaudeHooks('uninstall'),
+
+    'agentRewind.showBranch': async (arg) => {
+      // A branch of another agent's session: shown in its transcript, nothing written.
+      const target = branchTargetOf(arg);
+      if (!target) return;
+      await active.set(target.sessionFile);
+      ctx.showTranscript(target.sessionFile);
+      if (target.branch) await TranscriptPanel.get({ sessionFile: target.sessionFile })?.showBranch(target.branch);
+    },
+
+    'agentRewind.compareBranches': compareBranches,
+    // "Compare with…" on a branch row: that branch is A, the other is asked for.
+    'agentRewind.compareWithBranch': compareBranches,
+
+    'agentRewind.continueInAgent': async (arg) => {
+      const o = arg as { sessionFile?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
+      const command = Array.isArray(o?.resumeCommand) && o.resumeCommand.every((p) => typeof p === 'string') ? (o.resumeCommand as string[]) : undefined;
+      if (!command?.length) return;
+      const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const terminal = vscode.window.createTerminal({ name: typeof o?.agent === 'string' ? o.agent : 'Agent', ...(cwd ? { cwd } : {}) });
+      terminal.show();
+      terminal.sendText(command.map(shellQuote).join(' '));
     },
 
     'agentRewind.restoreCheckpoint': async (arg) => {
@@ -222,4 +296,19 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       }
     }),
   );
+}
+
+/** One argument for a POSIX shell (ids and paths are passed as they are, never interpreted). */
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Runs the CLI through its launcher; resolves with its stdout, rejects with its own error message. */
+function runLauncher(command: string, args: string[], cwd: string | undefined): Promise<string> {
+  return new Promise((resolveRun, reject) => {
+    execFile(command, args, { cwd, timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(stderr.replace(/^agent-rewind: (error: )?/, '').trim() || error.message));
+      else resolveRun(stdout);
+    });
+  });
 }

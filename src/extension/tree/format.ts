@@ -1,5 +1,6 @@
 // Short human texts for the tree and the status bar.
 import type { SessionSource } from '../../core/session/types';
+import { agentName } from '../../core/sources/session-view';
 
 export function formatAge(thenMs: number, nowMs: number): string {
   const seconds = Math.max(0, Math.round((nowMs - thenMs) / 1000));
@@ -14,11 +15,7 @@ export function formatAge(thenMs: number, nowMs: number): string {
 }
 
 export function sourceLabel(source: SessionSource): string {
-  switch (source) {
-    case 'pi': return 'pi';
-    case 'omp': return 'oh-my-pi';
-    default: return 'agent-rewind';
-  }
+  return agentName(source);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -1,6 +1,7 @@
 // The Sessions tree, one class per node type. Nodes describe themselves as plain TreeItemSpecs (no `vscode` import):
 // the provider turns a spec into a vscode.TreeItem, and the tests check nodes in plain Node.
 // Ids are derived from the session file and the thing's own name, so a refresh keeps what the user expanded.
+import { isReadOnlySource } from '../../core/sources/session-view';
 import type {
   BranchListing,
   FileCheckpointListing,
@@ -74,6 +75,8 @@ export class SessionNode extends TreeNode {
     const children: TreeNode[] = [new BranchesNode(this, details.branches)];
     const checkpoints = details.namedCheckpoints.length + details.fileCheckpoints.length;
     if (checkpoints > 0) children.push(new CheckpointsNode(this, details.namedCheckpoints, details.fileCheckpoints));
+    // Without our hooks, a Claude Code prompt has no snapshot of ours: say how to get them, where it matters.
+    if (this.listing.source === 'claude' && details.fileCheckpoints.length === 0) children.push(new SetUpHooksNode(this));
     details.problems.forEach((problem, i) => children.push(new ProblemNode(this, problem, i)));
     return children;
   }
@@ -119,15 +122,21 @@ export class BranchNode extends TreeNode {
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
     const { name, isActive, headPreview, messageCount, headEntryId } = this.branch;
+    const readOnly = isReadOnlySource(this.group.session.listing.source);
     return {
       id: this.id,
       label: name,
       description: `${isActive ? 'active · ' : ''}${plural(messageCount, 'message')} · ${headPreview}`,
       tooltip: `Branch **${escapeMarkdown(name)}**${isActive ? ' (active)' : ''}\n\n${plural(messageCount, 'message')}, head \`${headEntryId}\`\n\n${escapeMarkdown(headPreview)}`,
-      contextValue: isActive ? 'branch.active' : 'branch',
+      contextValue: readOnly ? 'branch.readonly' : isActive ? 'branch.active' : 'branch',
       collapsible: 'none',
       icon: isActive ? { id: 'pass-filled', color: 'charts.green' } : { id: 'git-branch' },
-      command: isActive ? undefined : { command: 'agentRewind.switchBranch', title: 'Switch Branch', arguments: [this] },
+      // Another agent's session is never written: its branches are shown in the transcript instead of switched to.
+      command: readOnly
+        ? { command: 'agentRewind.showBranch', title: 'Show Branch', arguments: [this] }
+        : isActive
+          ? undefined
+          : { command: 'agentRewind.switchBranch', title: 'Switch Branch', arguments: [this] },
     };
   }
 }
@@ -211,6 +220,27 @@ export class FileCheckpointNode extends TreeNode {
       contextValue: 'checkpoint.file',
       collapsible: 'none',
       icon: { id: 'file-symlink-directory' },
+    };
+  }
+}
+
+/** "No file snapshots yet": one click sets up the hooks that take one at every prompt. */
+export class SetUpHooksNode extends TreeNode {
+  readonly id: string;
+  constructor(readonly session: SessionNode) {
+    super(session);
+    this.id = `setup-hooks:${session.sessionFile}`;
+  }
+
+  toTreeItem(_nowMs?: number): TreeItemSpec {
+    return {
+      id: this.id,
+      label: 'No file snapshots yet: set up Claude Code checkpoints',
+      tooltip: 'Installs hooks that snapshot the workspace at every Claude Code prompt (shell changes included), so Rewind to here can restore the files exactly.',
+      contextValue: 'hint',
+      collapsible: 'none',
+      icon: { id: 'plug' },
+      command: { command: 'agentRewind.installClaudeHooks', title: 'Set Up Claude Code Checkpoints', arguments: [] },
     };
   }
 }

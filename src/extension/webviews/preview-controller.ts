@@ -10,18 +10,22 @@ import type { PreviewServices, SessionRef } from './services';
 
 export const UNDO_COMMAND = 'agentRewind.undoLastRewind';
 export const UNDO_ACTION = 'Undo';
+/** Opens a terminal that resumes a fork of another agent's session (Claude Code, Codex) in its own CLI. */
+export const CONTINUE_COMMAND = 'agentRewind.continueInAgent';
 
 /** The one-line outcome shown in the notification after a rewind (it always starts with "Rewound"). */
 export function rewindSummary(outcome: RewindOutcome, anchorPreview: string): string {
   const parts: string[] = [];
   if (outcome.branch) parts.push(`the conversation (now on branch "${outcome.branch.name}")`);
+  if (outcome.fork) parts.push(`the conversation into a new ${outcome.fork.agent} session (${outcome.fork.sessionId.slice(0, 8)})`);
   if (outcome.mode !== 'conversation') {
     const n = outcome.filesChanged.length;
     parts.push(n === 0 ? 'no files (they were already as they were)' : `${n} ${n === 1 ? 'file' : 'files'}`);
   }
   const what = parts.length ? parts.join(' and ') : 'nothing';
   const short = anchorPreview.length > 60 ? `${anchorPreview.slice(0, 59)}…` : anchorPreview;
-  return `Rewound ${what} to “${short}”.`;
+  const resend = outcome.fork?.promptText ? ' The message is on the clipboard, to send again there.' : '';
+  return `Rewound ${what} to “${short}”.${resend}`;
 }
 
 /** A model in which every part failed with the same reason (the services broke their never-throw promise). */
@@ -144,7 +148,11 @@ export class RewindPreviewController extends Disposable {
     const summary = rewindSummary(outcome, model.anchorPreview);
     if (!this.isDisposed) this.post(respond(requestId, { ok: true, result: { summary } }));
     this.close();
-    const choice = await this.ui.showInfo(summary, ...(outcome.undoAvailable ? [UNDO_ACTION] : []));
+    const fork = outcome.fork;
+    if (fork?.promptText) await this.ui.copyToClipboard(fork.promptText).catch(() => undefined);
+    const continueAction = fork ? `Continue in ${fork.agent}` : undefined;
+    const choice = await this.ui.showInfo(summary, ...(continueAction ? [continueAction] : []), ...(outcome.undoAvailable ? [UNDO_ACTION] : []));
     if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionFile: ref.sessionFile });
+    if (fork && choice === continueAction) await this.ui.executeCommand(CONTINUE_COMMAND, { sessionFile: fork.sessionFile, agent: fork.agent, resumeCommand: fork.resumeCommand });
   }
 }

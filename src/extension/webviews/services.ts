@@ -2,6 +2,7 @@
 // the engine facade (src/core/engine) does the work, and src/extension wires one to the other.
 import type * as vscode from 'vscode';
 import type {
+  BranchCompareModel,
   EntryLocation,
   RewindMode,
   RewindOutcome,
@@ -16,8 +17,8 @@ export interface SessionRef {
 }
 
 export interface TranscriptServices {
-  /** The active branch of the session as chat rows. */
-  loadTranscript(ref: SessionRef): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
+  /** The session as chat rows: its active branch, or `branch` of a read-only session (another agent's). */
+  loadTranscript(ref: SessionRef, opts?: { branch?: string }): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
   /** Where a message is (active branch, another branch, not in the session), for revealing it. */
   locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation>;
   /** Fires when the session file changes on disk (another process appended, a branch switch, ...). */
@@ -27,6 +28,8 @@ export interface TranscriptServices {
   previewRewind(ref: SessionRef, entryId: string): Promise<void>;
   fork(ref: SessionRef, entryId: string): Promise<void>;
   label(ref: SessionRef, entryId: string): Promise<void>;
+  /** Opens Compare branches for the session, `branch` (the one shown) as one side; asks for the other. */
+  compareBranches(ref: SessionRef, branch: string | undefined): Promise<void>;
 }
 
 export interface PreviewServices {
@@ -41,4 +44,21 @@ export interface PreviewServices {
   ): Promise<RewindOutcome>;
   /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */
   openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void>;
+}
+
+/** Two branches of one session, compared (the Compare branches panel). */
+export interface CompareRef extends SessionRef {
+  branchA: string;
+  branchB: string;
+}
+
+export interface CompareServices {
+  /** Where the branches part, each one's messages after that, the files that differ. Throws for an unknown branch. */
+  compare(ref: CompareRef): Promise<BranchCompareModel>;
+  /** VS Code's diff editor: the file at A's snapshot ↔ at B's (read-only; a side without the file is empty). */
+  openBranchFileDiff(ref: CompareRef, a: { branch: string; anchorEntryId: string }, b: { branch: string; anchorEntryId: string }, relPath: string): Promise<void>;
+  /** The transcript of the session, at a message. */
+  openMessage(ref: SessionRef, entryId: string): Promise<void>;
+  /** Fires when the session file changes on disk. */
+  onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable;
 }

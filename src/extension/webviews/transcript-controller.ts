@@ -29,6 +29,8 @@ export class TranscriptController extends Disposable {
   private revealAfterSwitch: { entryId: string; branch: string } | undefined;
   /** Counts reveal requests, so an answer that arrives after a newer request is dropped. */
   private revealRequests = 0;
+  /** Another agent's session is never written: "switching" branch there only changes which branch is shown. */
+  private shownBranch: string | undefined;
 
   constructor(
     readonly ref: SessionRef,
@@ -63,6 +65,12 @@ export class TranscriptController extends Disposable {
     else await this.deliverReveal();
   }
 
+  /** Shows another branch of a read-only session (another agent's) without writing anything. */
+  showBranch(name: string): Promise<void> {
+    this.shownBranch = name;
+    return this.refresh();
+  }
+
   /** Loads the transcript again now (the panel calls it at once, so its title is right before the webview runs). */
   refresh(): Promise<void> {
     clearTimeout(this.refreshTimer);
@@ -82,7 +90,7 @@ export class TranscriptController extends Disposable {
   private async load(): Promise<void> {
     if (this.isDisposed) return;
     try {
-      const { model, items } = await this.services.loadTranscript(this.ref);
+      const { model, items } = await this.services.loadTranscript(this.ref, this.shownBranch !== undefined ? { branch: this.shownBranch } : {});
       this.items = items;
       this.model = { ...model, total: items.length };
       this.loadError = undefined;
@@ -193,12 +201,17 @@ export class TranscriptController extends Disposable {
         await this.run(() => action.call(this.services, this.ref, message.entryId), message.type === 'fork' ? 'Could not fork' : 'Could not label the message');
         return;
       }
+      case 'compareBranches':
+        await this.run(() => this.services.compareBranches(this.ref, this.model?.branch), 'Could not compare branches');
+        return;
       case 'switchBranch': {
         // The branch a revealed message is on is offered too, though it may leave the tree far from this transcript.
         const revealing = this.revealAfterSwitch?.branch === message.branch ? this.revealAfterSwitch : undefined;
         const known = revealing !== undefined || this.items.some((i) => i.otherBranches?.some((b) => b.name === message.branch));
         if (!known) return this.notice(`There is no branch "${message.branch}" here any more.`);
-        const switched = await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
+        const switched = this.model?.readOnly
+          ? ((this.shownBranch = message.branch), true)
+          : await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
         if (switched && revealing) {
           this.revealAfterSwitch = undefined;
           this.revealRequests++;

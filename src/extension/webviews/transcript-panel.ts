@@ -77,6 +77,10 @@ export class TranscriptPanel extends Disposable {
   }
 
   /** Scrolls to a message and highlights it (or says which branch holds it), as soon as the webview can show it. */
+  showBranch(name: string): Promise<void> {
+    return this.controller.showBranch(name);
+  }
+
   revealEntry(entryId: string): Promise<void> {
     return this.controller.reveal(entryId);
   }

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { createNonce, webviewPage } from './html';
 
-export type WebviewBundle = 'transcript' | 'preview';
+export type WebviewBundle = 'transcript' | 'preview' | 'compare';
 
 /** Scripts on, command URIs off, and only the extension's built webview code and codicons may be loaded. */
 export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { chmod, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-export const PI_FIXTURES = '/work/shared/fixtures/pi';
+export const PI_FIXTURES = resolve(__dirname, '../../../../shared/fixtures/pi');
 
 export interface CatalogFixture {
   dir: string;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildTranscriptItems, oneLine, previewOf, toTranscriptItem } from '../../../src/core/engine/transcript';
 import type { SessionEntry } from '../../../src/core/session/types';
@@ -10,7 +11,7 @@ const msg = (id: string, parentId: string | null, message: Record<string, unknow
 
 describe('transcript rows', () => {
   it('maps every chat entry of a real pi session to one row, in order, skipping non-chat entries', () => {
-    const lines = readFileSync('/work/shared/fixtures/pi/simple-session.v3.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(resolve(__dirname, '../../../../shared/fixtures/pi/simple-session.v3.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const entries = lines.slice(1) as SessionEntry[];
     const items = buildTranscriptItems(entries, {});
     const chat = entries.filter((e) => e.type === 'message');
@@ -19,7 +20,7 @@ describe('transcript rows', () => {
     assert.equal(items[0]!.markdown, 'Hello, help me with something');
     const withCall = items.find((i) => i.entryId === '00000004')!;
     assert.equal(withCall.kind, 'assistant');
-    assert.match(withCall.markdown, /Let me read that file\.[\s\S]*\*\*read\*\*[\s\S]*"path": "\/home\/will\/test.txt"/);
+    assert.match(withCall.markdown, /Let me read that file\.[\s\S]*\*\*read\*\* `\/home\/will\/test.txt`/);
     const result = items.find((i) => i.entryId === '00000005')!;
     assert.equal(result.kind, 'toolResult');
     assert.equal(result.title, 'read');
@@ -69,5 +70,48 @@ describe('transcript rows', () => {
     assert.equal(oneLine('x'.repeat(100)).length, 80);
     assert.equal(previewOf(msg('u', null, { role: 'user', content: [{ type: 'image', data: '', mimeType: 'image/png' }] })), '[image]');
     assert.equal(previewOf({ type: 'label', id: 'l', parentId: null, timestamp: at, targetId: 'u' } as SessionEntry), '(label)');
+  });
+
+  it('shows tools as tools: an edit as a diff, a write with its path, a shell call as its command, the name once', () => {
+    const call = (id: string, name: string, args: unknown) => ({ type: 'toolCall', id, name, arguments: args });
+    const rows = buildTranscriptItems(
+      [
+        msg('e', null, { role: 'assistant', content: [call('1', 'Edit', { file_path: '/p/a.ts', old_string: 'const a = 1;', new_string: 'const a = 2;\nconst b = 3;' })] }),
+        msg('e2', 'e', { role: 'toolResult', toolCallId: '1', toolName: 'Edit', content: [{ type: 'text', text: 'ok' }] }),
+        msg('w', 'e2', { role: 'assistant', content: [call('2', 'write', { path: 'notes.md', content: '# Notes\n' })] }),
+        msg('w2', 'w', { role: 'toolResult', toolCallId: '2', toolName: 'write', content: [{ type: 'text', text: 'ok' }] }),
+        msg('b', 'w2', { role: 'assistant', content: [call('3', 'Bash', { command: 'rm -rf build', description: 'Clean the build' })] }),
+        msg('b2', 'b', { role: 'toolResult', toolCallId: '3', toolName: 'Bash', content: [{ type: 'text', text: '' }] }),
+        msg('x', 'b2', { role: 'assistant', content: [{ type: 'text', text: 'Now both:' }, call('4', 'read', { path: 'x.txt' }), call('5', 'exec_command', { cmd: 'ls -la' })] }),
+        msg('y', 'x', { role: 'assistant', content: [{ type: 'text', text: 'moving on' }] }),
+      ],
+      {},
+    );
+    const [edit, , write, , bash, , mixed] = rows;
+    assert.equal(edit!.title, 'Edit');
+    assert.equal(edit!.markdown, '`/p/a.ts`\n\n```diff\n-const a = 1;\n+const a = 2;\n+const b = 3;\n```');
+    assert.equal(write!.markdown, '`notes.md`\n\n```markdown\n# Notes\n\n```');
+    assert.equal(bash!.markdown, '*Clean the build*\n\n```sh\n$ rm -rf build\n```');
+    assert.ok(!bash!.markdown.includes('Bash'), 'the name is the row title only');
+    assert.match(mixed!.markdown, /^Now both:\n\n\*\*read\*\* `x.txt`\n\n\*\*exec_command\*\*\n\n```sh\n\$ ls -la\n```$/);
+    assert.equal(mixed!.notice, '2 tool calls never ran', 'calls without results, with messages after them');
+    assert.equal(edit!.notice, undefined);
+  });
+
+  it('marks aborted and failed replies, and keeps what the user typed as typed', () => {
+    const rows = buildTranscriptItems(
+      [
+        msg('u', null, { role: 'user', content: 'Traceback:\n  File "a.py", line 3\n    x = 1/0' }),
+        msg('a', 'u', { role: 'assistant', content: [], stopReason: 'aborted' }),
+        msg('b', 'a', { role: 'assistant', content: [{ type: 'text', text: '' }], stopReason: 'error', errorMessage: 'overloaded_error: try again' }),
+      ],
+      {},
+    );
+    assert.equal(rows[0]!.preformatted, true);
+    assert.equal(rows[0]!.markdown, 'Traceback:\n  File "a.py", line 3\n    x = 1/0');
+    assert.equal(rows[1]!.notice, 'aborted');
+    assert.match(rows[1]!.markdown, /stopped before it said anything/);
+    assert.equal(rows[2]!.notice, 'error: overloaded_error: try again');
+    assert.equal(rows[2]!.isError, true);
   });
 });

@@ -10,6 +10,7 @@ import {
   NamedCheckpointNode,
   ProblemNode,
   rootNodes,
+  SetUpHooksNode,
   SessionNode,
   type SessionTreeSource,
 } from '../../../src/extension/tree/nodes';
@@ -137,5 +138,25 @@ describe('formatAge', () => {
     assert.equal(formatAge(NOW - 5 * 24 * 3600_000, NOW), '5 days ago');
     assert.equal(formatAge(Date.parse('2026-01-02T00:00:00Z'), NOW), '2026-01-02');
     assert.equal(formatAge(NOW + 60_000, NOW), 'just now', 'a clock skew into the future is not negative');
+  });
+
+  it('shows a Claude Code session read-only: branches are shown, not switched to, and no snapshots offers the hooks', async () => {
+    const file = '/c/projects/-w/abc.jsonl';
+    const source = fakeSource([listing(file, 'Fix the parser', 3, 'claude')], {
+      [file]: { branches: richDetails.branches, namedCheckpoints: [], fileCheckpoints: [], problems: [] },
+    });
+    const [session] = await rootNodes(source);
+    const item = session!.toTreeItem(NOW);
+    assert.equal(item.contextValue, 'session.claude');
+    assert.match(String(item.description), /Claude Code/);
+    const children = await session!.getChildren();
+    assert.ok(children.some((c) => c instanceof SetUpHooksNode), 'offers to set up the hooks');
+    assert.equal(children.find((c) => c instanceof SetUpHooksNode)!.toTreeItem(NOW).command?.command, 'agentRewind.installClaudeHooks');
+    const branches = (await (children[0] as BranchesNode).getChildren()) as BranchNode[];
+    for (const b of branches) {
+      const spec = b.toTreeItem(NOW);
+      assert.equal(spec.contextValue, 'branch.readonly');
+      assert.equal(spec.command?.command, 'agentRewind.showBranch');
+    }
   });
 });

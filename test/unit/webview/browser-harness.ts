@@ -56,7 +56,7 @@ export interface OpenWebview {
  */
 export async function openWebview(
   browser: Browser,
-  bundle: 'transcript' | 'preview',
+  bundle: 'transcript' | 'preview' | 'compare',
   connect: (post: (message: unknown) => Promise<void>) => (message: unknown) => unknown,
   viewport = { width: 1000, height: 800 },
 ): Promise<OpenWebview> {

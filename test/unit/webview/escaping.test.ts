@@ -128,6 +128,18 @@ describe('transcript rows and the preview escape every field', () => {
     }
   });
 
+  it('escapes typed user text, notices and subagent conversations, and drops write actions in read-only sessions', () => {
+    const html = renderRow(
+      row({ kind: 'user', preformatted: true, markdown: `${evil}\n    indented`, notice: evil, isError: true, subagents: [{ agentId: 'a', title: evil, messages: 2, markdown: `**Task**\n\n${evil}` }] }),
+      { index: 0, expanded: false, branchesExpanded: false, readOnly: true },
+    );
+    assert.deepEqual(inertnessProblems(html), [], html);
+    assert.doesNotMatch(html, /<img/);
+    assert.match(html, /<div class="plain-text">&lt;img[^<]*\n    indented<\/div>/);
+    assert.doesNotMatch(html, /data-action="(fork|label)"/);
+    assert.match(html, /data-action="rewind-to-here"/);
+  });
+
   it('does not let an unknown kind into class names or attributes', () => {
     const html = renderRow(row({ kind: 'x" onclick="alert(1)' as never }), { index: 0, expanded: false, branchesExpanded: false });
     assert.match(html, /data-kind="other"/);

@@ -1,8 +1,8 @@
 // A fake of the services the panels use, a fake PanelUi, and generated sessions, for the webview tests and the
 // screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
 import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
-import type { PreviewServices, SessionRef, TranscriptServices } from '../../../src/extension/webviews/services';
-import type { EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../../src/shared/view-models';
+import type { CompareRef, CompareServices, PreviewServices, SessionRef, TranscriptServices } from '../../../src/extension/webviews/services';
+import type { BranchCompareModel, EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../../src/shared/view-models';
 
 const KINDS: MessageKind[] = ['user', 'assistant', 'toolCall', 'toolResult', 'assistant', 'bash'];
 
@@ -71,12 +71,58 @@ export function samplePreview(overrides: Partial<RewindPreviewModel> = {}): Rewi
   };
 }
 
+/** Two branches of a session compared: where they part, three messages each, files that differ. */
+export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): BranchCompareModel {
+  return {
+    sessionId: 'session-1',
+    sessionFile: '/sessions/s1.jsonl',
+    title: 'Pick a database',
+    divergence: { entryId: 'u2', kind: 'user', preview: 'What about many writers?' },
+    a: {
+      name: 'main',
+      isActive: false,
+      headEntryId: 'a3',
+      messages: [
+        { entryId: 'a2', kind: 'assistant', preview: 'Then pick PostgreSQL.' },
+        { entryId: 'u3', kind: 'user', preview: 'Write the schema' },
+        { entryId: 'a3', kind: 'assistant', preview: 'Wrote schema.sql.' },
+      ],
+      omitted: 0,
+      snapshot: { anchorEntryId: 'u3', kind: 'user-message', preview: 'Write the schema', files: 3, createdAt: '2026-01-01T00:00:00.000Z', afterDivergence: true },
+    },
+    b: {
+      name: 'main-v2',
+      isActive: true,
+      headEntryId: 'b3',
+      messages: [
+        { entryId: 'b2', kind: 'assistant', preview: 'MySQL is another option.' },
+        { entryId: 'u3b', kind: 'user', preview: 'Write the schema for MySQL' },
+        { entryId: 'b3', kind: 'assistant', preview: 'Wrote schema.sql for MySQL.' },
+      ],
+      omitted: 0,
+      snapshot: { anchorEntryId: 'u3b', kind: 'user-message', preview: 'Write the schema for MySQL', files: 3, createdAt: '2026-01-01T00:01:00.000Z', afterDivergence: true },
+    },
+    files: {
+      ok: true,
+      files: [
+        { path: 'db.txt', status: 'modified', insertions: 1, deletions: 1, binary: false },
+        { path: 'replica.conf', status: 'added', insertions: 4, deletions: 0, binary: false },
+        { path: 'pg.conf', status: 'deleted', insertions: 0, deletions: 2, binary: false },
+      ],
+      insertions: 5,
+      deletions: 3,
+      sameSnapshot: false,
+    },
+    ...overrides,
+  };
+}
+
 export interface Call {
   method: string;
   args: unknown[];
 }
 
-export class FakeServices implements TranscriptServices, PreviewServices {
+export class FakeServices implements TranscriptServices, PreviewServices, CompareServices {
   readonly calls: Call[] = [];
   transcript = generateTranscript(30);
   previewModel: RewindPreviewModel = samplePreview();
@@ -128,6 +174,26 @@ export class FakeServices implements TranscriptServices, PreviewServices {
   }
   async label(ref: SessionRef, entryId: string) {
     this.calls.push({ method: 'label', args: [ref, entryId] });
+  }
+  async compareBranches(ref: SessionRef, branch: string | undefined) {
+    this.calls.push({ method: 'compareBranches', args: [ref, branch] });
+  }
+  compareModel: BranchCompareModel = sampleCompare();
+  failCompare: Error | undefined;
+  failDiff: Error | undefined;
+  async compare(ref: CompareRef): Promise<BranchCompareModel> {
+    this.calls.push({ method: 'compare', args: [ref] });
+    if (this.failCompare) throw this.failCompare;
+    const m = this.compareModel;
+    // as the engine answers: the sides in the order asked for
+    return ref.branchA === m.b.name && ref.branchB === m.a.name ? { ...m, a: m.b, b: m.a } : m;
+  }
+  async openBranchFileDiff(ref: CompareRef, a: { branch: string; anchorEntryId: string }, b: { branch: string; anchorEntryId: string }, relPath: string) {
+    this.calls.push({ method: 'openBranchFileDiff', args: [ref, a, b, relPath] });
+    if (this.failDiff) throw this.failDiff;
+  }
+  async openMessage(ref: SessionRef, entryId: string) {
+    this.calls.push({ method: 'openMessage', args: [ref, entryId] });
   }
   async preview(ref: SessionRef, anchorEntryId: string) {
     this.calls.push({ method: 'preview', args: [ref, anchorEntryId] });

@@ -56,6 +56,12 @@ function renderConversation(model: RewindPreviewModel, dimmed: boolean): string 
     })
     .join('');
   const more = left.length > LISTED_MESSAGES ? `<li class="muted">and ${plural(left.length - LISTED_MESSAGES, 'more message', 'more messages')}</li>` : '';
+  if (c.fork) {
+    const forkBody =
+      `<p>The ${escapeHtml(c.fork.agent)} session itself is not changed. <strong class="branch-name" data-testid="new-branch">${escapeHtml(c.newBranchName)}</strong> is written beside it, holding the conversation up to just before this message, so you can send it again (or something else) there: <code>${escapeHtml(c.fork.resumeHint)}</code>.</p>` +
+      (left.length === 0 ? '' : `<p>${plural(left.length, 'message stays', 'messages stay')} in the original session only:</p><ul class="left-behind">${items}${more}</ul>`);
+    return section('conversation', 'comment-discussion', 'Conversation', forkBody, dimmed, dimmed ? 'not part of this rewind' : undefined);
+  }
   const body =
     `<p>A new branch <strong class="branch-name" data-testid="new-branch">${escapeHtml(c.newBranchName)}</strong> starts at this message and becomes the active branch.</p>` +
     (left.length === 0

@@ -52,6 +52,7 @@ app.innerHTML = `
   <header class="toolbar" id="toolbar"><span class="codicon codicon-comment-discussion" aria-hidden="true"></span>
     <h1 id="title">Loading transcript…</h1><span id="branch" class="branch-chip"></span><span id="count" class="muted"></span>
     <span class="toolbar-actions">
+      <button type="button" class="icon-button" data-action="compare-branches" data-testid="compare-branches" aria-label="Compare branches" title="Compare branches: this branch side by side with another"><span class="codicon codicon-git-compare" aria-hidden="true"></span></button>
       <button type="button" class="icon-button" data-action="go-first" aria-label="Go to the first message" title="Go to the first message"><span class="codicon codicon-arrow-up" aria-hidden="true"></span></button>
       <button type="button" class="icon-button" data-action="go-latest" aria-label="Go to the latest message" title="Go to the latest message"><span class="codicon codicon-arrow-down" aria-hidden="true"></span></button>
     </span></header>
@@ -95,7 +96,7 @@ function showElsewhere(target: Exclude<RevealTarget, { on: 'activeBranch' }>): v
   revealBanner.innerHTML =
     target.on === 'otherBranch'
       ? `<span class="codicon codicon-git-branch" aria-hidden="true"></span><span>This message is on branch <strong>${escapeHtml(target.branch)}</strong>, not on the active branch ${escapeHtml(target.activeBranch)}: ${quote}</span>` +
-        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">Switch to ${escapeHtml(target.branch)}</button>`
+        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">${model?.readOnly ? 'Show' : 'Switch to'} ${escapeHtml(target.branch)}</button>`
       : `<span class="codicon codicon-warning" aria-hidden="true"></span><span>This message is on no branch (the messages before it are missing from the file), so it cannot be shown here: ${quote}</span>`;
   revealBanner.innerHTML += `<button type="button" class="icon-button" data-action="dismiss-reveal" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
   revealBanner.hidden = false;
@@ -160,7 +161,7 @@ function createRow(index: number): HTMLElement {
   const item = pages.get(index);
   const template = document.createElement('template');
   template.innerHTML = item
-    ? renderRow(item, { index, expanded: expanded.has(item.entryId), branchesExpanded: branchesExpanded.has(item.entryId) })
+    ? renderRow(item, { index, expanded: expanded.has(item.entryId), branchesExpanded: branchesExpanded.has(item.entryId), readOnly: model?.readOnly !== undefined })
     : renderPlaceholder(index);
   const el = template.content.firstElementChild as HTMLElement;
   if (!item) el.style.height = `${heights.heightOf(index)}px`;
@@ -252,6 +253,8 @@ async function loadPage(start: number, count: number): Promise<void> {
   }
 }
 
+const SOURCE_NAMES: Record<TranscriptModel['source'], string> = { 'agent-rewind': 'agent-rewind', pi: 'pi', omp: 'oh-my-pi', claude: 'Claude Code', codex: 'Codex' };
+
 function applyModel(version: number, next: TranscriptModel): void {
   const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;
   const previousTotal = heights.length;
@@ -270,8 +273,8 @@ function applyModel(version: number, next: TranscriptModel): void {
   document.title = `Transcript: ${next.title}`;
   const branch = document.getElementById('branch')!;
   branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
-  branch.title = `Active branch: ${next.branch}`;
-  const source = next.source === 'pi' ? ' · pi session' : next.source === 'omp' ? ' · oh-my-pi session' : '';
+  branch.title = next.readOnly ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)` : `Active branch: ${next.branch}`;
+  const source = next.source === 'agent-rewind' ? '' : ` · ${SOURCE_NAMES[next.source]} session`;
   document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
     rowsEl.innerHTML = `<p class="empty">This branch has no messages yet.</p>`;
@@ -331,6 +334,9 @@ document.addEventListener('click', (event) => {
       break;
     case 'switch-branch':
       host.post({ type: 'switchBranch', branch: el.dataset.branch ?? '' });
+      break;
+    case 'compare-branches':
+      host.post({ type: 'compareBranches' });
       break;
     case 'toggle-expand':
       if (!expanded.delete(entryId)) expanded.add(entryId);

@@ -18,6 +18,19 @@ export interface RowOptions {
   index: number;
   expanded: boolean;
   branchesExpanded: boolean;
+  /** Another agent's session: nothing here writes to it (no fork, no label); Rewind to here makes a new session. */
+  readOnly?: boolean;
+}
+
+/** Conversations a tool call started (Claude Code subagents), folded under it. */
+function renderSubagents(item: TranscriptItem): string {
+  if (!item.subagents?.length) return '';
+  return item.subagents
+    .map(
+      (s) =>
+        `<details class="subagent"><summary><span class="codicon codicon-hubot" aria-hidden="true"></span>Subagent: ${escapeHtml(s.title)} · ${s.messages} ${s.messages === 1 ? 'message' : 'messages'}</summary><div class="subagent-body">${renderMarkdown(s.markdown)}</div></details>`,
+    )
+    .join('');
 }
 
 /** The part of a long text shown while the row is collapsed, or null when the whole text fits. */
@@ -50,7 +63,7 @@ function formatTime(timestamp: string | undefined): string {
   return `<time datetime="${escapeHtml(d.toISOString())}">${text}</time>`;
 }
 
-function renderBranches(item: TranscriptItem, expanded: boolean): string {
+function renderBranches(item: TranscriptItem, expanded: boolean, viewOnly: boolean): string {
   const branches = item.otherBranches ?? [];
   if (branches.length === 0) return '';
   const shown = expanded ? branches : branches.slice(0, INLINE_BRANCHES);
@@ -58,7 +71,7 @@ function renderBranches(item: TranscriptItem, expanded: boolean): string {
   const buttons = shown
     .map(
       (b) =>
-        `<button type="button" class="branch-button" data-action="switch-branch" data-branch="${escapeHtml(b.name)}" title="Switch to branch ${escapeHtml(b.name)}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
+        `<button type="button" class="branch-button" data-action="switch-branch" data-branch="${escapeHtml(b.name)}" title="${viewOnly ? 'Show' : 'Switch to'} branch ${escapeHtml(b.name)}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
     )
     .join('');
   const more =
@@ -77,13 +90,17 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
   const shown = options.expanded || collapsed === null ? item.markdown : `${collapsed}…`;
   // The engine already fences tool output and commands, so everything is markdown. A fence cut by collapsing is
   // closed by the renderer at the end of the text.
-  const body = renderMarkdown(shown);
+  const body = item.preformatted ? `<div class="plain-text">${escapeHtml(shown)}</div>` : renderMarkdown(shown);
 
   const title = item.title ? `<span class="row-title">${escapeHtml(item.title)}</span>` : '';
   const label = item.label
     ? `<span class="label-badge" title="Label"><span class="codicon codicon-tag" aria-hidden="true"></span>${escapeHtml(item.label)}</span>`
     : '';
-  const error = item.isError ? `<span class="error-badge"><span class="codicon codicon-error" aria-hidden="true"></span>error</span>` : '';
+  const error = item.notice
+    ? `<span class="${item.isError ? 'error-badge' : 'notice-badge'}" data-testid="notice"><span class="codicon codicon-${item.isError ? 'error' : 'warning'}" aria-hidden="true"></span>${escapeHtml(item.notice)}</span>`
+    : item.isError
+      ? `<span class="error-badge"><span class="codicon codicon-error" aria-hidden="true"></span>error</span>`
+      : '';
   const checkpoint =
     kind === 'user' && item.fileCheckpoint
       ? `<span class="checkpoint-badge" title="Files as they were when this message was sent can be restored"><span class="codicon codicon-save" aria-hidden="true"></span>${item.fileCheckpoint.files} ${item.fileCheckpoint.files === 1 ? 'file' : 'files'}</span>`
@@ -94,10 +111,13 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
       : '';
   const actions = [
     rewind,
-    iconButton('fork', 'repo-forked', 'Fork from this message', item.entryId),
-    iconButton('label', 'tag', 'Label this message', item.entryId),
+    options.readOnly ? '' : iconButton('fork', 'repo-forked', 'Fork from this message', item.entryId),
+    options.readOnly ? '' : iconButton('label', 'tag', 'Label this message', item.entryId),
     iconButton('copy-id', 'copy', 'Copy message id', item.entryId),
   ].join('');
+  const inherited = item.inherited
+    ? `<span class="inherited-badge" title="Copied from the session this one was forked from"><span class="codicon codicon-repo-forked" aria-hidden="true"></span>from the original session</span>`
+    : '';
   const toggle =
     collapsed === null
       ? ''
@@ -105,8 +125,8 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
 
   return (
     `<article class="row kind-${kind}${item.isError ? ' is-error' : ''}" data-entry-id="${id}" data-kind="${kind}" data-index="${options.index}" aria-label="${escapeHtml(meta.label)}, message ${options.index + 1}">` +
-    `<header class="row-head"><span class="codicon codicon-${meta.icon} role-icon" aria-hidden="true"></span><span class="role">${meta.label}</span>${title}${error}${label}${checkpoint}${formatTime(item.timestamp)}<span class="actions">${actions}</span></header>` +
-    `<div class="row-body">${body}</div>${toggle}${renderBranches(item, options.branchesExpanded)}</article>`
+    `<header class="row-head"><span class="codicon codicon-${meta.icon} role-icon" aria-hidden="true"></span><span class="role">${meta.label}</span>${title}${error}${label}${checkpoint}${inherited}${formatTime(item.timestamp)}<span class="actions">${actions}</span></header>` +
+    `<div class="row-body">${body}</div>${toggle}${renderSubagents(item)}${renderBranches(item, options.branchesExpanded, options.readOnly === true)}</article>`
   );
 }
 

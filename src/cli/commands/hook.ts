@@ -1,0 +1,150 @@
+// `agent-rewind hook claude`: what Claude Code's hooks run (see `agent-rewind hooks install claude`). It reads the
+// hook's JSON on stdin and snapshots the workspace (src/core/sources/claude/hook-handler.ts).
+//
+// A hook must never get in Claude Code's way: it ALWAYS exits 0 (exit 2 would block the prompt) and prints NOTHING
+// (UserPromptSubmit stdout is given to the model). Every problem goes to one line of <home>/logs/claude-hooks.log.
+// stdin is bounded (size and time: a writer that never closes it cannot hang the hook), and the whole run has a
+// deadline below Claude Code's 30 s hook timeout. Its module graph stays small: no catalog, no sql.js.
+import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from '../command';
+import { resolveHome } from '../../core/home';
+
+/** stdin larger than this is refused (a prompt with pasted logs is big; 32 MiB is far beyond any real one). */
+export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
+/** How long the hook waits for stdin to end. Claude Code writes it at once and closes it. */
+export const STDIN_TIMEOUT_MS = 5_000;
+/** The whole run, stdin included: the hook gives up (exit 0, logged) just before Claude Code's 30 s timeout kills it. */
+export const RUN_DEADLINE_MS = 28_000;
+/** The log is rotated (to .1) past this size. */
+export const LOG_CAP_BYTES = 1024 * 1024;
+
+export function hookLogFile(home: string): string {
+  return join(home, 'logs', 'claude-hooks.log');
+}
+
+/** One line per problem: time, event, session, message (control characters replaced, length capped). */
+export function logHookProblem(home: string, event: string | undefined, sessionId: string | undefined, message: string): void {
+  try {
+    const file = hookLogFile(home);
+    mkdirSync(join(home, 'logs'), { recursive: true });
+    try {
+      if (statSync(file).size > LOG_CAP_BYTES) renameSync(file, file + '.1');
+    } catch {
+      /* no log yet */
+    }
+    const clean = (s: string, max: number) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').slice(0, max);
+    appendFileSync(file, `${new Date().toISOString()} ${clean(event ?? '-', 60)} ${clean(sessionId ?? '-', 80)} ${clean(message, 1000)}\n`);
+  } catch {
+    /* nowhere left to say it: a hook stays silent */
+  }
+}
+
+export interface StdinResult {
+  text?: string;
+  problem?: string;
+}
+
+/** Reads a stream to its end, at most maxBytes, for at most timeoutMs. The stream is destroyed afterwards. */
+export function readBounded(stream: NodeJS.ReadableStream & { destroy?: () => void }, maxBytes: number, timeoutMs: number): Promise<StdinResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (r: StdinResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stream.removeAllListeners('data');
+      stream.removeAllListeners('end');
+      stream.removeAllListeners('error');
+      stream.on('error', () => {});
+      try {
+        stream.destroy?.();
+      } catch {
+        /* already closed */
+      }
+      resolve(r);
+    };
+    const timer = setTimeout(() => finish({ problem: `stdin was not closed within ${timeoutMs} ms (${size} bytes read)` }), timeoutMs);
+    stream.on('data', (c: Buffer | string) => {
+      const b = typeof c === 'string' ? Buffer.from(c) : c;
+      size += b.length;
+      if (size > maxBytes) return finish({ problem: `stdin is larger than ${maxBytes} bytes` });
+      chunks.push(b);
+    });
+    stream.on('end', () => finish({ text: Buffer.concat(chunks).toString('utf8') }));
+    stream.on('error', (err: Error) => finish({ problem: `cannot read stdin: ${err.message}` }));
+  });
+}
+
+/** The hook's whole run; resolves to 0 in every case. */
+export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number> {
+  // `--home DIR` may follow `claude` (the launcher's args are ours to choose); nothing else is accepted
+  const homeAt = argv.indexOf('--home');
+  const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined, io.env);
+  let event: string | undefined;
+  let sessionId: string | undefined;
+  try {
+    if (argv[0] !== 'claude') {
+      logHookProblem(home, undefined, undefined, `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook claude)`);
+      return 0;
+    }
+    const stdin = await readBounded(io.stdin, MAX_STDIN_BYTES, STDIN_TIMEOUT_MS);
+    if (stdin.problem) {
+      logHookProblem(home, undefined, undefined, stdin.problem);
+      return 0;
+    }
+    const text = stdin.text ?? '';
+    if (!text.trim()) {
+      logHookProblem(home, undefined, undefined, 'empty stdin (expected the hook input JSON)');
+      return 0;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      logHookProblem(home, undefined, undefined, `stdin is not JSON: ${(err as Error).message}`);
+      return 0;
+    }
+    if (raw && typeof raw === 'object') {
+      const r = raw as { hook_event_name?: unknown; session_id?: unknown };
+      if (typeof r.hook_event_name === 'string') event = r.hook_event_name;
+      if (typeof r.session_id === 'string') sessionId = r.session_id;
+    }
+    const { handleClaudeHook } = await import('../../core/sources/claude/hook-handler');
+    const outcome = await handleClaudeHook(raw, { home, env: io.env });
+    if (outcome.action === 'ignored') logHookProblem(home, event, sessionId, `event ${outcome.event} is not handled (only UserPromptSubmit and Stop); remove it from the hook settings`);
+  } catch (err) {
+    logHookProblem(home, event, sessionId, (err as Error)?.message ?? String(err));
+  }
+  return 0;
+}
+
+export const hookCommand: Command = {
+  usage: 'hook claude   (run by Claude Code hooks: reads the hook JSON on stdin, prints nothing, always exits 0)',
+  async raw(argv) {
+    const homeAt = argv.indexOf('--home');
+    const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined);
+    // a last guard: whatever hangs (a store lock held elsewhere…), the hook ends quietly before Claude Code's timeout
+    const guard = setTimeout(() => {
+      logHookProblem(home, undefined, undefined, `gave up after ${RUN_DEADLINE_MS} ms`);
+      process.exit(0);
+    }, RUN_DEADLINE_MS);
+    guard.unref();
+    process.on('uncaughtException', (err) => {
+      logHookProblem(home, undefined, undefined, `uncaught: ${err?.message ?? err}`);
+      process.exit(0);
+    });
+    process.on('unhandledRejection', (err) => {
+      logHookProblem(home, undefined, undefined, `unhandled: ${(err as Error)?.message ?? err}`);
+      process.exit(0);
+    });
+    const code = await runClaudeHook(argv, { stdin: process.stdin, env: process.env });
+    clearTimeout(guard);
+    return code;
+  },
+  async run() {
+    /* never called: main runs raw() */
+  },
+};

@@ -1,0 +1,81 @@
+// `agent-rewind hooks install|uninstall claude [--user] [--cwd DIR]`: registers (or removes) the Claude Code hooks
+// that run `agent-rewind hook claude` on every prompt and at the end of every turn. Workspace scope writes
+// <DIR>/.claude/settings.local.json; --user writes the user's Claude settings. The hook command is this CLI, by
+// absolute paths: the node running it and its own script (so it works without agent-rewind on PATH).
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import { CliError, UsageError, cwdOption, type Command } from '../command';
+import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources/claude/hooks-settings';
+
+/** How Claude Code should start this CLI: this node binary and this script, both absolute. */
+export function selfLauncher(): HookLauncher {
+  const script = process.argv[1];
+  if (!script || !existsSync(script)) throw new CliError('cannot tell where this CLI is installed (its script path is missing)');
+  return { command: process.execPath, args: [realpathSync(script)] };
+}
+
+/** Session id of the baseline snapshot `hooks install` takes (not a Claude Code session). */
+export const BASELINE_SESSION = 'claude-hooks-baseline';
+
+/**
+ * The first snapshot of a folder reads and hashes every file (seconds on a large project, more on a busy machine),
+ * later ones only what changed since. Taken here, while the user waits for a command anyway, instead of in the first
+ * prompt's hook, which Claude Code kills after its timeout (30 s).
+ */
+async function baselineSnapshot(workspace: string, home: string): Promise<{ files: number; ms: number } | { error: string }> {
+  const started = Date.now();
+  const { FileCheckpointer } = await import('../../core/files/file-checkpointer');
+  let fc;
+  try {
+    fc = new FileCheckpointer({ workspaceRoot: workspace, home });
+    const s = await fc.snapshot(BASELINE_SESSION, `install-${uuidv7()}`, 'user-message');
+    return { files: s.files, ms: Date.now() - started };
+  } catch (err) {
+    return { error: (err as Error).message };
+  } finally {
+    await fc?.dispose();
+  }
+}
+
+export function describeHooksChange(c: HooksChange, action: 'install' | 'uninstall'): string {
+  const parts: string[] = [];
+  if (c.added.length) parts.push(`added ${c.added.join(', ')}`);
+  if (c.updated.length) parts.push(`updated ${c.updated.join(', ')}`);
+  if (c.alreadyPresent.length) parts.push(`already present: ${c.alreadyPresent.join(', ')}`);
+  if (c.removed.length) parts.push(`removed ${c.removed.join(', ')}`);
+  if (parts.length === 0) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');
+  const where = c.written ? `${c.created ? 'created' : 'wrote'} ${c.file}` : `${c.file} unchanged`;
+  return `Claude Code hooks (${c.scope}): ${parts.join('; ')} — ${where}`;
+}
+
+export const hooksCommand: Command = {
+  usage: 'hooks install|uninstall claude [--user] [--cwd DIR] [--no-baseline] [--command PATH]',
+  // --command: the executable the hooks run instead of this node + script (the VS Code extension passes its launcher,
+  // whose path stays the same when the extension is updated)
+  options: { user: { type: 'boolean' }, cwd: { type: 'string' }, 'no-baseline': { type: 'boolean' }, command: { type: 'string' } },
+  async run(ctx) {
+    const [action, agent, extra] = ctx.positionals;
+    if (action !== 'install' && action !== 'uninstall') throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
+    if (agent !== 'claude') throw new UsageError(agent ? `unknown agent "${agent}" (only claude)` : 'missing the agent (claude)');
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+    if (ctx.values.user === true && typeof ctx.values.cwd === 'string') throw new UsageError('--user and --cwd do not go together');
+    const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'workspace', workspace: cwdOption(ctx) } as const);
+    let change: HooksChange;
+    try {
+      const launcher = typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : selfLauncher();
+      change = action === 'install' ? installClaudeHooks(loc, launcher) : uninstallClaudeHooks(loc);
+    } catch (err) {
+      if (err instanceof ClaudeSettingsError) throw new CliError(err.message);
+      throw err;
+    }
+    // workspace scope: a first snapshot now, so the first prompt's hook only reads what changed since
+    const baseline = action === 'install' && loc.scope === 'workspace' && ctx.values['no-baseline'] !== true ? await baselineSnapshot(loc.workspace, ctx.home) : undefined;
+    const result = baseline ? { ...change, baseline } : change;
+    ctx.out(result, () => {
+      const text = describeHooksChange(change, action);
+      if (!baseline) return text;
+      return 'error' in baseline ? `${text}\nnote: no baseline snapshot of the folder (${baseline.error}); the first prompt's hook will take it` : `${text}\nbaseline snapshot of ${baseline.files} files taken (${baseline.ms} ms), so each prompt's hook reads only what changed`;
+    });
+  },
+};

@@ -1,0 +1,138 @@
+// Claude Code behind the source interface: transcripts found under each Claude config folder by the cwd their lines
+// name, read in place (never written), and "Rewind to here" continued in a fork file Claude Code itself resumes.
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import type { Warn } from '../../branches/records';
+import type { SessionListing } from '../../engine/types';
+import { contentText } from '../../engine/transcript';
+import type { AgentMessage } from '../../session/types';
+import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
+import type { SessionView } from '../session-view';
+import { claudeConfigDirs, discoverClaudeSessions, looksLikeClaudeTranscript } from './discovery';
+import { writeClaudeFork } from './fork';
+import { isSafeSessionId, matchPromptRecords, readPromptRecords, type PromptRecord } from './prompt-records';
+import { readClaudeSession } from './reader';
+import type { ClaudeSession } from './session';
+
+const AGENT = 'Claude Code';
+const MAX_CACHED = 16;
+
+interface Cached {
+  size: number;
+  mtimeMs: number;
+  session: Promise<ClaudeSession>;
+}
+
+export class ClaudeSource implements SourceAdapter {
+  readonly kinds = ['claude'] as const;
+  readonly writable = false;
+  readonly #configDirs: readonly string[];
+  readonly #enabled: boolean;
+  /** Least recently used first. */
+  readonly #cache = new Map<string, Cached>();
+
+  readonly #home: string | undefined;
+
+  /** home: where our hooks keep their prompt records (they tie a snapshot to its prompt when no prompt id does). */
+  constructor(opts: { configDirs?: readonly string[]; enabled?: boolean; home?: string } = {}) {
+    this.#configDirs = (opts.configDirs ?? claudeConfigDirs()).map((d) => resolve(d));
+    this.#enabled = opts.enabled !== false;
+    this.#home = opts.home;
+  }
+
+  async list(ctx: SourceContext): Promise<SessionListing[]> {
+    if (!this.#enabled || ctx.workspaceRoots.length === 0) return [];
+    const found = await discoverClaudeSessions({ workspaceRoots: ctx.workspaceRoots, configDirs: this.#configDirs });
+    return found.map((l) => ({ sessionFile: l.sessionFile, sessionId: l.sessionId, title: l.title, source: 'claude' as const, modifiedMs: l.modifiedMs, createdAt: l.createdAt, cwd: l.cwd }));
+  }
+
+  watchFolders(): WatchedFolder[] {
+    if (!this.#enabled) return [];
+    return this.#configDirs.map((dir) => ({ path: join(dir, 'projects'), source: 'claude' as const, pattern: '*/*.jsonl' }));
+  }
+
+  owns(file: string, firstLine: string | undefined): boolean {
+    const path = resolve(file);
+    if (this.#configDirs.some((d) => path.startsWith(join(d, 'projects') + sep))) return true;
+    return firstLine !== undefined && looksLikeClaudeTranscript([firstLine]);
+  }
+
+  async findById(id: string): Promise<string[]> {
+    const exact: string[] = [];
+    const prefixed: string[] = [];
+    for (const dir of this.#configDirs) {
+      const projects = join(dir, 'projects');
+      for (const project of await readdir(projects).catch(() => [] as string[])) {
+        for (const name of await readdir(join(projects, project)).catch(() => [] as string[])) {
+          if (!name.endsWith('.jsonl') || name.startsWith('agent-')) continue;
+          const sessionId = name.slice(0, -'.jsonl'.length);
+          if (sessionId === id) exact.push(join(projects, project, name));
+          else if (sessionId.startsWith(id)) prefixed.push(join(projects, project, name));
+        }
+      }
+    }
+    return exact.length ? exact : prefixed;
+  }
+
+  /** Read afresh whenever the file's size or mtime moved (Claude Code appends while it runs). */
+  async open(file: string): Promise<ClaudeSession> {
+    const path = resolve(file);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) {
+      this.#cache.delete(path);
+      throw new Error(`Session file not found: ${path}`);
+    }
+    let cached = this.#cache.get(path);
+    this.#cache.delete(path);
+    if (!cached || cached.size !== info.size || cached.mtimeMs !== info.mtimeMs) {
+      const configDir = this.#configDirs.find((d) => path.startsWith(join(d, 'projects') + sep));
+      cached = { size: info.size, mtimeMs: info.mtimeMs, session: readClaudeSession(path, configDir ? { configDir } : {}).then((s) => this.#withHookRecords(s)) };
+    }
+    this.#cache.set(path, cached);
+    for (const old of [...this.#cache.keys()].slice(0, Math.max(0, this.#cache.size - MAX_CACHED))) this.#cache.delete(old);
+    try {
+      return await cached.session;
+    } catch (error) {
+      this.#cache.delete(path);
+      throw error;
+    }
+  }
+
+  #withHookRecords(session: ClaudeSession): ClaudeSession {
+    if (!this.#home || !isSafeSessionId(session.sessionId)) return session;
+    let records: PromptRecord[];
+    try {
+      records = readPromptRecords(this.#home, session.sessionId);
+    } catch {
+      return session; // no records (hooks not installed) or unreadable: prompt ids alone then
+    }
+    if (records.length) session.useMatchedKeys(matchPromptRecords(session.userPrompts(), records));
+    return session;
+  }
+
+  /** Claude Code's own transcript stays as it is: a new one beside it holds the conversation up to just before the
+   *  message, which `claude --resume <id>` continues; the message's text is handed back to be sent again. */
+  async rewindConversation(view: SessionView, userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
+    const session = view as ClaudeSession;
+    const { sessionId, sessionFile } = await writeClaudeFork(session, userEntryId);
+    const entry = session.getEntry(userEntryId);
+    const promptText = entry?.type === 'message' ? contentText((entry.message as AgentMessage).content) : '';
+    return { kind: 'fork', sessionId, sessionFile, agent: AGENT, resumeCommand: ['claude', '--resume', sessionId], promptText };
+  }
+
+  forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {
+    const before = view.getPath(userEntryId).slice(0, -1);
+    if (!before.some((e) => e.type === 'message')) {
+      return { error: `This is the first message of the ${AGENT} session: there is no conversation before it to continue (start a new one with \`claude\`). The files can still be rewound.` };
+    }
+    return { agent: AGENT, resumeHint: 'claude --resume <the new session id>' };
+  }
+
+  async forget(file: string): Promise<void> {
+    this.#cache.delete(resolve(file));
+  }
+
+  async dispose(): Promise<void> {
+    this.#cache.clear();
+  }
+}

@@ -1,0 +1,90 @@
+// Writes a Claude Code fork the way `claude --resume <id> --fork-session` does, so Claude Code itself can resume it:
+// a new <uuid>.jsonl in the same project folder holding the raw lines from the root to just before a prompt, uuids
+// kept, sessionId rewritten, each marked forkedFrom. The original is only read. The new file is written under a
+// temporary name, fsynced, then linked into place (link fails rather than replace a file that exists).
+import { randomUUID } from 'node:crypto';
+import { link, open, readFile, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { classifyLine } from './classify';
+import { splitClaudeLines, str, type RawLine } from './lines';
+import { rawParentOf } from './normalize';
+import type { ClaudeSession } from './session';
+
+export interface ClaudeForkOptions {
+  /** The new session's id; default a random uuid v4. */
+  sessionId?: string;
+}
+
+export async function writeClaudeFork(session: ClaudeSession, userEntryId: string, opts: ClaudeForkOptions = {}): Promise<{ sessionId: string; sessionFile: string }> {
+  const promptId = session.getEntry(userEntryId)?.id;
+  if (promptId === undefined || !session.userPrompts().some((p) => p.entryId === promptId)) {
+    throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
+  }
+  const { lines } = splitClaudeLines(await readFile(session.sessionFile));
+  const copied = linesBefore(lines, promptId);
+  if (copied === undefined) throw new Error(`Cannot fork at ${promptId}: the prompt is no longer in ${session.sessionFile}`);
+  if (!copied.some((l) => classifyLine(l.rec) !== 'hidden')) {
+    throw new Error(`Cannot fork at ${promptId}: it is the first prompt of the session, so the fork would have no conversation before it`);
+  }
+  const sessionId = opts.sessionId ?? randomUUID();
+  const text = copied.map((l) => JSON.stringify({ ...l.rec, sessionId, forkedFrom: { sessionId: session.sessionId, messageUuid: l.rec.uuid } })).join('\n') + '\n';
+  const dir = dirname(session.sessionFile);
+  const sessionFile = join(dir, `${sessionId}.jsonl`);
+  await writeExclusive(dir, sessionFile, text);
+  return { sessionId, sessionFile };
+}
+
+/** The lines on the raw graph path root → the prompt's parent, in file order (compact boundaries followed through
+ *  their logical parent; hidden lines on the path kept). Undefined when the prompt's line is not in the file. */
+function linesBefore(lines: readonly RawLine[], promptUuid: string): RawLine[] | undefined {
+  const byUuid = new Map<string, number>();
+  for (let i = 0; i < lines.length; i++) {
+    const u = str(lines[i]!.rec.uuid);
+    if (u && !byUuid.has(u) && lines[i]!.rec.isSidechain !== true) byUuid.set(u, i);
+  }
+  let at = byUuid.get(promptUuid);
+  if (at === undefined) return undefined;
+  const path: number[] = [];
+  // parents come earlier in the file: a parent at or after its child is absent, which also stops any cycle
+  for (;;) {
+    const parent = rawParentOf(lines[at]!.rec);
+    const next = parent === null ? undefined : byUuid.get(parent);
+    if (next === undefined || next >= at) break;
+    path.push(next);
+    at = next;
+  }
+  return path.reverse().map((i) => lines[i]!);
+}
+
+async function writeExclusive(dir: string, file: string, text: string): Promise<void> {
+  const tmp = join(dir, `.${randomUUID()}.jsonl.partial`);
+  const fh = await open(tmp, 'wx');
+  try {
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await link(tmp, file);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw e.code === 'EEXIST' ? new Error(`Cannot write the fork: ${file} already exists`) : e;
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+  await syncDir(dir);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const d = await open(dir, 'r');
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    // folders cannot be opened for fsync on every platform (Windows); the file itself is synced
+  }
+}

@@ -1,0 +1,146 @@
+// What `agent-rewind hook claude` does with one hook input from Claude Code (the JSON on its stdin), once read:
+//   UserPromptSubmit → snapshot of the workspace anchored at the prompt id (kind 'user-message') + a prompt record
+//                      (prompt-records.ts) so the snapshot can be tied to the prompt's transcript line later;
+//   Stop             → the turn-end snapshot (anchor `<prompt id>:turn-end`), which lets a later rewind tell the
+//                      user's own edits from the agent's.
+// The input is never trusted: it is validated, ids that become file names are checked, the workspace must be an
+// existing folder. Nothing is written into Claude Code's folders; everything goes to the agent-rewind home.
+// Problems are thrown as HookProblem (expected, e.g. a missing folder) or any Error; the caller logs them.
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { FileCheckpointer } from '../../files/file-checkpointer';
+import type { SnapshotSummary } from '../../files/types';
+import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
+
+/** A problem worth a log line, not a crash (bad input, a folder that is gone). */
+export class HookProblem extends Error {}
+
+const MAX_ID = 200;
+// ids become anchor ids and log text: printable, no control characters
+const idString = z
+  .string()
+  .min(1)
+  .max(MAX_ID)
+  .regex(/^[^\u0000-\u001f\u007f]+$/);
+
+export const hookInputSchema = z
+  .object({
+    hook_event_name: z.string().min(1).max(100),
+    session_id: idString,
+    transcript_path: z.string().max(4096).optional(),
+    cwd: z.string().max(4096).optional(),
+    prompt_id: idString.optional(),
+    prompt: z.string().optional(),
+  })
+  .passthrough();
+export type ClaudeHookInput = z.infer<typeof hookInputSchema>;
+
+export interface HookContext {
+  /** The agent-rewind home. */
+  home: string;
+  /** For CLAUDE_PROJECT_DIR. */
+  env: NodeJS.ProcessEnv;
+  /** Size of a file in bytes, undefined when missing (injectable for tests). */
+  fileSize?: (path: string) => number | undefined;
+}
+
+export interface HookOutcome {
+  event: string;
+  sessionId: string;
+  /** What the hook did: 'snapshot', or 'ignored' for events it does not handle. */
+  action: 'snapshot' | 'ignored';
+  anchorId?: string;
+  summary?: SnapshotSummary;
+  record?: PromptRecord;
+}
+
+const isDir = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const sizeOf = (p: string): number | undefined => {
+  try {
+    const s = statSync(p);
+    return s.isFile() ? s.size : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** `$CLAUDE_PROJECT_DIR` when it is an existing folder, else the input's cwd (absolute, existing folder). */
+export function hookWorkspaceRoot(input: Pick<ClaudeHookInput, 'cwd'>, env: NodeJS.ProcessEnv): string {
+  const project = env.CLAUDE_PROJECT_DIR;
+  if (project && isAbsolute(project) && isDir(project)) return project;
+  const cwd = input.cwd;
+  if (!cwd) throw new HookProblem(`no workspace: CLAUDE_PROJECT_DIR ${project ? `(${project}) is not a folder` : 'is not set'} and the input has no cwd`);
+  if (!isAbsolute(cwd)) throw new HookProblem(`no workspace: cwd ${JSON.stringify(cwd)} is not an absolute path`);
+  if (!isDir(cwd)) throw new HookProblem(`no workspace: cwd ${cwd} does not exist or is not a folder`);
+  return cwd;
+}
+
+/** Validates the parsed stdin; throws HookProblem saying what is wrong. */
+export function parseHookInput(raw: unknown): ClaudeHookInput {
+  const r = hookInputSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new HookProblem(`invalid hook input: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  if (!isSafeSessionId(r.data.session_id)) throw new HookProblem(`invalid hook input: session_id ${JSON.stringify(r.data.session_id.slice(0, 80))} is not a usable id`);
+  return r.data;
+}
+
+async function snapshot(root: string, home: string, sessionId: string, anchorId: string, kind: 'user-message' | 'turn-end'): Promise<{ summary: SnapshotSummary; realRoot: string }> {
+  let fc: FileCheckpointer;
+  try {
+    fc = new FileCheckpointer({ workspaceRoot: root, home });
+  } catch (err) {
+    throw new HookProblem((err as Error).message);
+  }
+  try {
+    return { summary: await fc.snapshot(sessionId, anchorId, kind), realRoot: fc.workspaceRoot };
+  } finally {
+    await fc.dispose();
+  }
+}
+
+export async function handleClaudeHook(raw: unknown, ctx: HookContext): Promise<HookOutcome> {
+  const input = parseHookInput(raw);
+  const event = input.hook_event_name;
+  const sessionId = input.session_id;
+  if (event !== 'UserPromptSubmit' && event !== 'Stop') return { event, sessionId, action: 'ignored' };
+
+  if (event === 'UserPromptSubmit') {
+    // measured first: the prompt's own line is written after the hook returns
+    const transcriptPath = input.transcript_path ?? '';
+    const transcriptSize = (transcriptPath && isAbsolute(transcriptPath) ? (ctx.fileSize ?? sizeOf)(transcriptPath) : undefined) ?? 0;
+    const root = hookWorkspaceRoot(input, ctx.env);
+    const anchorId = input.prompt_id ?? `prompt-${uuidv7()}`;
+    const { summary, realRoot } = await snapshot(root, ctx.home, sessionId, anchorId, 'user-message');
+    const prompt = input.prompt ?? '';
+    const record: PromptRecord = {
+      v: 1,
+      anchorId,
+      ...(input.prompt_id ? { promptId: input.prompt_id } : {}),
+      promptSha256: sha256Hex(prompt),
+      promptLength: prompt.length,
+      transcriptPath,
+      transcriptSize,
+      cwd: input.cwd ?? '',
+      workspaceRoot: realRoot,
+      at: new Date().toISOString(),
+    };
+    appendPromptRecord(ctx.home, sessionId, record);
+    return { event, sessionId, action: 'snapshot', anchorId, summary, record };
+  }
+
+  const root = hookWorkspaceRoot(input, ctx.env);
+  const anchorId = input.prompt_id ? `${input.prompt_id}:turn-end` : `turn-end-${uuidv7()}`;
+  const { summary } = await snapshot(root, ctx.home, sessionId, anchorId, 'turn-end');
+  return { event, sessionId, action: 'snapshot', anchorId, summary };
+}

@@ -1,0 +1,125 @@
+// A Claude Code transcript as the engine's read model (ForeignSessionView), plus what only Claude Code has: prompt ids
+// for hook snapshots, its own file checkpoints, and which entries a fork copied from its origin.
+import { buildSessionContext, pathToLeaf } from '../../session/context';
+import type { SessionContext, SessionEntry, SessionHeader } from '../../session/types';
+import type { ForeignSessionView, ForkOrigin, SessionViewLoadReport, SubagentView } from '../session-view';
+import type { FileHistory, FileHistoryFile } from './file-history';
+import type { NormalizedTree, UserPrompt } from './normalize';
+
+export interface ClaudeSessionParts {
+  sessionId: string;
+  sessionFile: string;
+  cwd: string;
+  title: string;
+  createdAt: string;
+  tree: NormalizedTree;
+  report: SessionViewLoadReport;
+  subagents: Map<string, SubagentView[]>;
+  fileHistory: FileHistory;
+  forkedFrom?: ForkOrigin;
+  /** Entry ids copied from the origin by a fork. */
+  inherited: Set<string>;
+}
+
+export class ClaudeSession implements ForeignSessionView {
+  readonly source = 'claude' as const;
+  readonly sessionId: string;
+  readonly sessionFile: string;
+  readonly cwd: string;
+  readonly title: string;
+  readonly createdAt: string;
+  readonly forkedFrom?: ForkOrigin;
+  private readonly tree: NormalizedTree;
+  private readonly promptByEntry: Map<string, UserPrompt>;
+
+  constructor(private readonly parts: ClaudeSessionParts) {
+    this.sessionId = parts.sessionId;
+    this.sessionFile = parts.sessionFile;
+    this.cwd = parts.cwd;
+    this.title = parts.title;
+    this.createdAt = parts.createdAt;
+    if (parts.forkedFrom) this.forkedFrom = parts.forkedFrom;
+    this.tree = parts.tree;
+    this.promptByEntry = new Map(parts.tree.prompts.map((p) => [p.entryId, p]));
+  }
+
+  getHeader(): SessionHeader {
+    return { type: 'session', version: 3, id: this.sessionId, timestamp: this.createdAt, cwd: this.cwd, title: this.title };
+  }
+
+  getEntries(): readonly SessionEntry[] {
+    return this.tree.entries;
+  }
+
+  /** Any line uuid works, including every line of a multi-line assistant message. */
+  getEntry(id: string): SessionEntry | undefined {
+    return this.tree.byId.get(id) ?? this.tree.byId.get(this.tree.alias.get(id) ?? '');
+  }
+
+  getLeafId(): string | null {
+    return this.tree.leafId;
+  }
+
+  getPath(leafId?: string | null): SessionEntry[] {
+    if (leafId === null) return [];
+    const leaf = this.getEntry(leafId ?? this.tree.leafId ?? '');
+    return leaf ? pathToLeaf(leaf, this.tree.byId) : [];
+  }
+
+  buildSessionContext(leafId?: string | null): SessionContext {
+    if (leafId === null) return buildSessionContext([], null);
+    const id = this.getEntry(leafId ?? this.tree.leafId ?? '')?.id ?? null;
+    return buildSessionContext(this.tree.entries, id, this.tree.byId);
+  }
+
+  getLabel(): string | undefined {
+    return undefined; // Claude Code has no labels
+  }
+
+  getLoadReport(): SessionViewLoadReport {
+    return this.parts.report;
+  }
+
+  subagentsOf(toolCallId: string): readonly SubagentView[] {
+    return this.parts.subagents.get(toolCallId) ?? [];
+  }
+
+  checkpointKeysOf(userEntryId: string): readonly string[] {
+    const id = this.getEntry(userEntryId)?.id ?? '';
+    const p = this.promptByEntry.get(id);
+    const matched = this.matchedKeys.get(id);
+    return [...(p?.promptId ? [p.promptId] : []), ...(matched && matched !== p?.promptId ? [matched] : [])];
+  }
+
+  /** Hook snapshots tied to prompts by the hook's records (prompt-records.ts), for lines that carry no promptId
+   *  (Claude Code before 2.1.196) or whose promptId a fork rewrote: entry id → snapshot key. */
+  private matchedKeys: ReadonlyMap<string, string> = new Map();
+  useMatchedKeys(keys: ReadonlyMap<string, string>): void {
+    this.matchedKeys = keys;
+  }
+
+  /** The promptId of the line an entry came from (prompts, and in 2.1.330 the tool results of that turn). */
+  promptIdOf(entryId: string): string | undefined {
+    const id = this.getEntry(entryId)?.id;
+    return id === undefined ? undefined : this.tree.promptIds.get(id.replace(/#\d+$/, ''));
+  }
+
+  /** Every typed prompt in file order, with where its line starts in the file (to match hook snapshots). */
+  userPrompts(): readonly UserPrompt[] {
+    return this.tree.prompts;
+  }
+
+  /** Whether the entry was copied from the session this one was forked from. */
+  isInherited(entryId: string): boolean {
+    const id = this.getEntry(entryId)?.id;
+    return id !== undefined && this.parts.inherited.has(id);
+  }
+
+  /** Claude Code's own checkpoint for a prompt: each file it tracked from then on, as it was when the prompt was sent. */
+  fileHistoryAt(userEntryId: string): { files: FileHistoryFile[] } | undefined {
+    const id = this.getEntry(userEntryId)?.id;
+    const line = id === undefined ? undefined : this.tree.promptLines.get(id);
+    if (id === undefined || line === undefined) return undefined;
+    return this.parts.fileHistory.at(id, line, this.cwd);
+  }
+}
