@@ -6,7 +6,7 @@ import { resolveHome } from '../core/home';
 import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
-import { settingsSource } from './settings-source';
+import { settingsSource } from '../core/engine/settings-source';
 
 const sharedOptions = {
   json: { type: 'boolean' },

@@ -1,5 +1,5 @@
-// Where the CLI takes its file-checkpoint settings from, so that it snapshots exactly what the extension snapshots on
-// the same store: <home>/config.json when it exists, else the agentRewind.* keys of the user's VS Code settings.json
+// Where the CLI (and Claude Code's hooks) take their file-checkpoint settings from, so that they snapshot exactly what
+// the extension snapshots on the same store: <home>/config.json when it exists, else the agentRewind.* keys of the user's VS Code settings.json
 // (desktop, VS Code Server, code-server), else the defaults the extension has too. Kept small (fs, os, path only):
 // --help names the source, and --help must stay cheap.
 import { existsSync } from 'node:fs';
