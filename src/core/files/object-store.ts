@@ -140,7 +140,7 @@ export class ObjectStore {
       if (!names.has(pack + '.idx') || !names.has(pack + '.pack') || (opts.repair && names.has(pack + '.damaged'))) await this.forget(pack);
     }
     // read the new indexes all at once: one snapshot makes one pack, and a fresh process (the CLI) reads them all
-    const fresh = [...names].filter((name) => PACK_NAME.test(name) && !this.packs.has(name.slice(0, -5)) && (opts.repair || !names.has(name.slice(0, -5) + '.damaged')));
+    const fresh = [...names].filter((name) => PACK_NAME.test(name) && !this.packs.has(name.slice(0, -5)));
     const load = async (name: string) => {
       const pack = name.slice(0, -5);
       try {
@@ -156,7 +156,8 @@ export class ObjectStore {
     for (const l of loaded) {
       if (!l || this.packs.has(l.pack)) continue;
       const { pack, size, buf } = l;
-      const damaged = names.has(pack + '.damaged');
+      // a pack a read found damaged still serves its intact objects (every read is verified) until a writer mends it
+      const damaged = opts.repair === true && names.has(pack + '.damaged');
       const count = buf && indexCount(buf);
       const problem = damaged ? 'a read found objects that do not match their hash' : !buf ? 'its index is missing' : count === undefined ? 'its index is damaged' : !fitsIn(buf, count, size) ? 'it is shorter than its index says (truncated)' : undefined;
       if (!problem) {
