@@ -7,7 +7,7 @@
 //   - every acknowledged session entry is in the session file;
 //   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
 //   - the next command works.
-// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 6: 54 trials, about 3 to 5 minutes on two shared cores);
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 90 trials, about 3 to 5 minutes on two shared cores);
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
-const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 6));
+const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
 const SEED = Number(process.env.AGENT_REWIND_FAULT_SEED ?? Date.now() % 1_000_000);
 const KEEP = process.env.AGENT_REWIND_FAULT_KEEP === '1';
 
