@@ -14,7 +14,7 @@ export function conversationOf(session: SessionManager): Conversation<SessionMan
 }
 
 export function branchLine(b: BranchInfo): string {
-  return `${b.isActive ? '*' : ' '} ${forTerminal(b.name, { oneLine: true })}  head=${b.headMessageId ?? '(none)'}  messages=${b.messageCount}`;
+  return `${b.isActive ? '*' : ' '} ${forTerminal(b.name, { oneLine: true })}  head=${b.headMessageId === null ? '(none)' : forTerminal(b.headMessageId, { oneLine: true })}  messages=${b.messageCount}`;
 }
 
 export interface ConversationCommandSpec<T> {

@@ -1,5 +1,6 @@
 // `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]`:
 // preview or perform the rewind of the workspace files to the moment a user message was sent.
+import { field, forTerminal } from '../terminal-text';
 import { CliError, UsageError, type Command } from '../command';
 import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
 import { withViewArg } from '../session-arg';
@@ -7,15 +8,15 @@ import { filesAnchorOf } from '../../core/engine/file-anchors';
 import { checkpointerFor } from './snapshot';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
-  if (!r.canRewind) return `cannot rewind files: ${r.error}`;
+  if (!r.canRewind) return `cannot rewind files: ${forTerminal(r.error ?? '')}`;
   const lines = [`${dryRun ? 'would change' : 'changed'} ${r.filesChanged.length} files (+${r.insertions} −${r.deletions} lines undone)`];
   const applied = new Set(r.filesChanged);
   for (const f of r.files) {
     const mark = applied.has(f.path) ? ' ' : '!';
-    lines.push(` ${mark} ${f.status.padEnd(11)} ${f.path}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`);
+    lines.push(` ${mark} ${f.status.padEnd(11)} ${field(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`);
   }
   if (r.userModified.length && r.userModified.some((p) => !applied.has(p))) lines.push('files marked ! were changed after the agent\'s last turn and are left alone; pass --overwrite-user-modified to rewind them too');
-  for (const s of r.skipped) lines.push(`  skipped ${s.path}: ${s.reason}`);
+  for (const s of r.skipped) lines.push(`  skipped ${field(s.path)}: ${field(s.reason)}`);
   return lines.join('\n');
 }
 

@@ -6,7 +6,7 @@ import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/watcher-sync';
 import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';
-import type { EngineSettings } from './settings';
+import { fileCheckpointerOptions, type EngineSettings } from './settings';
 
 export class CheckpointerPool {
   readonly #byRoot = new Map<string, FileCheckpoints>();
@@ -34,18 +34,7 @@ export class CheckpointerPool {
     if (!root || !existsSync(root)) return undefined;
     let cp = this.#byRoot.get(root);
     if (!cp) {
-      const fc = this.settings.fileCheckpointing;
-      const storeDir = fc.storeDir ? resolve(fc.storeDir, basename(defaultStoreDir(this.settings.home, root))) : undefined;
-      const options = {
-        workspaceRoot: root,
-        home: this.settings.home,
-        ...(storeDir ? { storeDir } : {}),
-        maxFileSize: fc.maxFileSizeBytes,
-        ...(fc.include.length ? { include: fc.include } : {}),
-        exclude: fc.exclude,
-        // 0 means "no cap" in the settings.
-        sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
-      };
+      const options = fileCheckpointerOptions(this.settings, root);
       cp = this.startWorker ? new WorkerFileCheckpointer(options, this.startWorker) : new FileCheckpointer(options);
       this.#byRoot.set(root, cp);
       this.#applySync(cp);

@@ -16,6 +16,7 @@ import { BlobThread } from './blob-thread';
 import { availableParallelism } from 'node:os';
 import { readStableFile, unreadableReason } from './safe-read';
 import { isStorableName } from './safe-paths';
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 
 export interface ScanStats {
   skipped: SkippedFile[];
@@ -58,6 +59,9 @@ export class WorkspaceModel {
   private readonly reads = new Limiter(32);
   /** Problems met while reading ignore rules, passed on to the next refresh's skipped list. */
   private ruleSkips: SkippedFile[] = [];
+
+  /** Scan switches, passed in (FileCheckpointer, from settings.ts): core reads no environment variables. */
+  tuning: ScanTuning = DEFAULT_SCAN_TUNING;
 
   constructor(
     readonly workspaceRoot: string,
@@ -127,7 +131,7 @@ export class WorkspaceModel {
    * what changed is looked at again, as a watcher-fed refresh would.
    */
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix()), stats, writer);
+    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix(), this.tuning.nativeStat), stats, writer);
   }
 
   /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */
@@ -150,8 +154,7 @@ export class WorkspaceModel {
 
   /** Runs a scan that may start a hashing thread (decided once per scan, not per file), and stops the thread after. */
   private async withHashing<T>(scan: () => Promise<T>): Promise<T> {
-    const enabled = availableParallelism() > 1 && process.env.AGENT_REWIND_HASH_THREAD !== '0';
-    this.blobThreadAt = enabled ? Number(process.env.AGENT_REWIND_HASH_THREAD_AFTER ?? 2000) : Infinity;
+    this.blobThreadAt = availableParallelism() > 1 ? this.tuning.hashThreadAfter : Infinity;
     try {
       return await scan();
     } finally {

@@ -11,6 +11,7 @@ import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { FileCheckpointer } from '../../files/file-checkpointer';
+import { cliCheckpointerOptions } from '../../engine/settings-file';
 import type { SnapshotSummary } from '../../files/types';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
 
@@ -98,7 +99,7 @@ export function parseHookInput(raw: unknown): ClaudeHookInput {
 async function snapshot(root: string, home: string, sessionId: string, anchorId: string, kind: 'user-message' | 'turn-end'): Promise<{ summary: SnapshotSummary; realRoot: string }> {
   let fc: FileCheckpointer;
   try {
-    fc = new FileCheckpointer({ workspaceRoot: root, home });
+    fc = new FileCheckpointer(cliCheckpointerOptions(home, root, () => {})); // the extension's settings (settings-file.ts)
   } catch (err) {
     throw new HookProblem((err as Error).message);
   }
