@@ -82,8 +82,8 @@ test('bad input is logged, one line each, exit 0, nothing snapshotted', async ()
   }
   assert.equal(existsSync(join(home, 'checkpoints')), false);
   assert.equal(existsSync(join(home, 'claude')), false);
-  assert.equal(await runClaudeHook(['codex'], { stdin: stdinOf('{}'), env: { AGENT_REWIND_HOME: home } }), 0);
-  assert.match(log(), /unknown agent "codex"/);
+  assert.equal(await runClaudeHook(['cursor'], { stdin: stdinOf('{}'), env: { AGENT_REWIND_HOME: home } }), 0);
+  assert.match(log(), /unknown agent "cursor"/);
 });
 
 test('stdin is bounded in size and in time', async () => {
