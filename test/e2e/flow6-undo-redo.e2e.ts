@@ -14,7 +14,7 @@ import {
   rewindSessionFinalFiles,
   type RewindSession,
 } from '../../scripts/e2e/sessions.mjs';
-import { branchRow, clickEntryAction, openTranscriptFromSidebar, previewFrame } from './support/agent-rewind';
+import { branchRow, clickEntryAction, entrySelector, openTranscriptFromSidebar, previewFrame } from './support/agent-rewind';
 import { readTree } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
@@ -39,6 +39,16 @@ describe('flow 6: Undo and Redo of a rewind', () => {
   after(async () => {
     await vs?.close();
   });
+
+  /** The open transcript shows the branch with (or without) the later turns. */
+  const transcriptShows = async (page: VsCode['page'], laterTurns: boolean) => {
+    const [, u2] = session.users;
+    const [, , a3] = session.assistants;
+    await waitFor(`the transcript ${laterTurns ? 'with' : 'without'} the later turns`, async () => {
+      const frame = await webviewFrame(page, entrySelector(u2), 30_000);
+      return (await frame.locator(entrySelector(a3)).count()) === (laterTurns ? 1 : 0) ? true : undefined;
+    }, 30_000);
+  };
 
   const filesAre = (workspace: string, expected: Record<string, string>, what: string) =>
     waitFor(what, () => isDeepStrictEqual(readTree(workspace), expected), 30_000).catch(() => assert.deepEqual(readTree(workspace), expected, what));
@@ -67,6 +77,7 @@ describe('flow 6: Undo and Redo of a rewind', () => {
       const rewoundTo = branchNames(repo, home, session.file).active!;
       assert.notEqual(rewoundTo, before.active, 'a new branch is active');
       await statusBarItem(page, `${session.title} · ${rewoundTo}`).waitFor({ state: 'visible', timeout: 30_000 });
+      await transcriptShows(page, false);
       await keyMomentScreenshot(vs!, 'flow6-rewound-undo-says-what');
 
       // Undo: files back, the old branch active again (session file, tree, status bar); the new branch stays.
@@ -79,6 +90,7 @@ describe('flow 6: Undo and Redo of a rewind', () => {
       await statusBarItem(page, `${session.title} · ${before.active}`).waitFor({ state: 'visible', timeout: 30_000 });
       await branchRow(page, session.title, before.active!);
       assert.match((await undone.textContent()) ?? '', new RegExp(`now on branch "${before.active}"`));
+      await transcriptShows(page, true);
       await keyMomentScreenshot(vs!, 'flow6-undone-offers-redo');
 
       // Redo from that notification: the rewind again, files and branch.
@@ -87,6 +99,7 @@ describe('flow 6: Undo and Redo of a rewind', () => {
       await filesAre(workspace, rewindSessionFilesAtSecondMessage(), 'Redo to rewind the files again');
       assert.equal(branchNames(repo, home, session.file).active, rewoundTo, 'Redo made the rewound branch active again');
       await statusBarItem(page, `${session.title} · ${rewoundTo}`).waitFor({ state: 'visible', timeout: 30_000 });
+      await transcriptShows(page, false);
       await keyMomentScreenshot(vs!, 'flow6-redone');
 
       // "Undo Last Rewind" from the palette: the current session, no question asked.

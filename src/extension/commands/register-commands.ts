@@ -243,8 +243,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       // The current session without asking: Undo follows a rewind just made there (ask only when there is none).
       const file = sessionFileOf(arg) ?? (await active.current()) ?? (await sessionOf(arg));
       if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      // Progress in the status bar: a progress notification just before the result's would keep that one (with its
+      // Redo button) from being shown as a toast.
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Agent Rewind: undoing the last rewind…' },
+        { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: undoing the last rewind…' },
         () => engine.undoLastRewind(file),
       );
       await active.set(file);
@@ -258,7 +260,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const file = sessionFileOf(arg) ?? (await active.current()) ?? (await sessionOf(arg));
       if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Agent Rewind: applying the undone rewind again…' },
+        { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: applying the undone rewind again…' },
         () => engine.redoRewind(file),
       );
       await active.set(file);
