@@ -54,6 +54,15 @@ describe('the inertness check itself', () => {
 });
 
 describe('renderMarkdown', () => {
+  it('marks each line of a diff block as added, removed or context, escaped', () => {
+    const html = renderMarkdown("```diff\n-export const a = '<b>';\n+export const a = 'c';\n same\n```");
+    assert.match(html, /^<pre class="diff"><code class="language-diff">/);
+    assert.ok(html.includes(`<span class="diff-del">-export const a = &#39;&lt;b&gt;&#39;;</span>`), html);
+    assert.ok(html.includes(`<span class="diff-add">+export const a = &#39;c&#39;;</span>`), html);
+    assert.ok(html.includes('<span class="diff-ctx"> same</span>'), html);
+    assert.ok(!html.includes('<b>'));
+  });
+
   for (const payload of HOSTILE) {
     it(`renders ${JSON.stringify(payload)} inert`, () => {
       const html = renderMarkdown(payload);
