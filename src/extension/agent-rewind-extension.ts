@@ -19,6 +19,7 @@ import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
 import { plural } from './tree/format';
 import type { TreeNode } from './tree/nodes';
+import { refreshAgesWhileVisible } from './tree/age-refresh';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
 import { ComparePanel } from './webviews/compare-panel';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
@@ -64,19 +65,8 @@ export class AgentRewindExtension extends Disposable {
     const setFocusedItem = (node: TreeNode | undefined) =>
       void vscode.commands.executeCommand('setContext', 'agentRewind.focusedItem', node ? node.toTreeItem(Date.now()).contextValue : '');
     this._register(treeView.onDidChangeSelection((e) => setFocusedItem(e.selection[0])));
-    // "3 min ago" must not stay "just now": refresh the tree's descriptions every minute while it is visible, and
-    // when it becomes visible again.
-    const ages = setInterval(() => {
-      if (treeView.visible) tree.refresh();
-    }, AGE_REFRESH_MS);
-    this._register({ dispose: () => clearInterval(ages) });
-    let shown = treeView.visible;
-    this._register(
-      treeView.onDidChangeVisibility((e) => {
-        if (e.visible && !shown) tree.refresh();
-        shown = e.visible;
-      }),
-    );
+    // "3 min ago" must not stay "just now".
+    this._register(refreshAgesWhileVisible(treeView, () => tree.refresh(), AGE_REFRESH_MS));
 
     const changed = (file: string) => events.fire([file]);
     const services = new PanelServices(engine, events, {
