@@ -167,3 +167,13 @@ describe('transcript rows and the preview escape every field', () => {
     assert.doesNotMatch(html, /<img/);
   });
 });
+
+describe('transcript row labels (what a screen reader says on focus)', () => {
+  it('names the speaker and tool, then the text without markdown syntax, escaped', async () => {
+    const { renderRow, rowLabel } = await import('../../../webview-ui/src/transcript/render-row');
+    const item = { entryId: 'e1', kind: 'toolCall' as const, title: 'edit', markdown: '`src/a.ts`\n\n```diff\n-a "<b>"\n+b\n```' };
+    assert.equal(rowLabel(item, 'Tool call'), 'Tool call, edit: src/a.ts -a "<b>" +b');
+    assert.ok(renderRow(item, { index: 0, expanded: false, branchesExpanded: false }).includes('aria-label="Tool call, edit: src/a.ts -a &quot;&lt;b&gt;&quot; +b"'));
+    assert.equal(rowLabel({ entryId: 'e2', kind: 'user', markdown: 'x'.repeat(400) }, 'You').length, 'You: '.length + 300);
+  });
+});
