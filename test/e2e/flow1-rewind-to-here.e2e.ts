@@ -79,6 +79,8 @@ describe('flow 1: Rewind to here', () => {
       await confirmFrame.locator('input[name="mode"][value="all"]').first().check();
       await confirmFrame.locator('[data-action="confirm"]').first().click();
       const toast = await waitForNotification(page, /Rewound/);
+      // The diff opened from the preview is closed: its "now" side would show the files before the rewind.
+      await waitFor('the diff editor to close', async () => ((await editorTab(page, 'config.json').count()) === 0 ? true : undefined), 15_000);
 
       // Files are as they were when the second message was sent.
       await waitFor('the files to be rewound', () => isDeepStrictEqual(readTree(workspace), rewindSessionFilesAtSecondMessage()), 15_000).catch(() => {});

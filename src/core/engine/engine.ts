@@ -37,7 +37,7 @@ import { agentName, isForeignView, type SessionView } from '../sources/session-v
 import { filesAnchorOf, snapshotsByEntry } from './file-anchors';
 import { RewindLog, type RewindStep } from './rewind-log';
 import type { EngineSettings } from './settings';
-import { isUserMessage, previewOf, toTranscriptItem } from './transcript';
+import { isUserMessage, plainText, previewOf, toTranscriptItem } from './transcript';
 import { transcriptOf } from './transcript-loader';
 import type { SessionDetails, SessionListing } from './types';
 
@@ -208,7 +208,8 @@ export class RewindEngine {
         sessionTitle: h.title,
         entryId: h.entryId,
         kind: h.kind as MessageKind,
-        preview: h.snippet,
+        // The index holds the messages' markdown: a quick pick shows its text, not its syntax.
+        preview: plainText(h.snippet),
         ...(h.branch !== undefined ? { branch: h.branch } : {}),
         onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.file),
       }));
