@@ -8,7 +8,7 @@ import { findSessionFilesById } from '../core/session/discovery';
 import { sessionsRoot } from '../core/session/paths';
 import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
 import { FileSessionStorage } from '../core/session/storage';
-import { parseSettings, type EngineSettings } from '../core/engine/settings';
+import type { EngineSettings } from '../core/engine/settings';
 import { foreignOwner, foreignSources } from '../core/sources/foreign';
 import { readFirstLine } from '../core/sources/session-sources';
 import { ReadOnlySessionError, type SourceAdapter } from '../core/sources/source-adapter';

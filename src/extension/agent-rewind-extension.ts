@@ -31,14 +31,13 @@ const AGE_REFRESH_MS = 60_000;
 
 export class AgentRewindExtension extends Disposable {
   readonly api: AgentRewindApi;
-  private readonly engine: RewindEngine;
   /** The CLI launcher on the terminals' PATH (undefined when it could not be written). */
   readonly launcher: Promise<CliLauncher | undefined>;
 
   constructor(context: vscode.ExtensionContext) {
     super();
     const log = this._register(vscode.window.createOutputChannel('Agent Rewind', { log: true }));
-    const engine = (this.engine = new RewindEngine({
+    const engine = new RewindEngine({
       settings: readSettings(),
       workspaceRoots: workspaceRoots(),
       warn: (m) => log.warn(m),
@@ -46,7 +45,7 @@ export class AgentRewindExtension extends Disposable {
       filesWorker: () => new Worker(join(__dirname, 'files-worker.js')),
       // Claude Code's (and later Codex's) sessions, read in place
       foreignSources,
-    }));
+    });
     this._register({ dispose: () => void engine.dispose() });
 
     // `agent-rewind` in integrated terminals (and the command agent hooks run).

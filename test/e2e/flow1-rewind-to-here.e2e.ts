@@ -38,8 +38,9 @@ describe('flow 1: Rewind to here', () => {
   it('flow 1: preview of the second user message, diff, Confirm, new branch, Undo', () =>
     withArtifacts(() => vs, 'flow 1 rewind to here', async () => {
       const { page, workspace, home } = vs!;
-      const [, u2] = session.users;
-      const [, a2, a3] = session.assistants;
+      const u2 = session.users[1]!;
+      const a2 = session.assistants[1]!;
+      const a3 = session.assistants[2]!;
       assert.deepEqual(readTree(workspace), rewindSessionFinalFiles(), 'the scripted session left the expected workspace');
       const branchesBefore = branchNames(e2eEnv().repo, home, session.file);
 

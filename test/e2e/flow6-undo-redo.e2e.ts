@@ -42,8 +42,8 @@ describe('flow 6: Undo and Redo of a rewind', () => {
 
   /** The open transcript shows the branch with (or without) the later turns. */
   const transcriptShows = async (page: VsCode['page'], laterTurns: boolean) => {
-    const [, u2] = session.users;
-    const [, , a3] = session.assistants;
+    const u2 = session.users[1]!;
+    const a3 = session.assistants[2]!;
     await waitFor(`the transcript ${laterTurns ? 'with' : 'without'} the later turns`, async () => {
       const frame = await webviewFrame(page, entrySelector(u2), 30_000);
       return (await frame.locator(entrySelector(a3)).count()) === (laterTurns ? 1 : 0) ? true : undefined;
@@ -57,7 +57,7 @@ describe('flow 6: Undo and Redo of a rewind', () => {
     withArtifacts(() => vs, 'flow 6 undo redo', async () => {
       const { page, workspace, home } = vs!;
       const repo = e2eEnv().repo;
-      const [, u2] = session.users;
+      const u2 = session.users[1]!;
       const before = branchNames(repo, home, session.file);
       assert.ok(before.active, 'the session has an active branch');
 

@@ -40,7 +40,7 @@ describe('flow 7: keyboard', () => {
   it('flow 7: the preview takes the focus, Tab moves, Escape cancels and changes nothing', () =>
     withArtifacts(() => vs, 'flow 7 preview keyboard', async () => {
       const { page, workspace, home } = vs!;
-      const [, u2] = session.users;
+      const u2 = session.users[1]!;
       const filesBefore = readTree(workspace);
       const linesBefore = readEntries(session.file).length;
       const branchesBefore = branchNames(e2eEnv().repo, home, session.file);
@@ -78,7 +78,7 @@ describe('flow 7: keyboard', () => {
   it('flow 7: the transcript moves between messages with the arrow keys', () =>
     withArtifacts(() => vs, 'flow 7 transcript keyboard', async () => {
       const { page } = vs!;
-      const [u1] = session.users;
+      const u1 = session.users[0]!;
       const transcript = await openTranscriptFromSidebar(page, session.title, u1);
       const rows = transcript.locator('#rows [role="listitem"]');
       assert.equal(await transcript.locator('#rows [role="listitem"][tabindex="0"]').count(), 1, 'the list is one Tab stop');

@@ -183,7 +183,7 @@ function newTrial(kind: string, n: number, who: Who = {}): Trial {
   return t;
 }
 
-function must(t: Trial, what: string, r: Run): Run {
+function must(_t: Trial, what: string, r: Run): Run {
   if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}${r.signal ? ` ${r.signal}` : ''}): ${r.stderr.trim().slice(0, 400)}`);
   return r;
 }

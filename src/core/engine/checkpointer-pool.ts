@@ -1,8 +1,8 @@
 // One FileCheckpointer per open workspace folder. A session's files are only snapshotted or restored when its cwd
 // is one of those folders: nothing outside the workspace is ever written.
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, relative, resolve, sep } from 'node:path';
-import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
+import { relative, resolve, sep } from 'node:path';
+import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/watcher-sync';
 import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';

@@ -18,7 +18,7 @@ import { SessionManager } from '../session/session-manager';
 import type { ArtifactVersion } from '../state/fold';
 import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
-import type { AgentMessage, SessionEntry } from '../session/types';
+import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
