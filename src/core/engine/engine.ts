@@ -404,7 +404,7 @@ export class RewindEngine {
     return new SessionState(session, { blobs: new BlobStore(blobsDir(this.#settings.home)), warn: this.#warn });
   }
 
-  /** The agent's checkpoint/rewind tools (seed 000) of a session: one set per session, kept across calls. */
+  /** The agent's checkpoint/rewind tools (docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools) of a session: one set per session, kept across calls. */
   async agentTools(sessionFile: string, opts: { isSubagent?: boolean } = {}): Promise<AgentCheckpointTools> {
     const key = resolve(sessionFile);
     const session = await this.session(sessionFile);
@@ -421,7 +421,7 @@ export class RewindEngine {
     return tools;
   }
 
-  /** The turn ended: apply a rewind the agent requested during it (seed 000 never applies it inside the call). */
+  /** The turn ended: apply a rewind the agent requested during it (never inside the call: docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools). */
   async endTurn(sessionFile: string, messages: readonly AgentMessage[] = []): Promise<AgentMessage[] | undefined> {
     const tools = this.#agentTools.get(resolve(sessionFile));
     return tools ? tools.applyAtTurnEnd(messages) : undefined;

@@ -2,8 +2,8 @@
 // to the files. Never writes, never throws: every part that cannot be done says why, in words a user understands.
 //
 // It describes exactly what applyRewind does: the conversation moves to a new branch whose head is the message
-// (seed 001), so state and artifacts become what they are at that message, before its invocation ran (seed 004);
-// the files go back to the snapshot taken when the message was sent (seed 003).
+// (docs/ARCHITECTURE.md, branches and checkpoints), so state and artifacts become what they are at that message, before its invocation ran (docs/ARCHITECTURE.md, state and artifacts);
+// the files go back to the snapshot taken when the message was sent (docs/ARCHITECTURE.md, file checkpoints).
 import { isDeepStrictEqual } from 'node:util';
 import { EntryIndex } from '../branches/entry-index';
 import { nextBranchName } from '../branches/naming';

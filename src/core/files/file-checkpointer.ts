@@ -1,4 +1,4 @@
-// File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
+// File checkpoints (docs/ARCHITECTURE.md, file checkpoints): whole-workspace snapshots anchored at user-message ids, previewed and restored
 // safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
 // This class is the facade: it serializes operations, takes the store lock and runs recovery first; the work is
 // done by ChangeTracker (what changed), storeTree (snapshot writing), RewindPlanner (what a rewind changes),

@@ -1,4 +1,4 @@
-// Public shapes of the file-checkpoint engine (seed 003). Paths are workspace-relative and '/'-separated.
+// Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
 import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';

@@ -1,4 +1,4 @@
-// The session store: an append-only JSONL tree (seed 002) with a movable leaf, lenient loading, migrations,
+// The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf, lenient loading, migrations,
 // serialized persistence with latched errors, and cross-process transactions.
 import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store';
