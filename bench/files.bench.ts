@@ -1,4 +1,4 @@
-// File checkpoints (seed 003) against a Cline-style shadow git repository on the same generated tree, same run.
+// File checkpoints (docs/ARCHITECTURE.md, file checkpoints) against a Cline-style shadow git repository on the same generated tree, same run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // Builds every bundle the extension, the CLI and the webviews need into dist/.
 import * as esbuild from 'esbuild';
-import { chmodSync, cpSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -39,5 +39,7 @@ if (watch) {
   console.log('watching for changes…');
 } else {
   await Promise.all(active.map((t) => esbuild.build(t)));
+  // a production build has no source maps: the ones a development build left would describe other code
+  if (production) for (const f of readdirSync('dist', { recursive: true })) if (String(f).endsWith('.map')) rmSync(join('dist', String(f)));
   try { chmodSync('dist/cli.js', 0o755); } catch { /* CLI not built yet */ }
 }

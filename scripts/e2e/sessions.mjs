@@ -2,7 +2,7 @@
 // (dist/cli.js) so file snapshots are taken exactly as an agent's would be: `append --role user` snapshots the
 // workspace anchored at the new message; `append --role assistant` marks the end of the agent's turn.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Runs `node dist/cli.js <args> --home <home> --json` and returns the parsed result; throws with stderr on failure. */
@@ -93,6 +93,35 @@ export function createRewindSession({ repo, home, workspace }) {
   writeFiles(workspace, s.afterTurn3);
   const a3 = assistant('Added `test/app.test.js`.');
   return { id, file, title: s.title, users: [u1, u2, u3], assistants: [a1, a2, a3] };
+}
+
+/**
+ * A session whose agent changed a file with an `edit` tool call (old and new text), as pi records it. The CLI records
+ * the messages; the tool call and its result (which `append` cannot express) are appended as pi writes them, as
+ * children of the last entry. Returns the ids and the old and new text.
+ */
+export function createEditSession({ repo, home, workspace, title = 'Rename the greeting' }) {
+  writeFiles(workspace, { 'src/hello.js': "export const greeting = 'hello';\n" });
+  const { id, file } = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
+  const user = appendMessage(repo, home, file, 'user', 'Say "Hi there" instead of "hello"');
+  const oldText = "export const greeting = 'hello';";
+  const newText = "export const greeting = 'Hi there';";
+  const lastId = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.id).at(-1).id;
+  const line = (entry) => appendFileSync(file, `${JSON.stringify({ ...entry, parentId: lastId(), timestamp: new Date().toISOString() })}\n`);
+  const toolCall = 'e0d17c01';
+  line({
+    type: 'message',
+    id: toolCall,
+    message: { role: 'assistant', content: [{ type: 'toolCall', id: 'call-edit-1', name: 'edit', arguments: { path: 'src/hello.js', oldText, newText } }], timestamp: Date.now() },
+  });
+  writeFiles(workspace, { 'src/hello.js': `${newText}\n` });
+  line({
+    type: 'message',
+    id: 'e0d17c02',
+    message: { role: 'toolResult', toolCallId: 'call-edit-1', toolName: 'edit', content: [{ type: 'text', text: 'Edited src/hello.js' }], isError: false, timestamp: Date.now() },
+  });
+  const done = appendMessage(repo, home, file, 'assistant', 'The greeting is now "Hi there".');
+  return { id, file, title, user, toolCall, done, oldText, newText };
 }
 
 /** The workspace as it is after the third turn (what Undo must bring back). */

@@ -3,8 +3,10 @@ import { parseArgs } from 'node:util';
 import { CliError, UsageError, type Command, type CommandContext } from './command';
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
-import { forTerminal } from './terminal-text';
+import { forPerson, forTerminal } from './terminal-text';
+import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
+import { settingsSource } from '../core/engine/settings-source';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -14,10 +16,17 @@ const sharedOptions = {
 
 function helpText(): string {
   const width = Math.max(...commands.map((c) => c.name.length), 4);
+  const home = resolveHome();
+  const source = settingsSource(home);
   return [
     'usage: agent-rewind <command> [options]   (every command takes --json and --home DIR)',
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'File-checkpoint settings (agentRewind.fileCheckpointing.*: size limit, excludes, store cap, store location) are',
+    "the extension's: read from <home>/config.json, else from VS Code's user settings.json (~/.config/Code/User,",
+    '~/.vscode-server/data/Machine, code-server\'s ~/.local/share/code-server/User), else the same defaults.',
+    `Settings used now: ${source ? forTerminal(source, { oneLine: true }) : "none found: the extension's defaults"} (home ${forTerminal(home, { oneLine: true })})`,
   ].join('\n');
 }
 
@@ -57,7 +66,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    process.stderr.write(`agent-rewind: unknown command "${name}"\n\n${helpText()}\n`);
+    process.stderr.write(`agent-rewind: unknown command "${forTerminal(name, { oneLine: true })}"\n\n${helpText()}\n`);
     return 2;
   }
   const command = await entry.load();
@@ -84,7 +93,9 @@ export async function runCli(argv: string[]): Promise<number> {
     home: resolveHome(typeof parsed.values.home === 'string' ? parsed.values.home : undefined),
     cwd: process.cwd(),
     out(result, human) {
-      writeStdout((json ? JSON.stringify(result) : human ? human() : jsonForTerminal(result)) + '\n');
+      // a person's output is filtered as a whole, whatever each command already did (escape sequences from session
+      // text or file names would retitle, clear or recolor the terminal)
+      writeStdout((json ? JSON.stringify(result) : human ? forPerson(human(), { styles: isatty(1) }) : jsonForTerminal(result)) + '\n');
     },
   };
   try {

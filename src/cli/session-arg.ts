@@ -3,11 +3,12 @@
 import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
 import { forTerminal } from './terminal-text';
+import { loadCliSettings } from './cli-settings';
 import { findSessionFilesById } from '../core/session/discovery';
 import { sessionsRoot } from '../core/session/paths';
 import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
 import { FileSessionStorage } from '../core/session/storage';
-import { parseSettings, type EngineSettings } from '../core/engine/settings';
+import type { EngineSettings } from '../core/engine/settings';
 import { foreignOwner, foreignSources } from '../core/sources/foreign';
 import { readFirstLine } from '../core/sources/session-sources';
 import { ReadOnlySessionError, type SourceAdapter } from '../core/sources/source-adapter';
@@ -47,9 +48,10 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
   return files[0]!;
 }
 
-/** The settings a CLI call works with (its home included). */
+/** The settings a CLI call works with (its home included): the extension's agentRewind.* keys, from the file
+ *  cli-settings.ts finds (<home>/config.json or VS Code's settings.json), else the same defaults. */
 export function cliSettings(ctx: CommandContext): EngineSettings {
-  return parseSettings(() => undefined, { ...process.env, AGENT_REWIND_HOME: ctx.home });
+  return loadCliSettings(ctx.home).settings;
 }
 
 /** The readers of other agents' sessions, for this call's home. */
@@ -93,7 +95,8 @@ export async function openSessionArg(ctx: CommandContext, arg: string | undefine
   }
   const report = session.getLoadReport();
   for (const s of report.skipped) warnOnStderr(`${file}:${s.line}: skipped (${s.reason})`);
-  if (report.migratedFrom !== undefined) noteOnStderr(`${file} was upgraded from format v${report.migratedFrom} to v3`);
+  // reading never changes the file: an old format is read as v3, and the file is upgraded by the first write
+  if (report.migratedFrom !== undefined) noteOnStderr(`${file} is in format v${report.migratedFrom}; it is read as v3, and upgraded (after a backup of its bytes) only when something is written to it`);
   if (report.backupFile) noteOnStderr(`the previous bytes were saved to ${report.backupFile}`);
   for (const h of report.missingBlobs ?? []) warnOnStderr(`image blob ${h} is missing from the blob store`);
   warnAboutOrphans(session);
@@ -124,9 +127,13 @@ export { isForeignView };
 /** Runs fn on the opened session and always closes (flushes) it afterwards. */
 export async function withSessionArg<T>(ctx: CommandContext, arg: string | undefined, fn: (session: SessionManager) => Promise<T>): Promise<T> {
   const session = await openSessionArg(ctx, arg);
+  const backupBefore = session.getLoadReport().backupFile;
   try {
     return await fn(session);
   } finally {
     await session.close();
+    // a write upgraded an old-format file: say where its original bytes are
+    const { backupFile, migratedFrom } = session.getLoadReport();
+    if (backupFile && backupFile !== backupBefore) noteOnStderr(`${session.sessionFile} was upgraded from format v${migratedFrom ?? '?'} to v3; the previous bytes were saved to ${backupFile}`);
   }
 }

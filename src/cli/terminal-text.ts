@@ -11,3 +11,24 @@ export function forTerminal(text: string, opts: { oneLine?: boolean } = {}): str
   const safe = text.replace(UNSAFE, '\uFFFD');
   return opts.oneLine ? safe.replace(/[\t\n]/g, ' ') : safe;
 }
+
+/** Bold on / off inside text passed to forPerson (private-use characters: never printed as such). */
+export const BOLD_ON = '\uE000';
+export const BOLD_OFF = '\uE001';
+const MARKS = /[\uE000\uE001]/g;
+
+/** Text from a session or a file name that is put between BOLD_ON/BOLD_OFF marks: its own marks are neutralized. */
+export function unmarked(text: string): string {
+  return text.replace(MARKS, '\uFFFD');
+}
+
+/**
+ * Everything the CLI prints for a person (not --json) goes through here: forTerminal first, then our own bold marks
+ * become escape sequences (on a terminal) or nothing. No escape sequence from a session or a file name gets through.
+ */
+export function forPerson(text: string, opts: { styles: boolean }): string {
+  return forTerminal(text).replace(MARKS, (m) => (!opts.styles ? '' : m === BOLD_ON ? '\x1b[1m' : '\x1b[22m'));
+}
+
+/** One field of a line (a path, a name, an id): unsafe controls and line breaks neutralized. */
+export const field = (text: string): string => forTerminal(text, { oneLine: true });

@@ -18,22 +18,27 @@ import { SessionWatcher } from './session-watcher';
 import { affectsEngine, readSettings } from './settings';
 import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
+import { plural } from './tree/format';
+import type { TreeNode } from './tree/nodes';
+import { refreshAgesWhileVisible } from './tree/age-refresh';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
 import { ComparePanel } from './webviews/compare-panel';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
 import { TranscriptPanel } from './webviews/transcript-panel';
 import { WorkspaceFileWatcher } from './workspace-file-watcher';
 
+/** How often the Sessions view's relative times ("3 min ago") are brought up to date while it is visible. */
+const AGE_REFRESH_MS = 60_000;
+
 export class AgentRewindExtension extends Disposable {
   readonly api: AgentRewindApi;
-  private readonly engine: RewindEngine;
   /** The CLI launcher on the terminals' PATH (undefined when it could not be written). */
   readonly launcher: Promise<CliLauncher | undefined>;
 
   constructor(context: vscode.ExtensionContext) {
     super();
     const log = this._register(vscode.window.createOutputChannel('Agent Rewind', { log: true }));
-    const engine = (this.engine = new RewindEngine({
+    const engine = new RewindEngine({
       settings: readSettings(),
       workspaceRoots: workspaceRoots(),
       warn: (m) => log.warn(m),
@@ -41,7 +46,7 @@ export class AgentRewindExtension extends Disposable {
       filesWorker: () => new Worker(join(__dirname, 'files-worker.js')),
       // Claude Code's (and later Codex's) sessions, read in place
       foreignSources,
-    }));
+    });
     this._register({ dispose: () => void engine.dispose() });
 
     // The checkpoint service for the open folders (in a worker thread): Claude Code / Codex hooks and the CLI in
@@ -65,6 +70,13 @@ export class AgentRewindExtension extends Disposable {
     const tree = this._register(new SessionsTreeProvider(engine));
     const treeView = this._register(vscode.window.createTreeView('agentRewind.sessions', { treeDataProvider: tree, showCollapseAll: true }));
     const status = this._register(new BranchStatusBar(engine, active));
+    // Delete and F2 act on named checkpoints only: their keybindings check the selected row's kind (VS Code's
+    // viewItem is not available to keybindings).
+    const setFocusedItem = (node: TreeNode | undefined) =>
+      void vscode.commands.executeCommand('setContext', 'agentRewind.focusedItem', node ? node.toTreeItem(Date.now()).contextValue : '');
+    this._register(treeView.onDidChangeSelection((e) => setFocusedItem(e.selection[0])));
+    // "3 min ago" must not stay "just now".
+    this._register(refreshAgesWhileVisible(treeView, () => tree.refresh(), AGE_REFRESH_MS));
 
     const changed = (file: string) => events.fire([file]);
     const services = new PanelServices(engine, events, {
@@ -139,7 +151,7 @@ export class AgentRewindExtension extends Disposable {
     setTimeout(() => void status.refresh(), 0);
 
     this.api = createApi(engine, changed, () => workspaceRoots()[0]);
-    log.info(`activated: home ${engine.settings.home}, watching ${engine.sessionFolders().length} session folder(s), file checkpointing ${engine.settings.fileCheckpointing.enabled ? 'on' : 'off'}`);
+    log.info(`activated: home ${engine.settings.home}, watching ${plural(engine.sessionFolders().length, 'session folder')}, file checkpointing ${engine.settings.fileCheckpointing.enabled ? 'on' : 'off'}`);
   }
 }
 

@@ -5,7 +5,7 @@ import type { RewindEngine } from '../core/engine/engine';
 import { absPath } from '../core/files/safe-paths';
 import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
 import type { SessionEvents } from './session-events';
-import { snapshotUri } from './snapshot-documents';
+import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';
 import type { CompareRef, CompareServices, PreviewServices, SessionRef, TranscriptServices } from './webviews/services';
 
 export interface PanelOpeners {
@@ -71,6 +71,28 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     const right = existsSync(nowPath) ? vscode.Uri.file(nowPath) : snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, empty: true }, 'now');
     const name = relPath.split('/').pop() ?? relPath;
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now)`, { preview: true });
+  }
+
+  async closeFileDiffs(ref: SessionRef, anchorEntryId: string): Promise<void> {
+    const ours = (uri: vscode.Uri) => {
+      if (uri.scheme !== SNAPSHOT_SCHEME) return false;
+      try {
+        const q = JSON.parse(uri.query) as { sessionFile?: unknown; anchorEntryId?: unknown };
+        return q.sessionFile === ref.sessionFile && q.anchorEntryId === anchorEntryId;
+      } catch {
+        return false;
+      }
+    };
+    // The diffs openFileDiff opened: the left side is this message's snapshot. Compare-branches diffs (both sides
+    // snapshots) never change, so they stay.
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && (t.input.modified.scheme === 'file' || t.input.modified.fragment === 'now'));
+    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
+  }
+
+  describeUndo(ref: SessionRef): Promise<string | undefined> {
+    return this.engine.describeUndo(ref.sessionFile);
   }
 
   async compareBranches(ref: SessionRef, branch: string | undefined): Promise<void> {

@@ -170,6 +170,8 @@ export interface RewindPreviewModel {
         deletions: number;
         files: FileChangePreview[];
         skipped: { path: string; reason: string }[];
+        /** What this snapshot does not cover, when it is not one of ours (e.g. made from Claude Code's own checkpoint). */
+        note?: string;
       }
     | { ok: false; error: string };
 }

@@ -111,7 +111,7 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
   });
 
   it('the hook process takes garbage, a payload without turn_id and a missing folder silently (exit 0, no output, nothing in CODEX_HOME)', () => {
-    const hook = join(dir, 'codex-hook.cjs');
+    const hook = join(ROOT, 'dist', 'cli.js');
     const before = stateOf(codexHome);
     const inputs = ['', 'garbage \u0000', '[1,2,3]', JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: threadId, cwd: ws }), JSON.stringify({ hook_event_name: 'Stop', session_id: threadId, turn_id: 't', cwd: join(dir, 'gone') })];
     for (const input of inputs) {

@@ -38,8 +38,9 @@ describe('flow 1: Rewind to here', () => {
   it('flow 1: preview of the second user message, diff, Confirm, new branch, Undo', () =>
     withArtifacts(() => vs, 'flow 1 rewind to here', async () => {
       const { page, workspace, home } = vs!;
-      const [, u2] = session.users;
-      const [, a2, a3] = session.assistants;
+      const u2 = session.users[1]!;
+      const a2 = session.assistants[1]!;
+      const a3 = session.assistants[2]!;
       assert.deepEqual(readTree(workspace), rewindSessionFinalFiles(), 'the scripted session left the expected workspace');
       const branchesBefore = branchNames(e2eEnv().repo, home, session.file);
 
@@ -79,6 +80,8 @@ describe('flow 1: Rewind to here', () => {
       await confirmFrame.locator('input[name="mode"][value="all"]').first().check();
       await confirmFrame.locator('[data-action="confirm"]').first().click();
       const toast = await waitForNotification(page, /Rewound/);
+      // The diff opened from the preview is closed: its "now" side would show the files before the rewind.
+      await waitFor('the diff editor to close', async () => ((await editorTab(page, 'config.json').count()) === 0 ? true : undefined), 15_000);
 
       // Files are as they were when the second message was sent.
       await waitFor('the files to be rewound', () => isDeepStrictEqual(readTree(workspace), rewindSessionFilesAtSecondMessage()), 15_000).catch(() => {});

@@ -1,4 +1,4 @@
-// `agent-rewind branches <session>`: the session's branches (seed 001 BranchInfo), active one marked.
+// `agent-rewind branches <session>`: the session's branches (docs/ARCHITECTURE.md, branches and checkpoints), active one marked.
 // Also home to what the conversation-rewind commands share: a Conversation over <session>, the one-argument command
 // shape of rewind/switch/checkpoint/restore, and printing a BranchInfo.
 import type { Command } from '../command';
@@ -14,7 +14,7 @@ export function conversationOf(session: SessionManager): Conversation<SessionMan
 }
 
 export function branchLine(b: BranchInfo): string {
-  return `${b.isActive ? '*' : ' '} ${forTerminal(b.name, { oneLine: true })}  head=${b.headMessageId ?? '(none)'}  messages=${b.messageCount}`;
+  return `${b.isActive ? '*' : ' '} ${forTerminal(b.name, { oneLine: true })}  head=${b.headMessageId === null ? '(none)' : forTerminal(b.headMessageId, { oneLine: true })}  messages=${b.messageCount}`;
 }
 
 export interface ConversationCommandSpec<T> {

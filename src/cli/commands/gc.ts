@@ -5,6 +5,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CliError, type Command } from '../command';
 import { FileCheckpointer } from '../../core/files';
+import { cliCheckpointerOptions } from '../cli-settings';
+import { warnOnStderr } from '../session-arg';
 
 async function workspaceOfStore(storeDir: string): Promise<string | undefined> {
   try {
@@ -31,7 +33,8 @@ export const gcCommand: Command = {
     }
     const results = [];
     for (const t of targets) {
-      const fc = new FileCheckpointer({ workspaceRoot: t.workspace, home: ctx.home, storeDir: t.storeDir });
+      const opts = cliCheckpointerOptions(ctx.home, t.workspace, warnOnStderr);
+      const fc = new FileCheckpointer({ ...opts, ...(t.storeDir ? { storeDir: t.storeDir } : {}) });
       try {
         results.push({ workspace: t.workspace, ...(await fc.gc()) });
       } catch (err) {

@@ -28,7 +28,8 @@ async function baselineSnapshot(workspace: string, home: string): Promise<{ file
   const { FileCheckpointer } = await import('../../core/files/file-checkpointer');
   let fc;
   try {
-    fc = new FileCheckpointer({ workspaceRoot: workspace, home });
+    const { cliCheckpointerOptions } = await import('../../core/engine/settings-file');
+    fc = new FileCheckpointer(cliCheckpointerOptions(home, workspace, () => {})); // the extension's settings
     const s = await fc.snapshot(BASELINE_SESSION, `install-${uuidv7()}`, 'user-message');
     return { files: s.files, ms: Date.now() - started };
   } catch (err) {

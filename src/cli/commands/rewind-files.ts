@@ -1,21 +1,22 @@
 // `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]`:
 // preview or perform the rewind of the workspace files to the moment a user message was sent.
+import { field, forTerminal } from '../terminal-text';
 import { CliError, UsageError, type Command } from '../command';
 import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
 import { withViewArg } from '../session-arg';
-import { snapshotKeyOf } from '../../core/engine/file-anchors';
+import { filesAnchorOf } from '../../core/engine/file-anchors';
 import { checkpointerFor } from './snapshot';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
-  if (!r.canRewind) return `cannot rewind files: ${r.error}`;
+  if (!r.canRewind) return `cannot rewind files: ${forTerminal(r.error ?? '')}`;
   const lines = [`${dryRun ? 'would change' : 'changed'} ${r.filesChanged.length} files (+${r.insertions} −${r.deletions} lines undone)`];
   const applied = new Set(r.filesChanged);
   for (const f of r.files) {
     const mark = applied.has(f.path) ? ' ' : '!';
-    lines.push(` ${mark} ${f.status.padEnd(11)} ${f.path}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`);
+    lines.push(` ${mark} ${f.status.padEnd(11)} ${field(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`);
   }
   if (r.userModified.length && r.userModified.some((p) => !applied.has(p))) lines.push('files marked ! were changed after the agent\'s last turn and are left alone; pass --overwrite-user-modified to rewind them too');
-  for (const s of r.skipped) lines.push(`  skipped ${s.path}: ${s.reason}`);
+  for (const s of r.skipped) lines.push(`  skipped ${field(s.path)}: ${field(s.reason)}`);
   return lines.join('\n');
 }
 
@@ -31,13 +32,14 @@ export const rewindFilesCommand: Command = {
       const fc = checkpointerFor(ctx, session);
       try {
         const opts = { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true, anchor: anchorCheckFor(session, id, true) };
-        let result: RewindFilesResult;
+        let result: RewindFilesResult & { note?: string };
         try {
-          result = await fc.rewindFiles(session.sessionId, await snapshotKeyOf(session, id, fc), opts);
+          const { key, note } = await filesAnchorOf(session, id, fc);
+          result = { ...(await fc.rewindFiles(session.sessionId, key, opts)), ...(note ? { note } : {}) };
         } catch (err) {
           throw new CliError((err as Error).message);
         }
-        ctx.out(result, () => describeRewind(result, dryRun));
+        ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun));
       } finally {
         await fc.dispose();
       }

@@ -1,5 +1,5 @@
 // `agent-rewind rewind <session> <messageId> [--files] [--workspace DIR]`: rewind the conversation to a message.
-// Ours, pi's, oh-my-pi's: a new active branch <current>-vN whose head is that message (seed 001). Another agent's
+// Ours, pi's, oh-my-pi's: a new active branch <current>-vN whose head is that message (docs/ARCHITECTURE.md, branches and checkpoints). Another agent's
 // session (Claude Code, Codex) is never written: a new session file of that agent holds the conversation up to just
 // before the message, and its resume command is printed. --files also puts the workspace files back as they were
 // when the message was sent (undo-rewind puts them back again).

@@ -1,12 +1,12 @@
 // `agent-rewind search <query> [--cwd DIR] [--all] [--limit N] [--per-session N]`: full-text search over the
 // messages of a folder's sessions (ours, pi's, oh-my-pi's) through the catalog, which is refreshed first.
-import { isatty } from 'node:tty';
 import { join, resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { Catalog, type CatalogFolder, type SearchHit } from '../../core/catalog';
 import { sessionRoots } from '../../core/session/discovery';
 import { sessionDirFor } from '../../core/session/paths';
 import { FileSessionStorage } from '../../core/session/storage';
+import { BOLD_OFF, BOLD_ON, field, forTerminal, unmarked } from '../terminal-text';
 import { foreignSources } from '../../core/sources/foreign';
 import { cliSettings, warnOnStderr } from '../session-arg';
 
@@ -28,26 +28,28 @@ function foldersOf(home: string, cwd: string | undefined): CatalogFolder[] {
   return out;
 }
 
-function human(hits: SearchHit[], query: string, bold: boolean): string {
-  if (hits.length === 0) return `No message matches "${query}".`;
+/** Hits for a person: every piece of session text is one line with no controls; matches are marked bold (shown as
+ *  bold on a terminal only, see forPerson). */
+function human(hits: SearchHit[], query: string): string {
+  if (hits.length === 0) return `No message matches "${field(query)}".`;
+  const text = (t: string) => field(unmarked(t));
   const mark = (h: SearchHit) => {
-    if (!bold) return h.snippet;
     let out = '';
     let at = 0;
     for (const [s, e] of h.highlights) {
-      out += `${h.snippet.slice(at, s)}\x1b[1m${h.snippet.slice(s, e)}\x1b[22m`;
+      out += `${text(h.snippet.slice(at, s))}${BOLD_ON}${text(h.snippet.slice(s, e))}${BOLD_OFF}`;
       at = e;
     }
-    return out + h.snippet.slice(at);
+    return out + text(h.snippet.slice(at));
   };
   const lines: string[] = [];
   let file: string | undefined;
   for (const h of hits) {
     if (h.file !== file) {
       file = h.file;
-      lines.push(`${lines.length ? '\n' : ''}${h.title}  (${h.source}, ${h.sessionId})`, `  ${h.file}`);
+      lines.push(`${lines.length ? '\n' : ''}${text(h.title)}  (${text(h.source)}, ${text(h.sessionId)})`, `  ${text(h.file)}`);
     }
-    lines.push(`  ${h.entryId}  ${h.kind}${h.branch ? ` on ${h.branch}` : ''}: ${mark(h)}`);
+    lines.push(`  ${text(h.entryId)}  ${text(h.kind)}${h.branch ? ` on ${text(h.branch)}` : ''}: ${mark(h)}`);
   }
   return lines.join('\n');
 }
@@ -89,8 +91,8 @@ export const searchCommand: Command = {
       }
       if (files.length) await catalog.refresh(files);
       const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path), files: files.map((f) => f.file) });
-      for (const w of warnings) process.stderr.write(`agent-rewind search: ${w}\n`);
-      ctx.out(hits, () => human(hits, query, isatty(1)));
+      for (const w of warnings) process.stderr.write(`agent-rewind search: ${forTerminal(w)}\n`);
+      ctx.out(hits, () => human(hits, query));
     } finally {
       await catalog.close();
     }

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { CheckpointService, ServiceRunningError } from '../../core/service/server';
+import { cliCheckpointerOptions } from '../cli-settings';
 
 export const DEFAULT_IDLE_MINUTES = 30;
 
@@ -22,6 +23,8 @@ export const serveCommand: Command = {
       home: ctx.home,
       workspaces: folders,
       idleMs: idleMinutes * 60_000,
+      // what the CLI and the hooks would use for these folders (the settings file), so that they are answered
+      checkpointer: (root) => cliCheckpointerOptions(ctx.home, root, (m) => process.stderr.write(`agent-rewind serve: ${m}\n`)),
       log: (m) => process.stderr.write(`agent-rewind serve: ${m}\n`),
       trace: ctx.values.verbose === true,
     });

@@ -2,8 +2,10 @@
 // anchored at a user message, so `rewind-files` can bring them back later.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { field } from '../terminal-text';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
-import { withSessionArg } from '../session-arg';
+import { warnOnStderr, withSessionArg } from '../session-arg';
+import { cliCheckpointerOptions } from '../cli-settings';
 import type { SessionManager } from '../../core/session/session-manager';
 import type { SessionEntry } from '../../core/session/types';
 import { anchorCheckFor, type SnapshotSummary } from '../../core/files';
@@ -15,7 +17,8 @@ export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): 
   const ws = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : session.cwd;
   let fc: ServiceFirstCheckpoints;
   try {
-    fc = openFileCheckpoints({ workspaceRoot: ws, home: ctx.home });
+    // the extension's options for this folder, from the same settings (cli-settings.ts)
+    fc = openFileCheckpoints(cliCheckpointerOptions(ctx.home, ws, warnOnStderr));
   } catch (err) {
     throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
   }
@@ -37,7 +40,7 @@ export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): 
 export async function snapshotForAppend(ctx: CommandContext, session: SessionManager, entry: SessionEntry, role: 'user' | 'assistant'): Promise<SnapshotSummary | undefined> {
   if (typeof ctx.values.workspace !== 'string' && !existsSync(session.cwd)) {
     // said to humans only: --json callers get the entry, and the missing folder is visible in the session header
-    if (!ctx.json) process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${session.cwd} does not exist (pass --workspace DIR)\n`);
+    if (!ctx.json) process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${field(session.cwd)} does not exist (pass --workspace DIR)\n`);
     return undefined;
   }
   let fc: ServiceFirstCheckpoints | undefined;
@@ -52,10 +55,10 @@ export async function snapshotForAppend(ctx: CommandContext, session: SessionMan
 }
 
 export function describeSnapshot(s: SnapshotSummary): string {
-  const lines = [`snapshot of ${s.files} files anchored at ${s.anchorId}: ${s.newObjects} new objects (${s.newBytes} bytes stored), ${s.hashedFiles} files read`];
-  for (const k of s.skipped) lines.push(`  skipped ${k.path}: ${k.reason}`);
+  const lines = [`snapshot of ${s.files} files anchored at ${field(s.anchorId)}: ${s.newObjects} new objects (${s.newBytes} bytes stored), ${s.hashedFiles} files read`];
+  for (const k of s.skipped) lines.push(`  skipped ${field(k.path)}: ${field(k.reason)}`);
   if (s.ignoredCount) lines.push(`  ${s.ignoredCount} paths left out by .gitignore or exclude globs`);
-  for (const p of s.pruned) lines.push(`  dropped old snapshot ${p.anchorId} (size cap)`);
+  for (const p of s.pruned) lines.push(`  dropped old snapshot ${field(p.anchorId)} (size cap)`);
   return lines.join('\n');
 }
 

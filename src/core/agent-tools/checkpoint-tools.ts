@@ -1,4 +1,4 @@
-// The agent's own checkpoint/rewind tools (seed 000, oh-my-pi's behaviour): `checkpoint` marks where an exploration
+// The agent's own checkpoint/rewind tools (docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools, oh-my-pi's behaviour): `checkpoint` marks where an exploration
 // starts, `rewind` captures a report, and the host applies the rewind when the turn ends, never inside the call,
 // so the tool result that requested it is still answered normally.
 import type { Warn } from '../branches/records';

@@ -1,4 +1,4 @@
-// The inputs of the agent's checkpoint and rewind tools (seed 000), as JSON schemas a host can hand to a model
+// The inputs of the agent's checkpoint and rewind tools (docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools), as JSON schemas a host can hand to a model
 // (e.g. VS Code's contributes.languageModelTools inputSchema) and as zod schemas that validate what comes back.
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// Named branches and checkpoints over one session file (seed 001), with seed 001's pending messages: set() queues,
+// Named branches and checkpoints over one session file (docs/ARCHITECTURE.md, branches and checkpoints), with the branches and checkpoints contract's pending messages: set() queues,
 // save() writes. Every mutation runs in session.transaction(), so it sees what other processes appended first and
 // two processes moving heads never lose an update.
 import { v7 as uuidv7 } from 'uuid';

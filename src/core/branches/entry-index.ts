@@ -1,4 +1,4 @@
-// Read-only lookups over a session's entries (the tree of seed 002), computed once per derivation.
+// Read-only lookups over a session's entries (the tree of docs/ARCHITECTURE.md, session files), computed once per derivation.
 import type { SessionEntry } from '../session/types';
 
 export class EntryIndex {

@@ -1,4 +1,4 @@
-// Error texts are part of the contract (seed 001): callers and the CLI show them verbatim.
+// Error texts are part of the contract (docs/ARCHITECTURE.md, branches and checkpoints): callers and the CLI show them verbatim.
 
 export class MessageNotFoundError extends Error {
   constructor(readonly messageId: string) {

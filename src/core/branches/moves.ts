@@ -24,7 +24,7 @@ export function newBranchMove(session: SessionLike, snapshot: BranchesSnapshot, 
   };
 }
 
-export function switchMove(session: SessionLike, snapshot: BranchesSnapshot, target: BranchView, now: number): BranchMove {
+export function switchMove(_session: SessionLike, snapshot: BranchesSnapshot, target: BranchView, now: number): BranchMove {
   return { op: 'switch', name: target.name, branchId: target.id, headId: target.headMessageId, createdAt: now, from: leftBranch(snapshot.active) };
 }
 

@@ -1,4 +1,4 @@
-// "belongs to a different chat" (seed 001) needs to know whether an unknown id exists in another session. Only the
+// "belongs to a different chat" (docs/ARCHITECTURE.md, branches and checkpoints) needs to know whether an unknown id exists in another session. Only the
 // error path asks, so a plain scan of the sibling session files (same folder) is cheap enough and needs no index.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

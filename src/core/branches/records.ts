@@ -1,12 +1,12 @@
 // The records that name branches and checkpoints. They live in the session file as `custom` entries, which
-// pi's context building ignores, so the file stays a plain seed-002 session. Everything read back is validated:
+// pi's context building ignores, so the file stays a plain session-file session. Everything read back is validated:
 // a malformed record (a hand edit, another tool's bug) is skipped with a warning, never thrown on.
 import { z } from 'zod';
 import type { CustomEntry, SessionEntry } from '../session/types';
 
 export const BRANCH_RECORD = 'agent-rewind/branch';
 export const CHECKPOINT_RECORD = 'agent-rewind/checkpoint';
-/** Written by the state rewind (seed 004); it moves the active branch too, so branch derivation reads it. */
+/** Written by the state rewind (docs/ARCHITECTURE.md, state and artifacts); it moves the active branch too, so branch derivation reads it. */
 export const REWIND_RECORD = 'agent-rewind/rewind';
 
 export type Warn = (message: string) => void;

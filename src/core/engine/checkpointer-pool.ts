@@ -1,12 +1,12 @@
 // One FileCheckpointer per open workspace folder. A session's files are only snapshotted or restored when its cwd
 // is one of those folders: nothing outside the workspace is ever written.
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, relative, resolve, sep } from 'node:path';
-import { defaultStoreDir, FileCheckpointer } from '../files/file-checkpointer';
+import { relative, resolve, sep } from 'node:path';
+import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions, FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/watcher-sync';
 import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';
-import type { EngineSettings } from './settings';
+import { fileCheckpointerOptions, type EngineSettings } from './settings';
 
 /** Makes the checkpoints of a folder in this thread (default: a FileCheckpointer). */
 export type OpenCheckpoints = (options: FileCheckpointerOptions) => FileCheckpoints;
@@ -42,18 +42,7 @@ export class CheckpointerPool {
     if (!root || !existsSync(root)) return undefined;
     let cp = this.#byRoot.get(root);
     if (!cp) {
-      const fc = this.settings.fileCheckpointing;
-      const storeDir = fc.storeDir ? resolve(fc.storeDir, basename(defaultStoreDir(this.settings.home, root))) : undefined;
-      const options: FileCheckpointerOptions = {
-        workspaceRoot: root,
-        home: this.settings.home,
-        ...(storeDir ? { storeDir } : {}),
-        maxFileSize: fc.maxFileSizeBytes,
-        ...(fc.include.length ? { include: fc.include } : {}),
-        exclude: fc.exclude,
-        // 0 means "no cap" in the settings.
-        sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
-      };
+      const options = fileCheckpointerOptions(this.settings, root);
       cp = this.startWorker ? new WorkerFileCheckpointer(options, this.startWorker) : this.open(options);
       this.#byRoot.set(root, cp);
       this.#applySync(cp);

@@ -18,7 +18,7 @@ import { SessionManager } from '../session/session-manager';
 import type { ArtifactVersion } from '../state/fold';
 import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
-import type { AgentMessage, SessionEntry } from '../session/types';
+import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
@@ -34,10 +34,10 @@ import { PiSource } from '../sources/pi/pi-source';
 import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
-import { snapshotKeyOf, snapshotsByEntry } from './file-anchors';
+import { filesAnchorOf, snapshotsByEntry } from './file-anchors';
 import { RewindLog, type RewindStep } from './rewind-log';
 import type { EngineSettings } from './settings';
-import { isUserMessage, previewOf, toTranscriptItem } from './transcript';
+import { isUserMessage, plainText, previewOf, toTranscriptItem } from './transcript';
 import { transcriptOf } from './transcript-loader';
 import type { SessionDetails, SessionListing } from './types';
 
@@ -210,7 +210,8 @@ export class RewindEngine {
         sessionTitle: h.title,
         entryId: h.entryId,
         kind: h.kind as MessageKind,
-        preview: h.snippet,
+        // The index holds the messages' markdown: a quick pick shows its text, not its syntax.
+        preview: plainText(h.snippet),
         ...(h.branch !== undefined ? { branch: h.branch } : {}),
         onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.file),
       }));
@@ -405,7 +406,7 @@ export class RewindEngine {
     return new SessionState(session, { blobs: new BlobStore(blobsDir(this.#settings.home)), warn: this.#warn });
   }
 
-  /** The agent's checkpoint/rewind tools (seed 000) of a session: one set per session, kept across calls. */
+  /** The agent's checkpoint/rewind tools (docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools) of a session: one set per session, kept across calls. */
   async agentTools(sessionFile: string, opts: { isSubagent?: boolean } = {}): Promise<AgentCheckpointTools> {
     const key = resolve(sessionFile);
     const session = await this.session(sessionFile);
@@ -422,7 +423,7 @@ export class RewindEngine {
     return tools;
   }
 
-  /** The turn ended: apply a rewind the agent requested during it (seed 000 never applies it inside the call). */
+  /** The turn ended: apply a rewind the agent requested during it (never inside the call: docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools). */
   async endTurn(sessionFile: string, messages: readonly AgentMessage[] = []): Promise<AgentMessage[] | undefined> {
     const tools = this.#agentTools.get(resolve(sessionFile));
     return tools ? tools.applyAtTurnEnd(messages) : undefined;
@@ -451,7 +452,7 @@ export class RewindEngine {
       anchorEntryId,
       checkpointer: cp,
       ...(fork ? { fork } : {}),
-      snapshotKey: cp ? await snapshotKeyOf(session, anchorEntryId, cp).catch(() => anchorEntryId) : anchorEntryId,
+      ...(cp ? await filesAnchorOf(session, anchorEntryId, cp).then(({ key, note }) => ({ snapshotKey: key, ...(note ? { filesNote: note } : {}) }), () => ({})) : {}),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
     });
@@ -471,7 +472,7 @@ export class RewindEngine {
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
     if (mode !== 'conversation') {
       if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-      const result = await cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), {
+      const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
         overwriteUserModified: opts.overwriteUserModified === true,
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
@@ -529,7 +530,7 @@ export class RewindEngine {
       if (!opts.dryRun) throw error;
       return cannotRewindFiles(error.message);
     }
-    return cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), {
+    return cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
       dryRun: opts.dryRun === true,
       overwriteUserModified: opts.overwriteUserModified === true,
       anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
@@ -589,7 +590,7 @@ export class RewindEngine {
     let files = { filesChanged: [] as string[], userModified: [] as string[] };
     if (step.files) {
       if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-      files = await cp.rewindFiles(session.sessionId, await snapshotKeyOf(session, step.anchorEntryId, cp), {
+      files = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, step.anchorEntryId, cp)).key, {
         anchor: anchorCheckFor(session, step.anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
     }
@@ -603,7 +604,7 @@ export class RewindEngine {
   async fileAtAnchor(sessionFile: string, anchorEntryId: string, relPath: string): Promise<Buffer | undefined> {
     const session = await this.view(sessionFile);
     const cp = this.#checkpointerOf(session);
-    return cp ? cp.readFileAtAnchor(session.sessionId, await snapshotKeyOf(session, anchorEntryId, cp), relPath) : undefined;
+    return cp ? cp.readFileAtAnchor(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPath) : undefined;
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */

@@ -2,6 +2,7 @@
 // (one anchor). A foreign agent's hook cannot know the id its transcript will give the prompt, so its snapshot is
 // keyed by what the hook does know (Claude Code's prompt id, Codex's turn id) and is matched to the message here,
 // when the transcript is read.
+import { isAbsolute, relative, sep } from 'node:path';
 import type { SnapshotRecord } from '../files/snapshot-records';
 import type { FileCheckpoints } from '../files/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
@@ -42,4 +43,26 @@ export async function snapshotKeyOf(view: SessionView, entryId: string, checkpoi
   }
   // No key at all: a key that names no snapshot, so the checkpointer says "no snapshot for this message".
   return keys[0] ?? `entry:${entryId}`;
+}
+
+/**
+ * The snapshot to rewind a message's files to, and a note when it is not one of ours: where there is none (hooks not
+ * installed then) but the agent kept its own checkpoint (Claude Code's file history), one is made from it — the
+ * workspace as it is now with the files that agent tracked put back — so preview, protection, journal and undo are
+ * the same as always, and the note says what such a checkpoint does not cover.
+ */
+export async function filesAnchorOf(view: SessionView, entryId: string, checkpointer: FileCheckpoints): Promise<{ key: string; note?: string }> {
+  const key = await snapshotKeyOf(view, entryId, checkpointer);
+  if (!isForeignView(view) || !view.ownFileCheckpointAt) return { key };
+  const records = await checkpointer.listSnapshots(view.sessionId);
+  if (records.some((r) => r.anchorId === key && r.kind === 'user-message')) return { key };
+  const own = view.ownFileCheckpointAt(entryId);
+  if (!own) return { key };
+  const files = own.files
+    .map((f) => ({ path: relative(checkpointer.workspaceRoot, f.path), source: f.source }))
+    .filter((f) => f.path !== '' && !f.path.startsWith('..') && !isAbsolute(f.path))
+    .map((f) => ({ ...f, path: f.path.split(sep).join('/') }));
+  if (files.length === 0) return { key };
+  const imported = await checkpointer.importSnapshot(view.sessionId, `agent-checkpoint:${entryId}`, files);
+  return { key: imported.anchorId, note: own.coverage };
 }

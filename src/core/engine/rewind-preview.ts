@@ -2,8 +2,8 @@
 // to the files. Never writes, never throws: every part that cannot be done says why, in words a user understands.
 //
 // It describes exactly what applyRewind does: the conversation moves to a new branch whose head is the message
-// (seed 001), so state and artifacts become what they are at that message, before its invocation ran (seed 004);
-// the files go back to the snapshot taken when the message was sent (seed 003).
+// (docs/ARCHITECTURE.md, branches and checkpoints), so state and artifacts become what they are at that message, before its invocation ran (docs/ARCHITECTURE.md, state and artifacts);
+// the files go back to the snapshot taken when the message was sent (docs/ARCHITECTURE.md, file checkpoints).
 import { isDeepStrictEqual } from 'node:util';
 import { EntryIndex } from '../branches/entry-index';
 import { nextBranchName } from '../branches/naming';
@@ -25,6 +25,8 @@ export interface PreviewInputs {
   checkpointer: FileCheckpoints | undefined;
   /** What the checkpointer knows the message's snapshot by (the message id for our sessions; file-anchors.ts). */
   snapshotKey?: string;
+  /** Said with the files when the snapshot is not one of ours (made from the agent's own checkpoint). */
+  filesNote?: string;
   /** Set when the conversation continues in a new session file of another agent instead of a branch here (or
    *  cannot be continued from this message at all). */
   fork?: { agent: string; resumeHint: string } | { error: string };
@@ -128,7 +130,7 @@ function statePart({ session, anchorEntryId, warn }: PreviewInputs): Part<{ chan
   return { ok: true, changes, artifacts };
 }
 
-async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled, snapshotKey }: PreviewInputs): Promise<RewindPreviewModel['files']> {
+async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled, snapshotKey, filesNote }: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
     return failed(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here. Open that folder to rewind files.`);
   }
@@ -145,5 +147,6 @@ async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEn
     deletions: result.deletions,
     files: result.files.map((f) => ({ ...f, userModified: f.userModified || userModified.has(f.path) })),
     skipped: result.skipped,
+    ...(filesNote ? { note: filesNote } : {}),
   };
 }

@@ -1,8 +1,14 @@
-// The user's settings as the engine needs them. The extension reads them from VS Code's configuration, the tests
-// build them directly; values of the wrong type fall back to the defaults instead of failing activation.
-import { isAbsolute, resolve } from 'node:path';
+// The user's settings as the engine needs them, and the one place where file-checkpoint options are composed for the
+// extension and the CLI alike: the extension reads agentRewind.* from VS Code's configuration, the CLI from the same
+// keys in the user's settings.json (src/cli/cli-settings.ts), the tests build them directly. Values of the wrong type
+// fall back to the defaults instead of failing activation. The defaults are defined here once; package.json's
+// contributes.configuration holds the same values (test/unit/engine/settings-defaults.test.ts keeps them equal).
+// The scan switches that used to be read from the environment deep in core are read here too, and passed in.
+import { basename, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { resolveHome } from '../home';
+import { defaultStoreDir } from '../files/store-dir';
+import type { FileCheckpointerOptions, ScanTuning } from '../files/types';
 
 export interface EngineSettings {
   home: string;
@@ -19,6 +25,8 @@ export interface EngineSettings {
   /** Extra folders scanned and watched for session files. */
   sessionFolders: string[];
   includePiSessions: boolean;
+  /** Scan switches (AGENT_REWIND_NATIVE_STAT, AGENT_REWIND_HASH_THREAD, AGENT_REWIND_HASH_THREAD_AFTER). */
+  tuning: ScanTuning;
   /** Also list this workspace's Claude Code sessions ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude). */
   includeClaudeSessions: boolean;
   /** Also list this workspace's Codex CLI sessions ($CODEX_HOME, else ~/.codex). */
@@ -27,7 +35,44 @@ export interface EngineSettings {
 
 const MB = 1024 * 1024;
 
-export const DEFAULT_EXCLUDES = ['**/.git/**', '**/node_modules/**'];
+/** Every file-checkpoint default, once (the keys are those of agentRewind.fileCheckpointing.*). */
+export const FILE_CHECKPOINT_DEFAULTS = {
+  enabled: true,
+  storeLocation: '',
+  include: [] as string[],
+  exclude: ['**/.git/**', '**/node_modules/**'],
+  maxFileSizeMB: 10,
+  storeSizeCapMB: 2048,
+} as const;
+
+export const DEFAULT_EXCLUDES: string[] = [...FILE_CHECKPOINT_DEFAULTS.exclude];
+
+/** The scan switches from the environment (unset: the defaults). */
+export function scanTuningFrom(env: NodeJS.ProcessEnv): ScanTuning {
+  const native = env.AGENT_REWIND_NATIVE_STAT;
+  const after = Number(env.AGENT_REWIND_HASH_THREAD_AFTER);
+  return {
+    nativeStat: native === '0' ? 'off' : native === '1' ? 'always' : 'auto',
+    hashThreadAfter: env.AGENT_REWIND_HASH_THREAD === '0' ? Infinity : env.AGENT_REWIND_HASH_THREAD_AFTER !== undefined && Number.isFinite(after) && after >= 0 ? after : 2000,
+  };
+}
+
+/** The options of a workspace folder's FileCheckpointer, the same for the extension and the CLI. */
+export function fileCheckpointerOptions(settings: EngineSettings, workspaceRoot: string): FileCheckpointerOptions {
+  const fc = settings.fileCheckpointing;
+  const storeDir = fc.storeDir ? resolve(fc.storeDir, basename(defaultStoreDir(settings.home, workspaceRoot))) : undefined;
+  return {
+    workspaceRoot,
+    home: settings.home,
+    ...(storeDir ? { storeDir } : {}),
+    maxFileSize: fc.maxFileSizeBytes,
+    ...(fc.include.length ? { include: fc.include } : {}),
+    exclude: fc.exclude,
+    // 0 means "no cap" in the settings
+    sizeCapBytes: fc.storeSizeCapBytes > 0 ? fc.storeSizeCapBytes : Number.MAX_SAFE_INTEGER,
+    tuning: settings.tuning,
+  };
+}
 
 /** `get(key)` returns the raw value of `agentRewind.<key>` (undefined when unset). */
 export function parseSettings(get: (key: string) => unknown, env: NodeJS.ProcessEnv = process.env): EngineSettings {
@@ -47,20 +92,22 @@ export function parseSettings(get: (key: string) => unknown, env: NodeJS.Process
     const v = get(key);
     return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : fallback;
   };
+  const d = FILE_CHECKPOINT_DEFAULTS;
   const home = resolveHome(expandTilde(str('home')), env);
   const storeDir = str('fileCheckpointing.storeLocation');
   return {
     home,
     fileCheckpointing: {
-      enabled: bool('fileCheckpointing.enabled', true),
+      enabled: bool('fileCheckpointing.enabled', d.enabled),
       ...(storeDir ? { storeDir: absoluteFrom(home, expandTilde(storeDir)!) } : {}),
-      include: list('fileCheckpointing.include', []),
-      exclude: list('fileCheckpointing.exclude', DEFAULT_EXCLUDES),
-      maxFileSizeBytes: Math.round(num('fileCheckpointing.maxFileSizeMB', 10) * MB),
-      storeSizeCapBytes: Math.round(num('fileCheckpointing.storeSizeCapMB', 2048) * MB),
+      include: list('fileCheckpointing.include', [...d.include]),
+      exclude: list('fileCheckpointing.exclude', [...d.exclude]),
+      maxFileSizeBytes: Math.round(num('fileCheckpointing.maxFileSizeMB', d.maxFileSizeMB) * MB),
+      storeSizeCapBytes: Math.round(num('fileCheckpointing.storeSizeCapMB', d.storeSizeCapMB) * MB),
     },
     sessionFolders: list('sessionFolders', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
     includePiSessions: bool('includePiSessions', true),
+    tuning: scanTuningFrom(env),
     includeClaudeSessions: bool('includeClaudeCodeSessions', true),
     includeCodexSessions: bool('includeCodexSessions', true),
   };

@@ -1,8 +1,9 @@
 // Temp file + rename for everything the engine keeps in its own store (records, caches, the journal).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
+/** `durable`: the data is fsynced before the rename and the folder after it, so the file survives a power cut. */
 export async function writeFileAtomic(file: string, data: string | Buffer, opts: { durable?: boolean } = {}): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
@@ -18,5 +19,19 @@ export async function writeFileAtomic(file: string, data: string | Buffer, opts:
   } catch (err) {
     await unlink(tmp).catch(() => {});
     throw err;
+  }
+  if (opts.durable) await syncDir(dirname(file));
+}
+
+/** fsyncs a folder, so renames into it survive a power cut (where a folder cannot be opened to sync, skipped). */
+export async function syncDir(dir: string): Promise<void> {
+  let h: FileHandle | undefined;
+  try {
+    h = await open(dir, 'r');
+    await h.sync();
+  } catch {
+    /* not supported (Windows) */
+  } finally {
+    await h?.close().catch(() => {});
   }
 }

@@ -1,5 +1,6 @@
 // Change tracking: the scanned model of the workspace kept up to date between operations, from a watcher's reports
 // (with its barrier), from the stat index a fresh process loads, or by a full check.
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 import { join, relative, sep } from 'node:path';
 import type { PackWriter } from './object-store';
 import type { PathFilter } from './path-filter';
@@ -33,6 +34,8 @@ export class ChangeTracker {
     private readonly filter: PathFilter,
     private readonly maxFileSize: number,
     private readonly fullCheckInterval: number,
+    /** Scan switches, passed in from the one place that composes settings (core reads no environment variables). */
+    private readonly tuning: ScanTuning = DEFAULT_SCAN_TUNING,
   ) {}
 
   private get statIndexFile(): string {
@@ -71,7 +74,10 @@ export class ChangeTracker {
   }
 
   async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
-    if (!this.model) this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+    if (!this.model) {
+      this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+      this.model.tuning = this.tuning;
+    }
     const model = this.model;
     if (!this.modelLoaded) {
       const loaded = await loadStatIndex(this.statIndexFile, this.cacheKey);

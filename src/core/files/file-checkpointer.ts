@@ -1,8 +1,9 @@
-// File checkpoints (seed 003): whole-workspace snapshots anchored at user-message ids, previewed and restored
+// File checkpoints (docs/ARCHITECTURE.md, file checkpoints): whole-workspace snapshots anchored at user-message ids, previewed and restored
 // safely. The store and records live outside the workspace; the workspace is only ever written by Restorer.
 // This class is the facade: it serializes operations, takes the store lock and runs recovery first; the work is
 // done by ChangeTracker (what changed), storeTree (snapshot writing), RewindPlanner (what a rewind changes),
 // Restorer (applying it under a journal), undo-stack.ts and store-gc.ts.
+import { overlayTree, type ImportedFile } from './imported-snapshot';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
@@ -23,6 +24,7 @@ import { lineStats } from './line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './workspace-model';
 import { ChangeFeed, type WatcherSync } from './watcher-sync';
+import { DEFAULT_SCAN_TUNING } from './types';
 import type { AnchorCheck, FileCheckpointerOptions, GcResult, RecoverResult, RewindFilesOptions, RewindFilesResult, SkippedFile, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
 import { defaultStoreDir } from './store-dir';
@@ -65,7 +67,7 @@ export class FileCheckpointer {
     }
     this.filter = new PathFilter({ include: opts.include, exclude: opts.exclude, excludedDirs });
     this.records = new SnapshotRecords(this.storeDir);
-    this.tracker = new ChangeTracker(this.workspaceRoot, this.storeDir, this.filter, maxFileSize, this.fullCheckInterval);
+    this.tracker = new ChangeTracker(this.workspaceRoot, this.storeDir, this.filter, maxFileSize, this.fullCheckInterval, { ...DEFAULT_SCAN_TUNING, ...opts.tuning });
     this.planner = new RewindPlanner(this.workspaceRoot, this.records);
   }
 
@@ -96,7 +98,7 @@ export class FileCheckpointer {
     return this.serialize(async () => {
       const store = await this.store();
       return withStoreLock(join(this.storeDir, 'lock'), async () => {
-        await store.reload();
+        await store.reload({ repair: true });
         const rec = await this.recoverLocked(store);
         // what recovery left alone (edited since, or still failing) is reported by the operation that ran it
         const recovered = (rec.notRestored ?? []).map((n) => ({ path: n.path, reason: `not put back after an unfinished rewind: ${n.reason}` }));
@@ -189,23 +191,23 @@ export class FileCheckpointer {
     });
   }
 
-  private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel): Promise<SnapshotSummary> {
+  private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel, verify?: Set<string>): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
-    const w = store.newPack();
+    const w = store.newPack({ verify }); // verify: what an undo will read must not dedupe against a damaged copy
     let root: string;
     let model: WorkspaceModel;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
       root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
-      await w.commit(kind === 'pre-restore');
+      await w.commit(kind !== 'turn-end');
     } catch (err) {
       await w.abort();
       throw err;
     }
     const { files, bytes: totalBytes, ignored } = treeTotals(model.root);
-    const createdAt = new Date().toISOString();
-    const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt, files, totalBytes };
-    await this.records.put(rec);
+    const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
+    const saved = await this.records.put(rec); // an identical user-message snapshot keeps the first record
+    const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
     if (!this.tracker.tracking || this.tracker.fullCheckUnsaved) {
@@ -227,6 +229,58 @@ export class FileCheckpointer {
       pruned: [],
       createdAt,
     };
+  }
+
+  /**
+   * A snapshot made from another tool's checkpoint (Claude Code's own file history): the workspace as it is now with
+   * `files` put back as that tool saved them. Its anchor names the state it was made from (`<anchorId>@<base>`), so
+   * making it again from an unchanged workspace is the same snapshot; rewinding to it works like any other.
+   */
+  importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary> {
+    if (!sessionId || !anchorId) return Promise.reject(new Error('a snapshot needs a session id and an anchor id'));
+    return this.locked(async (store, recovered) => {
+      const stats: ScanStats = { skipped: [], hashedFiles: 0 };
+      const base = store.newPack();
+      let baseRoot: string;
+      let model: WorkspaceModel;
+      try {
+        model = await this.tracker.refreshModel(stats, base);
+        baseRoot = await storeTree(this.workspaceRoot, model.root, '', base, new Limiter(32), stats.skipped);
+        await base.commit(false);
+      } catch (err) {
+        await base.abort();
+        throw err;
+      }
+      const w = store.newPack();
+      let root: string;
+      try {
+        root = await overlayTree(store, w, baseRoot, files, stats.skipped);
+        await w.commit(false);
+      } catch (err) {
+        await w.abort();
+        throw err;
+      }
+      const { files: count, bytes: totalBytes, ignored } = treeTotals(model.root);
+      const createdAt = new Date().toISOString();
+      const importedAnchor = `${anchorId}@${baseRoot.slice(0, 16)}`;
+      const existing = await this.records.get(sessionId, importedAnchor);
+      if (existing?.root !== root) await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
+      return {
+        sessionId,
+        anchorId: importedAnchor,
+        kind: 'user-message',
+        root,
+        files: count,
+        totalBytes,
+        hashedFiles: stats.hashedFiles,
+        newObjects: base.objectCount + w.objectCount,
+        newBytes: base.newBytes + w.newBytes,
+        skipped: onePerPath([...stats.skipped, ...recovered]),
+        ignoredCount: ignored,
+        pruned: [],
+        createdAt,
+      };
+    });
   }
 
   /** Forgets one snapshot (e.g. its session was deleted); its data goes at the next gc. */
@@ -334,7 +388,9 @@ export class FileCheckpointer {
       this.restorer(store).preflight(orderOps(ops));
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
-      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model);
+      const needed = new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : [])));
+      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model, needed);
+      store.assertReadable(needed, 'the workspace changed while the rewind was being prepared'); // its undo needs them all
       const undo: UndoRecord = {
         v: 1,
         sessionId,

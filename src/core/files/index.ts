@@ -1,4 +1,4 @@
-// File checkpoints (seed 003): the public surface of src/core/files.
+// File checkpoints (docs/ARCHITECTURE.md, file checkpoints): the public surface of src/core/files.
 export { FileCheckpointer, defaultStoreDir } from './file-checkpointer';
 export { watchWorkspace, type WatchHandlers } from './fs-watcher';
 export { PathSafetyError } from './safe-paths';

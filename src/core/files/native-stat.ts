@@ -1,7 +1,8 @@
 // The optional native lstat batch (native/stat_batch.c, built by node-gyp when the package is installed): a fresh
 // process's stat pass over a big workspace on a few threads, without a Stats object per file. When it is missing
-// (another platform, a failed build) or turned off (AGENT_REWIND_NATIVE_STAT=0), the JavaScript pass runs instead;
-// AGENT_REWIND_NATIVE_STAT=1 uses it on small workspaces too (tests).
+// (another platform, a failed build) or turned off (ScanTuning.nativeStat 'off', from AGENT_REWIND_NATIVE_STAT=0 in
+// settings.ts), the JavaScript pass runs instead; 'always' (AGENT_REWIND_NATIVE_STAT=1) uses it on small workspaces
+// too (tests).
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,7 +19,6 @@ interface NativeStat {
 let loaded: NativeStat | null | undefined;
 
 export function nativeStat(): NativeStat | undefined {
-  if (process.env.AGENT_REWIND_NATIVE_STAT === '0') return undefined;
   if (loaded === undefined) {
     loaded = null;
     {

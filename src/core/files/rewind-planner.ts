@@ -146,7 +146,7 @@ export class RewindPlanner {
       d.target === null ? 'added' : d.now === null ? 'deleted' : d.now.kind !== d.target.kind ? 'typeChanged' : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash ? 'modeChanged' : 'modified';
     let anchorData: Buffer | undefined;
     let nowData: Buffer | undefined;
-    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob');
+    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob', d.path);
     if (d.now?.kind === 'file') {
       try {
         nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data; // small and many: cheaper than readFile()

@@ -39,6 +39,9 @@ export const undoSchema = z.object({
 });
 export type UndoRecord = z.infer<typeof undoSchema>;
 
+/** A second user-message snapshot of the same (session, anchor) with other content: the first one stays. */
+export class SnapshotExistsError extends Error {}
+
 const idName = (id: string) => createHash('sha256').update(id).digest('hex').slice(0, 40);
 
 export class SnapshotRecords {
@@ -48,12 +51,27 @@ export class SnapshotRecords {
     return join(this.storeDir, 'snapshots', idName(sessionId));
   }
 
-  async put(rec: SnapshotRecord): Promise<void> {
-    // not fsynced: losing a record to a power cut loses an undo or a checkpoint, never workspace files (the pack
-    // a pre-restore record points at and the restore journal are what must reach the disk first)
-    await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec));
+  /**
+   * Writes a record. A user message's snapshot is the state its rewind brings back, so it is never replaced: a second
+   * one with the same root is a no-op (the first record is returned), one with another root is refused.
+   */
+  async put(rec: SnapshotRecord): Promise<SnapshotRecord> {
+    if (rec.kind === 'user-message') {
+      const existing = await this.get(rec.sessionId, rec.anchorId);
+      if (existing?.kind === 'user-message') {
+        if (existing.root === rec.root) return existing;
+        throw new SnapshotExistsError(
+          `message ${rec.anchorId} already has a file snapshot (taken ${existing.createdAt}) and the workspace has changed since; it is kept, so the files as they were at that message can still be restored`,
+        );
+      }
+    }
+    // a user message's record is fsynced (with the folder) before the snapshot is reported: it is what a rewind
+    // starts from. The others are not: losing one to a power cut loses an undo or a turn-end hint, never workspace
+    // files (the pack a pre-restore record points at and the restore journal are what must reach the disk first)
+    await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec), { durable: rec.kind === 'user-message' });
     // every rewind needs the session's latest turn-end snapshot: a pointer spares reading all its records
     if (rec.kind === 'turn-end') await writeFileAtomic(join(this.sessionDir(rec.sessionId), 'latest-turn-end'), JSON.stringify(rec));
+    return rec;
   }
 
   /** The session's most recent turn-end snapshot (used to tell the user's own edits from the agent's). */

@@ -1,5 +1,6 @@
 // Snapshot writing: puts every object of a scanned tree into a pack (files hashed by a dry run were not written
-// yet) and returns the root tree hash.
+// yet) and returns the root tree hash. Iterative, children before parents: folder nesting is as deep as the
+// workspace makes it, and one stack frame (or async call chain) per level overflows on deep trees.
 import { readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashObject, type PackWriter } from './object-store';
@@ -8,33 +9,50 @@ import { readStableFile, unreadableReason } from './safe-read';
 import type { SkippedFile } from './types';
 import type { Limiter } from './workspace-model';
 
-/** Makes sure every object of the scanned tree `dir` (at `rel`) is in the pack or the store; returns its hash. */
-export async function storeTree(workspaceRoot: string, dir: DirNode, rel: string, w: PackWriter, reads: Limiter, skipped: SkippedFile[]): Promise<string> {
-  if (dir.hash !== undefined && w.has(dir.hash)) return dir.hash;
-  await Promise.all(
-    [...dir.children].map(async ([name, n]) => {
+/** Makes sure every object of the scanned tree `top` (at `topRel`) is in the pack or the store; returns its hash. */
+export async function storeTree(workspaceRoot: string, top: DirNode, topRel: string, w: PackWriter, reads: Limiter, skipped: SkippedFile[]): Promise<string> {
+  if (top.hash !== undefined && w.has(top.hash)) return top.hash;
+  // folders to write, parents before children (a folder the store already has is skipped with all it holds)
+  const order: { dir: DirNode; rel: string }[] = [];
+  const stack = [{ dir: top, rel: topRel }];
+  for (let cur = stack.pop(); cur; cur = stack.pop()) {
+    order.push(cur);
+    for (const [name, n] of cur.dir.children) {
+      if (n.kind !== 'dir' || (n.hash !== undefined && w.has(n.hash))) continue;
+      stack.push({ dir: n, rel: cur.rel === '' ? name : `${cur.rel}/${name}` });
+    }
+  }
+  const jobs: Promise<void>[] = [];
+  for (const { dir, rel } of order) {
+    for (const [name, n] of dir.children) {
+      if (n.kind === 'dir' || w.has(n.hash)) continue;
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      if (n.kind === 'dir') return void (await storeTree(workspaceRoot, n, childRel, w, reads, skipped));
-      if (w.has(n.hash)) return;
-      await reads.run(async () => {
-        const abs = join(workspaceRoot, childRel);
-        let data: Buffer;
-        try {
-          data = n.kind === 'file' ? readStableFile(abs).data : Buffer.from(await readlink(abs), 'utf8');
-        } catch (err) {
-          dir.children.delete(name);
-          // gone since the scan is no news; anything else (it became a FIFO, it keeps changing) is reported
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push({ path: childRel, reason: unreadableReason(err) });
-          return;
-        }
-        const hash = hashObject('blob', data);
-        if (hash !== n.hash) Object.assign(n, { hash, size: data.length, racy: true });
-        await w.add('blob', hash, data);
-      });
-    }),
-  );
-  const data = encodeTree(treeEntriesOf(dir));
-  dir.hash = hashObject('tree', data);
-  await w.add('tree', dir.hash, data);
-  return dir.hash;
+      jobs.push(
+        reads.run(async () => {
+          const abs = join(workspaceRoot, childRel);
+          let data: Buffer;
+          try {
+            data = n.kind === 'file' ? readStableFile(abs).data : Buffer.from(await readlink(abs), 'utf8');
+          } catch (err) {
+            dir.children.delete(name);
+            // gone since the scan is no news; anything else (it became a FIFO, it keeps changing) is reported
+            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push({ path: childRel, reason: unreadableReason(err) });
+            return;
+          }
+          const hash = hashObject('blob', data);
+          if (hash !== n.hash) Object.assign(n, { hash, size: data.length, racy: true });
+          await w.add('blob', hash, data);
+        }),
+      );
+    }
+  }
+  await Promise.all(jobs);
+  // children before parents: a folder's tree names its subfolders' hashes
+  for (let i = order.length - 1; i >= 0; i--) {
+    const { dir } = order[i]!;
+    const data = encodeTree(treeEntriesOf(dir));
+    dir.hash = hashObject('tree', data);
+    await w.add('tree', dir.hash, data);
+  }
+  return top.hash!;
 }

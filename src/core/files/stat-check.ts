@@ -4,6 +4,7 @@ import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
 import { rulesKeyOf, type IgnoreLevel } from './path-filter';
 import type { StatIndex } from './stat-index';
 import { nativeStat, statThreads } from './native-stat';
+import type { ScanTuning } from './types';
 
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
@@ -93,8 +94,8 @@ function statOrUndefined(path: string): Stats | undefined {
  * whole, so their own files are not checked here; their sub-folders still are). `prefix` is put before every path
  * for lstat ('' when the process runs in the workspace). Loads the folders' .gitignore rules into `rules` as it goes.
  */
-export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string): string[] {
-  const wantNative = index.names.length >= NATIVE_FROM_FILES || process.env.AGENT_REWIND_NATIVE_STAT === '1';
+export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string, mode: ScanTuning['nativeStat'] = 'auto'): string[] {
+  const wantNative = mode === 'always' || (mode === 'auto' && index.names.length >= NATIVE_FROM_FILES);
   const source = (wantNative && nativeSource(index, prefix)) || jsSource(index, prefix);
   const changed: string[] = [];
   const { dirs, names, fileStart, dirRel } = index;

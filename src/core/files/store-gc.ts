@@ -2,7 +2,7 @@
 // size cap, drops the oldest snapshots (never the newest).
 import type { ObjectStore } from './object-store';
 import type { SnapshotRecords } from './snapshot-records';
-import { TreeReader } from './tree-diff';
+import { reachableObjects, TreeReader } from './tree-diff';
 import type { GcResult } from './types';
 
 export async function gcStore(store: ObjectStore, records: SnapshotRecords, sizeCap: number): Promise<GcResult> {
@@ -12,22 +12,7 @@ export async function gcStore(store: ObjectStore, records: SnapshotRecords, size
   const reader = new TreeReader(store);
   for (;;) {
     const recs = await records.all();
-    const live = new Set<string>();
-    const mark = async (hash: string): Promise<void> => {
-      if (live.has(hash)) return;
-      live.add(hash);
-      let entries;
-      try {
-        entries = await reader.entries(hash);
-      } catch {
-        return; // a damaged tree reaches nothing more
-      }
-      for (const e of entries.values()) {
-        if (e.kind === 'dir') await mark(e.hash);
-        else live.add(e.hash);
-      }
-    };
-    for (const r of recs) await mark(r.root);
+    const live = await reachableObjects(reader, recs.map((r) => r.root));
     const res = await store.gc(live);
     removedObjects += res.removedObjects;
     freedBytes += res.freedBytes;

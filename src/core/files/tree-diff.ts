@@ -1,6 +1,6 @@
 // Differences between a stored snapshot and the workspace as scanned, folder by folder: folders whose tree hash
 // is the same on both sides are skipped without reading anything.
-import type { ObjectStore } from './object-store';
+import { StoreCorruptError, type ObjectStore } from './object-store';
 import { readTreeChecked, type DirNode, type Node, type TreeEntry } from './tree';
 import type { SkippedFile } from './types';
 
@@ -79,56 +79,96 @@ export function sameState(a: EntryState, b: EntryState): boolean {
 
 const join = (base: string, name: string) => (base === '' ? name : `${base}/${name}`);
 
-/** Every path where `now` (hashed) and the stored tree `target` differ; folders come before their contents. */
+/** A stored folder's entries; a missing or damaged tree object is reported with the folder it describes. */
+async function entriesAt(reader: TreeReader, hash: string, rel: string): Promise<Map<string, TreeEntry>> {
+  try {
+    return await reader.entries(hash);
+  } catch (err) {
+    if (err instanceof StoreCorruptError) throw new StoreCorruptError(`the folder ${rel === '' ? '(workspace root)' : rel} cannot be read from the snapshot: ${err.message}`);
+    throw err;
+  }
+}
+
+type Task =
+  | { t: 'diff'; rel: string; target: string; now: DirNode }
+  | { t: 'stored'; rel: string; hash: string }
+  | { t: 'now'; rel: string; dir: DirNode }
+  | { t: 'emit'; d: PathDiff };
+
+/**
+ * Every path where `now` (hashed) and the stored tree `target` differ; folders come before their contents, names in
+ * order. Iterative (an explicit stack): folder nesting is as deep as the workspace makes it.
+ */
 export async function diffTrees(reader: TreeReader, target: string, now: DirNode): Promise<PathDiff[]> {
   const out: PathDiff[] = [];
-  await diffDir(reader, '', target, now, out);
+  const stack: Task[] = [{ t: 'diff', rel: '', target, now }];
+  for (let task = stack.pop(); task; task = stack.pop()) {
+    const next: Task[] = [];
+    if (task.t === 'emit') out.push(task.d);
+    else if (task.t === 'diff') {
+      if (task.now.hash === task.target) continue;
+      const tEntries = await entriesAt(reader, task.target, task.rel);
+      reader.noteUnrestorable(task.rel, task.target);
+      const names = new Set([...tEntries.keys(), ...task.now.children.keys()]);
+      for (const name of [...names].sort()) {
+        const path = join(task.rel, name);
+        const t = tEntries.get(name);
+        const n = task.now.children.get(name);
+        if (t?.kind === 'dir' && n?.kind === 'dir') {
+          // a folder whose mode changed: its mode is put back (a snapshot that does not know it says 0)
+          if (t.mode !== 0 && t.mode !== n.mode) next.push({ t: 'emit', d: { path, now: stateOfNode(n), target: stateOfEntry(t) } });
+          next.push({ t: 'diff', rel: path, target: t.hash, now: n });
+          continue;
+        }
+        const ts = t ? stateOfEntry(t) : null;
+        const ns = stateOfNode(n);
+        if (sameState(ts, ns)) continue;
+        next.push({ t: 'emit', d: { path, now: ns, target: ts } });
+        // a folder that exists only in the snapshot: everything in it comes back
+        if (t?.kind === 'dir') next.push({ t: 'stored', rel: path, hash: t.hash });
+        // a folder that exists only now: everything in it goes
+        if (n?.kind === 'dir') next.push({ t: 'now', rel: path, dir: n });
+      }
+    } else if (task.t === 'stored') {
+      const entries = await entriesAt(reader, task.hash, task.rel);
+      reader.noteUnrestorable(task.rel, task.hash);
+      for (const e of [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const path = join(task.rel, e.name);
+        next.push({ t: 'emit', d: { path, now: null, target: stateOfEntry(e) } });
+        if (e.kind === 'dir') next.push({ t: 'stored', rel: path, hash: e.hash });
+      }
+    } else {
+      for (const name of [...task.dir.children.keys()].sort()) {
+        const n = task.dir.children.get(name)!;
+        const path = join(task.rel, name);
+        next.push({ t: 'emit', d: { path, now: stateOfNode(n), target: null } });
+        if (n.kind === 'dir') next.push({ t: 'now', rel: path, dir: n });
+      }
+    }
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
+  }
   return out;
 }
 
-async function diffDir(reader: TreeReader, rel: string, target: string, now: DirNode, out: PathDiff[]): Promise<void> {
-  if (now.hash === target) return;
-  const tEntries = await reader.entries(target);
-  reader.noteUnrestorable(rel, target);
-  const names = new Set([...tEntries.keys(), ...now.children.keys()]);
-  for (const name of [...names].sort()) {
-    const path = join(rel, name);
-    const t = tEntries.get(name);
-    const n = now.children.get(name);
-    if (t?.kind === 'dir' && n?.kind === 'dir') {
-      // a folder whose mode changed: its mode is put back (a snapshot that does not know it says 0)
-      if (t.mode !== 0 && t.mode !== n.mode) out.push({ path, now: stateOfNode(n), target: stateOfEntry(t) });
-      await diffDir(reader, path, t.hash, n, out);
+/** Every object the trees `roots` reach (gc's live set). Iterative; a damaged tree reaches nothing more. */
+export async function reachableObjects(reader: TreeReader, roots: Iterable<string>): Promise<Set<string>> {
+  const live = new Set<string>();
+  const stack: string[] = [];
+  for (const r of roots) if (!live.has(r)) (live.add(r), stack.push(r));
+  for (let hash = stack.pop(); hash !== undefined; hash = stack.pop()) {
+    let entries;
+    try {
+      entries = await reader.entries(hash);
+    } catch {
       continue;
     }
-    const ts = t ? stateOfEntry(t) : null;
-    const ns = stateOfNode(n);
-    if (sameState(ts, ns)) continue;
-    out.push({ path, now: ns, target: ts });
-    if (t?.kind === 'dir') await listStored(reader, path, t.hash, out);
-    if (n?.kind === 'dir') listNow(path, n, out);
+    for (const e of entries.values()) {
+      if (live.has(e.hash)) continue;
+      live.add(e.hash);
+      if (e.kind === 'dir') stack.push(e.hash);
+    }
   }
-}
-
-/** A folder that exists only in the snapshot: everything in it comes back. */
-async function listStored(reader: TreeReader, rel: string, hash: string, out: PathDiff[]): Promise<void> {
-  const entries = await reader.entries(hash);
-  reader.noteUnrestorable(rel, hash);
-  for (const e of [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const path = join(rel, e.name);
-    out.push({ path, now: null, target: stateOfEntry(e) });
-    if (e.kind === 'dir') await listStored(reader, path, e.hash, out);
-  }
-}
-
-/** A folder that exists only now: everything in it goes. */
-function listNow(rel: string, dir: DirNode, out: PathDiff[]): void {
-  for (const name of [...dir.children.keys()].sort()) {
-    const n = dir.children.get(name)!;
-    const path = join(rel, name);
-    out.push({ path, now: stateOfNode(n), target: null });
-    if (n.kind === 'dir') listNow(path, n, out);
-  }
+  return live;
 }
 
 /** A path whose state differs between two stored trees. */
@@ -143,29 +183,35 @@ export interface StoredPathDiff {
  * contents, and folders whose tree hash is the same on both sides are skipped without reading them.
  */
 export async function diffStoredTrees(reader: TreeReader, a: string, b: string): Promise<StoredPathDiff[]> {
+  type StoredTask = { rel: string; a: string | undefined; b: string | undefined } | { emit: StoredPathDiff };
   const out: StoredPathDiff[] = [];
-  await diffStoredDir(reader, '', a, b, out);
-  return out;
-}
-
-async function diffStoredDir(reader: TreeReader, rel: string, a: string | undefined, b: string | undefined, out: StoredPathDiff[]): Promise<void> {
-  if (a === b) return;
-  const aEntries = a === undefined ? new Map<string, TreeEntry>() : await reader.entries(a);
-  const bEntries = b === undefined ? new Map<string, TreeEntry>() : await reader.entries(b);
-  for (const name of [...new Set([...aEntries.keys(), ...bEntries.keys()])].sort()) {
-    const path = join(rel, name);
-    const x = aEntries.get(name);
-    const y = bEntries.get(name);
-    const xs = x ? stateOfEntry(x) : null;
-    const ys = y ? stateOfEntry(y) : null;
-    if (x?.kind === 'dir' && y?.kind === 'dir') {
-      await diffStoredDir(reader, path, x.hash, y.hash, out);
+  const stack: StoredTask[] = [{ rel: '', a, b }];
+  for (let task = stack.pop(); task; task = stack.pop()) {
+    if ('emit' in task) {
+      out.push(task.emit);
       continue;
     }
-    if (sameState(xs, ys)) continue;
-    out.push({ path, a: xs, b: ys });
-    // a folder on one side only: everything in it is on that side only
-    if (x?.kind === 'dir') await diffStoredDir(reader, path, x.hash, undefined, out);
-    if (y?.kind === 'dir') await diffStoredDir(reader, path, undefined, y.hash, out);
+    if (task.a === task.b) continue;
+    const aEntries = task.a === undefined ? new Map<string, TreeEntry>() : await entriesAt(reader, task.a, task.rel);
+    const bEntries = task.b === undefined ? new Map<string, TreeEntry>() : await entriesAt(reader, task.b, task.rel);
+    const next: StoredTask[] = [];
+    for (const name of [...new Set([...aEntries.keys(), ...bEntries.keys()])].sort()) {
+      const path = join(task.rel, name);
+      const x = aEntries.get(name);
+      const y = bEntries.get(name);
+      const xs = x ? stateOfEntry(x) : null;
+      const ys = y ? stateOfEntry(y) : null;
+      if (x?.kind === 'dir' && y?.kind === 'dir') {
+        next.push({ rel: path, a: x.hash, b: y.hash });
+        continue;
+      }
+      if (sameState(xs, ys)) continue;
+      next.push({ emit: { path, a: xs, b: ys } });
+      // a folder on one side only: everything in it is on that side only
+      if (x?.kind === 'dir') next.push({ rel: path, a: x.hash, b: undefined });
+      if (y?.kind === 'dir') next.push({ rel: path, a: undefined, b: y.hash });
+    }
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
   }
+  return out;
 }

@@ -1,5 +1,6 @@
-// Public shapes of the file-checkpoint engine (seed 003). Paths are workspace-relative and '/'-separated.
+// Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
+import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './watcher-sync';
 
@@ -22,7 +23,19 @@ export interface FileCheckpointerOptions {
   sizeCapBytes?: number;
   /** How often the in-process tracker re-checks the whole tree even without watcher events. Default 5 min. */
   fullCheckIntervalMs?: number;
+  /** How a fresh process's stat pass runs; see ScanTuning. Composed in one place (core/engine/settings.ts). */
+  tuning?: Partial<ScanTuning>;
 }
+
+/** Switches of the scan that core never reads from the environment itself: settings.ts composes them. */
+export interface ScanTuning {
+  /** The native lstat batch: 'auto' (on large workspaces, where it is built), 'off', or 'always' (tests). */
+  nativeStat: 'auto' | 'off' | 'always';
+  /** Files a scan hashes itself before it hands the rest to a hashing thread; Infinity: never (one core: never). */
+  hashThreadAfter: number;
+}
+
+export const DEFAULT_SCAN_TUNING: ScanTuning = { nativeStat: 'auto', hashThreadAfter: 2000 };
 
 export interface SkippedFile {
   path: string;
@@ -115,6 +128,8 @@ export interface FileCheckpoints {
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
+  /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
+  importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   notifyChanged(paths: Iterable<string>): void;
   setWatcherSync(sync: WatcherSync | undefined): void;
   dispose(): Promise<void>;

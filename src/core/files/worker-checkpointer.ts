@@ -1,5 +1,6 @@
 // The extension host's side of files-worker: the same async methods as FileCheckpointer, each a message to a
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
+import type { ImportedFile } from './imported-snapshot';
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotRecord } from './snapshot-records';
 import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from './types';
@@ -119,6 +120,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
 
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
     return this.call('listSnapshots', [sessionId]);
+  }
+
+  importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary> {
+    return this.call('importSnapshot', [sessionId, anchorId, files]);
   }
 
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {

@@ -16,6 +16,7 @@ import { BlobThread } from './blob-thread';
 import { availableParallelism } from 'node:os';
 import { readStableFile, unreadableReason } from './safe-read';
 import { isStorableName } from './safe-paths';
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 
 export interface ScanStats {
   skipped: SkippedFile[];
@@ -59,6 +60,9 @@ export class WorkspaceModel {
   /** Problems met while reading ignore rules, passed on to the next refresh's skipped list. */
   private ruleSkips: SkippedFile[] = [];
 
+  /** Scan switches, passed in (FileCheckpointer, from settings.ts): core reads no environment variables. */
+  tuning: ScanTuning = DEFAULT_SCAN_TUNING;
+
   constructor(
     readonly workspaceRoot: string,
     readonly filter: PathFilter,
@@ -100,8 +104,14 @@ export class WorkspaceModel {
     if (present) {
       const file = join(this.abs(rel), '.gitignore');
       try {
-        // never opened unless it is a regular file (through a symlink too): opening a FIFO waits for a writer forever
-        if (!statSync(file).isFile()) throw new Error('not a regular file');
+        // never opened unless it is a regular file (through a symlink too): opening a FIFO waits for a writer forever.
+        // A folder named .gitignore holds no rules (as for git) and is snapshotted like any folder: nothing to report.
+        const st = statSync(file);
+        if (st.isDirectory()) {
+          this.gitignores.delete(rel);
+          return;
+        }
+        if (!st.isFile()) throw new Error('not a regular file');
         const content = readStableFile(file, true).data.toString('utf8');
         this.gitignores.set(rel, { base: rel, rules: PathFilter.parseGitignore(content), key: createHash('sha1').update(content).digest('hex') });
         return;
@@ -121,7 +131,7 @@ export class WorkspaceModel {
    * what changed is looked at again, as a watcher-fed refresh would.
    */
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix()), stats, writer);
+    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix(), this.tuning.nativeStat), stats, writer);
   }
 
   /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */
@@ -144,8 +154,7 @@ export class WorkspaceModel {
 
   /** Runs a scan that may start a hashing thread (decided once per scan, not per file), and stops the thread after. */
   private async withHashing<T>(scan: () => Promise<T>): Promise<T> {
-    const enabled = availableParallelism() > 1 && process.env.AGENT_REWIND_HASH_THREAD !== '0';
-    this.blobThreadAt = enabled ? Number(process.env.AGENT_REWIND_HASH_THREAD_AFTER ?? 2000) : Infinity;
+    this.blobThreadAt = availableParallelism() > 1 ? this.tuning.hashThreadAfter : Infinity;
     try {
       return await scan();
     } finally {

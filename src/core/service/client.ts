@@ -7,6 +7,7 @@ import { createConnection, type Socket } from 'node:net';
 // service never evaluates it
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
+import type { ImportedFile } from '../files/imported-snapshot';
 import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from '../files/types';
 import type { WatcherSync } from '../files/watcher-sync';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
@@ -182,6 +183,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
     return (await this.localCheckpointer()).diffSnapshots(sessionId, anchorA, anchorB);
+  }
+
+  /** In-process: it reads another tool's backups, which the service has no business opening. */
+  async importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary> {
+    return (await this.localCheckpointer()).importSnapshot(sessionId, anchorId, files);
   }
 
   notifyChanged(paths: Iterable<string>): void {

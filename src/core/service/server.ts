@@ -20,8 +20,9 @@ export interface CheckpointServiceOptions {
   home: string;
   /** The folders served (any path to them; they are resolved once, at start). */
   workspaces: string[];
-  /** Checkpointer options besides the folder and the home (the CLI's defaults when left out). */
-  checkpointer?: Omit<FileCheckpointerOptions, 'workspaceRoot' | 'home'>;
+  /** A folder's checkpointer options: a function (the CLI's, from the settings file: what a hook would use), or
+   *  options besides the folder and the home (FileCheckpointer's defaults when left out). */
+  checkpointer?: Omit<FileCheckpointerOptions, 'workspaceRoot' | 'home'> | ((workspaceRoot: string) => FileCheckpointerOptions);
   /** Stops by itself after this long without a request (0 or undefined: never). */
   idleMs?: number;
   /** Watch folders for changes (default true); off, every snapshot re-checks the whole tree like a fresh process. */
@@ -82,7 +83,8 @@ export class CheckpointService {
     const running = await probe(this.socket, this.secret);
     if (running !== false) throw new ServiceRunningError(running === true ? undefined : running, this.socket);
     for (const w of this.opts.workspaces) {
-      const options: FileCheckpointerOptions = { ...this.opts.checkpointer, workspaceRoot: w, home: this.opts.home };
+      const c = this.opts.checkpointer;
+      const options: FileCheckpointerOptions = typeof c === 'function' ? { ...c(w), workspaceRoot: w, home: this.opts.home } : { ...c, workspaceRoot: w, home: this.opts.home };
       const cp = new FileCheckpointer(options);
       if (this.served.has(cp.workspaceRoot)) continue;
       this.served.set(cp.workspaceRoot, { cp, key: checkpointOptionsKey(options, cp.workspaceRoot) });

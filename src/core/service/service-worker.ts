@@ -2,6 +2,7 @@
 // walks, hashing and watcher events of the served folders never touch the host's event loop.
 import { parentPort } from 'node:worker_threads';
 import { CheckpointService, ServiceRunningError } from './server';
+import { cliCheckpointerOptions } from '../engine/settings-file';
 import type { FromServiceWorker, ToServiceWorker } from './service-host';
 
 const port = parentPort;
@@ -12,7 +13,9 @@ let service: CheckpointService | undefined;
 
 port.on('message', async (m: ToServiceWorker) => {
   if (m.type === 'start') {
-    const s = new CheckpointService({ home: m.home, workspaces: m.workspaces, log: (text) => post({ type: 'log', text }) });
+    const log = (text: string) => post({ type: 'log', text });
+    // the options the CLI and the hooks use (the settings file), not the window's: the service answers them
+    const s = new CheckpointService({ home: m.home, workspaces: m.workspaces, checkpointer: (root) => cliCheckpointerOptions(m.home, root, log), log });
     try {
       await s.start();
       service = s;

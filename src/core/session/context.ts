@@ -1,4 +1,4 @@
-// buildSessionContext: what is sent to the model for one leaf of the session tree (seed 002's algorithm).
+// buildSessionContext: what is sent to the model for one leaf of the session tree (docs/ARCHITECTURE.md, session files).
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from './messages';
 import { entryAtFileIndex } from './migrations';
 import type {

@@ -1,4 +1,4 @@
-// The session store's public surface (seed 002). Import from here rather than from the individual files.
+// The session store's public surface (docs/ARCHITECTURE.md, session files). Import from here rather than from the individual files.
 export * from './types';
 export { SessionManager, SessionPersistenceError, InvalidSessionFileError, type SessionManagerOptions, type CreateSessionOptions, type LoadReport } from './session-manager';
 export { buildSessionContext, indexById, pathToLeaf, modelOf, firstKeptIdOf } from './context';

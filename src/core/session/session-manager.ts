@@ -1,4 +1,4 @@
-// The session store: an append-only JSONL tree (seed 002) with a movable leaf, lenient loading, migrations,
+// The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf, lenient loading, migrations,
 // serialized persistence with latched errors, and cross-process transactions.
 import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store';
@@ -57,7 +57,8 @@ export interface CreateSessionOptions extends SessionManagerOptions {
 export interface LoadReport {
   /** Lines that could not be used, with 1-based line numbers; they stay in the file untouched. */
   skipped: SkippedLine[];
-  /** The version the file was migrated from (it was then rewritten atomically). */
+  /** The version the file was migrated from, in memory. The file itself is upgraded (after a backup of its bytes,
+   *  see backupFile) only when something is written to it: reading never changes a file. */
   migratedFrom?: number;
   /** Where the previous bytes were copied before the file was replaced (invalid header, or a migration of a file
    *  with unusable lines or of a "v1" file whose entries already had ids and parents). */
@@ -123,6 +124,8 @@ export class SessionManager {
   #leafId: string | null = null;
   #hasAssistant = false;
   #report: LoadReport = { skipped: [] };
+  /** An old-format file read and migrated in memory only: the upgrade of the file waits for the first write. */
+  #upgrade: { from: number; bytes: Buffer; header: number; entryLines: Map<number, SessionEntry>; reshaped: Set<SessionEntry>; original: Map<SessionEntry, { id: boolean; parentId: boolean }> } | undefined;
 
   /** Whether header + entries up to #writtenCount have been scheduled for the file. */
   #onDisk = false;
@@ -221,6 +224,7 @@ export class SessionManager {
     this.#header = head as SessionHeader;
     const legacy = !(typeof this.#header.version === 'number' && this.#header.version >= 2);
     const entries: SessionEntry[] = [];
+    const entryLines = new Map<number, SessionEntry>();
     const seen = new Set<string>();
     let outOfOrder = false;
     for (let i = first + 1; i < values.length; i++) {
@@ -233,6 +237,7 @@ export class SessionManager {
       }
       if (!legacy) seen.add(value.id as string);
       entries.push(value as SessionEntry);
+      entryLines.set(lines[i]!, value as SessionEntry);
     }
     if (outOfOrder) this.#report.skipped.sort((a, b) => a.line - b.line);
     const tornTail = parsed.unterminated && parsed.skipped.some((x) => x.line === parsed.lineCount);
@@ -243,30 +248,19 @@ export class SessionManager {
     this.#tailMayBeOpen = parsed.unterminated;
     this.#onDisk = true;
 
-    // a "v1" file whose entries already carry tree links is a newer file with a damaged header: keep its bytes too
-    const linkedLegacy = legacy && entries.some((e) => typeof e.id === 'string' && e.parentId !== undefined);
-    const from = migrateSession(this.#header, entries);
+    const original = new Map<SessionEntry, { id: boolean; parentId: boolean }>();
+    if (this.#header.version !== CURRENT_SESSION_VERSION) for (const e of entries) original.set(e, { id: 'id' in e, parentId: 'parentId' in e });
+    const reshaped = new Set<SessionEntry>();
+    const from = migrateSession(this.#header, entries, reshaped);
     for (const e of entries) this.#index(e);
     this.#writtenCount = entries.length;
     this.#leafId = entries.length ? entries[entries.length - 1]!.id : null;
     await this.#resolveBlobs(entries);
 
     if (from !== undefined) {
+      // migrated in memory only: the file is upgraded by the first write (#upgradeFile), never by reading
       this.#report.migratedFrom = from;
-      // the upgrade gives v1 entries random ids: two processes upgrading at once would each keep ids the other's
-      // rewrite replaced, so it happens under the file lock, and only if the file is still the one we read
-      const release = this.#storage.shared ? await this.#lock(() => undefined) : undefined;
-      try {
-        if (release && !(await this.#storage.readBytesFrom(file, 0)).equals(bytes)) return 'changed';
-        if (this.#report.skipped.length > 0 || linkedLegacy) {
-          this.#report.backupFile = await this.#backup(file, `v${from}`);
-        }
-        const count = this.#entries.length;
-        this.#enqueue(() => this.#rewriteFile(count));
-        await this.flush();
-      } finally {
-        await release?.().catch(() => undefined);
-      }
+      this.#upgrade = { from, bytes, header: lines[first]!, entryLines, reshaped, original };
     }
   }
 
@@ -478,6 +472,7 @@ export class SessionManager {
       return;
     }
     if (this.#writtenCount >= this.#entries.length) return;
+    if (this.#upgrade) this.#enqueue(() => this.#upgradeFile());
     const lines: string[] = [];
     const blobs: PendingBlob[] = [];
     for (let i = this.#writtenCount; i < this.#entries.length; i++) {
@@ -504,6 +499,63 @@ export class SessionManager {
     }
     this.#writer ??= await this.#storage.openWriter(file);
     await this.#writer.writeRaw(text);
+  }
+
+  /**
+   * Upgrades an old-format file to the current version before the first write to it (under the transaction's lock
+   * when there is one): the original bytes are copied to a `.bak` first, and every line is kept byte for byte except
+   * the header and what the migration had to change: v1 entries gain an id and a parentId inserted at the start of
+   * their own bytes (so bytes that are not valid UTF-8 survive), and only reshaped entries are re-serialized. If the
+   * file is no longer the one read (another process upgraded it), nothing is rewritten.
+   */
+  async #upgradeFile(): Promise<void> {
+    const up = this.#upgrade;
+    if (!up || !this.#file) return;
+    this.#upgrade = undefined;
+    const file = this.#file;
+    const current = await this.#storage.readBytesFrom(file, 0);
+    if (!current.subarray(0, up.bytes.length).equals(up.bytes)) return;
+    this.#report.backupFile = await this.#backup(file, `v${up.from}`);
+    const out: Buffer[] = [];
+    const blobs: PendingBlob[] = [];
+    let lineNo = 1;
+    let start = 0;
+    while (start < current.length) {
+      let end = current.indexOf(0x0a, start);
+      const terminated = end !== -1;
+      if (!terminated) end = current.length;
+      const raw = current.subarray(start, end);
+      const e = up.entryLines.get(lineNo);
+      if (lineNo === up.header) out.push(Buffer.from(JSON.stringify(prepareForPersist(this.#header).value), 'utf8'));
+      else if (e && (up.reshaped.has(e) || raw.indexOf(0x7b) === -1)) {
+        const p = prepareForPersist(e);
+        blobs.push(...p.blobs);
+        out.push(Buffer.from(JSON.stringify(p.value), 'utf8'));
+      } else if (e) {
+        const had = up.original.get(e) ?? { id: true, parentId: true };
+        const add = (had.id ? '' : `"id":${JSON.stringify(e.id)},`) + (had.parentId ? '' : `"parentId":${JSON.stringify(e.parentId)},`);
+        const brace = raw.indexOf(0x7b) + 1;
+        const rest = raw.subarray(brace);
+        // `{}` has nothing after the inserted fields: no trailing comma then
+        const body = /^\s*}/.test(rest.toString('latin1', 0, Math.min(rest.length, 64))) ? add.replace(/,$/, '') : add;
+        out.push(Buffer.concat([raw.subarray(0, brace), Buffer.from(body, 'utf8'), rest]));
+      } else out.push(Buffer.from(raw)); // title line, lines we could not read, blank lines: as they were
+      out.push(terminated ? Buffer.from('\n') : Buffer.alloc(0));
+      start = end + 1;
+      lineNo++;
+    }
+    if (blobs.length) await storeBlobs(this.#blobs, blobs);
+    const data = Buffer.concat(out);
+    if (this.#writer) {
+      const w = this.#writer;
+      this.#writer = undefined;
+      await w.close();
+    }
+    await this.#storage.writeTextAtomic(file, data);
+    this.#consumedBytes = data.length;
+    this.#consumedLines = lineNo - 1;
+    this.#consumedTail = tailOf(data);
+    this.#tailMayBeOpen = data.length > 0 && data[data.length - 1] !== 0x0a;
   }
 
   /** Writes the whole session atomically (temp file, fsync, rename, fsync folder). */
@@ -661,6 +713,11 @@ export class SessionManager {
       let compromised: Error | undefined;
       const release = await this.#lock((err) => void (compromised = err));
       try {
+        if (this.#upgrade && this.#upgrade.bytes.length === this.#consumedBytes) {
+          // nothing read since the load: an old-format file is upgraded before anything is appended to it
+          this.#enqueue(() => this.#upgradeFile());
+          await this.#chain;
+        }
         await this.syncFromDisk();
         const result = await fn(this);
         await this.flush();

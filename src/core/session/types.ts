@@ -1,4 +1,4 @@
-// The session file format (seed 002). Every shape here must round-trip unknown fields untouched:
+// The session file format (docs/ARCHITECTURE.md, session files). Every shape here must round-trip unknown fields untouched:
 // types are open (`[key: string]: unknown`) on purpose, because real files carry fields we do not know.
 
 export const CURRENT_SESSION_VERSION = 3;

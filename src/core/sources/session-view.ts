@@ -71,6 +71,12 @@ export interface ForeignSessionView extends SessionView {
    * line's promptId; Codex: the turn id). Empty when the message has none.
    */
   checkpointKeysOf(userEntryId: string): readonly string[];
+  /**
+   * The agent's own checkpoint of the files at that user message (Claude Code's file history), used where there is no
+   * snapshot of ours: each file it tracked (absolute path) and its saved copy (null: it did not exist then), and in
+   * words what it covers.
+   */
+  ownFileCheckpointAt?(userEntryId: string): { files: { path: string; source: string | null }[]; coverage: string } | undefined;
 }
 
 export function isForeignView(view: SessionView): view is ForeignSessionView {

@@ -1,4 +1,4 @@
-// Session state and artifact records (seed 004), stored as `custom` entries in the session file.
+// Session state and artifact records (docs/ARCHITECTURE.md, state and artifacts), stored as `custom` entries in the session file.
 // A state delta maps keys to new values; `null` deletes the key (so a key cannot hold JSON null, as in ADK).
 // Keys are scoped by prefix: `app:`, `user:`, or none (the session itself).
 import { z } from 'zod';
@@ -48,7 +48,7 @@ export const rewindRecordSchema = z
     rewindBeforeInvocationId: z.string().min(1),
     stateDelta: stateDeltaSchema,
     artifactDelta: z.record(z.string().min(1), restoredArtifactSchema.nullable()),
-    /** The rewind starts a new named branch (seed 001 naming), so the rewound invocations stay reachable by name. */
+    /** The rewind starts a new named branch (the branch naming of docs/ARCHITECTURE.md), so the rewound invocations stay reachable by name. */
     branch: branchMoveSchema.optional(),
   })
   .passthrough();

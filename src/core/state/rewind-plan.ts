@@ -1,4 +1,4 @@
-// What a state rewind (seed 004) writes, computed without writing: the state delta that takes every key of every
+// What a state rewind (docs/ARCHITECTURE.md, state and artifacts) writes, computed without writing: the state delta that takes every key of every
 // scope back to its value before the invocation, and the artifact delta that restores each changed artifact's last
 // earlier version as a new version (or removes artifacts that did not exist yet).
 import { isDeepStrictEqual } from 'node:util';

@@ -1,4 +1,4 @@
-// Session state and artifacts (seed 004) over one session file: read by folding records along the active path,
+// Session state and artifacts (docs/ARCHITECTURE.md, state and artifacts) over one session file: read by folding records along the active path,
 // written as records in session transactions, rewound with one `agent-rewind/rewind` record.
 import { toBranchInfo, type BranchInfo } from '../branches/derive';
 import { EntryIndex } from '../branches/entry-index';

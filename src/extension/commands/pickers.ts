@@ -14,11 +14,11 @@ export async function pickSession(engine: RewindEngine, preferred?: string): Pro
   const now = Date.now();
   const items = sessions.map((s) => ({
     label: s.title,
-    description: `${formatAge(s.modifiedMs, now)} · ${sourceLabel(s.source)}${s.sessionFile === preferred ? ' · current' : ''}`,
-    detail: s.sessionFile,
+    // The title a person recognises, with its agent and age; never the session file's path.
+    description: `${sourceLabel(s.source)} · ${formatAge(s.modifiedMs, now)}${s.sessionFile === preferred ? ' · current' : ''}`,
     file: s.sessionFile,
   }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Agent Rewind: choose a session', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, { title: 'Agent Rewind: choose a session', matchOnDescription: true });
   return picked?.file;
 }
 

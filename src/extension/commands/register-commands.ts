@@ -8,7 +8,9 @@ import type { ActiveSession } from '../active-session';
 import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
+import { UNDO_ACTION } from '../webviews/preview-controller';
 import { TranscriptPanel } from '../webviews/transcript-panel';
+import { plural } from '../tree/format';
 import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
@@ -127,7 +129,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const branch = await engine.switchBranch(file, name);
       await active.set(file);
       changed(file);
-      vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch ${branch.name}`, 4000);
+      vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch "${branch.name}"`, 4000);
     },
 
     'agentRewind.installClaudeHooks': async () => setUpClaudeHooks('install'),
@@ -177,7 +179,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       if (answer !== 'Rewind') return;
       const branch = await engine.restoreCheckpoint(file, name);
       changed(file);
-      void vscode.window.showInformationMessage(`Rewound to checkpoint "${name}": now on branch ${branch.name}.`);
+      void vscode.window.showInformationMessage(`Rewound to checkpoint "${name}": now on branch "${branch.name}".`);
     },
 
     'agentRewind.renameCheckpoint': async (arg) => {
@@ -238,16 +240,48 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.undoLastRewind': async (arg) => {
-      const file = await sessionOf(arg);
-      if (!file) return;
+      // The current session without asking: Undo follows a rewind just made there (ask only when there is none).
+      const file = sessionFileOf(arg) ?? (await active.current()) ?? (await sessionOf(arg));
+      if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      // Progress in the status bar: a progress notification just before the result's would keep that one (with its
+      // Redo button) from being shown as a toast.
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Agent Rewind: undoing the last file rewind…' },
+        { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: undoing the last rewind…' },
         () => engine.undoLastRewind(file),
       );
+      await active.set(file);
       changed(file);
-      const kept = result.userModified.length ? ` ${result.userModified.length} file(s) you changed since were left as they are.` : '';
-      void vscode.window.showInformationMessage(`Undid the last file rewind: ${result.filesChanged.length} file(s) put back.${kept}`);
+      const choice = await vscode.window.showInformationMessage(undoRedoSummary('Undid the last rewind', 'put back', result), ...(result.redoAvailable ? [REDO_ACTION] : []));
+      if (choice === REDO_ACTION) await vscode.commands.executeCommand('agentRewind.redoLastRewind', { sessionFile: file });
       return result;
+    },
+
+    'agentRewind.redoLastRewind': async (arg) => {
+      const file = sessionFileOf(arg) ?? (await active.current()) ?? (await sessionOf(arg));
+      if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: applying the undone rewind again…' },
+        () => engine.redoRewind(file),
+      );
+      await active.set(file);
+      changed(file);
+      const undo = await engine.describeUndo(file).catch(() => undefined);
+      const text = `${undoRedoSummary('Redid the rewind', 'rewound', result)}${undo ? ` ${undo}` : ''}`;
+      const choice = await vscode.window.showInformationMessage(text, ...(undo ? [UNDO_ACTION] : []));
+      if (choice === UNDO_ACTION) await vscode.commands.executeCommand('agentRewind.undoLastRewind', { sessionFile: file });
+      return result;
+    },
+
+    'agentRewind.openSessionFoldersSetting': async () => {
+      // agentRewind.sessionFolders is machine-overridable: it can be set for the workspace or the remote machine,
+      // so open the tab where this window's value is edited, already filtered to it.
+      const query = 'agentRewind.sessionFolders';
+      const command = vscode.env.remoteName
+        ? 'workbench.action.openRemoteSettings'
+        : vscode.workspace.workspaceFolders?.length
+          ? 'workbench.action.openWorkspaceSettings'
+          : 'workbench.action.openSettings';
+      await vscode.commands.executeCommand(command, { query });
     },
 
     'agentRewind.searchSessions': async () =>
@@ -266,7 +300,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       }
       const branch = await engine.fork(target.sessionFile, target.entryId);
       changed(target.sessionFile);
-      void vscode.window.showInformationMessage(`Forked: now on branch ${branch.name} (files unchanged).`);
+      void vscode.window.showInformationMessage(`Forked: now on branch "${branch.name}" (files unchanged).`);
       return branch;
     },
 
@@ -296,6 +330,19 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       }
     }),
   );
+}
+
+export const REDO_ACTION = 'Redo';
+
+/** What an undo or a redo did, in one sentence: "Undid the last rewind: 2 files put back; back on branch "main"." */
+export function undoRedoSummary(what: string, verb: string, r: { filesChanged: string[]; userModified: string[]; branch?: string }): string {
+  const parts: string[] = [];
+  if (r.filesChanged.length) parts.push(`${plural(r.filesChanged.length, 'file')} ${verb}`);
+  if (r.branch) parts.push(`now on branch "${r.branch}"`);
+  const kept = r.userModified.length
+    ? ` ${r.userModified.length === 1 ? 'A file you changed since was' : `${r.userModified.length} files you changed since were`} left as ${r.userModified.length === 1 ? 'it is' : 'they are'}.`
+    : '';
+  return `${what}${parts.length ? `: ${parts.join('; ')}` : ' (no file needed changing)'}.${kept}`;
 }
 
 /** One argument for a POSIX shell (ids and paths are passed as they are, never interpreted). */

@@ -25,7 +25,7 @@ export function rewindSummary(outcome: RewindOutcome, anchorPreview: string): st
   const what = parts.length ? parts.join(' and ') : 'nothing';
   const short = anchorPreview.length > 60 ? `${anchorPreview.slice(0, 59)}…` : anchorPreview;
   const resend = outcome.fork?.promptText ? ' The message is on the clipboard, to send again there.' : '';
-  return `Rewound ${what} to “${short}”.${resend}`;
+  return `Rewound ${what} to "${short}".${resend}`;
 }
 
 /** A model in which every part failed with the same reason (the services broke their never-throw promise). */
@@ -148,10 +148,15 @@ export class RewindPreviewController extends Disposable {
     const summary = rewindSummary(outcome, model.anchorPreview);
     if (!this.isDisposed) this.post(respond(requestId, { ok: true, result: { summary } }));
     this.close();
+    // A diff opened from this preview would go on showing the files before the rewind as "now".
+    await this.services.closeFileDiffs(ref, anchorEntryId).catch(() => undefined);
+    // The notification says exactly what its Undo button will do (files, branch, or both).
+    const undo = await this.services.describeUndo(ref).catch(() => undefined);
     const fork = outcome.fork;
     if (fork?.promptText) await this.ui.copyToClipboard(fork.promptText).catch(() => undefined);
     const continueAction = fork ? `Continue in ${fork.agent}` : undefined;
-    const choice = await this.ui.showInfo(summary, ...(continueAction ? [continueAction] : []), ...(outcome.undoAvailable ? [UNDO_ACTION] : []));
+    const text = undo ? `${summary} ${undo}` : summary;
+    const choice = await this.ui.showInfo(text, ...(continueAction ? [continueAction] : []), ...(undo || outcome.undoAvailable ? [UNDO_ACTION] : []));
     if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionFile: ref.sessionFile });
     if (fork && choice === continueAction) await this.ui.executeCommand(CONTINUE_COMMAND, { sessionFile: fork.sessionFile, agent: fork.agent, resumeCommand: fork.resumeCommand });
   }

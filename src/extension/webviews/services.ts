@@ -44,6 +44,10 @@ export interface PreviewServices {
   ): Promise<RewindOutcome>;
   /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */
   openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void>;
+  /** Closes the diff editors openFileDiff opened for this message (after a rewind their "now" side is stale). */
+  closeFileDiffs(ref: SessionRef, anchorEntryId: string): Promise<void>;
+  /** What Undo would do now, in one sentence ("Undo will …"); undefined when there is nothing to undo. */
+  describeUndo(ref: SessionRef): Promise<string | undefined>;
 }
 
 /** Two branches of one session, compared (the Compare branches panel). */

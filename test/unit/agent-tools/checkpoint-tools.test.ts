@@ -10,7 +10,7 @@ const clock = () => {
   return () => new Date((t += 60_000));
 };
 
-test('tool texts and refusals are exactly seed 000’s', () =>
+test('tool texts and refusals are exactly those of the contract', () =>
   withTempHome(async (home) => {
     const session = newSession(home);
     const tools = new AgentCheckpointTools(session, { now: clock() });

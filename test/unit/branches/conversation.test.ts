@@ -117,7 +117,7 @@ test('checkpoint/restore/switch survive a process restart (the file is reopened)
     assert.deepEqual(texts(third.session.buildSessionContext()), ['What is 2 + 2?', '4']);
   }));
 
-test('compatibility: the file stays seed-002 JSONL and last-entry-as-leaf context == our active branch context', () =>
+test('compatibility: the file stays session-file JSONL and last-entry-as-leaf context == our active branch context', () =>
   withTempHome(async (home) => {
     const { session, conv } = await fourMessages(home);
     const check = async () => {

@@ -43,7 +43,7 @@ export function assistant(text: string) {
   return { role: 'assistant', content: [{ type: 'text', text }], provider: 'test', model: 'm', timestamp: 2 };
 }
 
-/** Every line is JSON, the first is the header, every entry has the seed-002 fields. */
+/** Every line is JSON, the first is the header, every entry has the session-file fields. */
 export async function readAsPi(file: string): Promise<{ entries: SessionEntry[]; leafId: string | null; context: SessionContext }> {
   const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.length > 0);
   const values = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -52,7 +52,7 @@ export async function readAsPi(file: string): Promise<{ entries: SessionEntry[];
   const entries = values.slice(headerAt + 1) as SessionEntry[];
   for (const e of entries) {
     if (typeof e.id !== 'string' || !('parentId' in e) || typeof e.timestamp !== 'string' || typeof e.type !== 'string') {
-      throw new Error(`not a seed-002 entry: ${JSON.stringify(e)}`);
+      throw new Error(`not a session-file entry: ${JSON.stringify(e)}`);
     }
   }
   const leafId = entries.length ? entries[entries.length - 1]!.id : null;

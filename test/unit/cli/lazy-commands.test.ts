@@ -10,7 +10,7 @@ import { buildSync } from 'esbuild';
 
 const ROOT = resolve(__dirname, '../../..');
 /** What every start-up may evaluate: main, the command table and what they use to print help and errors. */
-const START_UP_SOURCES = ['src/cli/command.ts', 'src/cli/commands/index.ts', 'src/cli/main.ts', 'src/cli/stdout.ts', 'src/cli/terminal-text.ts', 'src/core/home.ts'];
+const START_UP_SOURCES = ['src/cli/command.ts', 'src/cli/commands/index.ts', 'src/cli/main.ts', 'src/cli/stdout.ts', 'src/cli/terminal-text.ts', 'src/core/engine/settings-source.ts', 'src/core/home.ts'];
 /** tsx and the esbuild it compiles with: loaded by the test's own process, not by the CLI. */
 const LOADER_PACKAGES = /^node_modules\/(tsx|esbuild|get-tsconfig|resolve-pkg-maps)\//;
 

@@ -29,8 +29,7 @@ interface Run {
   json: any;
 }
 
-function run(args: string[], opts: { home?: string; cwd?: string; tsx?: boolean } = {}): Run {
-  const home = opts.home ?? join(dir, 'home');
+function run(args: string[], opts: { cwd?: string; tsx?: boolean } = {}): Run {
   const argv = opts.tsx ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args] : [cli, ...args];
   // HOME points at the temp dir too, so ~/.pi and ~/.omp are the test's own
   return cliRunOf(spawnSync(process.execPath, argv, { cwd: opts.cwd ?? dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' }, input: '' }));

@@ -7,17 +7,10 @@ import { test } from 'node:test';
 import { FileCheckpointer } from '../../../src/core/files';
 import { tempBase, writeTree } from './helpers';
 
-async function snapshotWith(env: Record<string, string>, ws: string, home: string) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const fc = new FileCheckpointer({ workspaceRoot: ws, home });
-  try {
-    const s = await fc.snapshot('s', 'u1');
-    return { fc, s };
-  } finally {
-    for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+async function snapshotWith(hashThreadAfter: number, ws: string, home: string) {
+  const fc = new FileCheckpointer({ workspaceRoot: ws, home, tuning: { hashThreadAfter } });
+  const s = await fc.snapshot('s', 'u1');
+  return { fc, s };
 }
 
 test('files hashed on the hashing thread are stored exactly as files hashed on the calling thread', async () => {
@@ -29,8 +22,8 @@ test('files hashed on the hashing thread are stored exactly as files hashed on t
     for (let i = 0; i < 5; i++) files[`bin/r${i}.bin`] = randomBytes(3000 + i * 997); // does not compress
     files['big/large.txt'] = 'a fairly long line of text that repeats\n'.repeat(60_000);
     await writeTree(ws, files as Record<string, string>);
-    const threaded = await snapshotWith({ AGENT_REWIND_HASH_THREAD_AFTER: '0' }, ws, join(base.dir, 'home-a'));
-    const inline = await snapshotWith({ AGENT_REWIND_HASH_THREAD: '0' }, ws, join(base.dir, 'home-b'));
+    const threaded = await snapshotWith(0, ws, join(base.dir, 'home-a'));
+    const inline = await snapshotWith(Infinity, ws, join(base.dir, 'home-b'));
     try {
       assert.equal(threaded.s.root, inline.s.root);
       assert.equal(threaded.s.files, inline.s.files);

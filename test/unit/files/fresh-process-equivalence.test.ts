@@ -436,6 +436,9 @@ async function scratchSnapshot(ws: string, home: string, anchor: string): Promis
   }
 }
 
+/** The native stat pass of the fresh processes: 'always' in the test that runs the cases with it. */
+let nativeMode: 'auto' | 'always' = 'auto';
+
 async function runCase(batches: Batch[]): Promise<void> {
   const base = await tempBase('arw-equiv-');
   const ws = join(base.dir, 'ws');
@@ -446,7 +449,7 @@ async function runCase(batches: Batch[]): Promise<void> {
   await symlink('a/f1.txt', join(ws, 'ln1'));
   await w.apply({ op: 'age' });
   w.log.length = 0;
-  const opts = { workspaceRoot: ws, home: homeA, maxFileSize: MAX_FILE, exclude: EXCLUDE };
+  const opts = { workspaceRoot: ws, home: homeA, maxFileSize: MAX_FILE, exclude: EXCLUDE, tuning: { nativeStat: nativeMode } };
   const longLived = new FileCheckpointer(opts);
   const storeDir = longLived.storeDir;
   const repro = () => `\nreproduction (from the INITIAL tree, aged; fresh processes share one store):\n  ${w.log.join('\n  ')}`;
@@ -501,13 +504,11 @@ test('a fresh process with the persisted stat cache snapshots exactly what a pro
 );
 
 test('the same with the native stat pass (where npm install could build it)', { timeout: 300_000, skip: nativeStat() ? false : 'the native addon is not built here' }, async () => {
-  const before = process.env.AGENT_REWIND_NATIVE_STAT;
-  process.env.AGENT_REWIND_NATIVE_STAT = '1'; // also on these small trees
+  nativeMode = 'always'; // also on these small trees
   try {
     await fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), { ...params, numRuns: Math.ceil(params.numRuns / 2) });
   } finally {
-    if (before === undefined) delete process.env.AGENT_REWIND_NATIVE_STAT;
-    else process.env.AGENT_REWIND_NATIVE_STAT = before;
+    nativeMode = 'auto';
   }
 });
 

@@ -106,7 +106,7 @@ test('when even the roll-back cannot complete, the journal is kept but never rol
     // the user edits one of them by hand: recovery must keep that edit, and finish nothing
     await writeFile(join(ws, 'f00.txt'), 'edited by hand\n');
     // a new rewind is refused while the failed one still has files to put back (it would lose their journal)
-    restoreFaults.hook = (step, rel, rollingBack) => {
+    restoreFaults.hook = (_step, rel, rollingBack) => {
       if (rollingBack && rel === 'f01.txt') throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
     };
     const s1 = await fc.snapshot('s', 'while-pending');

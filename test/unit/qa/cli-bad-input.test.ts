@@ -233,7 +233,7 @@ test('an unreadable sessions folder of another tool (~/.omp here, a symlink loop
   }
 });
 
-test('a v3 file whose header lost its version (a hand edit) keeps its branches through the v1 upgrade, with a backup', () => {
+test('a v3 file whose header lost its version (a hand edit) keeps its branches through the v1 upgrade, with a backup; reading alone changes nothing', () => {
   const { id, file } = sixMessages();
   assert.equal(h.run(['rewind', id, 'u2']).code, 0);
   assert.equal(h.run(['append', id, '--role', 'assistant', '--text', 'other a2', '--id', 'b2', '--no-snapshot']).code, 0);
@@ -247,12 +247,18 @@ test('a v3 file whose header lost its version (a hand edit) keeps its branches t
 
   const r = h.run(['tree', id, '--json']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /upgraded from format v1 to v3/);
-  const backup = /the previous bytes were saved to (\S+)/.exec(r.stderr)?.[1];
-  assert.ok(backup, `a backup is named: ${r.stderr}`);
-  assert.equal(readFileSync(backup, 'utf8'), original);
+  assert.match(r.stderr, /is in format v1; it is read as v3/);
+  assert.equal(readFileSync(file, 'utf8'), original, 'reading did not change the file');
   assert.deepEqual(new Map(r.json.entries.map((e: any) => [e.id, e.parentId])), parentsBefore, 'no parent link changed');
+  const w = h.run(['append', id, '--role', 'user', '--text', 'after', '--no-snapshot']);
+  assert.equal(w.code, 0, w.stderr);
+  assert.match(w.stderr, /upgraded from format v1 to v3/);
+  const backup = /the previous bytes were saved to (\S+)/.exec(w.stderr)?.[1];
+  assert.ok(backup, `a backup is named: ${w.stderr}`);
+  assert.equal(readFileSync(backup, 'utf8'), original);
   assert.equal(JSON.parse(lines(file)[0]!).version, 3);
+  const after = h.run(['tree', id, '--json']);
+  for (const [eid, parent] of parentsBefore) assert.equal(after.json.entries.find((e: any) => e.id === eid)?.parentId, parent);
 });
 
 test('an ambiguous id prefix names a few candidates and how many more, not every session in the home', () => {

@@ -1,4 +1,4 @@
-// Strings over 500,000 characters are truncated before they are written (seed 002). The cut must not fall inside a
+// Strings over 500,000 characters are truncated before they are written (docs/ARCHITECTURE.md, session files). The cut must not fall inside a
 // surrogate pair: a lone surrogate is not valid Unicode and comes back from disk as U+FFFD in every reader.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

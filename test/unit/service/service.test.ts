@@ -218,7 +218,9 @@ test('the extension host runs the service in a worker thread; a second host stay
     const host = new CheckpointServiceHost(start, (m) => logs.push(m));
     await host.update({ home, workspaces: [ws] });
     assert.ok(logs.some((l) => l.includes('serving')), logs.join('\n'));
-    const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
+    // the hosted service uses the options the CLI and the hooks use (the settings file)
+    const { cliCheckpointerOptions } = await import('../../../src/core/engine/settings-file');
+    const cp = new ServiceFirstCheckpoints(cliCheckpointerOptions(home, ws, () => {}));
     await cp.snapshot('s', 'a');
     assert.equal(cp.lastAnsweredBy, 'service');
     await cp.dispose();

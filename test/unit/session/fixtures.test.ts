@@ -61,10 +61,11 @@ test('session-with-compaction: a v3 file with only firstKeptEntryIndex keeps ent
   assert.equal(readFileSync(file, 'utf8'), before);
 });
 
-test('before-compaction v1: migrates to v3 with ids and a linear chain, is rewritten atomically, and reloads to the same context', async (t) => {
+test('before-compaction v1: migrates to v3 in memory with ids and a linear chain; the first write upgrades the file atomically, and it reloads to the same context', async (t) => {
   const dir = tempDir(t);
   const file = copyFixture(dir, 'before-compaction.v1.jsonl');
-  const original = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const originalText = readFileSync(file, 'utf8');
+  const original = originalText.trim().split('\n').map((l) => JSON.parse(l));
   const s = await SessionManager.open(file, { home: dir });
   assert.equal(s.getLoadReport().migratedFrom, 1);
   assert.equal(s.getLoadReport().backupFile, undefined);
@@ -93,18 +94,23 @@ test('before-compaction v1: migrates to v3 with ids and a linear chain, is rewri
   // v1 model_change carries provider + modelId
   assert.deepEqual(ctx.models, { default: 'anthropic/claude-opus-4-5' });
   await s.close();
+  assert.equal(readFileSync(file, 'utf8'), originalText, 'reading did not change the file');
+  // a write upgrades it (a custom entry: context building ignores it)
+  const writer = await SessionManager.open(file, { home: dir });
+  await writer.transaction((m) => m.appendCustomEntry('test/x'));
+  await writer.close();
 
   const rewritten = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(rewritten[0].version, 3);
   assert.equal(rewritten[0].branchedFrom, original[0].branchedFrom); // unknown header fields survive
-  assert.equal(rewritten.length, original.length);
+  assert.equal(rewritten.length, original.length + 1);
   assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.tmp')), []);
 
   const again = await SessionManager.open(file, { home: dir });
   assert.equal(again.getLoadReport().migratedFrom, undefined);
-  // identical except the transient streaming fields (partialJson), which are never persisted
-  assert.deepEqual(again.getEntries(), withoutTransient(entries));
-  assert.deepEqual(again.buildSessionContext(), withoutTransient(ctx));
+  // identical, transient streaming fields (partialJson) included: the upgrade keeps the bytes of the old lines
+  assert.deepEqual(again.getEntries().slice(0, -1), entries);
+  assert.deepEqual(again.buildSessionContext(), ctx);
   assert.notDeepEqual(entries, withoutTransient(entries)); // the fixture does have some
   // a context for a leaf before the second compaction uses the first one
   const early = again.buildSessionContext(entries[400]!.id);

@@ -66,7 +66,7 @@ test('a missing blob keeps its ref and is reported', async (t) => {
   assert.equal((s.getEntries()[0] as unknown as { message: { content: { data: string }[] } }).message.content[0]!.data, ref);
 });
 
-test('a title line before the header, unknown entry types and unknown fields survive a migration rewrite unchanged', async (t) => {
+test('a title line before the header, unknown entry types and unknown fields survive a migration upgrade unchanged', async (t) => {
   const home = tempDir(t);
   const file = join(home, 's.jsonl');
   const title = '{"type":"title","title":"My   session" ,"padding":"    "}';
@@ -76,7 +76,12 @@ test('a title line before the header, unknown entry types and unknown fields sur
   writeFileSync(file, [title, JSON.stringify({ type: 'session', version: 2, id: 'sid', timestamp: 't', cwd: '/c', extraHeader: true }), JSON.stringify(first), JSON.stringify(hook), JSON.stringify(unknown)].join('\n') + '\n');
   const s = await SessionManager.open(file, { home });
   assert.equal(s.getLoadReport().migratedFrom, 2);
+  const before = readFileSync(file, 'utf8');
   await s.close();
+  assert.equal(readFileSync(file, 'utf8'), before, 'reading does not upgrade the file');
+  const w = await SessionManager.open(file, { home });
+  w.appendCustomEntry('y');
+  await w.close();
   const raw = readFileSync(file, 'utf8').split('\n');
   assert.equal(raw[0], title);
   assert.deepEqual(JSON.parse(raw[1]!), { type: 'session', version: 3, id: 'sid', timestamp: 't', cwd: '/c', extraHeader: true });

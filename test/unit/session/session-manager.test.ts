@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { SessionManager } from '../../../src/core/session/session-manager';
 import { MemorySessionStorage } from '../../../src/core/session/storage';
 import { sessionDirFor, sessionsRoot } from '../../../src/core/session/paths';

@@ -1,4 +1,4 @@
-// Model-based property test for seed 004: random invocations that set/delete keys in all three scopes and save
+// Model-based property test for docs/ARCHITECTURE.md, state and artifacts: random invocations that set/delete keys in all three scopes and save
 // artifacts, interleaved with rewinds before random invocations of the active path. After every step the folded
 // state and the artifacts' bytes must equal the model's, and the context must end just before the rewound invocation.
 import { test } from 'node:test';

@@ -167,9 +167,39 @@ describe('RewindPreviewController', () => {
     assert.ok(r?.type === 'response' && r.ok && r.requestId === 9);
     assert.equal(h.closed(), 1);
     const info = h.ui.called('showInfo')[0]?.args;
-    assert.match(String(info?.[0]), /^Rewound the conversation \(now on branch "main-rewind-1"\) and 2 files to “Please change step 6/);
+    assert.match(String(info?.[0]), /^Rewound the conversation \(now on branch "main-rewind-1"\) and 2 files to "Please change step 6/);
     assert.equal(info?.[1], 'Undo');
     assert.deepEqual(h.ui.called('executeCommand')[0]?.args, [UNDO_COMMAND, { sessionFile: ref.sessionFile }]);
+  });
+
+  it('after Confirm, closes the diffs it opened and says exactly what Undo will do', async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'confirm', requestId: 2, mode: 'all', overwriteUserModified: false });
+    assert.deepEqual(h.services.called('closeFileDiffs')[0]?.args, [ref, 'e0000006']);
+    const info = h.ui.called('showInfo')[0]?.args;
+    assert.match(String(info?.[0]), /"\. Undo will put the files back as they were before the rewind and return to branch "main" \(branch "main-rewind-1" stays\)\.$/);
+    assert.equal(info?.[1], 'Undo');
+  });
+
+  it('offers Undo for a conversation-only rewind when the engine can undo it', async () => {
+    const h = previewHarness();
+    h.services.outcome = { mode: 'conversation', branch: { name: 'main-rewind-1', headMessageId: 'e0000006' }, filesChanged: [], undoAvailable: false };
+    h.services.undoText = 'Undo will return to branch "main" (branch "main-rewind-1" stays).';
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'confirm', requestId: 3, mode: 'conversation', overwriteUserModified: false });
+    const info = h.ui.called('showInfo')[0]?.args;
+    assert.match(String(info?.[0]), /Undo will return to branch "main"/);
+    assert.equal(info?.[1], 'Undo');
+  });
+
+  it('offers no Undo when there is nothing to undo', async () => {
+    const h = previewHarness();
+    h.services.outcome = { mode: 'conversation', branch: { name: 'b', headMessageId: 'e0000006' }, filesChanged: [], undoAvailable: false };
+    h.services.undoText = undefined;
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'confirm', requestId: 4, mode: 'conversation', overwriteUserModified: false });
+    assert.equal(h.ui.called('showInfo')[0]?.args.length, 1);
   });
 
   it('a failed apply is answered with its message and the preview stays open', async () => {
@@ -240,11 +270,11 @@ describe('rewindSummary', () => {
   it('says what was rewound', () => {
     assert.equal(
       rewindSummary({ mode: 'files', filesChanged: ['a'], undoAvailable: true }, 'fix the bug'),
-      'Rewound 1 file to “fix the bug”.',
+      'Rewound 1 file to "fix the bug".',
     );
     assert.equal(
       rewindSummary({ mode: 'conversation', branch: { name: 'b', headMessageId: 'u' }, filesChanged: [], undoAvailable: false }, 'x'.repeat(100)),
-      `Rewound the conversation (now on branch "b") to “${'x'.repeat(59)}…”.`,
+      `Rewound the conversation (now on branch "b") to "${'x'.repeat(59)}…".`,
     );
   });
 });

@@ -54,6 +54,15 @@ describe('the inertness check itself', () => {
 });
 
 describe('renderMarkdown', () => {
+  it('marks each line of a diff block as added, removed or context, escaped', () => {
+    const html = renderMarkdown("```diff\n-export const a = '<b>';\n+export const a = 'c';\n same\n```");
+    assert.match(html, /^<pre class="diff"><code class="language-diff">/);
+    assert.ok(html.includes(`<span class="diff-del">-export const a = &#39;&lt;b&gt;&#39;;</span>`), html);
+    assert.ok(html.includes(`<span class="diff-add">+export const a = &#39;c&#39;;</span>`), html);
+    assert.ok(html.includes('<span class="diff-ctx"> same</span>'), html);
+    assert.ok(!html.includes('<b>'));
+  });
+
   for (const payload of HOSTILE) {
     it(`renders ${JSON.stringify(payload)} inert`, () => {
       const html = renderMarkdown(payload);
@@ -156,5 +165,15 @@ describe('transcript rows and the preview escape every field', () => {
     const html = renderPreview(model, { mode: null, overwriteUserModified: false, busy: false, applyError: evil });
     assert.deepEqual(inertnessProblems(html), [], html);
     assert.doesNotMatch(html, /<img/);
+  });
+});
+
+describe('transcript row labels (what a screen reader says on focus)', () => {
+  it('names the speaker and tool, then the text without markdown syntax, escaped', async () => {
+    const { renderRow, rowLabel } = await import('../../../webview-ui/src/transcript/render-row');
+    const item = { entryId: 'e1', kind: 'toolCall' as const, title: 'edit', markdown: '`src/a.ts`\n\n```diff\n-a "<b>"\n+b\n```' };
+    assert.equal(rowLabel(item, 'Tool call'), 'Tool call, edit: src/a.ts -a "<b>" +b');
+    assert.ok(renderRow(item, { index: 0, expanded: false, branchesExpanded: false }).includes('aria-label="Tool call, edit: src/a.ts -a &quot;&lt;b&gt;&quot; +b"'));
+    assert.equal(rowLabel({ entryId: 'e2', kind: 'user', markdown: 'x'.repeat(400) }, 'You').length, 'You: '.length + 300);
   });
 });

@@ -195,6 +195,14 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   async openMessage(ref: SessionRef, entryId: string) {
     this.calls.push({ method: 'openMessage', args: [ref, entryId] });
   }
+  undoText: string | undefined = 'Undo will put the files back as they were before the rewind and return to branch "main" (branch "main-rewind-1" stays).';
+  async closeFileDiffs(ref: SessionRef, anchorEntryId: string) {
+    this.calls.push({ method: 'closeFileDiffs', args: [ref, anchorEntryId] });
+  }
+  async describeUndo(ref: SessionRef) {
+    this.calls.push({ method: 'describeUndo', args: [ref] });
+    return this.undoText;
+  }
   async preview(ref: SessionRef, anchorEntryId: string) {
     this.calls.push({ method: 'preview', args: [ref, anchorEntryId] });
     return this.previewModel;

@@ -150,4 +150,51 @@ describe('webviews in Chromium', { skip: missing }, () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  it('preview: opens with the focus on its first control, Tab moves, +/- counts are read as words, Escape cancels', async () => {
+    const { page, problems, services, closed } = await openPreview(samplePreview());
+    await page.locator('[data-testid="file-row"]').first().waitFor();
+    const focused = () => page.evaluate(`(() => { const el = document.activeElement; return el ? (el.id || el.dataset.action || el.tagName) : ''; })()`) as Promise<string>;
+    assert.equal(await until('the focus', async () => ((await focused()) === 'mode-all' ? 'mode-all' : undefined)), 'mode-all');
+    await page.keyboard.press('Tab');
+    assert.notEqual(await focused(), 'mode-all', 'Tab moves on');
+    assert.equal(await page.locator('[data-testid="file-row"][data-path="src/a.ts"] .counts').getAttribute('aria-label'), '4 insertions, 2 deletions');
+    assert.equal(await page.locator('[data-testid="totals"] .counts-pair').getAttribute('aria-label'), '8 insertions, 2 deletions');
+    await page.keyboard.press('Escape');
+    await until('the preview to close', async () => (closed() ? true : undefined));
+    assert.equal(services.called('apply').length, 0, 'Escape applies nothing');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('transcript: one Tab stop, arrows/Home/End move between messages, also to rows outside the rendered window', async () => {
+    const services = new FakeServices();
+    services.transcript = generateTranscript(5_000);
+    const { page, problems } = await openTranscript(services);
+    await page.locator('[data-entry-id="e0000000"]').waitFor();
+    assert.equal(await page.locator('#rows [role="listitem"][tabindex="0"]').count(), 1, 'exactly one row is in the Tab order');
+    const activeIndex = () => page.evaluate(`document.activeElement?.dataset?.index`) as Promise<string | undefined>;
+    await page.locator('#rows [role="listitem"][tabindex="0"]').focus();
+    const start = Number(await activeIndex());
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await until('focus on the next rows', async () => ((await activeIndex()) === String(start + 2) ? true : undefined)), true);
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await activeIndex(), String(start + 1));
+    await page.keyboard.press('End');
+    await until('the last message focused', async () => ((await activeIndex()) === '4999' ? true : undefined));
+    assert.equal(await page.locator('[data-index="4999"]').getAttribute('aria-posinset'), '5000');
+    assert.equal(await page.locator('[data-index="4999"]').getAttribute('aria-setsize'), '5000');
+    assert.ok((await page.locator('[data-entry-id]').count()) < 80, 'still virtualized');
+    await page.keyboard.press('Home');
+    await until('the first message focused', async () => ((await activeIndex()) === '0' ? true : undefined));
+    await page.keyboard.press('PageDown');
+    await until('a page further', async () => (Number(await activeIndex()) > 1 ? true : undefined));
+    assert.equal(await page.locator('#rows [role="listitem"][tabindex="0"]').count(), 1, 'still one Tab stop');
+    // Tab leaves the list for the row's own buttons, not the next message.
+    await page.keyboard.press('Tab');
+    assert.notEqual(await page.evaluate(`document.activeElement?.getAttribute('role')`), 'listitem');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 });

@@ -44,6 +44,21 @@ function createRenderer(): MarkdownIt {
     token.attrSet('rel', 'noreferrer noopener');
     return defaultLinkOpen(tokens, idx, options, env, self);
   };
+  // A ```diff block (an edit tool call): each line marked as added, removed or context, so colours say which is which
+  // (one block per line; the text, +/- included, stays as it was).
+  const defaultFence = md.renderer.rules.fence!;
+  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+    const token = tokens[idx]!;
+    if (token.info.trim().split(/\s+/)[0] !== 'diff') return defaultFence(tokens, idx, options, env, self);
+    const lines = token.content.replace(/\n$/, '').split('\n');
+    const body = lines
+      .map((line) => {
+        const kind = line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : line.startsWith('@@') ? 'diff-hunk' : 'diff-ctx';
+        return `<span class="${kind}">${escapeHtml(line)}</span>`;
+      })
+      .join('');
+    return `<pre class="diff"><code class="language-diff">${body}</code></pre>\n`;
+  };
   return md;
 }
 

@@ -3,6 +3,7 @@
 // Nothing here changes anything: file rows open VS Code's diff editor, messages open the transcript. Every piece of
 // session text goes through escapeHtml. The data-testid hooks are the ones the e2e test relies on.
 import type { BranchCompareModel, BranchCompareSide, FileDifference, MessageRef } from '../../../src/shared/view-models';
+import { countsAria } from '../common/counts';
 import { escapeHtml, truncate } from '../common/escape';
 import { KIND_META } from '../common/kinds';
 
@@ -71,7 +72,7 @@ function renderFileRow(f: FileDifference, ui: CompareUiState): string {
   return (
     `<li><button type="button" class="file-row" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" data-status="${f.status}" title="Open the diff of ${escapeHtml(f.path)}: A ↔ B"${opening ? ' aria-busy="true"' : ''}>` +
     `<span class="codicon codicon-${opening ? 'loading codicon-modifier-spin' : meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(f.path)}</span>` +
-    `<span class="status-word muted">${meta.word}</span><span class="counts">${counts}</span></button></li>`
+    `<span class="status-word muted">${meta.word}</span><span class="counts"${f.binary ? '' : countsAria(f.insertions, f.deletions)}>${counts}</span></button></li>`
   );
 }
 
@@ -85,7 +86,7 @@ function renderFiles(model: BranchCompareModel, ui: CompareUiState): string {
   } else {
     body =
       `<p class="totals" data-testid="files-totals">${plural(f.files.length, 'file differs', 'files differ')}, ` +
-      `<span class="ins" title="lines only on B">${f.insertions}</span> <span class="del" title="lines only on A">${f.deletions}</span> <span class="muted">from A to B (click a file to see its diff)</span></p>` +
+      `<span class="counts-pair"${countsAria(f.insertions, f.deletions)}><span class="ins" title="lines only on B">${f.insertions}</span> <span class="del" title="lines only on A">${f.deletions}</span></span> <span class="muted">from A to B (click a file to see its diff)</span></p>` +
       `<ul class="file-list">${f.files.map((x) => renderFileRow(x, ui)).join('')}</ul>`;
   }
   const error = ui.diffError ? `<p class="problem error" role="alert" data-testid="diff-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(ui.diffError)}</p>` : '';

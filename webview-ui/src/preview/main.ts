@@ -20,6 +20,8 @@ const saved = host.getState();
 const app = document.getElementById('app')!;
 
 let model: RewindPreviewModel | undefined;
+/** The first model takes the keyboard focus (later ones keep it where it is). */
+let focusedOnce = false;
 const ui: PreviewUiState = { mode: saved?.mode ?? null, overwriteUserModified: saved?.overwriteUserModified ?? false, busy: false };
 
 /** Re-renders everything, then puts the keyboard focus back on the same control. */
@@ -38,7 +40,20 @@ function render(): void {
       ? document.getElementById(focusKey)
       : null;
   again?.focus();
+  if (!focusedOnce) {
+    focusedOnce = true;
+    // The preview opens as a dialog does: focus on its first control, so Tab, Space and Escape work at once.
+    firstControl()?.focus();
+  }
   host.setState({ mode: ui.mode, overwriteUserModified: ui.overwriteUserModified });
+}
+
+/** The first enabled control: the chosen "What to rewind" option, else the first button that does something. */
+function firstControl(): HTMLElement | null {
+  return (
+    app.querySelector<HTMLElement>('input[name="mode"]:checked:not(:disabled)') ??
+    app.querySelector<HTMLElement>('.buttons button:not(:disabled), input:not(:disabled), button:not(:disabled)')
+  );
 }
 
 host.onMessage((message) => {
@@ -100,6 +115,13 @@ app.addEventListener('click', (event) => {
       break;
     }
   }
+});
+
+// Escape is Cancel: the preview closes and nothing changes (not while a rewind is running).
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape' || event.defaultPrevented || ui.busy) return;
+  event.preventDefault();
+  host.post({ type: 'cancel' });
 });
 
 render();

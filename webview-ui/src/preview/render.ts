@@ -2,6 +2,7 @@
 // anything, and only the Confirm button asks the host to act. The data-testid/data-action hooks are the ones
 // the e2e tests rely on.
 import type { FileChangePreview, RewindPreviewModel } from '../../../src/shared/view-models';
+import { countsAria } from '../common/counts';
 import { escapeHtml, truncate } from '../common/escape';
 import { KIND_META } from '../common/kinds';
 import {
@@ -108,7 +109,7 @@ function renderFileRow(f: FileChangePreview, fate: FileFate): string {
   return (
     `<li><button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
     `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(f.path)}</span>` +
-    `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts">${counts}</span></button></li>`
+    `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts"${f.binary ? '' : countsAria(f.insertions, f.deletions)}>${counts}</span></button></li>`
   );
 }
 
@@ -119,7 +120,7 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
   const t = fileTotals(model, ui);
   const totals =
     `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
-    `<span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></p>`;
+    `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
   const list = f.files.length
     ? `<p class="muted">Changes since this message, which the rewind undoes (click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x))).join('')}</ul>`
     : `<p class="muted">Every file is already as it was at this message.</p>`;
@@ -131,7 +132,8 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
         .map((s) => `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`)
         .join('')}</ul></details>`
     : '';
-  return section('files', 'files', 'Files', `${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
+  const note = f.note ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeHtml(f.note)}</p>` : '';
+  return section('files', 'files', 'Files', `${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
 
 function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {

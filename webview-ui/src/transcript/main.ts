@@ -46,6 +46,9 @@ let reveal: { entryId: string; index: number } | undefined;
 /** The revealed message while its highlight lasts. */
 let highlighted: string | undefined;
 let highlightTimer: ReturnType<typeof setTimeout> | undefined;
+/** Keyboard: the row that is the list's one Tab stop (roving tabindex), and whether it should have the focus. */
+let activeIndex = 0;
+let focusWanted = false;
 
 const app = document.getElementById('app')!;
 app.innerHTML = `
@@ -59,7 +62,7 @@ app.innerHTML = `
   <div id="notice" class="notice" role="status" hidden></div>
   <div id="reveal-banner" class="notice reveal-banner" data-testid="reveal-banner" role="status" hidden></div>
   <main id="scroller" class="scroller" tabindex="-1" aria-label="Messages">
-    <div id="top-spacer"></div><div id="rows" role="feed" aria-busy="true"></div><div id="bottom-spacer"></div>
+    <div id="top-spacer"></div><div id="rows" role="list" aria-label="Messages (arrow keys move between them)" aria-busy="true"></div><div id="bottom-spacer"></div>
   </main>`;
 const scroller = document.getElementById('scroller')!;
 const rowsEl = document.getElementById('rows')!;
@@ -124,7 +127,7 @@ function settleReveal(): void {
     markHighlighted();
   }, HIGHLIGHT_MS);
   markHighlighted();
-  row.el.tabIndex = -1;
+  setActive(Number(row.el.dataset.index));
   row.el.focus({ preventScroll: true });
 }
 
@@ -165,6 +168,10 @@ function createRow(index: number): HTMLElement {
     : renderPlaceholder(index);
   const el = template.content.firstElementChild as HTMLElement;
   if (!item) el.style.height = `${heights.heightOf(index)}px`;
+  el.setAttribute('role', 'listitem');
+  el.setAttribute('aria-setsize', String(heights.length));
+  el.setAttribute('aria-posinset', String(index + 1));
+  el.tabIndex = -1;
   return el;
 }
 
@@ -197,6 +204,8 @@ function render(): void {
   // Drop rows that left the window or changed (their page arrived, they were expanded…).
   for (const [index, row] of rendered) {
     if (index < range.start || index >= range.end || row.key !== keyOf(index)) {
+      // The focus was in a row that is redrawn: it comes back to the same row once it is in the DOM again.
+      if (row.el.contains(document.activeElement)) focusWanted = true;
       row.el.remove();
       rendered.delete(index);
     }
@@ -235,12 +244,91 @@ function render(): void {
     scroller.scrollTop = scrollTopFor(heights, anchor);
   }
   if (highlighted !== undefined) markHighlighted();
+  syncTabStop();
   // Not waiting for pendingAnchor: a message near the end leaves the view stuck to the bottom instead.
   if (reveal) settleReveal();
   // The window may have moved (heights changed): render again until it is stable.
   const next = windowFor(scroller.scrollTop);
   if (next.start !== range.start || next.end !== range.end) scheduleRender();
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Keyboard: the rows are one list with one Tab stop; arrows, Home/End and PageUp/PageDown move between messages,
+// as in VS Code's own lists. Rows outside the rendered window are scrolled into it first.
+
+/** Makes `index` the list's Tab stop (tabindex 0 on its row, -1 on every other). */
+function setActive(index: number): void {
+  activeIndex = Math.max(0, Math.min(index, heights.length - 1));
+  syncTabStop();
+}
+
+/** Exactly one rendered row is in the Tab order: the active one, else (scrolled away) the first one on screen. */
+function syncTabStop(): void {
+  let stop = rendered.get(activeIndex)?.el;
+  if (!stop) {
+    const top = anchorAt(heights, scroller.scrollTop).index;
+    stop = rendered.get(top)?.el ?? rendered.values().next().value?.el;
+  }
+  for (const row of rendered.values()) row.el.tabIndex = row.el === stop ? 0 : -1;
+  if (focusWanted) {
+    const row = rendered.get(activeIndex)?.el;
+    if (row) {
+      focusWanted = false;
+      row.focus({ preventScroll: true });
+    }
+  }
+}
+
+/** Moves the keyboard focus to a message, scrolling it into view (and into the rendered window) first. */
+function focusRow(index: number): void {
+  if (heights.length === 0) return;
+  setActive(index);
+  const row = rendered.get(activeIndex);
+  const top = heights.offsetOf(activeIndex);
+  const bottom = top + heights.heightOf(activeIndex);
+  const view = { top: scroller.scrollTop, bottom: scroller.scrollTop + scroller.clientHeight };
+  stickToBottom = false;
+  if (row && top >= view.top && bottom <= view.bottom) {
+    row.el.focus({ preventScroll: true });
+    return;
+  }
+  // Like a list: the row comes in at the edge it moves towards (a tall row: its top).
+  const offset = bottom > view.bottom && bottom - top <= scroller.clientHeight ? -(scroller.clientHeight - (bottom - top)) : 0;
+  pendingAnchor = { index: activeIndex, offset };
+  focusWanted = true;
+  render();
+}
+
+function rowsPerPage(): number {
+  const visible = heights.visibleRange(scroller.scrollTop, scroller.clientHeight || window.innerHeight, 0);
+  return Math.max(1, visible.end - visible.start - 1);
+}
+
+rowsEl.addEventListener('keydown', (event) => {
+  // Only on a row itself: inside it, the keys belong to its buttons and links.
+  const target = event.target;
+  if (!(target instanceof HTMLElement) || target.getAttribute('role') !== 'listitem' || event.altKey || event.ctrlKey || event.metaKey) return;
+  const index = Number(target.dataset.index);
+  if (!Number.isInteger(index)) return;
+  const last = heights.length - 1;
+  const next = {
+    ArrowDown: Math.min(last, index + 1),
+    ArrowUp: Math.max(0, index - 1),
+    Home: 0,
+    End: last,
+    PageDown: Math.min(last, index + rowsPerPage()),
+    PageUp: Math.max(0, index - rowsPerPage()),
+  }[event.key];
+  if (next === undefined) return;
+  event.preventDefault();
+  focusRow(next);
+});
+// Clicking or tabbing into a row (or a button in it) makes it the list's Tab stop.
+rowsEl.addEventListener('focusin', (event) => {
+  const row = event.target instanceof Element ? (event.target.closest('[role="listitem"]') as HTMLElement | null) : null;
+  const index = Number(row?.dataset.index);
+  if (row && Number.isInteger(index) && index !== activeIndex) setActive(index);
+});
 
 async function loadPage(start: number, count: number): Promise<void> {
   const version = pages.version;
@@ -379,7 +467,10 @@ scroller.addEventListener(
 );
 // A user scroll overrides a restore that is still waiting for its rows.
 scroller.addEventListener('wheel', () => (pendingAnchor = undefined), { passive: true });
-scroller.addEventListener('keydown', () => (pendingAnchor = undefined));
+scroller.addEventListener('keydown', (event) => {
+  // The list's own keys (handled above) set where to go; any other key scrolls by itself.
+  if (!event.defaultPrevented) pendingAnchor = undefined;
+});
 new ResizeObserver(() => scheduleRender()).observe(scroller);
 
 host.post({ type: 'ready' });

@@ -81,6 +81,18 @@ function renderBranches(item: TranscriptItem, expanded: boolean, viewOnly: boole
   return `<div class="branches" role="group" aria-label="${count} leave here"><span class="branches-label"><span class="codicon codicon-repo-forked" aria-hidden="true"></span>${count}:</span>${buttons}${more}</div>`;
 }
 
+/** What a screen reader says when the row gets the focus: who, the tool, when, and the start of the text (no markup). */
+export function rowLabel(item: TranscriptItem, label: string): string {
+  const text = item.markdown
+    .replace(/^\s*(`{3,}|~{3,}).*$/gm, '')
+    .replace(/^\s*(#{1,6}|>+)\s?/gm, '')
+    .replace(/\*\*|__|`+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const head = [label, item.title, item.notice].filter(Boolean).join(', ');
+  return text ? `${head}: ${text.length > 300 ? `${text.slice(0, 299)}…` : text}` : head;
+}
+
 export function renderRow(item: TranscriptItem, options: RowOptions): string {
   // The kind ends up in a class name and an attribute: only known kinds get there.
   const kind: MessageKind = Object.hasOwn(KIND_META, item.kind) ? item.kind : 'other';
@@ -124,7 +136,7 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
       : `<button type="button" class="link-button" data-action="toggle-expand" data-target="${id}" aria-expanded="${options.expanded}">${options.expanded ? 'Show less' : `Show all (${item.markdown.length.toLocaleString('en-US')} characters)`}</button>`;
 
   return (
-    `<article class="row kind-${kind}${item.isError ? ' is-error' : ''}" data-entry-id="${id}" data-kind="${kind}" data-index="${options.index}" aria-label="${escapeHtml(meta.label)}, message ${options.index + 1}">` +
+    `<article class="row kind-${kind}${item.isError ? ' is-error' : ''}" data-entry-id="${id}" data-kind="${kind}" data-index="${options.index}" aria-label="${escapeHtml(rowLabel(item, meta.label))}">` +
     `<header class="row-head"><span class="codicon codicon-${meta.icon} role-icon" aria-hidden="true"></span><span class="role">${meta.label}</span>${title}${error}${label}${checkpoint}${inherited}${formatTime(item.timestamp)}<span class="actions">${actions}</span></header>` +
     `<div class="row-body">${body}</div>${toggle}${renderSubagents(item)}${renderBranches(item, options.branchesExpanded, options.readOnly === true)}</article>`
   );

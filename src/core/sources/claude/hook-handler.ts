@@ -11,6 +11,7 @@ import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../service/client';
+import { cliCheckpointerOptions } from '../../engine/settings-file';
 import type { SnapshotSummary } from '../../files/types';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
 
@@ -98,8 +99,9 @@ export function parseHookInput(raw: unknown): ClaudeHookInput {
 async function snapshot(root: string, home: string, sessionId: string, anchorId: string, kind: 'user-message' | 'turn-end'): Promise<{ summary: SnapshotSummary; realRoot: string }> {
   let fc: ServiceFirstCheckpoints;
   try {
-    // through the home's checkpoint service when it serves this folder (warm tree and watcher), else in-process
-    fc = openFileCheckpoints({ workspaceRoot: root, home });
+    // the extension's settings (settings-file.ts); through the home's checkpoint service when it serves this folder
+    // with them (warm tree and watcher), else in-process
+    fc = openFileCheckpoints(cliCheckpointerOptions(home, root, () => {}));
   } catch (err) {
     throw new HookProblem((err as Error).message);
   }

@@ -115,6 +115,15 @@ export class ClaudeSession implements ForeignSessionView {
     return id !== undefined && this.parts.inherited.has(id);
   }
 
+  ownFileCheckpointAt(userEntryId: string): { files: { path: string; source: string | null }[]; coverage: string } | undefined {
+    const history = this.fileHistoryAt(userEntryId);
+    if (!history || history.files.length === 0) return undefined;
+    return {
+      files: history.files.map((f) => ({ path: f.path, source: f.backupFile })),
+      coverage: "From Claude Code's own checkpoint: it covers only the files Claude's edit tools (Write, Edit) changed, not changes made through Bash or by hand. Set up Claude Code checkpoints for exact snapshots of every prompt.",
+    };
+  }
+
   /** Claude Code's own checkpoint for a prompt: each file it tracked from then on, as it was when the prompt was sent. */
   fileHistoryAt(userEntryId: string): { files: FileHistoryFile[] } | undefined {
     const id = this.getEntry(userEntryId)?.id;

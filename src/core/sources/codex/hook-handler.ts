@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { openFileCheckpoints } from '../../service/client';
+import { cliCheckpointerOptions } from '../../engine/settings-file';
 
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/);
 
@@ -54,7 +55,8 @@ export async function runCodexHook(stdinJson: unknown, opts: { home: string }): 
     if (!isAbsolute(input.cwd) || !isDir(input.cwd)) return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
     const anchorId = event === 'Stop' ? `${input.turn_id}:turn-end` : input.turn_id;
     // through the home's checkpoint service when it serves this folder, else in-process
-    const fc = openFileCheckpoints({ workspaceRoot: input.cwd, home: opts.home });
+    // the same options as Claude Code's hook and the CLI (the settings file), so the service can answer it too
+    const fc = openFileCheckpoints(cliCheckpointerOptions(opts.home, input.cwd, (m) => appendCodexHookLog(opts.home, m)));
     try {
       await fc.snapshot(input.session_id, anchorId, event === 'Stop' ? 'turn-end' : 'user-message');
     } finally {

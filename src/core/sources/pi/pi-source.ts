@@ -1,4 +1,4 @@
-// Ours, pi's and oh-my-pi's sessions: the same JSONL tree format (seed 002), one file per session under
+// Ours, pi's and oh-my-pi's sessions: the same JSONL tree format (docs/ARCHITECTURE.md, session files), one file per session under
 // <root>/--<encoded cwd>--/. These are the only sessions agent-rewind writes to.
 import { open as openFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -64,7 +64,7 @@ export class PiSource implements SourceAdapter {
     return this.#cache.get(file);
   }
 
-  /** A new branch in the same file whose head is the message; the old branch stays (seed 001). */
+  /** A new branch in the same file whose head is the message; the old branch stays (docs/ARCHITECTURE.md, branches and checkpoints). */
   async rewindConversation(view: SessionView, userEntryId: string, warn: Warn): Promise<ConversationRewind> {
     const branch = await new Conversation(view as SessionManager, { warn }).rewind(userEntryId);
     return { kind: 'branch', branch };

@@ -82,8 +82,8 @@ test('bad input is logged, one line each, exit 0, nothing snapshotted', async ()
   }
   assert.equal(existsSync(join(home, 'checkpoints')), false);
   assert.equal(existsSync(join(home, 'claude')), false);
-  assert.equal(await runClaudeHook(['codex'], { stdin: stdinOf('{}'), env: { AGENT_REWIND_HOME: home } }), 0);
-  assert.match(log(), /unknown agent "codex"/);
+  assert.equal(await runClaudeHook(['cursor'], { stdin: stdinOf('{}'), env: { AGENT_REWIND_HOME: home } }), 0);
+  assert.match(log(), /unknown agent "cursor"/);
 });
 
 test('stdin is bounded in size and in time', async () => {
@@ -133,6 +133,8 @@ runCli(['hook', 'claude']).then((code) => {
   assert.ok(mods.includes('src/core/sources/claude/hook-handler.ts'), 'the probe sees the handler');
   assert.ok(mods.includes('src/core/files/file-checkpointer.ts'));
   assert.ok(mods.some((f) => f.startsWith('node_modules/zod/')), 'the probe sees libraries');
-  const unwanted = mods.filter((f) => /^src\/core\/(catalog|session|engine)\/|^src\/cli\/commands\/(?!hook\.ts|index\.ts)|^node_modules\/(sql\.js|markdown-it|proper-lockfile)\//.test(f));
+  // the engine's settings modules are leaves (home, store-dir): the hook composes its checkpointer options as the
+  // extension and the CLI do; the rest of the engine stays out
+  const unwanted = mods.filter((f) => /^src\/core\/(catalog|session)\/|^src\/core\/engine\/(?!settings(-file|-source)?\.ts$)|^src\/cli\/commands\/(?!hook\.ts|index\.ts)|^node_modules\/(sql\.js|markdown-it|proper-lockfile)\//.test(f));
   assert.deepEqual(unwanted, []);
 });

@@ -1,0 +1,506 @@
+// Standing fault-injection suite (`npm run test:faults`): the built CLI (dist/cli.js) runs as real child processes
+// while this runner kills them (SIGKILL) at random moments, damages the store, makes a path unwritable in the middle
+// of a restore, swaps a folder for a symlink while a restore runs, and lets two CLI processes write one session at
+// once. After every trial it checks what the product promises (RELIABILITY.md):
+//   - the workspace is exactly the state before or the state after the interrupted operation (bytes and modes);
+//   - nothing outside the workspace changed (a sentinel folder beside it);
+//   - every acknowledged session entry is in the session file;
+//   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
+//   - the next command works.
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 90 trials, about 3 to 5 minutes on two shared cores);
+// AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
+const SEED = Number(process.env.AGENT_REWIND_FAULT_SEED ?? Date.now() % 1_000_000);
+const KEEP = process.env.AGENT_REWIND_FAULT_KEEP === '1';
+
+// ── randomness (seeded, so a failing run can be replayed) ─────────────────────────────────────────────────────────
+let state = SEED >>> 0 || 1;
+function rand(): number {
+  state = (state + 0x6d2b79f5) >>> 0;
+  let t = state;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const int = (n: number) => Math.floor(rand() * n);
+const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
+
+// ── the CLI ───────────────────────────────────────────────────────────────────────────────────────────────────────
+const BIN = mkdtempSync(join(tmpdir(), 'arw-faults-bin-'));
+function installCli(): string {
+  const dist = join(ROOT, 'dist');
+  if (!existsSync(join(dist, 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build (npm run test:faults does)');
+  for (const f of ['cli.js', 'sql-wasm.wasm', 'stat_batch.node']) if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
+  chmodSync(BIN, 0o755);
+  for (const f of readdirSync(BIN)) chmodSync(join(BIN, f), 0o755);
+  return join(BIN, 'cli.js');
+}
+const CLI = installCli();
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+interface Who {
+  uid?: number;
+  gid?: number;
+}
+const envFor = (t: Trial) => ({ ...process.env, HOME: t.base, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' });
+
+function cli(t: Trial, args: string[], who: Who = t.who): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--home', t.home], { cwd: t.base, encoding: 'utf8', env: envFor(t), timeout: 120_000, ...who });
+  let json: unknown;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', json };
+}
+
+function cliChild(t: Trial, args: string[]): { child: ChildProcess; done: Promise<Run> } {
+  const child = spawn(process.execPath, [CLI, ...args, '--home', t.home], { cwd: t.base, env: envFor(t), stdio: ['ignore', 'pipe', 'pipe'], ...t.who });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<Run>((res) =>
+    child.on('close', (code, signal) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      res({ code, signal, stdout, stderr, json });
+    }),
+  );
+  return { child, done };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ── workspaces ────────────────────────────────────────────────────────────────────────────────────────────────────
+/** Every path under root: type, mode and content hash (or link target), sorted. */
+function fingerprint(root: string): string[] {
+  const out: string[] = [];
+  const stack = [''];
+  while (stack.length) {
+    const rel = stack.pop()!;
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      const p = join(root, r);
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(p)}`);
+      else if (st.isDirectory()) {
+        out.push(`${r}/ ${(st.mode & 0o7777).toString(8)}`);
+        stack.push(r);
+      } else out.push(`${r} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
+    }
+  }
+  return out.sort();
+}
+const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+function diffOf(a: string[], b: string[]): string {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  return [...a.filter((x) => !sb.has(x)).map((x) => `-${x}`), ...b.filter((x) => !sa.has(x)).map((x) => `+${x}`)].slice(0, 8).join(', ');
+}
+
+function text(lines: number): string {
+  let s = '';
+  for (let i = 0; i < lines; i++) s += `line ${i} ${int(1e9).toString(36)}\n`;
+  return s;
+}
+
+function writeInitial(ws: string): void {
+  for (let d = 0; d < 6; d++) {
+    mkdirSync(join(ws, `dir${d}`, 'sub'), { recursive: true });
+    for (let f = 0; f < 20; f++) writeFileSync(join(ws, `dir${d}`, f % 4 === 0 ? `sub/f${f}.txt` : `f${f}.txt`), text(5 + int(60)));
+  }
+  writeFileSync(join(ws, 'bin.dat'), Buffer.from(Array.from({ length: 4096 }, () => int(256))));
+  writeFileSync(join(ws, 'run.sh'), '#!/bin/sh\necho hi\n');
+  chmodSync(join(ws, 'run.sh'), 0o755);
+  symlinkSync('dir0/f1.txt', join(ws, 'link'));
+}
+
+/** The agent's work between two user messages: edits, deletions, new files, a mode change, a new folder. */
+function agentWork(ws: string): void {
+  for (let d = 0; d < 6; d++) {
+    for (let f = 1; f < 20; f += 2) if (f % 4 !== 0) writeFileSync(join(ws, `dir${d}`, `f${f}.txt`), text(5 + int(60)));
+    if (existsSync(join(ws, `dir${d}`, 'f2.txt'))) unlinkSync(join(ws, `dir${d}`, 'f2.txt'));
+    writeFileSync(join(ws, `dir${d}`, `new${int(1000)}.txt`), text(10));
+  }
+  mkdirSync(join(ws, 'added', 'deep'), { recursive: true });
+  writeFileSync(join(ws, 'added', 'deep', 'x.ts'), text(30));
+  chmodSync(join(ws, 'run.sh'), 0o700);
+}
+
+// ── trials ────────────────────────────────────────────────────────────────────────────────────────────────────────
+interface Trial {
+  kind: string;
+  n: number;
+  base: string;
+  ws: string;
+  home: string;
+  sentinel: string;
+  sentinelPrint: string[];
+  session: string;
+  who: Who;
+  /** Acknowledged entries (their command exited 0). */
+  entries: string[];
+  /** Acknowledged user-message snapshots and the workspace they hold. */
+  snapshots: Map<string, string[]>;
+  problems: string[];
+  corrupted: boolean;
+}
+
+const totals = { trials: 0, passed: 0, failed: 0, kills: 0, corruptions: 0, races: 0 };
+const failures: string[] = [];
+
+function newTrial(kind: string, n: number, who: Who = {}): Trial {
+  const base = mkdtempSync(join(tmpdir(), `arw-fault-${kind}-`));
+  chmodSync(base, 0o755);
+  const ws = join(base, 'ws');
+  const sentinel = join(base, 'sentinel');
+  mkdirSync(ws);
+  mkdirSync(sentinel);
+  writeFileSync(join(sentinel, 'keep.txt'), 'outside the workspace: never written\n');
+  mkdirSync(join(sentinel, 'dir3'));
+  writeFileSync(join(sentinel, 'dir3', 'f1.txt'), 'sentinel copy\n');
+  writeInitial(ws);
+  const t: Trial = { kind, n, base, ws, home: join(base, 'home'), sentinel, sentinelPrint: fingerprint(sentinel), session: '', who, entries: [], snapshots: new Map(), problems: [], corrupted: false };
+  return t;
+}
+
+function must(_t: Trial, what: string, r: Run): Run {
+  if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}${r.signal ? ` ${r.signal}` : ''}): ${r.stderr.trim().slice(0, 400)}`);
+  return r;
+}
+
+/** A session with two acknowledged user-message snapshots: u1 (the initial files) and u2 (after the agent's work). */
+function history(t: Trial): void {
+  const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
+  t.session = made.json.file;
+  appendUser(t, 'u1');
+  agentWork(t.ws);
+  must(t, 'append a1', cli(t, ['append', t.session, '--role', 'assistant', '--text', 'did it', '--id', 'a1', '--json']));
+  t.entries.push('a1');
+  appendUser(t, 'u2');
+}
+
+function appendUser(t: Trial, id: string): void {
+  const print = fingerprint(t.ws);
+  must(t, `append ${id}`, cli(t, ['append', t.session, '--role', 'user', '--text', `message ${id}`, '--id', id, '--json']));
+  t.entries.push(id);
+  t.snapshots.set(id, print);
+}
+
+const clear = (message: string) => message.trim().length > 0 && !/\n\s+at |Maximum call stack|TypeError|ReferenceError|undefined is not/.test(message);
+
+/** The promises every trial ends with. `workspaceOneOf`: the states the workspace may be in after recovery. */
+function checkInvariants(t: Trial, workspaceOneOf?: { name: string; print: string[] }[]): void {
+  // recovery runs in the first command that takes the store lock: gc is one that changes nothing else
+  const gc = cli(t, ['gc']);
+  if (gc.code !== 0) t.problems.push(`gc after the fault failed: ${gc.stderr.trim().slice(0, 300)}`);
+  if (workspaceOneOf) {
+    const now = fingerprint(t.ws);
+    if (!workspaceOneOf.some((s) => same(s.print, now))) t.problems.push(`the workspace is neither ${workspaceOneOf.map((s) => s.name).join(' nor ')}: ${workspaceOneOf.map((s) => `vs ${s.name}: ${diffOf(s.print, now)}`).join(' | ')}`);
+  }
+  if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push(`something outside the workspace changed: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
+  const tree = cli(t, ['tree', t.session, '--json']);
+  if (tree.code !== 0) t.problems.push(`the session cannot be read: ${tree.stderr.trim().slice(0, 300)}`);
+  else {
+    const ids = new Set<string>(tree.json.entries.map((e: { id: string }) => e.id));
+    const lost = t.entries.filter((e) => !ids.has(e));
+    if (lost.length) t.problems.push(`acknowledged entries lost: ${lost.join(', ')}`);
+    const orphans = tree.json.entries.filter((e: { parentId: string | null }) => e.parentId !== null && !ids.has(e.parentId));
+    if (orphans.length) t.problems.push(`entries whose parent is missing: ${orphans.map((e: { id: string }) => e.id).join(', ')}`);
+  }
+  // every acknowledged snapshot restores exactly (or, after damage to the store, is refused with a clear error)
+  for (const [anchor, print] of t.snapshots) {
+    const r = cli(t, ['rewind-files', t.session, anchor, '--overwrite-user-modified', '--json']);
+    if (r.code === 0) {
+      const now = fingerprint(t.ws);
+      if (!same(now, print)) t.problems.push(`the snapshot of ${anchor} restored something else: ${diffOf(print, now)}`);
+    } else if (!t.corrupted) t.problems.push(`the acknowledged snapshot of ${anchor} does not restore: ${r.stderr.trim().slice(0, 300)}`);
+    else if (!clear(r.stderr)) t.problems.push(`the snapshot of ${anchor} is refused without a clear error: ${r.stderr.trim().slice(0, 300)}`);
+  }
+  // and the next commands work
+  const id = `next${t.entries.length}`;
+  const next = cli(t, ['append', t.session, '--role', 'user', '--text', 'after the fault', '--id', id, '--json']);
+  if (next.code !== 0) t.problems.push(`the next append failed: ${next.stderr.trim().slice(0, 300)}`);
+  const gc2 = cli(t, ['gc']);
+  if (gc2.code !== 0) t.problems.push(`the next gc failed: ${gc2.stderr.trim().slice(0, 300)}`);
+}
+
+/** How long an uninterrupted command of each kind took (the first trial of a kind runs without a kill). */
+const durations = new Map<string, number>();
+
+async function killDuring(t: Trial, key: string, args: string[]): Promise<{ killed: boolean; run: Run }> {
+  const d = durations.get(key);
+  const started = Date.now();
+  const { child, done } = cliChild(t, args);
+  let killed = false;
+  if (d !== undefined) {
+    const at = 20 + rand() * d * 1.1;
+    const timer = setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) {
+        killed = child.kill('SIGKILL');
+      }
+    }, at);
+    const run = await done;
+    clearTimeout(timer);
+    if (killed) totals.kills++;
+    return { killed: killed && run.signal === 'SIGKILL', run };
+  }
+  const run = await done;
+  durations.set(key, Date.now() - started);
+  return { killed: false, run };
+}
+
+const kinds: Record<string, (t: Trial) => Promise<void>> = {
+  async 'kill-append'(t) {
+    history(t);
+    const print = fingerprint(t.ws);
+    const { killed, run } = await killDuring(t, 'append', ['append', t.session, '--role', 'user', '--text', 'killed?', '--id', 'k1', '--json']);
+    if (!killed && run.code === 0) {
+      t.entries.push('k1');
+      t.snapshots.set('k1', print);
+    }
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
+  async 'kill-snapshot'(t) {
+    history(t);
+    writeFileSync(join(t.ws, 'dir1', 'f1.txt'), text(40));
+    must(t, 'append u3', cli(t, ['append', t.session, '--role', 'user', '--text', 'u3', '--id', 'u3', '--no-snapshot', '--json']));
+    t.entries.push('u3');
+    const print = fingerprint(t.ws);
+    const { killed, run } = await killDuring(t, 'snapshot', ['snapshot', t.session, '--anchor', 'u3', '--json']);
+    if (!killed && run.code === 0) t.snapshots.set('u3', print);
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
+  async 'kill-rewind'(t) {
+    history(t);
+    const before = fingerprint(t.ws);
+    const { killed, run } = await killDuring(t, 'rewind', ['rewind-files', t.session, 'u1', '--json']);
+    if (!killed && run.code !== 0) t.problems.push(`the rewind failed without a kill: ${run.stderr.trim().slice(0, 300)}`);
+    checkInvariants(t, [
+      { name: 'before the rewind', print: before },
+      { name: 'after the rewind', print: t.snapshots.get('u1')! },
+    ]);
+  },
+  async 'kill-undo'(t) {
+    history(t);
+    const before = fingerprint(t.ws);
+    must(t, 'rewind', cli(t, ['rewind-files', t.session, 'u1', '--json']));
+    const rewound = fingerprint(t.ws);
+    const { killed, run } = await killDuring(t, 'undo', ['undo-rewind', t.session, '--json']);
+    if (!killed && run.code !== 0) t.problems.push(`the undo failed without a kill: ${run.stderr.trim().slice(0, 300)}`);
+    checkInvariants(t, [
+      { name: 'rewound (undo not applied)', print: rewound },
+      { name: 'undone', print: before },
+    ]);
+  },
+  async 'kill-gc'(t) {
+    history(t);
+    must(t, 'rewind', cli(t, ['rewind-files', t.session, 'u1', '--json']));
+    must(t, 'undo', cli(t, ['undo-rewind', t.session, '--json'])); // leaves garbage for gc
+    const print = fingerprint(t.ws);
+    await killDuring(t, 'gc', ['gc', '--json']);
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
+  async corruption(t) {
+    history(t);
+    must(t, 'rewind', cli(t, ['rewind-files', t.session, 'u1', '--json'])); // an undo record and a pre-restore snapshot
+    const storeRoot = join(t.home, 'checkpoints');
+    const files: string[] = [];
+    const stack = [storeRoot];
+    while (stack.length) {
+      const d = stack.pop()!;
+      for (const name of readdirSync(d)) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) stack.push(p);
+        else if (!name.endsWith('.lock') && name !== 'lock') files.push(p);
+      }
+    }
+    const targets = files.filter((f) => /\.(pack|idx|json|bin)$/.test(f));
+    const victim = pick(targets);
+    const size = statSync(victim).size;
+    const how = pick(['flip', 'truncate', 'delete'] as const);
+    if (how === 'delete') unlinkSync(victim);
+    else if (how === 'truncate') truncateSync(victim, int(Math.max(1, size)));
+    else {
+      const buf = readFileSync(victim);
+      if (buf.length) buf[int(buf.length)]! ^= 1 << int(8);
+      writeFileSync(victim, buf);
+    }
+    t.corrupted = true;
+    totals.corruptions++;
+    (t as Trial & { note?: string }).note = `${how} ${relative(t.home, victim)}`;
+    // the next snapshot works
+    appendUser(t, 'after-damage');
+    checkInvariants(t);
+  },
+  async 'permission-restore'(t) {
+    // a folder the CLI (running as nobody) cannot write: the restore cannot finish
+    history(t);
+    chownTree(t.base, t.who.uid!, t.who.gid!); // what this runner wrote belongs to the CLI's user too
+    const locked = join(t.ws, 'locked');
+    const before = fingerprint(t.ws);
+    const u1 = t.snapshots.get('u1')!;
+    if (existsSync(locked)) rmSync(locked, { recursive: true });
+    mkdirSync(locked);
+    writeFileSync(join(locked, 'f.txt'), 'written at u1\n');
+    // u1' = u1 + locked/f.txt as it was; then the agent changes it, and the folder is made unwritable for nobody
+    appendUser(t, 'u1p');
+    const atU1p = fingerprint(t.ws);
+    writeFileSync(join(locked, 'f.txt'), 'changed by the agent\n');
+    must(t, 'append u2p', cli(t, ['append', t.session, '--role', 'user', '--text', 'u2p', '--id', 'u2p', '--json']));
+    t.entries.push('u2p');
+    const beforeRestore = fingerprint(t.ws);
+    t.snapshots.set('u2p', beforeRestore);
+    chownSync(locked, 0, 0);
+    chownSync(join(locked, 'f.txt'), 0, 0);
+    chmodSync(locked, 0o755);
+    const run = cli(t, ['rewind-files', t.session, 'u1p', '--overwrite-user-modified', '--json']);
+    const now = fingerprint(t.ws);
+    (t as Trial & { note?: string }).note = run.code === 0 ? 'restore completed' : `restore refused: ${run.stderr.trim().split('\n')[0]!.slice(0, 120)}; ${same(now, beforeRestore) ? 'rolled back' : 'NOT rolled back'}`;
+    if (run.code === 0 && !same(now, atU1p)) t.problems.push(`the rewind reported success but the workspace is not the snapshot: ${diffOf(atU1p, now)}`);
+    if (run.code !== 0 && !clear(run.stderr)) t.problems.push(`the refused rewind gives no clear error: ${run.stderr.slice(0, 300)}`);
+    if (!same(now, beforeRestore) && !same(now, atU1p)) t.problems.push(`after a failed restore the workspace is neither before nor after: vs before: ${diffOf(beforeRestore, now)}`);
+    // give the folder back, then the usual promises (snapshots of u1 and u2 predate the locked folder)
+    chownSync(locked, t.who.uid!, t.who.gid!);
+    chownSync(join(locked, 'f.txt'), t.who.uid!, t.who.gid!);
+    t.snapshots.delete('u1');
+    t.snapshots.delete('u2');
+    void before;
+    void u1;
+    checkInvariants(t);
+  },
+  async 'symlink-race'(t) {
+    history(t);
+    const target = join(t.ws, 'dir3');
+    const real = join(t.ws, 'dir3.real');
+    const { child, done } = cliChild(t, ['rewind-files', t.session, 'u1', '--overwrite-user-modified', '--json']);
+    let swaps = 0;
+    let running = true;
+    void done.then(() => (running = false));
+    // swap dir3 for a symlink to the sentinel folder and back, as fast as we can, while the restore runs
+    while (running) {
+      try {
+        renameSync(target, real);
+        symlinkSync(t.sentinel, target);
+        swaps++;
+        await sleep(int(3));
+        unlinkSync(target);
+        renameSync(real, target);
+      } catch {
+        /* the restore moved something meanwhile */
+      }
+      await sleep(int(2));
+    }
+    await done;
+    void child;
+    // put dir3 back if the race left it swapped
+    try {
+      if (lstatSync(target).isSymbolicLink()) unlinkSync(target);
+    } catch {
+      /* gone */
+    }
+    if (existsSync(real) && !existsSync(target)) renameSync(real, target);
+    totals.races++;
+    (t as Trial & { note?: string }).note = `${swaps} swaps`;
+    if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push(`the restore wrote outside the workspace through the swapped symlink: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
+    checkInvariants(t);
+  },
+  async 'concurrent-writers'(t) {
+    const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
+    t.session = made.json.file;
+    const rounds = 4;
+    const writer = async (name: string) => {
+      for (let i = 0; i < rounds; i++) {
+        const role = i % 2 === 0 ? 'user' : 'assistant';
+        const id = `${name}${i}`;
+        const { done } = cliChild(t, ['append', t.session, '--role', role, '--text', `${name} ${i}`, '--id', id, '--json']);
+        const r = await done;
+        if (r.code === 0) t.entries.push(id);
+        else t.problems.push(`concurrent append ${id} failed: ${r.stderr.trim().slice(0, 300)}`);
+      }
+    };
+    await Promise.all([writer('p'), writer('q')]);
+    totals.races++;
+    // the workspace did not change: every acknowledged user message's snapshot is the initial state
+    const print = fingerprint(t.ws);
+    for (const id of t.entries) if (/^[pq][02]$/.test(id)) t.snapshots.set(id, print);
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
+};
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const only = process.env.AGENT_REWIND_FAULT_KINDS?.split(',');
+  const nobody = { uid: 65534, gid: 65534 };
+  const canDrop = process.getuid?.() === 0;
+  console.log(`fault suite: ${PER_KIND} trials per kind, seed ${SEED}${canDrop ? '' : ' (not root: the permission trial runs as this user and is skipped)'}`);
+  for (const [kind, run] of Object.entries(kinds)) {
+    if (only && !only.includes(kind)) continue;
+    for (let n = 0; n < PER_KIND; n++) {
+      if (kind === 'permission-restore' && !canDrop) continue;
+      const t = newTrial(kind, n, kind === 'permission-restore' ? nobody : {});
+      if (kind === 'permission-restore') chownTree(t.base, nobody.uid, nobody.gid);
+      const t0 = Date.now();
+      try {
+        await run(t);
+      } catch (err) {
+        t.problems.push(`trial error: ${(err as Error).message}`);
+      }
+      totals.trials++;
+      const note = (t as Trial & { note?: string }).note;
+      if (t.problems.length === 0) totals.passed++;
+      else {
+        totals.failed++;
+        failures.push(`${kind} #${n}${note ? ` (${note})` : ''}: ${t.problems.join(' | ')}${KEEP ? ` [kept: ${t.base}]` : ''}`);
+      }
+      console.log(`${t.problems.length ? 'FAIL' : 'ok  '} ${kind} #${n}${note ? ` (${note})` : ''} ${Date.now() - t0} ms${t.problems.length ? `\n     ${t.problems.join('\n     ')}` : ''}`);
+      if (!KEEP || t.problems.length === 0) rmSync(t.base, { recursive: true, force: true });
+    }
+  }
+  rmSync(BIN, { recursive: true, force: true });
+  const secs = ((Date.now() - started) / 1000).toFixed(0);
+  console.log('');
+  for (const f of failures) console.log(`failed: ${f}`);
+  console.log(`${totals.passed} passed, ${totals.failed} failed (trials ${totals.trials}, kills ${totals.kills}, corruptions ${totals.corruptions}, races ${totals.races}; seed ${SEED}; ${secs} s)`);
+  process.exitCode = totals.failed ? 1 : 0;
+}
+
+function chownTree(root: string, uid: number, gid: number): void {
+  const stack = [root];
+  chownSync(root, uid, gid);
+  while (stack.length) {
+    const d = stack.pop()!;
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      try {
+        if (st.isSymbolicLink()) continue;
+        chownSync(p, uid, gid);
+      } catch {
+        /* */
+      }
+      if (st.isDirectory()) stack.push(p);
+    }
+  }
+}
+
+void main();
