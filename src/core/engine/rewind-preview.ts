@@ -10,7 +10,7 @@ import { nextBranchName } from '../branches/naming';
 import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
 import type { FileCheckpoints } from '../files/types';
-import type { AnchorCheck } from '../files/types';
+import { anchorCheckFor } from '../files/anchor-check';
 import type { SessionView } from '../sources/session-view';
 import { foldState } from '../state/fold';
 import { scopeOf } from '../state/records';
@@ -49,10 +49,7 @@ export async function anchorProblem(session: SessionView, anchorEntryId: string)
   return undefined;
 }
 
-export function anchorCheckFor(session: SessionView, anchorEntryId: string, checkpointingEnabled: boolean): AnchorCheck {
-  const entry = session.getEntry(anchorEntryId);
-  return { checkpointingEnabled, kind: !entry ? 'missing' : isUserMessage(entry) ? 'user-message' : 'other-entry' };
-}
+export { anchorCheckFor };
 
 export async function previewRewind(inputs: PreviewInputs): Promise<RewindPreviewModel> {
   const { session, anchorEntryId } = inputs;
