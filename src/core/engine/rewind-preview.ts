@@ -11,6 +11,7 @@ import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
 import type { FileCheckpoints } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
+import { FolderNotOpenError } from './folder-not-open';
 import type { SessionView } from '../sources/session-view';
 import { foldState } from '../state/fold';
 import { scopeOf } from '../state/records';
@@ -129,7 +130,7 @@ function statePart({ session, anchorEntryId, warn }: PreviewInputs): Part<{ chan
 
 async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled, snapshotKey, filesNote }: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
-    return failed(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here. Open that folder to rewind files.`);
+    return failed(`${new FolderNotOpenError(session.cwd, 'its files cannot be rewound here').message} Open that folder to rewind files.`);
   }
   const result = await checkpointer.rewindFiles(session.sessionId, snapshotKey ?? anchorEntryId, {
     dryRun: true,
