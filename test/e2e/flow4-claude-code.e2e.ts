@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { startFakeAnthropic, type ScriptReply } from '../agents/support/fake-anthropic';
 import { runClaude } from '../agents/support/claude';
-import { clickEntryAction, entrySelector, openTranscriptFromSidebar, previewFileRows, previewFrame } from './support/agent-rewind';
+import { clickEntryAction, entrySelector, openTranscriptFromSidebar, previewFileRows, previewFrame, sessionRow } from './support/agent-rewind';
 import { readTree } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
@@ -106,6 +106,9 @@ describe('flow 4: a Claude Code session', () => {
       assert.equal(createHash('sha256').update(readFileSync(transcript)).digest('hex'), transcriptHash, "Claude Code's transcript is untouched");
       const siblings = readdirSync(join(transcript, '..')).filter((n) => n.endsWith('.jsonl') && n !== `${sessionId}.jsonl`);
       assert.equal(siblings.length, 1, `one fork beside the transcript (${siblings.join(', ')})`);
+      // the fork is listed beside the original, named as the fork it is, and the transcript shows its session again
+      await sessionRow(page, `${PROMPTS[0]} (fork)`);
+      await webviewFrame(page, entrySelector(prompt2), 30_000);
       await keyMomentScreenshot(vs!, 'flow4-claude-rewound');
     }));
 });

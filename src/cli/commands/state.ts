@@ -1,12 +1,23 @@
 // `agent-rewind state <session> [--at ID]`: session state (three scopes) and artifact versions as of an entry.
-import type { Command } from '../command';
 import { BlobStore } from '../../core/session/blob-store';
 import { blobsDir } from '../../core/session/paths';
 import { scopeOf } from '../../core/state/records';
 import { SessionState } from '../../core/state/session-state';
-import { warnOnStderr, withSessionArg } from '../session-arg';
-// Other agents' sessions have no session state or artifacts of ours: openSessionArg refuses them with a clear error.
+import { CliError, type Command, type CommandContext } from '../command';
+import { foreignAdaptersFor, resolveSessionArg, warnOnStderr, withSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
+import { foreignOwner } from '../../core/sources/foreign';
+import { readFirstLine } from '../../core/sources/session-sources';
+import { agentName } from '../../core/sources/session-view';
+
+/** Session state and artifacts are records of ours: another agent's session has none, which is said plainly. */
+async function refuseForeign(ctx: CommandContext, arg: string | undefined): Promise<void> {
+  const file = await resolveSessionArg(ctx, arg);
+  const owner = foreignOwner(foreignAdaptersFor(ctx), file, await readFirstLine(file));
+  if (!owner) return;
+  const agent = agentName(owner.kinds[0]!);
+  throw new CliError(`state does not apply to ${agent} sessions: session state and artifacts are agent-rewind's own records, and a ${agent} session has none`);
+}
 
 export const stateCommand: Command = {
   usage: 'state <session> [--at ENTRY_ID] [--json] [--home DIR]',
@@ -14,6 +25,7 @@ export const stateCommand: Command = {
   positionals: ['<session>'],
   async run(ctx) {
     const at = typeof ctx.values.at === 'string' ? ctx.values.at : undefined;
+    await refuseForeign(ctx, ctx.positionals[0]);
     await withSessionArg(ctx, ctx.positionals[0], async (session) => {
       const state = new SessionState(session, { blobs: new BlobStore(blobsDir(ctx.home)), warn: warnOnStderr });
       const snap = await state.stateAt(at);

@@ -4,6 +4,7 @@
 // It is an index, never the only copy: every row is derived from a session file (and the file-checkpoint records),
 // a missing/corrupt/other-version db starts empty and is refilled by refresh(), and refresh() reindexes a file whose
 // size or mtime changed and drops the rows of a file that is gone. It never writes to a session file.
+import { SerialQueue } from '../serial-queue';
 import { dirname, join, resolve } from 'node:path';
 import type { Database, SqlValue } from 'sql.js';
 import type { SessionSummary } from '../session/discovery';
@@ -142,7 +143,7 @@ export class Catalog {
   #dirty: boolean;
   #saveTimer: NodeJS.Timeout | undefined;
   /** refresh and save run one at a time; reads are synchronous and see the state between two sessions' writes. */
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
   #closed = false;
   /** close() was called: refresh passes stop at the next file or slice, so closing never waits for a long pass. */
   #closing = false;
@@ -531,18 +532,16 @@ export class Catalog {
       await this.save();
     } finally {
       this.#closed = true;
-      await this.#queue.catch(() => undefined);
+      await this.#queue.idle();
       this.#db.close();
     }
   }
 
   #enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(() => {
+    return this.#queue.run(() => {
       this.#throwIfClosed();
       return fn();
     });
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 
   #throwIfClosed(): void {

@@ -1,7 +1,7 @@
 // One FileCheckpointer per open workspace folder. A session's files are only snapshotted or restored when its cwd
 // is one of those folders: nothing outside the workspace is ever written.
 import { existsSync, realpathSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions, FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/watcher-sync';
@@ -30,10 +30,17 @@ export class CheckpointerPool {
     await this.dispose();
   }
 
-  /** The workspace folder a session's files belong to: its cwd, when that folder is open here. */
+  /** The folder a session's files are snapshotted and restored in: its cwd, when that folder is open here or is inside
+   *  one that is (an agent started in a sub-project of the workspace snapshots that folder, as its hooks do). */
   rootFor(cwd: string): string | undefined {
     const target = canonical(cwd);
-    return this.roots.find((r) => canonical(r) === target);
+    const open = this.roots.find((r) => canonical(r) === target);
+    if (open) return open;
+    const inside = this.roots.some((r) => {
+      const rel = relative(canonical(r), target);
+      return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+    });
+    return inside ? target : undefined;
   }
 
   /** The checkpointer of a session's workspace folder, or undefined when that folder is not open here. */

@@ -22,7 +22,7 @@ import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
-import type { BranchCompareModel, EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
 import type { SyncResult } from '../files/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
@@ -35,9 +35,15 @@ import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
 import { filesAnchorOf, snapshotsByEntry } from './file-anchors';
+import { FolderNotOpenError } from './folder-not-open';
 import { RewindLog, type RewindStep } from './rewind-log';
+import { scanForMessages, searchThroughCatalog, type MessageHit } from './message-search';
+export type { MessageHit };
+export { FolderNotOpenError };
+import { describeUndo, redoRewind, undoDepthOf, undoLastRewind, type UndoContext, type UndoOutcome } from './rewind-undo';
+export type { UndoOutcome };
 import type { EngineSettings } from './settings';
-import { isUserMessage, plainText, previewOf, toTranscriptItem } from './transcript';
+import { isUserMessage, previewOf } from './transcript';
 import { transcriptOf } from './transcript-loader';
 import type { SessionDetails, SessionListing } from './types';
 
@@ -61,16 +67,6 @@ export interface AppendResult {
   snapshotError?: string;
 }
 
-export interface MessageHit {
-  sessionFile: string;
-  sessionTitle: string;
-  entryId: string;
-  kind: MessageKind;
-  preview: string;
-  /** The branch the message is shown on: the active one when it is on its path, else the first that holds it. */
-  branch?: string;
-  onActiveBranch: boolean;
-}
 
 export interface UserMessageRef {
   entryId: string;
@@ -196,28 +192,13 @@ export class RewindEngine {
    * first search only). When the catalog cannot be used, a plain scan of the session files answers instead.
    */
   async searchMessages(query: string, limit = 200): Promise<MessageHit[]> {
-    if (!query.trim()) return [];
+    const listings = await this.listSessions();
+    const view = (file: string) => this.view(file);
     try {
-      const catalog = await this.#openCatalog();
-      // Exactly this workspace's sessions of every kind (another agent's folders hold other workspaces' too).
-      const listings = await this.listSessions();
-      await catalog.refresh(listings.map((l) => ({ file: l.sessionFile, source: l.source })));
-      const files = listings.map((l) => resolve(l.sessionFile));
-      const hits = catalog.search(query, { files, limit, perSession: 20 });
-      const activeBranch = new Map(catalog.listSessions({ files }).map((c) => [c.file, c.activeBranch]));
-      return hits.map((h) => ({
-        sessionFile: h.file,
-        sessionTitle: h.title,
-        entryId: h.entryId,
-        kind: h.kind as MessageKind,
-        // The index holds the messages' markdown: a quick pick shows its text, not its syntax.
-        preview: plainText(h.snippet),
-        ...(h.branch !== undefined ? { branch: h.branch } : {}),
-        onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.file),
-      }));
+      return await searchThroughCatalog(await this.#openCatalog(), listings, query, limit);
     } catch (error) {
       this.#warn(`Session search falls back to reading the files: ${(error as Error).message}`);
-      return this.#scanMessages(query, limit);
+      return scanForMessages(listings, view, query, limit, this.#warn);
     }
   }
 
@@ -225,36 +206,6 @@ export class RewindEngine {
     this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn, openForeign: (file) => this.view(file).catch(() => undefined) });
     this.#catalog.catch(() => (this.#catalog = undefined));
     return this.#catalog;
-  }
-
-  async #scanMessages(query: string, limit: number): Promise<MessageHit[]> {
-    const needle = query.trim().toLowerCase();
-    const hits: MessageHit[] = [];
-    for (const listing of await this.listSessions()) {
-      let session: SessionView;
-      try {
-        session = await this.view(listing.sessionFile);
-      } catch {
-        continue;
-      }
-      const onPath = new Set(session.getPath().map((e) => e.id));
-      const branchOf = branchOfEachEntry(session, branchesOf(session, this.#warn).branches);
-      for (const entry of session.getEntries()) {
-        const item = toTranscriptItem(entry, {});
-        if (!item || !`${item.title ?? ''}\n${item.markdown}`.toLowerCase().includes(needle)) continue;
-        hits.push({
-          sessionFile: listing.sessionFile,
-          sessionTitle: listing.title,
-          entryId: entry.id,
-          kind: item.kind,
-          preview: previewOf(entry),
-          ...(branchOf.has(entry.id) ? { branch: branchOf.get(entry.id)! } : {}),
-          onActiveBranch: onPath.has(entry.id),
-        });
-        if (hits.length >= limit) return hits;
-      }
-    }
-    return hits;
   }
 
   // ── transcript ─────────────────────────────────────────────────────────────
@@ -539,23 +490,7 @@ export class RewindEngine {
 
   /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */
   async describeUndo(sessionFile: string): Promise<string | undefined> {
-    const session = await this.view(sessionFile);
-    const step = await this.#currentStep(session);
-    if (!step) return undefined;
-    const parts: string[] = [];
-    if (step.files) parts.push('put the files back as they were before the rewind');
-    if (step.mode !== 'files' && step.fromBranch) parts.push(`return to branch "${step.fromBranch}" (branch "${step.toBranch}" stays)`);
-    if (step.forkFile) parts.push('keep the new session that was written');
-    return parts.length ? `Undo will ${parts.join(' and ')}.` : undefined;
-  }
-
-  /** The last logged rewind of the session, while it still describes the files (see RewindLog). */
-  async #currentStep(session: SessionView): Promise<RewindStep | undefined> {
-    const step = await this.#rewindLog.lastApplied(session.sessionId);
-    if (!step) return undefined;
-    const cp = step.files ? this.#checkpointerOf(session) : undefined;
-    if (step.files && (!cp || (await undoDepthOf(cp, session.sessionId)) !== step.undoDepth)) return undefined;
-    return step;
+    return describeUndo(this.#undoContext, await this.view(sessionFile));
   }
 
   /**
@@ -564,40 +499,21 @@ export class RewindEngine {
    * A file rewind made outside "Rewind to here" (rewind-files) is undone alone, as before.
    */
   async undoLastRewind(sessionFile: string): Promise<UndoOutcome> {
-    const session = await this.view(sessionFile);
-    const cp = this.#checkpointerOf(session);
-    const step = await this.#currentStep(session);
-    if (!step) {
-      if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
-      const result = await cp.undoLastRewind(session.sessionId);
-      await this.#rewindLog.clear(session.sessionId);
-      return { filesChanged: result.filesChanged, userModified: result.userModified };
-    }
-    let files = { filesChanged: [] as string[], userModified: [] as string[] };
-    if (step.files) files = await cp!.undoLastRewind(session.sessionId);
-    let branch: string | undefined;
-    if (step.mode !== 'files' && step.fromBranch && !isForeignView(session)) branch = (await this.switchBranch(sessionFile, step.fromBranch)).name;
-    await this.#rewindLog.undone(session.sessionId);
-    return { filesChanged: files.filesChanged, userModified: files.userModified, ...(branch ? { branch } : {}), redoAvailable: true };
+    return undoLastRewind(this.#undoContext, sessionFile, await this.view(sessionFile));
   }
 
   /** Applies the last undone rewind again: its branch becomes active again and the files go back to the message. */
   async redoRewind(sessionFile: string): Promise<UndoOutcome> {
-    const session = await this.view(sessionFile);
-    const step = await this.#rewindLog.lastUndone(session.sessionId);
-    if (!step) throw new Error('There is no undone rewind to redo in this session.');
-    const cp = this.#checkpointerOf(session);
-    let files = { filesChanged: [] as string[], userModified: [] as string[] };
-    if (step.files) {
-      if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-      files = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, step.anchorEntryId, cp)).key, {
-        anchor: anchorCheckFor(session, step.anchorEntryId, this.#settings.fileCheckpointing.enabled),
-      });
-    }
-    let branch: string | undefined;
-    if (step.mode !== 'files' && step.toBranch && !isForeignView(session)) branch = (await this.switchBranch(sessionFile, step.toBranch)).name;
-    await this.#rewindLog.redone(session.sessionId, cp ? await undoDepthOf(cp, session.sessionId) : 0);
-    return { filesChanged: files.filesChanged, userModified: files.userModified, ...(branch ? { branch } : {}), redoAvailable: false };
+    return redoRewind(this.#undoContext, sessionFile, await this.view(sessionFile));
+  }
+
+  get #undoContext(): UndoContext {
+    return {
+      log: this.#rewindLog,
+      checkpointerOf: (session) => this.#checkpointerOf(session),
+      switchBranch: (file, name) => this.switchBranch(file, name),
+      checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
+    };
   }
 
   /** A file's content at a user message's snapshot (undefined: it did not exist then, or there is no snapshot). */
@@ -650,31 +566,10 @@ export class RewindEngine {
   }
 }
 
-export interface UndoOutcome {
-  filesChanged: string[];
-  /** Files changed by hand since the rewind: left as they are. */
-  userModified: string[];
-  /** The branch the session is on now, when the conversation moved too. */
-  branch?: string;
-  redoAvailable?: boolean;
-}
-
-/** How many file undos the session has (each keeps one pre-restore snapshot until it is undone). */
-async function undoDepthOf(cp: FileCheckpoints, sessionId: string): Promise<number> {
-  return (await cp.listSnapshots(sessionId)).filter((r) => r.kind === 'pre-restore').length;
-}
-
 function failed(error: string): { ok: false; error: string } {
   return { ok: false, error };
 }
 
 function cannotRewindFiles(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
-}
-
-/** A session's files live in a folder this window (or this command) does not have open: nothing is touched. */
-export class FolderNotOpenError extends Error {
-  constructor(readonly folder: string, consequence: string) {
-    super(`This session's folder (${folder}) is not open in this window, so ${consequence}.`);
-  }
 }

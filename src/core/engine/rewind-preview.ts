@@ -10,7 +10,8 @@ import { nextBranchName } from '../branches/naming';
 import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
 import type { FileCheckpoints } from '../files/types';
-import type { AnchorCheck } from '../files/types';
+import { anchorCheckFor } from '../files/anchor-check';
+import { FolderNotOpenError } from './folder-not-open';
 import type { SessionView } from '../sources/session-view';
 import { foldState } from '../state/fold';
 import { scopeOf } from '../state/records';
@@ -49,10 +50,7 @@ export async function anchorProblem(session: SessionView, anchorEntryId: string)
   return undefined;
 }
 
-export function anchorCheckFor(session: SessionView, anchorEntryId: string, checkpointingEnabled: boolean): AnchorCheck {
-  const entry = session.getEntry(anchorEntryId);
-  return { checkpointingEnabled, kind: !entry ? 'missing' : isUserMessage(entry) ? 'user-message' : 'other-entry' };
-}
+export { anchorCheckFor };
 
 export async function previewRewind(inputs: PreviewInputs): Promise<RewindPreviewModel> {
   const { session, anchorEntryId } = inputs;
@@ -132,7 +130,7 @@ function statePart({ session, anchorEntryId, warn }: PreviewInputs): Part<{ chan
 
 async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled, snapshotKey, filesNote }: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
-    return failed(`This session's folder (${session.cwd}) is not open in this window, so its files cannot be rewound here. Open that folder to rewind files.`);
+    return failed(`${new FolderNotOpenError(session.cwd, 'its files cannot be rewound here').message} Open that folder to rewind files.`);
   }
   const result = await checkpointer.rewindFiles(session.sessionId, snapshotKey ?? anchorEntryId, {
     dryRun: true,

@@ -3,6 +3,7 @@
 // This class is the facade: it serializes operations, takes the store lock and runs recovery first; the work is
 // done by ChangeTracker (what changed), storeTree (snapshot writing), RewindPlanner (what a rewind changes),
 // Restorer (applying it under a journal), undo-stack.ts and store-gc.ts.
+import { SerialQueue } from '../serial-queue';
 import { overlayTree, type ImportedFile } from './imported-snapshot';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -51,7 +52,7 @@ export class FileCheckpointer {
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
   private watcherStop?: () => void;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private fullCheckTimer?: NodeJS.Timeout;
 
   constructor(opts: FileCheckpointerOptions) {
@@ -88,9 +89,7 @@ export class FileCheckpointer {
 
   /** One operation at a time in this process: they share the scanned model. */
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => {});
-    return run;
+    return this.queue.run(fn);
   }
 
   /** Runs `fn` under the store lock, after recovery of any restore left unfinished (whose report it gets). */

@@ -1,5 +1,6 @@
 // The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf, lenient loading, migrations,
 // serialized persistence with latched errors, and cross-process transactions.
+import { SerialQueue } from '../serial-queue';
 import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store';
 import { buildSessionContext, indexById, pathToLeaf } from './context';
@@ -142,7 +143,7 @@ export class SessionManager {
   #consumedTail: Buffer = Buffer.alloc(0);
   /** The file may end without a newline (a writer died mid-line); check before appending. */
   #tailMayBeOpen = false;
-  #txQueue: Promise<unknown> = Promise.resolve();
+  readonly #txQueue = new SerialQueue();
 
   private constructor(header: SessionHeader, file: string | undefined, opts: SessionManagerOptions, persist: boolean) {
     const home = opts.home ?? resolveHome();
@@ -729,9 +730,7 @@ export class SessionManager {
         await release().catch(() => undefined);
       }
     };
-    const result = this.#txQueue.then(run, run);
-    this.#txQueue = result.catch(() => undefined);
-    return result;
+    return this.#txQueue.run(run);
   }
 }
 

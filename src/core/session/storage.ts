@@ -1,5 +1,6 @@
 // Every filesystem operation the session store performs goes through SessionStorage, so the same SessionManager
 // runs on the real disk (FileSessionStorage) or on a map (MemorySessionStorage, for tests and in-memory sessions).
+import { SerialQueue } from '../serial-queue';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -80,13 +81,14 @@ function tempNameFor(path: string): string {
 }
 
 class FileWriter implements SessionStorageWriter {
-  #queue: Promise<void> = Promise.resolve();
+  readonly #queue = new SerialQueue();
   #error: Error | undefined;
   #closed = false;
   constructor(private readonly fh: fsp.FileHandle) {}
 
   #enqueue(op: () => Promise<void>): Promise<void> {
-    const next = this.#queue.then(async () => {
+    // the queue goes on after a failure; the error is latched in #error and fails every later write
+    return this.#queue.run(async () => {
       if (this.#error) throw this.#error;
       if (this.#closed) throw new Error('session writer is closed');
       try {
@@ -96,9 +98,6 @@ class FileWriter implements SessionStorageWriter {
         throw err;
       }
     });
-    // keep the queue alive after a failure; the error is latched in #error
-    this.#queue = next.catch(() => undefined);
-    return next;
   }
   writeLine(line: string): Promise<void> {
     return this.writeRaw(line + '\n');

@@ -75,7 +75,10 @@ test('sessions lists the Claude Code session of the folder; branches, context an
 
 test('writing commands are refused by name and change nothing', () => {
   const before = sha();
-  for (const args of [['append', file, '--role', 'user', '--text', 'x'], ['switch', file, 'main'], ['checkpoint', file, 'good'], ['state', file]]) {
+  const state = run(['state', file]);
+  assert.equal(state.code, 1);
+  assert.match(state.stderr, /state does not apply to Claude Code sessions: session state and artifacts are agent-rewind's own records/);
+  for (const args of [['append', file, '--role', 'user', '--text', 'x'], ['switch', file, 'main'], ['checkpoint', file, 'good']]) {
     const r = run(args);
     assert.equal(r.code, 1, `${args[0]}: ${r.stdout}`);
     assert.match(r.stderr, /this is a Claude Code session, and agent-rewind never writes to Claude Code's files/, args[0]);

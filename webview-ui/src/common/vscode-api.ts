@@ -9,15 +9,20 @@ interface VsCodeApi<S> {
 
 declare function acquireVsCodeApi<S>(): VsCodeApi<S>;
 
-export interface HostChannel<ToHost, State> {
+/**
+ * One webview's side of its protocol (src/shared/protocol.ts): what it posts, what the host sends it. The host's
+ * messages are typed here, once: they come from the extension's own typed code, so a plain object with a `type` is
+ * taken as the protocol's union (the host, in turn, validates everything it receives with zod).
+ */
+export interface HostChannel<ToHost, ToWebview extends { type: string }, State> {
   post(message: ToHost): void;
   getState(): State | undefined;
   setState(state: State): void;
   /** Listens to messages from the host (only plain objects with a string `type` get through). */
-  onMessage(listener: (message: { type: string } & Record<string, unknown>) => void): void;
+  onMessage(listener: (message: ToWebview) => void): void;
 }
 
-export function connectToHost<ToHost, State>(): HostChannel<ToHost, State> {
+export function connectToHost<ToHost, ToWebview extends { type: string }, State>(): HostChannel<ToHost, ToWebview, State> {
   const api = acquireVsCodeApi<State>();
   return {
     post: (message) => api.postMessage(message),
@@ -27,7 +32,7 @@ export function connectToHost<ToHost, State>(): HostChannel<ToHost, State> {
       window.addEventListener('message', (event: MessageEvent<unknown>) => {
         const data = event.data;
         if (typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string') {
-          listener(data as { type: string } & Record<string, unknown>);
+          listener(data as ToWebview);
         }
       });
     },

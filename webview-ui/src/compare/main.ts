@@ -2,13 +2,13 @@
 // diff editor (a request, so a failure is shown here), messages ask it to open the transcript.
 import '../common/base.css';
 import './compare.css';
-import type { CompareResults, CompareToHost } from '../../../src/shared/protocol';
+import type { CompareResults, CompareToHost, CompareToWebview } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
 import type { BranchCompareModel } from '../../../src/shared/view-models';
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { renderCompare, renderLoadError, renderLoading, type CompareUiState } from './render';
 
-const host = connectToHost<CompareToHost, Record<string, never>>();
+const host = connectToHost<CompareToHost, CompareToWebview, Record<string, never>>();
 const requests = new RequestClient<CompareToHost, CompareResults>(host.post);
 const app = document.getElementById('app')!;
 
@@ -33,17 +33,17 @@ host.onMessage((message) => {
   switch (message.type) {
     case 'loading':
       model = undefined;
-      app.innerHTML = renderLoading(String(message.branchA ?? ''), String(message.branchB ?? ''));
+      app.innerHTML = renderLoading(message.branchA, message.branchB);
       break;
     case 'model':
-      model = message.model as BranchCompareModel;
+      model = message.model;
       ui.opening = undefined;
       ui.diffError = undefined;
       render();
       break;
     case 'loadError':
       model = undefined;
-      app.innerHTML = renderLoadError(String(message.message ?? ''));
+      app.innerHTML = renderLoadError(message.message);
       break;
   }
 });

@@ -1,7 +1,7 @@
 // The Rewind preview webview: shows the dry run the host computed; only Confirm asks the host to act.
 import '../common/base.css';
 import './preview.css';
-import type { PreviewResults, PreviewToHost } from '../../../src/shared/protocol';
+import type { PreviewResults, PreviewToHost, PreviewToWebview } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
 import type { RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
 import { actionTarget, connectToHost } from '../common/vscode-api';
@@ -14,7 +14,7 @@ interface SavedState {
   overwriteUserModified: boolean;
 }
 
-const host = connectToHost<PreviewToHost, SavedState>();
+const host = connectToHost<PreviewToHost, PreviewToWebview, SavedState>();
 const requests = new RequestClient<PreviewToHost, PreviewResults>(host.post);
 const saved = host.getState();
 const app = document.getElementById('app')!;
@@ -64,7 +64,7 @@ host.onMessage((message) => {
       render();
       break;
     case 'model':
-      model = message.model as RewindPreviewModel;
+      model = message.model;
       ui.busy = false;
       ui.applyError = undefined;
       render();

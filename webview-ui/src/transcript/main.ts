@@ -3,7 +3,7 @@
 // and the row at the top of the viewport stays put while that happens.
 import '../common/base.css';
 import './transcript.css';
-import type { RevealTarget, TranscriptResults, TranscriptToHost } from '../../../src/shared/protocol';
+import type { RevealTarget, TranscriptResults, TranscriptToHost, TranscriptToWebview } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
 import type { TranscriptModel } from '../../../src/shared/view-models';
 import { escapeHtml } from '../common/escape';
@@ -28,7 +28,7 @@ interface SavedState {
   expanded?: string[];
 }
 
-const host = connectToHost<TranscriptToHost, SavedState>();
+const host = connectToHost<TranscriptToHost, TranscriptToWebview, SavedState>();
 const requests = new RequestClient<TranscriptToHost, TranscriptResults>(host.post);
 const saved = host.getState() ?? {};
 
@@ -379,21 +379,21 @@ host.onMessage((message) => {
   if (requests.handle(message)) return;
   switch (message.type) {
     case 'model':
-      sessionFile = String(message.sessionFile);
-      applyModel(message.version as number, message.model as TranscriptModel);
+      sessionFile = message.sessionFile;
+      applyModel(message.version, message.model);
       saveState();
       break;
     case 'loadError':
       document.getElementById('title')!.textContent = 'Transcript unavailable';
       rowsEl.setAttribute('aria-busy', 'false');
-      showNotice(String(message.message), 'error');
+      showNotice(message.message, 'error');
       break;
     case 'notice':
-      showNotice(String(message.message), message.severity === 'error' ? 'error' : 'info');
+      showNotice(message.message, message.severity);
       break;
     case 'revealEntry': {
-      const target = message.target as RevealTarget;
-      if (target.on === 'activeBranch') revealAt(String(message.entryId), target.index);
+      const target = message.target;
+      if (target.on === 'activeBranch') revealAt(message.entryId, target.index);
       else showElsewhere(target);
       break;
     }

@@ -1,6 +1,7 @@
 // Claude Code behind the source interface: transcripts found under each Claude config folder by the cwd their lines
 // name, read in place (never written), and "Rewind to here" continued in a fork file Claude Code itself resumes.
-import { readdir, stat } from 'node:fs/promises';
+import { ReadCache } from '../read-cache';
+import { readdir } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Warn } from '../../branches/records';
 import type { SessionListing } from '../../engine/types';
@@ -17,19 +18,13 @@ import type { ClaudeSession } from './session';
 const AGENT = 'Claude Code';
 const MAX_CACHED = 16;
 
-interface Cached {
-  size: number;
-  mtimeMs: number;
-  session: Promise<ClaudeSession>;
-}
 
 export class ClaudeSource implements SourceAdapter {
   readonly kinds = ['claude'] as const;
   readonly writable = false;
   readonly #configDirs: readonly string[];
   readonly #enabled: boolean;
-  /** Least recently used first. */
-  readonly #cache = new Map<string, Cached>();
+  readonly #cache = new ReadCache<ClaudeSession>(MAX_CACHED);
 
   readonly #home: string | undefined;
 
@@ -76,27 +71,12 @@ export class ClaudeSource implements SourceAdapter {
 
   /** Read afresh whenever the file's size or mtime moved (Claude Code appends while it runs). */
   async open(file: string): Promise<ClaudeSession> {
-    const path = resolve(file);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) {
-      this.#cache.delete(path);
-      throw new Error(`Session file not found: ${path}`);
-    }
-    let cached = this.#cache.get(path);
-    this.#cache.delete(path);
-    if (!cached || cached.size !== info.size || cached.mtimeMs !== info.mtimeMs) {
+    return this.#cache.get(file, (path) => {
       const configDir = this.#configDirs.find((d) => path.startsWith(join(d, 'projects') + sep));
-      cached = { size: info.size, mtimeMs: info.mtimeMs, session: readClaudeSession(path, configDir ? { configDir } : {}).then((s) => this.#withHookRecords(s)) };
-    }
-    this.#cache.set(path, cached);
-    for (const old of [...this.#cache.keys()].slice(0, Math.max(0, this.#cache.size - MAX_CACHED))) this.#cache.delete(old);
-    try {
-      return await cached.session;
-    } catch (error) {
-      this.#cache.delete(path);
-      throw error;
-    }
+      return readClaudeSession(path, configDir ? { configDir } : {}).then((s) => this.#withHookRecords(s));
+    });
   }
+
 
   #withHookRecords(session: ClaudeSession): ClaudeSession {
     if (!this.#home || !isSafeSessionId(session.sessionId)) return session;
@@ -129,7 +109,7 @@ export class ClaudeSource implements SourceAdapter {
   }
 
   async forget(file: string): Promise<void> {
-    this.#cache.delete(resolve(file));
+    this.#cache.forget(file);
   }
 
   async dispose(): Promise<void> {

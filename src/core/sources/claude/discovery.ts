@@ -2,6 +2,7 @@
 // the folder name is a lossy encoding of the cwd (paths differing only in `_`, `-` or `.` share it), so a session is
 // attributed by the `cwd` its lines carry, never by decoding the folder name. Listing reads a bounded prefix (cwd,
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
+import { forkTitle } from './reader';
 import { existsSync } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -89,7 +90,7 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
     sessionFile: file,
     sessionId: basename(file, '.jsonl'),
     cwd,
-    title: titles.title((u) => uuids.has(u), firstPrompt === undefined ? undefined : oneLine(firstPrompt, 200)),
+    title: forkTitle(titles.title((u) => uuids.has(u), firstPrompt === undefined ? undefined : oneLine(firstPrompt, 200)), head.some((r) => obj(r.forkedFrom) !== undefined)),
     createdAt: createdAt ?? new Date(st.birthtimeMs || st.mtimeMs).toISOString(),
     modifiedMs: st.mtimeMs,
   };

@@ -2,8 +2,9 @@
 // a new <uuid>.jsonl in the same project folder holding the raw lines from the root to just before a prompt, uuids
 // kept, sessionId rewritten, each marked forkedFrom. The original is only read. The new file is written under a
 // temporary name, fsynced, then linked into place (link fails rather than replace a file that exists).
+import { writeNewFile } from '../write-new-file';
 import { randomUUID } from 'node:crypto';
-import { link, open, readFile, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { classifyLine } from './classify';
 import { splitClaudeLines, str, type RawLine } from './lines';
@@ -30,7 +31,7 @@ export async function writeClaudeFork(session: ClaudeSession, userEntryId: strin
   const text = copied.map((l) => JSON.stringify({ ...l.rec, sessionId, forkedFrom: { sessionId: session.sessionId, messageUuid: l.rec.uuid } })).join('\n') + '\n';
   const dir = dirname(session.sessionFile);
   const sessionFile = join(dir, `${sessionId}.jsonl`);
-  await writeExclusive(dir, sessionFile, text);
+  await writeNewFile(dir, sessionFile, text);
   return { sessionId, sessionFile };
 }
 
@@ -54,37 +55,4 @@ function linesBefore(lines: readonly RawLine[], promptUuid: string): RawLine[] |
     at = next;
   }
   return path.reverse().map((i) => lines[i]!);
-}
-
-async function writeExclusive(dir: string, file: string, text: string): Promise<void> {
-  const tmp = join(dir, `.${randomUUID()}.jsonl.partial`);
-  const fh = await open(tmp, 'wx');
-  try {
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await link(tmp, file);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw e.code === 'EEXIST' ? new Error(`Cannot write the fork: ${file} already exists`) : e;
-  } finally {
-    await unlink(tmp).catch(() => {});
-  }
-  await syncDir(dir);
-}
-
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    // folders cannot be opened for fsync on every platform (Windows); the file itself is synced
-  }
 }

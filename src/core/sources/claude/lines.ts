@@ -29,8 +29,9 @@ export function splitClaudeLines(buf: Buffer): SplitResult {
 }
 
 /** Hands each parsed line to `visit` and keeps none, so a big transcript's records can be collected as soon as they
- *  have been used (holding them all doubles the garbage collector's work). */
-export function forEachClaudeLine(buf: Buffer, visit: (line: RawLine) => void): ScanResult {
+ *  have been used (holding them all doubles the garbage collector's work). `unused(buf, start, end)` may rule a line
+ *  out by its first bytes, before it is parsed (a reader that never looks at some kinds of line). */
+export function forEachClaudeLine(buf: Buffer, visit: (line: RawLine) => void, unused?: (buf: Buffer, start: number, end: number) => boolean): ScanResult {
   const skipped: { line: number; reason: string }[] = [];
   const n = buf.length;
   let start = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
@@ -41,7 +42,7 @@ export function forEachClaudeLine(buf: Buffer, visit: (line: RawLine) => void): 
     const last = end === -1;
     if (last) end = n;
     const stop = end > start && buf[end - 1] === 13 ? end - 1 : end;
-    if (stop > start) {
+    if (stop > start && !(unused && buf[stop - 1] === 125 && unused(buf, start, stop))) {
       const text = buf.toString('utf8', start, stop);
       let value: unknown;
       let ok = true;

@@ -73,7 +73,8 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
     sessionId,
     sessionFile: file,
     cwd: cwd ?? dirname(file),
-    title: titles.title((u) => builder.has(u), tree.prompts[0]?.text),
+    // a fork we wrote (its lines say forkedFrom) starts with its origin's prompts: named apart from it in lists
+    title: forkTitle(titles.title((u) => builder.has(u), tree.prompts[0]?.text), clues.marks.length > 0),
     createdAt: createdAt ?? new Date((await stat(file)).birthtimeMs).toISOString(),
     tree,
     report: { skipped },
@@ -82,4 +83,9 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
     inherited,
     ...(fork ? { forkedFrom: { sessionId: fork.sessionId, ...(fork.sessionFile ? { sessionFile: fork.sessionFile } : {}), ...(lastShared ? { entryId: lastShared } : {}) } } : {}),
   });
+}
+
+/** A session forked by Rewind to here is named as its origin was, marked as the fork it is. */
+export function forkTitle(title: string, forked: boolean): string {
+  return forked && !title.endsWith(' (fork)') ? `${title} (fork)` : title;
 }

@@ -1,5 +1,6 @@
 // Codex behind the source interface: rollouts found under $CODEX_HOME by the cwd they name, read in place (never
 // written), and "Rewind to here" continued in a fork rollout Codex itself resumes (`codex resume <id>`).
+import { ReadCache } from '../read-cache';
 import { stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Warn } from '../../branches/records';
@@ -16,18 +17,13 @@ import type { CodexSession } from './session';
 const AGENT = 'Codex';
 const MAX_CACHED = 16;
 
-interface Cached {
-  size: number;
-  mtimeMs: number;
-  session: Promise<CodexSession>;
-}
 
 export class CodexSource implements SourceAdapter {
   readonly kinds = ['codex'] as const;
   readonly writable = false;
   readonly #home: string;
   readonly #enabled: boolean;
-  readonly #cache = new Map<string, Cached>();
+  readonly #cache = new ReadCache<CodexSession>(MAX_CACHED);
 
   constructor(opts: { home?: string; enabled?: boolean } = {}) {
     this.#home = resolve(opts.home ?? codexHome());
@@ -70,26 +66,9 @@ export class CodexSource implements SourceAdapter {
 
   /** Read afresh whenever the file's size or mtime moved (Codex appends while it runs, and on resume). */
   async open(file: string): Promise<CodexSession> {
-    const path = resolve(file);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) {
-      this.#cache.delete(path);
-      throw new Error(`Session file not found: ${path}`);
-    }
-    let cached = this.#cache.get(path);
-    this.#cache.delete(path);
-    if (!cached || cached.size !== info.size || cached.mtimeMs !== info.mtimeMs) {
-      cached = { size: info.size, mtimeMs: info.mtimeMs, session: readCodexSession(path, { home: this.#home }) };
-    }
-    this.#cache.set(path, cached);
-    for (const old of [...this.#cache.keys()].slice(0, Math.max(0, this.#cache.size - MAX_CACHED))) this.#cache.delete(old);
-    try {
-      return await cached.session;
-    } catch (error) {
-      this.#cache.delete(path);
-      throw error;
-    }
+    return this.#cache.get(file, (path) => readCodexSession(path, { home: this.#home }));
   }
+
 
   /** The rollout stays as it is: a new one holds the conversation up to just before the message, which
    *  `codex resume <id>` continues; the message's text is handed back to be sent again. */
@@ -113,7 +92,7 @@ export class CodexSource implements SourceAdapter {
   }
 
   async forget(file: string): Promise<void> {
-    this.#cache.delete(resolve(file));
+    this.#cache.forget(file);
   }
 
   async dispose(): Promise<void> {

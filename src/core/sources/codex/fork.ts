@@ -5,8 +5,9 @@
 // itself (rollbacks and compactions included), so the fork's history is exactly what Codex had before that prompt.
 // The original is only read. The new file is written under a temporary name, fsynced, then linked into place
 // (link fails rather than replace a file that exists).
-import { randomBytes, randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { writeNewFile } from '../write-new-file';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { classifyItem } from './classify';
 import { payloadOf, splitRolloutLines, str, type RawLine } from './lines';
@@ -87,7 +88,7 @@ export async function writeCodexFork(session: CodexSession, userEntryId: string,
   const dir = join(home, 'sessions', stamp.slice(0, 4), stamp.slice(5, 7), stamp.slice(8, 10));
   await mkdir(dir, { recursive: true });
   const sessionFile = join(dir, rolloutFileName(sessionId, now));
-  await writeExclusive(dir, sessionFile, text);
+  await writeNewFile(dir, sessionFile, text);
   return { sessionId, sessionFile };
 }
 
@@ -107,33 +108,4 @@ function turnStart(lines: readonly RawLine[], at: number, turnId: string | undef
     }
   }
   return start;
-}
-
-async function writeExclusive(dir: string, file: string, text: string): Promise<void> {
-  const tmp = join(dir, `.${randomUUID()}.jsonl.partial`);
-  const fh = await open(tmp, 'wx');
-  try {
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await link(tmp, file);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw e.code === 'EEXIST' ? new Error(`Cannot write the fork: ${file} already exists`) : e;
-  } finally {
-    await unlink(tmp).catch(() => {});
-  }
-  try {
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    // folders cannot be opened for fsync on every platform
-  }
 }

@@ -1,7 +1,7 @@
 // A Codex rollout is JSON lines `{timestamp, type, payload}` (RolloutLine with a flattened, tagged RolloutItem). The
 // byte-level splitting is the same as Claude Code's (lenient: bad lines reported, a torn last line left for later),
 // so it is shared; this file adds the envelope's accessors.
-import { epochMs, obj, splitClaudeLines, str, type ClaudeRecord, type RawLine, type SplitResult } from '../claude/lines';
+import { epochMs, forEachClaudeLine, obj, splitClaudeLines, str, type ClaudeRecord, type RawLine, type SplitResult } from '../claude/lines';
 
 export type CodexRecord = ClaudeRecord;
 export type { RawLine, SplitResult };
@@ -47,36 +47,7 @@ function unusedLine(buf: Buffer, start: number, end: number): boolean {
  *  real rollout, where token counts, world state and item_completed copies are most of the file). */
 export function splitRolloutLinesForReading(buf: Buffer): SplitResult {
   const lines: RawLine[] = [];
-  const skipped: { line: number; reason: string }[] = [];
-  const n = buf.length;
-  let start = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-  let lineNo = 1;
-  let tornBytes = 0;
-  while (start < n) {
-    let end = buf.indexOf(10, start);
-    const last = end === -1;
-    if (last) end = n;
-    const stop = end > start && buf[end - 1] === 13 ? end - 1 : end;
-    if (stop > start && !(buf[stop - 1] === 125 && unusedLine(buf, start, stop))) {
-      const text = buf.toString('utf8', start, stop);
-      let value: unknown;
-      let ok = true;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        ok = false;
-        if (last) tornBytes = n - start;
-        else if (text.trim() !== '') skipped.push({ line: lineNo, reason: `invalid JSON: ${(err as Error).message}` });
-      }
-      if (ok) {
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) lines.push({ rec: value as CodexRecord, line: lineNo, byteStart: start, byteEnd: stop });
-        else skipped.push({ line: lineNo, reason: 'not a JSON object' });
-      }
-    }
-    start = end + 1;
-    lineNo++;
-  }
-  return { lines, skipped, tornBytes };
+  return { lines, ...forEachClaudeLine(buf, (l) => lines.push(l), unusedLine) };
 }
 
 /** The line's payload (an empty object when missing or not an object). */
