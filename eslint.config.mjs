@@ -28,11 +28,21 @@ export default tseslint.config(
   },
   {
     files: ['src/core/**/*.ts', 'src/cli/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': noImports(['vscode', '**/extension/**'], 'src/core and src/cli never import vscode or src/extension: they run in the CLI and in tests too.') },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': noImports(
+        ['vscode', '**/extension/**'],
+        'src/core and src/cli never import vscode or src/extension: they run in the CLI and in tests too.',
+      ),
+    },
   },
   {
     files: ['src/shared/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': noImports(['vscode', '**/core/**', '**/extension/**', ...nodeBuiltins], 'src/shared is bundled into the webviews: no Node, no vscode, no host code.') },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': noImports(
+        ['vscode', '**/core/**', '**/extension/**', ...nodeBuiltins],
+        'src/shared is bundled into the webviews: no Node, no vscode, no host code.',
+      ),
+    },
   },
   {
     files: ['webview-ui/**/*.ts'],
@@ -41,7 +51,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['vscode', '**/src/core/**', '**/src/extension/**', '**/src/cli/**', ...nodeBuiltins], message: 'webview-ui runs in the browser: only src/shared (and browser libraries) may be imported.' },
+            {
+              group: ['vscode', '**/src/core/**', '**/src/extension/**', '**/src/cli/**', ...nodeBuiltins],
+              message: 'webview-ui runs in the browser: only src/shared (and browser libraries) may be imported.',
+            },
           ],
         },
       ],

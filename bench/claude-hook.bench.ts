@@ -58,7 +58,15 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
 
     // the CLI bundled as it ships in dist/, with the native stat helper beside it when it was built
     const cli = join(base, 'cli.js');
-    await build({ entryPoints: [join(__dirname, '../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+    await build({
+      entryPoints: [join(__dirname, '../src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: cli,
+      logLevel: 'error',
+    });
     const native = join(__dirname, '../build/Release/stat_batch.node');
     if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]);
 
@@ -78,7 +86,12 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
         prompt: 'Refactor the snapshot code so that the store is opened once, and add a test for it.',
       });
       const t = now();
-      const r = spawnSync(process.execPath, [cli, 'hook', 'claude'], { input, encoding: 'utf8', cwd: ws, env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws } });
+      const r = spawnSync(process.execPath, [cli, 'hook', 'claude'], {
+        input,
+        encoding: 'utf8',
+        cwd: ws,
+        env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws },
+      });
       const ms = now() - t;
       if (r.status !== 0 || r.stdout !== '' || r.stderr !== '') throw new Error(`hook failed: exit ${r.status}, ${r.stdout}${r.stderr}`);
       return ms;

@@ -21,7 +21,20 @@ export function generate(file: string, turns: number): number {
   const base = (parent: string | null, extra: Record<string, unknown>) => {
     const uuid = `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, '0')}`;
     clock += 700;
-    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/bench/repo', sessionId: SESSION_ID, version: '2.1.330', gitBranch: 'main', timestamp: new Date(clock).toISOString(), ...extra, uuid }));
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/bench/repo',
+        sessionId: SESSION_ID,
+        version: '2.1.330',
+        gitBranch: 'main',
+        timestamp: new Date(clock).toISOString(),
+        ...extra,
+        uuid,
+      }),
+    );
     return uuid;
   };
   const prompts: (string | null)[] = [];
@@ -30,20 +43,58 @@ export function generate(file: string, turns: number): number {
     let parent: string | null = leaf;
     if (turn > 10 && r() < 0.02) parent = prompts[turn - 1 - Math.floor(r() * 5)]!; // a rewind
     if (turn > 0 && turn % 400 === 0 && leaf) {
-      const b = base(null, { type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', logicalParentUuid: leaf, compactMetadata: { trigger: 'auto', preTokens: 150000 } });
-      parent = base(b, { type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: `This session is being continued from a previous conversation. ${text(600)}` } });
+      const b = base(null, {
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        logicalParentUuid: leaf,
+        compactMetadata: { trigger: 'auto', preTokens: 150000 },
+      });
+      parent = base(b, {
+        type: 'user',
+        isCompactSummary: true,
+        isVisibleInTranscriptOnly: true,
+        message: { role: 'user', content: `This session is being continued from a previous conversation. ${text(600)}` },
+      });
     }
     const promptId = `p-${turn}`;
-    lines.push(JSON.stringify({ type: 'file-history-snapshot', messageId: `fh-${turn}`, isSnapshotUpdate: false, snapshot: { messageId: `fh-${turn}`, timestamp: new Date(clock).toISOString(), trackedFileBackups: { [`/bench/repo/src/f${turn % 40}.ts`]: { backupFileName: `h${turn % 40}@v${turn}`, version: turn, backupTime: new Date(clock).toISOString() } } } }));
+    lines.push(
+      JSON.stringify({
+        type: 'file-history-snapshot',
+        messageId: `fh-${turn}`,
+        isSnapshotUpdate: false,
+        snapshot: {
+          messageId: `fh-${turn}`,
+          timestamp: new Date(clock).toISOString(),
+          trackedFileBackups: {
+            [`/bench/repo/src/f${turn % 40}.ts`]: { backupFileName: `h${turn % 40}@v${turn}`, version: turn, backupTime: new Date(clock).toISOString() },
+          },
+        },
+      }),
+    );
     lines.push(JSON.stringify({ type: 'queue-operation', operation: 'dequeue', sessionId: SESSION_ID, timestamp: new Date(clock).toISOString() }));
     const prompt = base(parent, { type: 'user', promptId, message: { role: 'user', content: text(40) } });
     prompts.push(parent);
     let p = prompt;
-    for (let k = 0; k < 3; k++) p = base(p, { type: 'attachment', attachment: { type: 'hook_additional_context', content: [text(30)], hookName: 'UserPromptSubmit' } });
+    for (let k = 0; k < 3; k++)
+      p = base(p, { type: 'attachment', attachment: { type: 'hook_additional_context', content: [text(30)], hookName: 'UserPromptSubmit' } });
     const steps = 1 + Math.floor(r() * 3);
     for (let s = 0; s < steps; s++) {
       const msgId = `msg_${turn}_${s}`;
-      const asst = (block: unknown, stop: string | null) => base(p, { type: 'assistant', requestId: `req_${turn}_${s}`, message: { id: msgId, type: 'message', role: 'assistant', model: 'claude-sonnet', content: [block], stop_reason: stop, usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 50000 } } });
+      const asst = (block: unknown, stop: string | null) =>
+        base(p, {
+          type: 'assistant',
+          requestId: `req_${turn}_${s}`,
+          message: {
+            id: msgId,
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet',
+            content: [block],
+            stop_reason: stop,
+            usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 50000 },
+          },
+        });
       p = asst({ type: 'thinking', thinking: text(150), signature: 'x'.repeat(300) }, null);
       p = asst({ type: 'text', text: text(60) }, null);
       const calls = 1 + Math.floor(r() * 2);
@@ -51,15 +102,42 @@ export function generate(file: string, turns: number): number {
       for (let c = 0; c < calls; c++) {
         const id = `toolu_${turn}_${s}_${c}`;
         ids.push(id);
-        p = asst({ type: 'tool_use', id, name: 'Bash', input: { command: `npm test -- ${text(5)}`, description: text(6) } }, c === calls - 1 ? 'tool_use' : null);
+        p = asst(
+          { type: 'tool_use', id, name: 'Bash', input: { command: `npm test -- ${text(5)}`, description: text(6) } },
+          c === calls - 1 ? 'tool_use' : null,
+        );
       }
       for (const id of ids) {
-        for (let g = 0; g < 2; g++) p = base(p, { type: 'progress', data: { type: 'hook_progress', hookEvent: 'PreToolUse', hookName: 'PreToolUse:Bash', command: text(8) }, parentToolUseID: id, toolUseID: id });
+        for (let g = 0; g < 2; g++)
+          p = base(p, {
+            type: 'progress',
+            data: { type: 'hook_progress', hookEvent: 'PreToolUse', hookName: 'PreToolUse:Bash', command: text(8) },
+            parentToolUseID: id,
+            toolUseID: id,
+          });
         const out = text(600 + Math.floor(r() * 1200));
-        p = base(p, { type: 'user', promptId, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: out, is_error: false }] }, toolUseResult: { stdout: out, stderr: '', interrupted: false }, sourceToolAssistantUUID: p });
+        p = base(p, {
+          type: 'user',
+          promptId,
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: out, is_error: false }] },
+          toolUseResult: { stdout: out, stderr: '', interrupted: false },
+          sourceToolAssistantUUID: p,
+        });
       }
     }
-    p = base(p, { type: 'assistant', requestId: `req_${turn}_end`, message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet', content: [{ type: 'text', text: text(80) }], stop_reason: 'end_turn', usage: { input_tokens: 1000, output_tokens: 100 } } });
+    p = base(p, {
+      type: 'assistant',
+      requestId: `req_${turn}_end`,
+      message: {
+        id: `msg_${turn}_end`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet',
+        content: [{ type: 'text', text: text(80) }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1000, output_tokens: 100 },
+      },
+    });
     p = base(p, { type: 'system', subtype: 'turn_duration', durationMs: 12345 });
     leaf = p;
   }
@@ -107,13 +185,22 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const read = median(reads);
     const raw = median(raws);
     const rows = [
-      { figure: `open a ${mb.toFixed(1)} MB transcript (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps})`, value: read, ref: raw, target: 'ratio ≤ 2', ok: read <= 2 * raw },
+      {
+        figure: `open a ${mb.toFixed(1)} MB transcript (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps})`,
+        value: read,
+        ref: raw,
+        target: 'ratio ≤ 2',
+        ok: read <= 2 * raw,
+      },
       { figure: 'same, absolute', value: read, ref: raw, target: quick ? '(full run only)' : '< 1000 ms', ok: quick || read < 1000 },
     ];
     const markdown = [
       '| figure | value | reference | ratio | target | ok |',
       '|---|---:|---|---:|---|---|',
-      ...rows.map((r) => `| ${r.figure} | ${ms(r.value)} | ${ms(r.ref)} (raw JSON.parse of every line) | ${(r.value / r.ref).toFixed(2)}× | ${r.target} | ${r.ok ? 'ok' : '**missed**'} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.figure} | ${ms(r.value)} | ${ms(r.ref)} (raw JSON.parse of every line) | ${(r.value / r.ref).toFixed(2)}× | ${r.target} | ${r.ok ? 'ok' : '**missed**'} |`,
+      ),
       '',
       `Transcript: ${turns.toLocaleString('en')} prompts with thinking / text / tool_use groups, 0.6–1.8k-word tool results, attachment, progress and file-history lines, ~2% rewinds and a compaction every 400 prompts; active path ${pathLength.toLocaleString('en')} entries; fixed seed (bench/claude-reader.bench.ts).`,
     ].join('\n');

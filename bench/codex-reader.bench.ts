@@ -22,17 +22,43 @@ export function generate(file: string, turns: number): number {
     clock += 300;
     lines.push(JSON.stringify({ timestamp: new Date(clock).toISOString(), ordinal: lines.length, type, payload }));
   };
-  line('session_meta', { id: THREAD, session_id: THREAD, timestamp: new Date(clock).toISOString(), cwd: '/bench/repo', originator: 'codex_exec', cli_version: '0.169.0', source: 'exec', model_provider: 'openai', base_instructions: text(3500), git: { commit_hash: 'abc', branch: 'main' } });
+  line('session_meta', {
+    id: THREAD,
+    session_id: THREAD,
+    timestamp: new Date(clock).toISOString(),
+    cwd: '/bench/repo',
+    originator: 'codex_exec',
+    cli_version: '0.169.0',
+    source: 'exec',
+    model_provider: 'openai',
+    base_instructions: text(3500),
+    git: { commit_hash: 'abc', branch: 'main' },
+  });
   const history: Record<string, unknown>[] = [];
   let call = 0;
   for (let turn = 0; turn < turns; turn++) {
     const turnId = `01a20aad-${(turn >> 16).toString(16).padStart(4, '0')}-7${(turn & 0xfff).toString(16).padStart(3, '0')}-8000-${turn.toString(16).padStart(12, '0')}`;
     const meta = { internal_chat_message_metadata_passthrough: { turn_id: turnId } };
     line('event_msg', { type: 'task_started', turn_id: turnId, model_context_window: 258400 });
-    line('response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text: `<permissions instructions>${text(120)}</permissions instructions>` }] });
-    line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>/bench/repo</cwd>\n  <shell>bash</shell>\n</environment_context>` }] });
+    line('response_item', {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: `<permissions instructions>${text(120)}</permissions instructions>` }],
+    });
+    line('response_item', {
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>/bench/repo</cwd>\n  <shell>bash</shell>\n</environment_context>` }],
+    });
     line('world_state', { full: turn === 0, state: { current_date: '2026-11-01', environments: { local: { cwd: '/bench/repo', shell: 'bash' } } } });
-    line('turn_context', { turn_id: turnId, cwd: '/bench/repo', approval_policy: 'never', model: 'gpt-5.5', sandbox_policy: { type: 'danger-full-access' }, collaboration_mode: { mode: 'default' } });
+    line('turn_context', {
+      turn_id: turnId,
+      cwd: '/bench/repo',
+      approval_policy: 'never',
+      model: 'gpt-5.5',
+      sandbox_policy: { type: 'danger-full-access' },
+      collaboration_mode: { mode: 'default' },
+    });
     const prompt = { type: 'message', role: 'user', content: [{ type: 'input_text', text: text(40) }] };
     line('response_item', { ...prompt, ...meta });
     line('event_msg', { type: 'item_completed', turn_id: turnId, item: { type: 'UserMessage', id: `u${turn}`, content: [{ type: 'text', text: 'x' }] } });
@@ -42,17 +68,48 @@ export function generate(file: string, turns: number): number {
       line('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: text(60) }], encrypted_content: 'e'.repeat(800), ...meta });
       const id = `call_${++call}`;
       if (r() < 0.7) {
-        line('response_item', { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: `npm test -- ${text(5)}`, workdir: '/bench/repo' }), call_id: id, ...meta });
-        line('event_msg', { type: 'item_completed', turn_id: turnId, item: { type: 'CommandExecution', id, command: ['/bin/bash', '-lc', 'npm test'], aggregated_output: text(200) } });
-        line('response_item', { type: 'function_call_output', call_id: id, output: `Chunk ID: 1\nProcess exited with code 0\nOutput:\n${text(900 + Math.floor(r() * 1500))}`, ...meta });
+        line('response_item', {
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: `npm test -- ${text(5)}`, workdir: '/bench/repo' }),
+          call_id: id,
+          ...meta,
+        });
+        line('event_msg', {
+          type: 'item_completed',
+          turn_id: turnId,
+          item: { type: 'CommandExecution', id, command: ['/bin/bash', '-lc', 'npm test'], aggregated_output: text(200) },
+        });
+        line('response_item', {
+          type: 'function_call_output',
+          call_id: id,
+          output: `Chunk ID: 1\nProcess exited with code 0\nOutput:\n${text(900 + Math.floor(r() * 1500))}`,
+          ...meta,
+        });
       } else {
         const patch = `*** Begin Patch\n*** Update File: src/f${turn % 40}.ts\n@@\n-${text(10)}\n+${text(10)}\n*** End Patch\n`;
         line('response_item', { type: 'custom_tool_call', name: 'apply_patch', input: patch, call_id: id, ...meta });
-        line('event_msg', { type: 'item_completed', turn_id: turnId, item: { type: 'FileChange', id, changes: { [`/bench/repo/src/f${turn % 40}.ts`]: { type: 'update', unified_diff: `@@ -1 +1 @@\n-${text(10)}\n+${text(10)}\n`, move_path: null } } } });
-        line('response_item', { type: 'custom_tool_call_output', call_id: id, output: 'Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM x\n', ...meta });
+        line('event_msg', {
+          type: 'item_completed',
+          turn_id: turnId,
+          item: {
+            type: 'FileChange',
+            id,
+            changes: { [`/bench/repo/src/f${turn % 40}.ts`]: { type: 'update', unified_diff: `@@ -1 +1 @@\n-${text(10)}\n+${text(10)}\n`, move_path: null } },
+          },
+        });
+        line('response_item', {
+          type: 'custom_tool_call_output',
+          call_id: id,
+          output: 'Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM x\n',
+          ...meta,
+        });
       }
       line('token_usage_record', { thread_id: THREAD, turn_id: turnId, usage: { input_tokens: 1000, output_tokens: 200 } });
-      line('event_msg', { type: 'token_count', info: { total_token_usage: { input_tokens: 1000 * turn, output_tokens: 200 * turn }, last_token_usage: { input_tokens: 1000, output_tokens: 200 } } });
+      line('event_msg', {
+        type: 'token_count',
+        info: { total_token_usage: { input_tokens: 1000 * turn, output_tokens: 200 * turn }, last_token_usage: { input_tokens: 1000, output_tokens: 200 } },
+      });
     }
     const reply = { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: text(80) }] };
     line('event_msg', { type: 'item_completed', turn_id: turnId, item: { type: 'AgentMessage', id: `a${turn}`, content: [{ type: 'Text', text: 'x' }] } });
@@ -62,7 +119,13 @@ export function generate(file: string, turns: number): number {
     if (turn > 10 && r() < 0.02) line('event_msg', { type: 'thread_rolled_back', num_turns: 1 + Math.floor(r() * 3) });
     if (turn > 0 && turn % 400 === 0) {
       const summary = `Summary: ${text(600)}`;
-      line('compacted', { message: summary, replacement_history: [...history.slice(-20).filter((h) => h.role === 'user'), { type: 'message', role: 'user', content: [{ type: 'input_text', text: summary }] }] });
+      line('compacted', {
+        message: summary,
+        replacement_history: [
+          ...history.slice(-20).filter((h) => h.role === 'user'),
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: summary }] },
+        ],
+      });
       line('event_msg', { type: 'context_compacted' });
     }
   }
@@ -110,13 +173,22 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const read = median(reads);
     const raw = median(raws);
     const rows = [
-      { figure: `open a ${mb.toFixed(1)} MB rollout (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps})`, value: read, ref: raw, target: 'ratio ≤ 2', ok: read <= 2 * raw },
+      {
+        figure: `open a ${mb.toFixed(1)} MB rollout (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps})`,
+        value: read,
+        ref: raw,
+        target: 'ratio ≤ 2',
+        ok: read <= 2 * raw,
+      },
       { figure: 'same, absolute', value: read, ref: raw, target: quick ? '(full run only)' : '< 1000 ms', ok: quick || read < 1000 },
     ];
     const markdown = [
       '| figure | value | reference | ratio | target | ok |',
       '|---|---:|---|---:|---|---|',
-      ...rows.map((r) => `| ${r.figure} | ${ms(r.value)} | ${ms(r.ref)} (raw JSON.parse of every line) | ${(r.value / r.ref).toFixed(2)}× | ${r.target} | ${r.ok ? 'ok' : '**missed**'} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.figure} | ${ms(r.value)} | ${ms(r.ref)} (raw JSON.parse of every line) | ${(r.value / r.ref).toFixed(2)}× | ${r.target} | ${r.ok ? 'ok' : '**missed**'} |`,
+      ),
       '',
       `Rollout: ${turns.toLocaleString('en')} prompts shaped like Codex 0.169 writes them (injected context, world_state, turn_context, reasoning, exec_command and apply_patch calls with 0.9–2.4k-word outputs, item_completed / token_count events), ~2% rollbacks and a compaction with replacement_history every 400 prompts; active path ${pathLength.toLocaleString('en')} entries; fixed seed (bench/codex-reader.bench.ts).`,
     ].join('\n');

@@ -30,7 +30,10 @@ async function du(dir: string): Promise<number> {
 }
 
 class ShadowGit {
-  constructor(private readonly gitDir: string, private readonly ws: string) {}
+  constructor(
+    private readonly gitDir: string,
+    private readonly ws: string,
+  ) {}
   private git(args: string[]): void {
     const r = spawnSync('git', [`--git-dir=${this.gitDir}`, `--work-tree=${this.ws}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
@@ -95,12 +98,21 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
 
     // the CLI, bundled as it ships
     const cli = join(base, 'cli.js');
-    await build({ entryPoints: [join(__dirname, '../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+    await build({
+      entryPoints: [join(__dirname, '../src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: cli,
+      logLevel: 'error',
+    });
     const native = join(__dirname, '../build/Release/stat_batch.node');
     if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]); // beside the CLI, as in dist/
     const session = SessionManager.create(ws, { home, deferUntilAssistant: false });
     const anchors: string[] = [];
-    for (let i = 0; i < 3 + rounds * 2 + sizeRounds + 2; i++) anchors.push(session.appendMessage({ role: 'user', content: `message ${i}`, timestamp: Date.now() }));
+    for (let i = 0; i < 3 + rounds * 2 + sizeRounds + 2; i++)
+      anchors.push(session.appendMessage({ role: 'user', content: `message ${i}`, timestamp: Date.now() }));
     await session.flush();
     const sessionFile = session.sessionFile!;
     let next = 0;
@@ -210,12 +222,54 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const mFloorStart = median(floorStart);
     const mFloorLstat = median(floorLstat);
     const rows = [
-      { what: `first snapshot (${fileCount.toLocaleString('en')} files, ${fmtMB(gen.totalBytes)})`, ours: fmtS(oursFirst), ref: `${fmtS(gitFirst)} (first commit)`, ratio: oursFirst / gitFirst, target: '≤ 1×', ok: oursFirst <= gitFirst },
-      { what: `snapshot after 10 changed files, in-process watcher + tracker (median of ${rounds})`, ours: fmtS(mTracked), ref: `${fmtS(mGitSecond)} (next commit)`, ratio: mTracked / mGitSecond, target: '≤ 0.1×', ok: mTracked * 10 <= mGitSecond },
-      { what: `snapshot after 10 changed files, CLI fresh process + stat cache (median of ${rounds})`, ours: fmtS(mCli), ref: `${fmtS(mGitCli)} (next commit)`, ratio: mCli / mGitCli, target: '≤ 1×', ok: mCli <= mGitCli },
-      { what: `dry run of ${restoreCount.toLocaleString('en')} changed files (per-file line counts)`, ours: fmtS(dryMs), ref: `${fmtS(gitDiffMs)} (git diff --stat)`, ratio: dryMs / gitDiffMs, target: '< 1 s', ok: dryMs < 1000 },
-      { what: `restore of ${restoreCount.toLocaleString('en')} changed files (pre-restore snapshot + journal included)`, ours: fmtS(restoreMs), ref: `${fmtS(gitRestoreMs)} (reset --hard + clean)`, ratio: restoreMs / gitRestoreMs, target: '< 1 s', ok: restoreMs < 1000 },
-      { what: `store size after ${sizeRounds} more snapshots of 10 changed files`, ours: fmtMB(storeBytes), ref: fmtMB(gitBytes), ratio: storeBytes / gitBytes, target: '≤ 1×', ok: storeBytes <= gitBytes },
+      {
+        what: `first snapshot (${fileCount.toLocaleString('en')} files, ${fmtMB(gen.totalBytes)})`,
+        ours: fmtS(oursFirst),
+        ref: `${fmtS(gitFirst)} (first commit)`,
+        ratio: oursFirst / gitFirst,
+        target: '≤ 1×',
+        ok: oursFirst <= gitFirst,
+      },
+      {
+        what: `snapshot after 10 changed files, in-process watcher + tracker (median of ${rounds})`,
+        ours: fmtS(mTracked),
+        ref: `${fmtS(mGitSecond)} (next commit)`,
+        ratio: mTracked / mGitSecond,
+        target: '≤ 0.1×',
+        ok: mTracked * 10 <= mGitSecond,
+      },
+      {
+        what: `snapshot after 10 changed files, CLI fresh process + stat cache (median of ${rounds})`,
+        ours: fmtS(mCli),
+        ref: `${fmtS(mGitCli)} (next commit)`,
+        ratio: mCli / mGitCli,
+        target: '≤ 1×',
+        ok: mCli <= mGitCli,
+      },
+      {
+        what: `dry run of ${restoreCount.toLocaleString('en')} changed files (per-file line counts)`,
+        ours: fmtS(dryMs),
+        ref: `${fmtS(gitDiffMs)} (git diff --stat)`,
+        ratio: dryMs / gitDiffMs,
+        target: '< 1 s',
+        ok: dryMs < 1000,
+      },
+      {
+        what: `restore of ${restoreCount.toLocaleString('en')} changed files (pre-restore snapshot + journal included)`,
+        ours: fmtS(restoreMs),
+        ref: `${fmtS(gitRestoreMs)} (reset --hard + clean)`,
+        ratio: restoreMs / gitRestoreMs,
+        target: '< 1 s',
+        ok: restoreMs < 1000,
+      },
+      {
+        what: `store size after ${sizeRounds} more snapshots of 10 changed files`,
+        ours: fmtMB(storeBytes),
+        ref: fmtMB(gitBytes),
+        ratio: storeBytes / gitBytes,
+        target: '≤ 1×',
+        ok: storeBytes <= gitBytes,
+      },
     ];
     const markdown = [
       '| measure | agent-rewind | Cline-style shadow git | ratio | target | met |',

@@ -13,7 +13,6 @@ import { longestBlockDuring } from '../test/support/event-loop';
 
 const TARGET_MS = 50;
 
-
 async function firstSnapshot(ws: string, inWorker: boolean): Promise<{ longestMs: number; totalMs: number; files: number }> {
   const home = await mkdtemp(join(tmpdir(), 'arw-host-bench-'));
   const engine = new RewindEngine({

@@ -68,14 +68,29 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
 
     const cli = join(base, 'cli.js');
-    await build({ entryPoints: [join(__dirname, '../src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+    await build({
+      entryPoints: [join(__dirname, '../src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: cli,
+      logLevel: 'error',
+    });
     const native = join(__dirname, '../build/Release/stat_batch.node');
     if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]);
     const env = { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws };
 
     const sessionId = '3a8f1c2e-5b7d-4e9a-8c1f-0d2e3f4a5b6c';
     const hook = (promptId: string) => {
-      const input = JSON.stringify({ session_id: sessionId, transcript_path: '', cwd: ws, prompt_id: promptId, hook_event_name: 'UserPromptSubmit', prompt: 'Refactor the store.' });
+      const input = JSON.stringify({
+        session_id: sessionId,
+        transcript_path: '',
+        cwd: ws,
+        prompt_id: promptId,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'Refactor the store.',
+      });
       const t = now();
       const r = spawnSync(process.execPath, [cli, 'hook', 'claude'], { input, encoding: 'utf8', cwd: ws, env });
       const ms = now() - t;
@@ -117,14 +132,14 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     server = undefined;
 
     // the last snapshot the service took is the one a process with no cache takes
-    const lastRoot = (await (async () => {
+    const lastRoot = await (async () => {
       const fc = new FileCheckpointer({ workspaceRoot: ws, home });
       try {
         return (await fc.listSnapshots(sessionId)).at(-1)!.root;
       } finally {
         await fc.dispose();
       }
-    })());
+    })();
     const scratch = new FileCheckpointer({ workspaceRoot: ws, home: join(base, 'scratch-home') });
     const scratchRoot = (await scratch.snapshot('x', 'x')).root;
     await scratch.dispose();
@@ -154,7 +169,10 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const row = (label: string, s: Series, p: 50 | 95) => {
       const o = p === 50 ? median(s.ours) : percentile(s.ours, 95);
       const g = p === 50 ? median(s.git) : percentile(s.git, 95);
-      return { text: `| ${label}, p${p} | ${fmt(o)} | ${fmt(g)} | ${(o / g).toFixed(2)}× | ${median(s.loads).toFixed(2)} (${Math.min(...s.loads).toFixed(2)}–${Math.max(...s.loads).toFixed(2)}) |`, ratio: o / g };
+      return {
+        text: `| ${label}, p${p} | ${fmt(o)} | ${fmt(g)} | ${(o / g).toFixed(2)}× | ${median(s.loads).toFixed(2)} (${Math.min(...s.loads).toFixed(2)}–${Math.max(...s.loads).toFixed(2)}) |`,
+        ratio: o / g,
+      };
     };
     const s50 = row('hook with the service running', svc, 50);
     const s95 = row('hook with the service running', svc, 95);

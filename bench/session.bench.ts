@@ -8,7 +8,6 @@ import { SessionManager } from '../src/core/session/session-manager';
 import { median, percentile, type BenchModule, type BenchSection } from './types';
 import { prng as rng } from '../test/support/prng';
 
-
 const WORDS = 'the session tree keeps every branch so a rewind never loses work and the model sees one path only'.split(' ');
 
 /** Writes a session of `count` entries: mostly linear turns, a branch from a random earlier entry ~2% of the time,
@@ -30,8 +29,28 @@ function generate(file: string, count: number): { deepest: string; depth: number
     let entry: Record<string, unknown>;
     if (k < 0.35) entry = { type: 'message', ...base, message: { role: 'user', content: text(20), timestamp: i } };
     else if (k < 0.7)
-      entry = { type: 'message', ...base, message: { role: 'assistant', content: [{ type: 'text', text: text(40) }, { type: 'toolCall', id: `t${i}`, name: 'read', arguments: { path: `/bench/f${i % 97}.ts` } }], provider: 'anthropic', model: 'claude', usage: { input: 100, output: 50 }, stopReason: 'toolUse', timestamp: i } };
-    else if (k < 0.93) entry = { type: 'message', ...base, message: { role: 'toolResult', toolCallId: `t${i - 1}`, toolName: 'read', content: [{ type: 'text', text: text(60) }], isError: false, timestamp: i } };
+      entry = {
+        type: 'message',
+        ...base,
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: text(40) },
+            { type: 'toolCall', id: `t${i}`, name: 'read', arguments: { path: `/bench/f${i % 97}.ts` } },
+          ],
+          provider: 'anthropic',
+          model: 'claude',
+          usage: { input: 100, output: 50 },
+          stopReason: 'toolUse',
+          timestamp: i,
+        },
+      };
+    else if (k < 0.93)
+      entry = {
+        type: 'message',
+        ...base,
+        message: { role: 'toolResult', toolCallId: `t${i - 1}`, toolName: 'read', content: [{ type: 'text', text: text(60) }], isError: false, timestamp: i },
+      };
     else if (k < 0.95) entry = { type: 'model_change', ...base, model: `anthropic/m${i % 3}` };
     else if (k < 0.97) entry = { type: 'thinking_level_change', ...base, thinkingLevel: ['off', 'low', 'high'][i % 3] };
     else if (k < 0.98 && leaf >= 0) entry = { type: 'label', ...base, targetId: ids[leaf], label: `l${i}` };
@@ -131,14 +150,31 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const app = percentile(appendTimes, 50);
     const rawApp = percentile(rawTimes, 50);
     const rows = [
-      { figure: `load ${count.toLocaleString('en')} entries (median of ${reps})`, value: load, ref: raw, refName: 'raw JSON.parse of every line', target: 'ratio ≤ 2', ok: load <= 2 * raw },
-      { figure: `context of the deepest leaf (depth ${depth}, ${messages} messages)`, value: ctx, ref: walk, refName: 'bare parent walk', target: '< 20 ms', ok: ctx < 20 },
+      {
+        figure: `load ${count.toLocaleString('en')} entries (median of ${reps})`,
+        value: load,
+        ref: raw,
+        refName: 'raw JSON.parse of every line',
+        target: 'ratio ≤ 2',
+        ok: load <= 2 * raw,
+      },
+      {
+        figure: `context of the deepest leaf (depth ${depth}, ${messages} messages)`,
+        value: ctx,
+        ref: walk,
+        refName: 'bare parent walk',
+        target: '< 20 ms',
+        ok: ctx < 20,
+      },
       { figure: `append p50, no fsync (${appends} appends)`, value: app, ref: rawApp, refName: 'raw write of the same line', target: '< 1 ms', ok: app < 1 },
     ];
     const markdown = [
       '| figure | value | reference | ratio | target | ok |',
       '|---|---:|---|---:|---|---|',
-      ...rows.map((r) => `| ${r.figure} | ${ms(r.value)} | ${ms(r.ref)} (${r.refName}) | ${(r.value / r.ref).toFixed(2)}× | ${r.target} | ${r.ok ? 'ok' : '**missed**'} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.figure} | ${ms(r.value)} | ${ms(r.ref)} (${r.refName}) | ${(r.value / r.ref).toFixed(2)}× | ${r.target} | ${r.ok ? 'ok' : '**missed**'} |`,
+      ),
       '',
       `Session: ${count.toLocaleString('en')} entries, ~2% of them branching from a random earlier entry, generated with a fixed seed (bench/session.bench.ts).`,
     ].join('\n');

@@ -9,8 +9,10 @@ export { prng };
 
 const VERSION = 1;
 
-
-const WORDS = 'const let return function export import from class interface type async await if else for while new this value result item index count data config options error message path file node tree hash store snapshot session entry anchor user model state update render handle request response buffer stream parse format check build write read list map set get add remove apply merge diff patch line text size mode time'.split(' ');
+const WORDS =
+  'const let return function export import from class interface type async await if else for while new this value result item index count data config options error message path file node tree hash store snapshot session entry anchor user model state update render handle request response buffer stream parse format check build write read list map set get add remove apply merge diff patch line text size mode time'.split(
+    ' ',
+  );
 
 export interface GeneratedWorkspace {
   root: string;
@@ -26,7 +28,13 @@ function lines(rand: () => number, n: number): string[] {
     const toks: string[] = [];
     for (let j = 0; j < k; j++) {
       const r = rand();
-      toks.push(r < 0.1 ? String(Math.floor(rand() * 100000)) : r < 0.15 ? `"${WORDS[Math.floor(rand() * WORDS.length)]}_${Math.floor(rand() * 1000)}"` : WORDS[Math.floor(rand() * WORDS.length)]! + (rand() < 0.3 ? String(Math.floor(rand() * 50)) : ''));
+      toks.push(
+        r < 0.1
+          ? String(Math.floor(rand() * 100000))
+          : r < 0.15
+            ? `"${WORDS[Math.floor(rand() * WORDS.length)]}_${Math.floor(rand() * 1000)}"`
+            : WORDS[Math.floor(rand() * WORDS.length)]! + (rand() < 0.3 ? String(Math.floor(rand() * 50)) : ''),
+      );
     }
     out.push(indent + toks.join(' ') + (rand() < 0.5 ? ';' : rand() < 0.5 ? ' {' : ' }'));
   }

@@ -14,8 +14,24 @@ const targets = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/core/files/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/service/service-worker.ts'], outfile: 'dist/service-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: { transcript: 'webview-ui/src/transcript/main.ts', preview: 'webview-ui/src/preview/main.ts', compare: 'webview-ui/src/compare/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'es2022', loader: { '.css': 'css' } },
+  {
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: { transcript: 'webview-ui/src/transcript/main.ts', preview: 'webview-ui/src/preview/main.ts', compare: 'webview-ui/src/compare/main.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    loader: { '.css': 'css' },
+  },
 ];
 
 function copyAssets() {
@@ -28,9 +44,14 @@ function copyAssets() {
   if (existsSync('build/Release/stat_batch.node')) cpSync('build/Release/stat_batch.node', 'dist/stat_batch.node');
 }
 
-const present = (t) => Object.values(typeof t.entryPoints === 'object' && !Array.isArray(t.entryPoints) ? t.entryPoints : { a: t.entryPoints[0] }).every((p) => {
-  try { return require('node:fs').statSync(p).isFile(); } catch { return false; }
-});
+const present = (t) =>
+  Object.values(typeof t.entryPoints === 'object' && !Array.isArray(t.entryPoints) ? t.entryPoints : { a: t.entryPoints[0] }).every((p) => {
+    try {
+      return require('node:fs').statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
 
 copyAssets();
 const active = targets.filter(present);
@@ -41,5 +62,9 @@ if (watch) {
   await Promise.all(active.map((t) => esbuild.build(t)));
   // a production build has no source maps: the ones a development build left would describe other code
   if (production) for (const f of readdirSync('dist', { recursive: true })) if (String(f).endsWith('.map')) rmSync(join('dist', String(f)));
-  try { chmodSync('dist/cli.js', 0o755); } catch { /* CLI not built yet */ }
+  try {
+    chmodSync('dist/cli.js', 0o755);
+  } catch {
+    /* CLI not built yet */
+  }
 }

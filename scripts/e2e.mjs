@@ -68,17 +68,19 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 function pruneOldResults(root, keep) {
-  const runs = readdirSync(root).filter((n) => /^\d{4}-/.test(n)).sort();
+  const runs = readdirSync(root)
+    .filter((n) => /^\d{4}-/.test(n))
+    .sort();
   for (const old of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(root, old), { recursive: true, force: true });
 }
 
 function runTests(files, env) {
   return new Promise((resolveRun) => {
-    child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=600000', ...files],
-      { cwd: repo, env, stdio: 'inherit' },
-    );
+    child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=600000', ...files], {
+      cwd: repo,
+      env,
+      stdio: 'inherit',
+    });
     child.once('exit', (code, signal) => resolveRun(code ?? (signal ? 1 : 0)));
   });
 }

@@ -14,7 +14,9 @@ function find(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = find('test/agents').filter((f) => filter.length === 0 || filter.some((s) => f.includes(s))).sort();
+const files = find('test/agents')
+  .filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

@@ -58,7 +58,8 @@ export async function ensureClaudeCode(log = (line) => process.stderr.write(line
     if (r.status !== 0) throw new Error(`npm install @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} failed (exit ${r.status}):\n${r.stderr}`);
     const bin = claudeBinary(dir);
     const version = existsSync(bin) ? versionOf(bin) : undefined;
-    if (!version?.startsWith(CLAUDE_CODE_VERSION)) throw new Error(`Claude Code installed into ${dir}, but ${bin} ${version ? `reports "${version}"` : 'does not run'}`);
+    if (!version?.startsWith(CLAUDE_CODE_VERSION))
+      throw new Error(`Claude Code installed into ${dir}, but ${bin} ${version ? `reports "${version}"` : 'does not run'}`);
     writeFileSync(join(dir, '.complete'), new Date().toISOString());
     return bin;
   });

@@ -47,7 +47,12 @@ export async function ensureCodex(log = (line) => process.stderr.write(line + '\
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'agent-rewind-codex', private: true }, null, 2));
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_loglevel: 'error' };
-    const r = spawnSync(npm, ['install', '--no-save', '--no-package-lock', `@openai/codex@${CODEX_VERSION}`], { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(npm, ['install', '--no-save', '--no-package-lock', `@openai/codex@${CODEX_VERSION}`], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     if (r.error) throw new Error(`npm could not start: ${r.error.message}`);
     if (r.status !== 0) throw new Error(`npm install @openai/codex@${CODEX_VERSION} failed (exit ${r.status}):\n${r.stderr}`);
     const bin = codexBinary(dir);

@@ -88,7 +88,7 @@ export function stopAllOnSignals() {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
       stopping = true;
-      stopAll().finally(() => process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 })[signal]));
+      stopAll().finally(() => process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[signal]));
     });
   }
 }

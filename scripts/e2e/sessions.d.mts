@@ -13,7 +13,13 @@ export const REWIND_SESSION: {
   afterTurn3: Files;
   expectedAtSecondMessage: Record<string, { insertions: number; deletions: number }>;
 };
-export interface RewindSession { id: string; file: string; title: string; users: string[]; assistants: string[] }
+export interface RewindSession {
+  id: string;
+  file: string;
+  title: string;
+  users: string[];
+  assistants: string[];
+}
 export function createRewindSession(o: { repo: string; home: string; workspace: string }): RewindSession;
 export function rewindSessionFinalFiles(): Files;
 export function rewindSessionFilesAtSecondMessage(): Files;
@@ -30,7 +36,16 @@ export interface BranchedSession {
 }
 export function createBranchedSession(o: { repo: string; home: string; workspace: string; title?: string }): BranchedSession;
 export function branchNames(repo: string, home: string, session: string): { all: string[]; active: string | undefined };
-export interface EditSession { id: string; file: string; title: string; user: string; toolCall: string; done: string; oldText: string; newText: string }
+export interface EditSession {
+  id: string;
+  file: string;
+  title: string;
+  user: string;
+  toolCall: string;
+  done: string;
+  oldText: string;
+  newText: string;
+}
 export function createEditSession(o: { repo: string; home: string; workspace: string; title?: string }): EditSession;
 export function removeDir(dir: string): void;
 export function createDemo(o: { repo: string; home: string; workspace: string }): { sessions: [RewindSession, BranchedSession] };

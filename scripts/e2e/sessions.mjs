@@ -106,19 +106,36 @@ export function createEditSession({ repo, home, workspace, title = 'Rename the g
   const user = appendMessage(repo, home, file, 'user', 'Say "Hi there" instead of "hello"');
   const oldText = "export const greeting = 'hello';";
   const newText = "export const greeting = 'Hi there';";
-  const lastId = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.id).at(-1).id;
+  const lastId = () =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.id)
+      .at(-1).id;
   const line = (entry) => appendFileSync(file, `${JSON.stringify({ ...entry, parentId: lastId(), timestamp: new Date().toISOString() })}\n`);
   const toolCall = 'e0d17c01';
   line({
     type: 'message',
     id: toolCall,
-    message: { role: 'assistant', content: [{ type: 'toolCall', id: 'call-edit-1', name: 'edit', arguments: { path: 'src/hello.js', oldText, newText } }], timestamp: Date.now() },
+    message: {
+      role: 'assistant',
+      content: [{ type: 'toolCall', id: 'call-edit-1', name: 'edit', arguments: { path: 'src/hello.js', oldText, newText } }],
+      timestamp: Date.now(),
+    },
   });
   writeFiles(workspace, { 'src/hello.js': `${newText}\n` });
   line({
     type: 'message',
     id: 'e0d17c02',
-    message: { role: 'toolResult', toolCallId: 'call-edit-1', toolName: 'edit', content: [{ type: 'text', text: 'Edited src/hello.js' }], isError: false, timestamp: Date.now() },
+    message: {
+      role: 'toolResult',
+      toolCallId: 'call-edit-1',
+      toolName: 'edit',
+      content: [{ type: 'text', text: 'Edited src/hello.js' }],
+      isError: false,
+      timestamp: Date.now(),
+    },
   });
   const done = appendMessage(repo, home, file, 'assistant', 'The greeting is now "Hi there".');
   return { id, file, title, user, toolCall, done, oldText, newText };
@@ -159,7 +176,8 @@ export function createBranchedSession({ repo, home, workspace, title = 'Pick a d
   const after = branchNames(repo, home, file);
   const newBranch = after.active;
   const oldBranch = before.active;
-  if (!newBranch || !oldBranch || newBranch === oldBranch) throw new Error(`expected a new active branch after rewind, got ${JSON.stringify({ before, after })}`);
+  if (!newBranch || !oldBranch || newBranch === oldBranch)
+    throw new Error(`expected a new active branch after rewind, got ${JSON.stringify({ before, after })}`);
   return { id, file, title, users: [u1, u2], assistants: [a1, a2, a2b], oldBranch, newBranch, oldHead: a2, newHead: a2b };
 }
 
@@ -185,7 +203,10 @@ export function createDemo({ repo, home, workspace }) {
   // The user went back to the third question and asked for a different kind of test: a second branch.
   const [, , u3] = main.users;
   cli(repo, home, ['rewind', main.file, u3]);
-  writeFiles(workspace, { 'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert';\nimport { greet } from '../src/greet.js';\ntest('greet', () => assert.equal(greet('a'), 'Hello, a!'));\n" });
+  writeFiles(workspace, {
+    'test/greet.test.js':
+      "import test from 'node:test';\nimport assert from 'node:assert';\nimport { greet } from '../src/greet.js';\ntest('greet', () => assert.equal(greet('a'), 'Hello, a!'));\n",
+  });
   appendMessage(repo, home, main.file, 'assistant', 'Added `test/greet.test.js` using `node:test` instead.');
   return { sessions: [main, branched] };
 }

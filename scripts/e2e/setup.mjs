@@ -41,7 +41,11 @@ function run(cmd, args, opts = {}) {
 export function ensureAptPackages(log = console.log, { browser = true } = {}) {
   const wanted = APT_PACKAGES.filter((p) => browser || p !== 'chromium');
   // node-gyp compiles kerberos during code-server's install.
-  for (const [tool, pkg] of [['make', 'make'], ['g++', 'g++'], ['python3', 'python3']]) {
+  for (const [tool, pkg] of [
+    ['make', 'make'],
+    ['g++', 'g++'],
+    ['python3', 'python3'],
+  ]) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) wanted.push(pkg);
   }
   const missing = wanted.filter((p) => !dpkgInstalled(p));
@@ -130,6 +134,9 @@ export async function ensurePrerequisites(log = console.log, { browser = true } 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   ensurePrerequisites().then(
     (r) => console.log(`ready: code-server ${r.codeServer}, chromium ${r.chromium}`),
-    (e) => { console.error(`setup failed: ${e.message}`); process.exit(1); },
+    (e) => {
+      console.error(`setup failed: ${e.message}`);
+      process.exit(1);
+    },
   );
 }

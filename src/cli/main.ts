@@ -25,7 +25,7 @@ function helpText(): string {
     '',
     'File-checkpoint settings (agentRewind.fileCheckpointing.*: size limit, excludes, store cap, store location) are',
     "the extension's: read from <home>/config.json, else from VS Code's user settings.json (~/.config/Code/User,",
-    '~/.vscode-server/data/Machine, code-server\'s ~/.local/share/code-server/User), else the same defaults.',
+    "~/.vscode-server/data/Machine, code-server's ~/.local/share/code-server/User), else the same defaults.",
     `Settings used now: ${source ? forTerminal(source, { oneLine: true }) : "none found: the extension's defaults"} (home ${forTerminal(home, { oneLine: true })})`,
   ].join('\n');
 }

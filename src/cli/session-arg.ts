@@ -96,7 +96,10 @@ export async function openSessionArg(ctx: CommandContext, arg: string | undefine
   const report = session.getLoadReport();
   for (const s of report.skipped) warnOnStderr(`${file}:${s.line}: skipped (${s.reason})`);
   // reading never changes the file: an old format is read as v3, and the file is upgraded by the first write
-  if (report.migratedFrom !== undefined) noteOnStderr(`${file} is in format v${report.migratedFrom}; it is read as v3, and upgraded (after a backup of its bytes) only when something is written to it`);
+  if (report.migratedFrom !== undefined)
+    noteOnStderr(
+      `${file} is in format v${report.migratedFrom}; it is read as v3, and upgraded (after a backup of its bytes) only when something is written to it`,
+    );
   if (report.backupFile) noteOnStderr(`the previous bytes were saved to ${report.backupFile}`);
   for (const h of report.missingBlobs ?? []) warnOnStderr(`image blob ${h} is missing from the blob store`);
   warnAboutOrphans(session);
@@ -118,7 +121,8 @@ const ORPHANS_NAMED = 5;
  *  silently starts there, so say so. */
 function warnAboutOrphans(session: SessionManager): void {
   const orphans = session.getEntries().filter((e) => e.parentId !== null && !session.getEntry(e.parentId));
-  for (const e of orphans.slice(0, ORPHANS_NAMED)) warnOnStderr(`entry ${e.id} names a parent ${e.parentId} that is not in the file; the path to it starts there`);
+  for (const e of orphans.slice(0, ORPHANS_NAMED))
+    warnOnStderr(`entry ${e.id} names a parent ${e.parentId} that is not in the file; the path to it starts there`);
   if (orphans.length > ORPHANS_NAMED) warnOnStderr(`…and ${orphans.length - ORPHANS_NAMED} more entries whose parent is not in the file`);
 }
 
@@ -134,6 +138,7 @@ export async function withSessionArg<T>(ctx: CommandContext, arg: string | undef
     await session.close();
     // a write upgraded an old-format file: say where its original bytes are
     const { backupFile, migratedFrom } = session.getLoadReport();
-    if (backupFile && backupFile !== backupBefore) noteOnStderr(`${session.sessionFile} was upgraded from format v${migratedFrom ?? '?'} to v3; the previous bytes were saved to ${backupFile}`);
+    if (backupFile && backupFile !== backupBefore)
+      noteOnStderr(`${session.sessionFile} was upgraded from format v${migratedFrom ?? '?'} to v3; the previous bytes were saved to ${backupFile}`);
   }
 }

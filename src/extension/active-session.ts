@@ -10,7 +10,10 @@ export class ActiveSession extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<string | undefined>());
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly engine: RewindEngine, private readonly state: vscode.Memento) {
+  constructor(
+    private readonly engine: RewindEngine,
+    private readonly state: vscode.Memento,
+  ) {
     super();
   }
 

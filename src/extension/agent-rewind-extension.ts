@@ -51,11 +51,16 @@ export class AgentRewindExtension extends Disposable {
 
     // The checkpoint service for the open folders (in a worker thread): Claude Code / Codex hooks and the CLI in
     // this machine's terminals ask it for their snapshots instead of re-checking the whole tree in a fresh process.
-    const service = new CheckpointServiceHost(() => new Worker(join(__dirname, 'service-worker.js')), (m) => log.info(m));
+    const service = new CheckpointServiceHost(
+      () => new Worker(join(__dirname, 'service-worker.js')),
+      (m) => log.info(m),
+    );
     this._register({ dispose: () => void service.dispose() });
     const updateService = () => {
       const on = vscode.workspace.getConfiguration('agentRewind').get<boolean>('checkpointService.enabled', true);
-      void service.update(on ? { home: engine.settings.home, workspaces: workspaceRoots() } : undefined).catch((err: Error) => log.warn(`checkpoint service: ${err.message}`));
+      void service
+        .update(on ? { home: engine.settings.home, workspaces: workspaceRoots() } : undefined)
+        .catch((err: Error) => log.warn(`checkpoint service: ${err.message}`));
     };
     updateService();
 
@@ -84,7 +89,8 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
     const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
-    const showCompare = (sessionFile: string, branchA: string, branchB: string) => void ComparePanel.show(context.extensionUri, { sessionFile, branchA, branchB }, services);
+    const showCompare = (sessionFile: string, branchA: string, branchB: string) =>
+      void ComparePanel.show(context.extensionUri, { sessionFile, branchA, branchB }, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {
@@ -122,7 +128,8 @@ export class AgentRewindExtension extends Disposable {
       showCompare,
       selectedNode: () => (treeView.visible ? treeView.selection[0] : undefined),
       launcher: this.launcher,
-    })) this._register(d);
+    }))
+      this._register(d);
     for (const d of registerLanguageModelTools(engine, active, changed)) this._register(d);
 
     this._register(
@@ -151,7 +158,9 @@ export class AgentRewindExtension extends Disposable {
     setTimeout(() => void status.refresh(), 0);
 
     this.api = createApi(engine, changed, () => workspaceRoots()[0]);
-    log.info(`activated: home ${engine.settings.home}, watching ${plural(engine.sessionFolders().length, 'session folder')}, file checkpointing ${engine.settings.fileCheckpointing.enabled ? 'on' : 'off'}`);
+    log.info(
+      `activated: home ${engine.settings.home}, watching ${plural(engine.sessionFolders().length, 'session folder')}, file checkpointing ${engine.settings.fileCheckpointing.enabled ? 'on' : 'off'}`,
+    );
   }
 }
 

@@ -39,5 +39,12 @@ export abstract class Disposable implements DisposableLike {
 
 export function toDisposable(fn: () => void): DisposableLike {
   let done = false;
-  return { dispose: () => { if (!done) { done = true; fn(); } } };
+  return {
+    dispose: () => {
+      if (!done) {
+        done = true;
+        fn();
+      }
+    },
+  };
 }

@@ -10,7 +10,8 @@ import type { ActiveSession } from './active-session';
 export const CHECKPOINT_TOOL_NAME = 'agent-rewind_checkpoint';
 export const REWIND_TOOL_NAME = 'agent-rewind_rewind';
 
-const NO_SESSION = 'No Agent Rewind session is active in this workspace. Open one in the Agent Rewind view (or start one through the CLI or an agent extension) and try again.';
+const NO_SESSION =
+  'No Agent Rewind session is active in this workspace. Open one in the Agent Rewind view (or start one through the CLI or an agent extension) and try again.';
 
 function text(value: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);

@@ -87,7 +87,10 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     // snapshots) never change, so they stay.
     const tabs = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && (t.input.modified.scheme === 'file' || t.input.modified.fragment === 'now'));
+      .filter(
+        (t) =>
+          t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && (t.input.modified.scheme === 'file' || t.input.modified.fragment === 'now'),
+      );
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
@@ -104,7 +107,12 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
   }
 
   /** The file at A's snapshot (left) against the file at B's (right), both read-only; a side without it is empty. */
-  async openBranchFileDiff(ref: CompareRef, a: { branch: string; anchorEntryId: string }, b: { branch: string; anchorEntryId: string }, relPath: string): Promise<void> {
+  async openBranchFileDiff(
+    ref: CompareRef,
+    a: { branch: string; anchorEntryId: string },
+    b: { branch: string; anchorEntryId: string },
+    relPath: string,
+  ): Promise<void> {
     // Refuses '..' and absolute paths before anything is read (the snapshot store is never reached through them).
     if (relPath.startsWith('/') || relPath.split('/').some((p) => p === '..' || p === '')) throw new Error(`Not a workspace-relative path: ${relPath}`);
     const side = async (s: { branch: string; anchorEntryId: string }) => {

@@ -32,7 +32,10 @@ export class SessionWatcher extends Disposable {
     const missing: SessionFolder[] = [];
     void Promise.all(
       folders.map(async (folder) => {
-        const exists = await stat(folder.path).then((s) => s.isDirectory(), () => false);
+        const exists = await stat(folder.path).then(
+          (s) => s.isDirectory(),
+          () => false,
+        );
         if (this.isDisposed || generation !== this.generation) return;
         if (exists) this.watchFolder(folder);
         else missing.push(folder);
@@ -54,7 +57,10 @@ export class SessionWatcher extends Disposable {
     this.poll = setTimeout(async () => {
       const still: SessionFolder[] = [];
       for (const folder of missing) {
-        const exists = await stat(folder.path).then((s) => s.isDirectory(), () => false);
+        const exists = await stat(folder.path).then(
+          (s) => s.isDirectory(),
+          () => false,
+        );
         if (this.isDisposed || generation !== this.generation) return;
         if (exists) {
           this.watchFolder(folder);

@@ -9,7 +9,10 @@ export class BranchStatusBar extends Disposable {
   private readonly item = this._register(vscode.window.createStatusBarItem('agentRewind.branch', vscode.StatusBarAlignment.Left, 50));
   private generation = 0;
 
-  constructor(private readonly engine: RewindEngine, private readonly active: ActiveSession) {
+  constructor(
+    private readonly engine: RewindEngine,
+    private readonly active: ActiveSession,
+  ) {
     super();
     this.item.name = 'Agent Rewind Branch';
     this.item.command = 'agentRewind.switchBranch';

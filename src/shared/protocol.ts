@@ -109,10 +109,7 @@ export type PreviewResults = {
   confirm: { summary: string };
 };
 
-export type PreviewToWebview =
-  | { type: 'loading' }
-  | { type: 'model'; model: RewindPreviewModel }
-  | ResponseMessage<PreviewResults[keyof PreviewResults]>;
+export type PreviewToWebview = { type: 'loading' } | { type: 'model'; model: RewindPreviewModel } | ResponseMessage<PreviewResults[keyof PreviewResults]>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Compare branches

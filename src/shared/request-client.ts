@@ -3,8 +3,7 @@
 
 /** The host's answer to a request. `ok: false` carries a message a person can read. */
 export type ResponseMessage<R> =
-  | { type: 'response'; requestId: number; ok: true; result: R }
-  | { type: 'response'; requestId: number; ok: false; error: string };
+  { type: 'response'; requestId: number; ok: true; result: R } | { type: 'response'; requestId: number; ok: false; error: string };
 
 /** The message types of a direction that expect a response, mapped to their result types. */
 export type ResultMap = Record<string, unknown>;
@@ -13,10 +12,7 @@ export type ResultMap = Record<string, unknown>;
 export type RequestOf<M extends { type: string }, R extends ResultMap> = Extract<M, { type: keyof R; requestId: number }>;
 
 /** What a caller passes to `RequestClient.request`: the message without its id (the client assigns it). */
-export type RequestBody<M extends { type: string }, R extends ResultMap, K extends keyof R> = Omit<
-  Extract<RequestOf<M, R>, { type: K }>,
-  'requestId'
->;
+export type RequestBody<M extends { type: string }, R extends ResultMap, K extends keyof R> = Omit<Extract<RequestOf<M, R>, { type: K }>, 'requestId'>;
 
 function isResponse(m: unknown): m is ResponseMessage<unknown> {
   if (typeof m !== 'object' || m === null) return false;
@@ -65,7 +61,5 @@ export class RequestClient<M extends { type: string }, R extends ResultMap> {
 
 /** Host side: the response message for a request, typed by its result. */
 export function respond<R>(requestId: number, outcome: { ok: true; result: R } | { ok: false; error: string }): ResponseMessage<R> {
-  return outcome.ok
-    ? { type: 'response', requestId, ok: true, result: outcome.result }
-    : { type: 'response', requestId, ok: false, error: outcome.error };
+  return outcome.ok ? { type: 'response', requestId, ok: true, result: outcome.result } : { type: 'response', requestId, ok: false, error: outcome.error };
 }

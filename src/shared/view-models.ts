@@ -1,16 +1,7 @@
 // What the webviews show, as plain JSON-safe data. The extension host builds these from src/core; the webviews
 // only render them. No Node, no `vscode` here: this file is bundled into the browser side too.
 
-export type MessageKind =
-  | 'user'
-  | 'assistant'
-  | 'toolCall'
-  | 'toolResult'
-  | 'bash'
-  | 'branchSummary'
-  | 'compaction'
-  | 'custom'
-  | 'other';
+export type MessageKind = 'user' | 'assistant' | 'toolCall' | 'toolResult' | 'bash' | 'branchSummary' | 'compaction' | 'custom' | 'other';
 
 /** One row of the transcript (the active branch as a chat). */
 export interface TranscriptItem {
@@ -122,9 +113,7 @@ export interface BranchCompareModel {
   a: BranchCompareSide;
   b: BranchCompareSide;
   /** The files that differ between A's snapshot and B's, from A to B; or why they cannot be compared. */
-  files:
-    | { ok: true; files: FileDifference[]; insertions: number; deletions: number; sameSnapshot: boolean }
-    | { ok: false; error: string };
+  files: { ok: true; files: FileDifference[]; insertions: number; deletions: number; sameSnapshot: boolean } | { ok: false; error: string };
 }
 
 export interface StateChangePreview {
@@ -159,9 +148,7 @@ export interface RewindPreviewModel {
         fork?: { agent: string; resumeHint: string };
       }
     | { ok: false; error: string };
-  state:
-    | { ok: true; changes: StateChangePreview[]; artifacts: ArtifactChangePreview[] }
-    | { ok: false; error: string };
+  state: { ok: true; changes: StateChangePreview[]; artifacts: ArtifactChangePreview[] } | { ok: false; error: string };
   files:
     | {
         ok: true;

@@ -42,7 +42,12 @@ after(async () => {
 
 /** The agent-rewind CLI, built, with this test's home. */
 function cli(args: string[], opts: { cwd?: string } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ws, encoding: 'utf8', timeout: 60_000, env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd ?? ws,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 
@@ -70,7 +75,11 @@ function assertOk(run: ClaudeRun, what: string) {
   assert.equal(run.timedOut, false, `${what}: timed out\n${run.stderr}`);
   assert.equal(run.exitCode, 0, `${what}: exit ${run.exitCode}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   assert.equal(run.json?.is_error, false, `${what}: ${run.stdout}`);
-  assert.deepEqual(fake.unscripted.map((r) => r.url), [], `${what}: Claude Code asked for more replies than scripted`);
+  assert.deepEqual(
+    fake.unscripted.map((r) => r.url),
+    [],
+    `${what}: Claude Code asked for more replies than scripted`,
+  );
   assert.equal(fake.pending(), 0, `${what}: scripted replies left over`);
 }
 
@@ -120,7 +129,12 @@ test('hooks installed through the CLI snapshot every prompt exactly, Bash change
   // prompt 1: Bash creates files and a folder, Write adds one
   statesBefore.push(captureState());
   fake.push(
-    [say('Creating files.')[0]!, ...bash("mkdir -p src docs && printf 'alpha\\n' > a.txt && printf 'beta\\n' > b.txt && printf 'echo x\\n' > src/x.sh && printf 'doc\\n' > docs/readme.md")],
+    [
+      say('Creating files.')[0]!,
+      ...bash(
+        "mkdir -p src docs && printf 'alpha\\n' > a.txt && printf 'beta\\n' > b.txt && printf 'echo x\\n' > src/x.sh && printf 'doc\\n' > docs/readme.md",
+      ),
+    ],
     tool('Write', { file_path: join(ws, 'c.txt'), content: 'one\ntwo\nthree\n' }),
     say('Prompt 1 done.'),
   );
@@ -139,13 +153,20 @@ test('hooks installed through the CLI snapshot every prompt exactly, Bash change
 
   // prompt 3: more of both
   statesBefore.push(captureState());
-  fake.push(bash("printf 'more\\n' >> c.txt && chmod 600 src/a-moved.txt && rm link-to-c"), tool('Write', { file_path: join(ws, 'd.txt'), content: 'd\n' }), say('Prompt 3 done.'));
+  fake.push(
+    bash("printf 'more\\n' >> c.txt && chmod 600 src/a-moved.txt && rm link-to-c"),
+    tool('Write', { file_path: join(ws, 'd.txt'), content: 'd\n' }),
+    say('Prompt 3 done.'),
+  );
   assertOk(await runClaude({ cwd: ws, configDir, baseUrl: fake.baseUrl, prompt: prompts[2]!, resume: sessionId, env }), 'prompt 3');
   finalState = captureState();
 
   // the tools really ran (and the states differ where the test relies on it)
   assert.equal(fake.toolResults().length, 8, JSON.stringify(fake.toolResults()));
-  assert.deepEqual(fake.toolResults().filter((r) => r.is_error), []);
+  assert.deepEqual(
+    fake.toolResults().filter((r) => r.is_error),
+    [],
+  );
   assert.notDeepEqual(statesBefore[1], statesBefore[2]);
   assert.equal(statesBefore[2]!['src/x.sh']!.mode & 0o111, 0o111);
   assert.equal(statesBefore[1]!['src/x.sh']!.mode & 0o111, 0);
@@ -155,9 +176,15 @@ test('hooks installed through the CLI snapshot every prompt exactly, Bash change
   // one prompt record per prompt, and their prompt ids are the transcript's promptIds
   const transcript = transcriptFile();
   const lines = promptLines(transcript);
-  assert.deepEqual(lines.map((l) => l.text), prompts);
+  assert.deepEqual(
+    lines.map((l) => l.text),
+    prompts,
+  );
   const records = readPromptRecords(home, sessionId);
-  assert.deepEqual(records.map((r) => r.promptId), lines.map((l) => l.promptId));
+  assert.deepEqual(
+    records.map((r) => r.promptId),
+    lines.map((l) => l.promptId),
+  );
   for (const r of records) assert.deepEqual([r.anchorId, r.transcriptPath, r.workspaceRoot, r.cwd], [r.promptId, transcript, ws, ws]);
   assert.equal(records[0]!.transcriptSize, 0, 'a new session has no transcript yet when the first prompt is submitted');
   assert.ok(records[1]!.transcriptSize > 0);
@@ -166,8 +193,14 @@ test('hooks installed through the CLI snapshot every prompt exactly, Bash change
   try {
     const snaps = await fc.listSnapshots(sessionId);
     for (const l of lines) {
-      assert.ok(snaps.some((s) => s.anchorId === l.promptId && s.kind === 'user-message'), `no snapshot for prompt ${l.text}`);
-      assert.ok(snaps.some((s) => s.anchorId === `${l.promptId}:turn-end` && s.kind === 'turn-end'), `no turn-end snapshot for prompt ${l.text}`);
+      assert.ok(
+        snaps.some((s) => s.anchorId === l.promptId && s.kind === 'user-message'),
+        `no snapshot for prompt ${l.text}`,
+      );
+      assert.ok(
+        snaps.some((s) => s.anchorId === `${l.promptId}:turn-end` && s.kind === 'turn-end'),
+        `no turn-end snapshot for prompt ${l.text}`,
+      );
     }
     // restore prompt 2's snapshot: exactly the workspace as it was when prompt 2 was sent
     const anchor = lines[1]!.promptId!;
@@ -200,7 +233,10 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
   const sessions = cli(['sessions', '--cwd', ws, '--json']);
   assert.equal(sessions.code, 0, sessions.stderr);
   const listed = sessions.json() as { id: string; file: string; source?: string }[];
-  assert.ok(listed.some((s) => s.id === sessionId && s.file === transcript), sessions.stdout);
+  assert.ok(
+    listed.some((s) => s.id === sessionId && s.file === transcript),
+    sessions.stdout,
+  );
 
   const branches = cli(['branches', transcript, '--json']);
   assert.equal(branches.code, 0, branches.stderr);
@@ -228,20 +264,37 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
   assert.deepEqual(forkPrompts, [prompts[0]], 'the fork holds the conversation up to just before prompt 2');
 
   fake.push(tool('Write', { file_path: join(ws, 'fork.txt'), content: 'from the fork\n' }), say('Fork prompt done.'));
-  const run = await runClaude({ cwd: ws, configDir, baseUrl: fake.baseUrl, prompt: 'continue in the fork', resume: fork.sessionId, env: { AGENT_REWIND_HOME: home } });
+  const run = await runClaude({
+    cwd: ws,
+    configDir,
+    baseUrl: fake.baseUrl,
+    prompt: 'continue in the fork',
+    resume: fork.sessionId,
+    env: { AGENT_REWIND_HOME: home },
+  });
   assertOk(run, 'fork prompt');
   assert.equal(run.json?.session_id, fork.sessionId);
   assert.ok(statSync(fork.sessionFile).size > forkSizeBefore, 'the fork transcript grew');
-  assert.deepEqual(promptLines(fork.sessionFile).map((l) => l.text), [prompts[0], 'continue in the fork']);
+  assert.deepEqual(
+    promptLines(fork.sessionFile).map((l) => l.text),
+    [prompts[0], 'continue in the fork'],
+  );
   assert.equal(readFileSync(join(ws, 'fork.txt'), 'utf8'), 'from the fork\n');
   assert.equal(hookLog(), '');
 });
 
 // ── the hook on bad input: exit 0, nothing printed, bounded time, nothing written in Claude Code's folders ────────
-function runHook(hookHome: string, stdin: Buffer | string | 'open', env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runHook(
+  hookHome: string,
+  stdin: Buffer | string | 'open',
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolveRun) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], { env: { ...process.env, AGENT_REWIND_HOME: hookHome, CLAUDE_CONFIG_DIR: configDir, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], {
+      env: { ...process.env, AGENT_REWIND_HOME: hookHome, CLAUDE_CONFIG_DIR: configDir, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -268,7 +321,7 @@ function treeSignature(d: string): string {
     .join('\n');
 }
 
-test('hook claude on bad input: exit 0, silent, bounded, nothing changed in Claude Code\'s folders', async () => {
+test("hook claude on bad input: exit 0, silent, bounded, nothing changed in Claude Code's folders", async () => {
   mkdirSync(ws, { recursive: true });
   const badHome = join(dir, 'bad-input-home'); // its own log, so the other tests' "log is empty" checks stand
   const beforeConfig = treeSignature(configDir);
@@ -299,15 +352,23 @@ test('hook claude on bad input: exit 0, silent, bounded, nothing changed in Clau
   assert.deepEqual([ok.code, ok.stdout, ok.stderr], [0, '', '']);
   assert.match(readPromptRecords(badHome, 'no-prompt-id')[0]!.anchorId, /^prompt-/);
   assert.equal(hookLog(badHome).split('\n').filter(Boolean).length, expectedLines);
-  assert.equal(treeSignature(configDir), beforeConfig, 'Claude Code\'s config folder changed');
+  assert.equal(treeSignature(configDir), beforeConfig, "Claude Code's config folder changed");
   assert.equal(treeSignature(ws), beforeWs, 'the workspace changed');
 });
 
-test('--fork-session: the hook snapshots under the fork\'s new session id, at the fork\'s own prompt id', async () => {
+test("--fork-session: the hook snapshots under the fork's new session id, at the fork's own prompt id", async () => {
   assert.ok(finalState, 'the first test ran');
   const before = captureState();
   fake.push(bash("printf 'forked\\n' > forked.txt && rm d.txt"), say('Fork done.'));
-  const run = await runClaude({ cwd: ws, configDir, baseUrl: fake.baseUrl, prompt: 'a prompt in a fork', resume: sessionId, forkSession: true, env: { AGENT_REWIND_HOME: home } });
+  const run = await runClaude({
+    cwd: ws,
+    configDir,
+    baseUrl: fake.baseUrl,
+    prompt: 'a prompt in a fork',
+    resume: sessionId,
+    forkSession: true,
+    env: { AGENT_REWIND_HOME: home },
+  });
   assertOk(run, 'fork prompt');
   const forkId = run.json!.session_id!;
   assert.ok(forkId && forkId !== sessionId);

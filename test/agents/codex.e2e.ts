@@ -39,7 +39,11 @@ function stateOf(dir: string): Record<string, string> {
       if (st.isDirectory()) {
         out[r + '/'] = `dir ${(st.mode & 0o777).toString(8)}`;
         stack.push(r);
-      } else out[r] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(join(dir, r))).digest('hex').slice(0, 16)}`;
+      } else
+        out[r] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256')
+          .update(readFileSync(join(dir, r)))
+          .digest('hex')
+          .slice(0, 16)}`;
     }
   }
   return Object.fromEntries(Object.entries(out).sort());
@@ -67,14 +71,20 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
     writeCodexConfig(codexHome, fake.baseUrl);
     const cli = join(ROOT, 'dist', 'cli.js');
     assert.ok(existsSync(cli), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
-    const installed = spawnSync(process.execPath, [cli, 'hooks', 'install', 'codex', '--user', '--json'], { encoding: 'utf8', env: { ...process.env, CODEX_HOME: codexHome, AGENT_REWIND_HOME: arHome } });
+    const installed = spawnSync(process.execPath, [cli, 'hooks', 'install', 'codex', '--user', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, CODEX_HOME: codexHome, AGENT_REWIND_HOME: arHome },
+    });
     assert.equal(installed.status, 0, installed.stderr);
     assert.deepEqual(JSON.parse(installed.stdout).added, ['UserPromptSubmit', 'Stop']);
     mkdirSync(ws);
     const env = { AGENT_REWIND_HOME: arHome };
 
     // prompt 1: shell creates files, a folder and an executable
-    fake.push([{ exec: "mkdir -p sub && printf 'a\\n' > sub/a.txt && printf 'one\\n' > one.txt && chmod 755 one.txt && printf 'bye\\n' > gone.txt" }], [{ text: 'Set up.' }]);
+    fake.push(
+      [{ exec: "mkdir -p sub && printf 'a\\n' > sub/a.txt && printf 'one\\n' > one.txt && chmod 755 one.txt && printf 'bye\\n' > gone.txt" }],
+      [{ text: 'Set up.' }],
+    );
     const r1 = await runCodex(bin, ['make the files'], { cwd: ws, codexHome, env });
     assert.equal(r1.code, 0, r1.stderr + r1.stdout);
     threadId = r1.threadId!;
@@ -113,14 +123,30 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
   it('the hook process takes garbage, a payload without turn_id and a missing folder silently (exit 0, no output, nothing in CODEX_HOME)', () => {
     const hook = join(ROOT, 'dist', 'cli.js');
     const before = stateOf(codexHome);
-    const inputs = ['', 'garbage \u0000', '[1,2,3]', JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: threadId, cwd: ws }), JSON.stringify({ hook_event_name: 'Stop', session_id: threadId, turn_id: 't', cwd: join(dir, 'gone') })];
+    const inputs = [
+      '',
+      'garbage \u0000',
+      '[1,2,3]',
+      JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: threadId, cwd: ws }),
+      JSON.stringify({ hook_event_name: 'Stop', session_id: threadId, turn_id: 't', cwd: join(dir, 'gone') }),
+    ];
     for (const input of inputs) {
-      const r = spawnSync(process.execPath, [hook, 'hook', 'codex'], { input, encoding: 'utf8', timeout: 30_000, env: { ...process.env, AGENT_REWIND_HOME: join(dir, 'bad-home') } });
+      const r = spawnSync(process.execPath, [hook, 'hook', 'codex'], {
+        input,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, AGENT_REWIND_HOME: join(dir, 'bad-home') },
+      });
       assert.equal(r.status, 0, input);
       assert.equal(r.stdout, '', input);
     }
     assert.deepEqual(stateOf(codexHome), before);
-    assert.equal(readFileSync(join(dir, 'bad-home', 'logs', 'codex-hooks.log'), 'utf8').trimEnd().split('\n').length, 5);
+    assert.equal(
+      readFileSync(join(dir, 'bad-home', 'logs', 'codex-hooks.log'), 'utf8')
+        .trimEnd()
+        .split('\n').length,
+      5,
+    );
   });
 
   it('the hooks fired: no problem logged', () => {
@@ -135,20 +161,35 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
 
   it('lists the session for the workspace, with the three prompts, context and hook snapshots at the prompts', async () => {
     const sessions = await engine.listSessions();
-    assert.deepEqual(sessions.map((s) => [s.sessionId, s.source, s.title]), [[threadId, 'codex', 'make the files']]);
+    assert.deepEqual(
+      sessions.map((s) => [s.sessionId, s.source, s.title]),
+      [[threadId, 'codex', 'make the files']],
+    );
     const file = sessions[0]!.sessionFile;
     const s = await readCodexSession(file, { home: codexHome });
-    assert.deepEqual(s.userPrompts().map((p) => p.text), ['make the files', 'change them', 'one more']);
+    assert.deepEqual(
+      s.userPrompts().map((p) => p.text),
+      ['make the files', 'change them', 'one more'],
+    );
     const ctx = s.buildSessionContext();
     const roles = ctx.messages.map((m: AgentMessage) => m.role);
     assert.equal(roles.filter((r) => r === 'user').length, 3);
     assert.equal(roles.filter((r) => r === 'toolResult').length, 5);
-    const results = ctx.messages.filter((m) => m.role === 'toolResult').map((m) => JSON.stringify(m.content)).join('\n');
+    const results = ctx.messages
+      .filter((m) => m.role === 'toolResult')
+      .map((m) => JSON.stringify(m.content))
+      .join('\n');
     assert.match(results, /Files changed:\\n(.(?!Files changed))*M \/[^"]*sub\/a\.txt\\n@@ -1 \+1 @@/, 'apply_patch changes shown with their call');
     assert.match(results, /\\nA \/[^"]*new\.txt/);
     assert.match(results, /Files changed:\\nD \/[^"]*two\.txt/);
     const details = await engine.describeSession(file);
-    assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId).sort(), s.userPrompts().map((p) => p.entryId).sort());
+    assert.deepEqual(
+      details.fileCheckpoints.map((c) => c.anchorEntryId).sort(),
+      s
+        .userPrompts()
+        .map((p) => p.entryId)
+        .sort(),
+    );
   });
 
   it('rewinds files and conversation to prompt 2: exactly the workspace then; undo gives the end state back', async () => {
@@ -168,7 +209,11 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
     const forkSize = statSync(outcome.fork.sessionFile).size;
     fake.push([{ text: 'Continuing from the fork.' }]);
     const seen = fake.requests.length;
-    const r4 = await runCodex(bin, ['resume', outcome.fork.sessionId, 'try prompt two differently'], { cwd: ws, codexHome, env: { AGENT_REWIND_HOME: arHome } });
+    const r4 = await runCodex(bin, ['resume', outcome.fork.sessionId, 'try prompt two differently'], {
+      cwd: ws,
+      codexHome,
+      env: { AGENT_REWIND_HOME: arHome },
+    });
     assert.equal(r4.code, 0, r4.stderr + r4.stdout);
     assert.equal(r4.threadId, outcome.fork.sessionId);
     assert.ok(statSync(outcome.fork.sessionFile).size > forkSize);
@@ -176,7 +221,10 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
     assert.ok(input.includes('make the files') && input.includes('try prompt two differently'));
     assert.ok(!input.includes('change them'), 'the fork starts before prompt 2');
     const fork = await readCodexSession(outcome.fork.sessionFile, { home: codexHome });
-    assert.deepEqual(fork.userPrompts().map((p) => p.text), ['make the files', 'try prompt two differently']);
+    assert.deepEqual(
+      fork.userPrompts().map((p) => p.text),
+      ['make the files', 'try prompt two differently'],
+    );
     assert.equal(fork.forkedFrom?.sessionId, threadId);
   });
 });

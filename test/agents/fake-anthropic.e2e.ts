@@ -15,14 +15,32 @@ function events(body: string): { event: string; data: any }[] {
 }
 
 test('streams scripted replies as Messages API events, records requests, refuses unscripted ones', async (t) => {
-  const fake = await startFakeAnthropic({ replies: [[{ text: 'hi' }, { tool_use: { name: 'Bash', input: { command: 'ls -la' } } }], [{ text: 'done' }]], closeAfter: t });
-  const post = (body: unknown) => fetch(`${fake.baseUrl}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const fake = await startFakeAnthropic({
+    replies: [[{ text: 'hi' }, { tool_use: { name: 'Bash', input: { command: 'ls -la' } } }], [{ text: 'done' }]],
+    closeAfter: t,
+  });
+  const post = (body: unknown) =>
+    fetch(`${fake.baseUrl}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal((await fetch(`${fake.baseUrl}/api/hello`, { method: 'HEAD' })).status, 200);
 
   const r1 = await post({ model: 'm', stream: true, messages: [{ role: 'user', content: 'go' }] });
   assert.match(r1.headers.get('content-type')!, /text\/event-stream/);
   const e1 = events(await r1.text());
-  assert.deepEqual(e1.map((e) => e.event), ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+  assert.deepEqual(
+    e1.map((e) => e.event),
+    [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ],
+  );
   assert.equal(e1[0]!.data.message.model, 'm');
   assert.equal(e1[2]!.data.delta.text, 'hi');
   assert.equal(e1[4]!.data.content_block.name, 'Bash');
@@ -39,7 +57,15 @@ test('streams scripted replies as Messages API events, records requests, refuses
   const r3 = await post({ model: 'm', messages: [] });
   assert.equal(r3.status, 400);
   assert.equal(fake.unscripted.length, 1);
-  assert.deepEqual(fake.requests.map((r) => [r.method, r.replyIndex]), [['HEAD', -1], ['POST', 0], ['POST', 1], ['POST', -1]]);
+  assert.deepEqual(
+    fake.requests.map((r) => [r.method, r.replyIndex]),
+    [
+      ['HEAD', -1],
+      ['POST', 0],
+      ['POST', 1],
+      ['POST', -1],
+    ],
+  );
   assert.equal((await fetch(`${fake.baseUrl}/nope`)).status, 404);
   await fake.close();
   await assert.rejects(fetch(`${fake.baseUrl}/api/hello`));

@@ -4,6 +4,14 @@ import { join } from 'node:path';
 
 export function buildSessionChild(outDir: string): string {
   const outfile = join(outDir, 'session-child.cjs');
-  buildSync({ entryPoints: [join(__dirname, 'session-child.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(__dirname, 'session-child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
+  });
   return outfile;
 }

@@ -27,37 +27,45 @@ describe('flow 3: Switch branches from the sidebar', () => {
   });
 
   it('flow 3: switching to the other branch in the tree moves the transcript, the status bar and the session file', () =>
-    withArtifacts(() => vs, 'flow 3 switch branch', async () => {
-      const { page, home } = vs!;
-      assert.ok(pathOfLastEntry(s.file).includes(s.newHead), 'the new branch is active at start');
+    withArtifacts(
+      () => vs,
+      'flow 3 switch branch',
+      async () => {
+        const { page, home } = vs!;
+        assert.ok(pathOfLastEntry(s.file).includes(s.newHead), 'the new branch is active at start');
 
-      const transcript = await openTranscriptFromSidebar(page, s.title, s.newHead);
-      assert.equal(await transcript.locator(entrySelector(s.oldHead)).count(), 0, 'the other branch\'s answer is not shown');
-      await statusBarItem(page, `${s.title} · ${s.newBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
+        const transcript = await openTranscriptFromSidebar(page, s.title, s.newHead);
+        assert.equal(await transcript.locator(entrySelector(s.oldHead)).count(), 0, "the other branch's answer is not shown");
+        await statusBarItem(page, `${s.title} · ${s.newBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
 
-      await switchBranchInTree(page, s.title, s.oldBranch, async () => pathOfLastEntry(s.file).includes(s.oldHead));
+        await switchBranchInTree(page, s.title, s.oldBranch, async () => pathOfLastEntry(s.file).includes(s.oldHead));
 
-      // The session file: its last entry's path is now the old branch (so pi/oh-my-pi continue there too).
-      const path = pathOfLastEntry(s.file);
-      assert.ok(path.includes(s.oldHead) && !path.includes(s.newHead), 'the last entry continues the switched-to branch');
-      assert.equal(branchNames(e2eEnv().repo, home, s.file).active, s.oldBranch);
-      // The transcript follows without being reopened.
-      const frame = await webviewFrame(page, entrySelector(s.oldHead), 30_000);
-      await waitFor('the transcript to drop the other branch', async () => (await frame.locator(entrySelector(s.newHead)).count()) === 0, 30_000);
-      // The status bar follows.
-      await statusBarItem(page, `${s.title} · ${s.oldBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
-      await keyMomentScreenshot(vs!, 'flow3-switched-branch');
-    }));
+        // The session file: its last entry's path is now the old branch (so pi/oh-my-pi continue there too).
+        const path = pathOfLastEntry(s.file);
+        assert.ok(path.includes(s.oldHead) && !path.includes(s.newHead), 'the last entry continues the switched-to branch');
+        assert.equal(branchNames(e2eEnv().repo, home, s.file).active, s.oldBranch);
+        // The transcript follows without being reopened.
+        const frame = await webviewFrame(page, entrySelector(s.oldHead), 30_000);
+        await waitFor('the transcript to drop the other branch', async () => (await frame.locator(entrySelector(s.newHead)).count()) === 0, 30_000);
+        // The status bar follows.
+        await statusBarItem(page, `${s.title} · ${s.oldBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
+        await keyMomentScreenshot(vs!, 'flow3-switched-branch');
+      },
+    ));
 
   it('flow 3: a session file written by another process appears in the tree without a reload', () =>
-    withArtifacts(() => vs, 'flow 3 external session', async () => {
-      const { page, home, workspace } = vs!;
-      await sessionRow(page, s.title);
-      const repo = e2eEnv().repo;
-      const title = 'Written by another process';
-      const created = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
-      cli(repo, home, ['append', created.file, '--role', 'user', '--text', 'Hello from the terminal']);
-      cli(repo, home, ['append', created.file, '--role', 'assistant', '--text', 'Hello!']);
-      await treeRow(page, title).waitFor({ state: 'visible', timeout: 30_000 });
-    }));
+    withArtifacts(
+      () => vs,
+      'flow 3 external session',
+      async () => {
+        const { page, home, workspace } = vs!;
+        await sessionRow(page, s.title);
+        const repo = e2eEnv().repo;
+        const title = 'Written by another process';
+        const created = cli(repo, home, ['new', '--cwd', workspace, '--title', title]);
+        cli(repo, home, ['append', created.file, '--role', 'user', '--text', 'Hello from the terminal']);
+        cli(repo, home, ['append', created.file, '--role', 'assistant', '--text', 'Hello!']);
+        await treeRow(page, title).waitFor({ state: 'visible', timeout: 30_000 });
+      },
+    ));
 });

@@ -38,7 +38,12 @@ describe('flow 4: a Claude Code session', () => {
       name: 'flow4',
       prepare: async ({ workspace, home }) => {
         const repo = e2eEnv().repo;
-        const cli = (args: string[]) => spawnSync(process.execPath, [join(repo, 'dist', 'cli.js'), ...args], { cwd: workspace, encoding: 'utf8', env: { ...process.env, AGENT_REWIND_HOME: home } });
+        const cli = (args: string[]) =>
+          spawnSync(process.execPath, [join(repo, 'dist', 'cli.js'), ...args], {
+            cwd: workspace,
+            encoding: 'utf8',
+            env: { ...process.env, AGENT_REWIND_HOME: home },
+          });
         const installed = cli(['hooks', 'install', 'claude', '--cwd', workspace]);
         assert.equal(installed.status, 0, installed.stderr);
         const fake = await startFakeAnthropic();
@@ -51,24 +56,40 @@ describe('flow 4: a Claude Code session', () => {
             const run = await runClaude({ cwd: workspace, configDir, baseUrl: fake.baseUrl, prompt, env, ...(first ? { sessionId } : { resume: sessionId }) });
             assert.equal(run.exitCode, 0, `${prompt}: ${run.stderr}`);
           };
-          await turn(PROMPTS[0]!, [bash("mkdir -p src && printf 'port=3000\\n' > config.ini && printf 'main\\n' > src/main.ts && printf 'todo\\n' > notes.txt"), write('README.md', '# Notes\n')], true);
+          await turn(
+            PROMPTS[0]!,
+            [
+              bash("mkdir -p src && printf 'port=3000\\n' > config.ini && printf 'main\\n' > src/main.ts && printf 'todo\\n' > notes.txt"),
+              write('README.md', '# Notes\n'),
+            ],
+            true,
+          );
           atPrompt2 = readTree(workspace);
-          await turn(PROMPTS[1]!, [bash("mv src/main.ts src/index.ts && rm notes.txt && printf 'port=8080\\nhost=0.0.0.0\\n' > config.ini"), write('src/extra.ts', 'export {};\n')], false);
+          await turn(
+            PROMPTS[1]!,
+            [bash("mv src/main.ts src/index.ts && rm notes.txt && printf 'port=8080\\nhost=0.0.0.0\\n' > config.ini"), write('src/extra.ts', 'export {};\n')],
+            false,
+          );
           await turn(PROMPTS[2]!, [write('CHANGELOG.md', '## 1.0\n')], false);
           final = readTree(workspace);
         } finally {
           await fake.close();
         }
         const projects = join(configDir, 'projects');
-        transcript = readdirSync(projects).map((d) => join(projects, d, `${sessionId}.jsonl`)).find((f) => {
-          try {
-            return readFileSync(f).length > 0;
-          } catch {
-            return false;
-          }
-        })!;
+        transcript = readdirSync(projects)
+          .map((d) => join(projects, d, `${sessionId}.jsonl`))
+          .find((f) => {
+            try {
+              return readFileSync(f).length > 0;
+            } catch {
+              return false;
+            }
+          })!;
         transcriptHash = createHash('sha256').update(readFileSync(transcript)).digest('hex');
-        const lines = readFileSync(transcript, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        const lines = readFileSync(transcript, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
         prompt2 = lines.find((j) => j.type === 'user' && j.message?.content === PROMPTS[1])?.uuid;
         assert.ok(prompt2, 'the second prompt is in the transcript');
       },
@@ -80,35 +101,42 @@ describe('flow 4: a Claude Code session', () => {
   });
 
   it('flow 4: listed, transcript, Rewind to here previews and restores the files Bash changed, a fork is written', () =>
-    withArtifacts(() => vs, 'flow 4 claude code', async () => {
-      const { page, workspace } = vs!;
-      assert.notDeepEqual(final, atPrompt2);
-      // Listed under its first prompt, and its transcript shows the prompts.
-      const frame = await openTranscriptFromSidebar(page, PROMPTS[0]!, prompt2);
-      assert.equal(await frame.locator(entrySelector(prompt2)).getAttribute('data-kind'), 'user');
-      assert.equal(await frame.locator(`${entrySelector(prompt2)} [data-action="fork"]`).count(), 0, 'a read-only session offers no fork');
-      await keyMomentScreenshot(vs!, 'flow4-claude-transcript');
+    withArtifacts(
+      () => vs,
+      'flow 4 claude code',
+      async () => {
+        const { page, workspace } = vs!;
+        assert.notDeepEqual(final, atPrompt2);
+        // Listed under its first prompt, and its transcript shows the prompts.
+        const frame = await openTranscriptFromSidebar(page, PROMPTS[0]!, prompt2);
+        assert.equal(await frame.locator(entrySelector(prompt2)).getAttribute('data-kind'), 'user');
+        assert.equal(await frame.locator(`${entrySelector(prompt2)} [data-action="fork"]`).count(), 0, 'a read-only session offers no fork');
+        await keyMomentScreenshot(vs!, 'flow4-claude-transcript');
 
-      await clickEntryAction(page, prompt2, 'rewind-to-here');
-      const preview = await previewFrame(page, '[data-testid="file-row"]');
-      const rows = (await previewFileRows(preview)).map((r) => r.path);
-      assert.deepEqual(rows, ['config.ini', 'notes.txt', 'src/extra.ts', 'src/index.ts', 'src/main.ts', 'CHANGELOG.md'].sort((a, b) => a.localeCompare(b)));
-      assert.match((await preview.locator('body').textContent()) ?? '', /new Claude Code session/);
-      assert.deepEqual(readTree(workspace), final, 'the preview changed nothing');
-      await keyMomentScreenshot(vs!, 'flow4-claude-preview');
+        await clickEntryAction(page, prompt2, 'rewind-to-here');
+        const preview = await previewFrame(page, '[data-testid="file-row"]');
+        const rows = (await previewFileRows(preview)).map((r) => r.path);
+        assert.deepEqual(
+          rows,
+          ['config.ini', 'notes.txt', 'src/extra.ts', 'src/index.ts', 'src/main.ts', 'CHANGELOG.md'].sort((a, b) => a.localeCompare(b)),
+        );
+        assert.match((await preview.locator('body').textContent()) ?? '', /new Claude Code session/);
+        assert.deepEqual(readTree(workspace), final, 'the preview changed nothing');
+        await keyMomentScreenshot(vs!, 'flow4-claude-preview');
 
-      const confirm = await webviewFrame(page, '[data-action="confirm"]');
-      await confirm.locator('input[name="mode"][value="all"]').first().check();
-      await confirm.locator('[data-action="confirm"]').first().click();
-      await waitForNotification(page, /Rewound/);
-      await waitFor('the files to be rewound', () => isDeepStrictEqual(readTree(workspace), atPrompt2), 15_000).catch(() => {});
-      assert.deepEqual(readTree(workspace), atPrompt2, 'the workspace is exactly as it was when the second prompt was sent');
-      assert.equal(createHash('sha256').update(readFileSync(transcript)).digest('hex'), transcriptHash, "Claude Code's transcript is untouched");
-      const siblings = readdirSync(join(transcript, '..')).filter((n) => n.endsWith('.jsonl') && n !== `${sessionId}.jsonl`);
-      assert.equal(siblings.length, 1, `one fork beside the transcript (${siblings.join(', ')})`);
-      // the fork is listed beside the original, named as the fork it is, and the transcript shows its session again
-      await sessionRow(page, `${PROMPTS[0]} (fork)`);
-      await webviewFrame(page, entrySelector(prompt2), 30_000);
-      await keyMomentScreenshot(vs!, 'flow4-claude-rewound');
-    }));
+        const confirm = await webviewFrame(page, '[data-action="confirm"]');
+        await confirm.locator('input[name="mode"][value="all"]').first().check();
+        await confirm.locator('[data-action="confirm"]').first().click();
+        await waitForNotification(page, /Rewound/);
+        await waitFor('the files to be rewound', () => isDeepStrictEqual(readTree(workspace), atPrompt2), 15_000).catch(() => {});
+        assert.deepEqual(readTree(workspace), atPrompt2, 'the workspace is exactly as it was when the second prompt was sent');
+        assert.equal(createHash('sha256').update(readFileSync(transcript)).digest('hex'), transcriptHash, "Claude Code's transcript is untouched");
+        const siblings = readdirSync(join(transcript, '..')).filter((n) => n.endsWith('.jsonl') && n !== `${sessionId}.jsonl`);
+        assert.equal(siblings.length, 1, `one fork beside the transcript (${siblings.join(', ')})`);
+        // the fork is listed beside the original, named as the fork it is, and the transcript shows its session again
+        await sessionRow(page, `${PROMPTS[0]} (fork)`);
+        await webviewFrame(page, entrySelector(prompt2), 30_000);
+        await keyMomentScreenshot(vs!, 'flow4-claude-rewound');
+      },
+    ));
 });

@@ -65,41 +65,55 @@ describe('flow 5: Compare branches', () => {
   });
 
   it('flow 5: "Compare with…" on a branch row shows both branches side by side and opens a file\'s diff A ↔ B', () =>
-    withArtifacts(() => vs, 'flow 5 compare branches', async () => {
-      const { page } = vs!;
-      const row = await branchRow(page, TITLE, s.a.branch);
-      await contextMenu(page, row, /Compare with/);
-      await pickQuickItem(page, s.b.branch);
-      await editorTab(page, `Compare: ${s.a.branch} ↔ ${s.b.branch}`).waitFor({ state: 'visible', timeout: 30_000 });
-      const frame = await webviewFrame(page, '[data-testid="file-row"]', 30_000);
+    withArtifacts(
+      () => vs,
+      'flow 5 compare branches',
+      async () => {
+        const { page } = vs!;
+        const row = await branchRow(page, TITLE, s.a.branch);
+        await contextMenu(page, row, /Compare with/);
+        await pickQuickItem(page, s.b.branch);
+        await editorTab(page, `Compare: ${s.a.branch} ↔ ${s.b.branch}`).waitFor({ state: 'visible', timeout: 30_000 });
+        const frame = await webviewFrame(page, '[data-testid="file-row"]', 30_000);
 
-      // Where they part, and each side's branch and messages after it.
-      assert.equal(await frame.locator('[data-testid="divergence-message"]').getAttribute('data-entry-id'), s.divergence);
-      for (const [letter, side] of [['a', s.a], ['b', s.b]] as const) {
-        const column = frame.locator(`[data-testid="column-${letter}"]`);
-        assert.equal(await column.getAttribute('data-branch'), side.branch);
-        const ids = await column.locator('[data-testid="message"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entry-id')));
-        assert.deepEqual(ids, side.messages, `column ${letter} lists the messages after the divergence`);
-      }
+        // Where they part, and each side's branch and messages after it.
+        assert.equal(await frame.locator('[data-testid="divergence-message"]').getAttribute('data-entry-id'), s.divergence);
+        for (const [letter, side] of [
+          ['a', s.a],
+          ['b', s.b],
+        ] as const) {
+          const column = frame.locator(`[data-testid="column-${letter}"]`);
+          assert.equal(await column.getAttribute('data-branch'), side.branch);
+          const ids = await column.locator('[data-testid="message"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entry-id')));
+          assert.deepEqual(ids, side.messages, `column ${letter} lists the messages after the divergence`);
+        }
 
-      // The files that differ between the two branches' latest snapshots (as the agent left them after its last
-      // reply on each), with their line counts.
-      const rows = await frame.locator('[data-testid="file-row"]').evaluateAll((els) =>
-        els.map((e) => [e.getAttribute('data-path'), e.getAttribute('data-status'), e.querySelector('[data-testid="insertions"]')?.textContent, e.querySelector('[data-testid="deletions"]')?.textContent]),
-      );
-      assert.deepEqual(rows, [
-        ['config/mysql.cnf', 'added', '3', '0'],
-        ['config/postgres.conf', 'deleted', '0', '2'],
-        ['migrations/001-orders.sql', 'deleted', '0', '1'],
-        ['src/db.js', 'modified', '2', '2'],
-      ]);
-      await keyMomentScreenshot(vs!, 'compare-branches');
+        // The files that differ between the two branches' latest snapshots (as the agent left them after its last
+        // reply on each), with their line counts.
+        const rows = await frame
+          .locator('[data-testid="file-row"]')
+          .evaluateAll((els) =>
+            els.map((e) => [
+              e.getAttribute('data-path'),
+              e.getAttribute('data-status'),
+              e.querySelector('[data-testid="insertions"]')?.textContent,
+              e.querySelector('[data-testid="deletions"]')?.textContent,
+            ]),
+          );
+        assert.deepEqual(rows, [
+          ['config/mysql.cnf', 'added', '3', '0'],
+          ['config/postgres.conf', 'deleted', '0', '2'],
+          ['migrations/001-orders.sql', 'deleted', '0', '1'],
+          ['src/db.js', 'modified', '2', '2'],
+        ]);
+        await keyMomentScreenshot(vs!, 'compare-branches');
 
-      // A file row opens VS Code's diff editor: the file on A (PostgreSQL) against the file on B (MySQL).
-      await frame.locator('[data-testid="file-row"][data-path="src/db.js"]').click();
-      await editorTab(page, `db.js (${s.a.branch} ↔ ${s.b.branch})`).waitFor({ state: 'visible', timeout: 30_000 });
-      const diff = page.locator('.monaco-diff-editor').first();
-      await diff.locator('.editor.original .view-lines').filter({ hasText: "require('pg')" }).waitFor({ state: 'visible', timeout: 30_000 });
-      await diff.locator('.editor.modified .view-lines').filter({ hasText: "require('mysql2')" }).waitFor({ state: 'visible', timeout: 30_000 });
-    }));
+        // A file row opens VS Code's diff editor: the file on A (PostgreSQL) against the file on B (MySQL).
+        await frame.locator('[data-testid="file-row"][data-path="src/db.js"]').click();
+        await editorTab(page, `db.js (${s.a.branch} ↔ ${s.b.branch})`).waitFor({ state: 'visible', timeout: 30_000 });
+        const diff = page.locator('.monaco-diff-editor').first();
+        await diff.locator('.editor.original .view-lines').filter({ hasText: "require('pg')" }).waitFor({ state: 'visible', timeout: 30_000 });
+        await diff.locator('.editor.modified .view-lines').filter({ hasText: "require('mysql2')" }).waitFor({ state: 'visible', timeout: 30_000 });
+      },
+    ));
 });

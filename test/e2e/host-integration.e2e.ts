@@ -26,17 +26,21 @@ describe('extension host: commands and exported API (mocha inside code-server)',
   });
 
   it('runs the host suites', (t) =>
-    withArtifacts(() => vs, 'host suites', async () => {
-      const results = await waitForJsonFile<HostTestResults>(resultFile, 240_000, () => vs!.server.process.exitCode() !== null);
-      assert.equal(results.fatal, undefined, `the host-test run crashed: ${results.fatal}`);
-      for (const p of results.passes) await t.test(p.title, () => {});
-      for (const p of results.pending) await t.test(p.title, { skip: 'pending' }, () => {});
-      for (const f of results.failures) {
-        await t.test(f.title, () => {
-          throw new Error(f.error);
-        });
-      }
-      assert.ok(results.passes.length + results.failures.length > 0, 'no host tests ran');
-      assert.equal(results.failures.length, 0, `${results.failures.length} host test(s) failed`);
-    }));
+    withArtifacts(
+      () => vs,
+      'host suites',
+      async () => {
+        const results = await waitForJsonFile<HostTestResults>(resultFile, 240_000, () => vs!.server.process.exitCode() !== null);
+        assert.equal(results.fatal, undefined, `the host-test run crashed: ${results.fatal}`);
+        for (const p of results.passes) await t.test(p.title, () => {});
+        for (const p of results.pending) await t.test(p.title, { skip: 'pending' }, () => {});
+        for (const f of results.failures) {
+          await t.test(f.title, () => {
+            throw new Error(f.error);
+          });
+        }
+        assert.ok(results.passes.length + results.failures.length > 0, 'no host tests ran');
+        assert.equal(results.failures.length, 0, `${results.failures.length} host test(s) failed`);
+      },
+    ));
 });

@@ -15,13 +15,17 @@ describe('smoke: the workbench loads with Agent Rewind', () => {
   });
 
   it('shows the "Agent Rewind" activity-bar entry and its Sessions view', () =>
-    withArtifacts(() => vs, 'smoke activity bar', async () => {
-      const page = vs!.page;
-      await activityBarItem(page, 'Agent Rewind').waitFor({ state: 'visible', timeout: 30_000 });
-      const pane = await openAgentRewind(page);
-      assert.ok(await pane.locator('.pane-body').isVisible(), 'the Sessions view is shown');
-      const title = await page.locator('.part.sidebar .composite.title').first().textContent();
-      assert.match(title ?? '', /Agent Rewind/i, 'the side bar is titled Agent Rewind');
-      await keyMomentScreenshot(vs!, 'smoke-sidebar');
-    }));
+    withArtifacts(
+      () => vs,
+      'smoke activity bar',
+      async () => {
+        const page = vs!.page;
+        await activityBarItem(page, 'Agent Rewind').waitFor({ state: 'visible', timeout: 30_000 });
+        const pane = await openAgentRewind(page);
+        assert.ok(await pane.locator('.pane-body').isVisible(), 'the Sessions view is shown');
+        const title = await page.locator('.part.sidebar .composite.title').first().textContent();
+        assert.match(title ?? '', /Agent Rewind/i, 'the side bar is titled Agent Rewind');
+        await keyMomentScreenshot(vs!, 'smoke-sidebar');
+      },
+    ));
 });

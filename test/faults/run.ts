@@ -11,7 +11,25 @@
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
@@ -179,7 +197,21 @@ function newTrial(kind: string, n: number, who: Who = {}): Trial {
   mkdirSync(join(sentinel, 'dir3'));
   writeFileSync(join(sentinel, 'dir3', 'f1.txt'), 'sentinel copy\n');
   writeInitial(ws);
-  const t: Trial = { kind, n, base, ws, home: join(base, 'home'), sentinel, sentinelPrint: fingerprint(sentinel), session: '', who, entries: [], snapshots: new Map(), problems: [], corrupted: false };
+  const t: Trial = {
+    kind,
+    n,
+    base,
+    ws,
+    home: join(base, 'home'),
+    sentinel,
+    sentinelPrint: fingerprint(sentinel),
+    session: '',
+    who,
+    entries: [],
+    snapshots: new Map(),
+    problems: [],
+    corrupted: false,
+  };
   return t;
 }
 
@@ -215,9 +247,13 @@ function checkInvariants(t: Trial, workspaceOneOf?: { name: string; print: strin
   if (gc.code !== 0) t.problems.push(`gc after the fault failed: ${gc.stderr.trim().slice(0, 300)}`);
   if (workspaceOneOf) {
     const now = fingerprint(t.ws);
-    if (!workspaceOneOf.some((s) => same(s.print, now))) t.problems.push(`the workspace is neither ${workspaceOneOf.map((s) => s.name).join(' nor ')}: ${workspaceOneOf.map((s) => `vs ${s.name}: ${diffOf(s.print, now)}`).join(' | ')}`);
+    if (!workspaceOneOf.some((s) => same(s.print, now)))
+      t.problems.push(
+        `the workspace is neither ${workspaceOneOf.map((s) => s.name).join(' nor ')}: ${workspaceOneOf.map((s) => `vs ${s.name}: ${diffOf(s.print, now)}`).join(' | ')}`,
+      );
   }
-  if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push(`something outside the workspace changed: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
+  if (!same(fingerprint(t.sentinel), t.sentinelPrint))
+    t.problems.push(`something outside the workspace changed: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
   const tree = cli(t, ['tree', t.session, '--json']);
   if (tree.code !== 0) t.problems.push(`the session cannot be read: ${tree.stderr.trim().slice(0, 300)}`);
   else {
@@ -375,10 +411,14 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     chmodSync(locked, 0o755);
     const run = cli(t, ['rewind-files', t.session, 'u1p', '--overwrite-user-modified', '--json']);
     const now = fingerprint(t.ws);
-    (t as Trial & { note?: string }).note = run.code === 0 ? 'restore completed' : `restore refused: ${run.stderr.trim().split('\n')[0]!.slice(0, 120)}; ${same(now, beforeRestore) ? 'rolled back' : 'NOT rolled back'}`;
+    (t as Trial & { note?: string }).note =
+      run.code === 0
+        ? 'restore completed'
+        : `restore refused: ${run.stderr.trim().split('\n')[0]!.slice(0, 120)}; ${same(now, beforeRestore) ? 'rolled back' : 'NOT rolled back'}`;
     if (run.code === 0 && !same(now, atU1p)) t.problems.push(`the rewind reported success but the workspace is not the snapshot: ${diffOf(atU1p, now)}`);
     if (run.code !== 0 && !clear(run.stderr)) t.problems.push(`the refused rewind gives no clear error: ${run.stderr.slice(0, 300)}`);
-    if (!same(now, beforeRestore) && !same(now, atU1p)) t.problems.push(`after a failed restore the workspace is neither before nor after: vs before: ${diffOf(beforeRestore, now)}`);
+    if (!same(now, beforeRestore) && !same(now, atU1p))
+      t.problems.push(`after a failed restore the workspace is neither before nor after: vs before: ${diffOf(beforeRestore, now)}`);
     // give the folder back, then the usual promises (snapshots of u1 and u2 predate the locked folder)
     chownSync(locked, t.who.uid!, t.who.gid!);
     chownSync(join(locked, 'f.txt'), t.who.uid!, t.who.gid!);
@@ -421,7 +461,8 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     if (existsSync(real) && !existsSync(target)) renameSync(real, target);
     totals.races++;
     (t as Trial & { note?: string }).note = `${swaps} swaps`;
-    if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push(`the restore wrote outside the workspace through the swapped symlink: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
+    if (!same(fingerprint(t.sentinel), t.sentinelPrint))
+      t.problems.push(`the restore wrote outside the workspace through the swapped symlink: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
     checkInvariants(t);
   },
   async 'concurrent-writers'(t) {
@@ -472,7 +513,9 @@ async function main(): Promise<void> {
         totals.failed++;
         failures.push(`${kind} #${n}${note ? ` (${note})` : ''}: ${t.problems.join(' | ')}${KEEP ? ` [kept: ${t.base}]` : ''}`);
       }
-      console.log(`${t.problems.length ? 'FAIL' : 'ok  '} ${kind} #${n}${note ? ` (${note})` : ''} ${Date.now() - t0} ms${t.problems.length ? `\n     ${t.problems.join('\n     ')}` : ''}`);
+      console.log(
+        `${t.problems.length ? 'FAIL' : 'ok  '} ${kind} #${n}${note ? ` (${note})` : ''} ${Date.now() - t0} ms${t.problems.length ? `\n     ${t.problems.join('\n     ')}` : ''}`,
+      );
       if (!KEEP || t.problems.length === 0) rmSync(t.base, { recursive: true, force: true });
     }
   }
@@ -480,7 +523,9 @@ async function main(): Promise<void> {
   const secs = ((Date.now() - started) / 1000).toFixed(0);
   console.log('');
   for (const f of failures) console.log(`failed: ${f}`);
-  console.log(`${totals.passed} passed, ${totals.failed} failed (trials ${totals.trials}, kills ${totals.kills}, corruptions ${totals.corruptions}, races ${totals.races}; seed ${SEED}; ${secs} s)`);
+  console.log(
+    `${totals.passed} passed, ${totals.failed} failed (trials ${totals.trials}, kills ${totals.kills}, corruptions ${totals.corruptions}, races ${totals.races}; seed ${SEED}; ${secs} s)`,
+  );
   process.exitCode = totals.failed ? 1 : 0;
 }
 

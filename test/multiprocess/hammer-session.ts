@@ -5,7 +5,6 @@ import { Conversation } from '../../src/core/branches/conversation';
 import { SessionManager } from '../../src/core/session';
 import { prng as mulberry32 } from '../support/prng';
 
-
 async function main(): Promise<void> {
   const [file, home, worker, iterations, seed, startAt] = process.argv.slice(2);
   if (!file || !home || !worker) throw new Error('usage: hammer-session.ts <file> <home> <worker> <iterations> <seed> <startAtMs>');
@@ -33,9 +32,12 @@ async function main(): Promise<void> {
       if (target) await conv.switchBranch(target.name);
     } else {
       const name = `${worker}-cp-${i}`;
-      await conv.checkpoint(name).then(() => checkpoints.push(name), (err: Error) => {
-        if (!/no message yet/.test(err.message)) throw err;
-      });
+      await conv.checkpoint(name).then(
+        () => checkpoints.push(name),
+        (err: Error) => {
+          if (!/no message yet/.test(err.message)) throw err;
+        },
+      );
     }
   }
   await session.close();

@@ -29,7 +29,8 @@ export function appendTextMessage(session: SessionManager, opts: AppendTextOptio
  *  may be (one argument is limited to 128 KiB on Linux). Usage mistakes are found before anything is read. */
 export async function readAppendOptions(values: Record<string, unknown>, cwd: string): Promise<AppendTextOptions> {
   const role = values.role;
-  if (role !== 'user' && role !== 'assistant') throw new UsageError(role === undefined ? 'missing --role user|assistant' : `--role must be user or assistant, not "${String(role)}"`);
+  if (role !== 'user' && role !== 'assistant')
+    throw new UsageError(role === undefined ? 'missing --role user|assistant' : `--role must be user or assistant, not "${String(role)}"`);
   const textFile = values['text-file'];
   if (typeof values.text === 'string' && typeof textFile === 'string') throw new UsageError('--text and --text-file do not go together');
   if (typeof values.text !== 'string' && typeof textFile !== 'string') throw new UsageError('missing --text TEXT (or --text-file FILE, - for standard input)');
@@ -54,7 +55,14 @@ async function readTextFile(file: string, cwd: string): Promise<string> {
 
 export const appendCommand: Command = {
   usage: 'append <session> --role user|assistant (--text TEXT | --text-file FILE|-) [--id ID] [--no-snapshot] [--workspace DIR] [--json] [--home DIR]',
-  options: { role: { type: 'string' }, text: { type: 'string' }, 'text-file': { type: 'string' }, id: { type: 'string' }, 'no-snapshot': { type: 'boolean' }, workspace: { type: 'string' } },
+  options: {
+    role: { type: 'string' },
+    text: { type: 'string' },
+    'text-file': { type: 'string' },
+    id: { type: 'string' },
+    'no-snapshot': { type: 'boolean' },
+    workspace: { type: 'string' },
+  },
   positionals: ['<session>'],
   async run(ctx) {
     const opts = await readAppendOptions(ctx.values, ctx.cwd);

@@ -12,7 +12,9 @@ import type { BranchCompareModel, BranchCompareSide } from '../../shared/view-mo
 const line = (text: string) => forTerminal(text, { oneLine: true });
 
 function sideText(label: string, s: BranchCompareSide): string[] {
-  const out = [`${label} ${line(s.name)}${s.isActive ? ' (active)' : ''}: ${s.messages.length + s.omitted} message${s.messages.length + s.omitted === 1 ? '' : 's'} after it`];
+  const out = [
+    `${label} ${line(s.name)}${s.isActive ? ' (active)' : ''}: ${s.messages.length + s.omitted} message${s.messages.length + s.omitted === 1 ? '' : 's'} after it`,
+  ];
   for (const m of s.messages) out.push(`    ${m.kind.padEnd(10)} ${m.entryId}  ${line(m.preview)}`);
   if (s.omitted) out.push(`    …and ${s.omitted} more`);
   out.push(
@@ -31,7 +33,8 @@ export function describeCompare(m: BranchCompareModel): string {
     ...sideText('B', m.b),
   ];
   if (!m.files.ok) out.push(`files: ${line(m.files.error)}`);
-  else if (m.files.files.length === 0) out.push(m.files.sameSnapshot ? 'files: both branches are at the same snapshot (taken before they part)' : 'files: no differences');
+  else if (m.files.files.length === 0)
+    out.push(m.files.sameSnapshot ? 'files: both branches are at the same snapshot (taken before they part)' : 'files: no differences');
   else {
     out.push(`files: ${m.files.files.length} differ (+${m.files.insertions} −${m.files.deletions} lines from A to B)`);
     for (const f of m.files.files) out.push(`  ${f.status.padEnd(12)} ${line(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}`);

@@ -43,7 +43,11 @@ export const gcCommand: Command = {
         await fc.dispose();
       }
     }
-    const total = { removedObjects: results.reduce((a, r) => a + r.removedObjects, 0), freedBytes: results.reduce((a, r) => a + r.freedBytes, 0), stores: results };
+    const total = {
+      removedObjects: results.reduce((a, r) => a + r.removedObjects, 0),
+      freedBytes: results.reduce((a, r) => a + r.freedBytes, 0),
+      stores: results,
+    };
     ctx.out(total, () => `removed ${total.removedObjects} objects, freed ${total.freedBytes} bytes in ${results.length} checkpoint stores`);
   },
 };

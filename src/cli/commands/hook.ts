@@ -120,7 +120,8 @@ export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.Readable
     }
     const { handleClaudeHook } = await import('../../core/sources/claude/hook-handler');
     const outcome = await handleClaudeHook(raw, { home, env: io.env });
-    if (outcome.action === 'ignored') logHookProblem(home, event, sessionId, `event ${outcome.event} is not handled (only UserPromptSubmit and Stop); remove it from the hook settings`);
+    if (outcome.action === 'ignored')
+      logHookProblem(home, event, sessionId, `event ${outcome.event} is not handled (only UserPromptSubmit and Stop); remove it from the hook settings`);
   } catch (err) {
     logHookProblem(home, event, sessionId, (err as Error)?.message ?? String(err));
   }

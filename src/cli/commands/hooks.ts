@@ -57,8 +57,10 @@ export const hooksCommand: Command = {
   options: { user: { type: 'boolean' }, cwd: { type: 'string' }, 'no-baseline': { type: 'boolean' }, command: { type: 'string' } },
   async run(ctx) {
     const [action, agent, extra] = ctx.positionals;
-    if (action !== 'install' && action !== 'uninstall') throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
-    if (agent !== 'claude' && agent !== 'codex') throw new UsageError(agent ? `unknown agent "${agent}" (claude or codex)` : 'missing the agent (claude or codex)');
+    if (action !== 'install' && action !== 'uninstall')
+      throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
+    if (agent !== 'claude' && agent !== 'codex')
+      throw new UsageError(agent ? `unknown agent "${agent}" (claude or codex)` : 'missing the agent (claude or codex)');
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
     if (ctx.values.user === true && typeof ctx.values.cwd === 'string') throw new UsageError('--user and --cwd do not go together');
     if (agent === 'codex') return codexHooks(ctx, action);
@@ -72,12 +74,15 @@ export const hooksCommand: Command = {
       throw err;
     }
     // workspace scope: a first snapshot now, so the first prompt's hook only reads what changed since
-    const baseline = action === 'install' && loc.scope === 'workspace' && ctx.values['no-baseline'] !== true ? await baselineSnapshot(loc.workspace, ctx.home) : undefined;
+    const baseline =
+      action === 'install' && loc.scope === 'workspace' && ctx.values['no-baseline'] !== true ? await baselineSnapshot(loc.workspace, ctx.home) : undefined;
     const result = baseline ? { ...change, baseline } : change;
     ctx.out(result, () => {
       const text = describeHooksChange(change, action);
       if (!baseline) return text;
-      return 'error' in baseline ? `${text}\nnote: no baseline snapshot of the folder (${baseline.error}); the first prompt's hook will take it` : `${text}\nbaseline snapshot of ${baseline.files} files taken (${baseline.ms} ms), so each prompt's hook reads only what changed`;
+      return 'error' in baseline
+        ? `${text}\nnote: no baseline snapshot of the folder (${baseline.error}); the first prompt's hook will take it`
+        : `${text}\nbaseline snapshot of ${baseline.files} files taken (${baseline.ms} ms), so each prompt's hook reads only what changed`;
     });
   },
 };
@@ -98,7 +103,8 @@ async function codexHooks(ctx: CommandContext, action: 'install' | 'uninstall'):
     if (err instanceof CodexSettingsError) throw new CliError(err.message);
     throw err;
   }
-  const baseline = action === 'install' && loc.scope === 'project' && ctx.values['no-baseline'] !== true ? await baselineSnapshot(loc.projectDir, ctx.home) : undefined;
+  const baseline =
+    action === 'install' && loc.scope === 'project' && ctx.values['no-baseline'] !== true ? await baselineSnapshot(loc.projectDir, ctx.home) : undefined;
   const trusted = action === 'install' ? codexHooksTrustRecorded(loc) : [];
   ctx.out({ ...change, ...(baseline ? { baseline } : {}), ...(action === 'install' ? { trusted } : {}) }, () => {
     const parts: string[] = [];
@@ -106,8 +112,13 @@ async function codexHooks(ctx: CommandContext, action: 'install' | 'uninstall'):
     if (change.alreadyPresent.length) parts.push(`already present: ${change.alreadyPresent.join(', ')}`);
     if (change.removed.length) parts.push(`removed ${change.removed.join(', ')}`);
     if (!parts.length) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');
-    const lines = [`Codex hooks (${loc.scope}): ${parts.join('; ')} — ${change.hooksFile}${change.featureChanged ? ` (and the hooks switch in ${change.configFile})` : ''}`];
-    if (action === 'install' && trusted.length < 2) lines.push('note: Codex runs new hooks only after you trust them: start `codex` once in this folder and choose "Trust all and continue" when it asks to review hooks.');
+    const lines = [
+      `Codex hooks (${loc.scope}): ${parts.join('; ')} — ${change.hooksFile}${change.featureChanged ? ` (and the hooks switch in ${change.configFile})` : ''}`,
+    ];
+    if (action === 'install' && trusted.length < 2)
+      lines.push(
+        'note: Codex runs new hooks only after you trust them: start `codex` once in this folder and choose "Trust all and continue" when it asks to review hooks.',
+      );
     if (baseline && !('error' in baseline)) lines.push(`baseline snapshot of ${baseline.files} files taken (${baseline.ms} ms)`);
     return lines.join('\n');
   });

@@ -13,9 +13,12 @@ export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
   const applied = new Set(r.filesChanged);
   for (const f of r.files) {
     const mark = applied.has(f.path) ? ' ' : '!';
-    lines.push(` ${mark} ${f.status.padEnd(11)} ${field(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`);
+    lines.push(
+      ` ${mark} ${f.status.padEnd(11)} ${field(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`,
+    );
   }
-  if (r.userModified.length && r.userModified.some((p) => !applied.has(p))) lines.push('files marked ! were changed after the agent\'s last turn and are left alone; pass --overwrite-user-modified to rewind them too');
+  if (r.userModified.length && r.userModified.some((p) => !applied.has(p)))
+    lines.push("files marked ! were changed after the agent's last turn and are left alone; pass --overwrite-user-modified to rewind them too");
   for (const s of r.skipped) lines.push(`  skipped ${field(s.path)}: ${field(s.reason)}`);
   return lines.join('\n');
 }

@@ -43,6 +43,8 @@ export const rewindCommand: Command = {
       return;
     }
     const outcome = await withEngine(ctx, file, (engine) => engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation'));
-    ctx.out(outcome.fork ? { ...outcome.fork, mode: outcome.mode, filesChanged: outcome.filesChanged, undoAvailable: outcome.undoAvailable } : outcome, () => outcomeText(outcome));
+    ctx.out(outcome.fork ? { ...outcome.fork, mode: outcome.mode, filesChanged: outcome.filesChanged, undoAvailable: outcome.undoAvailable } : outcome, () =>
+      outcomeText(outcome),
+    );
   },
 };

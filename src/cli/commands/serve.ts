@@ -41,7 +41,11 @@ export const serveCommand: Command = {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
     const info = { pid: process.pid, socket: service.socket, workspaces: service.workspaces, idleMinutes };
-    ctx.out(info, () => `checkpoint service (pid ${process.pid}) serving ${service.workspaces.join(', ')}\nsocket: ${service.socket}${idleMinutes ? `\nstops after ${idleMinutes} min without a request` : ''}`);
+    ctx.out(
+      info,
+      () =>
+        `checkpoint service (pid ${process.pid}) serving ${service.workspaces.join(', ')}\nsocket: ${service.socket}${idleMinutes ? `\nstops after ${idleMinutes} min without a request` : ''}`,
+    );
     await service.stopped;
   },
 };

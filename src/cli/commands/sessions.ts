@@ -8,7 +8,13 @@ import { listAllSessions, listSessions, type SessionSummary } from '../../core/s
 function table(list: SessionSummary[]): string {
   if (list.length === 0) return '(no sessions)';
   return list
-    .map((s) => forTerminal(`${s.created.slice(0, 19).replace('T', ' ')}  ${s.source.padEnd(12)}  ${String(s.entryCount ?? '?').padStart(6)}  ${s.id}  ${s.title ?? ''}${s.problem ? `  [${s.problem}]` : ''}`, { oneLine: true }) + `\n    ${forTerminal(s.file, { oneLine: true })}`)
+    .map(
+      (s) =>
+        forTerminal(
+          `${s.created.slice(0, 19).replace('T', ' ')}  ${s.source.padEnd(12)}  ${String(s.entryCount ?? '?').padStart(6)}  ${s.id}  ${s.title ?? ''}${s.problem ? `  [${s.problem}]` : ''}`,
+          { oneLine: true },
+        ) + `\n    ${forTerminal(s.file, { oneLine: true })}`,
+    )
     .join('\n');
 }
 
@@ -29,7 +35,15 @@ export const sessionsCommand: Command = {
         return [];
       });
       for (const l of listings) {
-        list.push({ id: l.sessionId, file: l.sessionFile, title: l.title, created: l.createdAt ?? new Date(l.modifiedMs).toISOString(), modified: new Date(l.modifiedMs).toISOString(), cwd: l.cwd ?? '', source: l.source });
+        list.push({
+          id: l.sessionId,
+          file: l.sessionFile,
+          title: l.title,
+          created: l.createdAt ?? new Date(l.modifiedMs).toISOString(),
+          modified: new Date(l.modifiedMs).toISOString(),
+          cwd: l.cwd ?? '',
+          source: l.source,
+        });
       }
     }
     list.sort((a, b) => b.modified.localeCompare(a.modified) || b.created.localeCompare(a.created));

@@ -37,10 +37,16 @@ export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): 
  * assistant message takes the turn-end snapshot that tells later rewinds which files the user changed by hand.
  * Without --workspace, a session whose folder does not exist (here) is appended to without a snapshot.
  */
-export async function snapshotForAppend(ctx: CommandContext, session: SessionManager, entry: SessionEntry, role: 'user' | 'assistant'): Promise<SnapshotSummary | undefined> {
+export async function snapshotForAppend(
+  ctx: CommandContext,
+  session: SessionManager,
+  entry: SessionEntry,
+  role: 'user' | 'assistant',
+): Promise<SnapshotSummary | undefined> {
   if (typeof ctx.values.workspace !== 'string' && !existsSync(session.cwd)) {
     // said to humans only: --json callers get the entry, and the missing folder is visible in the session header
-    if (!ctx.json) process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${field(session.cwd)} does not exist (pass --workspace DIR)\n`);
+    if (!ctx.json)
+      process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${field(session.cwd)} does not exist (pass --workspace DIR)\n`);
     return undefined;
   }
   let fc: ServiceFirstCheckpoints | undefined;
@@ -55,7 +61,9 @@ export async function snapshotForAppend(ctx: CommandContext, session: SessionMan
 }
 
 export function describeSnapshot(s: SnapshotSummary): string {
-  const lines = [`snapshot of ${s.files} files anchored at ${field(s.anchorId)}: ${s.newObjects} new objects (${s.newBytes} bytes stored), ${s.hashedFiles} files read`];
+  const lines = [
+    `snapshot of ${s.files} files anchored at ${field(s.anchorId)}: ${s.newObjects} new objects (${s.newBytes} bytes stored), ${s.hashedFiles} files read`,
+  ];
   for (const k of s.skipped) lines.push(`  skipped ${field(k.path)}: ${field(k.reason)}`);
   if (s.ignoredCount) lines.push(`  ${s.ignoredCount} paths left out by .gitignore or exclude globs`);
   for (const p of s.pruned) lines.push(`  dropped old snapshot ${field(p.anchorId)} (size cap)`);

@@ -33,7 +33,14 @@ export const stateCommand: Command = {
         entryId: snap.entryId,
         invocationId: snap.invocationId,
         state: snap.state,
-        artifacts: snap.artifacts.map(({ name, version, mimeType, size, blob, restoredFrom }) => ({ name, version, mimeType, size, blob, ...(restoredFrom ? { restoredFrom } : {}) })),
+        artifacts: snap.artifacts.map(({ name, version, mimeType, size, blob, restoredFrom }) => ({
+          name,
+          version,
+          mimeType,
+          size,
+          blob,
+          ...(restoredFrom ? { restoredFrom } : {}),
+        })),
       };
       ctx.out(result, () => {
         const lines = [`as of ${snap.entryId ?? '(empty session)'} (invocation ${snap.invocationId ?? 'none'})`];
@@ -41,7 +48,8 @@ export const stateCommand: Command = {
         lines.push(keys.length ? 'state:' : 'state: (empty)');
         for (const key of keys) lines.push(`  [${scopeOf(key)}] ${key} = ${JSON.stringify(snap.state[key])}`);
         lines.push(snap.artifacts.length ? 'artifacts:' : 'artifacts: (none)');
-        for (const a of snap.artifacts) lines.push(`  ${a.name} v${a.version} ${a.mimeType} ${a.size} B${a.restoredFrom ? ` (restored from v${a.restoredFrom})` : ''}`);
+        for (const a of snap.artifacts)
+          lines.push(`  ${a.name} v${a.version} ${a.mimeType} ${a.size} B${a.restoredFrom ? ` (restored from v${a.restoredFrom})` : ''}`);
         return lines.map((line) => forTerminal(line, { oneLine: true })).join('\n');
       });
     });

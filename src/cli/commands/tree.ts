@@ -19,21 +19,35 @@ const PREVIEW_CHARS = 80;
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
-  const parts = content.map((b) => (b?.type === 'text' ? b.text : b?.type === 'toolCall' ? `[${b.name}]` : b?.type === 'image' ? '[image]' : '')).filter(Boolean);
+  const parts = content
+    .map((b) => (b?.type === 'text' ? b.text : b?.type === 'toolCall' ? `[${b.name}]` : b?.type === 'image' ? '[image]' : ''))
+    .filter(Boolean);
   return parts.length ? parts.join(' ') : undefined;
 }
 
 export function previewOf(e: SessionEntry): string | undefined {
   const raw =
-    e.type === 'message' ? textOf((e.message as { content?: unknown } | undefined)?.content)
-    : e.type === 'custom_message' ? textOf(e.content)
-    : e.type === 'compaction' || e.type === 'branch_summary' ? (typeof e.summary === 'string' ? e.summary : undefined)
-    : e.type === 'model_change' ? (typeof e.model === 'string' ? e.model : undefined)
-    : e.type === 'thinking_level_change' ? String(e.thinkingLevel)
-    : e.type === 'custom' ? String(e.customType)
-    : e.type === 'label' ? `${String(e.targetId)} → ${typeof e.label === 'string' ? e.label : '(cleared)'}`
-    : e.type === 'session_info' ? String(e.name)
-    : undefined;
+    e.type === 'message'
+      ? textOf((e.message as { content?: unknown } | undefined)?.content)
+      : e.type === 'custom_message'
+        ? textOf(e.content)
+        : e.type === 'compaction' || e.type === 'branch_summary'
+          ? typeof e.summary === 'string'
+            ? e.summary
+            : undefined
+          : e.type === 'model_change'
+            ? typeof e.model === 'string'
+              ? e.model
+              : undefined
+            : e.type === 'thinking_level_change'
+              ? String(e.thinkingLevel)
+              : e.type === 'custom'
+                ? String(e.customType)
+                : e.type === 'label'
+                  ? `${String(e.targetId)} → ${typeof e.label === 'string' ? e.label : '(cleared)'}`
+                  : e.type === 'session_info'
+                    ? String(e.name)
+                    : undefined;
   if (raw === undefined) return undefined;
   const flat = raw.replace(/\s+/g, ' ').trim();
   if (flat.length <= PREVIEW_CHARS) return flat;

@@ -55,7 +55,10 @@ export class AgentCheckpointTools {
   #active: ActiveCheckpoint | undefined;
   #pendingReport: string | undefined;
 
-  constructor(readonly session: SessionLike, opts: AgentCheckpointToolsOptions = {}) {
+  constructor(
+    readonly session: SessionLike,
+    opts: AgentCheckpointToolsOptions = {},
+  ) {
     this.#isSubagent = opts.isSubagent ?? false;
     this.#warn = opts.warn ?? ((m) => console.warn(`agent-rewind: ${m}`));
     this.#now = opts.now ?? (() => new Date());

@@ -6,7 +6,14 @@ import type { AgentMessage, SessionEntry } from '../session/types';
 import { EntryIndex } from './entry-index';
 import { nextBranchName } from './naming';
 import { toBranchInfo, type BranchesSnapshot, type BranchInfo, type CheckpointInfo } from './derive';
-import { BranchNotFoundError, CheckpointNotFoundError, CheckpointTargetMissingError, MessageInOtherChatError, MessageNotFoundError, NotAMessageError } from './errors';
+import {
+  BranchNotFoundError,
+  CheckpointNotFoundError,
+  CheckpointTargetMissingError,
+  MessageInOtherChatError,
+  MessageNotFoundError,
+  NotAMessageError,
+} from './errors';
 import { appendBranchMove, newBranchMove, snapshotOf, switchMove } from './moves';
 import { findMessageInSiblingSessions } from './other-chats';
 import { CHECKPOINT_RECORD, onceWarn, type Warn } from './records';
@@ -37,11 +44,13 @@ export class Conversation<S extends SessionLike = SessionLike> {
   readonly #findElsewhere: (messageId: string) => Promise<string | undefined>;
   #pending: PendingMessage[] = [];
 
-  constructor(readonly session: S, opts: ConversationOptions = {}) {
+  constructor(
+    readonly session: S,
+    opts: ConversationOptions = {},
+  ) {
     this.#warn = opts.warn ?? onceWarn();
     this.#now = opts.now ?? Date.now;
-    this.#findElsewhere =
-      opts.findInOtherSessions ?? (async (id) => (session.sessionFile ? findMessageInSiblingSessions(session.sessionFile, id) : undefined));
+    this.#findElsewhere = opts.findInOtherSessions ?? (async (id) => (session.sessionFile ? findMessageInSiblingSessions(session.sessionFile, id) : undefined));
   }
 
   /** Branches and checkpoints as of what this process has read (no I/O). */
@@ -194,4 +203,3 @@ export class Conversation<S extends SessionLike = SessionLike> {
     throw new MessageNotFoundError(messageId);
   }
 }
-

@@ -7,13 +7,19 @@ export class MessageNotFoundError extends Error {
 }
 
 export class MessageInOtherChatError extends Error {
-  constructor(readonly messageId: string, readonly otherSessionId?: string) {
+  constructor(
+    readonly messageId: string,
+    readonly otherSessionId?: string,
+  ) {
     super(`Message "${messageId}" belongs to a different chat`);
   }
 }
 
 export class NotAMessageError extends Error {
-  constructor(readonly entryId: string, entryType: string) {
+  constructor(
+    readonly entryId: string,
+    entryType: string,
+  ) {
     super(`Entry "${entryId}" is a ${entryType} entry, not a message`);
   }
 }
@@ -26,7 +32,10 @@ export class BranchNotFoundError extends Error {
 
 /** The checkpoint record names a message whose line is gone (deleted by hand, or unreadable). */
 export class CheckpointTargetMissingError extends Error {
-  constructor(readonly checkpointName: string, readonly messageId: string) {
+  constructor(
+    readonly checkpointName: string,
+    readonly messageId: string,
+  ) {
     super(`Checkpoint "${checkpointName}" points at message "${messageId}", which is no longer in this session`);
   }
 }

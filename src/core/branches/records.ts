@@ -36,7 +36,9 @@ export const branchMoveSchema = z
 export type BranchMove = z.infer<typeof branchMoveSchema>;
 
 export const checkpointRecordSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('set'), name: z.string().min(1), checkpointId: z.string().min(1), messageId: z.string().min(1), createdAt: z.number().finite() }).passthrough(),
+  z
+    .object({ op: z.literal('set'), name: z.string().min(1), checkpointId: z.string().min(1), messageId: z.string().min(1), createdAt: z.number().finite() })
+    .passthrough(),
   z.object({ op: z.literal('delete'), name: z.string().min(1) }).passthrough(),
   z.object({ op: z.literal('rename'), name: z.string().min(1), newName: z.string().min(1) }).passthrough(),
 ]);

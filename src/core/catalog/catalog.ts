@@ -118,7 +118,10 @@ function str(v: SqlValue | undefined): string | undefined {
 /** Snippet text with the FTS markers turned into ranges, on one line. */
 function parseSnippet(marked: string): { snippet: string; highlights: [number, number][] } {
   // code fences (```json) are markdown plumbing, not text anyone searched for
-  const flat = marked.replace(/`{3,}[\w-]*/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = marked
+    .replace(/`{3,}[\w-]*/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const highlights: [number, number][] = [];
   let out = '';
   let start = -1;
@@ -257,7 +260,8 @@ export class Catalog {
   #knownFiles(): Map<string, { size: number; mtimeMs: number; source: SessionSource }> {
     const out = new Map<string, { size: number; mtimeMs: number; source: SessionSource }>();
     const rows = this.#db.exec('SELECT file, size, mtime_ms, source FROM sessions')[0]?.values ?? [];
-    for (const [file, size, mtimeMs, source] of rows) out.set(String(file), { size: Number(size), mtimeMs: Number(mtimeMs), source: String(source) as SessionSource });
+    for (const [file, size, mtimeMs, source] of rows)
+      out.set(String(file), { size: Number(size), mtimeMs: Number(mtimeMs), source: String(source) as SessionSource });
     return out;
   }
 
@@ -276,7 +280,12 @@ export class Catalog {
     if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) return 'unchanged';
     let indexed: IndexedSession | undefined;
     try {
-      indexed = await readSessionForCatalog(file, source, { home: this.#home, fileCheckpointStore: this.#opts.fileCheckpointStore, warn: this.#opts.warn, openForeign: this.#opts.openForeign });
+      indexed = await readSessionForCatalog(file, source, {
+        home: this.#home,
+        fileCheckpointStore: this.#opts.fileCheckpointStore,
+        warn: this.#opts.warn,
+        openForeign: this.#opts.openForeign,
+      });
     } catch (error) {
       const message = (error as Error).message;
       this.#opts.warn?.(`The catalog could not read ${file}: ${message}`);
@@ -327,7 +336,20 @@ export class Catalog {
       db.run(
         `INSERT INTO sessions (session_id, file, dir, source, cwd, title, created, modified, size, mtime_ms, entry_count, active_branch, file_version, problem)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, -1, -1, ?, ?, ?, ?)`,
-        [s.sessionId, s.file, dirname(s.file), s.source, s.cwd, s.title, s.created, s.modified, s.entryCount, s.activeBranch ?? null, s.fileVersion, s.problem ?? null],
+        [
+          s.sessionId,
+          s.file,
+          dirname(s.file),
+          s.source,
+          s.cwd,
+          s.title,
+          s.created,
+          s.modified,
+          s.entryCount,
+          s.activeBranch ?? null,
+          s.fileVersion,
+          s.problem ?? null,
+        ],
       );
       sessionRow = Number(db.exec('SELECT last_insert_rowid()')[0]!.values[0]![0]);
       const branch = db.prepare('INSERT INTO branches (session, name, head_entry_id, message_count, active) VALUES (?, ?, ?, ?, ?)');
@@ -383,12 +405,13 @@ export class Catalog {
   listSessions(scope: string | CatalogScope = {}): CatalogSession[] {
     this.#throwIfClosed();
     const where = scopeWhere(typeof scope === 'string' ? { cwd: scope } : scope);
-    const rows = this.#db.exec(
-      `SELECT s.session_id, s.file, s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtime_ms, s.entry_count,
+    const rows =
+      this.#db.exec(
+        `SELECT s.session_id, s.file, s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtime_ms, s.entry_count,
               s.active_branch, s.file_version, s.problem, (SELECT count(*) FROM messages m WHERE m.session = s.id)
        FROM sessions s WHERE ${where.sql} ORDER BY s.mtime_ms DESC, s.created DESC`,
-      where.params,
-    )[0]?.values ?? [];
+        where.params,
+      )[0]?.values ?? [];
     return rows.map((r) => {
       const out: CatalogSession = {
         sessionId: String(r[0]),
@@ -413,22 +436,24 @@ export class Catalog {
   /** The branches of an indexed session (main first, as derived), [] when the file is not indexed. */
   branchesOf(file: string): IndexedBranch[] {
     this.#throwIfClosed();
-    const rows = this.#db.exec(
-      `SELECT b.name, b.head_entry_id, b.message_count, b.active FROM branches b JOIN sessions s ON s.id = b.session
+    const rows =
+      this.#db.exec(
+        `SELECT b.name, b.head_entry_id, b.message_count, b.active FROM branches b JOIN sessions s ON s.id = b.session
        WHERE s.file = ? ORDER BY b.rowid`,
-      [resolve(file)],
-    )[0]?.values ?? [];
+        [resolve(file)],
+      )[0]?.values ?? [];
     return rows.map((r) => ({ name: String(r[0]), headEntryId: str(r[1]) ?? null, messageCount: Number(r[2]), active: r[3] === 1 }));
   }
 
   /** Named checkpoints, then file checkpoints, of an indexed session. */
   checkpointsOf(file: string): IndexedCheckpoint[] {
     this.#throwIfClosed();
-    const rows = this.#db.exec(
-      `SELECT c.name, c.entry_id, c.kind, c.created, c.files FROM checkpoints c JOIN sessions s ON s.id = c.session
+    const rows =
+      this.#db.exec(
+        `SELECT c.name, c.entry_id, c.kind, c.created, c.files FROM checkpoints c JOIN sessions s ON s.id = c.session
        WHERE s.file = ? ORDER BY c.kind = 'file', c.rowid`,
-      [resolve(file)],
-    )[0]?.values ?? [];
+        [resolve(file)],
+      )[0]?.values ?? [];
     return rows.map((r) => {
       const c: IndexedCheckpoint = { name: String(r[0]), entryId: String(r[1]), kind: r[2] === 'file' ? 'file' : 'named' };
       if (r[3] !== null) c.created = String(r[3]);
@@ -450,24 +475,28 @@ export class Catalog {
     const perSession = Math.max(1, Math.floor(opts.perSession ?? DEFAULT_PER_SESSION));
     const where = scopeWhere(opts);
     // First the rows (cheap), then snippets only for those kept: a common word can match thousands of messages.
-    const picked = this.#db.exec(
-      `SELECT docid FROM (
+    const picked =
+      this.#db
+        .exec(
+          `SELECT docid FROM (
          SELECT messages_fts.docid AS docid, s.mtime_ms AS mtime, m.session AS session, m.seq AS seq,
                 row_number() OVER (PARTITION BY m.session ORDER BY m.seq) AS nth
          FROM messages_fts JOIN messages m ON m.id = messages_fts.docid JOIN sessions s ON s.id = m.session
          WHERE messages_fts MATCH ? AND ${where.sql})
        WHERE nth <= ? ORDER BY mtime DESC, session, seq LIMIT ?`,
-      [match, ...where.params, perSession, limit],
-    )[0]?.values.map((r) => Number(r[0])) ?? [];
+          [match, ...where.params, perSession, limit],
+        )[0]
+        ?.values.map((r) => Number(r[0])) ?? [];
     if (picked.length === 0) return [];
     const marks = `'${MARK_OPEN}', '${MARK_CLOSE}', '…', -1, 16`;
-    const rows = this.#db.exec(
-      `SELECT messages_fts.docid, snippet(messages_fts, ${marks}), s.session_id, s.file, s.source, s.cwd, s.title,
+    const rows =
+      this.#db.exec(
+        `SELECT messages_fts.docid, snippet(messages_fts, ${marks}), s.session_id, s.file, s.source, s.cwd, s.title,
               s.file_version, m.entry_id, m.kind, m.branch, m.timestamp
        FROM messages_fts JOIN messages m ON m.id = messages_fts.docid JOIN sessions s ON s.id = m.session
        WHERE messages_fts MATCH ? AND messages_fts.docid IN (${picked.map(() => '?').join(',')})`,
-      [match, ...picked],
-    )[0]?.values ?? [];
+        [match, ...picked],
+      )[0]?.values ?? [];
     const byDocid = new Map(rows.map((r) => [Number(r[0]), r]));
     const hits: SearchHit[] = [];
     for (const docid of picked) {

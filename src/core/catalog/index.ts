@@ -1,5 +1,14 @@
 // The session catalog's public surface (a rebuildable sql.js index; see catalog.ts). Import from here.
-export { Catalog, type CatalogOptions, type CatalogFolder, type CatalogScope, type CatalogSession, type RefreshResult, type SearchHit, type SearchOptions } from './catalog';
+export {
+  Catalog,
+  type CatalogOptions,
+  type CatalogFolder,
+  type CatalogScope,
+  type CatalogSession,
+  type RefreshResult,
+  type SearchHit,
+  type SearchOptions,
+} from './catalog';
 export { catalogPath, CATALOG_FILE_NAME, type CatalogRebuildReason } from './catalog-file';
 export { CATALOG_SCHEMA_VERSION } from './schema';
 export { toFtsQuery, type FtsQuery } from './fts-query';

@@ -130,13 +130,17 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
     // An empty file, or one without a valid header, is loaded as a fresh session that is not this file's: index the
     // file under its name with the problem, and nothing from the made-up session.
     const badHeader = before.size === 0 || (report.backupFile !== undefined && report.migratedFrom === undefined);
-    const fileVersion = badHeader ? 0 : report.migratedFrom ?? (typeof header.version === 'number' ? header.version : 1);
+    const fileVersion = badHeader ? 0 : (report.migratedFrom ?? (typeof header.version === 'number' ? header.version : 1));
     const problems: string[] = [];
     if (badHeader) problems.push(before.size === 0 ? 'empty file' : 'no valid session header');
     if (report.skipped.length) problems.push(`${report.skipped.length} unreadable line(s)`);
 
     if (!badHeader) {
-      const indexed = await indexView(session, { path, source, size: before.size, mtimeMs: before.mtimeMs, created: header.timestamp, fileVersion, problems }, opts);
+      const indexed = await indexView(
+        session,
+        { path, source, size: before.size, mtimeMs: before.mtimeMs, created: header.timestamp, fileVersion, problems },
+        opts,
+      );
       // the file vanished between stat and read: the loader then made an empty session, which is not this file
       return (await storage.stat(path)) ? indexed : undefined;
     }
@@ -195,7 +199,12 @@ async function indexView(session: SessionView, facts: FileFacts, opts: ReadOptio
     const branch = branchOf.get(entry.id);
     messages.push({ entryId: entry.id, ...found, ...(branch ? { branch } : {}), ...(entry.timestamp ? { timestamp: entry.timestamp } : {}) });
   }
-  const checkpoints: IndexedCheckpoint[] = snap.checkpoints.map((c) => ({ name: c.name, entryId: c.messageId, kind: 'named' as const, created: new Date(c.createdAt).toISOString() }));
+  const checkpoints: IndexedCheckpoint[] = snap.checkpoints.map((c) => ({
+    name: c.name,
+    entryId: c.messageId,
+    kind: 'named' as const,
+    created: new Date(c.createdAt).toISOString(),
+  }));
   checkpoints.push(...(await fileCheckpointsOf(session, opts)));
   return {
     sessionId: session.sessionId,

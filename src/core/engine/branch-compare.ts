@@ -142,7 +142,9 @@ async function filesPart(
   const none = [recA ? undefined : a.name, recB ? undefined : b.name].filter((n): n is string => n !== undefined);
   if (none.length) {
     const which = none.length === 2 ? `Neither branch ("${none[0]}", "${none[1]}") has` : `Branch "${none[0]}" has no`;
-    const why = inputs.checkpointingEnabled ? 'its messages were recorded while file checkpointing was off, or the snapshots were removed' : 'file checkpointing is off';
+    const why = inputs.checkpointingEnabled
+      ? 'its messages were recorded while file checkpointing was off, or the snapshots were removed'
+      : 'file checkpointing is off';
     return { ok: false, error: `${which}${none.length === 2 ? ' a' : ''} file snapshot on its path (${why}), so their files cannot be compared.` };
   }
   if (recA!.anchorId === recB!.anchorId || recA!.root === recB!.root) {

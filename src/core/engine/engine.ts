@@ -22,7 +22,15 @@ import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
-import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../shared/view-models';
+import type {
+  BranchCompareModel,
+  EntryLocation,
+  RewindMode,
+  RewindOutcome,
+  RewindPreviewModel,
+  TranscriptItem,
+  TranscriptModel,
+} from '../../shared/view-models';
 import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
 import type { SyncResult } from '../files/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
@@ -66,7 +74,6 @@ export interface AppendResult {
   snapshot?: { files: number; hashedFiles: number; skipped: { path: string; reason: string }[] };
   snapshotError?: string;
 }
-
 
 export interface UserMessageRef {
   entryId: string;
@@ -133,11 +140,7 @@ export class RewindEngine {
   async dispose(): Promise<void> {
     const catalog = this.#catalog;
     this.#catalog = undefined;
-    await Promise.all([
-      this.#sources.dispose(),
-      this.#checkpoints.dispose(),
-      catalog?.then((c) => c.close()).catch(() => undefined),
-    ]);
+    await Promise.all([this.#sources.dispose(), this.#checkpoints.dispose(), catalog?.then((c) => c.close()).catch(() => undefined)]);
   }
 
   // ── sessions ───────────────────────────────────────────────────────────────
@@ -162,7 +165,10 @@ export class RewindEngine {
 
   /** A session file changed on disk (or vanished): the next read re-checks it. */
   async sessionChanged(sessionFile: string): Promise<void> {
-    const exists = await stat(sessionFile).then((s) => s.isFile(), () => false);
+    const exists = await stat(sessionFile).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (!exists) await this.#sources.forget(sessionFile);
   }
 
@@ -312,7 +318,11 @@ export class RewindEngine {
 
   /** A new session of a workspace folder, written at once so it can be listed and snapshotted right away. */
   async createSession(cwd: string, opts: { title?: string } = {}): Promise<string> {
-    const session = SessionManager.create(resolve(cwd), { home: this.#settings.home, deferUntilAssistant: false, ...(opts.title ? { title: opts.title } : {}) });
+    const session = SessionManager.create(resolve(cwd), {
+      home: this.#settings.home,
+      deferUntilAssistant: false,
+      ...(opts.title ? { title: opts.title } : {}),
+    });
     await session.flush();
     const file = session.sessionFile!;
     await session.close();
@@ -403,7 +413,12 @@ export class RewindEngine {
       anchorEntryId,
       checkpointer: cp,
       ...(fork ? { fork } : {}),
-      ...(cp ? await filesAnchorOf(session, anchorEntryId, cp).then(({ key, note }) => ({ snapshotKey: key, ...(note ? { filesNote: note } : {}) }), () => ({})) : {}),
+      ...(cp
+        ? await filesAnchorOf(session, anchorEntryId, cp).then(
+            ({ key, note }) => ({ snapshotKey: key, ...(note ? { filesNote: note } : {}) }),
+            () => ({}),
+          )
+        : {}),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
     });
@@ -448,9 +463,9 @@ export class RewindEngine {
       rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
     } catch (error) {
       if (cp && filesChanged.length > 0) {
-        await cp.undoLastRewind(session.sessionId).catch((undoError) =>
-          this.#warn(`Undoing the file rewind after a failed conversation rewind failed too: ${(undoError as Error).message}`),
-        );
+        await cp
+          .undoLastRewind(session.sessionId)
+          .catch((undoError) => this.#warn(`Undoing the file rewind after a failed conversation rewind failed too: ${(undoError as Error).message}`));
       }
       throw error;
     }

@@ -99,7 +99,9 @@ function conversationPart({ session, anchorEntryId, warn, fork }: PreviewInputs)
   if (fork) {
     // The new session holds the conversation up to just before the message; the message itself is offered again.
     const anchor = at < 0 ? [] : [path[at]!];
-    const left = [...anchor, ...after].filter((e) => toTranscriptItem(e, {}) !== undefined).map((e) => ({ entryId: e.id, kind: kindOf(e), preview: previewOf(e) }));
+    const left = [...anchor, ...after]
+      .filter((e) => toTranscriptItem(e, {}) !== undefined)
+      .map((e) => ({ entryId: e.id, kind: kindOf(e), preview: previewOf(e) }));
     return { ok: true, currentBranch: snap.active.name, newBranchName: `a new ${fork.agent} session`, messagesLeftOnOldBranch: left, fork };
   }
   return { ok: true, currentBranch: snap.active.name, newBranchName, messagesLeftOnOldBranch };
@@ -128,7 +130,14 @@ function statePart({ session, anchorEntryId, warn }: PreviewInputs): Part<{ chan
   return { ok: true, changes, artifacts };
 }
 
-async function filesPart({ session, anchorEntryId, checkpointer, checkpointingEnabled, snapshotKey, filesNote }: PreviewInputs): Promise<RewindPreviewModel['files']> {
+async function filesPart({
+  session,
+  anchorEntryId,
+  checkpointer,
+  checkpointingEnabled,
+  snapshotKey,
+  filesNote,
+}: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
     return failed(`${new FolderNotOpenError(session.cwd, 'its files cannot be rewound here').message} Open that folder to rewind files.`);
   }

@@ -26,7 +26,10 @@ export class SessionCache {
   /** In use order: the most recently used last. */
   private readonly open = new Map<string, Promise<Cached>>();
 
-  constructor(private readonly home: string, private readonly maxOpen = MAX_OPEN_SESSIONS) {}
+  constructor(
+    private readonly home: string,
+    private readonly maxOpen = MAX_OPEN_SESSIONS,
+  ) {}
 
   /** The session, with other processes' appends read in. Throws SessionNotFoundError for a missing file. */
   async get(sessionFile: string): Promise<SessionManager> {

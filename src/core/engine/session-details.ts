@@ -47,12 +47,7 @@ export interface FileSnapshotInfo {
   createdAt?: string;
 }
 
-export function describeSession(
-  session: SessionView,
-  listing: SessionListing,
-  fileSnapshots: readonly FileSnapshotInfo[],
-  warn: Warn,
-): SessionDetails {
+export function describeSession(session: SessionView, listing: SessionListing, fileSnapshots: readonly FileSnapshotInfo[], warn: Warn): SessionDetails {
   const problems: string[] = [];
   const snap = branchesOf(session, (m) => {
     problems.push(m);

@@ -53,7 +53,8 @@ export function scanTuningFrom(env: NodeJS.ProcessEnv): ScanTuning {
   const after = Number(env.AGENT_REWIND_HASH_THREAD_AFTER);
   return {
     nativeStat: native === '0' ? 'off' : native === '1' ? 'always' : 'auto',
-    hashThreadAfter: env.AGENT_REWIND_HASH_THREAD === '0' ? Infinity : env.AGENT_REWIND_HASH_THREAD_AFTER !== undefined && Number.isFinite(after) && after >= 0 ? after : 2000,
+    hashThreadAfter:
+      env.AGENT_REWIND_HASH_THREAD === '0' ? Infinity : env.AGENT_REWIND_HASH_THREAD_AFTER !== undefined && Number.isFinite(after) && after >= 0 ? after : 2000,
   };
 }
 

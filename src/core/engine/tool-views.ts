@@ -22,9 +22,34 @@ function code(text: string): string {
 }
 
 const LANGUAGES: Record<string, string> = {
-  ts: 'ts', tsx: 'tsx', js: 'js', jsx: 'jsx', mjs: 'js', cjs: 'js', json: 'json', md: 'markdown', py: 'python', rs: 'rust',
-  go: 'go', java: 'java', c: 'c', h: 'c', cpp: 'cpp', cs: 'csharp', rb: 'ruby', sh: 'sh', bash: 'sh', yml: 'yaml',
-  yaml: 'yaml', toml: 'toml', html: 'html', css: 'css', sql: 'sql', swift: 'swift', kt: 'kotlin', php: 'php',
+  ts: 'ts',
+  tsx: 'tsx',
+  js: 'js',
+  jsx: 'jsx',
+  mjs: 'js',
+  cjs: 'js',
+  json: 'json',
+  md: 'markdown',
+  py: 'python',
+  rs: 'rust',
+  go: 'go',
+  java: 'java',
+  c: 'c',
+  h: 'c',
+  cpp: 'cpp',
+  cs: 'csharp',
+  rb: 'ruby',
+  sh: 'sh',
+  bash: 'sh',
+  yml: 'yaml',
+  yaml: 'yaml',
+  toml: 'toml',
+  html: 'html',
+  css: 'css',
+  sql: 'sql',
+  swift: 'swift',
+  kt: 'kotlin',
+  php: 'php',
 };
 
 function languageOf(path: string): string {

@@ -39,7 +39,11 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
   };
   if (isForeignView(session)) {
     model.readOnly = { agent: agentName(session.source) };
-    if (session.forkedFrom) model.forkedFrom = { sessionId: session.forkedFrom.sessionId, ...(session.forkedFrom.sessionFile ? { sessionFile: session.forkedFrom.sessionFile } : {}) };
+    if (session.forkedFrom)
+      model.forkedFrom = {
+        sessionId: session.forkedFrom.sessionId,
+        ...(session.forkedFrom.sessionFile ? { sessionFile: session.forkedFrom.sessionFile } : {}),
+      };
     decorateForeignRows(session, path, items);
   }
   return { model, items };
@@ -67,7 +71,7 @@ function decorateForeignRows(session: ForeignSessionView, path: readonly Session
 }
 
 function subagentRowMarkdown(row: TranscriptItem): string {
-  const who = row.kind === 'user' ? 'Task' : row.kind === 'assistant' ? 'Subagent' : row.title ?? row.kind;
+  const who = row.kind === 'user' ? 'Task' : row.kind === 'assistant' ? 'Subagent' : (row.title ?? row.kind);
   return `**${who}**\n\n${row.markdown}`;
 }
 

@@ -26,7 +26,8 @@ export function contentText(content: string | ContentBlock[] | undefined, opts: 
   for (const block of content) {
     if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
     else if (block.type === 'image') parts.push('[image]');
-    else if (block.type === 'toolCall' && opts.toolCalls) parts.push(toolCallMarkdown(typeof block.name === 'string' ? block.name : 'tool', block.arguments, true, opts.cwd));
+    else if (block.type === 'toolCall' && opts.toolCalls)
+      parts.push(toolCallMarkdown(typeof block.name === 'string' ? block.name : 'tool', block.arguments, true, opts.cwd));
   }
   return parts.join('\n\n');
 }

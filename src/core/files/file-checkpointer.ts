@@ -26,7 +26,18 @@ import { finishAfter, parseAfter, type AfterRestore } from './undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './workspace-model';
 import { ChangeFeed, type WatcherSync } from './watcher-sync';
 import { DEFAULT_SCAN_TUNING } from './types';
-import type { AnchorCheck, FileCheckpointerOptions, GcResult, RecoverResult, RewindFilesOptions, RewindFilesResult, SkippedFile, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from './types';
+import type {
+  AnchorCheck,
+  FileCheckpointerOptions,
+  GcResult,
+  RecoverResult,
+  RewindFilesOptions,
+  RewindFilesResult,
+  SkippedFile,
+  SnapshotFileDiff,
+  SnapshotKind,
+  SnapshotSummary,
+} from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
 import { defaultStoreDir } from './store-dir';
 export { defaultStoreDir };
@@ -68,7 +79,10 @@ export class FileCheckpointer {
     }
     this.filter = new PathFilter({ include: opts.include, exclude: opts.exclude, excludedDirs });
     this.records = new SnapshotRecords(this.storeDir);
-    this.tracker = new ChangeTracker(this.workspaceRoot, this.storeDir, this.filter, maxFileSize, this.fullCheckInterval, { ...DEFAULT_SCAN_TUNING, ...opts.tuning });
+    this.tracker = new ChangeTracker(this.workspaceRoot, this.storeDir, this.filter, maxFileSize, this.fullCheckInterval, {
+      ...DEFAULT_SCAN_TUNING,
+      ...opts.tuning,
+    });
     this.planner = new RewindPlanner(this.workspaceRoot, this.records);
   }
 
@@ -190,7 +204,14 @@ export class FileCheckpointer {
     });
   }
 
-  private async snapshotLocked(store: ObjectStore, sessionId: string, anchorId: string, kind: SnapshotKind, scanned?: WorkspaceModel, verify?: Set<string>): Promise<SnapshotSummary> {
+  private async snapshotLocked(
+    store: ObjectStore,
+    sessionId: string,
+    anchorId: string,
+    kind: SnapshotKind,
+    scanned?: WorkspaceModel,
+    verify?: Set<string>,
+  ): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const w = store.newPack({ verify }); // verify: what an undo will read must not dedupe against a damaged copy
     let root: string;
@@ -263,7 +284,8 @@ export class FileCheckpointer {
       const createdAt = new Date().toISOString();
       const importedAnchor = `${anchorId}@${baseRoot.slice(0, 16)}`;
       const existing = await this.records.get(sessionId, importedAnchor);
-      if (existing?.root !== root) await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
+      if (existing?.root !== root)
+        await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
       return {
         sessionId,
         anchorId: importedAnchor,
@@ -324,7 +346,15 @@ export class FileCheckpointer {
       listed.map((d) =>
         reads.run(async () => {
           const status: SnapshotFileDiff['status'] =
-            d.a === null || d.a.kind === 'dir' ? 'added' : d.b === null || d.b.kind === 'dir' ? 'deleted' : d.a.kind !== d.b.kind ? 'typeChanged' : d.a.hash === d.b.hash ? 'modeChanged' : 'modified';
+            d.a === null || d.a.kind === 'dir'
+              ? 'added'
+              : d.b === null || d.b.kind === 'dir'
+                ? 'deleted'
+                : d.a.kind !== d.b.kind
+                  ? 'typeChanged'
+                  : d.a.hash === d.b.hash
+                    ? 'modeChanged'
+                    : 'modified';
           const textual = (d.a === null || d.a.kind === 'file') && (d.b === null || d.b.kind === 'file') && status !== 'modeChanged';
           if (!textual) return { path: d.path, status, insertions: 0, deletions: 0, binary: false };
           const [x, y] = await Promise.all([
@@ -341,7 +371,8 @@ export class FileCheckpointer {
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   private async checkAnchor(sessionId: string, anchorId: string, anchor: AnchorCheck): Promise<string | SnapshotRecord> {
-    if (!anchor.checkpointingEnabled) return 'File checkpointing is off, so there are no file snapshots to rewind to. Turn it on before sending messages to be able to rewind files.';
+    if (!anchor.checkpointingEnabled)
+      return 'File checkpointing is off, so there are no file snapshots to rewind to. Turn it on before sending messages to be able to rewind files.';
     if (anchor.kind === 'missing') {
       const owner = await this.records.ownerOf(anchorId, sessionId);
       if (owner) return `Message ${anchorId} belongs to another session (${owner}); files can only be rewound from the session that made the snapshot.`;
@@ -349,7 +380,8 @@ export class FileCheckpointer {
     }
     if (anchor.kind !== 'user-message') return `Entry ${anchorId} is not a user message; files can only be rewound to the moment a user message was sent.`;
     const rec = await this.records.get(sessionId, anchorId);
-    if (!rec || rec.kind !== 'user-message') return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
+    if (!rec || rec.kind !== 'user-message')
+      return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
     return rec;
   }
 
@@ -402,7 +434,12 @@ export class FileCheckpointer {
         await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo });
       } catch (err) {
         // rolled back completely: the snapshot taken for its undo is of no use (a kept journal may still need it)
-        if (!(await this.restorer(store).readJournal().catch(() => 'damaged'))) await this.records.delete(sessionId, preRestoreAnchor).catch(() => {});
+        if (
+          !(await this.restorer(store)
+            .readJournal()
+            .catch(() => 'damaged'))
+        )
+          await this.records.delete(sessionId, preRestoreAnchor).catch(() => {});
         throw err;
       }
       return result;
@@ -415,7 +452,9 @@ export class FileCheckpointer {
     const pending = await restorer.readJournal();
     if (pending?.failed) {
       const list = pending.failed.notRestored.map((n) => `${n.path} (${n.reason})`).join('; ');
-      throw new Error(`An earlier rewind failed and some of its files could not be put back yet: ${list}. Fix what stops them (see the reasons) and try again.`);
+      throw new Error(
+        `An earlier rewind failed and some of its files could not be put back yet: ${list}. Fix what stops them (see the reasons) and try again.`,
+      );
     }
     for (const op of ops) this.tracker.noteWritten(op.path);
     this.planner.forget();
@@ -457,7 +496,8 @@ export class FileCheckpointer {
     const restorer = this.restorer(store);
     const journal = await restorer.readJournal();
     if (!journal) return { outcome: 'none', paths: [] };
-    if (journal.workspaceRoot !== this.workspaceRoot) throw new Error(`an interrupted restore of another folder (${journal.workspaceRoot}) is pending in this store; run recovery from that folder`);
+    if (journal.workspaceRoot !== this.workspaceRoot)
+      throw new Error(`an interrupted restore of another folder (${journal.workspaceRoot}) is pending in this store; run recovery from that folder`);
     const { outcome, notRestored, resolved } = await restorer.recover(journal);
     const after = parseAfter(journal.after);
     if (outcome === 'completed' && after) await finishAfter(this.records, after);

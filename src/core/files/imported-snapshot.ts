@@ -26,7 +26,13 @@ interface Folder {
  * A new root tree: `baseRoot` with each imported file set to its saved bytes (mode kept when the file exists now,
  * else 0644) or removed. Paths that cannot be placed (a file where a folder would be, unsafe names) are reported.
  */
-export async function overlayTree(store: ObjectStore, w: PackWriter, baseRoot: string, files: readonly ImportedFile[], skipped: SkippedFile[]): Promise<string> {
+export async function overlayTree(
+  store: ObjectStore,
+  w: PackWriter,
+  baseRoot: string,
+  files: readonly ImportedFile[],
+  skipped: SkippedFile[],
+): Promise<string> {
   const top: Folder = { files: new Map(), folders: new Map() };
   for (const f of files) {
     const parts = f.path.split('/');
@@ -55,7 +61,14 @@ export async function overlayTree(store: ObjectStore, w: PackWriter, baseRoot: s
 }
 
 /** The folder `hash` (undefined: absent now) with the changes under it; undefined when it ends up absent and empty. */
-async function rewrite(store: ObjectStore, w: PackWriter, hash: string | undefined, changes: Folder, rel: string, skipped: SkippedFile[]): Promise<string | undefined> {
+async function rewrite(
+  store: ObjectStore,
+  w: PackWriter,
+  hash: string | undefined,
+  changes: Folder,
+  rel: string,
+  skipped: SkippedFile[],
+): Promise<string | undefined> {
   const entries = new Map<string, TreeEntry>((hash ? await readTree(store, hash) : []).map((e) => [e.name, e]));
   for (const [name, data] of changes.files) {
     const path = rel ? `${rel}/${name}` : name;

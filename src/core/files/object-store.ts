@@ -103,7 +103,6 @@ async function writeDurable(file: string, data: Buffer): Promise<void> {
   }
 }
 
-
 export class ObjectStore {
   private readonly packs = new Map<string, PackIndex>();
   /** Hash (hex) → entry number, for the objects of small packs, per pack; see SMALL_PACK. */
@@ -159,7 +158,15 @@ export class ObjectStore {
       // a pack a read found damaged still serves its intact objects (every read is verified) until a writer mends it
       const damaged = opts.repair === true && names.has(pack + '.damaged');
       const count = buf && indexCount(buf);
-      const problem = damaged ? 'a read found objects that do not match their hash' : !buf ? 'its index is missing' : count === undefined ? 'its index is damaged' : !fitsIn(buf, count, size) ? 'it is shorter than its index says (truncated)' : undefined;
+      const problem = damaged
+        ? 'a read found objects that do not match their hash'
+        : !buf
+          ? 'its index is missing'
+          : count === undefined
+            ? 'its index is damaged'
+            : !fitsIn(buf, count, size)
+              ? 'it is shorter than its index says (truncated)'
+              : undefined;
       if (!problem) {
         this.addPack(pack, { idx: buf!, count: count!, size });
         continue;
@@ -257,7 +264,10 @@ export class ObjectStore {
       quarantinedAt: new Date().toISOString(),
       salvagedObjects: good.length,
       lostObjects: lost,
-      note: lost.length > 0 || !complete ? 'Snapshots that need a lost object are refused when restored; the workspace files they described are not touched.' : 'Every object was salvaged.',
+      note:
+        lost.length > 0 || !complete
+          ? 'Snapshots that need a lost object are refused when restored; the workspace files they described are not touched.'
+          : 'Every object was salvaged.',
     };
     await writeFile(join(this.quarantineDir, pack + '.json'), JSON.stringify(report, null, 2) + '\n');
     // index first: a pack without an index would be rebuilt again, an index without a pack reaches nothing
@@ -407,7 +417,13 @@ export class ObjectStore {
    */
   assertReadable(hashes: Iterable<string>, what: string): void {
     const bad = [...hashes].filter((h) => !this.hasVerified(h, 'blob'));
-    if (bad.length) throw new StoreCorruptError(`${what}: ${bad.length} of the objects it needs could not be stored intact (${bad.slice(0, 3).map((h) => h.slice(0, 12)).join(', ')}${bad.length > 3 ? ', …' : ''}); nothing was changed`);
+    if (bad.length)
+      throw new StoreCorruptError(
+        `${what}: ${bad.length} of the objects it needs could not be stored intact (${bad
+          .slice(0, 3)
+          .map((h) => h.slice(0, 12))
+          .join(', ')}${bad.length > 3 ? ', …' : ''}); nothing was changed`,
+      );
   }
 
   /** The stored copy of `hash` is a tree. */
@@ -431,7 +447,11 @@ export class ObjectStore {
   async sizeOnDisk(): Promise<number> {
     // asked after every snapshot (the size cap), with two files per snapshot in the folder: 32 stats at a time
     const names = await readdir(this.packDir);
-    const sizeOf = (name: string) => stat(join(this.packDir, name)).then((st) => st.size, () => 0); // removed meanwhile
+    const sizeOf = (name: string) =>
+      stat(join(this.packDir, name)).then(
+        (st) => st.size,
+        () => 0,
+      ); // removed meanwhile
     let total = 0;
     for (let i = 0; i < names.length; i += 32) for (const size of await Promise.all(names.slice(i, i + 32).map(sizeOf))) total += size;
     return total;
@@ -462,7 +482,12 @@ export class ObjectStore {
 
   private async readVerified(hash: string, kind: ObjectKind): Promise<Buffer> {
     const first = this.lookup(hash);
-    if (!first) throw new StoreCorruptError(this.damaged.has(hash) ? `object ${hash.slice(0, 12)} is damaged (content does not match its hash)` : `object ${hash.slice(0, 12)} is missing from the checkpoint store`);
+    if (!first)
+      throw new StoreCorruptError(
+        this.damaged.has(hash)
+          ? `object ${hash.slice(0, 12)} is damaged (content does not match its hash)`
+          : `object ${hash.slice(0, 12)} is missing from the checkpoint store`,
+      );
     let error: StoreCorruptError | undefined;
     for (const loc of [first, ...this.locations(hash).filter((l) => l.pack !== first.pack)]) {
       try {
@@ -490,7 +515,8 @@ export class ObjectStore {
         throw new StoreCorruptError(`object ${hash.slice(0, 12)} does not decompress`);
       }
     }
-    if (data.length !== loc.rawSize || hashObject(kind, data) !== hash) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is damaged (content does not match its hash)`);
+    if (data.length !== loc.rawSize || hashObject(kind, data) !== hash)
+      throw new StoreCorruptError(`object ${hash.slice(0, 12)} is damaged (content does not match its hash)`);
     return data;
   }
 
@@ -571,7 +597,9 @@ export class ObjectStore {
       const keep = list.filter((e) => keeper.get(e.hash) === pack && live.has(e.hash));
       // one pack listing a hash twice keeps it once
       const inPack = new Set<string>();
-      for (let i = keep.length - 1; i >= 0; i--) if (inPack.has(keep[i]!.hash)) keep.splice(i, 1); else inPack.add(keep[i]!.hash);
+      for (let i = keep.length - 1; i >= 0; i--)
+        if (inPack.has(keep[i]!.hash)) keep.splice(i, 1);
+        else inPack.add(keep[i]!.hash);
       removedObjects += list.length - keep.length;
       if (keep.length === list.length) continue;
       if (keep.length > 0) {

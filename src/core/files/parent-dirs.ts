@@ -111,7 +111,9 @@ export class ParentDirs {
     const st = lstatSync(join(this.root, rel), { throwIfNoEntry: false });
     if (st?.isDirectory() && st.ino === h.ino && st.dev === h.dev) return true;
     if (st?.isDirectory()) return false;
-    throw new PathSafetyError(`${rel} was replaced while the rewind ran (${!st ? 'it is gone' : st.isSymbolicLink() ? 'it is a symlink now' : 'another entry is there now'}); refusing to write through it`);
+    throw new PathSafetyError(
+      `${rel} was replaced while the rewind ran (${!st ? 'it is gone' : st.isSymbolicLink() ? 'it is a symlink now' : 'another entry is there now'}); refusing to write through it`,
+    );
   }
 
   /** Stops using the folders held for `rel` and below (the restore removed it, or it was replaced). */
@@ -130,7 +132,9 @@ export class ParentDirs {
   private verify(rel: string, h: Held): void {
     const st = lstatSync(join(this.root, rel), { throwIfNoEntry: false });
     if (!st || !st.isDirectory() || st.ino !== h.ino || st.dev !== h.dev) {
-      throw new PathSafetyError(`${rel} was replaced while the rewind ran (${!st ? 'it is gone' : st.isSymbolicLink() ? 'it is a symlink now' : 'another entry is there now'}); refusing to write through it`);
+      throw new PathSafetyError(
+        `${rel} was replaced while the rewind ran (${!st ? 'it is gone' : st.isSymbolicLink() ? 'it is a symlink now' : 'another entry is there now'}); refusing to write through it`,
+      );
     }
   }
 

@@ -8,7 +8,20 @@
 // changed is put back to its state before (bytes and mode), and the error names the path and the reason. If even
 // that cannot complete, the journal is kept, marked as failed: later operations then only put back paths still as
 // the failed restore left them, and never finish it over edits made since.
-import { closeSync, constants, fchmodSync, chmodSync, lstatSync, mkdirSync, openSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -420,7 +433,11 @@ export class Restorer {
     for (let i = 0; i < inverse.length; i++) {
       const op = inverse[i]!;
       if ([...failedFolders].some((f) => op.path.startsWith(f + '/'))) {
-        left.push({ path: op.path, reason: `its folder ${[...failedFolders].find((f) => op.path.startsWith(f + '/'))} could not be put back`, retry: true } as SkippedFile);
+        left.push({
+          path: op.path,
+          reason: `its folder ${[...failedFolders].find((f) => op.path.startsWith(f + '/'))} could not be put back`,
+          retry: true,
+        } as SkippedFile);
         continue;
       }
       try {
@@ -481,7 +498,12 @@ export class Restorer {
       // done with once nothing is left that a later try could still put back (an I/O or permission error)
       const resolved = !left.some(isRetryable);
       const report = left.map(({ path, reason }) => ({ path, reason }));
-      if (!resolved) await writeFileAtomic(this.journalFile, JSON.stringify({ ...journal, failed: { error: journal.failed?.error ?? 'an interrupted rewind could not be finished', notRestored: report } }), { durable: true });
+      if (!resolved)
+        await writeFileAtomic(
+          this.journalFile,
+          JSON.stringify({ ...journal, failed: { error: journal.failed?.error ?? 'an interrupted rewind could not be finished', notRestored: report } }),
+          { durable: true },
+        );
       return { outcome: 'rolledBack', notRestored: report, resolved };
     } finally {
       this.closeDirs();

@@ -112,7 +112,9 @@ export class RewindPlanner {
       if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
     }
     const reads = new Limiter(16);
-    const files: FileChange[] = await Promise.all(listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) }))));
+    const files: FileChange[] = await Promise.all(
+      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) }))),
+    );
     const applied = new Set(ops.map((o) => o.path));
     const changed = files.filter((f) => applied.has(f.path));
     const seen = new Set(skipped.map((s) => s.path));
@@ -143,7 +145,15 @@ export class RewindPlanner {
 
   private async fileChange(store: ObjectStore, d: PathDiff): Promise<Omit<FileChange, 'userModified'>> {
     const status: FileChange['status'] =
-      d.target === null ? 'added' : d.now === null ? 'deleted' : d.now.kind !== d.target.kind ? 'typeChanged' : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash ? 'modeChanged' : 'modified';
+      d.target === null
+        ? 'added'
+        : d.now === null
+          ? 'deleted'
+          : d.now.kind !== d.target.kind
+            ? 'typeChanged'
+            : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash
+              ? 'modeChanged'
+              : 'modified';
     let anchorData: Buffer | undefined;
     let nowData: Buffer | undefined;
     if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob', d.path);

@@ -79,7 +79,10 @@ export class SnapshotRecords {
     const ptr = await this.readRecord(join(this.sessionDir(sessionId), 'latest-turn-end'), sessionId);
     // the pointer only counts while the record it copies still exists (gc or the size cap may have dropped it)
     if (ptr?.kind === 'turn-end' && (await this.get(sessionId, ptr.anchorId))?.root === ptr.root) return ptr;
-    return (await this.ofSession(sessionId)).filter((r) => r.kind === 'turn-end').sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+    return (await this.ofSession(sessionId))
+      .filter((r) => r.kind === 'turn-end')
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .at(-1);
   }
 
   async get(sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {

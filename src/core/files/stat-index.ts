@@ -40,9 +40,41 @@ interface DirRecord {
   totals: TreeTotals;
 }
 
-type Packed = [number, string, number, string | null, string | null, number | null, number | null, number, string[], number, number, number, number, number, number];
+type Packed = [
+  number,
+  string,
+  number,
+  string | null,
+  string | null,
+  number | null,
+  number | null,
+  number,
+  string[],
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 
-const pack = (r: DirRecord): Packed => [r.parent, r.name, r.mode, r.hash ?? null, r.rulesKey ?? null, r.listedMtimeMs ?? null, r.dirIno ?? null, r.ignoredHere ?? 0, r.extra, r.fileCount, r.end, r.totals.files, r.totals.bytes, r.totals.ignored, r.nameBytes];
+const pack = (r: DirRecord): Packed => [
+  r.parent,
+  r.name,
+  r.mode,
+  r.hash ?? null,
+  r.rulesKey ?? null,
+  r.listedMtimeMs ?? null,
+  r.dirIno ?? null,
+  r.ignoredHere ?? 0,
+  r.extra,
+  r.fileCount,
+  r.end,
+  r.totals.files,
+  r.totals.bytes,
+  r.totals.ignored,
+  r.nameBytes,
+];
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const opt = <T>(x: T | null): T | undefined => (x === null ? undefined : x);
@@ -71,7 +103,21 @@ function unpack(p: unknown, i: number, count: number): DirRecord {
     isNum(nameBytes) &&
     nameBytes >= fileCount;
   if (!ok) throw new Error('bad folder record');
-  return { parent, name, mode, hash: opt(hash), rulesKey: opt(rulesKey), listedMtimeMs: opt(listed), dirIno: opt(ino), ignoredHere: ignored, extra, fileCount, nameBytes, end, totals: { files, bytes, ignored: ign } };
+  return {
+    parent,
+    name,
+    mode,
+    hash: opt(hash),
+    rulesKey: opt(rulesKey),
+    listedMtimeMs: opt(listed),
+    dirIno: opt(ino),
+    ignoredHere: ignored,
+    extra,
+    fileCount,
+    nameBytes,
+    end,
+    totals: { files, bytes, ignored: ign },
+  };
 }
 
 export class StatIndex {
@@ -156,7 +202,14 @@ export class StatIndex {
   fileMatches(f: number, kind: 'file' | 'symlink' | undefined, mode: number, size: number, mtimeMs: number, ino: number): boolean {
     const o = f * NUMS;
     const meta = this.nums[o + 3]!;
-    return (meta & RACY) === 0 && kind === ((meta & SYMLINK) !== 0 ? 'symlink' : 'file') && (meta & 0o7777) === mode && this.nums[o]! === size && this.nums[o + 1]! === mtimeMs && this.nums[o + 2]! === ino;
+    return (
+      (meta & RACY) === 0 &&
+      kind === ((meta & SYMLINK) !== 0 ? 'symlink' : 'file') &&
+      (meta & 0o7777) === mode &&
+      this.nums[o]! === size &&
+      this.nums[o + 1]! === mtimeMs &&
+      this.nums[o + 2]! === ino
+    );
   }
 
   fileNode(f: number): FileNodeState {
@@ -238,7 +291,16 @@ export class IndexedDir implements DirNode {
   /** Nothing below was looked at or changed since the index was loaded: the index's records still describe it. */
   get untouched(): boolean {
     const r = this.index.dirs[this.at]!;
-    return this.#children === undefined && this.#listed === undefined && this.hash === r.hash && this.mode === r.mode && this.rulesKey === r.rulesKey && this.listedMtimeMs === r.listedMtimeMs && this.dirIno === r.dirIno && this.ignoredHere === r.ignoredHere;
+    return (
+      this.#children === undefined &&
+      this.#listed === undefined &&
+      this.hash === r.hash &&
+      this.mode === r.mode &&
+      this.rulesKey === r.rulesKey &&
+      this.listedMtimeMs === r.listedMtimeMs &&
+      this.dirIno === r.dirIno &&
+      this.ignoredHere === r.ignoredHere
+    );
   }
 
   get summary(): TreeTotals | undefined {
@@ -285,7 +347,21 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
   const visit = (dir: DirNode, parent: number, name: string): TreeTotals => {
     if (dir instanceof IndexedDir && dir.untouched) return copy(dir, parent, name);
     const at = dirs.length;
-    const rec: DirRecord = { parent, name, mode: dir.mode, hash: dir.hash, rulesKey: dir.rulesKey, listedMtimeMs: dir.listedMtimeMs, dirIno: dir.dirIno, ignoredHere: dir.ignoredHere ?? 0, extra: [], fileCount: 0, nameBytes: 0, end: 0, totals: { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 } };
+    const rec: DirRecord = {
+      parent,
+      name,
+      mode: dir.mode,
+      hash: dir.hash,
+      rulesKey: dir.rulesKey,
+      listedMtimeMs: dir.listedMtimeMs,
+      dirIno: dir.dirIno,
+      ignoredHere: dir.ignoredHere ?? 0,
+      extra: [],
+      fileCount: 0,
+      nameBytes: 0,
+      end: 0,
+      totals: { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 },
+    };
     dirs.push(rec);
     const subdirs: [string, DirNode][] = [];
     const files: [string, FileNodeState][] = [];

@@ -8,6 +8,9 @@ import { resolveWorkspaceRoot } from './workspace-root';
 export function defaultStoreDir(home: string, workspaceRoot: string): string {
   const real = resolveWorkspaceRoot(workspaceRoot);
   const key = createHash('sha256').update(real).digest('hex').slice(0, 16);
-  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const name =
+    basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'root';
   return join(home, 'checkpoints', `${name}-${key}`);
 }

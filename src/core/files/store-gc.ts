@@ -12,7 +12,10 @@ export async function gcStore(store: ObjectStore, records: SnapshotRecords, size
   const reader = new TreeReader(store);
   for (;;) {
     const recs = await records.all();
-    const live = await reachableObjects(reader, recs.map((r) => r.root));
+    const live = await reachableObjects(
+      reader,
+      recs.map((r) => r.root),
+    );
     const res = await store.gc(live);
     removedObjects += res.removedObjects;
     freedBytes += res.freedBytes;

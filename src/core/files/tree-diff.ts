@@ -40,7 +40,10 @@ export class TreeReader {
   /** Reports the names of the tree `hash` (at `rel`) that a restore cannot create here. */
   noteUnrestorable(rel: string, hash: string): void {
     for (const name of this.unrestorable.get(hash) ?? []) {
-      this.skipped.push({ path: rel === '' ? name : `${rel}/${name}`, reason: 'in the snapshot, but a file of that name cannot be created on this platform; left out' });
+      this.skipped.push({
+        path: rel === '' ? name : `${rel}/${name}`,
+        reason: 'in the snapshot, but a file of that name cannot be created on this platform; left out',
+      });
     }
   }
 
@@ -84,7 +87,8 @@ async function entriesAt(reader: TreeReader, hash: string, rel: string): Promise
   try {
     return await reader.entries(hash);
   } catch (err) {
-    if (err instanceof StoreCorruptError) throw new StoreCorruptError(`the folder ${rel === '' ? '(workspace root)' : rel} cannot be read from the snapshot: ${err.message}`);
+    if (err instanceof StoreCorruptError)
+      throw new StoreCorruptError(`the folder ${rel === '' ? '(workspace root)' : rel} cannot be read from the snapshot: ${err.message}`);
     throw err;
   }
 }

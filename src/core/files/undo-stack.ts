@@ -11,7 +11,10 @@ export async function finishAfter(records: SnapshotRecords, after: AfterRestore)
     if (!stack.some((u) => u.preRestoreAnchor === after.undo.preRestoreAnchor)) await records.setUndoStack(after.undo.sessionId, [...stack, after.undo]);
   } else {
     const stack = await records.undoStack(after.sessionId);
-    await records.setUndoStack(after.sessionId, stack.filter((u) => u.preRestoreAnchor !== after.preRestoreAnchor));
+    await records.setUndoStack(
+      after.sessionId,
+      stack.filter((u) => u.preRestoreAnchor !== after.preRestoreAnchor),
+    );
     await records.delete(after.sessionId, after.preRestoreAnchor);
   }
 }

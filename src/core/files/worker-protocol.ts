@@ -4,7 +4,16 @@ import type { FileCheckpointerOptions } from './types';
 import type { SyncResult } from './watcher-sync';
 
 /** The FileCheckpointer methods the worker answers; anything else is refused. */
-export const WORKER_METHODS = ['snapshot', 'rewindFiles', 'undoLastRewind', 'readFileAtAnchor', 'listSnapshots', 'diffSnapshots', 'importSnapshot', 'dispose'] as const;
+export const WORKER_METHODS = [
+  'snapshot',
+  'rewindFiles',
+  'undoLastRewind',
+  'readFileAtAnchor',
+  'listSnapshots',
+  'diffSnapshots',
+  'importSnapshot',
+  'dispose',
+] as const;
 export type WorkerMethod = (typeof WORKER_METHODS)[number];
 
 export type ToWorker =

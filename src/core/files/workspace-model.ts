@@ -201,8 +201,10 @@ export class WorkspaceModel {
       }
       const parentRel = parts.slice(0, i).join('/');
       const name = parts[i]!;
-      if (i < parts.length - 1) relist.set(parentRel, relist.get(parentRel) ?? false); // a folder we did not know
-      else if (name === '.gitignore') relist.set(parentRel, true); // rules changed: look at everything below again
+      if (i < parts.length - 1)
+        relist.set(parentRel, relist.get(parentRel) ?? false); // a folder we did not know
+      else if (name === '.gitignore')
+        relist.set(parentRel, true); // rules changed: look at everything below again
       else singles.push(rel);
     }
     for (const [dirRel, deep] of [...relist].sort((a, b) => a[0].length - b[0].length)) {
@@ -304,7 +306,15 @@ export class WorkspaceModel {
    * tree), yielding to the event loop now and then; files whose stat data changed are hashed asynchronously, and
    * those reads are waited for by the caller of the outermost scan.
    */
-  private async scanDir(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, work?: Promise<void>[]): Promise<DirNode> {
+  private async scanDir(
+    rel: string,
+    old: DirNode | undefined,
+    stats: ScanStats,
+    writer: PackWriter | undefined,
+    deep: boolean,
+    scanStart: number,
+    work?: Promise<void>[],
+  ): Promise<DirNode> {
     const outer = work === undefined;
     const pending = work ?? [];
     const result = await this.scanDirSync(rel, old, stats, writer, deep, scanStart, pending);
@@ -314,7 +324,15 @@ export class WorkspaceModel {
 
   private sinceYield = 0;
 
-  private async scanDirSync(rel: string, old: DirNode | undefined, stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, work: Promise<void>[]): Promise<DirNode> {
+  private async scanDirSync(
+    rel: string,
+    old: DirNode | undefined,
+    stats: ScanStats,
+    writer: PackWriter | undefined,
+    deep: boolean,
+    scanStart: number,
+    work: Promise<void>[],
+  ): Promise<DirNode> {
     let mode = old?.mode ?? 0o755;
     const absDir = this.abs(rel);
     let dst: Stats;
@@ -348,7 +366,10 @@ export class WorkspaceModel {
       refused = dirents ? this.refusedNames(rel, absDir, dirents, stats) : undefined;
     };
     checkNames();
-    const hasGitignore = () => (dirents ? dirents.some((d) => d.name === '.gitignore' && !d.isDirectory()) : names!.includes('.gitignore') && old?.children.get('.gitignore')?.kind !== 'dir');
+    const hasGitignore = () =>
+      dirents
+        ? dirents.some((d) => d.name === '.gitignore' && !d.isDirectory())
+        : names!.includes('.gitignore') && old?.children.get('.gitignore')?.kind !== 'dir';
     const loadRules = () => this.readGitignore(rel, hasGitignore());
     loadRules();
     let chain = this.chainFor(rel);
@@ -406,7 +427,14 @@ export class WorkspaceModel {
       const fmt = st.mode & S_IFMT;
       if (fmt !== S_IFDIR && prev !== undefined && prev.kind !== 'dir') {
         const p = prev as FileNodeState;
-        if (p.kind === (fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined) && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === (st.mode & 0o7777)) {
+        if (
+          p.kind === (fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined) &&
+          (!p.racy || (p.hashedAt ?? 0) >= scanStart) &&
+          p.mtimeMs === st.mtimeMs &&
+          p.size === st.size &&
+          p.ino === st.ino &&
+          p.mode === (st.mode & 0o7777)
+        ) {
           children.set(name, p);
           continue;
         }
@@ -431,7 +459,17 @@ export class WorkspaceModel {
     return result;
   }
 
-  private async scanEntry(rel: string, st: Stats, prev: Node | undefined, chain: IgnoreLevel[], stats: ScanStats, writer: PackWriter | undefined, deep: boolean, scanStart: number, filtered = false): Promise<Node | undefined> {
+  private async scanEntry(
+    rel: string,
+    st: Stats,
+    prev: Node | undefined,
+    chain: IgnoreLevel[],
+    stats: ScanStats,
+    writer: PackWriter | undefined,
+    deep: boolean,
+    scanStart: number,
+    filtered = false,
+  ): Promise<Node | undefined> {
     if (!filtered && this.filter.isExcluded(rel, st.isDirectory(), chain)) return undefined;
     if (st.isDirectory()) {
       if (prev?.kind === 'dir' && !deep) return prev;
@@ -445,7 +483,16 @@ export class WorkspaceModel {
         return undefined;
       }
       const p = prev as FileNodeState | undefined;
-      if (p && p.kind === kind && (!p.racy || (p.hashedAt ?? 0) >= scanStart) && p.mtimeMs === st.mtimeMs && p.size === st.size && p.ino === st.ino && p.mode === mode) return p;
+      if (
+        p &&
+        p.kind === kind &&
+        (!p.racy || (p.hashedAt ?? 0) >= scanStart) &&
+        p.mtimeMs === st.mtimeMs &&
+        p.size === st.size &&
+        p.ino === st.ino &&
+        p.mode === mode
+      )
+        return p;
       try {
         const data = await this.reads.run(async (): Promise<{ hash: string; size: number; mtimeMs: number; ino: number }> => {
           const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 ? this.blobThreadFor(stats) : undefined;
@@ -510,11 +557,14 @@ export class WorkspaceModel {
     }
     const valid = new Set<string>();
     const invalid: Buffer[] = [];
-    for (const b of raw) (isUtf8(b) ? valid.add(b.toString('utf8')) : invalid.push(b));
+    for (const b of raw) isUtf8(b) ? valid.add(b.toString('utf8')) : invalid.push(b);
     for (const b of invalid) {
       const decoded = b.toString('utf8');
       if (!valid.has(decoded)) (refused ??= new Set()).add(decoded);
-      stats.skipped.push({ path: at(escapeName(b)), reason: 'name is not valid UTF-8 (snapshots store names as text, so it could not be restored under its own name)' });
+      stats.skipped.push({
+        path: at(escapeName(b)),
+        reason: 'name is not valid UTF-8 (snapshots store names as text, so it could not be restored under its own name)',
+      });
     }
     return refused;
   }

@@ -8,7 +8,15 @@ import { createConnection, type Socket } from 'node:net';
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
 import type { ImportedFile } from '../files/imported-snapshot';
-import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from '../files/types';
+import type {
+  FileCheckpointerOptions,
+  FileCheckpoints,
+  RewindFilesOptions,
+  RewindFilesResult,
+  SnapshotFileDiff,
+  SnapshotKind,
+  SnapshotSummary,
+} from '../files/types';
 import type { WatcherSync } from '../files/watcher-sync';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
 import { checkpointOptionsKey } from './options-key';
@@ -20,7 +28,10 @@ import { readSecret } from './secret';
 export const CONNECT_TIMEOUT_MS = 20;
 
 export class ServiceRefusal extends Error {
-  constructor(readonly code: RefusalCode, message: string) {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -34,7 +45,10 @@ export class ServiceClient {
   private waiting: { id: number; resolve(r: ServiceResponse): void; reject(e: Error): void } | undefined;
   private closed = false;
 
-  private constructor(private readonly socket: Socket, private readonly secret: string) {
+  private constructor(
+    private readonly socket: Socket,
+    private readonly secret: string,
+  ) {
     const reader = new LineReader(
       MAX_RESPONSE_BYTES,
       (line) => {
@@ -123,7 +137,10 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   /** Where the last call was answered (for tests, benchmarks and --verbose output). */
   lastAnsweredBy: 'service' | 'local' | undefined;
 
-  constructor(private readonly options: FileCheckpointerOptions, private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS) {
+  constructor(
+    private readonly options: FileCheckpointerOptions,
+    private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS,
+  ) {
     this.workspaceRoot = resolveWorkspaceRoot(options.workspaceRoot);
     this.key = checkpointOptionsKey(options, this.workspaceRoot);
   }
@@ -165,7 +182,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   }
 
   rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult> {
-    const o = { anchor: { checkpointingEnabled: opts.anchor.checkpointingEnabled, kind: opts.anchor.kind }, ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}), ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}) };
+    const o = {
+      anchor: { checkpointingEnabled: opts.anchor.checkpointingEnabled, kind: opts.anchor.kind },
+      ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}),
+      ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}),
+    };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
 

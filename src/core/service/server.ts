@@ -33,7 +33,10 @@ export interface CheckpointServiceOptions {
 }
 
 export class ServiceRunningError extends Error {
-  constructor(readonly running: PingValue | undefined, readonly socket: string) {
+  constructor(
+    readonly running: PingValue | undefined,
+    readonly socket: string,
+  ) {
     super(
       running
         ? `a checkpoint service is already running for this home (pid ${running.pid}, serving ${running.workspaces.join(', ') || 'no folder'}) at ${socket}`
@@ -77,14 +80,16 @@ export class CheckpointService {
 
   /** Opens the folders, starts their watchers and listens. Throws ServiceRunningError when one already answers. */
   async start(): Promise<void> {
-    if (process.platform !== 'win32' && Buffer.byteLength(this.socket) > MAX_SOCKET_PATH) throw new Error(`the socket path ${this.socket} is too long for a Unix socket; use a shorter --home`);
+    if (process.platform !== 'win32' && Buffer.byteLength(this.socket) > MAX_SOCKET_PATH)
+      throw new Error(`the socket path ${this.socket} is too long for a Unix socket; use a shorter --home`);
     ensureServiceDir(this.opts.home);
     this.secret = ensureSecret(this.opts.home);
     const running = await probe(this.socket, this.secret);
     if (running !== false) throw new ServiceRunningError(running === true ? undefined : running, this.socket);
     for (const w of this.opts.workspaces) {
       const c = this.opts.checkpointer;
-      const options: FileCheckpointerOptions = typeof c === 'function' ? { ...c(w), workspaceRoot: w, home: this.opts.home } : { ...c, workspaceRoot: w, home: this.opts.home };
+      const options: FileCheckpointerOptions =
+        typeof c === 'function' ? { ...c(w), workspaceRoot: w, home: this.opts.home } : { ...c, workspaceRoot: w, home: this.opts.home };
       const cp = new FileCheckpointer(options);
       if (this.served.has(cp.workspaceRoot)) continue;
       this.served.set(cp.workspaceRoot, { cp, key: checkpointOptionsKey(options, cp.workspaceRoot) });
@@ -108,12 +113,18 @@ export class CheckpointService {
     if (process.platform !== 'win32') chmodSync(this.socket, 0o600);
     this.server = server;
     server.on('error', (err) => this.log(`server error: ${err.message}`));
-    writeFileSync(infoPath(this.opts.home), JSON.stringify({ pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, socket: this.socket }) + '\n', { mode: 0o600 });
+    writeFileSync(
+      infoPath(this.opts.home),
+      JSON.stringify({ pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, socket: this.socket }) + '\n',
+      { mode: 0o600 },
+    );
     this.armIdle();
     // warm up: the first snapshot of a folder then only looks at what the watcher reported
     if (this.opts.watch !== false) {
       await Promise.all(
-        [...this.served].map(([root, s]) => s.cp.startWatching().catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`))),
+        [...this.served].map(([root, s]) =>
+          s.cp.startWatching().catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
+        ),
       );
     }
   }
@@ -149,7 +160,10 @@ export class CheckpointService {
         });
       },
       () => {
-        s.end(JSON.stringify({ id: 0, ok: false, code: 'too-large', message: `a request is limited to ${MAX_REQUEST_BYTES} bytes` } satisfies ServiceResponse) + '\n');
+        s.end(
+          JSON.stringify({ id: 0, ok: false, code: 'too-large', message: `a request is limited to ${MAX_REQUEST_BYTES} bytes` } satisfies ServiceResponse) +
+            '\n',
+        );
       },
     );
     s.on('data', (c) => reader.push(c));
@@ -184,7 +198,8 @@ export class CheckpointService {
     } finally {
       this.inFlight--;
       this.armIdle();
-      if (this.opts.trace) this.log(`${parsed.data.method} ${'workspace' in parsed.data ? parsed.data.workspace : ''} ${outcome} ${(performance.now() - t).toFixed(1)} ms`);
+      if (this.opts.trace)
+        this.log(`${parsed.data.method} ${'workspace' in parsed.data ? parsed.data.workspace : ''} ${outcome} ${(performance.now() - t).toFixed(1)} ms`);
     }
   }
 
@@ -233,7 +248,10 @@ export class CheckpointService {
 }
 
 class Refusal extends Error {
-  constructor(readonly code: RefusalCode, message: string) {
+  constructor(
+    readonly code: RefusalCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -257,14 +275,18 @@ export function probe(socket: string, secret: string, timeoutMs = 500): Promise<
     const timer = setTimeout(() => finish(true), timeoutMs);
     s.on('error', () => finish(false));
     s.on('connect', () => s.write(JSON.stringify({ v: 1, id: 1, secret, method: 'ping' }) + '\n'));
-    const reader = new LineReader(1024 * 1024, (line) => {
-      try {
-        const r = JSON.parse(line) as ServiceResponse;
-        finish(r.ok ? (r.value as PingValue) : true);
-      } catch {
-        finish(true);
-      }
-    }, () => finish(true));
+    const reader = new LineReader(
+      1024 * 1024,
+      (line) => {
+        try {
+          const r = JSON.parse(line) as ServiceResponse;
+          finish(r.ok ? (r.value as PingValue) : true);
+        } catch {
+          finish(true);
+        }
+      },
+      () => finish(true),
+    );
     s.on('data', (c) => reader.push(c));
     s.on('close', () => finish(true));
   });

@@ -16,7 +16,10 @@ export function blobRef(hash: string): string {
 }
 
 export class BlobStore {
-  constructor(readonly dir: string, private readonly storage: SessionStorage = new FileSessionStorage()) {}
+  constructor(
+    readonly dir: string,
+    private readonly storage: SessionStorage = new FileSessionStorage(),
+  ) {}
 
   /** Stores bytes (atomically, once per content) and returns their sha256 hex. */
   async put(bytes: Buffer): Promise<string> {

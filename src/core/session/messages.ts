@@ -27,7 +27,13 @@ function epochMs(isoTimestamp: string): number {
   return new Date(isoTimestamp).getTime();
 }
 
-export function createCustomMessage(customType: string, content: string | ContentBlock[], display: boolean, details: unknown, timestamp: string): CustomAgentMessage {
+export function createCustomMessage(
+  customType: string,
+  content: string | ContentBlock[],
+  display: boolean,
+  details: unknown,
+  timestamp: string,
+): CustomAgentMessage {
   return { role: 'custom', customType, content, display, details, timestamp: epochMs(timestamp) };
 }
 

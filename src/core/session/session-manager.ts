@@ -77,7 +77,10 @@ export class SessionPersistenceError extends Error {
 
 /** open() with onInvalidHeader 'throw' on a file that is not a session. */
 export class InvalidSessionFileError extends Error {
-  constructor(readonly file: string, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
     super(`${file} is not a session file (${reason}); it was not changed`);
   }
 }
@@ -126,7 +129,16 @@ export class SessionManager {
   #hasAssistant = false;
   #report: LoadReport = { skipped: [] };
   /** An old-format file read and migrated in memory only: the upgrade of the file waits for the first write. */
-  #upgrade: { from: number; bytes: Buffer; header: number; entryLines: Map<number, SessionEntry>; reshaped: Set<SessionEntry>; original: Map<SessionEntry, { id: boolean; parentId: boolean }> } | undefined;
+  #upgrade:
+    | {
+        from: number;
+        bytes: Buffer;
+        header: number;
+        entryLines: Map<number, SessionEntry>;
+        reshaped: Set<SessionEntry>;
+        original: Map<SessionEntry, { id: boolean; parentId: boolean }>;
+      }
+    | undefined;
 
   /** Whether header + entries up to #writtenCount have been scheduled for the file. */
   #onDisk = false;

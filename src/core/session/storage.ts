@@ -64,7 +64,10 @@ function toStat(s: fs.Stats): StorageStat {
 /** Names in dir whose entry passes `keep` (a Dirent: symlinks are not followed); [] when dir is missing. */
 function namesIn(dir: string, keep: (d: fs.Dirent) => boolean): string[] {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter(keep).map((d) => d.name);
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter(keep)
+      .map((d) => d.name);
   } catch (err) {
     if (isNotFound(err) || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
     throw err;
@@ -296,7 +299,10 @@ interface MemFile {
 
 class MemoryWriter implements SessionStorageWriter {
   #closed = false;
-  constructor(private readonly storage: MemorySessionStorage, private readonly path: string) {}
+  constructor(
+    private readonly storage: MemorySessionStorage,
+    private readonly path: string,
+  ) {}
   async writeLine(line: string): Promise<void> {
     return this.writeRaw(line + '\n');
   }

@@ -28,10 +28,29 @@ export interface EntryBase {
   [key: string]: unknown;
 }
 
-export interface TextContent { type: 'text'; text: string; [key: string]: unknown }
-export interface ImageContent { type: 'image'; data: string; mimeType: string; [key: string]: unknown }
-export interface ThinkingContent { type: 'thinking'; thinking: string; [key: string]: unknown }
-export interface ToolCallContent { type: 'toolCall'; id: string; name: string; arguments: unknown; [key: string]: unknown }
+export interface TextContent {
+  type: 'text';
+  text: string;
+  [key: string]: unknown;
+}
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+  [key: string]: unknown;
+}
+export interface ThinkingContent {
+  type: 'thinking';
+  thinking: string;
+  [key: string]: unknown;
+}
+export interface ToolCallContent {
+  type: 'toolCall';
+  id: string;
+  name: string;
+  arguments: unknown;
+  [key: string]: unknown;
+}
 export type ContentBlock = TextContent | ImageContent | ThinkingContent | ToolCallContent | { type: string; [key: string]: unknown };
 
 /** An agent message as stored in a `message` entry. Roles seen in real files: user, assistant, toolResult,
@@ -45,9 +64,21 @@ export interface AgentMessage {
   [key: string]: unknown;
 }
 
-export interface MessageEntry extends EntryBase { type: 'message'; message: AgentMessage }
-export interface ThinkingLevelChangeEntry extends EntryBase { type: 'thinking_level_change'; thinkingLevel: string }
-export interface ModelChangeEntry extends EntryBase { type: 'model_change'; model?: string; role?: string; provider?: string; modelId?: string }
+export interface MessageEntry extends EntryBase {
+  type: 'message';
+  message: AgentMessage;
+}
+export interface ThinkingLevelChangeEntry extends EntryBase {
+  type: 'thinking_level_change';
+  thinkingLevel: string;
+}
+export interface ModelChangeEntry extends EntryBase {
+  type: 'model_change';
+  model?: string;
+  role?: string;
+  provider?: string;
+  modelId?: string;
+}
 export interface CompactionEntry extends EntryBase {
   type: 'compaction';
   summary: string;
@@ -67,7 +98,11 @@ export interface BranchSummaryEntry extends EntryBase {
   details?: unknown;
   fromExtension?: boolean;
 }
-export interface CustomEntry extends EntryBase { type: 'custom'; customType: string; data?: unknown }
+export interface CustomEntry extends EntryBase {
+  type: 'custom';
+  customType: string;
+  data?: unknown;
+}
 export interface CustomMessageEntry extends EntryBase {
   type: 'custom_message';
   customType: string;
@@ -75,8 +110,15 @@ export interface CustomMessageEntry extends EntryBase {
   display?: boolean;
   details?: unknown;
 }
-export interface LabelEntry extends EntryBase { type: 'label'; targetId: string; label?: string }
-export interface TtsrInjectionEntry extends EntryBase { type: 'ttsr_injection'; injectedRules: string[] }
+export interface LabelEntry extends EntryBase {
+  type: 'label';
+  targetId: string;
+  label?: string;
+}
+export interface TtsrInjectionEntry extends EntryBase {
+  type: 'ttsr_injection';
+  injectedRules: string[];
+}
 export interface SessionInitEntry extends EntryBase {
   type: 'session_init';
   systemPrompt?: string;
@@ -84,9 +126,16 @@ export interface SessionInitEntry extends EntryBase {
   tools?: string[];
   outputSchema?: unknown;
 }
-export interface ModeChangeEntry extends EntryBase { type: 'mode_change'; mode: string; data?: unknown }
+export interface ModeChangeEntry extends EntryBase {
+  type: 'mode_change';
+  mode: string;
+  data?: unknown;
+}
 /** pi's session-info entry (session name). */
-export interface SessionInfoEntry extends EntryBase { type: 'session_info'; name?: string }
+export interface SessionInfoEntry extends EntryBase {
+  type: 'session_info';
+  name?: string;
+}
 
 export type KnownEntry =
   | MessageEntry

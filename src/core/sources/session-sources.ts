@@ -90,7 +90,10 @@ export async function readFirstLine(file: string): Promise<string | undefined> {
     const buf = Buffer.alloc(FIRST_LINE_BYTES);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     if (bytesRead === 0) return undefined;
-    const text = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+    const text = buf
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
     const nl = text.indexOf('\n');
     return nl < 0 ? text : text.slice(0, nl);
   } finally {

@@ -91,10 +91,15 @@ export function isReadOnlySource(source: SessionSourceKind): boolean {
 /** The agent's name as a person knows it. */
 export function agentName(source: SessionSourceKind): string {
   switch (source) {
-    case 'pi': return 'pi';
-    case 'omp': return 'oh-my-pi';
-    case 'claude': return 'Claude Code';
-    case 'codex': return 'Codex';
-    default: return 'agent-rewind';
+    case 'pi':
+      return 'pi';
+    case 'omp':
+      return 'oh-my-pi';
+    case 'claude':
+      return 'Claude Code';
+    case 'codex':
+      return 'Codex';
+    default:
+      return 'agent-rewind';
   }
 }

@@ -25,8 +25,7 @@ export interface WatchedFolder {
 
 /** What rewinding a conversation to a message made: a branch in the same file, or a new session file (a fork). */
 export type ConversationRewind =
-  | { kind: 'branch'; branch: BranchInfo }
-  | { kind: 'fork'; sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
+  { kind: 'branch'; branch: BranchInfo } | { kind: 'fork'; sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
 
 export interface SourceAdapter {
   /** The kinds this adapter reads (the first is what a file it owns is labelled when nothing says otherwise). */
@@ -55,6 +54,8 @@ export interface SourceAdapter {
 /** Thrown when something would write to a session that only its own agent writes. */
 export class ReadOnlySessionError extends Error {
   constructor(agent: string, what: string) {
-    super(`${what} is not possible here: this is a ${agent} session, and agent-rewind never writes to ${agent}'s files. Use "Rewind to here" to continue from a message in a new ${agent} session.`);
+    super(
+      `${what} is not possible here: this is a ${agent} session, and agent-rewind never writes to ${agent}'s files. Use "Rewind to here" to continue from a message in a new ${agent} session.`,
+    );
   }
 }

@@ -1,15 +1,7 @@
 // State and artifacts as of an entry: fold the records on the path root → entry, in order.
 import { isCustomEntry, readRecord, type Warn } from '../branches/records';
 import type { SessionEntry } from '../session/types';
-import {
-  ARTIFACT_RECORD,
-  artifactRecordSchema,
-  REWIND_RECORD,
-  rewindRecordSchema,
-  STATE_RECORD,
-  stateRecordSchema,
-  type JsonValue,
-} from './records';
+import { ARTIFACT_RECORD, artifactRecordSchema, REWIND_RECORD, rewindRecordSchema, STATE_RECORD, stateRecordSchema, type JsonValue } from './records';
 
 export interface ArtifactVersion {
   name: string;
@@ -44,7 +36,15 @@ export function foldState(path: readonly SessionEntry[], warn: Warn): FoldedStat
       if (record) applyDelta(record.stateDelta);
     } else if (entry.customType === ARTIFACT_RECORD) {
       const record = readRecord(entry, artifactRecordSchema, warn);
-      if (record) artifacts.set(record.name, { name: record.name, version: record.version, blob: record.blob, mimeType: record.mimeType, size: record.size, entryId: entry.id });
+      if (record)
+        artifacts.set(record.name, {
+          name: record.name,
+          version: record.version,
+          blob: record.blob,
+          mimeType: record.mimeType,
+          size: record.size,
+          entryId: entry.id,
+        });
     } else if (entry.customType === REWIND_RECORD) {
       const record = readRecord(entry, rewindRecordSchema, warn);
       if (!record) continue;

@@ -54,7 +54,11 @@ export function planStateRewind(entries: readonly SessionEntry[], path: readonly
   return { invocationId, attachTo: start === 0 ? null : path[start - 1]!.id, stateDelta, artifactDelta, now, before };
 }
 
-function restoreAsNewVersion(versions: ReturnType<typeof artifactVersions>, name: string, old: { version: number; blob: string; mimeType: string; size: number }): RestoredArtifact {
+function restoreAsNewVersion(
+  versions: ReturnType<typeof artifactVersions>,
+  name: string,
+  old: { version: number; blob: string; mimeType: string; size: number },
+): RestoredArtifact {
   return { version: nextArtifactVersion(versions, name), blob: old.blob, mimeType: old.mimeType, size: old.size, restoredFrom: old.version };
 }
 
@@ -70,7 +74,11 @@ export function previewOf(plan: StateRewindPlan): StateRewindPreview {
     .map(([key, after]) => ({ key, scope: scopeOf(key), now: text(plan.now.state.get(key)), after: after === null ? null : text(after) }))
     .sort((a, b) => a.key.localeCompare(b.key));
   const artifacts = Object.entries(plan.artifactDelta)
-    .map(([name, restored]) => ({ name, currentVersion: plan.now.artifacts.get(name)?.version ?? null, restoredVersion: restored ? restored.restoredFrom : null }))
+    .map(([name, restored]) => ({
+      name,
+      currentVersion: plan.now.artifacts.get(name)?.version ?? null,
+      restoredVersion: restored ? restored.restoredFrom : null,
+    }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { changes, artifacts };
 }

@@ -56,7 +56,10 @@ export class SessionState<S extends SessionLike = SessionLike> {
   readonly #warn: Warn;
   readonly #now: () => number;
 
-  constructor(readonly session: S, opts: SessionStateOptions) {
+  constructor(
+    readonly session: S,
+    opts: SessionStateOptions,
+  ) {
     this.#blobs = opts.blobs;
     this.#warn = opts.warn ?? onceWarn();
     this.#now = opts.now ?? Date.now;
@@ -117,9 +120,7 @@ export class SessionState<S extends SessionLike = SessionLike> {
   async loadArtifact(name: string, version?: number): Promise<{ version: ArtifactVersion; bytes: Buffer } | undefined> {
     await this.session.syncFromDisk();
     const found =
-      version === undefined
-        ? this.snapshotAt().artifacts.find((a) => a.name === name)
-        : this.artifactHistory(name).find((a) => a.version === version);
+      version === undefined ? this.snapshotAt().artifacts.find((a) => a.name === name) : this.artifactHistory(name).find((a) => a.version === version);
     if (!found) return undefined;
     const bytes = await this.#blobs.get(found.blob.slice('blob:sha256:'.length));
     if (!bytes) throw new Error(`Artifact "${name}" version ${found.version}: its bytes (${found.blob}) are missing from the blob store`);

@@ -53,7 +53,11 @@ export async function pickBranchToCompare(engine: RewindEngine, sessionFile: str
       detail: b.headPreview,
       name: b.name,
     }));
-  const picked = await vscode.window.showQuickPick(items, { title: opts.title, placeHolder: 'A branch of this session (nothing is changed)', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: opts.title,
+    placeHolder: 'A branch of this session (nothing is changed)',
+    matchOnDetail: true,
+  });
   return picked?.name;
 }
 
@@ -91,7 +95,11 @@ export async function pickCheckpoint(
   if (!opts.namedOnly && details.fileCheckpoints.length) {
     items.push({ label: 'File snapshots', kind: vscode.QuickPickItemKind.Separator });
     for (const c of [...details.fileCheckpoints].reverse()) {
-      items.push({ label: `$(file-symlink-directory) ${c.preview}`, description: plural(c.files, 'file'), value: { kind: 'file', anchorEntryId: c.anchorEntryId } });
+      items.push({
+        label: `$(file-symlink-directory) ${c.preview}`,
+        description: plural(c.files, 'file'),
+        value: { kind: 'file', anchorEntryId: c.anchorEntryId },
+      });
     }
   }
   if (!items.some((i) => i.value)) {

@@ -65,9 +65,15 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     const file = target?.sessionFile ?? (await sessionOf(arg));
     if (!file) return;
     const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown }) : {};
-    const a = typeof o.branchA === 'string' && o.branchA ? o.branchA : target?.branch ?? (await pickBranchToCompare(engine, file, { title: 'Compare branches: the first branch (A, left)' }));
+    const a =
+      typeof o.branchA === 'string' && o.branchA
+        ? o.branchA
+        : (target?.branch ?? (await pickBranchToCompare(engine, file, { title: 'Compare branches: the first branch (A, left)' })));
     if (!a) return;
-    const b = typeof o.branchB === 'string' && o.branchB ? o.branchB : await pickBranchToCompare(engine, file, { title: `Compare "${a}" with… (B, right)`, exclude: a });
+    const b =
+      typeof o.branchB === 'string' && o.branchB
+        ? o.branchB
+        : await pickBranchToCompare(engine, file, { title: `Compare "${a}" with… (B, right)`, exclude: a });
     if (!b) return;
     ctx.showCompare(file, a, b);
   };
@@ -75,7 +81,8 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   /** Registers (or removes) the Claude Code hooks that snapshot the workspace at every prompt, through the CLI. */
   const setUpClaudeHooks = async (action: 'install' | 'uninstall'): Promise<void> => {
     const launcher = await ctx.launcher;
-    if (!launcher) throw new Error('the agent-rewind command could not be installed for this window (see the Agent Rewind output), so Claude Code has nothing to run.');
+    if (!launcher)
+      throw new Error('the agent-rewind command could not be installed for this window (see the Agent Rewind output), so Claude Code has nothing to run.');
     const folders = vscode.workspace.workspaceFolders ?? [];
     const folder = folders.length <= 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Claude Code checkpoints for which folder?' });
     const scope = await vscode.window.showQuickPick(
@@ -83,12 +90,28 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         ...(folder ? [{ label: 'This workspace', description: `${folder.name}/.claude/settings.local.json (not committed)`, user: false }] : []),
         { label: 'All my projects', description: "Claude Code's user settings", user: true },
       ],
-      { placeHolder: action === 'install' ? 'Snapshot the workspace at every Claude Code prompt: where should the hooks go?' : 'Remove the Agent Rewind hooks from…' },
+      {
+        placeHolder:
+          action === 'install' ? 'Snapshot the workspace at every Claude Code prompt: where should the hooks go?' : 'Remove the Agent Rewind hooks from…',
+      },
     );
     if (!scope) return;
-    const args = ['hooks', action, 'claude', '--json', ...(scope.user ? ['--user'] : ['--cwd', folder!.uri.fsPath]), ...(action === 'install' ? ['--command', launcher.command] : [])];
+    const args = [
+      'hooks',
+      action,
+      'claude',
+      '--json',
+      ...(scope.user ? ['--user'] : ['--cwd', folder!.uri.fsPath]),
+      ...(action === 'install' ? ['--command', launcher.command] : []),
+    ];
     const out = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: action === 'install' ? 'Agent Rewind: setting up Claude Code checkpoints (a first snapshot of the folder)…' : 'Agent Rewind: removing the Claude Code hooks…' },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title:
+          action === 'install'
+            ? 'Agent Rewind: setting up Claude Code checkpoints (a first snapshot of the folder)…'
+            : 'Agent Rewind: removing the Claude Code hooks…',
+      },
       () => runLauncher(launcher.command, args, folder?.uri.fsPath),
     );
     const change = JSON.parse(out) as { file: string };
@@ -222,7 +245,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const file = await sessionOf(arg);
       if (!file) return;
       const o = arg as { name?: unknown } | undefined;
-      const name = typeof o?.name === 'string' && o.name.trim() ? o.name.trim() : await askName('Name the checkpoint (the active branch\'s last message)', '', 'e.g. before-refactor');
+      const name =
+        typeof o?.name === 'string' && o.name.trim()
+          ? o.name.trim()
+          : await askName("Name the checkpoint (the active branch's last message)", '', 'e.g. before-refactor');
       if (!name) return;
       const checkpoint = await engine.createCheckpoint(file, name);
       changed(file);
@@ -245,13 +271,15 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
       // Progress in the status bar: a progress notification just before the result's would keep that one (with its
       // Redo button) from being shown as a toast.
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: undoing the last rewind…' },
-        () => engine.undoLastRewind(file),
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent Rewind: undoing the last rewind…' }, () =>
+        engine.undoLastRewind(file),
       );
       await active.set(file);
       changed(file);
-      const choice = await vscode.window.showInformationMessage(undoRedoSummary('Undid the last rewind', 'put back', result), ...(result.redoAvailable ? [REDO_ACTION] : []));
+      const choice = await vscode.window.showInformationMessage(
+        undoRedoSummary('Undid the last rewind', 'put back', result),
+        ...(result.redoAvailable ? [REDO_ACTION] : []),
+      );
       if (choice === REDO_ACTION) await vscode.commands.executeCommand('agentRewind.redoLastRewind', { sessionFile: file });
       return result;
     },

@@ -1,15 +1,7 @@
 // What a command was invoked on: a tree node (context menu, click), a plain object from a webview, another
 // extension or a test ({ sessionFile, entryId }, { sessionFile, branch }), a URI of a session file, or nothing
 // (the palette: the command then asks). Pure, so it is tested without VS Code.
-import {
-  BranchNode,
-  BranchesNode,
-  CheckpointsNode,
-  FileCheckpointNode,
-  NamedCheckpointNode,
-  ProblemNode,
-  SessionNode,
-} from '../tree/nodes';
+import { BranchNode, BranchesNode, CheckpointsNode, FileCheckpointNode, NamedCheckpointNode, ProblemNode, SessionNode } from '../tree/nodes';
 
 export interface EntryTarget {
   sessionFile: string;

@@ -2,13 +2,7 @@
 // the provider turns a spec into a vscode.TreeItem, and the tests check nodes in plain Node.
 // Ids are derived from the session file and the thing's own name, so a refresh keeps what the user expanded.
 import { isReadOnlySource } from '../../core/sources/session-view';
-import type {
-  BranchListing,
-  FileCheckpointListing,
-  NamedCheckpointListing,
-  SessionDetails,
-  SessionListing,
-} from '../../core/engine/types';
+import type { BranchListing, FileCheckpointListing, NamedCheckpointListing, SessionDetails, SessionListing } from '../../core/engine/types';
 import { formatAge, plural, sourceLabel } from './format';
 
 export interface TreeItemSpec {
@@ -42,7 +36,10 @@ export abstract class TreeNode {
 
 export class SessionNode extends TreeNode {
   readonly id: string;
-  constructor(private readonly source: SessionTreeSource, readonly listing: SessionListing) {
+  constructor(
+    private readonly source: SessionTreeSource,
+    readonly listing: SessionListing,
+  ) {
     super(undefined);
     this.id = `session:${listing.sessionFile}`;
   }
@@ -84,7 +81,10 @@ export class SessionNode extends TreeNode {
 
 export class BranchesNode extends TreeNode {
   readonly id: string;
-  constructor(readonly session: SessionNode, readonly branches: BranchListing[]) {
+  constructor(
+    readonly session: SessionNode,
+    readonly branches: BranchListing[],
+  ) {
     super(session);
     this.id = `branches:${session.sessionFile}`;
   }
@@ -103,15 +103,16 @@ export class BranchesNode extends TreeNode {
 
   override async getChildren(): Promise<TreeNode[]> {
     // Active first, then by name, so the list does not jump around when heads move.
-    return [...this.branches]
-      .sort((a, b) => Number(b.isActive) - Number(a.isActive) || a.name.localeCompare(b.name))
-      .map((b) => new BranchNode(this, b));
+    return [...this.branches].sort((a, b) => Number(b.isActive) - Number(a.isActive) || a.name.localeCompare(b.name)).map((b) => new BranchNode(this, b));
   }
 }
 
 export class BranchNode extends TreeNode {
   readonly id: string;
-  constructor(readonly group: BranchesNode, readonly branch: BranchListing) {
+  constructor(
+    readonly group: BranchesNode,
+    readonly branch: BranchListing,
+  ) {
     super(group);
     this.id = `branch:${group.session.sessionFile}#${branch.name}`;
   }
@@ -176,7 +177,10 @@ export class CheckpointsNode extends TreeNode {
 
 export class NamedCheckpointNode extends TreeNode {
   readonly id: string;
-  constructor(readonly group: CheckpointsNode, readonly checkpoint: NamedCheckpointListing) {
+  constructor(
+    readonly group: CheckpointsNode,
+    readonly checkpoint: NamedCheckpointListing,
+  ) {
     super(group);
     this.id = `checkpoint:${group.session.sessionFile}#named:${checkpoint.name}`;
   }
@@ -201,7 +205,10 @@ export class NamedCheckpointNode extends TreeNode {
 
 export class FileCheckpointNode extends TreeNode {
   readonly id: string;
-  constructor(readonly group: CheckpointsNode, readonly checkpoint: FileCheckpointListing) {
+  constructor(
+    readonly group: CheckpointsNode,
+    readonly checkpoint: FileCheckpointListing,
+  ) {
     super(group);
     this.id = `checkpoint:${group.session.sessionFile}#file:${checkpoint.anchorEntryId}`;
   }
@@ -236,7 +243,8 @@ export class SetUpHooksNode extends TreeNode {
     return {
       id: this.id,
       label: 'No file snapshots yet: set up Claude Code checkpoints',
-      tooltip: 'Installs hooks that snapshot the workspace at every Claude Code prompt (shell changes included), so Rewind to here can restore the files exactly.',
+      tooltip:
+        'Installs hooks that snapshot the workspace at every Claude Code prompt (shell changes included), so Rewind to here can restore the files exactly.',
       contextValue: 'hint',
       collapsible: 'none',
       icon: { id: 'plug' },
@@ -247,7 +255,11 @@ export class SetUpHooksNode extends TreeNode {
 
 export class ProblemNode extends TreeNode {
   readonly id: string;
-  constructor(readonly session: SessionNode, readonly message: string, index: number) {
+  constructor(
+    readonly session: SessionNode,
+    readonly message: string,
+    index: number,
+  ) {
     super(session);
     this.id = `problem:${session.sessionFile}#${index}`;
   }

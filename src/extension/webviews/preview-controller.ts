@@ -158,6 +158,7 @@ export class RewindPreviewController extends Disposable {
     const text = undo ? `${summary} ${undo}` : summary;
     const choice = await this.ui.showInfo(text, ...(continueAction ? [continueAction] : []), ...(undo || outcome.undoAvailable ? [UNDO_ACTION] : []));
     if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionFile: ref.sessionFile });
-    if (fork && choice === continueAction) await this.ui.executeCommand(CONTINUE_COMMAND, { sessionFile: fork.sessionFile, agent: fork.agent, resumeCommand: fork.resumeCommand });
+    if (fork && choice === continueAction)
+      await this.ui.executeCommand(CONTINUE_COMMAND, { sessionFile: fork.sessionFile, agent: fork.agent, resumeCommand: fork.resumeCommand });
   }
 }

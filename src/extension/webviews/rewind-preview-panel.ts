@@ -53,7 +53,14 @@ export class RewindPreviewPanel extends Disposable {
     RewindPreviewPanel._current = this;
     panel.iconPath = panelIcon(extensionUri);
     this.controller = this._register(
-      new RewindPreviewController(ref, anchorEntryId, services, (m) => panel.webview.postMessage(m), ui, () => this.dispose()),
+      new RewindPreviewController(
+        ref,
+        anchorEntryId,
+        services,
+        (m) => panel.webview.postMessage(m),
+        ui,
+        () => this.dispose(),
+      ),
     );
     this._register(panel.webview.onDidReceiveMessage((m: unknown) => this.controller.handle(m)));
     this._register(panel.onDidDispose(() => this.dispose()));

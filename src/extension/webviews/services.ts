@@ -36,12 +36,7 @@ export interface PreviewServices {
   /** A dry run of everything "Rewind to here" would do; never throws, never writes. */
   preview(ref: SessionRef, anchorEntryId: string): Promise<RewindPreviewModel>;
   /** Runs the rewind the user confirmed. Throws with a user-readable message when it cannot. */
-  apply(
-    ref: SessionRef,
-    anchorEntryId: string,
-    mode: RewindMode,
-    options: { overwriteUserModified: boolean },
-  ): Promise<RewindOutcome>;
+  apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome>;
   /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */
   openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void>;
   /** Closes the diff editors openFileDiff opened for this message (after a rewind their "now" side is stale). */
@@ -60,7 +55,12 @@ export interface CompareServices {
   /** Where the branches part, each one's messages after that, the files that differ. Throws for an unknown branch. */
   compare(ref: CompareRef): Promise<BranchCompareModel>;
   /** VS Code's diff editor: the file at A's snapshot ↔ at B's (read-only; a side without the file is empty). */
-  openBranchFileDiff(ref: CompareRef, a: { branch: string; anchorEntryId: string }, b: { branch: string; anchorEntryId: string }, relPath: string): Promise<void>;
+  openBranchFileDiff(
+    ref: CompareRef,
+    a: { branch: string; anchorEntryId: string },
+    b: { branch: string; anchorEntryId: string },
+    relPath: string,
+  ): Promise<void>;
   /** The transcript of the session, at a message. */
   openMessage(ref: SessionRef, entryId: string): Promise<void>;
   /** Fires when the session file changes on disk. */

@@ -34,7 +34,13 @@ export class TranscriptPanel extends Disposable {
     return new TranscriptPanel(panel, extensionUri, ref, services, ui);
   }
 
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, state: unknown, services: TranscriptServices, ui: PanelUi = vscodePanelUi()): TranscriptPanel | undefined {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    state: unknown,
+    services: TranscriptServices,
+    ui: PanelUi = vscodePanelUi(),
+  ): TranscriptPanel | undefined {
     const sessionFile = (state as { sessionFile?: unknown } | undefined)?.sessionFile;
     if (typeof sessionFile !== 'string' || sessionFile === '' || TranscriptPanel.open.has(sessionFile)) {
       panel.dispose();

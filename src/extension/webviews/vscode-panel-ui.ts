@@ -7,8 +7,7 @@ export function vscodePanelUi(): PanelUi {
     copyToClipboard: async (text) => vscode.env.clipboard.writeText(text),
     showError: (message) => void vscode.window.showErrorMessage(message),
     showInfo: async (message, ...actions) => vscode.window.showInformationMessage(message, ...actions),
-    withProgress: async (title, task) =>
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: false }, task),
+    withProgress: async (title, task) => vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: false }, task),
     executeCommand: async (command, ...args) => vscode.commands.executeCommand(command, ...args),
   };
 }

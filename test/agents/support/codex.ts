@@ -36,7 +36,11 @@ export interface CodexRun {
 }
 
 /** `codex exec --json … <args>` in `cwd`; hooks run without the TUI's trust step (exec skips untrusted hooks). */
-export function runCodex(bin: string, args: string[], opts: { cwd: string; codexHome: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CodexRun> {
+export function runCodex(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; codexHome: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<CodexRun> {
   return new Promise((ok) => {
     const child = spawn(process.execPath, [bin, 'exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--json', ...args], {
       cwd: opts.cwd,

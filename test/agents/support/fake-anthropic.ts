@@ -159,9 +159,9 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
         if (!reply) {
           unscripted.push(rec);
           // A 400 is not retried by the client, so a test that under-scripted fails fast.
-          res.writeHead(400, { 'content-type': 'application/json' }).end(
-            JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'fake-anthropic: no scripted reply left' } }),
-          );
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'fake-anthropic: no scripted reply left' } }));
           return;
         }
         rec.replyIndex = served++;
@@ -169,9 +169,9 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
         streamReply(res, reply, model);
         return;
       }
-      res.writeHead(404, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `fake-anthropic: ${req.method} ${path}` } }),
-      );
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `fake-anthropic: ${req.method} ${path}` } }));
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();

@@ -44,8 +44,17 @@ function sse(res: ServerResponse, data: Record<string, unknown>): void {
 }
 
 function itemOf(s: ScriptItem): Record<string, unknown> {
-  if ('text' in s) return { type: 'message', id: id('msg_'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: s.text, annotations: [] }] };
-  if ('exec' in s) return { type: 'function_call', id: id('fc_'), call_id: id('call_'), name: 'exec_command', arguments: JSON.stringify({ cmd: s.exec, ...(s.workdir ? { workdir: s.workdir } : {}) }), status: 'completed' };
+  if ('text' in s)
+    return { type: 'message', id: id('msg_'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: s.text, annotations: [] }] };
+  if ('exec' in s)
+    return {
+      type: 'function_call',
+      id: id('fc_'),
+      call_id: id('call_'),
+      name: 'exec_command',
+      arguments: JSON.stringify({ cmd: s.exec, ...(s.workdir ? { workdir: s.workdir } : {}) }),
+      status: 'completed',
+    };
   return { type: 'custom_tool_call', id: id('ctc_'), call_id: id('call_'), name: 'apply_patch', input: s.patch, status: 'completed' };
 }
 
@@ -88,7 +97,9 @@ export async function startFakeOpenAI(opts: { replies?: ScriptReply[]; closeAfte
       const reply = queue.shift();
       if (!reply) {
         unscripted.push(rec);
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake-openai: no scripted reply left', type: 'invalid_request_error' } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'fake-openai: no scripted reply left', type: 'invalid_request_error' } }));
         return;
       }
       rec.replyIndex = served++;
@@ -106,7 +117,20 @@ export async function startFakeOpenAI(opts: { replies?: ScriptReply[]; closeAfte
       });
       sse(res, {
         type: 'response.completed',
-        response: { id: responseId, object: 'response', model, status: 'completed', output, usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 } },
+        response: {
+          id: responseId,
+          object: 'response',
+          model,
+          status: 'completed',
+          output,
+          usage: {
+            input_tokens: 100,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 20,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 120,
+          },
+        },
       });
       res.end();
     })();
@@ -134,7 +158,8 @@ export async function startFakeOpenAI(opts: { replies?: ScriptReply[]; closeAfte
         const input = (r.body as { input?: unknown[] } | undefined)?.input;
         for (const it of Array.isArray(input) ? input : []) {
           const o = it as { type?: string; call_id?: string; output?: unknown };
-          if ((o.type === 'function_call_output' || o.type === 'custom_tool_call_output') && o.call_id && !seen.has(o.call_id)) seen.set(o.call_id, { call_id: o.call_id, output: o.output });
+          if ((o.type === 'function_call_output' || o.type === 'custom_tool_call_output') && o.call_id && !seen.has(o.call_id))
+            seen.set(o.call_id, { call_id: o.call_id, output: o.output });
         }
       }
       return [...seen.values()];

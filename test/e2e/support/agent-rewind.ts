@@ -2,7 +2,18 @@
 // the Sessions tree, the Transcript panel and the Rewind preview panel.
 import type { Frame, Locator, Page } from 'playwright-core';
 import { waitFor } from './wait';
-import { clearNotifications, clickInlineAction, contextMenu, editorTab, expandTreeRow, openAgentRewind, pickQuickItem, treeRow, treeRowByLabel, webviewFrame } from './workbench';
+import {
+  clearNotifications,
+  clickInlineAction,
+  contextMenu,
+  editorTab,
+  expandTreeRow,
+  openAgentRewind,
+  pickQuickItem,
+  treeRow,
+  treeRowByLabel,
+  webviewFrame,
+} from './workbench';
 
 /** Opens the sidebar and returns the session's row (waits for it to be listed). */
 export async function sessionRow(page: Page, title: string): Promise<Locator> {
@@ -26,14 +37,18 @@ export const entrySelector = (entryId: string) => `[data-entry-id="${entryId}"][
 
 /** Clicks a message row's action button in the transcript (the buttons may only show on hover). */
 export async function clickEntryAction(page: Page, entryId: string, action: string): Promise<void> {
-  await waitFor(`${action} on ${entryId}`, async () => {
-    const frame = await webviewFrame(page, entrySelector(entryId), 30_000);
-    const row = frame.locator(entrySelector(entryId)).first();
-    await row.scrollIntoViewIfNeeded();
-    await row.hover();
-    await row.locator(`[data-action="${action}"]`).first().click({ timeout: 5_000 });
-    return true;
-  }, 30_000);
+  await waitFor(
+    `${action} on ${entryId}`,
+    async () => {
+      const frame = await webviewFrame(page, entrySelector(entryId), 30_000);
+      const row = frame.locator(entrySelector(entryId)).first();
+      await row.scrollIntoViewIfNeeded();
+      await row.hover();
+      await row.locator(`[data-action="${action}"]`).first().click({ timeout: 5_000 });
+      return true;
+    },
+    30_000,
+  );
 }
 
 /** The frame of the Rewind preview once it shows either file rows, an error, or its buttons. */
@@ -91,9 +106,13 @@ export async function switchBranchInTree(page: Page, sessionTitle: string, branc
   const row = await branchRow(page, sessionTitle, branch);
   await contextMenu(page, row, /Switch Branch/);
   const quickPick = page.locator('.quick-input-widget');
-  await waitFor(`the switch to ${branch}`, async () => {
-    if (await switched()) return true;
-    if (await quickPick.isVisible().catch(() => false)) await pickQuickItem(page, branch);
-    return false;
-  }, 30_000);
+  await waitFor(
+    `the switch to ${branch}`,
+    async () => {
+      if (await switched()) return true;
+      if (await quickPick.isVisible().catch(() => false)) await pickQuickItem(page, branch);
+      return false;
+    },
+    30_000,
+  );
 }

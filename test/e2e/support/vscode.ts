@@ -32,7 +32,16 @@ export interface OpenOptions {
   env?: Record<string, string>;
 }
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-features=Translate'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-features=Translate',
+];
 
 export async function openVsCode(o: OpenOptions): Promise<VsCode> {
   const env = e2eEnv();
@@ -111,7 +120,12 @@ export async function keyMomentScreenshot(vs: VsCode, name: string): Promise<str
   return file;
 }
 
-const slug = (s: string) => s.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').slice(0, 80).toLowerCase();
+const slug = (s: string) =>
+  s
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 80)
+    .toLowerCase();
 
 /** Keeps a screenshot, the code-server log, the extension host logs, the browser console and the sessions. */
 export async function keepFailureArtifacts(vs: VsCode | undefined, testName: string): Promise<string | undefined> {

@@ -26,9 +26,13 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
 
 /** Waits until a file exists and holds complete JSON (writers rename into place, but be lenient). */
 export function waitForJsonFile<T>(path: string, timeoutMs: number, isDead: () => boolean = () => false): Promise<T> {
-  return waitFor(`${path}`, () => {
-    if (isDead()) throw new WaitAborted(`the process that should write ${path} exited`);
-    if (!existsSync(path)) return undefined;
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
-  }, timeoutMs);
+  return waitFor(
+    `${path}`,
+    () => {
+      if (isDead()) throw new WaitAborted(`the process that should write ${path} exited`);
+      if (!existsSync(path)) return undefined;
+      return JSON.parse(readFileSync(path, 'utf8')) as T;
+    },
+    timeoutMs,
+  );
 }

@@ -58,19 +58,23 @@ export async function clickInlineAction(row: Locator, label: string | RegExp): P
   await row.hover();
   const matches = (name: string) => (typeof label === 'string' ? name.startsWith(label) : label.test(name));
   const actions = row.locator('.actions .action-label');
-  await waitFor(`inline action ${label}`, async () => {
-    const n = await actions.count();
-    for (let i = 0; i < n; i++) {
-      const a = actions.nth(i);
-      const name = (await a.getAttribute('aria-label')) || (await a.getAttribute('title')) || '';
-      if (matches(name)) {
-        await a.click();
-        return true;
+  await waitFor(
+    `inline action ${label}`,
+    async () => {
+      const n = await actions.count();
+      for (let i = 0; i < n; i++) {
+        const a = actions.nth(i);
+        const name = (await a.getAttribute('aria-label')) || (await a.getAttribute('title')) || '';
+        if (matches(name)) {
+          await a.click();
+          return true;
+        }
       }
-    }
-    await row.hover();
-    return false;
-  }, 10_000);
+      await row.hover();
+      return false;
+    },
+    10_000,
+  );
 }
 
 /**
@@ -80,16 +84,23 @@ export async function clickInlineAction(row: Locator, label: string | RegExp): P
  */
 export async function contextMenu(page: Page, row: Locator, entry: string | RegExp): Promise<void> {
   const menu = page.locator('.context-view .monaco-menu').first();
-  await waitFor(`context menu entry ${entry}`, async () => {
-    if (!(await menu.isVisible().catch(() => false))) await row.click({ button: 'right' });
-    const item = menu.locator('.action-item').filter({ has: page.locator('.action-label', { hasText: entry }) }).first();
-    await item.waitFor({ state: 'visible', timeout: 5_000 });
-    await item.hover();
-    await waitFor('the menu entry to take focus', async () => /\bfocused\b/.test((await item.getAttribute('class')) ?? ''), 5_000);
-    await page.keyboard.press('Enter');
-    await menu.waitFor({ state: 'hidden', timeout: 5_000 });
-    return true;
-  }, 30_000);
+  await waitFor(
+    `context menu entry ${entry}`,
+    async () => {
+      if (!(await menu.isVisible().catch(() => false))) await row.click({ button: 'right' });
+      const item = menu
+        .locator('.action-item')
+        .filter({ has: page.locator('.action-label', { hasText: entry }) })
+        .first();
+      await item.waitFor({ state: 'visible', timeout: 5_000 });
+      await item.hover();
+      await waitFor('the menu entry to take focus', async () => /\bfocused\b/.test((await item.getAttribute('class')) ?? ''), 5_000);
+      await page.keyboard.press('Enter');
+      await menu.waitFor({ state: 'hidden', timeout: 5_000 });
+      return true;
+    },
+    30_000,
+  );
 }
 
 /** The text of the status-bar entry matching `text` (codicons render as empty spans, so "$(history) " disappears). */
@@ -151,23 +162,31 @@ export function editorTab(page: Page, text: string | RegExp): Locator {
  * go as panels open and re-render, so every lookup walks page.frames() afresh.
  */
 export async function webviewFrame(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
-  return waitFor(`a webview containing ${selector}`, async () => {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame() || f.isDetached()) continue;
-      const found = await f.$(selector).catch(() => null);
-      if (found) return f;
-    }
-    return undefined;
-  }, timeoutMs);
+  return waitFor(
+    `a webview containing ${selector}`,
+    async () => {
+      for (const f of page.frames()) {
+        if (f === page.mainFrame() || f.isDetached()) continue;
+        const found = await f.$(selector).catch(() => null);
+        if (found) return f;
+      }
+      return undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** Re-finds the frame (it may have been replaced) and clicks `selector` inside it. */
 export async function clickInWebview(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
-  return waitFor(`to click ${selector} in a webview`, async () => {
-    const f = await webviewFrame(page, selector, timeoutMs);
-    await f.locator(selector).first().click({ timeout: 5_000 });
-    return f;
-  }, timeoutMs);
+  return waitFor(
+    `to click ${selector} in a webview`,
+    async () => {
+      const f = await webviewFrame(page, selector, timeoutMs);
+      await f.locator(selector).first().click({ timeout: 5_000 });
+      return f;
+    },
+    timeoutMs,
+  );
 }
 
 /** Turns a boolean setting on or off the way a user does: the Settings editor, searched by id, its checkbox. */
@@ -182,9 +201,13 @@ export async function setBooleanSetting(page: Page, id: string, value: boolean):
   const item = editor.locator('.setting-item-bool').first();
   await item.waitFor({ state: 'visible', timeout: 30_000 });
   const checkbox = item.locator('.setting-value-checkbox').first();
-  await waitFor(`${id} to be ${value}`, async () => {
-    if ((await checkbox.getAttribute('aria-checked')) === String(value)) return true;
-    await checkbox.click();
-    return false;
-  }, 15_000);
+  await waitFor(
+    `${id} to be ${value}`,
+    async () => {
+      if ((await checkbox.getAttribute('aria-checked')) === String(value)) return true;
+      await checkbox.click();
+      return false;
+    },
+    15_000,
+  );
 }

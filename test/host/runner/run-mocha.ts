@@ -31,7 +31,9 @@ export async function runSuites(opts: { suitesDir: string; repoRoot: string; res
   try {
     const Mocha = createRequire(join(opts.repoRoot, 'package.json'))('mocha') as typeof import('mocha');
     const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec', grep: opts.grep });
-    for (const f of readdirSync(opts.suitesDir).filter((n) => n.endsWith('.test.js')).sort()) {
+    for (const f of readdirSync(opts.suitesDir)
+      .filter((n) => n.endsWith('.test.js'))
+      .sort()) {
       mocha.addFile(join(opts.suitesDir, f));
     }
     await new Promise<void>((resolve) => {

@@ -62,7 +62,10 @@ describe('extension host: exported API', () => {
     const home = process.env.AGENT_REWIND_HOME;
     if (home) assert.ok(session.sessionFile.startsWith(home), `${session.sessionFile} is under ${home}`);
     const listed = await api.listSessions();
-    assert.ok(listed.some((s) => s.sessionFile === session.sessionFile || (s as { file?: string }).file === session.sessionFile), 'listSessions includes it');
+    assert.ok(
+      listed.some((s) => s.sessionFile === session.sessionFile || (s as { file?: string }).file === session.sessionFile),
+      'listSessions includes it',
+    );
   });
 
   it('a user message takes a file snapshot; an assistant message ends the turn', async () => {

@@ -56,16 +56,22 @@ test('turn end: messages cut to the checkpoint, branch_summary from the checkpoi
     assert.equal(after?.length, 3);
     assert.deepEqual(after!.slice(0, 2), messages.slice(0, 2));
     assert.deepEqual(after![2], {
-      role: 'custom', customType: 'rewind-report', content: 'login uses JWT', display: false,
-      details: { startedAt: '2026-03-01T10:01:00.000Z', rewoundAt: '2026-03-01T10:02:00.000Z' }, timestamp: Date.parse('2026-03-01T10:02:00.000Z'),
+      role: 'custom',
+      customType: 'rewind-report',
+      content: 'login uses JWT',
+      display: false,
+      details: { startedAt: '2026-03-01T10:01:00.000Z', rewoundAt: '2026-03-01T10:02:00.000Z' },
+      timestamp: Date.parse('2026-03-01T10:02:00.000Z'),
     });
     const [summary, report] = session.getEntries().slice(-2) as Record<string, unknown>[];
-    assert.deepEqual([summary!.type, summary!.parentId, summary!.fromId, summary!.summary, summary!.details], [
-      'branch_summary', cpEntry, cpEntry, 'login uses JWT', { startedAt: '2026-03-01T10:01:00.000Z' },
-    ]);
-    assert.deepEqual([report!.type, report!.parentId, report!.customType, report!.display, report!.details], [
-      'custom_message', summary!.id, 'rewind-report', false, { startedAt: '2026-03-01T10:01:00.000Z', rewoundAt: '2026-03-01T10:02:00.000Z' },
-    ]);
+    assert.deepEqual(
+      [summary!.type, summary!.parentId, summary!.fromId, summary!.summary, summary!.details],
+      ['branch_summary', cpEntry, cpEntry, 'login uses JWT', { startedAt: '2026-03-01T10:01:00.000Z' }],
+    );
+    assert.deepEqual(
+      [report!.type, report!.parentId, report!.customType, report!.display, report!.details],
+      ['custom_message', summary!.id, 'rewind-report', false, { startedAt: '2026-03-01T10:01:00.000Z', rewoundAt: '2026-03-01T10:02:00.000Z' }],
+    );
     assert.equal(tools.active, undefined);
     assert.equal(tools.pendingReport, undefined);
     const roles = session.buildSessionContext().messages.map((m) => m.role);
@@ -94,7 +100,15 @@ test('rehydrate: an unfinished checkpoint on the active path survives a reload; 
     const session = newSession(home);
     session.appendMessage(user('investigate'));
     session.appendMessage({ role: 'assistant', content: [{ type: 'toolCall', id: 't1', name: 'checkpoint', arguments: { goal: 'g' } }], timestamp: 1 });
-    const result = session.appendMessage({ role: 'toolResult', toolCallId: 't1', toolName: 'checkpoint', content: [{ type: 'text', text: 'Checkpoint: g' }], details: { goal: 'g', startedAt: '2026-03-01T10:00:00.000Z' }, isError: false, timestamp: 2 });
+    const result = session.appendMessage({
+      role: 'toolResult',
+      toolCallId: 't1',
+      toolName: 'checkpoint',
+      content: [{ type: 'text', text: 'Checkpoint: g' }],
+      details: { goal: 'g', startedAt: '2026-03-01T10:00:00.000Z' },
+      isError: false,
+      timestamp: 2,
+    });
     session.appendMessage(assistant('exploring'));
     const tools = new AgentCheckpointTools(session, { now: clock() });
     assert.deepEqual(tools.rehydrate(), { goal: 'g', startedAt: '2026-03-01T10:00:00.000Z', checkpointEntryId: result, messageCount: 3 });

@@ -26,7 +26,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('restore' as const), which: fc.nat() }),
 );
 
-interface Msg { id: string; text: string }
+interface Msg {
+  id: string;
+  text: string;
+}
 
 test('branches behave like the model "name → messages" and pi sees the active branch', { timeout: 180_000 }, () =>
   fc.assert(
@@ -83,18 +86,27 @@ test('branches behave like the model "name → messages" and pi sees the active 
 
           const snap = conv.snapshot();
           assert.equal(snap.active.name, active);
-          assert.deepEqual(snap.branches.filter((b) => b.kind === 'tip'), []);
+          assert.deepEqual(
+            snap.branches.filter((b) => b.kind === 'tip'),
+            [],
+          );
           for (const b of snap.branches) {
             const expected = model.get(b.name);
             assert.ok(expected, `unexpected branch ${b.name}`);
             assert.deepEqual([b.name, b.headMessageId, b.messageCount], [b.name, expected.at(-1)?.id ?? null, expected.length]);
           }
           assert.equal(snap.branches.length, model.size);
-          assert.deepEqual(texts(session.buildSessionContext(snap.active.leafId)), model.get(active)!.map((m) => m.text));
+          assert.deepEqual(
+            texts(session.buildSessionContext(snap.active.leafId)),
+            model.get(active)!.map((m) => m.text),
+          );
         }
         await session.flush();
         const pi = await readAsPi(session.sessionFile!);
-        assert.deepEqual(texts(pi.context), model.get(active)!.map((m) => m.text));
+        assert.deepEqual(
+          texts(pi.context),
+          model.get(active)!.map((m) => m.text),
+        );
       }),
     ),
     { numRuns: Number(process.env.AGENT_REWIND_PROPERTY_RUNS ?? 60) },

@@ -7,7 +7,12 @@ export class EntryBuilder {
   private clock = Date.parse('2026-01-01T00:00:00.000Z');
 
   private push(fields: Record<string, unknown>, id?: string): string {
-    const entry = { id: id ?? `e${String(this.entries.length + 1).padStart(7, '0')}`, parentId: this.leaf, timestamp: new Date((this.clock += 1000)).toISOString(), ...fields } as SessionEntry;
+    const entry = {
+      id: id ?? `e${String(this.entries.length + 1).padStart(7, '0')}`,
+      parentId: this.leaf,
+      timestamp: new Date((this.clock += 1000)).toISOString(),
+      ...fields,
+    } as SessionEntry;
     this.entries.push(entry);
     this.leaf = entry.id;
     return entry.id;

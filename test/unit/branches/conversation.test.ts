@@ -20,9 +20,17 @@ test('rewind makes <current>-vN active with the seed BranchInfo; the old branch 
   withTempHome(async (home) => {
     const { session, conv } = await fourMessages(home);
     const info = await conv.rewind('q1');
-    assert.deepEqual({ ...info, id: typeof info.id, createdAt: typeof info.createdAt }, {
-      id: 'string', name: 'main-v2', headMessageId: 'q1', isActive: true, messageCount: 1, createdAt: 'number',
-    });
+    assert.deepEqual(
+      { ...info, id: typeof info.id, createdAt: typeof info.createdAt },
+      {
+        id: 'string',
+        name: 'main-v2',
+        headMessageId: 'q1',
+        isActive: true,
+        messageCount: 1,
+        createdAt: 'number',
+      },
+    );
     assert.deepEqual(texts(session.buildSessionContext()), ['What is 2 + 2?']);
     const main = (await conv.branches()).find((b) => b.name === 'main')!;
     assert.deepEqual({ head: main.headMessageId, count: main.messageCount, active: main.isActive }, { head: 'a2', count: 4, active: false });
@@ -47,9 +55,15 @@ test('naming sequence: main → main-v2, main → main-v3, main-v2 → main-v2-v
     await conv.switchBranch('main-v2');
     const nested = await conv.rewind('q1');
     assert.equal(nested.name, 'main-v2-v2');
-    assert.deepEqual((await conv.branches()).map((b) => [b.name, b.isActive]), [
-      ['main', false], ['main-v2', false], ['main-v3', false], ['main-v2-v2', true],
-    ]);
+    assert.deepEqual(
+      (await conv.branches()).map((b) => [b.name, b.isActive]),
+      [
+        ['main', false],
+        ['main-v2', false],
+        ['main-v3', false],
+        ['main-v2-v2', true],
+      ],
+    );
   }));
 
 test('errors: unknown id, an id from another chat in the same folder, unknown branch/checkpoint', () =>
@@ -106,7 +120,13 @@ test('checkpoint/restore/switch survive a process restart (the file is reopened)
     await session.close();
 
     const again = new Conversation(await openSession(session.sessionFile!, home), { warn: () => {} });
-    assert.deepEqual((await again.checkpoints()).map((c) => [c.name, c.messageId]), [['after-q1', 'a2'], ['good', 'a1b']]);
+    assert.deepEqual(
+      (await again.checkpoints()).map((c) => [c.name, c.messageId]),
+      [
+        ['after-q1', 'a2'],
+        ['good', 'a1b'],
+      ],
+    );
     assert.equal((await again.activeBranch()).name, 'main-v2');
     const restored = await again.restore('after-q1');
     assert.deepEqual([restored.name, restored.headMessageId, restored.messageCount], ['main-v2-v2', 'a2', 4]);
@@ -152,7 +172,10 @@ test('a pi file with several tips lists its other tips as tip-<entryId>; switchi
     assert.equal(branches[0]!.name, 'main');
     assert.equal(branches[0]!.isActive, true);
     const tips = branches.filter((b) => b.name.startsWith('tip-'));
-    assert.deepEqual(tips.map((t) => t.headMessageId), ['00000004']);
+    assert.deepEqual(
+      tips.map((t) => t.headMessageId),
+      ['00000004'],
+    );
     const switched = await conv.switchBranch(tips[0]!.name);
     assert.deepEqual([switched.name, switched.headMessageId, switched.messageCount], [tips[0]!.name, '00000004', 4]);
     const pi = await readAsPi(file);

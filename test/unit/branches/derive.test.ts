@@ -37,7 +37,18 @@ test('the nearest branch record on the leaf path names the active branch; heads 
   b.assistant('a1', 'a1');
   b.user('q2', 'q2');
   b.assistant('a2', 'a2');
-  b.at('q1').custom(BRANCH_RECORD, { op: 'create', name: 'main-v2', branchId: 'B2', headId: 'q1', createdAt: 5, from: { name: 'main', branchId: implicitBranchId('s1', 'main'), headId: 'a2', leafId: 'a2' } }, 'r1');
+  b.at('q1').custom(
+    BRANCH_RECORD,
+    {
+      op: 'create',
+      name: 'main-v2',
+      branchId: 'B2',
+      headId: 'q1',
+      createdAt: 5,
+      from: { name: 'main', branchId: implicitBranchId('s1', 'main'), headId: 'a2', leafId: 'a2' },
+    },
+    'r1',
+  );
   b.assistant('retry', 'a1b');
   const snap = deriveBranches(b.entries, b.leaf, opts);
   const byName = Object.fromEntries(snap.branches.map((v) => [v.name, v]));
@@ -47,7 +58,10 @@ test('the nearest branch record on the leaf path names the active branch; heads 
   assert.equal(byName['main']!.headMessageId, 'a2');
   assert.equal(byName['main']!.messageCount, 4);
   assert.equal(byName['main']!.isActive, false);
-  assert.deepEqual(snap.branches.map((v) => v.name), ['main', 'main-v2']);
+  assert.deepEqual(
+    snap.branches.map((v) => v.name),
+    ['main', 'main-v2'],
+  );
 });
 
 test('unnamed tips (pi /tree branches) are listed as tip-<entryId>', () => {

@@ -53,7 +53,11 @@ test('two processes appending, rewinding, switching and checkpointing one sessio
     for (const log of logs) {
       for (const { id, tag } of log.saved) {
         const hits = pi.entries.filter((e) => e.type === 'message' && (e as { message: { content: unknown } }).message.content === tag);
-        assert.deepEqual(hits.map((h) => h.id), [id], `message ${tag} saved exactly once`);
+        assert.deepEqual(
+          hits.map((h) => h.id),
+          [id],
+          `message ${tag} saved exactly once`,
+        );
       }
     }
     assert.ok(text.endsWith('\n'));
@@ -64,10 +68,17 @@ test('two processes appending, rewinding, switching and checkpointing one sessio
     assert.equal(new Set(created).size, created.length, `no branch name created twice: ${created.join(' ')}`);
     const names = new Set(snap.branches.map((b) => b.name));
     for (const name of created) assert.ok(names.has(name), `branch ${name} exists`);
-    assert.deepEqual(snap.branches.filter((b) => b.kind === 'tip').map((b) => b.name), [], 'no head update lost: every tip is a named branch');
+    assert.deepEqual(
+      snap.branches.filter((b) => b.kind === 'tip').map((b) => b.name),
+      [],
+      'no head update lost: every tip is a named branch',
+    );
     const cps = new Set(snap.checkpoints.map((c) => c.name));
     for (const name of logs.flatMap((l) => l.checkpoints)) assert.ok(cps.has(name), `checkpoint ${name} kept`);
     assert.deepEqual(pi.context, reopened.session.buildSessionContext(snap.active.leafId), 'last entry as leaf == our active branch');
-    assert.ok(logs.every((l) => l.saved.length > 0 && l.created.length > 0), 'both workers wrote and rewound');
+    assert.ok(
+      logs.every((l) => l.saved.length > 0 && l.created.length > 0),
+      'both workers wrote and rewound',
+    );
   }),
 );

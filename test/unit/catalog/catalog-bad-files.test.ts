@@ -10,7 +10,10 @@ describe('catalog: damaged session files are listed with their problem and never
   before(async () => {
     fx = await catalogFixture();
     await writeFile(join(fx.sessions, '2026-01-01T00-00-00-000Z_empty-one.jsonl'), '');
-    await writeFile(join(fx.sessions, '2026-01-01T00-00-00-000Z_no-header.jsonl'), 'this is not json\n{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"orphan walrus"}}\n');
+    await writeFile(
+      join(fx.sessions, '2026-01-01T00-00-00-000Z_no-header.jsonl'),
+      'this is not json\n{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"orphan walrus"}}\n',
+    );
     const simple = await readFile(join(fx.sessions, 'simple-session.v3.jsonl'), 'utf8');
     const lines = simple.split('\n');
     lines.splice(2, 0, '{"type":"message", broken');
@@ -31,7 +34,10 @@ describe('catalog: damaged session files are listed with their problem and never
       assert.deepEqual(catalog.search('walrus'), []);
       const simple = byId.get('a1b2c3d4-e5f6-7890-abcd-ef1234567890')!;
       assert.equal(simple.problem, '1 unreadable line(s)');
-      assert.deepEqual(catalog.search('"Hello world content"').map((h) => h.entryId), ['00000005', '00000006']);
+      assert.deepEqual(
+        catalog.search('"Hello world content"').map((h) => h.entryId),
+        ['00000005', '00000006'],
+      );
     } finally {
       await catalog.close();
     }

@@ -27,6 +27,9 @@ export async function catalogFixture(): Promise<CatalogFixture> {
 /** name → sha256 of every file in a folder. */
 export async function fingerprint(folder: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of (await readdir(folder)).sort()) out[name] = createHash('sha256').update(await readFile(join(folder, name))).digest('hex');
+  for (const name of (await readdir(folder)).sort())
+    out[name] = createHash('sha256')
+      .update(await readFile(join(folder, name)))
+      .digest('hex');
   return out;
 }

@@ -65,10 +65,16 @@ describe('catalog over the pi fixtures', () => {
       assert.equal(hit.title, 'Hello, help me with something');
       assert.equal(hit.branch, 'main');
       assert.equal(hit.entryIdStable, true);
-      assert.deepEqual(hit.highlights.map(([s, e]) => hit.snippet.slice(s, e)), ['Hello', 'world', 'content']);
+      assert.deepEqual(
+        hit.highlights.map(([s, e]) => hit.snippet.slice(s, e)),
+        ['Hello', 'world', 'content'],
+      );
 
       const compaction = catalog.search('"Working on test project"');
-      assert.deepEqual(compaction.map((h) => [h.file.split('/').pop(), h.entryId, h.kind]), [[COMPACTED, '00000005', 'compaction']]);
+      assert.deepEqual(
+        compaction.map((h) => [h.file.split('/').pop(), h.entryId, h.kind]),
+        [[COMPACTED, '00000005', 'compaction']],
+      );
 
       // branch-summary fixture: message 4 is only on the abandoned tip, the summary is on the active branch
       const approachB = catalog.search('approach B');
@@ -103,12 +109,35 @@ describe('catalog over the pi fixtures', () => {
   it('treats FTS syntax in a query as text and never throws', async () => {
     const catalog = await Catalog.open({ home: fx.home });
     try {
-      const nasty = ['"', '""', '"unbalanced', 'AND', 'OR NOT', 'NEAR/2 x', '*', '-hello', 'hello*', '(hello', 'a:b', '^start', "it's", '\\', '%_', '\u0000', '', '   ', 'SELECT * FROM sessions; --'];
+      const nasty = [
+        '"',
+        '""',
+        '"unbalanced',
+        'AND',
+        'OR NOT',
+        'NEAR/2 x',
+        '*',
+        '-hello',
+        'hello*',
+        '(hello',
+        'a:b',
+        '^start',
+        "it's",
+        '\\',
+        '%_',
+        '\u0000',
+        '',
+        '   ',
+        'SELECT * FROM sessions; --',
+      ];
       for (const q of nasty) assert.doesNotThrow(() => catalog.search(q), `query ${JSON.stringify(q)}`);
       // "and" is a word here, not an operator: it must be found as one
       const and = catalog.search('AND');
       assert.ok(and.length > 0 && and.every((h) => /\band\b/i.test(h.snippet)), 'AND is searched as a word');
-      assert.deepEqual(catalog.search('-hello').map((h) => h.entryId), catalog.search('hello').map((h) => h.entryId));
+      assert.deepEqual(
+        catalog.search('-hello').map((h) => h.entryId),
+        catalog.search('hello').map((h) => h.entryId),
+      );
     } finally {
       await catalog.close();
     }
@@ -117,13 +146,22 @@ describe('catalog over the pi fixtures', () => {
   it('reindexes a changed file and leaves the others alone', async () => {
     await appendFile(
       join(fx.sessions, SIMPLE),
-      JSON.stringify({ type: 'message', id: '00000007', parentId: '00000006', timestamp: '2026-01-25T10:01:00.000Z', message: { role: 'user', content: 'zebra crossing please' } }) + '\n',
+      JSON.stringify({
+        type: 'message',
+        id: '00000007',
+        parentId: '00000006',
+        timestamp: '2026-01-25T10:01:00.000Z',
+        message: { role: 'user', content: 'zebra crossing please' },
+      }) + '\n',
     );
     const catalog = await Catalog.open({ home: fx.home });
     try {
       assert.deepEqual(await catalog.refresh(folder), { indexed: 1, removed: 0, unchanged: 3, failed: [] });
       const hits = catalog.search('zebra');
-      assert.deepEqual(hits.map((h) => [h.entryId, h.kind]), [['00000007', 'user']]);
+      assert.deepEqual(
+        hits.map((h) => [h.entryId, h.kind]),
+        [['00000007', 'user']],
+      );
       assert.equal(catalog.listSessions().find((s) => s.file.endsWith(SIMPLE))!.entryCount, 7);
       // the old rows were replaced, not duplicated
       assert.equal(catalog.search('"Hello world content"').length, 2);
@@ -141,9 +179,7 @@ describe('catalog over the pi fixtures', () => {
       assert.equal(catalog.listSessions().length, 3);
 
       // a listing of summaries (what discovery returns) works the same
-      const summaries = await Promise.all(
-        (await readdir(fx.sessions)).filter((n) => n !== BRANCHY).map((n) => readSessionSummary(join(fx.sessions, n), 'pi')),
-      );
+      const summaries = await Promise.all((await readdir(fx.sessions)).filter((n) => n !== BRANCHY).map((n) => readSessionSummary(join(fx.sessions, n), 'pi')));
       const r = await catalog.refresh(summaries.filter((s) => s !== undefined));
       assert.deepEqual(r, { indexed: 0, removed: 1, unchanged: 2, failed: [] });
       assert.ok(!catalog.search('different approach', { limit: 500, perSession: 500 }).some((h) => h.file.endsWith(BRANCHY)));
@@ -151,7 +187,10 @@ describe('catalog over the pi fixtures', () => {
       await rm(join(fx.sessions, SIMPLE));
       assert.equal(await catalog.refreshFile(join(fx.sessions, SIMPLE)), 'removed');
       assert.deepEqual(catalog.search('zebra'), []);
-      assert.deepEqual(catalog.listSessions().map((s) => s.file), [join(fx.sessions, V1)]);
+      assert.deepEqual(
+        catalog.listSessions().map((s) => s.file),
+        [join(fx.sessions, V1)],
+      );
     } finally {
       await catalog.close();
     }
@@ -253,7 +292,11 @@ describe('catalog file: rebuilt when unreadable, saved atomically', () => {
   it('two catalogs saving the same file leave one complete db', async () => {
     const a = await Catalog.open({ home: fx.home });
     const b = await Catalog.open({ home: fx.home });
-    await appendFile(join(fx.sessions, SIMPLE), JSON.stringify({ type: 'message', id: 'x1', parentId: '00000006', timestamp: '2026-01-25T11:00:00.000Z', message: { role: 'user', content: 'quokka' } }) + '\n');
+    await appendFile(
+      join(fx.sessions, SIMPLE),
+      JSON.stringify({ type: 'message', id: 'x1', parentId: '00000006', timestamp: '2026-01-25T11:00:00.000Z', message: { role: 'user', content: 'quokka' } }) +
+        '\n',
+    );
     await Promise.all([a.refresh(folder), b.refresh(folder)]);
     await Promise.all([a.close(), b.close()]);
     const c = await Catalog.open({ home: fx.home });

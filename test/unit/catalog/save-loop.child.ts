@@ -10,7 +10,13 @@ async function main(): Promise<void> {
   for (let i = 0; ; i++) {
     await appendFile(
       join(sessions, file),
-      JSON.stringify({ type: 'message', id: `k${i}`, parentId: i === 0 ? '00000006' : `k${i - 1}`, timestamp: new Date().toISOString(), message: { role: 'user', content: `round ${i}` } }) + '\n',
+      JSON.stringify({
+        type: 'message',
+        id: `k${i}`,
+        parentId: i === 0 ? '00000006' : `k${i - 1}`,
+        timestamp: new Date().toISOString(),
+        message: { role: 'user', content: `round ${i}` },
+      }) + '\n',
     );
     await catalog.refresh([{ path: sessions, source: 'pi' }]);
     await catalog.save();

@@ -22,7 +22,15 @@ describe('agent-rewind search', () => {
     dir = mkdtempSync(join(tmpdir(), 'ar-search-cli-'));
     const bin = join(dir, 'bin');
     cli = join(bin, 'cli.cjs');
-    buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+    buildSync({
+      entryPoints: [join(ROOT, 'src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: cli,
+      logLevel: 'error',
+    });
     copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(bin, 'sql-wasm.wasm'));
     // HOME is the temp dir, so ~/.pi/agent/sessions/--proj-search-demo--/ holds the copied pi fixtures
     piFolder = sessionDirFor(join(dir, '.pi', 'agent', 'sessions'), project);
@@ -33,10 +41,16 @@ describe('agent-rewind search', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function run(args: string[]) {
-    return cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', join(dir, 'home')], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' } }));
+    return cliRunOf(
+      spawnSync(process.execPath, [cli, ...args, '--home', join(dir, 'home')], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' },
+      }),
+    );
   }
 
-  it('finds messages of a folder\'s pi sessions with session id, file, entry id and snippet (--json)', async () => {
+  it("finds messages of a folder's pi sessions with session id, file, entry id and snippet (--json)", async () => {
     const before = await fingerprint(piFolder);
     const r = run(['search', 'Hello world', '--cwd', project, '--json']);
     assert.equal(r.code, 0, r.stderr);
@@ -55,7 +69,10 @@ describe('agent-rewind search', () => {
   it('prints hits grouped by session, and says so when nothing matches', () => {
     const r = run(['search', 'approach', 'B', '--cwd', project, '--limit', '1']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Start working on feature A {2}\(pi, branch-sess-1234-5678-90ab-cdef12345678\)\n {2}.*session-with-branch-summary\.v3\.jsonl\n {2}00000004 {2}assistant on tip-00000004: Sure, let's try approach B\.\n$/);
+    assert.match(
+      r.stdout,
+      /^Start working on feature A {2}\(pi, branch-sess-1234-5678-90ab-cdef12345678\)\n {2}.*session-with-branch-summary\.v3\.jsonl\n {2}00000004 {2}assistant on tip-00000004: Sure, let's try approach B\.\n$/,
+    );
     const none = run(['search', 'xylophone', '--cwd', project]);
     assert.equal(none.code, 0);
     assert.equal(none.stdout, 'No message matches "xylophone".\n');

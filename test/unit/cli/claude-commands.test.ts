@@ -56,15 +56,24 @@ test('sessions lists the Claude Code session of the folder; branches, context an
   const before = sha();
   const sessions = run(['sessions', '--json']);
   assert.equal(sessions.code, 0, sessions.stderr);
-  assert.deepEqual(sessions.json.map((s: { id: string; source: string }) => [s.id, s.source]), [[SESSION, 'claude']]);
+  assert.deepEqual(
+    sessions.json.map((s: { id: string; source: string }) => [s.id, s.source]),
+    [[SESSION, 'claude']],
+  );
 
   const branches = run(['branches', SESSION, '--json']);
   assert.equal(branches.code, 0, branches.stderr);
-  assert.deepEqual(branches.json.map((b: { name: string; isActive: boolean }) => [b.name, b.isActive]).sort(), [['main', true], [`tip-${ids.a2}`, false]]);
+  assert.deepEqual(branches.json.map((b: { name: string; isActive: boolean }) => [b.name, b.isActive]).sort(), [
+    ['main', true],
+    [`tip-${ids.a2}`, false],
+  ]);
 
   const context = run(['context', file, '--json']);
   assert.equal(context.code, 0, context.stderr);
-  assert.deepEqual(context.json.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'user', 'assistant']);
+  assert.deepEqual(
+    context.json.messages.map((m: { role: string }) => m.role),
+    ['user', 'assistant', 'user', 'assistant'],
+  );
   assert.equal(context.json.messages[2].content, 'second question, better');
 
   const tree = run(['tree', SESSION.slice(0, 8)]);
@@ -78,7 +87,11 @@ test('writing commands are refused by name and change nothing', () => {
   const state = run(['state', file]);
   assert.equal(state.code, 1);
   assert.match(state.stderr, /state does not apply to Claude Code sessions: session state and artifacts are agent-rewind's own records/);
-  for (const args of [['append', file, '--role', 'user', '--text', 'x'], ['switch', file, 'main'], ['checkpoint', file, 'good']]) {
+  for (const args of [
+    ['append', file, '--role', 'user', '--text', 'x'],
+    ['switch', file, 'main'],
+    ['checkpoint', file, 'good'],
+  ]) {
     const r = run(args);
     assert.equal(r.code, 1, `${args[0]}: ${r.stdout}`);
     assert.match(r.stderr, /this is a Claude Code session, and agent-rewind never writes to Claude Code's files/, args[0]);
@@ -95,7 +108,10 @@ test('rewind writes a fork beside it and prints its id and file; the first promp
   assert.deepEqual(r.json.resumeCommand, ['claude', '--resume', r.json.sessionId]);
   assert.equal(r.json.promptText, 'second question, better');
   const forkContext = run(['context', r.json.sessionFile, '--json']);
-  assert.deepEqual(forkContext.json.messages.map((m: { content: unknown }) => m.content), ['first question', [{ type: 'text', text: 'first answer' }]]);
+  assert.deepEqual(
+    forkContext.json.messages.map((m: { content: unknown }) => m.content),
+    ['first question', [{ type: 'text', text: 'first answer' }]],
+  );
 
   const first = run(['rewind', file, ids.p1!]);
   assert.equal(first.code, 1);

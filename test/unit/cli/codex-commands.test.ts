@@ -52,7 +52,10 @@ test('sessions lists the Codex session of the folder; branches, context and tree
   const before = sha();
   const sessions = run(['sessions', '--json']);
   assert.equal(sessions.code, 0, sessions.stderr);
-  assert.deepEqual(sessions.json.map((s: { id: string; source: string }) => [s.id, s.source]), [[THREAD, 'codex']]);
+  assert.deepEqual(
+    sessions.json.map((s: { id: string; source: string }) => [s.id, s.source]),
+    [[THREAD, 'codex']],
+  );
 
   const branches = run(['branches', THREAD, '--json']);
   assert.equal(branches.code, 0, branches.stderr);
@@ -61,7 +64,10 @@ test('sessions lists the Codex session of the folder; branches, context and tree
 
   const context = run(['context', file, '--json']);
   assert.equal(context.code, 0, context.stderr);
-  assert.deepEqual(context.json.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'user', 'assistant']);
+  assert.deepEqual(
+    context.json.messages.map((m: { role: string }) => m.role),
+    ['user', 'assistant', 'user', 'assistant'],
+  );
   assert.deepEqual(context.json.messages[2].content, [{ type: 'text', text: 'second question, better' }]);
 
   const tree = run(['tree', THREAD.slice(0, 13)]);
@@ -72,7 +78,11 @@ test('sessions lists the Codex session of the folder; branches, context and tree
 
 test('writing commands are refused by name and change nothing', () => {
   const before = sha();
-  for (const args of [['append', file, '--role', 'user', '--text', 'x'], ['switch', file, 'main'], ['checkpoint', file, 'good']]) {
+  for (const args of [
+    ['append', file, '--role', 'user', '--text', 'x'],
+    ['switch', file, 'main'],
+    ['checkpoint', file, 'good'],
+  ]) {
     const r = run(args);
     assert.equal(r.code, 1, `${args[0]}: ${r.stdout}`);
     assert.match(r.stderr, /this is a Codex session, and agent-rewind never writes to Codex's files/, args[0]);
@@ -90,7 +100,10 @@ test('rewind writes a fork rollout and prints its id and file; the first prompt 
   assert.deepEqual(r.json.resumeCommand, ['codex', 'resume', r.json.sessionId]);
   assert.equal(r.json.promptText, 'second question, better');
   const forkContext = run(['context', r.json.sessionFile, '--json']);
-  assert.deepEqual(forkContext.json.messages.map((m: { content: { text: string }[] }) => m.content[0]!.text), ['first question', 'first answer']);
+  assert.deepEqual(
+    forkContext.json.messages.map((m: { content: { text: string }[] }) => m.content[0]!.text),
+    ['first question', 'first answer'],
+  );
 
   const first = run(['rewind', file, findPrompt('first question')]);
   assert.equal(first.code, 1);

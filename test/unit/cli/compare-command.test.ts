@@ -46,12 +46,18 @@ test('CLI: compare prints where two branches part, their messages and the files 
     assert.equal(json.code, 0, json.stderr);
     const m = json.json();
     assert.equal(m.divergence.entryId, u1);
-    assert.deepEqual(m.a.messages.map((x: { preview: string }) => x.preview), ['PostgreSQL.', 'Write the schema']);
+    assert.deepEqual(
+      m.a.messages.map((x: { preview: string }) => x.preview),
+      ['PostgreSQL.', 'Write the schema'],
+    );
     assert.equal(m.b.messages.length, 2);
-    assert.deepEqual(m.files.files.map((f: { path: string; status: string; insertions: number; deletions: number }) => [f.path, f.status, f.insertions, f.deletions]), [
-      ['db.txt', 'modified', 2, 1],
-      ['schema.sql', 'added', 1, 0],
-    ]);
+    assert.deepEqual(
+      m.files.files.map((f: { path: string; status: string; insertions: number; deletions: number }) => [f.path, f.status, f.insertions, f.deletions]),
+      [
+        ['db.txt', 'modified', 2, 1],
+        ['schema.sql', 'added', 1, 0],
+      ],
+    );
 
     const human = cli(home, 'compare', file, 'main', other);
     assert.equal(human.code, 0, human.stderr);

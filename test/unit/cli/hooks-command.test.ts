@@ -25,7 +25,14 @@ test('hooks: usage errors exit 2 and write nothing; a settings file that is not 
   try {
     const ws = join(dir, 'ws');
     mkdirSync(join(ws, '.claude'), { recursive: true });
-    for (const args of [['hooks'], ['hooks', 'install'], ['hooks', 'install', 'cursor'], ['hooks', 'frob', 'claude'], ['hooks', 'install', 'claude', 'extra'], ['hooks', 'install', 'claude', '--user', '--cwd', ws]]) {
+    for (const args of [
+      ['hooks'],
+      ['hooks', 'install'],
+      ['hooks', 'install', 'cursor'],
+      ['hooks', 'frob', 'claude'],
+      ['hooks', 'install', 'claude', 'extra'],
+      ['hooks', 'install', 'claude', '--user', '--cwd', ws],
+    ]) {
       const r = await cli([...args, '--home', join(dir, 'home')]);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.stderr, /usage: agent-rewind hooks install\|uninstall claude/);

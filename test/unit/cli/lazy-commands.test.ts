@@ -10,7 +10,15 @@ import { buildSync } from 'esbuild';
 
 const ROOT = resolve(__dirname, '../../..');
 /** What every start-up may evaluate: main, the command table and what they use to print help and errors. */
-const START_UP_SOURCES = ['src/cli/command.ts', 'src/cli/commands/index.ts', 'src/cli/main.ts', 'src/cli/stdout.ts', 'src/cli/terminal-text.ts', 'src/core/engine/settings-source.ts', 'src/core/home.ts'];
+const START_UP_SOURCES = [
+  'src/cli/command.ts',
+  'src/cli/commands/index.ts',
+  'src/cli/main.ts',
+  'src/cli/stdout.ts',
+  'src/cli/terminal-text.ts',
+  'src/core/engine/settings-source.ts',
+  'src/core/home.ts',
+];
 /** tsx and the esbuild it compiles with: loaded by the test's own process, not by the CLI. */
 const LOADER_PACKAGES = /^node_modules\/(tsx|esbuild|get-tsconfig|resolve-pkg-maps)\//;
 
@@ -42,7 +50,11 @@ process.stderr.write = silent;
 `,
   );
   const out = join(dir, 'modules.json');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, MODULE_LIST: out, HOME: dir, AGENT_REWIND_HOME: '' } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, MODULE_LIST: out, HOME: dir, AGENT_REWIND_HOME: '' },
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(readFileSync(out, 'utf8'));
 }
@@ -55,17 +67,28 @@ test('--help and an unknown command evaluate the command table only, no command 
   assert.deepEqual(appModules(help!), START_UP_SOURCES);
   assert.deepEqual(appModules(unknown!), START_UP_SOURCES);
   // the probe sees what a command evaluates: snapshot's module, the file checkpointer and its libraries
-  for (const m of ['src/cli/commands/snapshot.ts', 'src/core/files/file-checkpointer.ts', 'src/core/session/session-manager.ts']) assert.ok(snapshot!.includes(m), `${m} not evaluated by snapshot`);
+  for (const m of ['src/cli/commands/snapshot.ts', 'src/core/files/file-checkpointer.ts', 'src/core/session/session-manager.ts'])
+    assert.ok(snapshot!.includes(m), `${m} not evaluated by snapshot`);
   assert.ok(snapshot!.some((f) => f.startsWith('node_modules/picomatch/')));
   // …but not the modules of other commands, nor the lock library, which only a transaction needs
-  assert.deepEqual(snapshot!.filter((f) => /^src\/cli\/commands\/(?!snapshot\.ts|index\.ts)/.test(f)), []);
-  assert.deepEqual(snapshot!.filter((f) => /^node_modules\/(proper-lockfile|graceful-fs|sql\.js)\//.test(f)), []);
+  assert.deepEqual(
+    snapshot!.filter((f) => /^src\/cli\/commands\/(?!snapshot\.ts|index\.ts)/.test(f)),
+    [],
+  );
+  assert.deepEqual(
+    snapshot!.filter((f) => /^node_modules\/(proper-lockfile|graceful-fs|sql\.js)\//.test(f)),
+    [],
+  );
 });
 
 test('every entry of the command table loads a command whose usage starts with its name', async () => {
   const { commands } = await import('../../../src/cli/commands/index');
   assert.ok(commands.length > 0);
-  assert.deepEqual(commands.map((c) => c.name), [...commands.map((c) => c.name)].sort(), 'the table is alphabetical');
+  assert.deepEqual(
+    commands.map((c) => c.name),
+    [...commands.map((c) => c.name)].sort(),
+    'the table is alphabetical',
+  );
   for (const entry of commands) {
     const command = await entry.load();
     assert.equal(typeof command.run, 'function', entry.name);
@@ -75,7 +98,15 @@ test('every entry of the command table loads a command whose usage starts with i
 
 test('the bundled CLI (as esbuild builds it) requires no Node module core needs before a command runs', () => {
   const bundle = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundle, logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile: bundle,
+    logLevel: 'error',
+  });
   // every require() the bundle makes goes through Module._load: the built-in modules a module needs show when it runs
   const hook = join(dir, 'record-requires.cjs');
   writeFileSync(
@@ -92,15 +123,25 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.REQUIRE_LI
   );
   const requiresOf = (args: string[]): string[] => {
     const out = join(dir, 'requires.json');
-    spawnSync(process.execPath, ['--require', hook, bundle, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, REQUIRE_LIST: out, HOME: dir, AGENT_REWIND_HOME: '' } });
+    spawnSync(process.execPath, ['--require', hook, bundle, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, REQUIRE_LIST: out, HOME: dir, AGENT_REWIND_HOME: '' },
+    });
     return JSON.parse(readFileSync(out, 'utf8'));
   };
   const coreNeeds = ['crypto', 'fs/promises', 'zlib'];
   const help = requiresOf(['--help']);
   assert.ok(help.includes('util'), `the hook saw nothing: ${help.join(', ')}`);
-  assert.deepEqual(help.filter((m) => coreNeeds.includes(m)), []);
+  assert.deepEqual(
+    help.filter((m) => coreNeeds.includes(m)),
+    [],
+  );
   const snapshot = requiresOf(['snapshot', join(dir, 'missing.jsonl'), '--anchor', 'x', '--home', join(dir, 'home')]);
-  assert.deepEqual(snapshot.filter((m) => coreNeeds.includes(m)), coreNeeds);
+  assert.deepEqual(
+    snapshot.filter((m) => coreNeeds.includes(m)),
+    coreNeeds,
+  );
   // graceful-fs (loaded by the lock library) requires 'constants': a snapshot takes no session lock
   assert.ok(!snapshot.includes('constants'), snapshot.join(', '));
 });

@@ -29,7 +29,12 @@ test('CLI: branches, rewind, switch, checkpoint, restore, state — across separ
 
     const listed = cli(home, 'branches', session.sessionId, '--json');
     assert.equal(listed.code, 0, listed.stderr);
-    assert.deepEqual(listed.json().map((b: { name: string; headMessageId: string; isActive: boolean; messageCount: number }) => [b.name, b.headMessageId, b.isActive, b.messageCount]), [['main', 'a2', true, 4]]);
+    assert.deepEqual(
+      listed
+        .json()
+        .map((b: { name: string; headMessageId: string; isActive: boolean; messageCount: number }) => [b.name, b.headMessageId, b.isActive, b.messageCount]),
+      [['main', 'a2', true, 4]],
+    );
 
     const cp = cli(home, 'checkpoint', file, 'before-retry', '--json');
     assert.equal(cp.code, 0, cp.stderr);
@@ -56,7 +61,10 @@ test('CLI: branches, rewind, switch, checkpoint, restore, state — across separ
 
     const now = cli(home, 'state', file, '--json');
     assert.deepEqual(now.json().state, { 'app:x': 3, 'user:y': 'two' });
-    assert.deepEqual(now.json().artifacts.map((a: { name: string; version: number }) => [a.name, a.version]), [['notes.txt', 1]]);
+    assert.deepEqual(
+      now.json().artifacts.map((a: { name: string; version: number }) => [a.name, a.version]),
+      [['notes.txt', 1]],
+    );
     const then = cli(home, 'state', file, '--at', 'q2', '--json');
     assert.deepEqual([then.json().state, then.json().artifacts, then.json().invocationId], [{ 'app:x': 1, 'user:y': 'two' }, [], 'q2']);
     assert.match(cli(home, 'state', file, '--at', 'q2').stdout, /\[app\] app:x = 1/);

@@ -32,7 +32,9 @@ interface Run {
 function run(args: string[], opts: { cwd?: string; tsx?: boolean } = {}): Run {
   const argv = opts.tsx ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args] : [cli, ...args];
   // HOME points at the temp dir too, so ~/.pi and ~/.omp are the test's own
-  return cliRunOf(spawnSync(process.execPath, argv, { cwd: opts.cwd ?? dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' }, input: '' }));
+  return cliRunOf(
+    spawnSync(process.execPath, argv, { cwd: opts.cwd ?? dir, encoding: 'utf8', env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '' }, input: '' }),
+  );
 }
 
 test('new → append → context → tree → sessions, all with --json', () => {
@@ -46,7 +48,10 @@ test('new → append → context → tree → sessions, all with --json', () => 
   const u = run(['append', id, '--role', 'user', '--text', 'hello', '--id', 'u1', '--json', '--home', home]);
   assert.equal(u.code, 0, u.stderr);
   assert.equal(u.stderr, '');
-  assert.deepEqual({ ...u.json, timestamp: 0, message: { ...u.json.message, timestamp: 0 } }, { type: 'message', id: 'u1', parentId: null, timestamp: 0, message: { role: 'user', content: 'hello', timestamp: 0 } });
+  assert.deepEqual(
+    { ...u.json, timestamp: 0, message: { ...u.json.message, timestamp: 0 } },
+    { type: 'message', id: 'u1', parentId: null, timestamp: 0, message: { role: 'user', content: 'hello', timestamp: 0 } },
+  );
   const a = run(['append', file, '--role', 'assistant', '--text', 'hi there', '--json', '--home', home]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(a.json.parentId, 'u1');
@@ -54,7 +59,10 @@ test('new → append → context → tree → sessions, all with --json', () => 
 
   const ctx = run(['context', id, '--json', '--home', home]);
   assert.equal(ctx.code, 0, ctx.stderr);
-  assert.deepEqual(ctx.json.messages.map((m: { role: string }) => m.role), ['user', 'assistant']);
+  assert.deepEqual(
+    ctx.json.messages.map((m: { role: string }) => m.role),
+    ['user', 'assistant'],
+  );
   assert.equal(ctx.json.thinkingLevel, 'off');
   assert.equal(ctx.json.mode, 'none');
   assert.deepEqual(ctx.json.models, {});
@@ -73,7 +81,10 @@ test('new → append → context → tree → sessions, all with --json', () => 
 
   const list = run(['sessions', '--cwd', '/proj/x', '--json', '--home', home]);
   assert.equal(list.code, 0, list.stderr);
-  assert.deepEqual(list.json.map((s: any) => [s.id, s.title, s.entryCount, s.source, s.file]), [[id, 'Demo', 2, 'agent-rewind', file]]);
+  assert.deepEqual(
+    list.json.map((s: any) => [s.id, s.title, s.entryCount, s.source, s.file]),
+    [[id, 'Demo', 2, 'agent-rewind', file]],
+  );
 });
 
 test('sessions also finds pi and oh-my-pi sessions of the folder; context opens them in place', () => {
@@ -90,7 +101,10 @@ test('sessions also finds pi and oh-my-pi sessions of the folder; context opens 
   assert.equal(list.code, 0, list.stderr);
   assert.deepEqual(list.json.map((s: any) => s.source).sort(), ['omp', 'pi']);
   const ctx = run(['context', piFile, '--json', '--home', home]);
-  assert.deepEqual(ctx.json.messages.map((m: any) => m.role), ['compactionSummary', 'user', 'assistant', 'user', 'assistant']);
+  assert.deepEqual(
+    ctx.json.messages.map((m: any) => m.role),
+    ['compactionSummary', 'user', 'assistant', 'user', 'assistant'],
+  );
 });
 
 test('usage errors exit 2, failures exit 1, with the reason on stderr and nothing on stdout', () => {

@@ -66,8 +66,18 @@ describe('engine.compareBranches: divergence, messages and files of two branches
     assert.equal(m.title, 'Compare me');
     assert.equal(m.sessionFile, file);
     assert.deepEqual(m.divergence, { entryId: ids.u2, kind: 'user', preview: 'now pick an approach' });
-    assert.deepEqual(m.a.messages.map((x) => [x.entryId, x.kind]), [[ids.a2, 'assistant'], [ids.u3, 'user'], [ids.a3, 'assistant']]);
-    assert.deepEqual(m.b.messages.map((x) => x.preview), ['went with B', 'polish B <script>', 'B polished']);
+    assert.deepEqual(
+      m.a.messages.map((x) => [x.entryId, x.kind]),
+      [
+        [ids.a2, 'assistant'],
+        [ids.u3, 'user'],
+        [ids.a3, 'assistant'],
+      ],
+    );
+    assert.deepEqual(
+      m.b.messages.map((x) => x.preview),
+      ['went with B', 'polish B <script>', 'B polished'],
+    );
     assert.equal(m.a.name, 'main');
     assert.equal(m.a.isActive, false);
     assert.equal(m.b.isActive, true);
@@ -102,11 +112,14 @@ describe('engine.compareBranches: divergence, messages and files of two branches
   it('is symmetric: B to A swaps added and deleted', async () => {
     const m = await engine.compareBranches(file, 'main-v2', 'main');
     assert.ok(m.files.ok);
-    assert.deepEqual(m.files.files.map((f) => [f.path, f.status, f.insertions, f.deletions]), [
-      ['app.txt', 'modified', 2, 1],
-      ['only-a.txt', 'added', 1, 0],
-      ['only-b.txt', 'deleted', 0, 2],
-    ]);
+    assert.deepEqual(
+      m.files.files.map((f) => [f.path, f.status, f.insertions, f.deletions]),
+      [
+        ['app.txt', 'modified', 2, 1],
+        ['only-a.txt', 'added', 1, 0],
+        ['only-b.txt', 'deleted', 0, 2],
+      ],
+    );
   });
 
   it('a branch compared with itself has no messages after the divergence and no file differences', async () => {

@@ -14,7 +14,10 @@ test('a session folder that is open, inside an open one, or outside all of them'
   const sub = join(ws, 'packages', 'api');
   await mkdir(sub, { recursive: true });
   await mkdir(join(dir, 'elsewhere'));
-  const pool = new CheckpointerPool(parseSettings((k) => (k === 'home' ? join(dir, 'home') : undefined), {}), [ws]);
+  const pool = new CheckpointerPool(
+    parseSettings((k) => (k === 'home' ? join(dir, 'home') : undefined), {}),
+    [ws],
+  );
   try {
     assert.equal(pool.rootFor(ws), ws);
     assert.equal(pool.rootFor(sub), sub);

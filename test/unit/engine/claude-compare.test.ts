@@ -55,7 +55,9 @@ describe('engine.compareBranches on a Claude Code session', () => {
   });
 
   it('compares the two answers to the rewound prompt, files included, and writes nothing', async () => {
-    const before = createHash('sha256').update(await readFile(file)).digest('hex');
+    const before = createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
     const branches = await engine.branches(file);
     assert.equal(branches.length, 2);
     const onP2 = branches.find((b) => b.headMessageId === ids.a2)!.name;
@@ -63,18 +65,33 @@ describe('engine.compareBranches on a Claude Code session', () => {
     const m = await engine.compareBranches(file, onP2, onP2b);
     assert.equal(m.readOnly?.agent, 'Claude Code');
     assert.equal(m.divergence?.entryId, ids.a1);
-    assert.deepEqual(m.a.messages.map((x) => x.entryId), [ids.p2, ids.a2]);
-    assert.deepEqual(m.b.messages.map((x) => x.entryId), [ids.p2b, ids.a2b]);
+    assert.deepEqual(
+      m.a.messages.map((x) => x.entryId),
+      [ids.p2, ids.a2],
+    );
+    assert.deepEqual(
+      m.b.messages.map((x) => x.entryId),
+      [ids.p2b, ids.a2b],
+    );
     assert.equal(m.a.snapshot?.anchorEntryId, ids.p2);
     assert.equal(m.b.snapshot?.anchorEntryId, ids.p2b);
     assert.ok(m.files.ok);
-    assert.deepEqual(m.files.files.map((f) => [f.path, f.status, f.insertions, f.deletions]), [
-      ['lexer.ts', 'added', 1, 0],
-      ['parser.ts', 'modified', 1, 1],
-    ]);
+    assert.deepEqual(
+      m.files.files.map((f) => [f.path, f.status, f.insertions, f.deletions]),
+      [
+        ['lexer.ts', 'added', 1, 0],
+        ['parser.ts', 'modified', 1, 1],
+      ],
+    );
     // the diff editor's sides, read through the message ids (their snapshots are keyed by prompt id)
     assert.equal((await engine.fileAtAnchor(file, m.a.snapshot!.anchorEntryId, 'parser.ts'))?.toString(), 'export const parse = /x/;\n');
     assert.equal((await engine.fileAtAnchor(file, m.b.snapshot!.anchorEntryId, 'parser.ts'))?.toString(), 'export const parse = lex;\n');
-    assert.equal(createHash('sha256').update(await readFile(file)).digest('hex'), before, 'the transcript is never written');
+    assert.equal(
+      createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex'),
+      before,
+      'the transcript is never written',
+    );
   });
 });

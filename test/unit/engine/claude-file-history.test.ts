@@ -41,7 +41,12 @@ describe("engine: Claude Code's own file history where there is no snapshot of o
     const a1 = t.text(p1, 'msg_1', 'written');
     p2 = t.user(a1, 'change the app');
     // at prompt 2, Claude had app.ts at its first version and new.ts did not exist yet
-    t.raw({ type: 'file-history-snapshot', messageId: p2, isSnapshotUpdate: false, snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { [join(ws, 'app.ts')]: backup('abc@v1', 1) } } });
+    t.raw({
+      type: 'file-history-snapshot',
+      messageId: p2,
+      isSnapshotUpdate: false,
+      snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { [join(ws, 'app.ts')]: backup('abc@v1', 1) } },
+    });
     t.raw({ type: 'file-history-delta', messageId: p2, trackingPath: join(ws, 'new.ts'), backup: backup(null, 1) });
     t.text(p2, 'msg_2', 'changed');
     file = t.write(config, '-ws');

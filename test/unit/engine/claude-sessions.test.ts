@@ -15,7 +15,10 @@ import { readClaudeSession } from '../../../src/core/sources/claude';
 import { appendPromptRecord, sha256Hex } from '../../../src/core/sources/claude/prompt-records';
 import { Transcript } from '../sources/claude/builder';
 
-const sha = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 describe('engine: Claude Code sessions', () => {
   let dir: string;
@@ -74,9 +77,15 @@ describe('engine: Claude Code sessions', () => {
     assert.equal(sessions[0]!.sessionId, sessionId);
     assert.equal(sessions[0]!.title, 'set up the parser');
     const details = await engine.describeSession(file);
-    assert.deepEqual(details.branches.map((b) => [b.name, b.isActive]), [['main', true]]);
+    assert.deepEqual(
+      details.branches.map((b) => [b.name, b.isActive]),
+      [['main', true]],
+    );
     // the hook's snapshot, found at the prompt's own message
-    assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId), [ids.p2]);
+    assert.deepEqual(
+      details.fileCheckpoints.map((c) => c.anchorEntryId),
+      [ids.p2],
+    );
   });
 
   it('shows the transcript read-only, with the snapshot on the prompt', async () => {
@@ -113,7 +122,10 @@ describe('engine: Claude Code sessions', () => {
 
   it('finds its messages in search', async () => {
     const hits = await engine.searchMessages('time zones');
-    assert.ok(hits.some((h) => h.sessionFile === file && h.entryId === ids.p2), JSON.stringify(hits));
+    assert.ok(
+      hits.some((h) => h.sessionFile === file && h.entryId === ids.p2),
+      JSON.stringify(hits),
+    );
   });
 
   it('rewinds: a fork Claude Code can resume, the files as at the prompt, undo puts them back', async () => {
@@ -124,7 +136,10 @@ describe('engine: Claude Code sessions', () => {
     assert.equal(dirname(outcome.fork.sessionFile), dirname(file));
     assert.equal(await sha(file), originalHash, 'the original transcript is never written');
     const fork = await readClaudeSession(outcome.fork.sessionFile);
-    assert.deepEqual(fork.getPath().map((e) => e.id), [ids.p1, ids.a1]);
+    assert.deepEqual(
+      fork.getPath().map((e) => e.id),
+      [ids.p1, ids.a1],
+    );
     assert.equal(await readFile(join(ws, 'notes.txt'), 'utf8'), 'keep me\n');
     assert.equal(await readFile(join(ws, 'parser.ts'), 'utf8'), 'export const parse = 1;\n');
     assert.deepEqual((await readdir(ws)).sort(), ['notes.txt', 'parser.ts']);
@@ -134,7 +149,7 @@ describe('engine: Claude Code sessions', () => {
     assert.equal(await readFile(join(ws, 'parser.ts'), 'utf8'), 'export const parse = 2;\nexport const tz = true;\n');
   });
 
-  it('finds a hook snapshot by the hook\'s record when the transcript line has no prompt id (older Claude Code)', async () => {
+  it("finds a hook snapshot by the hook's record when the transcript line has no prompt id (older Claude Code)", async () => {
     const oldId = 'cccccccc-1111-4222-8333-444444444444';
     const t = new Transcript(oldId, ws);
     const p1 = t.user(null, 'old style prompt');
@@ -156,7 +171,10 @@ describe('engine: Claude Code sessions', () => {
       at: new Date().toISOString(),
     });
     const details = await engine.describeSession(oldFile);
-    assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId), [p1]);
+    assert.deepEqual(
+      details.fileCheckpoints.map((c) => c.anchorEntryId),
+      [p1],
+    );
     const preview = await engine.previewRewind(oldFile, p1);
     assert.ok(preview.files.ok, JSON.stringify(preview.files));
   });

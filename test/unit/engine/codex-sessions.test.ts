@@ -14,7 +14,10 @@ import { CodexSource } from '../../../src/core/sources/codex/codex-source';
 import { runCodexHook } from '../../../src/core/sources/codex/hook-handler';
 import { Rollout } from '../sources/codex/builder';
 
-const sha = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 describe('engine: Codex sessions', () => {
   let dir: string;
@@ -44,7 +47,11 @@ describe('engine: Codex sessions', () => {
     // What the UserPromptSubmit hook does for prompt 2: the workspace as it was then, keyed by the turn id.
     await writeFile(join(ws, 'parser.ts'), 'export const parse = 1;\n');
     await writeFile(join(ws, 'notes.txt'), 'keep me\n');
-    assert.equal((await runCodexHook({ hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: 'turn-2', cwd: ws, prompt: 'now handle time zones' }, { home })).action, 'snapshot');
+    assert.equal(
+      (await runCodexHook({ hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: 'turn-2', cwd: ws, prompt: 'now handle time zones' }, { home }))
+        .action,
+      'snapshot',
+    );
     // …and what the agent did after it, with the shell.
     await rm(join(ws, 'notes.txt'));
     await writeFile(join(ws, 'tz.txt'), 'tz\n');
@@ -70,8 +77,14 @@ describe('engine: Codex sessions', () => {
     assert.equal(sessions[0]!.sessionId, threadId);
     assert.equal(sessions[0]!.title, 'set up the parser');
     const details = await engine.describeSession(file);
-    assert.deepEqual(details.branches.map((b) => [b.name, b.isActive]), [['main', true]]);
-    assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId), [ids.p2]);
+    assert.deepEqual(
+      details.branches.map((b) => [b.name, b.isActive]),
+      [['main', true]],
+    );
+    assert.deepEqual(
+      details.fileCheckpoints.map((c) => c.anchorEntryId),
+      [ids.p2],
+    );
   });
 
   it('shows the transcript read-only', async () => {
@@ -101,7 +114,10 @@ describe('engine: Codex sessions', () => {
 
   it('finds its messages in search', async () => {
     const hits = await engine.searchMessages('time zones');
-    assert.ok(hits.some((h) => h.sessionFile === file && h.entryId === ids.p2), JSON.stringify(hits));
+    assert.ok(
+      hits.some((h) => h.sessionFile === file && h.entryId === ids.p2),
+      JSON.stringify(hits),
+    );
   });
 
   it('rewinds: a fork Codex can resume, the files as at the prompt, undo puts them back', async () => {
@@ -115,7 +131,13 @@ describe('engine: Codex sessions', () => {
     assert.equal(fork.forkedFrom?.sessionId, threadId);
     // the copied lines keep their places, so the fork's entries have the original's ids
     const original = await readCodexSession(file, { home: codexHome });
-    assert.deepEqual(fork.getPath().map((e) => e.id), original.getPath(ids.p2).slice(0, -1).map((e) => e.id));
+    assert.deepEqual(
+      fork.getPath().map((e) => e.id),
+      original
+        .getPath(ids.p2)
+        .slice(0, -1)
+        .map((e) => e.id),
+    );
     assert.equal(fork.getPath().length, 2);
     assert.equal(await readFile(join(ws, 'notes.txt'), 'utf8'), 'keep me\n');
     assert.equal(await readFile(join(ws, 'parser.ts'), 'utf8'), 'export const parse = 1;\n');

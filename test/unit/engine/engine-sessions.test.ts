@@ -49,20 +49,32 @@ describe('engine: sessions, branches and checkpoints over real files', () => {
     const branch = await engine.fork(file, ids.u1!);
     assert.equal(branch.name, 'main-v2');
     let details = await engine.describeSession(file);
-    assert.deepEqual(details.branches.map((b) => [b.name, b.isActive, b.messageCount]), [['main', false, 4], ['main-v2', true, 1]]);
+    assert.deepEqual(
+      details.branches.map((b) => [b.name, b.isActive, b.messageCount]),
+      [
+        ['main', false, 4],
+        ['main-v2', true, 1],
+      ],
+    );
     assert.equal(details.branches[1]!.headPreview, 'parse dates');
 
     const { model, items } = await engine.loadTranscript(file);
     assert.equal(model.branch, 'main-v2');
     assert.equal(model.title, 'Fix the parser');
-    assert.deepEqual(items.map((i) => i.entryId), [ids.u1]);
+    assert.deepEqual(
+      items.map((i) => i.entryId),
+      [ids.u1],
+    );
     assert.deepEqual(items[0]!.otherBranches, [{ name: 'main', headEntryId: ids.a2 }]);
 
     await engine.switchBranch(file, 'main');
     details = await engine.describeSession(file);
     assert.equal(details.branches.find((b) => b.isActive)?.name, 'main');
     const back = await engine.loadTranscript(file);
-    assert.deepEqual(back.items.map((i) => i.entryId), [ids.u1, ids.a1, ids.u2, ids.a2]);
+    assert.deepEqual(
+      back.items.map((i) => i.entryId),
+      [ids.u1, ids.a1, ids.u2, ids.a2],
+    );
     assert.deepEqual(back.items[0]!.otherBranches, [{ name: 'main-v2', headEntryId: ids.u1 }]);
   });
 
@@ -71,7 +83,10 @@ describe('engine: sessions, branches and checkpoints over real files', () => {
     await engine.renameCheckpoint(file, 'good state', 'known good');
     await assert.rejects(engine.renameCheckpoint(file, 'nope', 'x'), /Checkpoint "nope" not found/);
     let details = await engine.describeSession(file);
-    assert.deepEqual(details.namedCheckpoints.map((c) => [c.name, c.entryId]), [['known good', ids.a2]]);
+    assert.deepEqual(
+      details.namedCheckpoints.map((c) => [c.name, c.entryId]),
+      [['known good', ids.a2]],
+    );
     const restored = await engine.restoreCheckpoint(file, 'known good');
     assert.equal(restored.headMessageId, ids.a2);
     await engine.deleteCheckpoint(file, 'known good');
@@ -94,7 +109,10 @@ describe('engine: sessions, branches and checkpoints over real files', () => {
   it('reports corrupt lines as problems instead of failing', async () => {
     await appendFile(file, '{not json\n');
     const details = await engine.describeSession(file);
-    assert.ok(details.problems.some((p) => /skipped/.test(p)), details.problems.join('; '));
+    assert.ok(
+      details.problems.some((p) => /skipped/.test(p)),
+      details.problems.join('; '),
+    );
   });
 
   it('gives a clear error for a missing session file', async () => {

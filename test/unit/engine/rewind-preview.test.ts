@@ -65,7 +65,10 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
     assert.ok(p.conversation.ok);
     assert.equal(p.conversation.currentBranch, 'main');
     assert.equal(p.conversation.newBranchName, 'main-v2');
-    assert.deepEqual(p.conversation.messagesLeftOnOldBranch.map((m) => m.entryId), [ids.a1, ids.u2, ids.a2]);
+    assert.deepEqual(
+      p.conversation.messagesLeftOnOldBranch.map((m) => m.entryId),
+      [ids.a1, ids.u2, ids.a2],
+    );
     assert.ok(p.state.ok);
     assert.deepEqual(p.state.changes, [
       { key: 'count', scope: 'session', now: '2', after: null },
@@ -77,7 +80,10 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
     assert.equal(byPath['src/a.txt']!.status, 'modified');
     assert.equal(byPath['c.txt']!.status, 'added');
     assert.equal(byPath['b.txt']!.status, 'deleted');
-    assert.equal(p.files.insertions, p.files.files.reduce((n, f) => n + f.insertions, 0));
+    assert.equal(
+      p.files.insertions,
+      p.files.files.reduce((n, f) => n + f.insertions, 0),
+    );
     assert.ok(p.files.insertions >= 3 && p.files.deletions >= 2, JSON.stringify(p.files));
     assert.deepEqual(await tree(ws), before, 'a dry run changes no file');
     assert.equal(await readFile(file, 'utf8'), sessionBefore, 'a dry run writes nothing to the session');
@@ -132,7 +138,10 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
     assert.equal(details.branches.find((b) => b.isActive)?.name, 'main-v2');
     assert.deepEqual((await engine.stateOf(file)).state, {}, 'state is as before the rewound invocations');
     const { items } = await engine.loadTranscript(file);
-    assert.deepEqual(items.map((i) => i.entryId), [ids.u1]);
+    assert.deepEqual(
+      items.map((i) => i.entryId),
+      [ids.u1],
+    );
 
     const undone = await engine.undoLastRewind(file);
     assert.deepEqual([...undone.filesChanged].sort(), ['b.txt', 'c.txt', 'src/a.txt']);
@@ -162,7 +171,13 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
 
   it('lists the per-message file snapshots in the session details and the transcript', async () => {
     const details = await engine.describeSession(file);
-    assert.deepEqual(details.fileCheckpoints.map((c) => [c.anchorEntryId, c.files]), [[ids.u1, 2], [ids.u2, 2]]);
+    assert.deepEqual(
+      details.fileCheckpoints.map((c) => [c.anchorEntryId, c.files]),
+      [
+        [ids.u1, 2],
+        [ids.u2, 2],
+      ],
+    );
     const { items } = await engine.loadTranscript(file);
     assert.deepEqual(items.find((i) => i.entryId === ids.u1)!.fileCheckpoint, { files: 2 });
     assert.equal(items.find((i) => i.entryId === ids.a1)!.fileCheckpoint, undefined);

@@ -18,7 +18,11 @@ describe('session cache', () => {
 
       const a = await cache.get(file);
       assert.equal(await cache.get(file), a, 'the same instance while the file only grows');
-      await appendFile(file, JSON.stringify({ type: 'message', id: 'ext00001', parentId: first, timestamp: new Date().toISOString(), message: { role: 'user', content: 'two' } }) + '\n');
+      await appendFile(
+        file,
+        JSON.stringify({ type: 'message', id: 'ext00001', parentId: first, timestamp: new Date().toISOString(), message: { role: 'user', content: 'two' } }) +
+          '\n',
+      );
       assert.equal((await cache.get(file)).getLeafId(), 'ext00001', 'appends by others are read in');
 
       const lines = (await import('node:fs')).readFileSync(file, 'utf8').split('\n');

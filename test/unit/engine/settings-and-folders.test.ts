@@ -64,7 +64,7 @@ describe('settings', () => {
 describe('session folders', () => {
   const settings = parseSettings((k) => (k === 'sessionFolders' ? ['/extra', '/u/.pi/agent/sessions/--x--'] : undefined), { AGENT_REWIND_HOME: '/h' });
 
-  it('lists ours, pi\'s and oh-my-pi\'s folder for each workspace folder, then the extra ones', () => {
+  it("lists ours, pi's and oh-my-pi's folder for each workspace folder, then the extra ones", () => {
     const folders = sessionFoldersFor(settings, ['/w/app'], '/u');
     assert.deepEqual(folders, [
       { path: '/h/sessions/--w-app--', source: 'agent-rewind' },

@@ -16,7 +16,9 @@ const ROOT = resolve(__dirname, '../../..');
 test("package.json's contributes.configuration defaults are the defaults the code uses", () => {
   const props = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).contributes.configuration.properties;
   for (const [key, value] of Object.entries(FILE_CHECKPOINT_DEFAULTS)) assert.deepEqual(props[`agentRewind.fileCheckpointing.${key}`]?.default, value, key);
-  const declared = Object.keys(props).filter((k) => k.startsWith('agentRewind.fileCheckpointing.')).map((k) => k.slice('agentRewind.fileCheckpointing.'.length));
+  const declared = Object.keys(props)
+    .filter((k) => k.startsWith('agentRewind.fileCheckpointing.'))
+    .map((k) => k.slice('agentRewind.fileCheckpointing.'.length));
   assert.deepEqual(declared.sort(), Object.keys(FILE_CHECKPOINT_DEFAULTS).sort(), 'every declared setting has a default in code');
 });
 
@@ -39,13 +41,23 @@ test('the CLI composes the same options as the extension from the same keys; <ho
   // nothing anywhere: the extension's defaults
   const none = loadCliSettings(home, env, userHome);
   assert.equal(none.source, undefined);
-  assert.deepEqual(fileCheckpointerOptions(none.settings, ws), fileCheckpointerOptions(parseSettings(() => undefined, { AGENT_REWIND_HOME: home }), ws));
+  assert.deepEqual(
+    fileCheckpointerOptions(none.settings, ws),
+    fileCheckpointerOptions(
+      parseSettings(() => undefined, { AGENT_REWIND_HOME: home }),
+      ws,
+    ),
+  );
   assert.equal(fileCheckpointerOptions(none.settings, ws).maxFileSize, 10 * 1024 * 1024);
   assert.deepEqual(fileCheckpointerOptions(none.settings, ws).exclude, ['**/.git/**', '**/node_modules/**']);
   // VS Code's user settings
   const vscode = join(userHome, '.config', 'Code', 'User');
   mkdirSync(vscode, { recursive: true });
-  const values: Record<string, unknown> = { 'agentRewind.fileCheckpointing.maxFileSizeMB': 3, 'agentRewind.fileCheckpointing.exclude': ['**/build/**'], 'agentRewind.fileCheckpointing.storeSizeCapMB': 0 };
+  const values: Record<string, unknown> = {
+    'agentRewind.fileCheckpointing.maxFileSizeMB': 3,
+    'agentRewind.fileCheckpointing.exclude': ['**/build/**'],
+    'agentRewind.fileCheckpointing.storeSizeCapMB': 0,
+  };
   writeFileSync(join(vscode, 'settings.json'), '// mine\n' + JSON.stringify(values, null, 2).replace(/\n}$/, ',\n}'));
   const fromCode = loadCliSettings(home, env, userHome);
   assert.equal(fromCode.source, join(vscode, 'settings.json'));
@@ -90,7 +102,10 @@ test('the CLI snapshots what the extension would: node_modules is excluded by de
   assert.equal(cli.run(['append', id, '--role', 'user', '--text', 'again', '--id', 'u2', '--no-snapshot']).code, 0);
   const second = cli.run(['snapshot', id, '--anchor', 'u2', '--json']);
   assert.equal(second.code, 0, second.stderr);
-  assert.deepEqual(second.json.skipped.map((s: { path: string }) => s.path), ['big.bin']);
+  assert.deepEqual(
+    second.json.skipped.map((s: { path: string }) => s.path),
+    ['big.bin'],
+  );
   const help = cli.run(['--help'], { home: null });
   assert.match(help.stdout, /Settings used now: .*\.config\/Code\/User\/settings\.json/);
 });

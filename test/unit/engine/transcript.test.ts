@@ -11,11 +11,17 @@ const msg = (id: string, parentId: string | null, message: Record<string, unknow
 
 describe('transcript rows', () => {
   it('maps every chat entry of a real pi session to one row, in order, skipping non-chat entries', () => {
-    const lines = readFileSync(resolve(__dirname, '../../../../shared/fixtures/pi/simple-session.v3.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(resolve(__dirname, '../../../../shared/fixtures/pi/simple-session.v3.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const entries = lines.slice(1) as SessionEntry[];
     const items = buildTranscriptItems(entries, {});
     const chat = entries.filter((e) => e.type === 'message');
-    assert.deepEqual(items.map((i) => i.entryId), chat.map((e) => e.id));
+    assert.deepEqual(
+      items.map((i) => i.entryId),
+      chat.map((e) => e.id),
+    );
     assert.equal(items[0]!.kind, 'user');
     assert.equal(items[0]!.markdown, 'Hello, help me with something');
     const withCall = items.find((i) => i.entryId === '00000004')!;
@@ -39,7 +45,16 @@ describe('transcript rows', () => {
       ],
       {},
     );
-    assert.deepEqual(rows.map((r) => [r.entryId, r.kind]), [['a', 'toolCall'], ['b', 'bash'], ['c', 'branchSummary'], ['d', 'compaction'], ['g', 'custom']]);
+    assert.deepEqual(
+      rows.map((r) => [r.entryId, r.kind]),
+      [
+        ['a', 'toolCall'],
+        ['b', 'bash'],
+        ['c', 'branchSummary'],
+        ['d', 'compaction'],
+        ['g', 'custom'],
+      ],
+    );
     assert.equal(rows[0]!.title, 'edit');
     assert.equal(rows[1]!.isError, true, 'a failing shell command is flagged');
     assert.equal(rows[4]!.title, 'note');
@@ -60,7 +75,10 @@ describe('transcript rows', () => {
   });
 
   it('keeps a tool result from closing its code fence early', () => {
-    const row = toTranscriptItem(msg('r', null, { role: 'toolResult', toolName: 'read', content: [{ type: 'text', text: 'a\n```\n<script>x</script>' }] }), {})!;
+    const row = toTranscriptItem(
+      msg('r', null, { role: 'toolResult', toolName: 'read', content: [{ type: 'text', text: 'a\n```\n<script>x</script>' }] }),
+      {},
+    )!;
     assert.match(row.markdown, /^````\n/);
     assert.match(row.markdown, /\n````$/);
   });
@@ -76,13 +94,19 @@ describe('transcript rows', () => {
     const call = (id: string, name: string, args: unknown) => ({ type: 'toolCall', id, name, arguments: args });
     const rows = buildTranscriptItems(
       [
-        msg('e', null, { role: 'assistant', content: [call('1', 'Edit', { file_path: '/p/a.ts', old_string: 'const a = 1;', new_string: 'const a = 2;\nconst b = 3;' })] }),
+        msg('e', null, {
+          role: 'assistant',
+          content: [call('1', 'Edit', { file_path: '/p/a.ts', old_string: 'const a = 1;', new_string: 'const a = 2;\nconst b = 3;' })],
+        }),
         msg('e2', 'e', { role: 'toolResult', toolCallId: '1', toolName: 'Edit', content: [{ type: 'text', text: 'ok' }] }),
         msg('w', 'e2', { role: 'assistant', content: [call('2', 'write', { path: 'notes.md', content: '# Notes\n' })] }),
         msg('w2', 'w', { role: 'toolResult', toolCallId: '2', toolName: 'write', content: [{ type: 'text', text: 'ok' }] }),
         msg('b', 'w2', { role: 'assistant', content: [call('3', 'Bash', { command: 'rm -rf build', description: 'Clean the build' })] }),
         msg('b2', 'b', { role: 'toolResult', toolCallId: '3', toolName: 'Bash', content: [{ type: 'text', text: '' }] }),
-        msg('x', 'b2', { role: 'assistant', content: [{ type: 'text', text: 'Now both:' }, call('4', 'read', { path: 'x.txt' }), call('5', 'exec_command', { cmd: 'ls -la' })] }),
+        msg('x', 'b2', {
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Now both:' }, call('4', 'read', { path: 'x.txt' }), call('5', 'exec_command', { cmd: 'ls -la' })],
+        }),
         msg('y', 'x', { role: 'assistant', content: [{ type: 'text', text: 'moving on' }] }),
       ],
       {},
@@ -97,10 +121,15 @@ describe('transcript rows', () => {
     assert.equal(mixed!.notice, '2 tool calls never ran', 'calls without results, with messages after them');
     assert.equal(edit!.notice, undefined);
     // one-line previews (trees, quick picks, the preview's lists) never show markdown source
-    assert.equal(previewOf(msg('b', null, { role: 'assistant', content: [call('3', 'Bash', { command: 'rm -rf build', description: 'Clean the build' })] })), 'Bash: Clean the build $ rm -rf build');
+    assert.equal(
+      previewOf(msg('b', null, { role: 'assistant', content: [call('3', 'Bash', { command: 'rm -rf build', description: 'Clean the build' })] })),
+      'Bash: Clean the build $ rm -rf build',
+    );
     assert.equal(previewOf(msg('r', null, { role: 'toolResult', toolName: 'Bash', content: [{ type: 'text', text: 'done' }] })), 'done');
     // paths inside the session's folder are shown relative to it
-    const inWs = buildTranscriptItems([msg('w', null, { role: 'assistant', content: [call('9', 'Write', { file_path: '/ws/src/a.ts', content: 'x' })] })], { cwd: '/ws' });
+    const inWs = buildTranscriptItems([msg('w', null, { role: 'assistant', content: [call('9', 'Write', { file_path: '/ws/src/a.ts', content: 'x' })] })], {
+      cwd: '/ws',
+    });
     assert.match(inWs[0]!.markdown, /^`src\/a.ts`\n\n```ts\n/);
   });
 

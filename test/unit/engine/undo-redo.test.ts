@@ -20,7 +20,11 @@ describe('engine: undo and redo of a whole rewind', () => {
     dir = await mkdtemp(join(tmpdir(), 'ar-undo-redo-'));
     ws = join(dir, 'ws');
     await mkdir(ws);
-    engine = new RewindEngine({ settings: parseSettings((k) => (k === 'home' ? join(dir, 'home') : k === 'includePiSessions' ? false : undefined), {}), workspaceRoots: [ws], warn: () => {} });
+    engine = new RewindEngine({
+      settings: parseSettings((k) => (k === 'home' ? join(dir, 'home') : k === 'includePiSessions' ? false : undefined), {}),
+      workspaceRoots: [ws],
+      warn: () => {},
+    });
     file = await engine.createSession(ws, { title: 'undo redo' });
     await writeFile(join(ws, 'a.txt'), 'one\n');
     ids.u1 = (await engine.appendMessage(file, { role: 'user', content: 'first' })).entryId;
@@ -42,7 +46,10 @@ describe('engine: undo and redo of a whole rewind', () => {
     const outcome = await engine.applyRewind(file, ids.u1!, 'all');
     assert.equal(outcome.branch?.name, 'main-v2');
     assert.equal(await read('a.txt'), 'one\n');
-    assert.equal(await engine.describeUndo(file), 'Undo will put the files back as they were before the rewind and return to branch "main" (branch "main-v2" stays).');
+    assert.equal(
+      await engine.describeUndo(file),
+      'Undo will put the files back as they were before the rewind and return to branch "main" (branch "main-v2" stays).',
+    );
 
     const undone = await engine.undoLastRewind(file);
     assert.deepEqual([undone.branch, undone.filesChanged], ['main', ['a.txt']]);

@@ -24,7 +24,11 @@ describe('exported API (over a real engine, workspace and home)', () => {
       workspaceRoots: [ws],
       warn: () => {},
     });
-    api = createApi(engine, (f) => changed.push(f), () => ws);
+    api = createApi(
+      engine,
+      (f) => changed.push(f),
+      () => ws,
+    );
   });
   after(async () => {
     await engine.dispose();
@@ -35,7 +39,10 @@ describe('exported API (over a real engine, workspace and home)', () => {
     const session = await api.createSession({ title: 'From an agent' });
     assert.equal(api.apiVersion, 1);
     assert.ok(session.sessionFile.startsWith(join(dir, 'home', 'sessions')));
-    assert.deepEqual((await api.listSessions()).map((s) => s.title), ['From an agent']);
+    assert.deepEqual(
+      (await api.listSessions()).map((s) => s.title),
+      ['From an agent'],
+    );
     changed.length = 0;
     const user = await session.appendMessage({ role: 'user', content: 'edit the notes' });
     assert.equal(user.snapshot?.files, 1, 'a user message snapshots the workspace');
@@ -80,7 +87,11 @@ describe('exported API (over a real engine, workspace and home)', () => {
   });
 
   it('refuses a session without a folder to belong to', async () => {
-    const noFolder = createApi(engine, () => {}, () => undefined);
+    const noFolder = createApi(
+      engine,
+      () => {},
+      () => undefined,
+    );
     await assert.rejects(noFolder.createSession(), /Open a workspace folder first/);
   });
 });

@@ -1,9 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from '../../../src/extension/commands/targets';
-import { BranchNode, BranchesNode, CheckpointsNode, FileCheckpointNode, NamedCheckpointNode, SessionNode, type SessionTreeSource } from '../../../src/extension/tree/nodes';
+import {
+  BranchNode,
+  BranchesNode,
+  CheckpointsNode,
+  FileCheckpointNode,
+  NamedCheckpointNode,
+  SessionNode,
+  type SessionTreeSource,
+} from '../../../src/extension/tree/nodes';
 
-const source: SessionTreeSource = { listSessions: async () => [], describeSession: async () => { throw new Error('unused'); } };
+const source: SessionTreeSource = {
+  listSessions: async () => [],
+  describeSession: async () => {
+    throw new Error('unused');
+  },
+};
 const session = new SessionNode(source, { sessionFile: '/s/a.jsonl', sessionId: 'a', title: 'A', source: 'agent-rewind', modifiedMs: 0 });
 const branch = new BranchNode(new BranchesNode(session, []), { name: 'main-v2', isActive: false, headEntryId: 'h', headPreview: '', messageCount: 1 });
 const group = new CheckpointsNode(session, [], []);

@@ -42,7 +42,8 @@ describe('package.json contributes', () => {
     const hidden = new Set((menus.commandPalette ?? []).filter((m) => m.when === 'false').map((m) => m.command));
     for (const c of ['agentRewind.showBranch', 'agentRewind.compareWithBranch', 'agentRewind.continueInAgent']) assert.ok(hidden.has(c), c);
     // …and nothing the palette can run by asking (they pick a session, branch or message themselves).
-    for (const c of ['agentRewind.undoLastRewind', 'agentRewind.redoLastRewind', 'agentRewind.rewindToHere', 'agentRewind.switchBranch']) assert.ok(!hidden.has(c), c);
+    for (const c of ['agentRewind.undoLastRewind', 'agentRewind.redoLastRewind', 'agentRewind.rewindToHere', 'agentRewind.switchBranch'])
+      assert.ok(!hidden.has(c), c);
   });
 
   it('"Add session folders" opens the setting where this window can edit it (machine-overridable)', () => {

@@ -47,7 +47,13 @@ describe('search hit rows', () => {
         target: { sessionFile: '/s/a.jsonl', entryId: 'a9' },
       },
       { separator: true, label: 'Other' },
-      { separator: false, label: '$(comment) parse <b>dates</b>', description: '', detail: 'Other · weird', target: { sessionFile: '/s/b.jsonl', entryId: 'x1' } },
+      {
+        separator: false,
+        label: '$(comment) parse <b>dates</b>',
+        description: '',
+        detail: 'Other · weird',
+        target: { sessionFile: '/s/b.jsonl', entryId: 'x1' },
+      },
     ]);
   });
 
@@ -55,7 +61,12 @@ describe('search hit rows', () => {
 });
 
 describe('what openTranscript reveals', () => {
-  const source: SessionTreeSource = { listSessions: async () => [], describeSession: async () => { throw new Error('unused'); } };
+  const source: SessionTreeSource = {
+    listSessions: async () => [],
+    describeSession: async () => {
+      throw new Error('unused');
+    },
+  };
   const session = new SessionNode(source, { sessionFile: '/s/a.jsonl', sessionId: 'a', title: 'A', source: 'agent-rewind', modifiedMs: 0 });
 
   it('a picked hit is an entry target; a session or branch node opens without a message', () => {

@@ -50,7 +50,10 @@ describe('sessions tree nodes', () => {
   it('lists sessions newest first with title, age and source', async () => {
     const source = fakeSource([listing('/s/old.jsonl', 'Old', 600), listing('/s/new.jsonl', 'New', 5, 'pi')], {});
     const roots = await rootNodes(source);
-    assert.deepEqual(roots.map((r) => r.listing.title), ['New', 'Old']);
+    assert.deepEqual(
+      roots.map((r) => r.listing.title),
+      ['New', 'Old'],
+    );
     const item = roots[0]!.toTreeItem(NOW);
     assert.equal(item.label, 'New');
     assert.equal(item.description, '5 min ago · pi');
@@ -63,7 +66,10 @@ describe('sessions tree nodes', () => {
     const source = fakeSource([listing('/s/a.jsonl', 'A', 1)], { '/s/a.jsonl': richDetails });
     const [session] = await rootNodes(source);
     const children = await session!.getChildren();
-    assert.deepEqual(children.map((c) => c.constructor), [BranchesNode, CheckpointsNode, ProblemNode]);
+    assert.deepEqual(
+      children.map((c) => c.constructor),
+      [BranchesNode, CheckpointsNode, ProblemNode],
+    );
 
     const branches = await children[0]!.getChildren();
     assert.ok(branches.every((b) => b instanceof BranchNode));
@@ -78,7 +84,10 @@ describe('sessions tree nodes', () => {
     assert.equal(children[0]!.toTreeItem(NOW).description, '2 branches · on main-v2');
 
     const checkpoints = await children[1]!.getChildren();
-    assert.deepEqual(checkpoints.map((c) => c.constructor), [NamedCheckpointNode, FileCheckpointNode, FileCheckpointNode]);
+    assert.deepEqual(
+      checkpoints.map((c) => c.constructor),
+      [NamedCheckpointNode, FileCheckpointNode, FileCheckpointNode],
+    );
     assert.equal(checkpoints[0]!.toTreeItem(NOW).contextValue, 'checkpoint.named');
     const newestFile = checkpoints[1]!.toTreeItem(NOW);
     assert.equal(newestFile.label, 'second', 'file snapshots newest first');
@@ -92,7 +101,10 @@ describe('sessions tree nodes', () => {
       '/s/a.jsonl': { branches: [richDetails.branches[0]!], namedCheckpoints: [], fileCheckpoints: [], problems: [] },
     });
     const [session] = await rootNodes(source);
-    assert.deepEqual((await session!.getChildren()).map((c) => c.constructor), [BranchesNode]);
+    assert.deepEqual(
+      (await session!.getChildren()).map((c) => c.constructor),
+      [BranchesNode],
+    );
   });
 
   it('keeps the same ids across refreshes so expansion survives', async () => {
@@ -150,7 +162,10 @@ describe('formatAge', () => {
     assert.equal(item.contextValue, 'session.claude');
     assert.match(String(item.description), /Claude Code/);
     const children = await session!.getChildren();
-    assert.ok(children.some((c) => c instanceof SetUpHooksNode), 'offers to set up the hooks');
+    assert.ok(
+      children.some((c) => c instanceof SetUpHooksNode),
+      'offers to set up the hooks',
+    );
     assert.equal(children.find((c) => c instanceof SetUpHooksNode)!.toTreeItem(NOW).command?.command, 'agentRewind.installClaudeHooks');
     const branches = (await (children[0] as BranchesNode).getChildren()) as BranchNode[];
     for (const b of branches) {

@@ -17,7 +17,12 @@ test('files hashed on the hashing thread are stored exactly as files hashed on t
   const base = await tempBase('arw-blob-thread-');
   try {
     const ws = join(base.dir, 'ws');
-    const files: Record<string, string | Buffer> = { 'empty.txt': '', 'tiny.txt': 'x\n', 'same-1.txt': 'same\n'.repeat(100), 'same-2.txt': 'same\n'.repeat(100) };
+    const files: Record<string, string | Buffer> = {
+      'empty.txt': '',
+      'tiny.txt': 'x\n',
+      'same-1.txt': 'same\n'.repeat(100),
+      'same-2.txt': 'same\n'.repeat(100),
+    };
     for (let i = 0; i < 120; i++) files[`d${i % 7}/f${i}.txt`] = `line ${i}\n`.repeat(1 + (i % 40));
     for (let i = 0; i < 5; i++) files[`bin/r${i}.bin`] = randomBytes(3000 + i * 997); // does not compress
     files['big/large.txt'] = 'a fairly long line of text that repeats\n'.repeat(60_000);

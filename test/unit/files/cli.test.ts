@@ -56,7 +56,13 @@ test('CLI: append snapshots automatically; rewind-files previews, rewinds, refus
   assert.equal(real.code, 0, real.stderr);
   assert.equal(await readFile(join(ws, 'app.ts'), 'utf8'), 'one\n');
   assert.equal(await readFile(join(ws, 'notes.md'), 'utf8'), 'n2 by hand\n');
-  assert.equal(await rm(join(ws, 'extra.ts')).then(() => 'still there', () => 'gone'), 'gone');
+  assert.equal(
+    await rm(join(ws, 'extra.ts')).then(
+      () => 'still there',
+      () => 'gone',
+    ),
+    'gone',
+  );
 
   const undo = run(home, ['undo-rewind', id, '--json']);
   assert.equal(undo.code, 0, undo.stderr);

@@ -37,7 +37,15 @@ test(`SIGKILL during a restore at ${RUNS} random moments: after recover() the wo
   const base = await tempBase('arw-crash-');
   try {
     const script = join(base.dir, 'child.cjs');
-    await build({ entryPoints: [join(__dirname, 'crash-child.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: script, logLevel: 'error' });
+    await build({
+      entryPoints: [join(__dirname, 'crash-child.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: script,
+      logLevel: 'error',
+    });
 
     // template: state A snapshotted as u1, then changed into state B (the "before" of every restore)
     const tplWs = join(base.dir, 'tpl-ws');
@@ -90,7 +98,13 @@ test(`SIGKILL during a restore at ${RUNS} random moments: after recover() the wo
       const now = await fingerprint(ws);
       const isA = JSON.stringify(now) === JSON.stringify(stateA);
       const isB = JSON.stringify(now) === JSON.stringify(stateB);
-      assert.ok(isA || isB, `run ${run} (finished: ${res.finished}) ended in a mixed state:\n${now.filter((l) => !stateA.includes(l)).slice(0, 10).join('\n')}`);
+      assert.ok(
+        isA || isB,
+        `run ${run} (finished: ${res.finished}) ended in a mixed state:\n${now
+          .filter((l) => !stateA.includes(l))
+          .slice(0, 10)
+          .join('\n')}`,
+      );
       if (isA) counts.after++;
       else counts.before++;
       assert.equal(existsSync(join(store, 'journal.json')), false);

@@ -28,7 +28,25 @@ const dirName = fc.constantFrom('a', 'b', 'c', 'out', '.hidden');
 const fileName = fc.constantFrom('f1.txt', 'f2.txt', 'x.log', 'keep.log', 'run.sh', 'z.tmp', 'data.bin', 'ln1');
 const size = fc.nat({ max: MAX_FILE + 16 }); // now and then over the limit, so files move in and out of `skipped`
 const fill = fc.nat({ max: 3 }); // few distinct contents: identical blobs in several places happen
-const ignoreLine = fc.constantFrom('*.log', '!keep.log', 'out/', '/a', 'b', 'c/**/f*', '*.bin', '!data.bin', 'f1.txt', '!f2.txt', '.hidden', '**/out', '*.sh', '.gitignore', 'f*', '!f1.txt', 'ln*');
+const ignoreLine = fc.constantFrom(
+  '*.log',
+  '!keep.log',
+  'out/',
+  '/a',
+  'b',
+  'c/**/f*',
+  '*.bin',
+  '!data.bin',
+  'f1.txt',
+  '!f2.txt',
+  '.hidden',
+  '**/out',
+  '*.sh',
+  '.gitignore',
+  'f*',
+  '!f1.txt',
+  'ln*',
+);
 const linkTarget = fc.constantFrom('f1.txt', '../f1.txt', 'a', '../a/f2.txt', '.', 'nowhere', '../missing/x', '/nonexistent/agent-rewind-target');
 
 type Mutation =
@@ -70,7 +88,15 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('dirToFile' as const), dir: pick, size, fill }),
   fc.record({ op: fc.constant('symlink' as const), dir: pick, name: fc.constantFrom('ln1', 'ln2', 'f1.txt'), target: linkTarget }),
   fc.record({ op: fc.constant('retarget' as const), link: pick, target: linkTarget }),
-  { arbitrary: fc.record({ op: fc.constant('gitignore' as const), dir: pick, nested: fc.boolean(), lines: fc.array(ignoreLine, { minLength: 1, maxLength: 4 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant('gitignore' as const),
+      dir: pick,
+      nested: fc.boolean(),
+      lines: fc.array(ignoreLine, { minLength: 1, maxLength: 4 }),
+    }),
+    weight: 2,
+  },
   fc.record({ op: fc.constant('gitignoreDelete' as const), file: pick }),
   fc.record({ op: fc.constant('big' as const), dir: pick, atRoot: fc.boolean(), extra: fc.integer({ min: 1, max: 100 }) }),
   fc.record({ op: fc.constant('nestedGit' as const), dir: pick, asFile: fc.boolean() }),
@@ -83,7 +109,8 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
  * Damage to the stat cache file(s): emptied, cut short, junk appended, put back as an earlier round left them
  * (valid but stale), or random bytes overwritten anywhere (see the last two tests).
  */
-type Corruption = { how: 'empty' | 'junk' } | { how: 'truncate'; at: number } | { how: 'stale'; round: number } | { how: 'garble'; at: number[]; bytes: number[] };
+type Corruption =
+  { how: 'empty' | 'junk' } | { how: 'truncate'; at: number } | { how: 'stale'; round: number } | { how: 'garble'; at: number[]; bytes: number[] };
 const fraction = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 const detectable: fc.Arbitrary<Corruption> = fc.oneof(
   fc.record({ how: fc.constantFrom('empty' as const, 'junk' as const) }),
@@ -260,7 +287,10 @@ class Workspace {
       }
       case 'moveOver': {
         const f = nth(t.files, m.file);
-        const g = nth(t.files.filter((x) => x !== f), m.over);
+        const g = nth(
+          t.files.filter((x) => x !== f),
+          m.over,
+        );
         if (!f || !g) return undefined;
         await rename(this.abs(f), this.abs(g));
         return `mv '${f}' '${g}' (over an existing file)`;
@@ -286,7 +316,13 @@ class Workspace {
       case 'renameDir': {
         const d = nth(subDirs, m.dir);
         if (!d) return undefined;
-        const to = child(nth(t.dirs.filter((x) => !under(x, d)), m.to)!, m.name);
+        const to = child(
+          nth(
+            t.dirs.filter((x) => !under(x, d)),
+            m.to,
+          )!,
+          m.name,
+        );
         if (await exists(this.abs(to))) return undefined;
         await rename(this.abs(d), this.abs(to));
         return `mv '${d}' '${to}'`;
@@ -414,7 +450,12 @@ async function damage(storeDir: string, c: Corruption, earlier: Map<string, Buff
       await writeFile(p, data);
     }
   }
-  const what = c.how === 'garble' ? `overwrite byte(s) ${c.at.map((f, i) => `${f.toFixed(4)}→${c.bytes[i]}`).join(', ')} (as fractions of the length) of` : c.how === 'truncate' ? `truncate to ${c.at.toFixed(4)} of` : c.how;
+  const what =
+    c.how === 'garble'
+      ? `overwrite byte(s) ${c.at.map((f, i) => `${f.toFixed(4)}→${c.bytes[i]}`).join(', ')} (as fractions of the length) of`
+      : c.how === 'truncate'
+        ? `truncate to ${c.at.toFixed(4)} of`
+        : c.how;
   return files.size ? `${what} ${[...files.keys()].join(', ')}` : undefined;
 }
 
@@ -463,7 +504,8 @@ async function runCase(batches: Batch[]): Promise<void> {
       if (b.ageAfter) await w.apply({ op: 'age' });
       w.log.push(`-- snapshot a${i}`);
       const expected = comparable(await scratchSnapshot(ws, join(base.dir, `home-scratch-${i}`), `a${i}`));
-      const checkLongLived = async () => assert.deepEqual(comparable(await longLived.snapshot('l', `a${i}`)), expected, `long-lived instance after batch ${i}${repro()}`);
+      const checkLongLived = async () =>
+        assert.deepEqual(comparable(await longLived.snapshot('l', `a${i}`)), expected, `long-lived instance after batch ${i}${repro()}`);
       if (b.longLived === 'before') await checkLongLived();
       const fresh = new FileCheckpointer(opts);
       try {
@@ -482,14 +524,23 @@ async function runCase(batches: Batch[]): Promise<void> {
         assert.ok(st.isFile() && st.size > MAX_FILE, `${s.path} is skipped only for being over the limit${repro()}`);
       }
       const huge = await lstat(join(ws, 'HUGE')).catch(() => undefined);
-      if (huge?.isFile() && huge.size > MAX_FILE) assert.ok(expected.skipped.some((s) => s.path === 'HUGE'), `HUGE is reported as skipped${repro()}`);
+      if (huge?.isFile() && huge.size > MAX_FILE)
+        assert.ok(
+          expected.skipped.some((s) => s.path === 'HUGE'),
+          `HUGE is reported as skipped${repro()}`,
+        );
       last = expected;
     }
-    if (last && batches.at(-1)!.longLived === 'skip') assert.deepEqual(comparable(await longLived.snapshot('l', 'end')), last, `long-lived instance at the end${repro()}`);
+    if (last && batches.at(-1)!.longLived === 'skip')
+      assert.deepEqual(comparable(await longLived.snapshot('l', 'end')), last, `long-lived instance at the end${repro()}`);
     // nested .git folders and files count for nothing: the same tree without them has the same root
     const copy = join(base.dir, 'no-git');
     await cp(ws, copy, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.endsWith('/.git') });
-    assert.equal((await scratchSnapshot(copy, join(base.dir, 'home-copy'), 'end')).root, last?.root, `a tree without its .git entries has the same root${repro()}`);
+    assert.equal(
+      (await scratchSnapshot(copy, join(base.dir, 'home-copy'), 'end')).root,
+      last?.root,
+      `a tree without its .git entries has the same root${repro()}`,
+    );
   } finally {
     await longLived.dispose();
     await base.cleanup();
@@ -503,14 +554,21 @@ test('a fresh process with the persisted stat cache snapshots exactly what a pro
   fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), params),
 );
 
-test('the same with the native stat pass (where npm install could build it)', { timeout: 300_000, skip: nativeStat() ? false : 'the native addon is not built here' }, async () => {
-  nativeMode = 'always'; // also on these small trees
-  try {
-    await fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), { ...params, numRuns: Math.ceil(params.numRuns / 2) });
-  } finally {
-    nativeMode = 'auto';
-  }
-});
+test(
+  'the same with the native stat pass (where npm install could build it)',
+  { timeout: 300_000, skip: nativeStat() ? false : 'the native addon is not built here' },
+  async () => {
+    nativeMode = 'always'; // also on these small trees
+    try {
+      await fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), {
+        ...params,
+        numRuns: Math.ceil(params.numRuns / 2),
+      });
+    } finally {
+      nativeMode = 'auto';
+    }
+  },
+);
 
 // A folder listing the cache trusts (folder mtime unchanged) is taken name by name: without the index's checksum,
 // one garbled letter of a cached name made a fresh process miss that file without a word.
@@ -542,7 +600,10 @@ test('every single-byte change of the stat cache leaves the next snapshot exact'
         const fresh = new FileCheckpointer(opts);
         try {
           const got = comparable(await fresh.snapshot('s', 'x'));
-          if (!isDeepStrictEqual(got, expected)) wrong.push(`${name} byte ${i} (${JSON.stringify(data.subarray(Math.max(0, i - 12), i + 12).toString('latin1'))}): files ${got.files}, ignored ${got.ignoredCount}, skipped ${got.skipped.length}`);
+          if (!isDeepStrictEqual(got, expected))
+            wrong.push(
+              `${name} byte ${i} (${JSON.stringify(data.subarray(Math.max(0, i - 12), i + 12).toString('latin1'))}): files ${got.files}, ignored ${got.ignoredCount}, skipped ${got.skipped.length}`,
+            );
         } finally {
           await fresh.dispose();
         }
@@ -611,8 +672,8 @@ async function runServiceCase(rounds: { batch: Batch; restart: boolean }[]): Pro
 }
 
 test('a snapshot through the checkpoint service (warm tree, fs.watch, cookie barrier, restarts) equals a snapshot with no cache', { timeout: 300_000 }, () =>
-  fc.assert(
-    fc.asyncProperty(fc.array(fc.record({ batch: batchWith(detectable), restart: fc.boolean() }), { minLength: 1, maxLength: 6 }), runServiceCase),
-    { ...params, numRuns: Math.ceil(params.numRuns / 2) },
-  ),
+  fc.assert(fc.asyncProperty(fc.array(fc.record({ batch: batchWith(detectable), restart: fc.boolean() }), { minLength: 1, maxLength: 6 }), runServiceCase), {
+    ...params,
+    numRuns: Math.ceil(params.numRuns / 2),
+  }),
 );

@@ -24,7 +24,13 @@ export async function fingerprint(root: string, opts: { skipGitInternals?: boole
       else if (st.isDirectory()) {
         out.push(`${r}/ dir`);
         if (!(opts.skipGitInternals && name === '.git')) await walk(r);
-      } else out.push(`${r} file ${mode} ${createHash('sha256').update(await readFile(p)).digest('hex').slice(0, 16)}`);
+      } else
+        out.push(
+          `${r} file ${mode} ${createHash('sha256')
+            .update(await readFile(p))
+            .digest('hex')
+            .slice(0, 16)}`,
+        );
     }
   };
   await walk('');

@@ -25,7 +25,6 @@ function generateWorkspace(ws: string): void {
   }
 }
 
-
 async function setup() {
   const base = await tempBase('arw-host-');
   const ws = join(base.dir, 'ws');

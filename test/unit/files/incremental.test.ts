@@ -47,7 +47,14 @@ test('the fs.watch watcher feeds the tracker: after shell changes the tracked sn
     const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
     await fc.startWatching();
     await fc.snapshot('s', 'u1');
-    execFileSync('/bin/sh', ['-c', 'mkdir -p new/a/b && echo x > new/a/b/x.txt && rm -rf m3 && mv m4/p0 moved && chmod 755 m0/p1/f10.txt && echo y >> m1/p2/f11.txt && ln -s moved lnk'], { cwd: ws });
+    execFileSync(
+      '/bin/sh',
+      [
+        '-c',
+        'mkdir -p new/a/b && echo x > new/a/b/x.txt && rm -rf m3 && mv m4/p0 moved && chmod 755 m0/p1/f10.txt && echo y >> m1/p2/f11.txt && ln -s moved lnk',
+      ],
+      { cwd: ws },
+    );
     // no sleep: the tracked snapshot waits for the watcher's cookie barrier, so every change above is reported first
     const tracked = await fc.snapshot('s', 'u2');
     assert.ok(tracked.hashedFiles < 20, `only changed files are re-read (read ${tracked.hashedFiles})`);
@@ -115,9 +122,16 @@ test('a reused folder listing (unchanged folder mtime) still reports skipped fil
     await utimes(join(ws, 'm0'), past, past);
     const make = () => new FileCheckpointer({ workspaceRoot: ws, home, maxFileSize: 1000 });
     const first = await make().snapshot('s', 'u1');
-    assert.deepEqual(first.skipped.map((s) => s.path), ['m0/big.txt']);
+    assert.deepEqual(
+      first.skipped.map((s) => s.path),
+      ['m0/big.txt'],
+    );
     const second = await make().snapshot('s', 'u2');
-    assert.deepEqual(second.skipped.map((s) => s.path), ['m0/big.txt'], 'still reported from the cached listing');
+    assert.deepEqual(
+      second.skipped.map((s) => s.path),
+      ['m0/big.txt'],
+      'still reported from the cached listing',
+    );
     assert.equal(second.ignoredCount, first.ignoredCount);
     await writeFile(join(ws, 'm0/big.txt'), 'small now\n'); // content changes do not touch the folder's mtime
     await utimes(join(ws, 'm0'), past, past);

@@ -49,12 +49,31 @@ async function craftSnapshot(storeDir: string, entries: unknown[], anchorId = 'c
   await w.add('tree', root, data);
   await w.commit(false);
   await store.closeHandles();
-  await new SnapshotRecords(storeDir).put({ v: 1, sessionId: 's', anchorId, kind: 'user-message', root, createdAt: new Date().toISOString(), files: 1, totalBytes: 6 });
+  await new SnapshotRecords(storeDir).put({
+    v: 1,
+    sessionId: 's',
+    anchorId,
+    kind: 'user-message',
+    root,
+    createdAt: new Date().toISOString(),
+    files: 1,
+    totalBytes: 6,
+  });
 }
 
 // on POSIX a backslash is an ordinary character: `dir\..\..` is one harmless name there (it round-trips, see
 // reliability-names.test.ts); on Windows it is a path that climbs out
-const hostileNames = ['..', '.', '../outside', '/etc/passwd', 'a/../../outside', '.git', '.GIT', 'x\0y', ...(process.platform === 'win32' ? ['dir\\..\\..'] : [])];
+const hostileNames = [
+  '..',
+  '.',
+  '../outside',
+  '/etc/passwd',
+  'a/../../outside',
+  '.git',
+  '.GIT',
+  'x\0y',
+  ...(process.platform === 'win32' ? ['dir\\..\\..'] : []),
+];
 for (const name of hostileNames) {
   test(`a crafted tree entry named ${JSON.stringify(name)} is refused before anything is written`, async () => {
     await withSentinel(async ({ ws, storeDir, fc }) => {
@@ -71,7 +90,14 @@ for (const name of hostileNames) {
 
 test('a crafted tree with a duplicate name or a bad shape is refused', async () => {
   await withSentinel(async ({ storeDir, fc }) => {
-    await craftSnapshot(storeDir, [['a', 'f', 420, 'BLOB', 6], ['a', 'd', 493, 'BLOB', 0]], 'dup');
+    await craftSnapshot(
+      storeDir,
+      [
+        ['a', 'f', 420, 'BLOB', 6],
+        ['a', 'd', 493, 'BLOB', 0],
+      ],
+      'dup',
+    );
     await assert.rejects(fc.rewindFiles('s', 'dup', { anchor: userAnchor }), /lists a twice/);
     await craftSnapshot(storeDir, [{ name: 'a' }], 'shape');
     await assert.rejects(fc.rewindFiles('s', 'shape', { anchor: userAnchor }), /tree object is invalid/);
@@ -100,7 +126,16 @@ test('a tampered object (content no longer matches its hash) is detected and not
 test('a record whose root is not a hash is not a snapshot', async () => {
   await withSentinel(async ({ storeDir, fc }) => {
     const dir = join(storeDir, 'snapshots');
-    await new SnapshotRecords(storeDir).put({ v: 1, sessionId: 's', anchorId: 'bad', kind: 'user-message', root: 'a'.repeat(64), createdAt: '', files: 0, totalBytes: 0 });
+    await new SnapshotRecords(storeDir).put({
+      v: 1,
+      sessionId: 's',
+      anchorId: 'bad',
+      kind: 'user-message',
+      root: 'a'.repeat(64),
+      createdAt: '',
+      files: 0,
+      totalBytes: 0,
+    });
     const [sessionDir] = await readdir(dir);
     const [file] = await readdir(join(dir, sessionDir!));
     const rec = JSON.parse(await readFile(join(dir, sessionDir!, file!), 'utf8'));
@@ -117,7 +152,13 @@ test('a folder replaced by a symlink to the outside is restored as a folder, nev
     await rm(join(ws, 'dir'), { recursive: true });
     await symlink(outside, join(ws, 'dir'));
     const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
-    assert.deepEqual(dry.files.map((f) => [f.path, f.status]), [['dir', 'typeChanged'], ['dir/file.txt', 'deleted']]);
+    assert.deepEqual(
+      dry.files.map((f) => [f.path, f.status]),
+      [
+        ['dir', 'typeChanged'],
+        ['dir/file.txt', 'deleted'],
+      ],
+    );
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.equal((await lstat(join(ws, 'dir'))).isDirectory(), true);
     assert.equal(await readFile(join(ws, 'dir/file.txt'), 'utf8'), 'inside\n');
@@ -165,7 +206,8 @@ test('a crafted restore journal cannot make recovery write outside the workspace
   await withSentinel(async ({ ws, outside, storeDir, fc }) => {
     await fc.snapshot('s', 'u1');
     const hash = hashObject('blob', Buffer.from('inside\n'));
-    const journal = (path: string) => JSON.stringify({ v: 1, tag: 'abc', workspaceRoot: ws, ops: [{ path, from: null, to: { kind: 'file', hash, mode: 420 } }] });
+    const journal = (path: string) =>
+      JSON.stringify({ v: 1, tag: 'abc', workspaceRoot: ws, ops: [{ path, from: null, to: { kind: 'file', hash, mode: 420 } }] });
     await writeFile(join(storeDir, 'journal.json'), journal('../outside/secret.txt'));
     await assert.rejects(fc.recover(), PathSafetyError);
     await symlink(outside, join(ws, 'link'));

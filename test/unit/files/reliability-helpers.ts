@@ -18,7 +18,13 @@ export async function exactFingerprint(root: string): Promise<string[]> {
       else if (st.isDirectory()) {
         out.push(`${r}/ dir ${mode}`);
         await walk(r);
-      } else out.push(`${r} file ${mode} ${createHash('sha256').update(await readFile(p)).digest('hex').slice(0, 16)}`);
+      } else
+        out.push(
+          `${r} file ${mode} ${createHash('sha256')
+            .update(await readFile(p))
+            .digest('hex')
+            .slice(0, 16)}`,
+        );
     }
   };
   await walk('');

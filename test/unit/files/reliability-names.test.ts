@@ -52,7 +52,16 @@ async function oldSnapshot(storeDir: string, names: string[], anchorId: string):
   await w.add('tree', root, data);
   await w.commit(false);
   await store.closeHandles();
-  await new SnapshotRecords(storeDir).put({ v: 1, sessionId: 's', anchorId, kind: 'user-message', root, createdAt: new Date().toISOString(), files: names.length, totalBytes: 4 * names.length });
+  await new SnapshotRecords(storeDir).put({
+    v: 1,
+    sessionId: 's',
+    anchorId,
+    kind: 'user-message',
+    root,
+    createdAt: new Date().toISOString(),
+    files: names.length,
+    totalBytes: 4 * names.length,
+  });
 }
 
 test('a name in an old snapshot that cannot be created here (over 255 bytes) is skipped and reported; the rest is rewound', { skip: !POSIX }, async () => {
@@ -68,7 +77,10 @@ test('a name in an old snapshot that cannot be created here (over 255 bytes) is 
     const dry = await fc.rewindFiles('s', 'old', { dryRun: true, anchor: userAnchor });
     assert.equal(dry.canRewind, true, dry.error);
     const r = await fc.rewindFiles('s', 'old', { anchor: userAnchor });
-    assert.deepEqual(r.skipped.map((s) => s.path), [long]);
+    assert.deepEqual(
+      r.skipped.map((s) => s.path),
+      [long],
+    );
     assert.match(r.skipped[0]!.reason, /cannot be (created|restored)/);
     assert.equal(await readFile(join(ws, 'ok.txt'), 'utf8'), 'old\n');
     assert.equal(await readFile(join(ws, 'z.txt'), 'utf8'), 'old\n');
@@ -99,7 +111,10 @@ test('a path longer than the system allows (ENAMETOOLONG) is skipped and reporte
     process.chdir(cwd);
     const s = await fc.snapshot('s', 'u1');
     assert.ok(s.skipped.length >= 1, 'the too-long path is reported');
-    assert.ok(s.skipped.every((k) => /ENAMETOOLONG|longer than/.test(k.reason)), JSON.stringify(s.skipped));
+    assert.ok(
+      s.skipped.every((k) => /ENAMETOOLONG|longer than/.test(k.reason)),
+      JSON.stringify(s.skipped),
+    );
     await writeFile(join(ws, 'top.txt'), 'changed\n');
     await writeFile(join(ws, 'deep/near.txt'), 'changed\n');
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });

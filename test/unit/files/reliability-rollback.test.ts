@@ -64,7 +64,11 @@ for (const kind of ['write (EPERM creating a file in an immutable folder)', 'unl
       });
       assert.deepEqual(await exactFingerprint(ws), before, 'every file and mode exactly as before the rewind');
       assert.equal(existsSync(join(storeDir, 'journal.json')), false, 'no journal left for a later operation to finish');
-      assert.equal((await fc.listSnapshots('s')).some((r) => r.kind === 'pre-restore'), false, 'nor the snapshot taken for its undo');
+      assert.equal(
+        (await fc.listSnapshots('s')).some((r) => r.kind === 'pre-restore'),
+        false,
+        'nor the snapshot taken for its undo',
+      );
       chattr('-i', join(ws, 'ro'));
       // the user goes on by hand; the next ordinary operation must not finish the failed rewind over that
       await writeFile(join(ws, 'f00.txt'), 'edited by hand\n');
@@ -115,7 +119,10 @@ test('when even the roll-back cannot complete, the journal is kept but never rol
     restoreFaults.hook = undefined;
     const rec = await fc.recover();
     assert.equal(rec.outcome, 'rolledBack');
-    assert.deepEqual(rec.notRestored?.map((n) => n.path), ['f00.txt']);
+    assert.deepEqual(
+      rec.notRestored?.map((n) => n.path),
+      ['f00.txt'],
+    );
     assert.equal(await readFile(join(ws, 'f00.txt'), 'utf8'), 'edited by hand\n');
     assert.equal(existsSync(join(storeDir, 'journal.json')), false);
     const expected = before.map((l) => (l.startsWith('f00.txt ') ? l.replace(/[0-9a-f]{16}$/, '') : l));
@@ -154,7 +161,11 @@ test('a refused rewind (a folder became a symlink) writes nothing and leaves no 
     assert.deepEqual(await exactFingerprint(ws), before, 'nothing written, not even the files before it in the order');
     assert.deepEqual(await exactFingerprint(outside), outsideBefore);
     assert.equal(existsSync(join(storeDir, 'journal.json')), false, 'no journal left behind');
-    assert.equal((await fc.listSnapshots('s')).some((r) => r.kind === 'pre-restore'), false, 'not even a pre-restore snapshot');
+    assert.equal(
+      (await fc.listSnapshots('s')).some((r) => r.kind === 'pre-restore'),
+      false,
+      'not even a pre-restore snapshot',
+    );
     fc.markAllDirty();
     const s = await fc.snapshot('s', 'u3');
     assert.equal(s.files, 3);

@@ -21,7 +21,7 @@ await fc.dispose();
 console.log(JSON.stringify({ skipped: s.skipped, again: again.skipped }));
 `,
   );
-  const r = runTs(script, [ws, join(dir, "home")], 10_000);
+  const r = runTs(script, [ws, join(dir, 'home')], 10_000);
   assert.equal(r.timedOut, false, 'the snapshot must not block on a FIFO');
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
@@ -51,7 +51,10 @@ test('a root .gitignore that is a symlink to a FIFO outside the workspace does n
     execFileSync('mkfifo', [join(base.dir, 'outside/fifo')]);
     await symlink(join(base.dir, 'outside/fifo'), join(ws, '.gitignore'));
     const out = await snapshotInChild(base.dir, ws);
-    assert.ok(out.skipped.some((s) => s.path === '.gitignore' && /ignore rules/.test(s.reason) && /not a regular file/.test(s.reason)), JSON.stringify(out.skipped));
+    assert.ok(
+      out.skipped.some((s) => s.path === '.gitignore' && /ignore rules/.test(s.reason) && /not a regular file/.test(s.reason)),
+      JSON.stringify(out.skipped),
+    );
   } finally {
     await base.cleanup();
   }

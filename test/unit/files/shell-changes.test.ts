@@ -26,17 +26,20 @@ test('changes made by shell commands (create, delete, rename, chmod, mkdir -p, r
     await fc.snapshot('s', 'u1', 'user-message');
     const before = await fingerprint(ws);
 
-    sh(ws, [
-      'printf "created by the shell\\n" > created.txt',
-      'rm README.md',
-      'mv old-name.txt new-name.txt',
-      'chmod 644 scripts/run.sh',
-      'mkdir -p gen/a/b/c && printf "x\\n" > gen/a/b/c/out.txt',
-      'rm -rf src',
-      'rmdir empty-folder',
-      'rm main-link && ln -s README.md main-link',
-      "sed -i 's/demo/DEMO/' empty-dir/.keep || true",
-    ].join(' && '));
+    sh(
+      ws,
+      [
+        'printf "created by the shell\\n" > created.txt',
+        'rm README.md',
+        'mv old-name.txt new-name.txt',
+        'chmod 644 scripts/run.sh',
+        'mkdir -p gen/a/b/c && printf "x\\n" > gen/a/b/c/out.txt',
+        'rm -rf src',
+        'rmdir empty-folder',
+        'rm main-link && ln -s README.md main-link',
+        "sed -i 's/demo/DEMO/' empty-dir/.keep || true",
+      ].join(' && '),
+    );
 
     const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
     assert.equal(dry.canRewind, true);
@@ -92,14 +95,20 @@ test('.gitignore (nested too), exclude globs and the size limit are respected an
     assert.equal(s.files, 5); // .gitignore, app.ts, pkg/.gitignore, pkg/keep.log, nested-repo/code.ts; nothing from .git
     const gitBefore = await fingerprint(join(ws, 'nested-repo', '.git'));
 
-    sh(ws, 'printf "changed\\n" > debug.log && printf "b\\n" > app.ts && printf "n2\\n" > nested-repo/code.ts && printf "x\\n" > nested-repo/.git/ORIG && rm -rf build pkg/secret.txt');
+    sh(
+      ws,
+      'printf "changed\\n" > debug.log && printf "b\\n" > app.ts && printf "n2\\n" > nested-repo/code.ts && printf "x\\n" > nested-repo/.git/ORIG && rm -rf build pkg/secret.txt',
+    );
     const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
     assert.deepEqual(dry.filesChanged, ['app.ts', 'nested-repo/code.ts']);
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.equal(await readFile(join(ws, 'app.ts'), 'utf8'), 'a\n');
     assert.equal(await readFile(join(ws, 'debug.log'), 'utf8'), 'changed\n', 'ignored files are left as they are');
     assert.equal(await readFile(join(ws, 'nested-repo/.git/ORIG'), 'utf8'), 'x\n', 'nothing inside a .git is rewound');
-    assert.deepEqual((await fingerprint(join(ws, 'nested-repo', '.git'))).filter((l) => !l.startsWith('ORIG')), gitBefore);
+    assert.deepEqual(
+      (await fingerprint(join(ws, 'nested-repo', '.git'))).filter((l) => !l.startsWith('ORIG')),
+      gitBefore,
+    );
     await fc.dispose();
   } finally {
     await base.cleanup();
@@ -117,8 +126,13 @@ test('a file the snapshot has but that is ignored now is not overwritten; binary
     await writeFile(join(ws, 'notes.txt'), 'private edits\n');
     await writeFile(join(ws, 'img.bin'), 'ab\0ce');
     const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
-    assert.deepEqual(dry.skipped, [{ path: 'notes.txt', reason: 'exists now but is not covered by checkpoints (ignored, too large or unreadable); left as it is' }]);
-    assert.deepEqual(dry.files.find((f) => f.path === 'img.bin'), { path: 'img.bin', status: 'modified', insertions: 0, deletions: 0, binary: true, userModified: false });
+    assert.deepEqual(dry.skipped, [
+      { path: 'notes.txt', reason: 'exists now but is not covered by checkpoints (ignored, too large or unreadable); left as it is' },
+    ]);
+    assert.deepEqual(
+      dry.files.find((f) => f.path === 'img.bin'),
+      { path: 'img.bin', status: 'modified', insertions: 0, deletions: 0, binary: true, userModified: false },
+    );
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.equal(await readFile(join(ws, 'notes.txt'), 'utf8'), 'private edits\n');
     assert.equal(await lstat(join(ws, '.gitignore')).catch(() => null), null, 'the new .gitignore is removed by the rewind');

@@ -15,7 +15,18 @@ function file(size: number, hashChar: string, extra: Partial<FileNodeState> = {}
 }
 
 function dir(children: Record<string, Node>, extra: Partial<DirNode> = {}): DirNode {
-  return { kind: 'dir', mode: 0o755, children: new Map(Object.entries(children)), hash: h('d'), rulesKey: '', listedMtimeMs: 1_600_000_000_000, dirIno: 7, ignoredHere: 0, listed: Object.keys(children), ...extra };
+  return {
+    kind: 'dir',
+    mode: 0o755,
+    children: new Map(Object.entries(children)),
+    hash: h('d'),
+    rulesKey: '',
+    listedMtimeMs: 1_600_000_000_000,
+    dirIno: 7,
+    ignoredHere: 0,
+    listed: Object.keys(children),
+    ...extra,
+  };
 }
 
 function sample(): DirNode {
@@ -23,7 +34,10 @@ function sample(): DirNode {
     'README.md': file(10, 'a'),
     'run.sh': file(20, 'b', { mode: 0o755 }),
     link: { kind: 'symlink', mode: 0o777, size: 5, mtimeMs: 1, ino: 9, hash: h('c') },
-    src: dir({ 'x.ts': file(30, 'e', { racy: true }), deep: dir({ 'y.ts': file(40, 'f') }, { hash: h('1') }) }, { hash: h('2'), ignoredHere: 2, listed: ['x.ts', 'deep', 'too-big.bin'] }),
+    src: dir(
+      { 'x.ts': file(30, 'e', { racy: true }), deep: dir({ 'y.ts': file(40, 'f') }, { hash: h('1') }) },
+      { hash: h('2'), ignoredHere: 2, listed: ['x.ts', 'deep', 'too-big.bin'] },
+    ),
     docs: dir({ 'é ü.md': file(50, '9') }, { hash: undefined, listedMtimeMs: undefined, listed: undefined }),
   });
 }
@@ -32,7 +46,16 @@ function sample(): DirNode {
 function plain(d: DirNode): unknown {
   const children: Record<string, unknown> = {};
   for (const [name, n] of [...d.children].sort((a, b) => (a[0] < b[0] ? -1 : 1))) children[name] = n.kind === 'dir' ? plain(n) : { ...n };
-  return { mode: d.mode, hash: d.hash, rulesKey: d.rulesKey, listedMtimeMs: d.listedMtimeMs, dirIno: d.dirIno, ignoredHere: d.ignoredHere, listed: d.listed ? [...d.listed].sort() : undefined, children };
+  return {
+    mode: d.mode,
+    hash: d.hash,
+    rulesKey: d.rulesKey,
+    listedMtimeMs: d.listedMtimeMs,
+    dirIno: d.dirIno,
+    ignoredHere: d.ignoredHere,
+    listed: d.listed ? [...d.listed].sort() : undefined,
+    children,
+  };
 }
 
 /** Recomputes the trailing CRC, as a crafted file would. */
@@ -108,8 +131,36 @@ test('a damaged, truncated, foreign or crafted index is refused', () => {
     bad.write(evil.padEnd(9, '.').slice(0, 9), nameAt, 'utf8');
     assert.throws(() => StatIndex.parse(reseal(bad), KEY), /bad file names/, evil);
   }
-  assert.doesNotThrow(() => StatIndex.parse(withHeader(bytes, () => {}), KEY), 'the rewriting itself keeps a valid index');
-  assert.throws(() => StatIndex.parse(withHeader(bytes, (hd) => (hd.dirs[1]![1] = '..')), KEY), /bad folder record/);
-  assert.throws(() => StatIndex.parse(withHeader(bytes, (hd) => (hd.dirs[2]![0] = 2)), KEY), /bad folder record|nesting/);
-  assert.throws(() => StatIndex.parse(withHeader(bytes, (hd) => (hd.dirs[1]![10] = 2)), KEY), /nesting/);
+  assert.doesNotThrow(
+    () =>
+      StatIndex.parse(
+        withHeader(bytes, () => {}),
+        KEY,
+      ),
+    'the rewriting itself keeps a valid index',
+  );
+  assert.throws(
+    () =>
+      StatIndex.parse(
+        withHeader(bytes, (hd) => (hd.dirs[1]![1] = '..')),
+        KEY,
+      ),
+    /bad folder record/,
+  );
+  assert.throws(
+    () =>
+      StatIndex.parse(
+        withHeader(bytes, (hd) => (hd.dirs[2]![0] = 2)),
+        KEY,
+      ),
+    /bad folder record|nesting/,
+  );
+  assert.throws(
+    () =>
+      StatIndex.parse(
+        withHeader(bytes, (hd) => (hd.dirs[1]![10] = 2)),
+        KEY,
+      ),
+    /nesting/,
+  );
 });

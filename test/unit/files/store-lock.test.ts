@@ -15,7 +15,10 @@ test("a dead worker thread's lock blocks the store until the thread's owner rele
     const lock = join(base.dir, 'lock');
     const deadThread = threadId + 1000;
     await writeFile(lock, `${process.pid}@${hostname()}@${deadThread}`);
-    await assert.rejects(withStoreLock(lock, async () => 'got it', 300), /busy \(locked by process \d+@.*@\d+\)/);
+    await assert.rejects(
+      withStoreLock(lock, async () => 'got it', 300),
+      /busy \(locked by process \d+@.*@\d+\)/,
+    );
     assert.equal(await releaseLockOfThread(lock, deadThread + 1), false, 'not that thread: left alone');
     assert.equal(await releaseLockOfThread(lock, deadThread), true);
     assert.equal(await withStoreLock(lock, async () => 'got it', 300), 'got it');

@@ -33,7 +33,13 @@ test('files changed by hand after the last turn are listed and left alone unless
     const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
     assert.deepEqual(dry.userModified, ['mine.md']);
     assert.deepEqual(dry.filesChanged, ['agent.ts']);
-    assert.deepEqual(dry.files.map((f) => [f.path, f.userModified]), [['agent.ts', false], ['mine.md', true]]);
+    assert.deepEqual(
+      dry.files.map((f) => [f.path, f.userModified]),
+      [
+        ['agent.ts', false],
+        ['mine.md', true],
+      ],
+    );
     const real = await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.deepEqual(real.filesChanged, ['agent.ts']);
     assert.equal(await readFile(join(ws, 'agent.ts'), 'utf8'), 'v1\n');

@@ -32,7 +32,8 @@ test('a change made right before a snapshot is in it, even through a watcher tha
     await fc.snapshot('s', 'u0');
     for (let i = 1; i <= 30; i++) {
       const rel = `d${i % 4}/f${i}.txt`;
-      if (i % 3 === 0) execFileSync('sed', ['-i', `s/.*/sed ${i}/`, rel], { cwd: ws }); // a shell command's change
+      if (i % 3 === 0)
+        execFileSync('sed', ['-i', `s/.*/sed ${i}/`, rel], { cwd: ws }); // a shell command's change
       else writeFileSync(join(ws, rel), `write ${i}\n`);
       if (i % 5 === 0) writeFileSync(join(ws, `d${i % 4}/new${i}.txt`), `new ${i}\n`);
       const summary = await fc.snapshot('s', `u${i}`);

@@ -26,7 +26,10 @@ test('dispose lets a snapshot in flight finish before it stops the worker', asyn
     assert.equal((await snap).files, 300);
     await assert.rejects(cp.snapshot('s', 'u2'), /closed/);
     const again = new WorkerFileCheckpointer({ workspaceRoot: ws, home }, startTsFilesWorker);
-    assert.deepEqual((await again.listSnapshots('s')).map((r) => r.anchorId), ['u1']);
+    assert.deepEqual(
+      (await again.listSnapshots('s')).map((r) => r.anchorId),
+      ['u1'],
+    );
     await again.dispose();
   } finally {
     await cleanup();

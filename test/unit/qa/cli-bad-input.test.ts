@@ -111,7 +111,10 @@ test('a corrupt line in the middle: the orphaned rest is marked in the tree and 
   const ctx = h.run(['context', file, '--json']);
   assert.equal(ctx.code, 0);
   assert.match(ctx.stderr, /entry a2 names a parent u2 that is not in the file; the path to it starts there/);
-  assert.deepEqual(ctx.json.messages.map((m: any) => m.role), ['assistant', 'user', 'assistant']);
+  assert.deepEqual(
+    ctx.json.messages.map((m: any) => m.role),
+    ['assistant', 'user', 'assistant'],
+  );
 
   const app = h.run(['append', file, '--role', 'user', '--text', 'next', '--no-snapshot', '--json']);
   assert.equal(app.code, 0, app.stderr);
@@ -195,7 +198,12 @@ test('a session file saved by an editor with a UTF-8 byte-order mark still opens
 test('restore of a checkpoint whose message line was deleted by hand says so, and writes nothing', () => {
   const { id, file } = sixMessages();
   assert.equal(h.run(['checkpoint', id, 'c1']).code, 0);
-  writeFileSync(file, lines(file).filter((l) => !l.includes('"id":"a3"')).join('\n'));
+  writeFileSync(
+    file,
+    lines(file)
+      .filter((l) => !l.includes('"id":"a3"'))
+      .join('\n'),
+  );
   const before = bytesOf(file);
   const r = h.run(['restore', id, 'c1', '--json']);
   assert.equal(r.code, 1);
@@ -228,7 +236,10 @@ test('an unreadable sessions folder of another tool (~/.omp here, a symlink loop
   for (const args of [['sessions'], ['sessions', '--all']]) {
     const r = h.run([...args, '--json']);
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    assert.ok(r.json.some((s: any) => s.id === id), args.join(' '));
+    assert.ok(
+      r.json.some((s: any) => s.id === id),
+      args.join(' '),
+    );
     assert.match(r.stderr, /warning: could not read .*\.omp.*ELOOP/);
   }
 });
@@ -243,7 +254,13 @@ test('a v3 file whose header lost its version (a hand edit) keeps its branches t
   l[0] = JSON.stringify(header);
   writeFileSync(file, l.join('\n'));
   const original = readFileSync(file, 'utf8');
-  const parentsBefore = new Map(l.filter((x) => x.trim()).slice(1).map((x) => JSON.parse(x)).map((e) => [e.id, e.parentId]));
+  const parentsBefore = new Map(
+    l
+      .filter((x) => x.trim())
+      .slice(1)
+      .map((x) => JSON.parse(x))
+      .map((e) => [e.id, e.parentId]),
+  );
 
   const r = h.run(['tree', id, '--json']);
   assert.equal(r.code, 0, r.stderr);

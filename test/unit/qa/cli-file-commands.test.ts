@@ -41,6 +41,9 @@ test('append whose snapshot fails still prints the saved entry (with snapshotErr
   assert.equal(typeof r.json?.snapshotError, 'string');
   assert.match(r.stderr, /u9 was appended, but the file snapshot failed/);
   // the message is in the session exactly once
-  const ids = readFileSync(s.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+  const ids = readFileSync(s.file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).id);
   assert.equal(ids.filter((id) => id === 'u9').length, 1);
 });

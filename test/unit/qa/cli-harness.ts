@@ -48,7 +48,15 @@ export function cliHarness(): CliHarness {
   const home = join(dir, 'home');
   mkdirSync(work);
   const bundle = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundle, logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile: bundle,
+    logLevel: 'error',
+  });
   const env = { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' };
   const run = (args: string[], opts: { home?: string | null; cwd?: string; input?: string } = {}): CliRun => {
     const homeArgs = opts.home === null ? [] : ['--home', opts.home ?? home];

@@ -29,11 +29,23 @@ test('output cut short by the reader (| head): no stack trace, exit 0', async ()
   let parent: string | null = null;
   for (let i = 0; i < 20_000; i++) {
     const eid = `e${i.toString(16).padStart(7, '0')}`;
-    lines.push(JSON.stringify({ type: 'message', id: eid, parentId: parent, timestamp: '2026-01-01T00:00:00.000Z', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } }));
+    lines.push(
+      JSON.stringify({
+        type: 'message',
+        id: eid,
+        parentId: parent,
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` },
+      }),
+    );
     parent = eid;
   }
   appendFileSync(file, lines.join('\n') + '\n');
-  for (const args of [['tree', id], ['tree', id, '--json'], ['context', id, '--json']]) {
+  for (const args of [
+    ['tree', id],
+    ['tree', id, '--json'],
+    ['context', id, '--json'],
+  ]) {
     const r = await runIntoClosedPipe(args);
     assert.doesNotMatch(r.stderr, /EPIPE|Unhandled|at /, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.code, 0, args.join(' '));

@@ -50,7 +50,13 @@ test('a 50,000-deep entry chain: the CLI context, tree, branches and sessions co
   t.after(() => cli.dispose());
   const file = join(cli.dir, 'deep.jsonl');
   deepSession(file, cli.work);
-  for (const args of [['context', file], ['context', file, '--json'], ['tree', file], ['tree', file, '--json'], ['branches', file]]) {
+  for (const args of [
+    ['context', file],
+    ['context', file, '--json'],
+    ['tree', file],
+    ['tree', file, '--json'],
+    ['branches', file],
+  ]) {
     const r = cli.run(args);
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr.slice(0, 500)}`);
     assert.doesNotMatch(r.stderr, /call stack/);

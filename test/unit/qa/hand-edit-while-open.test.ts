@@ -46,12 +46,20 @@ for (const [what, text] of [
 
     const mine = await a.transaction((s) => s.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'from a' }] }, { id: 'a2' }));
     assert.deepEqual(a.getLoadReport().skipped, [], 'no line of the file is unreadable');
-    assert.ok(a.getEntry('b1'), 'the other writer\'s entry was read');
+    assert.ok(a.getEntry('b1'), "the other writer's entry was read");
     assert.equal(a.getEntry(mine)!.parentId, 'b1');
     await a.close();
 
     const reloaded = await SessionManager.open(file, { home });
-    assert.deepEqual(reloaded.getEntries().map((e) => [e.id, e.parentId]), [['u1', null], ['a1', 'u1'], ['b1', 'a1'], ['a2', 'b1']]);
+    assert.deepEqual(
+      reloaded.getEntries().map((e) => [e.id, e.parentId]),
+      [
+        ['u1', null],
+        ['a1', 'u1'],
+        ['b1', 'a1'],
+        ['a2', 'b1'],
+      ],
+    );
     assert.deepEqual(reloaded.getLoadReport().skipped, []);
   });
 }

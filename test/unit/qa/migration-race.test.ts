@@ -15,8 +15,15 @@ test('two sessions opening one v1 file at once agree on its migrated ids; append
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'old.jsonl');
   copyFileSync(V1, file);
-  const [a, b] = await Promise.all([SessionManager.open(file, { home: dir, deferUntilAssistant: false }), SessionManager.open(file, { home: dir, deferUntilAssistant: false })]);
-  assert.deepEqual(a.getEntries().map((e) => e.id), b.getEntries().map((e) => e.id), 'both see the same ids');
+  const [a, b] = await Promise.all([
+    SessionManager.open(file, { home: dir, deferUntilAssistant: false }),
+    SessionManager.open(file, { home: dir, deferUntilAssistant: false }),
+  ]);
+  assert.deepEqual(
+    a.getEntries().map((e) => e.id),
+    b.getEntries().map((e) => e.id),
+    'both see the same ids',
+  );
   const fromA = await a.transaction((s) => s.appendMessage({ role: 'user', content: 'from a' }));
   const fromB = await b.transaction((s) => s.appendMessage({ role: 'user', content: 'from b' }));
   await a.close();
@@ -25,6 +32,9 @@ test('two sessions opening one v1 file at once agree on its migrated ids; append
   const ids = new Set(reloaded.getEntries().map((e) => e.id));
   assert.ok(ids.has(fromA) && ids.has(fromB));
   const orphans = reloaded.getEntries().filter((e) => e.parentId !== null && !ids.has(e.parentId));
-  assert.deepEqual(orphans.map((e) => e.id), []);
+  assert.deepEqual(
+    orphans.map((e) => e.id),
+    [],
+  );
   assert.equal(reloaded.getEntry(fromB)!.parentId, fromA);
 });

@@ -27,7 +27,13 @@ test('branches, search, snapshot, rewind-files (dry run and real) and undo-rewin
   const file = join(dir, '2025-01-01T00-00-00-000Z_esc.jsonl');
   const lines = [
     { type: 'session', version: 3, id: 'sess-esc', timestamp: '2025-01-01T00:00:00.000Z', cwd: ws, title: ESC_TITLE },
-    { type: 'message', id: ESC_ID, parentId: null, timestamp: '2025-01-01T00:00:01.000Z', message: { role: 'user', content: 'find the \u001b[31mneedle\u0007 here \u001b]0;t\u0007' } },
+    {
+      type: 'message',
+      id: ESC_ID,
+      parentId: null,
+      timestamp: '2025-01-01T00:00:01.000Z',
+      message: { role: 'user', content: 'find the \u001b[31mneedle\u0007 here \u001b]0;t\u0007' },
+    },
   ];
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 

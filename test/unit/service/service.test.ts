@@ -55,7 +55,10 @@ test('snapshot, list, dry run, rewind and undo through the service equal the in-
     const dry = await cp.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
     assert.equal(cp.lastAnsweredBy, 'service');
     assert.deepEqual([...dry.filesChanged].sort(), ['a.txt', 'new.txt']);
-    assert.deepEqual((await cp.listSnapshots('s')).map((r) => r.anchorId), ['u1']);
+    assert.deepEqual(
+      (await cp.listSnapshots('s')).map((r) => r.anchorId),
+      ['u1'],
+    );
     const done = await cp.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.deepEqual([...done.filesChanged].sort(), ['a.txt', 'new.txt']);
     assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'one\n');
@@ -111,13 +114,25 @@ test('a request for a folder the service does not serve is refused, and the clie
     const client = await ServiceClient.connect(home);
     assert.ok(client);
     const key = checkpointOptionsKey({ workspaceRoot: other, home }, other);
-    await assert.rejects(client.request('snapshot', { workspace: other, optionsKey: key, sessionId: 's', anchorId: 'a', kind: 'user-message' }), (e: Error & { code?: string }) => e.code === 'not-served');
+    await assert.rejects(
+      client.request('snapshot', { workspace: other, optionsKey: key, sessionId: 's', anchorId: 'a', kind: 'user-message' }),
+      (e: Error & { code?: string }) => e.code === 'not-served',
+    );
     // a path into the served folder is not the served folder: nothing from a request is resolved
-    await assert.rejects(client.request('snapshot', { workspace: `${ws}/src/..`, optionsKey: key, sessionId: 's', anchorId: 'a', kind: 'user-message' }), (e: Error & { code?: string }) => e.code === 'not-served');
-    await assert.rejects(client.request('snapshot', { workspace: join(ws, 'src'), optionsKey: key, sessionId: 's', anchorId: 'a', kind: 'user-message' }), (e: Error & { code?: string }) => e.code === 'not-served');
+    await assert.rejects(
+      client.request('snapshot', { workspace: `${ws}/src/..`, optionsKey: key, sessionId: 's', anchorId: 'a', kind: 'user-message' }),
+      (e: Error & { code?: string }) => e.code === 'not-served',
+    );
+    await assert.rejects(
+      client.request('snapshot', { workspace: join(ws, 'src'), optionsKey: key, sessionId: 's', anchorId: 'a', kind: 'user-message' }),
+      (e: Error & { code?: string }) => e.code === 'not-served',
+    );
     // the served folder with other options (another exclude list) is refused too
     const otherKey = checkpointOptionsKey({ workspaceRoot: ws, home, exclude: ['*.log'] }, ws);
-    await assert.rejects(client.request('listSnapshots', { workspace: ws, optionsKey: otherKey, sessionId: 's' }), (e: Error & { code?: string }) => e.code === 'options-differ');
+    await assert.rejects(
+      client.request('listSnapshots', { workspace: ws, optionsKey: otherKey, sessionId: 's' }),
+      (e: Error & { code?: string }) => e.code === 'options-differ',
+    );
     client.close();
     const cp = new ServiceFirstCheckpoints({ workspaceRoot: other, home });
     await cp.snapshot('s', 'o1');
@@ -129,46 +144,60 @@ test('a request for a folder the service does not serve is refused, and the clie
   }
 });
 
-test('the socket, its folder and the secret are owner-only; a second service says where the first is', { skip: process.platform === 'win32' && 'named pipes' }, async () => {
-  const { base, home, service, ws } = await setup('arw-svc-modes-');
-  try {
-    assert.equal(lstatSync(serviceDir(home)).mode & 0o777, 0o700);
-    assert.equal(lstatSync(socketPath(home)).mode & 0o777, 0o600);
-    assert.ok(lstatSync(socketPath(home)).isSocket());
-    assert.equal(lstatSync(secretPath(home)).mode & 0o777, 0o600);
-    await assert.rejects(new CheckpointService({ home, workspaces: [ws] }).start(), (e: Error) => e instanceof ServiceRunningError && e.message.includes(String(process.pid)) && e.message.includes(ws));
-  } finally {
-    await service.stop();
-    await base.cleanup();
-  }
-});
+test(
+  'the socket, its folder and the secret are owner-only; a second service says where the first is',
+  { skip: process.platform === 'win32' && 'named pipes' },
+  async () => {
+    const { base, home, service, ws } = await setup('arw-svc-modes-');
+    try {
+      assert.equal(lstatSync(serviceDir(home)).mode & 0o777, 0o700);
+      assert.equal(lstatSync(socketPath(home)).mode & 0o777, 0o600);
+      assert.ok(lstatSync(socketPath(home)).isSocket());
+      assert.equal(lstatSync(secretPath(home)).mode & 0o777, 0o600);
+      await assert.rejects(
+        new CheckpointService({ home, workspaces: [ws] }).start(),
+        (e: Error) => e instanceof ServiceRunningError && e.message.includes(String(process.pid)) && e.message.includes(ws),
+      );
+    } finally {
+      await service.stop();
+      await base.cleanup();
+    }
+  },
+);
 
 const canDropUid = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
 
-test('another user cannot connect (a client run as nobody through setpriv)', { skip: !canDropUid && 'needs root and setpriv to run a client as another user' }, async () => {
-  const { base, home, service } = await setup('arw-svc-nobody-');
-  try {
-    await mkdir(join(base.dir, 'x'), { recursive: true });
-    const attempt = (target: string) => {
-      const script = `const s=require('net').createConnection(${JSON.stringify(target)});s.on('connect',()=>{console.log('CONNECTED');process.exit(0)});s.on('error',e=>{console.log(e.code);process.exit(0)})`;
-      const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script], { encoding: 'utf8', timeout: 10_000 });
-      return (r.stdout || r.stderr).trim();
-    };
-    const readSecretAs = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'cat', secretPath(home)], { encoding: 'utf8' });
-    assert.notEqual(readSecretAs.status, 0, 'nobody cannot read the secret');
-    assert.equal(attempt(socketPath(home)), 'EACCES', 'blocked by the 0700 folder');
-    // even with the folder opened up, the socket's own 0600 mode refuses the connect
-    chmodSync(serviceDir(home), 0o711);
+test(
+  'another user cannot connect (a client run as nobody through setpriv)',
+  { skip: !canDropUid && 'needs root and setpriv to run a client as another user' },
+  async () => {
+    const { base, home, service } = await setup('arw-svc-nobody-');
     try {
-      assert.equal(attempt(socketPath(home)), 'EACCES', 'blocked by the 0600 socket');
+      await mkdir(join(base.dir, 'x'), { recursive: true });
+      const attempt = (target: string) => {
+        const script = `const s=require('net').createConnection(${JSON.stringify(target)});s.on('connect',()=>{console.log('CONNECTED');process.exit(0)});s.on('error',e=>{console.log(e.code);process.exit(0)})`;
+        const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script], {
+          encoding: 'utf8',
+          timeout: 10_000,
+        });
+        return (r.stdout || r.stderr).trim();
+      };
+      const readSecretAs = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'cat', secretPath(home)], { encoding: 'utf8' });
+      assert.notEqual(readSecretAs.status, 0, 'nobody cannot read the secret');
+      assert.equal(attempt(socketPath(home)), 'EACCES', 'blocked by the 0700 folder');
+      // even with the folder opened up, the socket's own 0600 mode refuses the connect
+      chmodSync(serviceDir(home), 0o711);
+      try {
+        assert.equal(attempt(socketPath(home)), 'EACCES', 'blocked by the 0600 socket');
+      } finally {
+        chmodSync(serviceDir(home), 0o700);
+      }
     } finally {
-      chmodSync(serviceDir(home), 0o700);
+      await service.stop();
+      await base.cleanup();
     }
-  } finally {
-    await service.stop();
-    await base.cleanup();
-  }
-});
+  },
+);
 
 test('with no socket the client decides at once; with a dead socket within the connect timeout', async () => {
   const base = await tempBase('arw-svc-none-');
@@ -217,7 +246,10 @@ test('the extension host runs the service in a worker thread; a second host stay
     const logs: string[] = [];
     const host = new CheckpointServiceHost(start, (m) => logs.push(m));
     await host.update({ home, workspaces: [ws] });
-    assert.ok(logs.some((l) => l.includes('serving')), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.includes('serving')),
+      logs.join('\n'),
+    );
     // the hosted service uses the options the CLI and the hooks use (the settings file)
     const { cliCheckpointerOptions } = await import('../../../src/core/engine/settings-file');
     const cp = new ServiceFirstCheckpoints(cliCheckpointerOptions(home, ws, () => {}));
@@ -226,7 +258,10 @@ test('the extension host runs the service in a worker thread; a second host stay
     await cp.dispose();
     const second = new CheckpointServiceHost(start, (m) => logs.push(m));
     await second.update({ home, workspaces: [ws] });
-    assert.ok(logs.some((l) => l.includes('already running')), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.includes('already running')),
+      logs.join('\n'),
+    );
     await second.dispose();
     await host.update(undefined); // the setting turned off
     assert.equal(await ServiceClient.connect(home), undefined, 'no service after it was turned off');

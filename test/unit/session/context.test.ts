@@ -37,12 +37,25 @@ test('messages: custom_message → role custom, branch_summary → branchSummary
   s.appendCustomMessageEntry('rewind-report', 'hidden report', false, { n: 1 });
   const b = s.branchWithSummary(u, 'the other way');
   const msgs = s.buildSessionContext().messages;
-  assert.deepEqual(msgs.map((m) => m.role), ['user', 'branchSummary']);
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ['user', 'branchSummary'],
+  );
   s.branch(s.getEntries()[4]!.id);
   const withCustom = s.buildSessionContext().messages;
-  assert.deepEqual(withCustom.map((m) => m.role), ['user', 'custom']);
+  assert.deepEqual(
+    withCustom.map((m) => m.role),
+    ['user', 'custom'],
+  );
   const custom = withCustom[1]!;
-  assert.deepEqual(custom, { role: 'custom', customType: 'rewind-report', content: 'hidden report', display: false, details: { n: 1 }, timestamp: Date.parse(s.getEntries()[4]!.timestamp) });
+  assert.deepEqual(custom, {
+    role: 'custom',
+    customType: 'rewind-report',
+    content: 'hidden report',
+    display: false,
+    details: { n: 1 },
+    timestamp: Date.parse(s.getEntries()[4]!.timestamp),
+  });
   assert.deepEqual(msgs[1], { role: 'branchSummary', summary: 'the other way', fromId: u, timestamp: Date.parse(s.getEntry(b)!.timestamp) });
 });
 
@@ -65,14 +78,32 @@ test('compaction: summary first, kept entries from firstKeptEntryId, then what f
 });
 
 test('leaf selection: null → empty, unknown or undefined → the last entry; a broken parent chain stops the walk', () => {
-  const e = (id: string, parentId: string | null, content: string): SessionEntry => ({ type: 'message', id, parentId, timestamp: 't', message: { role: 'user', content } });
+  const e = (id: string, parentId: string | null, content: string): SessionEntry => ({
+    type: 'message',
+    id,
+    parentId,
+    timestamp: 't',
+    message: { role: 'user', content },
+  });
   const entries = [e('a', null, 'A'), e('b', 'a', 'B'), e('c', 'zz', 'C'), e('d', 'd', 'D')];
   assert.deepEqual(buildSessionContext(entries, null).messages, []);
-  assert.deepEqual(buildSessionContext(entries, 'b').messages.map((m) => m.content), ['A', 'B']);
-  assert.deepEqual(buildSessionContext(entries, 'c').messages.map((m) => m.content), ['C']);
+  assert.deepEqual(
+    buildSessionContext(entries, 'b').messages.map((m) => m.content),
+    ['A', 'B'],
+  );
+  assert.deepEqual(
+    buildSessionContext(entries, 'c').messages.map((m) => m.content),
+    ['C'],
+  );
   // a self-parented entry (hand-edited file) does not loop
-  assert.deepEqual(buildSessionContext(entries).messages.map((m) => m.content), ['D']);
-  assert.deepEqual(buildSessionContext(entries, 'unknown').messages.map((m) => m.content), ['D']);
+  assert.deepEqual(
+    buildSessionContext(entries).messages.map((m) => m.content),
+    ['D'],
+  );
+  assert.deepEqual(
+    buildSessionContext(entries, 'unknown').messages.map((m) => m.content),
+    ['D'],
+  );
 });
 
 test('v1 model_change with provider + modelId counts as an explicit model', () => {

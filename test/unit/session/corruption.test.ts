@@ -57,9 +57,15 @@ async function checkLoads(original: string, mutations: Mutation[], cutTail: numb
   storage.writeTextSync(file, text);
   const s = await SessionManager.open(file, { storage, home: '/h', deferUntilAssistant: true });
   const report = s.getLoadReport();
-  const nonBlank = text.split('\n').map((l, i) => ({ l, n: i + 1 })).filter(({ l }) => l.trim() !== '');
+  const nonBlank = text
+    .split('\n')
+    .map((l, i) => ({ l, n: i + 1 }))
+    .filter(({ l }) => l.trim() !== '');
   for (const sk of report.skipped) {
-    assert.ok(nonBlank.some(({ n }) => n === sk.line), `skipped line ${sk.line} is not a line of the file`);
+    assert.ok(
+      nonBlank.some(({ n }) => n === sk.line),
+      `skipped line ${sk.line} is not a line of the file`,
+    );
     assert.ok(sk.reason.length > 0);
   }
   assert.equal(new Set(report.skipped.map((x) => x.line)).size, report.skipped.length, 'a line was reported twice');
@@ -83,7 +89,9 @@ for (const name of FIXTURE_NAMES) {
   const runs = name.startsWith('before-compaction') ? 15 : 150;
   test(`corruption of ${name}: never throws, every damaged line is reported`, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(mutationArb, { minLength: 1, maxLength: 6 }), fc.option(fc.nat(), { nil: undefined }), (m, cut) => checkLoads(original, m, cut)),
+      fc.asyncProperty(fc.array(mutationArb, { minLength: 1, maxLength: 6 }), fc.option(fc.nat(), { nil: undefined }), (m, cut) =>
+        checkLoads(original, m, cut),
+      ),
       { numRuns: runs },
     );
   });

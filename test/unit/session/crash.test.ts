@@ -34,7 +34,13 @@ function runAndKill(child: string, file: string, home: string, delayMs: number):
       clearTimeout(timer);
       if (signal !== 'SIGKILL') return reject(new Error(`child ended by itself (code ${code}): ${stderr}`));
       const complete = out.slice(0, out.lastIndexOf('\n') + 1);
-      resolve({ acked: complete.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.slice(4)), stderr });
+      resolve({
+        acked: complete
+          .split('\n')
+          .filter((l) => l.startsWith('ack '))
+          .map((l) => l.slice(4)),
+        stderr,
+      });
     });
   });
 }

@@ -36,7 +36,10 @@ test('lists our sessions, pi and oh-my-pi sessions of one folder, newest first, 
   const ompDir = sessionDirFor(ompRoot, cwd);
   mkdirSync(ompDir, { recursive: true });
   const ompFile = join(ompDir, '2026-01-26T10-00-00-000Z_omp-1.jsonl');
-  writeFileSync(ompFile, '{"type":"title","title":"From the title line"}\n{"type":"session","version":3,"id":"omp-1","timestamp":"2026-01-26T10:00:00.000Z","cwd":"/home/will/projects/test-project"}\n{"type":"session_info","id":"00000001","parentId":null,"timestamp":"t","name":"named"}\n');
+  writeFileSync(
+    ompFile,
+    '{"type":"title","title":"From the title line"}\n{"type":"session","version":3,"id":"omp-1","timestamp":"2026-01-26T10:00:00.000Z","cwd":"/home/will/projects/test-project"}\n{"type":"session_info","id":"00000001","parentId":null,"timestamp":"t","name":"named"}\n',
+  );
   utimesSync(ompFile, new Date('2025-06-01'), new Date('2025-06-01'));
   const broken = join(ompDir, 'garbage.jsonl');
   writeFileSync(broken, 'not a session');
@@ -45,12 +48,15 @@ test('lists our sessions, pi and oh-my-pi sessions of one folder, newest first, 
   symlinkSync(piFile, join(ompDir, 'link.jsonl'));
 
   const list = await listSessions(cwd, opts);
-  assert.deepEqual(list.map((s) => [s.source, s.id, s.title, s.entryCount]), [
-    ['agent-rewind', ours.sessionId, 'Ours', 2],
-    ['pi', 'a1b2c3d4-e5f6-7890-abcd-ef1234567890', undefined, 6],
-    ['omp', 'omp-1', 'From the title line', 1],
-    ['omp', 'garbage', undefined, 1],
-  ]);
+  assert.deepEqual(
+    list.map((s) => [s.source, s.id, s.title, s.entryCount]),
+    [
+      ['agent-rewind', ours.sessionId, 'Ours', 2],
+      ['pi', 'a1b2c3d4-e5f6-7890-abcd-ef1234567890', undefined, 6],
+      ['omp', 'omp-1', 'From the title line', 1],
+      ['omp', 'garbage', undefined, 1],
+    ],
+  );
   assert.equal(list[3]!.problem, 'no valid session header in the first 4 KiB');
   assert.equal(list[0]!.cwd, cwd);
   assert.equal(list[1]!.created, '2026-01-25T10:00:00.000Z');
@@ -58,7 +64,10 @@ test('lists our sessions, pi and oh-my-pi sessions of one folder, newest first, 
   assert.equal(list[0]!.file, ours.sessionFile);
 
   assert.equal((await findMostRecentSession(cwd, opts))!.id, ours.sessionId);
-  assert.deepEqual((await listSessions(cwd, { ...opts, sources: ['pi'] })).map((s) => s.source), ['pi']);
+  assert.deepEqual(
+    (await listSessions(cwd, { ...opts, sources: ['pi'] })).map((s) => s.source),
+    ['pi'],
+  );
   const all = await listAllSessions(opts);
   assert.equal(all.length, 5);
   assert.ok(all.some((s) => s.id === other.sessionId && s.cwd === '/elsewhere'));

@@ -11,7 +11,9 @@ function withoutTransient<T>(value: T): T {
 
 test('every fixture in the spec folder loads without skipped lines', async (t) => {
   const dir = tempDir(t);
-  const names = readdirSync(PI_FIXTURES).filter((f) => f.endsWith('.jsonl')).sort();
+  const names = readdirSync(PI_FIXTURES)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   assert.deepEqual(names, [...FIXTURE_NAMES].sort());
   for (const name of names) {
     const s = await SessionManager.open(copyFixture(dir, name), { home: dir });
@@ -25,7 +27,10 @@ test('simple-session: a linear conversation with a tool call, all six messages',
   const dir = tempDir(t);
   const s = await SessionManager.open(copyFixture(dir, 'simple-session.v3.jsonl'), { home: dir });
   const ctx = s.buildSessionContext();
-  assert.deepEqual(ctx.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'toolResult', 'assistant']);
+  assert.deepEqual(
+    ctx.messages.map((m) => m.role),
+    ['user', 'assistant', 'user', 'assistant', 'toolResult', 'assistant'],
+  );
   assert.deepEqual(ctx.models, { default: 'openai/gpt-4' });
   assert.equal(ctx.thinkingLevel, 'off');
   assert.equal(ctx.mode, 'none');
@@ -38,11 +43,23 @@ test('session-with-branch-summary: the root-level branch_summary starts the path
   const s = await SessionManager.open(copyFixture(dir, 'session-with-branch-summary.v3.jsonl'), { home: dir });
   assert.equal(s.getEntry('00000005')!.parentId, null);
   const ctx = s.buildSessionContext();
-  assert.deepEqual(ctx.messages.map((m) => m.role), ['branchSummary', 'user', 'assistant']);
-  assert.deepEqual({ ...ctx.messages[0], summary: '' }, { role: 'branchSummary', summary: '', fromId: '00000002', timestamp: Date.parse('2026-01-25T10:10:00.000Z') });
+  assert.deepEqual(
+    ctx.messages.map((m) => m.role),
+    ['branchSummary', 'user', 'assistant'],
+  );
+  assert.deepEqual(
+    { ...ctx.messages[0], summary: '' },
+    { role: 'branchSummary', summary: '', fromId: '00000002', timestamp: Date.parse('2026-01-25T10:10:00.000Z') },
+  );
   // the other branch is still there and reachable
-  assert.deepEqual(s.buildSessionContext('00000004').messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
-  assert.deepEqual(s.getChildren(null).map((e) => e.id), ['00000001', '00000005']);
+  assert.deepEqual(
+    s.buildSessionContext('00000004').messages.map((m) => m.role),
+    ['user', 'assistant', 'user', 'assistant'],
+  );
+  assert.deepEqual(
+    s.getChildren(null).map((e) => e.id),
+    ['00000001', '00000005'],
+  );
   await s.close();
 });
 
@@ -52,7 +69,10 @@ test('session-with-compaction: a v3 file with only firstKeptEntryIndex keeps ent
   const before = readFileSync(file, 'utf8');
   const s = await SessionManager.open(file, { home: dir });
   const ctx = s.buildSessionContext();
-  assert.deepEqual(ctx.messages.map((m) => m.role), ['compactionSummary', 'user', 'assistant', 'user', 'assistant']);
+  assert.deepEqual(
+    ctx.messages.map((m) => m.role),
+    ['compactionSummary', 'user', 'assistant', 'user', 'assistant'],
+  );
   assert.equal(ctx.messages[0]!.tokensBefore, 70948);
   assert.equal(ctx.messages[1]!.content, 'Continue working');
   assert.deepEqual(ctx.models, { default: 'zai/glm-4.7' });
@@ -65,7 +85,10 @@ test('before-compaction v1: migrates to v3 in memory with ids and a linear chain
   const dir = tempDir(t);
   const file = copyFixture(dir, 'before-compaction.v1.jsonl');
   const originalText = readFileSync(file, 'utf8');
-  const original = originalText.trim().split('\n').map((l) => JSON.parse(l));
+  const original = originalText
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const s = await SessionManager.open(file, { home: dir });
   assert.equal(s.getLoadReport().migratedFrom, 1);
   assert.equal(s.getLoadReport().backupFile, undefined);
@@ -100,11 +123,17 @@ test('before-compaction v1: migrates to v3 in memory with ids and a linear chain
   await writer.transaction((m) => m.appendCustomEntry('test/x'));
   await writer.close();
 
-  const rewritten = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const rewritten = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(rewritten[0].version, 3);
   assert.equal(rewritten[0].branchedFrom, original[0].branchedFrom); // unknown header fields survive
   assert.equal(rewritten.length, original.length + 1);
-  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.tmp')), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.includes('.tmp')),
+    [],
+  );
 
   const again = await SessionManager.open(file, { home: dir });
   assert.equal(again.getLoadReport().migratedFrom, undefined);

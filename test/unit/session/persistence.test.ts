@@ -7,7 +7,11 @@ import { SessionManager } from '../../../src/core/session/session-manager';
 import { MAX_PERSIST_CHARS, TRUNCATION_NOTICE } from '../../../src/core/session/persist-transform';
 import { tempDir } from './helpers';
 
-const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const assistant = { role: 'assistant', content: [{ type: 'text', text: 'ok' }], provider: 'p', model: 'm' };
 
 test('strings over 500,000 characters are truncated on disk with the notice; lineCount is recomputed', async (t) => {
@@ -41,7 +45,14 @@ test('large images go to the content-addressed blob store once and come back on 
   const data = bytes.toString('base64');
   const hash = createHash('sha256').update(bytes).digest('hex');
   const s = SessionManager.create('/p', { home, deferUntilAssistant: false });
-  s.appendMessage({ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', data, mimeType: 'image/png' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] });
+  s.appendMessage({
+    role: 'user',
+    content: [
+      { type: 'text', text: 'look' },
+      { type: 'image', data, mimeType: 'image/png' },
+      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+    ],
+  });
   s.appendCustomMessageEntry('ext', [{ type: 'image', data, mimeType: 'image/png' }], true);
   await s.close();
   const onDisk = lines(s.sessionFile!);
@@ -59,8 +70,19 @@ test('a missing blob keeps its ref and is reported', async (t) => {
   const home = tempDir(t);
   const file = join(home, 's.jsonl');
   const ref = 'blob:sha256:' + 'a'.repeat(64);
-  writeFileSync(file, JSON.stringify({ type: 'session', version: 3, id: 's', timestamp: 't', cwd: '/' }) + '\n' +
-    JSON.stringify({ type: 'message', id: '00000001', parentId: null, timestamp: 't', message: { role: 'user', content: [{ type: 'image', data: ref, mimeType: 'image/png' }] } }) + '\n');
+  writeFileSync(
+    file,
+    JSON.stringify({ type: 'session', version: 3, id: 's', timestamp: 't', cwd: '/' }) +
+      '\n' +
+      JSON.stringify({
+        type: 'message',
+        id: '00000001',
+        parentId: null,
+        timestamp: 't',
+        message: { role: 'user', content: [{ type: 'image', data: ref, mimeType: 'image/png' }] },
+      }) +
+      '\n',
+  );
   const s = await SessionManager.open(file, { home });
   assert.deepEqual(s.getLoadReport().missingBlobs, ['a'.repeat(64)]);
   assert.equal((s.getEntries()[0] as unknown as { message: { content: { data: string }[] } }).message.content[0]!.data, ref);
@@ -71,9 +93,24 @@ test('a title line before the header, unknown entry types and unknown fields sur
   const file = join(home, 's.jsonl');
   const title = '{"type":"title","title":"My   session" ,"padding":"    "}';
   const unknown = { type: 'future_entry', id: '00000003', parentId: '00000002', timestamp: 't', payload: { deep: [1, { x: null }] } };
-  const hook = { type: 'message', id: '00000002', parentId: '00000001', timestamp: 't', message: { role: 'hookMessage', customType: 'h', content: 'c', extra: 1 } };
+  const hook = {
+    type: 'message',
+    id: '00000002',
+    parentId: '00000001',
+    timestamp: 't',
+    message: { role: 'hookMessage', customType: 'h', content: 'c', extra: 1 },
+  };
   const first = { type: 'message', id: '00000001', parentId: null, timestamp: 't', message: { role: 'user', content: 'u' }, unknownField: 'kept' };
-  writeFileSync(file, [title, JSON.stringify({ type: 'session', version: 2, id: 'sid', timestamp: 't', cwd: '/c', extraHeader: true }), JSON.stringify(first), JSON.stringify(hook), JSON.stringify(unknown)].join('\n') + '\n');
+  writeFileSync(
+    file,
+    [
+      title,
+      JSON.stringify({ type: 'session', version: 2, id: 'sid', timestamp: 't', cwd: '/c', extraHeader: true }),
+      JSON.stringify(first),
+      JSON.stringify(hook),
+      JSON.stringify(unknown),
+    ].join('\n') + '\n',
+  );
   const s = await SessionManager.open(file, { home });
   assert.equal(s.getLoadReport().migratedFrom, 2);
   const before = readFileSync(file, 'utf8');
@@ -108,7 +145,10 @@ test('an invalid header starts a new session at that path, after copying the old
   assert.deepEqual(report.skipped, [{ line: 1, reason: report.skipped[0]!.reason }]);
   assert.equal(s.getEntries().length, 0);
   await s.close();
-  assert.deepEqual(lines(file).map((l) => l.type), ['session']);
+  assert.deepEqual(
+    lines(file).map((l) => l.type),
+    ['session'],
+  );
   assert.equal(lines(file)[0].id, s.sessionId);
 });
 
@@ -132,7 +172,10 @@ test('an invalid header with deferred persistence leaves the old file in place u
   assert.equal(readFileSync(file, 'utf8'), '{"type":"message"}\n');
   s.appendMessage(assistant);
   await s.close();
-  assert.deepEqual(lines(file).map((l) => l.type), ['session', 'message', 'message']);
+  assert.deepEqual(
+    lines(file).map((l) => l.type),
+    ['session', 'message', 'message'],
+  );
 });
 
 test('a missing file opens as a new empty session at that path', async (t) => {
@@ -153,27 +196,50 @@ test('unparsable lines are skipped with 1-based line numbers and kept in the fil
   await s.close();
   appendFileSync(s.sessionFile!, '{"broken": \n[1,2]\n{"type":"message","id":"00000009","par');
   const r = await SessionManager.open(s.sessionFile!, { home });
-  assert.deepEqual(r.getLoadReport().skipped.map((x) => x.line), [3, 4, 5]);
+  assert.deepEqual(
+    r.getLoadReport().skipped.map((x) => x.line),
+    [3, 4, 5],
+  );
   assert.equal(r.getLoadReport().skipped[2]!.reason, 'incomplete last line');
   assert.equal(r.getLeafId(), a);
   const b = r.appendMessage({ role: 'user', content: 'b' });
   await r.close();
   const again = await SessionManager.open(s.sessionFile!, { home });
-  assert.deepEqual(again.getEntries().map((e) => e.id), [a, b]);
-  assert.deepEqual(again.getLoadReport().skipped.map((x) => x.line), [3, 4, 5]);
+  assert.deepEqual(
+    again.getEntries().map((e) => e.id),
+    [a, b],
+  );
+  assert.deepEqual(
+    again.getLoadReport().skipped.map((x) => x.line),
+    [3, 4, 5],
+  );
   assert.ok(readFileSync(s.sessionFile!, 'utf8').includes('{"broken": \n'));
 });
 
 test('entries without ids and duplicate ids in a v3 file are skipped and reported, not thrown', async (t) => {
   const home = tempDir(t);
   const file = join(home, 's.jsonl');
-  const e = (id: string | undefined, parentId: string | null) => JSON.stringify({ type: 'message', id, parentId, timestamp: 't', message: { role: 'user', content: id ?? '' } });
-  writeFileSync(file, [JSON.stringify({ type: 'session', version: 3, id: 's', timestamp: 't', cwd: '/' }), e('00000001', null), e(undefined, null), e('00000001', null), '{"type":42}', e('00000002', '00000001')].join('\n') + '\n');
+  const e = (id: string | undefined, parentId: string | null) =>
+    JSON.stringify({ type: 'message', id, parentId, timestamp: 't', message: { role: 'user', content: id ?? '' } });
+  writeFileSync(
+    file,
+    [
+      JSON.stringify({ type: 'session', version: 3, id: 's', timestamp: 't', cwd: '/' }),
+      e('00000001', null),
+      e(undefined, null),
+      e('00000001', null),
+      '{"type":42}',
+      e('00000002', '00000001'),
+    ].join('\n') + '\n',
+  );
   const s = await SessionManager.open(file, { home });
   assert.deepEqual(s.getLoadReport().skipped, [
     { line: 3, reason: 'entry without an id' },
     { line: 4, reason: 'duplicate entry id 00000001' },
     { line: 5, reason: 'entry without a type' },
   ]);
-  assert.deepEqual(s.getEntries().map((x) => x.id), ['00000001', '00000002']);
+  assert.deepEqual(
+    s.getEntries().map((x) => x.id),
+    ['00000001', '00000002'],
+  );
 });

@@ -49,12 +49,20 @@ test('opening an old pi file in process (entries, context, tree) leaves its byte
     s.getChildren(null);
     await s.close();
     const again = await SessionManager.open(file, { home: dir });
-    assert.deepEqual(again.getEntries().map((e) => e.id), s.getEntries().map((e) => e.id), 'ids are the same on every open');
+    assert.deepEqual(
+      again.getEntries().map((e) => e.id),
+      s.getEntries().map((e) => e.id),
+      'ids are the same on every open',
+    );
     await again.close();
     const st = statSync(file);
     assert.equal(sha(file), before.sha);
     assert.equal(st.mtimeMs, before.mtimeMs);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.bak')), [], 'no backup either: nothing was written');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.bak')),
+      [],
+      'no backup either: nothing was written',
+    );
   }
 });
 
@@ -67,7 +75,12 @@ test('the CLI listing, showing the context, tree and branches of an old pi file 
   v1WithInvalidUtf8(odd);
   for (const f of [file, odd]) {
     const before = freeze(f);
-    for (const args of [['context', f], ['tree', f], ['branches', f], ['context', f, '--json']]) {
+    for (const args of [
+      ['context', f],
+      ['tree', f],
+      ['branches', f],
+      ['context', f, '--json'],
+    ]) {
       const r = cli.run(args);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
     }
@@ -95,7 +108,11 @@ test('a write upgrades the old file: a .bak identical to the original, and bytes
   assert.equal(header.version, 3);
   const reopened = await SessionManager.open(file, { home: dir });
   assert.equal(reopened.getLoadReport().migratedFrom, undefined);
-  assert.deepEqual(reopened.getEntries().map((e) => e.id), [...ids, added], 'the ids seen before the upgrade are the ids written');
+  assert.deepEqual(
+    reopened.getEntries().map((e) => e.id),
+    [...ids, added],
+    'the ids seen before the upgrade are the ids written',
+  );
   assert.equal(reopened.getEntry(added)!.parentId, ids.at(-1));
   await reopened.close();
 

@@ -8,7 +8,10 @@ import { sessionDirFor, sessionsRoot } from '../../../src/core/session/paths';
 import { tempDir } from './helpers';
 
 function lines(file: string): Record<string, unknown>[] {
-  return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 test('appends chain to the leaf; branch moves the leaf only; resetLeaf starts a new root', () => {
@@ -21,12 +24,21 @@ test('appends chain to the leaf; branch moves the leaf only; resetLeaf starts a 
   s.branch(u1);
   assert.equal(s.getEntries().length, 2);
   const a2 = s.appendMessage({ role: 'assistant', content: 'alt', provider: 'p', model: 'm' });
-  assert.deepEqual(s.getChildren(u1).map((e) => e.id), [a1, a2]);
-  assert.deepEqual(s.getPath().map((e) => e.id), [u1, a2]);
+  assert.deepEqual(
+    s.getChildren(u1).map((e) => e.id),
+    [a1, a2],
+  );
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [u1, a2],
+  );
   s.resetLeaf();
   const root2 = s.appendMessage({ role: 'user', content: 'fresh' });
   assert.equal(s.getEntry(root2)!.parentId, null);
-  assert.deepEqual(s.getChildren(null).map((e) => e.id), [u1, root2]);
+  assert.deepEqual(
+    s.getChildren(null).map((e) => e.id),
+    [u1, root2],
+  );
   assert.throws(() => s.branch('nope'), /no entry nope/);
   assert.throws(() => s.appendMessage({ role: 'user', content: 'x' }, { id: u1 }), /already exists/);
   assert.equal(s.appendMessage({ role: 'user', content: 'x' }, { id: 'my-id' }), 'my-id');
@@ -37,11 +49,17 @@ test('branchWithSummary: fromId is the branch point, "root" (and parentId null) 
   const u1 = s.appendMessage({ role: 'user', content: 'one' });
   s.appendMessage({ role: 'assistant', content: 'two', provider: 'p', model: 'm' });
   const b = s.branchWithSummary(u1, 'left the other path', { files: [] }, true);
-  assert.deepEqual({ ...s.getEntry(b), timestamp: 0 }, { type: 'branch_summary', id: b, parentId: u1, timestamp: 0, fromId: u1, summary: 'left the other path', details: { files: [] }, fromExtension: true });
+  assert.deepEqual(
+    { ...s.getEntry(b), timestamp: 0 },
+    { type: 'branch_summary', id: b, parentId: u1, timestamp: 0, fromId: u1, summary: 'left the other path', details: { files: [] }, fromExtension: true },
+  );
   const r = s.branchWithSummary(null, 'from root');
   assert.equal(s.getEntry(r)!.parentId, null);
   assert.equal((s.getEntry(r) as { fromId: string }).fromId, 'root');
-  assert.deepEqual(s.buildSessionContext().messages.map((m) => m.role), ['branchSummary']);
+  assert.deepEqual(
+    s.buildSessionContext().messages.map((m) => m.role),
+    ['branchSummary'],
+  );
 });
 
 test('labels are set, replaced and cleared by label entries', () => {
@@ -68,7 +86,10 @@ test('deferred persistence: nothing on disk before the first assistant message, 
   s.appendModelChange('x/y', 'smol');
   await s.flush();
   const written = lines(s.sessionFile!);
-  assert.deepEqual(written.map((l) => l.type), ['session', 'message', 'thinking_level_change', 'message', 'model_change']);
+  assert.deepEqual(
+    written.map((l) => l.type),
+    ['session', 'message', 'thinking_level_change', 'message', 'model_change'],
+  );
   assert.equal(written[0]!.title, 'T');
   assert.equal(written[0]!.version, 3);
   s.appendCustomEntry('agent-rewind/test', { n: 1 });
@@ -81,7 +102,10 @@ test('deferUntilAssistant false writes the header at once', async (t) => {
   const home = tempDir(t);
   const s = SessionManager.create('/proj/b', { home, deferUntilAssistant: false });
   await s.flush();
-  assert.deepEqual(lines(s.sessionFile!).map((l) => l.type), ['session']);
+  assert.deepEqual(
+    lines(s.sessionFile!).map((l) => l.type),
+    ['session'],
+  );
   s.appendMessage({ role: 'user', content: 'q' });
   await s.close();
   assert.equal(lines(s.sessionFile!).length, 2);
@@ -123,5 +147,8 @@ test('a latched persistence error is rethrown by every later operation', async (
   s.appendMessage({ role: 'user', content: 'x' });
   await assert.rejects(s.flush(), /could not be written: disk full/);
   assert.throws(() => s.appendMessage({ role: 'user', content: 'y' }), /disk full/);
-  await assert.rejects(s.transaction(() => 1), /disk full/);
+  await assert.rejects(
+    s.transaction(() => 1),
+    /disk full/,
+  );
 });

@@ -6,7 +6,7 @@ import { SessionManager } from '../../../src/core/session/session-manager';
 import { buildSessionChild } from '../../crash/build-child';
 import { tempDir } from './helpers';
 
-test('syncFromDisk reads what another writer appended; the leaf becomes the file\'s last entry', async (t) => {
+test("syncFromDisk reads what another writer appended; the leaf becomes the file's last entry", async (t) => {
   const home = tempDir(t);
   const a = SessionManager.create('/p', { home, deferUntilAssistant: false });
   const first = a.appendMessage({ role: 'user', content: 'a1' });
@@ -21,11 +21,17 @@ test('syncFromDisk reads what another writer appended; the leaf becomes the file
   // a's transaction first reads b's entry, so its append chains after it
   const fourth = await a.transaction((s) => s.appendMessage({ role: 'assistant', content: 'a3' }));
   assert.equal(a.getEntry(fourth)!.parentId, third);
-  assert.deepEqual(a.getEntries().map((e) => e.id), [first, second, third, fourth]);
+  assert.deepEqual(
+    a.getEntries().map((e) => e.id),
+    [first, second, third, fourth],
+  );
   await a.close();
   await b.close();
   const reloaded = await SessionManager.open(a.sessionFile!, { home });
-  assert.deepEqual(reloaded.getEntries().map((e) => e.id), [first, second, third, fourth]);
+  assert.deepEqual(
+    reloaded.getEntries().map((e) => e.id),
+    [first, second, third, fourth],
+  );
 });
 
 test('syncFromDisk leaves a half-written line alone until it is complete', async (t) => {
@@ -74,8 +80,15 @@ test('transactions from concurrent processes never interleave: every entry is ke
   const s = SessionManager.create('/p', { home, deferUntilAssistant: false });
   await s.close();
   const file = s.sessionFile!;
-  await Promise.all([runChild(child, ['tx-append', file, home, '15', 'A']), runChild(child, ['tx-append', file, home, '15', 'B']), runChild(child, ['tx-append', file, home, '15', 'C'])]);
-  const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  await Promise.all([
+    runChild(child, ['tx-append', file, home, '15', 'A']),
+    runChild(child, ['tx-append', file, home, '15', 'B']),
+    runChild(child, ['tx-append', file, home, '15', 'C']),
+  ]);
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(lines.length, 1 + 45);
   const r = await SessionManager.open(file, { home });
   assert.deepEqual(r.getLoadReport().skipped, []);
@@ -83,7 +96,10 @@ test('transactions from concurrent processes never interleave: every entry is ke
   entries.forEach((e, i) => assert.equal(e.parentId, i === 0 ? null : entries[i - 1]!.id));
   for (const tag of ['A', 'B', 'C']) {
     const mine = entries.map((e) => (e as { message: { content: string } }).message.content).filter((c) => c.startsWith(tag + ' '));
-    assert.deepEqual(mine, Array.from({ length: 15 }, (_, i) => `${tag} ${i}`));
+    assert.deepEqual(
+      mine,
+      Array.from({ length: 15 }, (_, i) => `${tag} ${i}`),
+    );
   }
 });
 
@@ -99,7 +115,10 @@ test('a transaction whose fn throws releases the lock and keeps what was appende
     /boom/,
   );
   const b = await SessionManager.open(a.sessionFile!, { home, deferUntilAssistant: false });
-  assert.deepEqual(b.getEntries().map((e) => e.id), [kept]);
+  assert.deepEqual(
+    b.getEntries().map((e) => e.id),
+    [kept],
+  );
   // the lock was released: another manager can take it at once
   await b.transaction((s) => s.appendMessage({ role: 'user', content: 'next' }));
   await a.transaction(() => undefined);

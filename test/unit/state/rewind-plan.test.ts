@@ -28,7 +28,10 @@ function session() {
 test('invocation of an entry is the nearest user message at or before it', () => {
   const b = session();
   const path = new EntryIndex(b.entries).pathTo(b.leaf);
-  assert.deepEqual(path.map((_, i) => invocationAt(path, i)), ['u1', 'u1', 'u1', 'u1', 'u2', 'u2', 'u2', 'u2', 'u2']);
+  assert.deepEqual(
+    path.map((_, i) => invocationAt(path, i)),
+    ['u1', 'u1', 'u1', 'u1', 'u2', 'u2', 'u2', 'u2', 'u2'],
+  );
 });
 
 test('rewind before u2: keys back to their old values in all three scopes, new keys deleted, deleted keys restored', () => {
@@ -76,7 +79,10 @@ test('sequential rewinds compose: folding the new path gives the state before ea
   path = new EntryIndex(b.entries).pathTo(b.leaf);
   let folded = foldState(path, warn);
   assert.deepEqual(Object.fromEntries(folded.state), { 'app:theme': 'dark', 'user:name': 'ada', count: 1, gone: 'x' });
-  assert.deepEqual([...folded.artifacts.values()].map((a) => [a.name, a.version, a.blob]), [['report.md', 3, blob('a')]]);
+  assert.deepEqual(
+    [...folded.artifacts.values()].map((a) => [a.name, a.version, a.blob]),
+    [['report.md', 3, blob('a')]],
+  );
 
   b.user('third', 'u3');
   b.custom(STATE_RECORD, { invocationId: 'u3', stateDelta: { 'user:name': 'grace', count: 3 } });

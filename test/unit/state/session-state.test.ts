@@ -57,7 +57,13 @@ test('sequential rewinds restore state in all three scopes and artifacts as new 
     // a new invocation after the rewinds, then rewind everything
     session.appendMessage(user('two again'));
     await state.saveArtifact('plan.md', bytes('plan v4'));
-    assert.equal(state.artifactHistory('plan.md').map((a) => a.version).join(), '1,2,3,4');
+    assert.equal(
+      state
+        .artifactHistory('plan.md')
+        .map((a) => a.version)
+        .join(),
+      '1,2,3,4',
+    );
     await state.rewind({ sessionId: session.sessionId, rewindBeforeInvocationId: u1 });
     assert.deepEqual(state.getState(), {});
     assert.deepEqual(state.snapshotAt().artifacts, []);

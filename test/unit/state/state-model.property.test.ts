@@ -26,7 +26,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('rewind' as const), at: fc.nat() }),
 );
 
-interface Frame { id: string; text: string; stateBefore: Record<string, number>; artifactsBefore: Record<string, string> }
+interface Frame {
+  id: string;
+  text: string;
+  stateBefore: Record<string, number>;
+  artifactsBefore: Record<string, string>;
+}
 
 test('state and artifact rewinds compose like the model "state before each invocation"', { timeout: 180_000 }, () =>
   fc.assert(
@@ -64,10 +69,16 @@ test('state and artifact rewinds compose like the model "state before each invoc
           const now = state.snapshotAt().artifacts.map((a) => a.name);
           assert.deepEqual(now, Object.keys(artifacts).sort());
           for (const [name, content] of Object.entries(artifacts)) assert.equal((await state.loadArtifact(name))?.bytes.toString(), content);
-          assert.deepEqual(texts(session.buildSessionContext()), frames.map((f) => f.text));
+          assert.deepEqual(
+            texts(session.buildSessionContext()),
+            frames.map((f) => f.text),
+          );
         }
         await session.flush();
-        assert.deepEqual(texts((await readAsPi(session.sessionFile!)).context), frames.map((f) => f.text));
+        assert.deepEqual(
+          texts((await readAsPi(session.sessionFile!)).context),
+          frames.map((f) => f.text),
+        );
       }),
     ),
     { numRuns: Number(process.env.AGENT_REWIND_PROPERTY_RUNS ?? 60) },

@@ -47,12 +47,17 @@ describe('compare webview in Chromium', { skip: missing }, () => {
     assert.equal(await page.locator('script:not([nonce]), img').count(), 0, 'no injected script or image element');
 
     // Tab through the page until the replica.conf row has the focus, then Enter.
-    const focusedPath = () => page.evaluate(`document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.path || '' : ''`) as Promise<string>;
+    const focusedPath = () =>
+      page.evaluate(`document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.path || '' : ''`) as Promise<string>;
     for (let i = 0; i < 40 && (await focusedPath()) !== 'replica.conf'; i++) await page.keyboard.press('Tab');
     assert.equal(await focusedPath(), 'replica.conf');
     await page.keyboard.press('Enter');
     await until('the diff to be opened', async () => (services.called('openBranchFileDiff').length ? true : undefined));
-    assert.deepEqual(services.called('openBranchFileDiff')[0]?.args.slice(1), [{ branch: 'main', anchorEntryId: 'u3' }, { branch: 'main-v2', anchorEntryId: 'u3b' }, 'replica.conf']);
+    assert.deepEqual(services.called('openBranchFileDiff')[0]?.args.slice(1), [
+      { branch: 'main', anchorEntryId: 'u3' },
+      { branch: 'main-v2', anchorEntryId: 'u3b' },
+      'replica.conf',
+    ]);
     // Focus stays on the row across the re-render.
     await until('the row to be idle again', async () => ((await page.locator('[aria-busy="true"]').count()) === 0 ? true : undefined));
     assert.equal(await focusedPath(), 'replica.conf');
@@ -64,7 +69,14 @@ describe('compare webview in Chromium', { skip: missing }, () => {
 
     // Swap asks the host for B | A.
     await page.locator('[data-action="swap"]').click();
-    await until('the swapped columns', async () => ((await page.locator('[data-testid="column-a"]').getAttribute('data-branch').catch(() => null)) === 'main-v2' ? true : undefined));
+    await until('the swapped columns', async () =>
+      (await page
+        .locator('[data-testid="column-a"]')
+        .getAttribute('data-branch')
+        .catch(() => null)) === 'main-v2'
+        ? true
+        : undefined,
+    );
     assert.deepEqual(problems, []);
     await page.close();
   });

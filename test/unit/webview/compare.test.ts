@@ -18,7 +18,10 @@ function harness() {
   const ui = new FakeUi();
   const posted: CompareToWebview[] = [];
   const titles: string[] = [];
-  const controller = new CompareController(ref, services, (m) => posted.push(m), ui, { refreshDelayMs: 5, onModel: (m) => titles.push(`${m.a.name}|${m.b.name}`) });
+  const controller = new CompareController(ref, services, (m) => posted.push(m), ui, {
+    refreshDelayMs: 5,
+    onModel: (m) => titles.push(`${m.a.name}|${m.b.name}`),
+  });
   return { services, ui, posted, titles, controller };
 }
 const lastModel = (posted: CompareToWebview[]): BranchCompareModel | undefined => {
@@ -52,16 +55,25 @@ describe('CompareController', () => {
     await h.controller.compute();
     assert.equal(h.posted.length, 0);
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model'],
+    );
     assert.equal(lastModel(h.posted)?.files.ok, true);
     assert.deepEqual(h.titles, ['main|main-v2']);
-    assert.deepEqual(h.services.called('compare').map((c) => c.args[0]), [ref]);
+    assert.deepEqual(
+      h.services.called('compare').map((c) => c.args[0]),
+      [ref],
+    );
   });
 
   it('computes once the webview is ready when nothing was computed yet, with a loading message first', async () => {
     const h = harness();
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['loading', 'model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['loading', 'model'],
+    );
   });
 
   it('opens the diff editor for a listed file between the two snapshots, and answers the request', async () => {
@@ -92,7 +104,10 @@ describe('CompareController', () => {
     await h.controller.handle({ type: 'openMessage', entryId: 'b2' });
     await h.controller.handle({ type: 'openMessage', entryId: 'u2' });
     await h.controller.handle({ type: 'openMessage', entryId: 'elsewhere' });
-    assert.deepEqual(h.services.called('openMessage').map((c) => c.args[1]), ['b2', 'u2']);
+    assert.deepEqual(
+      h.services.called('openMessage').map((c) => c.args[1]),
+      ['b2', 'u2'],
+    );
   });
 
   it('swaps the sides', async () => {
@@ -133,7 +148,10 @@ describe('the transcript toolbar asks for Compare branches with the branch it sh
     const c = new TranscriptController({ sessionFile: '/s.jsonl' }, services, () => {}, new FakeUi());
     await c.refresh();
     await c.handle({ type: 'compareBranches' });
-    assert.deepEqual(services.called('compareBranches').map((x) => x.args), [[{ sessionFile: '/s.jsonl' }, 'main']]);
+    assert.deepEqual(
+      services.called('compareBranches').map((x) => x.args),
+      [[{ sessionFile: '/s.jsonl' }, 'main']],
+    );
     c.dispose();
   });
 });
@@ -172,7 +190,13 @@ describe('renderCompare', () => {
     const m = sampleCompare({ title: evil, divergence: { entryId: `${evil}`, kind: 'user', preview: evil }, readOnly: { agent: evil } });
     m.a = { ...m.a, name: evil, messages: [{ entryId: evil, kind: 'assistant', preview: evil }], snapshot: { ...m.a.snapshot!, preview: evil } };
     m.b = { ...m.b, name: `${evil}2` };
-    m.files = { ok: true, files: [{ path: evil, status: 'modified', insertions: 1, deletions: 1, binary: false }], insertions: 1, deletions: 1, sameSnapshot: false };
+    m.files = {
+      ok: true,
+      files: [{ path: evil, status: 'modified', insertions: 1, deletions: 1, binary: false }],
+      insertions: 1,
+      deletions: 1,
+      sameSnapshot: false,
+    };
     for (const html of [renderCompare(m, { diffError: evil }), renderLoading(evil, evil), renderLoadError(evil)]) {
       assert.deepEqual(inertnessProblems(html), []);
       assert.ok(!html.includes('<script') && !html.includes('<img'), html);

@@ -25,7 +25,10 @@ describe('TranscriptController', () => {
     await h.controller.refresh();
     assert.equal(h.posted.length, 0);
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model'],
+    );
     const m = h.posted[0];
     assert.ok(m?.type === 'model');
     assert.equal(m.model.total, 30);
@@ -38,7 +41,10 @@ describe('TranscriptController', () => {
     const loading = h.controller.refresh();
     await Promise.all([loading, h.controller.handle({ type: 'ready' })]);
     assert.equal(h.services.called('loadTranscript').length, 1);
-    assert.deepEqual(h.posted.map((m) => m.type), ['model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model'],
+    );
   });
 
   it('sends the model again when a reloaded webview says ready again, without reloading', async () => {
@@ -46,7 +52,10 @@ describe('TranscriptController', () => {
     await h.controller.handle({ type: 'ready' });
     await h.controller.handle({ type: 'ready' });
     assert.equal(h.services.called('loadTranscript').length, 1);
-    assert.deepEqual(h.posted.map((m) => m.type), ['model', 'model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model', 'model'],
+    );
   });
 
   it('reloads when the session changes and bumps the version', async () => {
@@ -72,7 +81,10 @@ describe('TranscriptController', () => {
     const result = r.result as { version: number; start: number; items: { entryId: string }[] };
     assert.equal(r.requestId, 7);
     assert.equal(result.start, 25);
-    assert.deepEqual(result.items.map((i) => i.entryId), ['e0000019', 'e000001a', 'e000001b', 'e000001c', 'e000001d']);
+    assert.deepEqual(
+      result.items.map((i) => i.entryId),
+      ['e0000019', 'e000001a', 'e000001b', 'e000001c', 'e000001d'],
+    );
   });
 
   it('reports a transcript that cannot be read in words, and recovers on change', async () => {
@@ -112,7 +124,10 @@ describe('TranscriptController', () => {
     await h.controller.handle({ type: 'ready' });
     await h.controller.handle({ type: 'switchBranch', branch: 'alt' });
     await h.controller.handle({ type: 'switchBranch', branch: 'nope' });
-    assert.deepEqual(h.services.called('switchBranch').map((c) => c.args[1]), ['alt']);
+    assert.deepEqual(
+      h.services.called('switchBranch').map((c) => c.args[1]),
+      ['alt'],
+    );
     assert.equal(h.services.called('loadTranscript').length, 2);
   });
 
@@ -143,7 +158,14 @@ function previewHarness() {
   const ui = new FakeUi();
   const posted: PreviewToWebview[] = [];
   let closed = 0;
-  const controller = new RewindPreviewController(ref, 'e0000006', services, (m) => posted.push(m), ui, () => closed++);
+  const controller = new RewindPreviewController(
+    ref,
+    'e0000006',
+    services,
+    (m) => posted.push(m),
+    ui,
+    () => closed++,
+  );
   return { services, ui, posted, controller, closed: () => closed };
 }
 
@@ -151,7 +173,10 @@ describe('RewindPreviewController', () => {
   it('computes the dry run on ready and sends it', async () => {
     const h = previewHarness();
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['loading', 'model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['loading', 'model'],
+    );
     assert.deepEqual(h.services.called('preview')[0]?.args, [ref, 'e0000006']);
     assert.equal(h.services.called('apply').length, 0);
   });
@@ -178,7 +203,10 @@ describe('RewindPreviewController', () => {
     await h.controller.handle({ type: 'confirm', requestId: 2, mode: 'all', overwriteUserModified: false });
     assert.deepEqual(h.services.called('closeFileDiffs')[0]?.args, [ref, 'e0000006']);
     const info = h.ui.called('showInfo')[0]?.args;
-    assert.match(String(info?.[0]), /"\. Undo will put the files back as they were before the rewind and return to branch "main" \(branch "main-rewind-1" stays\)\.$/);
+    assert.match(
+      String(info?.[0]),
+      /"\. Undo will put the files back as they were before the rewind and return to branch "main" \(branch "main-rewind-1" stays\)\.$/,
+    );
     assert.equal(info?.[1], 'Undo');
   });
 
@@ -227,7 +255,10 @@ describe('RewindPreviewController', () => {
     await h.controller.handle({ type: 'ready' });
     await h.controller.handle({ type: 'openFileDiff', path: 'src/a.ts' });
     await h.controller.handle({ type: 'openFileDiff', path: '../../etc/passwd' });
-    assert.deepEqual(h.services.called('openFileDiff').map((c) => c.args[2]), ['src/a.ts']);
+    assert.deepEqual(
+      h.services.called('openFileDiff').map((c) => c.args[2]),
+      ['src/a.ts'],
+    );
   });
 
   it('ignores malformed confirms (no apply)', async () => {
@@ -254,7 +285,10 @@ describe('RewindPreviewController', () => {
     await h.controller.handle({ type: 'ready' });
     await h.controller.handle({ type: 'refresh' });
     assert.equal(h.services.called('preview').length, 2);
-    assert.deepEqual(h.posted.map((m) => m.type), ['loading', 'model', 'loading', 'model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['loading', 'model', 'loading', 'model'],
+    );
   });
 
   it('retargets to another message', async () => {
@@ -268,10 +302,7 @@ describe('RewindPreviewController', () => {
 
 describe('rewindSummary', () => {
   it('says what was rewound', () => {
-    assert.equal(
-      rewindSummary({ mode: 'files', filesChanged: ['a'], undoAvailable: true }, 'fix the bug'),
-      'Rewound 1 file to "fix the bug".',
-    );
+    assert.equal(rewindSummary({ mode: 'files', filesChanged: ['a'], undoAvailable: true }, 'fix the bug'), 'Rewound 1 file to "fix the bug".');
     assert.equal(
       rewindSummary({ mode: 'conversation', branch: { name: 'b', headMessageId: 'u' }, filesChanged: [], undoAvailable: false }, 'x'.repeat(100)),
       `Rewound the conversation (now on branch "b") to "${'x'.repeat(59)}…".`,

@@ -118,7 +118,16 @@ describe('renderMarkdown', () => {
   it('accepts only http(s) and mailto link targets', () => {
     assert.equal(isSafeLinkTarget('https://x.y'), true);
     assert.equal(isSafeLinkTarget('mailto:a@b.c'), true);
-    for (const bad of ['javascript:alert(1)', ' javascript:x', 'data:text/html,x', 'vbscript:x', 'file:///etc/passwd', 'command:workbench.action.quit', '/relative', 'https://a\nb']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      ' javascript:x',
+      'data:text/html,x',
+      'vbscript:x',
+      'file:///etc/passwd',
+      'command:workbench.action.quit',
+      '/relative',
+      'https://a\nb',
+    ]) {
       assert.equal(isSafeLinkTarget(bad), false, bad);
     }
   });
@@ -129,7 +138,14 @@ describe('transcript rows and the preview escape every field', () => {
   it('escapes entry ids, titles, labels, branch names and tool output', () => {
     for (const kind of ['user', 'toolResult', 'bash', 'assistant'] as const) {
       const html = renderRow(
-        row({ kind, entryId: evil, title: evil, label: evil, markdown: `${evil}\n<script>alert(1)</script>`, otherBranches: [{ name: evil, headEntryId: 'h' }] }),
+        row({
+          kind,
+          entryId: evil,
+          title: evil,
+          label: evil,
+          markdown: `${evil}\n<script>alert(1)</script>`,
+          otherBranches: [{ name: evil, headEntryId: 'h' }],
+        }),
         { index: 0, expanded: false, branchesExpanded: false },
       );
       assert.deepEqual(inertnessProblems(html), [], html);
@@ -139,7 +155,14 @@ describe('transcript rows and the preview escape every field', () => {
 
   it('escapes typed user text, notices and subagent conversations, and drops write actions in read-only sessions', () => {
     const html = renderRow(
-      row({ kind: 'user', preformatted: true, markdown: `${evil}\n    indented`, notice: evil, isError: true, subagents: [{ agentId: 'a', title: evil, messages: 2, markdown: `**Task**\n\n${evil}` }] }),
+      row({
+        kind: 'user',
+        preformatted: true,
+        markdown: `${evil}\n    indented`,
+        notice: evil,
+        isError: true,
+        subagents: [{ agentId: 'a', title: evil, messages: 2, markdown: `**Task**\n\n${evil}` }],
+      }),
       { index: 0, expanded: false, branchesExpanded: false, readOnly: true },
     );
     assert.deepEqual(inertnessProblems(html), [], html);
@@ -173,7 +196,9 @@ describe('transcript row labels (what a screen reader says on focus)', () => {
     const { renderRow, rowLabel } = await import('../../../webview-ui/src/transcript/render-row');
     const item = { entryId: 'e1', kind: 'toolCall' as const, title: 'edit', markdown: '`src/a.ts`\n\n```diff\n-a "<b>"\n+b\n```' };
     assert.equal(rowLabel(item, 'Tool call'), 'Tool call, edit: src/a.ts -a "<b>" +b');
-    assert.ok(renderRow(item, { index: 0, expanded: false, branchesExpanded: false }).includes('aria-label="Tool call, edit: src/a.ts -a &quot;&lt;b&gt;&quot; +b"'));
+    assert.ok(
+      renderRow(item, { index: 0, expanded: false, branchesExpanded: false }).includes('aria-label="Tool call, edit: src/a.ts -a &quot;&lt;b&gt;&quot; +b"'),
+    );
     assert.equal(rowLabel({ entryId: 'e2', kind: 'user', markdown: 'x'.repeat(400) }, 'You').length, 'You: '.length + 300);
   });
 });

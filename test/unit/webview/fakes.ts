@@ -2,7 +2,16 @@
 // screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
 import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
 import type { CompareRef, CompareServices, PreviewServices, SessionRef, TranscriptServices } from '../../../src/extension/webviews/services';
-import type { BranchCompareModel, EntryLocation, MessageKind, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../../../src/shared/view-models';
+import type {
+  BranchCompareModel,
+  EntryLocation,
+  MessageKind,
+  RewindMode,
+  RewindOutcome,
+  RewindPreviewModel,
+  TranscriptItem,
+  TranscriptModel,
+} from '../../../src/shared/view-models';
 
 const KINDS: MessageKind[] = ['user', 'assistant', 'toolCall', 'toolResult', 'assistant', 'bash'];
 
@@ -27,7 +36,11 @@ export function generateTranscript(n: number, branch = 'main'): { model: Transcr
     };
     if (kind === 'toolCall' || kind === 'toolResult') item.title = 'edit';
     if (kind === 'user') item.fileCheckpoint = { files: (i % 5) + 1 };
-    if (kind === 'user' && i % 50 === 0 && i > 0) item.otherBranches = [{ name: `alt-${i}`, headEntryId: `x${i}` }, { name: `try-${i}`, headEntryId: `y${i}` }];
+    if (kind === 'user' && i % 50 === 0 && i > 0)
+      item.otherBranches = [
+        { name: `alt-${i}`, headEntryId: `x${i}` },
+        { name: `try-${i}`, headEntryId: `y${i}` },
+      ];
     items.push(item);
   }
   return { model: { sessionId: 'session-1', title: 'Refactor the parser', source: 'agent-rewind', branch, total: n }, items };
@@ -88,7 +101,14 @@ export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): Bran
         { entryId: 'a3', kind: 'assistant', preview: 'Wrote schema.sql.' },
       ],
       omitted: 0,
-      snapshot: { anchorEntryId: 'u3', kind: 'user-message', preview: 'Write the schema', files: 3, createdAt: '2026-01-01T00:00:00.000Z', afterDivergence: true },
+      snapshot: {
+        anchorEntryId: 'u3',
+        kind: 'user-message',
+        preview: 'Write the schema',
+        files: 3,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        afterDivergence: true,
+      },
     },
     b: {
       name: 'main-v2',
@@ -100,7 +120,14 @@ export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): Bran
         { entryId: 'b3', kind: 'assistant', preview: 'Wrote schema.sql for MySQL.' },
       ],
       omitted: 0,
-      snapshot: { anchorEntryId: 'u3b', kind: 'user-message', preview: 'Write the schema for MySQL', files: 3, createdAt: '2026-01-01T00:01:00.000Z', afterDivergence: true },
+      snapshot: {
+        anchorEntryId: 'u3b',
+        kind: 'user-message',
+        preview: 'Write the schema for MySQL',
+        files: 3,
+        createdAt: '2026-01-01T00:01:00.000Z',
+        afterDivergence: true,
+      },
     },
     files: {
       ok: true,
@@ -129,7 +156,12 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   /** Set to make the next calls fail. */
   failLoad: Error | undefined;
   failApply: Error | undefined;
-  outcome: RewindOutcome = { mode: 'all', branch: { name: 'main-rewind-1', headMessageId: 'e0000006' }, filesChanged: ['src/a.ts', 'src/new.ts'], undoAvailable: true };
+  outcome: RewindOutcome = {
+    mode: 'all',
+    branch: { name: 'main-rewind-1', headMessageId: 'e0000006' },
+    filesChanged: ['src/a.ts', 'src/new.ts'],
+    undoAvailable: true,
+  };
   /** Where locateEntry says a message is, by id (anything else: not in the session). */
   locations = new Map<string, EntryLocation>();
   failLocate: Error | undefined;
@@ -144,7 +176,14 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
     this.calls.push({ method: 'locateEntry', args: [ref, entryId] });
     if (this.failLocate) throw this.failLocate;
     const onActive = this.transcript.items.find((i) => i.entryId === entryId);
-    if (onActive) return { found: true, onActiveBranch: true, branch: this.transcript.model.branch, activeBranch: this.transcript.model.branch, preview: onActive.markdown };
+    if (onActive)
+      return {
+        found: true,
+        onActiveBranch: true,
+        branch: this.transcript.model.branch,
+        activeBranch: this.transcript.model.branch,
+        preview: onActive.markdown,
+      };
     return this.locations.get(entryId) ?? { found: false };
   }
   onDidChangeSession(ref: SessionRef, listener: () => void) {

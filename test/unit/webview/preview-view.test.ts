@@ -2,7 +2,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderPreview } from '../../../webview-ui/src/preview/render';
-import { confirmState, effectiveMode, fileFate, fileTotals, keptUserFiles, modeAvailability, problemsOf, type PreviewUiState } from '../../../webview-ui/src/preview/view-state';
+import {
+  confirmState,
+  effectiveMode,
+  fileFate,
+  fileTotals,
+  keptUserFiles,
+  modeAvailability,
+  problemsOf,
+  type PreviewUiState,
+} from '../../../webview-ui/src/preview/view-state';
 import { samplePreview } from './fakes';
 
 const ui = (over: Partial<PreviewUiState> = {}): PreviewUiState => ({ mode: null, overwriteUserModified: false, busy: false, ...over });
@@ -18,7 +27,10 @@ function textOf(html: string, attr: string): string | undefined {
 describe('modes', () => {
   it('offers every mode when all parts work, and defaults to conversation and files', () => {
     const m = samplePreview();
-    assert.deepEqual(Object.values(modeAvailability(m)).map((a) => a.enabled), [true, true, true]);
+    assert.deepEqual(
+      Object.values(modeAvailability(m)).map((a) => a.enabled),
+      [true, true, true],
+    );
     assert.equal(effectiveMode(m, null), 'all');
     assert.equal(effectiveMode(m, 'files'), 'files');
   });
@@ -55,7 +67,8 @@ describe('Confirm', () => {
 describe('renderPreview', () => {
   it('lists every changed file with its counts and the totals, using the agreed hooks', () => {
     const html = renderPreview(samplePreview(), ui());
-    for (const path of ['src/a.ts', 'src/new.ts', 'README.md']) assert.match(html, new RegExp(`data-testid="file-row"[^>]*data-path="${path.replace('.', '\\.')}"`));
+    for (const path of ['src/a.ts', 'src/new.ts', 'README.md'])
+      assert.match(html, new RegExp(`data-testid="file-row"[^>]*data-path="${path.replace('.', '\\.')}"`));
     const row = /data-path="src\/a\.ts"[\s\S]*?<\/button>/.exec(html)?.[0] ?? '';
     assert.equal(textOf(row, 'data-testid="insertions"'), '4');
     assert.equal(textOf(row, 'data-testid="deletions"'), '2');
@@ -91,7 +104,10 @@ describe('renderPreview', () => {
   });
 
   it('lists skipped files with their reasons', () => {
-    assert.match(renderPreview(samplePreview(), ui()), /data-testid="skipped-file" data-path="big\.bin"><code>big\.bin<\/code> <span class="muted">— larger than the 10 MB limit/);
+    assert.match(
+      renderPreview(samplePreview(), ui()),
+      /data-testid="skipped-file" data-path="big\.bin"><code>big\.bin<\/code> <span class="muted">— larger than the 10 MB limit/,
+    );
   });
 
   it('shows the new branch and the messages that stay on the old one', () => {
@@ -114,7 +130,10 @@ describe('renderPreview', () => {
   it('says a problem with the message once, not once per part', () => {
     const err = 'Message "x" not found in this session.';
     const m = samplePreview({ conversation: { ok: false, error: err }, state: { ok: false, error: err } });
-    assert.deepEqual(problemsOf(m, ui()).map((p) => p.part), ['conversation']);
+    assert.deepEqual(
+      problemsOf(m, ui()).map((p) => p.part),
+      ['conversation'],
+    );
   });
 
   it('an apply error joins the problems', () => {
@@ -122,7 +141,10 @@ describe('renderPreview', () => {
       problemsOf(samplePreview(), ui({ applyError: 'src/a.ts is open with unsaved changes.' })).map((p) => p.part),
       ['apply'],
     );
-    assert.match(renderPreview(samplePreview(), ui({ applyError: 'src/a.ts is open with unsaved changes.' })), /The rewind did not happen\.<\/strong> src\/a\.ts is open/);
+    assert.match(
+      renderPreview(samplePreview(), ui({ applyError: 'src/a.ts is open with unsaved changes.' })),
+      /The rewind did not happen\.<\/strong> src\/a\.ts is open/,
+    );
   });
 
   it('dims the parts a mode leaves alone', () => {

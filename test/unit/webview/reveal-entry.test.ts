@@ -34,12 +34,18 @@ describe('revealEntry', () => {
     assert.equal(h.posted.length, 0, 'nothing goes out before ready');
     await loading;
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['model', 'revealEntry']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model', 'revealEntry'],
+    );
     const model = h.posted[0] as Extract<TranscriptToWebview, { type: 'model' }>;
     assert.deepEqual(h.reveals()[0], { type: 'revealEntry', entryId: 'e0000011', version: model.version, target: { on: 'activeBranch', index: 17 } });
     // A webview that reloads (hidden and shown) gets its model again but is not pulled back to the message.
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['model', 'revealEntry', 'model']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model', 'revealEntry', 'model'],
+    );
   });
 
   it('asked while the first load is still on its way, it waits for that load', async () => {
@@ -50,7 +56,10 @@ describe('revealEntry', () => {
     const loading = h.controller.refresh();
     const revealing = h.controller.reveal('e0000025');
     await Promise.all([loading, revealing]);
-    assert.deepEqual(h.posted.map((m) => m.type), ['model', 'revealEntry']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['model', 'revealEntry'],
+    );
     assert.deepEqual(h.reveals()[0]?.target, { on: 'activeBranch', index: 37 });
     assert.equal(h.reveals()[0]?.version, (h.posted[0] as { version: number }).version);
   });
@@ -60,7 +69,10 @@ describe('revealEntry', () => {
     await h.controller.reveal('e0000001');
     await h.controller.reveal('e0000002');
     await h.controller.handle({ type: 'ready' });
-    assert.deepEqual(h.reveals().map((r) => r.entryId), ['e0000002']);
+    assert.deepEqual(
+      h.reveals().map((r) => r.entryId),
+      ['e0000002'],
+    );
   });
 
   it('a message on another branch: says which, and switching there shows it', async () => {
@@ -71,9 +83,15 @@ describe('revealEntry', () => {
     assert.deepEqual(h.reveals()[0]?.target, { on: 'otherBranch', branch: 'alt', activeBranch: 'main', preview: 'try it the other way' });
     // "alt" leaves the tree nowhere in this transcript, but it is the branch just offered, so the switch is allowed.
     await h.controller.handle({ type: 'switchBranch', branch: 'alt' });
-    assert.deepEqual(h.services.called('switchBranch').map((c) => c.args[1]), ['alt']);
+    assert.deepEqual(
+      h.services.called('switchBranch').map((c) => c.args[1]),
+      ['alt'],
+    );
     const after = h.posted.slice(h.posted.findIndex((m) => m.type === 'revealEntry') + 1);
-    assert.deepEqual(after.map((m) => m.type), ['model', 'revealEntry']);
+    assert.deepEqual(
+      after.map((m) => m.type),
+      ['model', 'revealEntry'],
+    );
     assert.equal((after[0] as { model: { branch: string } }).model.branch, 'alt');
     assert.deepEqual((after[1] as { target: unknown }).target, { on: 'activeBranch', index: 3 });
     assert.deepEqual(h.notices(), []);
@@ -148,10 +166,16 @@ describe('revealEntry', () => {
     h.services.failLoad = new Error('ENOENT');
     await h.controller.handle({ type: 'ready' });
     await h.controller.reveal('e0000004');
-    assert.deepEqual(h.posted.map((m) => m.type), ['loadError']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['loadError'],
+    );
     h.services.failLoad = undefined;
     await h.controller.refresh();
-    assert.deepEqual(h.posted.map((m) => m.type), ['loadError', 'model', 'revealEntry']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['loadError', 'model', 'revealEntry'],
+    );
   });
 
   it('a disposed panel posts nothing', async () => {

@@ -76,7 +76,10 @@ describe('revealing a message in Chromium', { skip: missing }, () => {
     assert.equal(await inView(page, 'alt-msg'), true);
     assert.equal(await banner.isVisible(), false, 'the banner goes once the message is shown');
     assert.equal(await page.locator('#branch').textContent(), 'alt <b>');
-    assert.deepEqual(services.called('switchBranch').map((c) => c.args[1]), ['alt <b>']);
+    assert.deepEqual(
+      services.called('switchBranch').map((c) => c.args[1]),
+      ['alt <b>'],
+    );
     assert.deepEqual(problems, []);
     await page.close();
   });

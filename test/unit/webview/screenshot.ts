@@ -29,7 +29,10 @@ async function main(): Promise<void> {
       items[0]!.markdown = 'Hi! <script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) ![logo](https://example.com/logo.png)';
       items[1]!.label = 'good state';
       items[3]!.isError = true;
-      items[6]!.otherBranches = [{ name: 'try-tabs', headEntryId: 'z1' }, { name: 'try-spaces', headEntryId: 'z2' }];
+      items[6]!.otherBranches = [
+        { name: 'try-tabs', headEntryId: 'z1' },
+        { name: 'try-spaces', headEntryId: 'z2' },
+      ];
       items[7]!.markdown = Array.from({ length: 80 }, (_, i) => `line ${i}`).join('\n');
       const ui = new FakeUi();
       const { page, problems } = await openWebview(browser, 'transcript', (post) => {
@@ -64,7 +67,9 @@ async function main(): Promise<void> {
       const id = await page.locator('[data-entry-id]').nth(3).getAttribute('data-entry-id');
       await page.locator(`[data-entry-id="${id}"] [data-action="copy-id"]`).click();
       await page.locator('#notice', { hasText: `Copied message id ${id}` }).waitFor();
-      console.log(`transcript: ${domRows} rows in the DOM at the top of 10,000; first visible row ${before} before a refresh, ${after} after; copied ${JSON.stringify(ui.called('copyToClipboard').map((c) => c.args[0]))}; problems: ${JSON.stringify(problems)}`);
+      console.log(
+        `transcript: ${domRows} rows in the DOM at the top of 10,000; first visible row ${before} before a refresh, ${after} after; copied ${JSON.stringify(ui.called('copyToClipboard').map((c) => c.args[0]))}; problems: ${JSON.stringify(problems)}`,
+      );
       await page.close();
     }
     // Real sessions through the engine's transcript rows.
@@ -92,7 +97,10 @@ async function main(): Promise<void> {
     // Preview: all parts fine, one file changed by hand, a skipped file.
     for (const [name, model] of [
       ['preview', samplePreview()],
-      ['preview-error', samplePreview({ files: { ok: false, error: 'No file checkpoint was taken for this message (file checkpointing was off when it was sent).' } })],
+      [
+        'preview-error',
+        samplePreview({ files: { ok: false, error: 'No file checkpoint was taken for this message (file checkpointing was off when it was sent).' } }),
+      ],
     ] as const) {
       const services = new FakeServices();
       services.previewModel = model;

@@ -25,7 +25,9 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 
 const firstVisibleIndex = (page: Page) =>
   page.evaluate(`(() => { const top = document.getElementById('scroller').getBoundingClientRect().top;
-    return [...document.querySelectorAll('[data-entry-id]')].find((el) => el.getBoundingClientRect().bottom > top + 1)?.dataset.index; })()`) as Promise<string | undefined>;
+    return [...document.querySelectorAll('[data-entry-id]')].find((el) => el.getBoundingClientRect().bottom > top + 1)?.dataset.index; })()`) as Promise<
+    string | undefined
+  >;
 
 describe('webviews in Chromium', { skip: missing }, () => {
   let browser: Browser;
@@ -53,7 +55,10 @@ describe('webviews in Chromium', { skip: missing }, () => {
     const first = page.locator('[data-entry-id="e0000000"][data-kind="user"]');
     await first.waitFor();
     assert.ok((await page.locator('[data-entry-id]').count()) < 60, 'only a window of rows is in the DOM');
-    assert.match((await first.locator('.row-body').textContent()) ?? '', /<script>alert\(1\)<\/script> <img src=x onerror=alert\(1\)> \[x\]\(javascript:alert\(1\)\)/);
+    assert.match(
+      (await first.locator('.row-body').textContent()) ?? '',
+      /<script>alert\(1\)<\/script> <img src=x onerror=alert\(1\)> \[x\]\(javascript:alert\(1\)\)/,
+    );
     assert.equal(await page.locator('.row-body script, .row-body img, .row-body a[href^="javascript"]').count(), 0);
     for (const action of ['rewind-to-here', 'fork', 'label', 'copy-id']) assert.equal(await first.locator(`[data-action="${action}"]`).count(), 1, action);
     assert.equal(await page.locator('[data-entry-id="e0000001"] [data-action="rewind-to-here"]').count(), 0, 'only user messages rewind');
@@ -62,8 +67,14 @@ describe('webviews in Chromium', { skip: missing }, () => {
     await page.locator('[data-entry-id="e0000006"] [data-action="switch-branch"][data-branch="try-tabs"]').click();
     await page.locator('[data-entry-id="e0000002"] [data-action="fork"]').click();
     await until('the services to be called', async () => (services.called('fork').length ? true : undefined));
-    assert.deepEqual(services.called('previewRewind').map((c) => c.args[1]), ['e0000000']);
-    assert.deepEqual(services.called('switchBranch').map((c) => c.args[1]), ['try-tabs']);
+    assert.deepEqual(
+      services.called('previewRewind').map((c) => c.args[1]),
+      ['e0000000'],
+    );
+    assert.deepEqual(
+      services.called('switchBranch').map((c) => c.args[1]),
+      ['try-tabs'],
+    );
     assert.deepEqual(problems, [], 'no script ran, no CSP violation, no error');
     await page.close();
   });
@@ -125,7 +136,10 @@ describe('webviews in Chromium', { skip: missing }, () => {
     assert.equal(services.called('apply').length, 0, 'nothing is applied before Confirm');
     await page.locator('[data-action="confirm"]').click();
     await until('the Undo offer', async () => (ui.called('executeCommand').length ? true : undefined));
-    assert.deepEqual(services.called('openFileDiff').map((c) => c.args[2]), ['src/a.ts']);
+    assert.deepEqual(
+      services.called('openFileDiff').map((c) => c.args[2]),
+      ['src/a.ts'],
+    );
     assert.deepEqual(services.called('apply')[0]?.args.slice(2), ['files', { overwriteUserModified: true }]);
     assert.equal(closed(), true);
     assert.match(String(ui.called('showInfo')[0]?.args[0]), /^Rewound 2 files/);
@@ -154,7 +168,8 @@ describe('webviews in Chromium', { skip: missing }, () => {
   it('preview: opens with the focus on its first control, Tab moves, +/- counts are read as words, Escape cancels', async () => {
     const { page, problems, services, closed } = await openPreview(samplePreview());
     await page.locator('[data-testid="file-row"]').first().waitFor();
-    const focused = () => page.evaluate(`(() => { const el = document.activeElement; return el ? (el.id || el.dataset.action || el.tagName) : ''; })()`) as Promise<string>;
+    const focused = () =>
+      page.evaluate(`(() => { const el = document.activeElement; return el ? (el.id || el.dataset.action || el.tagName) : ''; })()`) as Promise<string>;
     assert.equal(await until('the focus', async () => ((await focused()) === 'mode-all' ? 'mode-all' : undefined)), 'mode-all');
     await page.keyboard.press('Tab');
     assert.notEqual(await focused(), 'mode-all', 'Tab moves on');

@@ -89,7 +89,9 @@ function renderFiles(model: BranchCompareModel, ui: CompareUiState): string {
       `<span class="counts-pair"${countsAria(f.insertions, f.deletions)}><span class="ins" title="lines only on B">${f.insertions}</span> <span class="del" title="lines only on A">${f.deletions}</span></span> <span class="muted">from A to B (click a file to see its diff)</span></p>` +
       `<ul class="file-list">${f.files.map((x) => renderFileRow(x, ui)).join('')}</ul>`;
   }
-  const error = ui.diffError ? `<p class="problem error" role="alert" data-testid="diff-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(ui.diffError)}</p>` : '';
+  const error = ui.diffError
+    ? `<p class="problem error" role="alert" data-testid="diff-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(ui.diffError)}</p>`
+    : '';
   return `<section class="files" data-testid="files" aria-labelledby="h-files"><h2 id="h-files"><span class="codicon codicon-files" aria-hidden="true"></span>Files that differ</h2>${error}${body}</section>`;
 }
 
@@ -112,6 +114,8 @@ export function renderLoading(branchA?: string, branchB?: string): string {
 }
 
 export function renderLoadError(message: string): string {
-  return `<p class="problem error" role="alert" data-testid="compare-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(message)}</p>` +
-    `<p><button type="button" class="secondary-button" data-action="refresh">Try again</button></p>`;
+  return (
+    `<p class="problem error" role="alert" data-testid="compare-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(message)}</p>` +
+    `<p><button type="button" class="secondary-button" data-action="refresh">Try again</button></p>`
+  );
 }

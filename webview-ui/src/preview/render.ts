@@ -60,7 +60,9 @@ function renderConversation(model: RewindPreviewModel, dimmed: boolean): string 
   if (c.fork) {
     const forkBody =
       `<p>The ${escapeHtml(c.fork.agent)} session itself is not changed. <strong class="branch-name" data-testid="new-branch">${escapeHtml(c.newBranchName)}</strong> is written beside it, holding the conversation up to just before this message, so you can send it again (or something else) there: <code>${escapeHtml(c.fork.resumeHint)}</code>.</p>` +
-      (left.length === 0 ? '' : `<p>${plural(left.length, 'message stays', 'messages stay')} in the original session only:</p><ul class="left-behind">${items}${more}</ul>`);
+      (left.length === 0
+        ? ''
+        : `<p>${plural(left.length, 'message stays', 'messages stay')} in the original session only:</p><ul class="left-behind">${items}${more}</ul>`);
     return section('conversation', 'comment-discussion', 'Conversation', forkBody, dimmed, dimmed ? 'not part of this rewind' : undefined);
   }
   const body =
@@ -79,7 +81,10 @@ function renderState(model: RewindPreviewModel, dimmed: boolean): string {
   }
   const value = (v: string | null) => (v === null ? '<em class="muted">deleted</em>' : `<code>${escapeHtml(truncate(v, 200))}</code>`);
   const rows = s.changes
-    .map((c) => `<tr><td><code>${escapeHtml(c.key)}</code></td><td class="muted">${escapeHtml(c.scope)}</td><td>${value(c.now)}</td><td>${value(c.after)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td><code>${escapeHtml(c.key)}</code></td><td class="muted">${escapeHtml(c.scope)}</td><td>${value(c.now)}</td><td>${value(c.after)}</td></tr>`,
+    )
     .join('');
   const table = s.changes.length
     ? `<table class="state-table"><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Now</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`
@@ -129,34 +134,39 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
     : '';
   const skipped = f.skipped.length
     ? `<details class="skipped" open><summary>${plural(f.skipped.length, 'file is', 'files are')} left alone by your settings</summary><ul>${f.skipped
-        .map((s) => `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`)
+        .map(
+          (s) =>
+            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`,
+        )
         .join('')}</ul></details>`
     : '';
-  const note = f.note ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeHtml(f.note)}</p>` : '';
+  const note = f.note
+    ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeHtml(f.note)}</p>`
+    : '';
   return section('files', 'files', 'Files', `${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
 
 function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {
   const problems = problemsOf(model, ui);
   if (problems.length === 0) return '';
-  const items = problems
-    .map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeHtml(p.detail)}</li>`)
-    .join('');
+  const items = problems.map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeHtml(p.detail)}</li>`).join('');
   return `<div class="problems" data-testid="preview-error" role="alert"><span class="codicon codicon-warning" aria-hidden="true"></span><ul>${items}</ul></div>`;
 }
 
 function renderModes(model: RewindPreviewModel, ui: PreviewUiState): string {
   const available = modeAvailability(model);
   const selected = effectiveMode(model, ui.mode);
-  const options = modeOptionsFor(model).map((o) => {
-    const a = available[o.value];
-    const id = `mode-${o.value}`;
-    return (
-      `<div class="mode${a.enabled ? '' : ' disabled'}"><input type="radio" name="mode" id="${id}" value="${o.value}"` +
-      `${selected === o.value ? ' checked' : ''}${a.enabled && !ui.busy ? '' : ' disabled'} aria-describedby="${id}-desc">` +
-      `<label for="${id}">${o.label}</label><span class="muted" id="${id}-desc">${escapeHtml(a.enabled ? o.description : a.reason ?? '')}</span></div>`
-    );
-  }).join('');
+  const options = modeOptionsFor(model)
+    .map((o) => {
+      const a = available[o.value];
+      const id = `mode-${o.value}`;
+      return (
+        `<div class="mode${a.enabled ? '' : ' disabled'}"><input type="radio" name="mode" id="${id}" value="${o.value}"` +
+        `${selected === o.value ? ' checked' : ''}${a.enabled && !ui.busy ? '' : ' disabled'} aria-describedby="${id}-desc">` +
+        `<label for="${id}">${o.label}</label><span class="muted" id="${id}-desc">${escapeHtml(a.enabled ? o.description : (a.reason ?? ''))}</span></div>`
+      );
+    })
+    .join('');
   return `<fieldset class="modes"><legend>What to rewind</legend>${options}</fieldset>`;
 }
 

@@ -20,8 +20,16 @@ export function modeOptionsFor(model: RewindPreviewModel): readonly ModeOption[]
   if (!fork) return MODE_OPTIONS;
   const agent = fork.agent;
   return [
-    { value: 'all', label: 'Conversation and files', description: `Continue in a new ${agent} session from just before this message, and put the files back as they were.` },
-    { value: 'conversation', label: 'Conversation only', description: `Continue in a new ${agent} session from just before this message; leave the files as they are now.` },
+    {
+      value: 'all',
+      label: 'Conversation and files',
+      description: `Continue in a new ${agent} session from just before this message, and put the files back as they were.`,
+    },
+    {
+      value: 'conversation',
+      label: 'Conversation only',
+      description: `Continue in a new ${agent} session from just before this message; leave the files as they are now.`,
+    },
     { value: 'files', label: 'Files only', description: `Put the files back as they were; the ${agent} session stays as it is.` },
   ];
 }
@@ -120,9 +128,11 @@ export interface PreviewProblem {
 /** Every problem, worded for a person; the parts that work are still shown in full. */
 export function problemsOf(model: RewindPreviewModel, ui: PreviewUiState): PreviewProblem[] {
   const out: PreviewProblem[] = [];
-  if (!model.conversation.ok) out.push({ part: 'conversation', headline: 'The conversation can’t be rewound to this message.', detail: model.conversation.error });
+  if (!model.conversation.ok)
+    out.push({ part: 'conversation', headline: 'The conversation can’t be rewound to this message.', detail: model.conversation.error });
   // A problem with the message itself fails the conversation and the state alike: say it once.
-  if (!model.state.ok && (model.conversation.ok || model.conversation.error !== model.state.error)) out.push({ part: 'state', headline: 'What happens to session state and artifacts can’t be shown.', detail: model.state.error });
+  if (!model.state.ok && (model.conversation.ok || model.conversation.error !== model.state.error))
+    out.push({ part: 'state', headline: 'What happens to session state and artifacts can’t be shown.', detail: model.state.error });
   if (!model.files.ok) out.push({ part: 'files', headline: 'The files can’t be rewound to this message.', detail: model.files.error });
   if (ui.applyError) out.push({ part: 'apply', headline: 'The rewind did not happen.', detail: ui.applyError });
   return out;

@@ -164,7 +164,12 @@ function createRow(index: number): HTMLElement {
   const item = pages.get(index);
   const template = document.createElement('template');
   template.innerHTML = item
-    ? renderRow(item, { index, expanded: expanded.has(item.entryId), branchesExpanded: branchesExpanded.has(item.entryId), readOnly: model?.readOnly !== undefined })
+    ? renderRow(item, {
+        index,
+        expanded: expanded.has(item.entryId),
+        branchesExpanded: branchesExpanded.has(item.entryId),
+        readOnly: model?.readOnly !== undefined,
+      })
     : renderPlaceholder(index);
   const el = template.content.firstElementChild as HTMLElement;
   if (!item) el.style.height = `${heights.heightOf(index)}px`;
@@ -341,7 +346,13 @@ async function loadPage(start: number, count: number): Promise<void> {
   }
 }
 
-const SOURCE_NAMES: Record<TranscriptModel['source'], string> = { 'agent-rewind': 'agent-rewind', pi: 'pi', omp: 'oh-my-pi', claude: 'Claude Code', codex: 'Codex' };
+const SOURCE_NAMES: Record<TranscriptModel['source'], string> = {
+  'agent-rewind': 'agent-rewind',
+  pi: 'pi',
+  omp: 'oh-my-pi',
+  claude: 'Claude Code',
+  codex: 'Codex',
+};
 
 function applyModel(version: number, next: TranscriptModel): void {
   const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;

@@ -7,7 +7,6 @@ import { renderMarkdown } from '../common/markdown';
 
 export { KIND_META };
 
-
 /** Tool output and long messages are cut here until the user asks for all of it (keeps rows cheap). */
 export const COLLAPSED_CHARS = 2_000;
 export const COLLAPSED_LINES = 30;

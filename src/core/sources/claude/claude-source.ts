@@ -18,7 +18,6 @@ import type { ClaudeSession } from './session';
 const AGENT = 'Claude Code';
 const MAX_CACHED = 16;
 
-
 export class ClaudeSource implements SourceAdapter {
   readonly kinds = ['claude'] as const;
   readonly writable = false;
@@ -38,7 +37,15 @@ export class ClaudeSource implements SourceAdapter {
   async list(ctx: SourceContext): Promise<SessionListing[]> {
     if (!this.#enabled || ctx.workspaceRoots.length === 0) return [];
     const found = await discoverClaudeSessions({ workspaceRoots: ctx.workspaceRoots, configDirs: this.#configDirs });
-    return found.map((l) => ({ sessionFile: l.sessionFile, sessionId: l.sessionId, title: l.title, source: 'claude' as const, modifiedMs: l.modifiedMs, createdAt: l.createdAt, cwd: l.cwd }));
+    return found.map((l) => ({
+      sessionFile: l.sessionFile,
+      sessionId: l.sessionId,
+      title: l.title,
+      source: 'claude' as const,
+      modifiedMs: l.modifiedMs,
+      createdAt: l.createdAt,
+      cwd: l.cwd,
+    }));
   }
 
   watchFolders(): WatchedFolder[] {
@@ -77,7 +84,6 @@ export class ClaudeSource implements SourceAdapter {
     });
   }
 
-
   #withHookRecords(session: ClaudeSession): ClaudeSession {
     if (!this.#home || !isSafeSessionId(session.sessionId)) return session;
     let records: PromptRecord[];
@@ -103,7 +109,9 @@ export class ClaudeSource implements SourceAdapter {
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {
     const before = view.getPath(userEntryId).slice(0, -1);
     if (!before.some((e) => e.type === 'message')) {
-      return { error: `This is the first message of the ${AGENT} session: there is no conversation before it to continue (start a new one with \`claude\`). The files can still be rewound.` };
+      return {
+        error: `This is the first message of the ${AGENT} session: there is no conversation before it to continue (start a new one with \`claude\`). The files can still be rewound.`,
+      };
     }
     return { agent: AGENT, resumeHint: 'claude --resume <the new session id>' };
   }

@@ -33,7 +33,14 @@ export function assistantBlocks(content: unknown): ContentBlock[] {
 }
 
 // pi's names for why a turn stopped, so "error" is what marks a failed reply everywhere.
-const STOP_REASONS: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', tool_use: 'toolUse', max_tokens: 'length', pause_turn: 'stop', refusal: 'stop' };
+const STOP_REASONS: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  tool_use: 'toolUse',
+  max_tokens: 'length',
+  pause_turn: 'stop',
+  refusal: 'stop',
+};
 
 /** The assistant message for the first line of an API message; later lines of the same message are merged in. */
 export function assistantMessage(rec: ClaudeRecord, timestamp: number): AgentMessage {

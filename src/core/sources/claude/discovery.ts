@@ -31,7 +31,15 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env, userHome:
   const fromEnv = env.CLAUDE_CONFIG_DIR;
   const expand = (p: string) => (p === '~' ? userHome : p.startsWith('~/') ? join(userHome, p.slice(2)) : p);
   if (fromEnv && fromEnv.trim()) {
-    return [...new Set(fromEnv.split(',').map((p) => p.trim()).filter(Boolean).map((p) => resolve(expand(p))))];
+    return [
+      ...new Set(
+        fromEnv
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+          .map((p) => resolve(expand(p))),
+      ),
+    ];
   }
   return [join(userHome, '.claude'), join(userHome, '.config', 'claude')].filter((d) => existsSync(d));
 }
@@ -90,7 +98,10 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
     sessionFile: file,
     sessionId: basename(file, '.jsonl'),
     cwd,
-    title: forkTitle(titles.title((u) => uuids.has(u), firstPrompt === undefined ? undefined : oneLine(firstPrompt, 200)), head.some((r) => obj(r.forkedFrom) !== undefined)),
+    title: forkTitle(
+      titles.title((u) => uuids.has(u), firstPrompt === undefined ? undefined : oneLine(firstPrompt, 200)),
+      head.some((r) => obj(r.forkedFrom) !== undefined),
+    ),
     createdAt: createdAt ?? new Date(st.birthtimeMs || st.mtimeMs).toISOString(),
     modifiedMs: st.mtimeMs,
   };
@@ -139,7 +150,27 @@ async function listDir(dir: string): Promise<string[]> {
 }
 
 // line types that carry the sessionId; a fork written by 2.1.330 starts with mode / atis-latch / tools-used lines
-const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'queue-operation', 'summary', 'file-history-snapshot', 'file-history-delta', 'attachment', 'progress', 'last-prompt', 'custom-title', 'ai-title', 'agent-name', 'mode', 'permission-mode', 'atis-latch', 'tools-used', 'cost-state', 'pr-link']);
+const CLAUDE_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'queue-operation',
+  'summary',
+  'file-history-snapshot',
+  'file-history-delta',
+  'attachment',
+  'progress',
+  'last-prompt',
+  'custom-title',
+  'ai-title',
+  'agent-name',
+  'mode',
+  'permission-mode',
+  'atis-latch',
+  'tools-used',
+  'cost-state',
+  'pr-link',
+]);
 
 /** Whether the first lines of a file are a Claude Code transcript (a pi/agent-rewind file starts with a session header). */
 export function looksLikeClaudeTranscript(firstLines: readonly string[]): boolean {

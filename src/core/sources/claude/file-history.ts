@@ -73,7 +73,10 @@ export class FileHistory {
       }
     }
     return {
-      files: [...seen].map(([path, b]) => ({ path: isAbsolute(path) ? path : resolve(b.dir ?? cwd, path), backupFile: b.name === null ? null : join(this.backupDir, b.name) })),
+      files: [...seen].map(([path, b]) => ({
+        path: isAbsolute(path) ? path : resolve(b.dir ?? cwd, path),
+        backupFile: b.name === null ? null : join(this.backupDir, b.name),
+      })),
     };
   }
 

@@ -5,7 +5,6 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-
 const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 const PREFIX_BYTES = 64 * 1024;
 // A transcript's first line is written when the file is created; a copied one is older than the file by at least the

@@ -16,7 +16,11 @@ export interface ClaudeForkOptions {
   sessionId?: string;
 }
 
-export async function writeClaudeFork(session: ClaudeSession, userEntryId: string, opts: ClaudeForkOptions = {}): Promise<{ sessionId: string; sessionFile: string }> {
+export async function writeClaudeFork(
+  session: ClaudeSession,
+  userEntryId: string,
+  opts: ClaudeForkOptions = {},
+): Promise<{ sessionId: string; sessionFile: string }> {
   const promptId = session.getEntry(userEntryId)?.id;
   if (promptId === undefined || !session.userPrompts().some((p) => p.entryId === promptId)) {
     throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
@@ -28,7 +32,8 @@ export async function writeClaudeFork(session: ClaudeSession, userEntryId: strin
     throw new Error(`Cannot fork at ${promptId}: it is the first prompt of the session, so the fork would have no conversation before it`);
   }
   const sessionId = opts.sessionId ?? randomUUID();
-  const text = copied.map((l) => JSON.stringify({ ...l.rec, sessionId, forkedFrom: { sessionId: session.sessionId, messageUuid: l.rec.uuid } })).join('\n') + '\n';
+  const text =
+    copied.map((l) => JSON.stringify({ ...l.rec, sessionId, forkedFrom: { sessionId: session.sessionId, messageUuid: l.rec.uuid } })).join('\n') + '\n';
   const dir = dirname(session.sessionFile);
   const sessionFile = join(dir, `${sessionId}.jsonl`);
   await writeNewFile(dir, sessionFile, text);

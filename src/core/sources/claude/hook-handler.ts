@@ -92,11 +92,18 @@ export function parseHookInput(raw: unknown): ClaudeHookInput {
     const issue = r.error.issues[0]!;
     throw new HookProblem(`invalid hook input: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  if (!isSafeSessionId(r.data.session_id)) throw new HookProblem(`invalid hook input: session_id ${JSON.stringify(r.data.session_id.slice(0, 80))} is not a usable id`);
+  if (!isSafeSessionId(r.data.session_id))
+    throw new HookProblem(`invalid hook input: session_id ${JSON.stringify(r.data.session_id.slice(0, 80))} is not a usable id`);
   return r.data;
 }
 
-async function snapshot(root: string, home: string, sessionId: string, anchorId: string, kind: 'user-message' | 'turn-end'): Promise<{ summary: SnapshotSummary; realRoot: string }> {
+async function snapshot(
+  root: string,
+  home: string,
+  sessionId: string,
+  anchorId: string,
+  kind: 'user-message' | 'turn-end',
+): Promise<{ summary: SnapshotSummary; realRoot: string }> {
   let fc: ServiceFirstCheckpoints;
   try {
     // the extension's settings (settings-file.ts); through the home's checkpoint service when it serves this folder

@@ -55,7 +55,8 @@ export function forEachClaudeLine(buf: Buffer, visit: (line: RawLine) => void, u
         else if (text.trim() !== '') skipped.push({ line: lineNo, reason: `invalid JSON: ${(err as Error).message}` });
       }
       if (ok) {
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) visit({ rec: value as ClaudeRecord, line: lineNo, byteStart: start, byteEnd: stop });
+        if (value !== null && typeof value === 'object' && !Array.isArray(value))
+          visit({ rec: value as ClaudeRecord, line: lineNo, byteStart: start, byteEnd: stop });
         else skipped.push({ line: lineNo, reason: 'not a JSON object' });
       }
     }

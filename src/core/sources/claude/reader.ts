@@ -74,14 +74,25 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
     sessionFile: file,
     cwd: cwd ?? dirname(file),
     // a fork we wrote (its lines say forkedFrom) starts with its origin's prompts: named apart from it in lists
-    title: forkTitle(titles.title((u) => builder.has(u), tree.prompts[0]?.text), clues.marks.length > 0),
+    title: forkTitle(
+      titles.title((u) => builder.has(u), tree.prompts[0]?.text),
+      clues.marks.length > 0,
+    ),
     createdAt: createdAt ?? new Date((await stat(file)).birthtimeMs).toISOString(),
     tree,
     report: { skipped },
     subagents,
     fileHistory,
     inherited,
-    ...(fork ? { forkedFrom: { sessionId: fork.sessionId, ...(fork.sessionFile ? { sessionFile: fork.sessionFile } : {}), ...(lastShared ? { entryId: lastShared } : {}) } } : {}),
+    ...(fork
+      ? {
+          forkedFrom: {
+            sessionId: fork.sessionId,
+            ...(fork.sessionFile ? { sessionFile: fork.sessionFile } : {}),
+            ...(lastShared ? { entryId: lastShared } : {}),
+          },
+        }
+      : {}),
   });
 }
 

@@ -120,7 +120,8 @@ export class ClaudeSession implements ForeignSessionView {
     if (!history || history.files.length === 0) return undefined;
     return {
       files: history.files.map((f) => ({ path: f.path, source: f.backupFile })),
-      coverage: "From Claude Code's own checkpoint: it covers only the files Claude's edit tools (Write, Edit) changed, not changes made through Bash or by hand. Set up Claude Code checkpoints for exact snapshots of every prompt.",
+      coverage:
+        "From Claude Code's own checkpoint: it covers only the files Claude's edit tools (Write, Edit) changed, not changes made through Bash or by hand. Set up Claude Code checkpoints for exact snapshots of every prompt.",
     };
   }
 

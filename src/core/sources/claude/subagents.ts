@@ -18,7 +18,12 @@ interface LoadedAgent {
   file?: string;
 }
 
-export async function loadSubagents(sessionFile: string, sessionId: string, main: NormalizedTree, sidechainLines: RawLine[]): Promise<Map<string, SubagentView[]>> {
+export async function loadSubagents(
+  sessionFile: string,
+  sessionId: string,
+  main: NormalizedTree,
+  sidechainLines: RawLine[],
+): Promise<Map<string, SubagentView[]>> {
   const agents: LoadedAgent[] = [];
   const projectDir = dirname(sessionFile);
   const nested = join(projectDir, sessionId, 'subagents');
@@ -59,7 +64,13 @@ export async function loadSubagents(sessionFile: string, sessionId: string, main
     const input = obj(findCall(trees, callId)?.input);
     const title = [str(input?.subagent_type), str(input?.description)].filter(Boolean).join(': ') || `agent ${a.agentId}`;
     const leaf = a.tree.leafId === null ? undefined : a.tree.byId.get(a.tree.leafId);
-    const view: SubagentView = { toolCallId: callId, agentId: a.agentId, title, entries: leaf ? pathToLeaf(leaf, a.tree.byId) : [], ...(a.file ? { file: a.file } : {}) };
+    const view: SubagentView = {
+      toolCallId: callId,
+      agentId: a.agentId,
+      title,
+      entries: leaf ? pathToLeaf(leaf, a.tree.byId) : [],
+      ...(a.file ? { file: a.file } : {}),
+    };
     let list = out.get(callId);
     if (!list) out.set(callId, (list = []));
     list.push(view);

@@ -17,7 +17,6 @@ import type { CodexSession } from './session';
 const AGENT = 'Codex';
 const MAX_CACHED = 16;
 
-
 export class CodexSource implements SourceAdapter {
   readonly kinds = ['codex'] as const;
   readonly writable = false;
@@ -37,7 +36,15 @@ export class CodexSource implements SourceAdapter {
   async list(ctx: SourceContext): Promise<SessionListing[]> {
     if (!this.#enabled || ctx.workspaceRoots.length === 0) return [];
     const found = await discoverCodexSessions({ workspaceRoots: ctx.workspaceRoots, home: this.#home });
-    return found.map((l) => ({ sessionFile: l.sessionFile, sessionId: l.sessionId, title: l.title, source: 'codex' as const, modifiedMs: l.modifiedMs, createdAt: l.createdAt, cwd: l.cwd }));
+    return found.map((l) => ({
+      sessionFile: l.sessionFile,
+      sessionId: l.sessionId,
+      title: l.title,
+      source: 'codex' as const,
+      modifiedMs: l.modifiedMs,
+      createdAt: l.createdAt,
+      cwd: l.cwd,
+    }));
   }
 
   watchFolders(): WatchedFolder[] {
@@ -69,7 +76,6 @@ export class CodexSource implements SourceAdapter {
     return this.#cache.get(file, (path) => readCodexSession(path, { home: this.#home }));
   }
 
-
   /** The rollout stays as it is: a new one holds the conversation up to just before the message, which
    *  `codex resume <id>` continues; the message's text is handed back to be sent again. */
   async rewindConversation(view: SessionView, userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
@@ -83,10 +89,13 @@ export class CodexSource implements SourceAdapter {
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {
     const session = view as CodexSession;
     const prompt = session.promptOf?.(userEntryId);
-    if (prompt && prompt.prefix.startsWith('ref')) return { error: `This message belongs to the ${AGENT} session this one continues: rewind it there. The files can still be rewound.` };
+    if (prompt && prompt.prefix.startsWith('ref'))
+      return { error: `This message belongs to the ${AGENT} session this one continues: rewind it there. The files can still be rewound.` };
     const before = view.getPath(userEntryId).slice(0, -1);
     if (!before.some((e) => e.type === 'message')) {
-      return { error: `This is the first message of the ${AGENT} session: there is no conversation before it to continue (start a new one with \`codex\`). The files can still be rewound.` };
+      return {
+        error: `This is the first message of the ${AGENT} session: there is no conversation before it to continue (start a new one with \`codex\`). The files can still be rewound.`,
+      };
     }
     return { agent: AGENT, resumeHint: 'codex resume <the new session id>' };
   }

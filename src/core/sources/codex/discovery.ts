@@ -245,7 +245,11 @@ async function readEnds(file: string, size: number): Promise<{ head: CodexRecord
       return { head: parseComplete(all, true, true), tail: [], headText: all.toString('utf8') };
     }
     const head = await read(0, PREFIX_BYTES);
-    return { head: parseComplete(head, true, false), tail: parseComplete(await read(size - TAIL_BYTES, TAIL_BYTES), false, true), headText: head.toString('utf8') };
+    return {
+      head: parseComplete(head, true, false),
+      tail: parseComplete(await read(size - TAIL_BYTES, TAIL_BYTES), false, true),
+      headText: head.toString('utf8'),
+    };
   } finally {
     await fh.close();
   }

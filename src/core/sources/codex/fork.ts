@@ -38,11 +38,17 @@ export function rolloutFileName(id: string, at: Date): string {
   return `rollout-${iso.slice(0, 10)}T${iso.slice(11, 19).replace(/:/g, '-')}-${id}.jsonl`;
 }
 
-export async function writeCodexFork(session: CodexSession, userEntryId: string, opts: CodexForkOptions = {}): Promise<{ sessionId: string; sessionFile: string }> {
+export async function writeCodexFork(
+  session: CodexSession,
+  userEntryId: string,
+  opts: CodexForkOptions = {},
+): Promise<{ sessionId: string; sessionFile: string }> {
   const prompt = session.promptOf(userEntryId);
   if (!prompt) throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
   if (prompt.prefix.startsWith('ref')) {
-    throw new Error(`Cannot fork at ${userEntryId}: that prompt is in the session this one continues (${session.forkedFrom?.sessionId ?? 'its parent'}); rewind it there`);
+    throw new Error(
+      `Cannot fork at ${userEntryId}: that prompt is in the session this one continues (${session.forkedFrom?.sessionId ?? 'its parent'}); rewind it there`,
+    );
   }
   // where the history before the prompt lives: earlier segments of the thread (TUI backtracks), each up to where the
   // next continues, then the prompt's own file up to the prompt's turn
@@ -78,7 +84,12 @@ export async function writeCodexFork(session: CodexSession, userEntryId: string,
   const now = opts.now ?? new Date();
   const sessionId = opts.sessionId ?? uuidV7(now.getTime());
   const stamp = now.toISOString();
-  const metaPayload = { ...(meta ? payloadOf(meta.rec) : { cwd: session.cwd, originator: 'agent-rewind' }), id: sessionId, forked_from_id: session.sessionId, timestamp: stamp } as Record<string, unknown>;
+  const metaPayload = {
+    ...(meta ? payloadOf(meta.rec) : { cwd: session.cwd, originator: 'agent-rewind' }),
+    id: sessionId,
+    forked_from_id: session.sessionId,
+    timestamp: stamp,
+  } as Record<string, unknown>;
   if (typeof metaPayload.session_id === 'string') metaPayload.session_id = sessionId;
   // the fork holds its whole history itself: no segment of the original to continue from
   delete metaPayload.history_base;

@@ -13,7 +13,11 @@ import { z } from 'zod';
 import { openFileCheckpoints } from '../../service/client';
 import { cliCheckpointerOptions } from '../../engine/settings-file';
 
-const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/);
+const id = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/);
 
 export const codexHookInputSchema = z
   .object({
@@ -47,12 +51,18 @@ export async function runCodexHook(stdinJson: unknown, opts: { home: string }): 
     let value = stdinJson;
     if (typeof value === 'string' || Buffer.isBuffer(value)) value = JSON.parse(String(value));
     const parsed = codexHookInputSchema.safeParse(value);
-    if (!parsed.success) return logged(opts.home, event, `ignored a hook input that is not a Codex hook payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      return logged(
+        opts.home,
+        event,
+        `ignored a hook input that is not a Codex hook payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`,
+      );
     const input = parsed.data;
     event = input.hook_event_name;
     if (event !== 'UserPromptSubmit' && event !== 'Stop') return { action: 'ignored', reason: `event ${event} is not handled` };
     if (!input.turn_id) return logged(opts.home, event, `session ${input.session_id}: no turn_id in the payload, no snapshot taken`);
-    if (!isAbsolute(input.cwd) || !isDir(input.cwd)) return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
+    if (!isAbsolute(input.cwd) || !isDir(input.cwd))
+      return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
     const anchorId = event === 'Stop' ? `${input.turn_id}:turn-end` : input.turn_id;
     // through the home's checkpoint service when it serves this folder, else in-process
     // the same options as Claude Code's hook and the CLI (the settings file), so the service can answer it too

@@ -116,7 +116,10 @@ export function uninstallCodexHooks(loc: CodexHooksLocation): CodexHooksChange {
   const left = isObject(hooks.value.hooks) && Object.keys(hooks.value.hooks).length > 0;
   const config = loadText(configFile);
   if (!left && config.text?.includes(FEATURE_MARK)) {
-    const text = config.text.split('\n').filter((l) => !(l.includes(FEATURE_MARK) && /^\s*hooks\s*=/.test(l))).join('\n');
+    const text = config.text
+      .split('\n')
+      .filter((l) => !(l.includes(FEATURE_MARK) && /^\s*hooks\s*=/.test(l)))
+      .join('\n');
     writeAtomic(configFile, text);
     change.featureChanged = true;
   }
@@ -128,7 +131,9 @@ export function codexHooksInstalled(loc: CodexHooksLocation): CodexHookEvent[] {
   const { hooksFile } = codexHooksFiles(loc);
   try {
     const hooks = loadHooks(hooksFile);
-    return CODEX_HOOK_EVENTS.filter((e) => (eventGroups(hooks.value, hooksFile, e, false) ?? []).some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isOurCodexHandler)));
+    return CODEX_HOOK_EVENTS.filter((e) =>
+      (eventGroups(hooks.value, hooksFile, e, false) ?? []).some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isOurCodexHandler)),
+    );
   } catch {
     return [];
   }
@@ -200,12 +205,17 @@ export function withFeature(text: string, file = 'config.toml'): string {
   if (headers.length > 1) throw new CodexSettingsError(`${file} declares [features] twice; it was left as it is`);
   const firstTable = lines.findIndex((l) => /^\s*\[/.test(l));
   const root = firstTable < 0 ? lines : lines.slice(0, firstTable);
-  if (root.some((l) => /^\s*features\s*=/.test(l))) throw new CodexSettingsError(`${file} sets features inline; add \`hooks = true\` to it by hand (it was left as it is)`);
+  if (root.some((l) => /^\s*features\s*=/.test(l)))
+    throw new CodexSettingsError(`${file} sets features inline; add \`hooks = true\` to it by hand (it was left as it is)`);
   if (root.some((l) => /^\s*features\.hooks\s*=\s*true\b/.test(l))) return text;
   if (headers.length === 1) {
     const start = headers[0]!;
     let end = lines.length;
-    for (let i = start + 1; i < lines.length; i++) if (/^\s*\[/.test(lines[i]!)) { end = i; break; }
+    for (let i = start + 1; i < lines.length; i++)
+      if (/^\s*\[/.test(lines[i]!)) {
+        end = i;
+        break;
+      }
     for (let i = start + 1; i < end; i++) {
       const m = /^(\s*hooks\s*=\s*)(\w+)(.*)$/.exec(lines[i]!);
       if (!m) continue;

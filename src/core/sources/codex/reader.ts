@@ -80,7 +80,12 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
   // the first prompt of the conversation as it stands (not of a branch abandoned by a backtrack)
   const leaf = tree.leafId === null ? undefined : tree.byId.get(tree.leafId);
   const onPath = new Set(leaf ? pathToLeaf(leaf, tree.byId).map((e) => e.id) : []);
-  const title = tree.threadNames[tree.threadNames.length - 1] ?? index?.get(sessionId) ?? firstPromptTitle(tree.prompts.filter((p) => onPath.has(p.entryId))) ?? firstPromptTitle(tree.prompts) ?? 'Codex session';
+  const title =
+    tree.threadNames[tree.threadNames.length - 1] ??
+    index?.get(sessionId) ??
+    firstPromptTitle(tree.prompts.filter((p) => onPath.has(p.entryId))) ??
+    firstPromptTitle(tree.prompts) ??
+    'Codex session';
   const createdAt = str(mp.timestamp) ?? str(meta?.rec.timestamp) ?? new Date((await stat(file)).birthtimeMs).toISOString();
   return new CodexSession({
     sessionId,
@@ -90,7 +95,10 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
     createdAt,
     tree,
     report: { skipped },
-    segments: [...chain.map((c) => ({ prefix: c.prefix, file: c.file, cutByte: c.cutByte })), ...detached.map((d) => ({ prefix: d.prefix, file: d.file, detached: true }))],
+    segments: [
+      ...chain.map((c) => ({ prefix: c.prefix, file: c.file, cutByte: c.cutByte })),
+      ...detached.map((d) => ({ prefix: d.prefix, file: d.file, detached: true })),
+    ],
     ...(forkedFromId
       ? { forkedFrom: { sessionId: forkedFromId, ...(parentFile ? { sessionFile: parentFile } : {}), ...(lastShared ? { entryId: lastShared } : {}) } }
       : {}),
@@ -98,7 +106,10 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
 }
 
 function firstPromptTitle(prompts: readonly { text: string }[]): string | undefined {
-  const t = prompts.find((p) => p.text.trim())?.text.trim().replace(/\s+/g, ' ');
+  const t = prompts
+    .find((p) => p.text.trim())
+    ?.text.trim()
+    .replace(/\s+/g, ' ');
   return t === undefined ? undefined : t.length > 200 ? `${t.slice(0, 199)}…` : t;
 }
 
@@ -135,14 +146,27 @@ const MAX_SEGMENTS = 64;
 /** The segment a history_base names: `…_<segment id>.jsonl`, or the thread's first file when it is the thread id. */
 function segmentFile(files: readonly string[], threadId: string, segmentId: string): string | undefined {
   const want = segmentId.toLowerCase();
-  return files.find((f) => parseRolloutName(f)?.segmentId === want) ?? (want === threadId.toLowerCase() ? files.find((f) => { const n = parseRolloutName(f); return n?.threadId === want && !n.segmentId; }) : undefined);
+  return (
+    files.find((f) => parseRolloutName(f)?.segmentId === want) ??
+    (want === threadId.toLowerCase()
+      ? files.find((f) => {
+          const n = parseRolloutName(f);
+          return n?.threadId === want && !n.segmentId;
+        })
+      : undefined)
+  );
 }
 
 const segmentKey = (file: string) => (parseRolloutName(file)?.segmentId ?? 'first').slice(-12);
 
 /** The segments this one continues (oldest first, each cut where the next continues) and the thread's other
  *  segments, which nothing continues (each read whole). A loop, bounded, each file once. */
-async function followSegments(file: string, meta: Record<string, unknown>, threadId: string, home: string): Promise<{ chain: SegmentLines[]; detached: SegmentLines[] }> {
+async function followSegments(
+  file: string,
+  meta: Record<string, unknown>,
+  threadId: string,
+  home: string,
+): Promise<{ chain: SegmentLines[]; detached: SegmentLines[] }> {
   const chain: SegmentLines[] = [];
   const own = resolve(file);
   const name = parseRolloutName(file);
@@ -164,9 +188,17 @@ async function followSegments(file: string, meta: Record<string, unknown>, threa
     }
     const byte = typeof base.end_byte_offset === 'number' ? base.end_byte_offset : undefined;
     const ordinal = typeof base.end_ordinal_exclusive === 'number' ? base.end_ordinal_exclusive : undefined;
-    let cut = lines.findIndex((l) => (byte !== undefined ? l.byteEnd >= byte : ordinal !== undefined && typeof l.rec.ordinal === 'number' && l.rec.ordinal >= ordinal));
+    let cut = lines.findIndex((l) =>
+      byte !== undefined ? l.byteEnd >= byte : ordinal !== undefined && typeof l.rec.ordinal === 'number' && l.rec.ordinal >= ordinal,
+    );
     if (cut < 0) cut = lines.length;
-    chain.unshift({ prefix: `seg${segmentKey(f)}:`, file: f, lines, cut, ...(byte !== undefined ? { cutByte: byte } : cut < lines.length ? { cutByte: lines[cut]!.byteStart } : {}) });
+    chain.unshift({
+      prefix: `seg${segmentKey(f)}:`,
+      file: f,
+      lines,
+      cut,
+      ...(byte !== undefined ? { cutByte: byte } : cut < lines.length ? { cutByte: lines[cut]!.byteStart } : {}),
+    });
     const m = lines.find((l) => l.rec.type === 'session_meta');
     base = m ? obj(payloadOf(m.rec).history_base) : undefined;
   }

@@ -57,7 +57,11 @@ function recentUserTexts(byId: ReadonlyMap<string, SessionEntry>, leafId: string
   const out: string[] = [];
   const seen = new Set<string>();
   let left = budget;
-  for (let e = leafId === null ? undefined : byId.get(leafId); e && !seen.has(e.id) && e.type !== 'compaction'; e = e.parentId === null ? undefined : byId.get(e.parentId)) {
+  for (
+    let e = leafId === null ? undefined : byId.get(leafId);
+    e && !seen.has(e.id) && e.type !== 'compaction';
+    e = e.parentId === null ? undefined : byId.get(e.parentId)
+  ) {
     seen.add(e.id);
     const m = (e as MessageEntry).message;
     if (e.type !== 'message' || m?.role !== 'user') continue;
@@ -104,11 +108,27 @@ export function replayRollout(lines: readonly ReplayLine[]): ReplayResult {
         return;
       }
       case 'assistantText':
-        add({ type: 'message', id, parentId: cur, timestamp, message: { role: 'assistant', content: messageBlocks(item.content), timestamp: ms } } as MessageEntry);
+        add({
+          type: 'message',
+          id,
+          parentId: cur,
+          timestamp,
+          message: { role: 'assistant', content: messageBlocks(item.content), timestamp: ms },
+        } as MessageEntry);
         return;
       case 'reasoning': {
-        const text = [...arr(item.summary), ...arr(item.content)].map((s) => str(obj(s)?.text) ?? '').filter(Boolean).join('\n\n');
-        if (text) add({ type: 'message', id, parentId: cur, timestamp, message: { role: 'assistant', content: [{ type: 'thinking', thinking: text }], timestamp: ms } } as MessageEntry);
+        const text = [...arr(item.summary), ...arr(item.content)]
+          .map((s) => str(obj(s)?.text) ?? '')
+          .filter(Boolean)
+          .join('\n\n');
+        if (text)
+          add({
+            type: 'message',
+            id,
+            parentId: cur,
+            timestamp,
+            message: { role: 'assistant', content: [{ type: 'thinking', thinking: text }], timestamp: ms },
+          } as MessageEntry);
         return;
       }
       case 'toolCall': {
@@ -123,7 +143,14 @@ export function replayRollout(lines: readonly ReplayLine[]): ReplayResult {
         const callId = str(item.call_id) ?? '';
         const { text, isError } = outputText(item.output);
         const changes = changesByCall.get(callId);
-        const message: AgentMessage = { role: 'toolResult', toolCallId: callId, toolName: toolNames.get(callId) ?? 'tool', content: [{ type: 'text', text: changes ? `${text}\n\n${changes}` : text }], isError, timestamp: ms };
+        const message: AgentMessage = {
+          role: 'toolResult',
+          toolCallId: callId,
+          toolName: toolNames.get(callId) ?? 'tool',
+          content: [{ type: 'text', text: changes ? `${text}\n\n${changes}` : text }],
+          isError,
+          timestamp: ms,
+        };
         const e = { type: 'message', id, parentId: cur, timestamp, message } as MessageEntry;
         add(e);
         if (callId) resultByCall.set(callId, e);

@@ -20,7 +20,10 @@ test('a rewind (a prompt re-sent from an earlier point, later) forks the tree; t
   t.system(a2b, 'turn_duration', { durationMs: 5 });
   const s = await readClaudeSession(t.write(tempConfigDir()));
   assert.equal(s.getLeafId(), a2b);
-  assert.deepEqual(s.getPath().map((e) => e.id), [p1, a1, p2b, a2b]);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p1, a1, p2b, a2b],
+  );
   assert.equal(s.getEntry(p2)?.parentId, a1);
   assert.deepEqual(branchNames(s), ['main', `tip-${a2}`]);
 });
@@ -36,20 +39,28 @@ test('parallel tool calls and their results, progress and attachment side chains
   t.attachment(r1);
   const a = t.text(r2, 'msg_B', 'both read');
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  assert.deepEqual(s.getPath().map((e) => e.id), [p, u1, r1, r2, a]);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p, u1, r1, r2, a],
+  );
   assert.deepEqual(branchNames(s), ['main']);
 });
 
 test('compaction replays (same parent, same timestamp) and max_tokens continuations are flattened', async () => {
   const t = new Transcript();
   const p = t.user(null, 'start');
-  const a = t.text(p, 'msg_A', 'partial', { message: { id: 'msg_A', role: 'assistant', content: [{ type: 'text', text: 'partial' }], stop_reason: 'max_tokens' } });
+  const a = t.text(p, 'msg_A', 'partial', {
+    message: { id: 'msg_A', role: 'assistant', content: [{ type: 'text', text: 'partial' }], stop_reason: 'max_tokens' },
+  });
   const ts = t.tick();
   const q1 = t.user(a, 'same prompt', { timestamp: ts });
   const q2 = t.user(a, 'same prompt', { timestamp: ts });
   const b = t.text(q2, 'msg_B', 'rest');
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  assert.deepEqual(s.getPath().map((e) => e.id), [p, a, q1, q2, b]);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p, a, q1, q2, b],
+  );
   assert.deepEqual(branchNames(s), ['main']);
 });
 

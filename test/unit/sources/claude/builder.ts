@@ -25,7 +25,17 @@ export class Transcript {
 
   private line(parent: string | null, fields: Line): string {
     const uuid = (fields.uuid as string | undefined) ?? `u${++this.n}`;
-    this.lines.push({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: this.cwd, sessionId: this.sessionId, version: '2.1.330', timestamp: this.tick(), ...fields, uuid });
+    this.lines.push({
+      parentUuid: parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      version: '2.1.330',
+      timestamp: this.tick(),
+      ...fields,
+      uuid,
+    });
     return uuid;
   }
 
@@ -35,7 +45,20 @@ export class Transcript {
 
   /** One line of an assistant response; lines of one response share `msgId`. */
   assistant(parent: string | null, msgId: string, block: Line, extra: Line = {}): string {
-    return this.line(parent, { type: 'assistant', requestId: `req_${msgId}`, message: { id: msgId, type: 'message', role: 'assistant', model: 'claude-test', content: [block], stop_reason: null, usage: { input_tokens: 10, output_tokens: 5 } }, ...extra });
+    return this.line(parent, {
+      type: 'assistant',
+      requestId: `req_${msgId}`,
+      message: {
+        id: msgId,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-test',
+        content: [block],
+        stop_reason: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
+      ...extra,
+    });
   }
 
   text(parent: string | null, msgId: string, text: string, extra: Line = {}): string {

@@ -4,7 +4,8 @@ import { readClaudeSession } from '../../../../src/core/sources/claude';
 import type { MessageEntry } from '../../../../src/core/session/types';
 import { Transcript, tempConfigDir } from './builder';
 
-const texts = (ms: { role: string; content?: unknown; summary?: unknown }[]) => ms.map((m) => `${m.role}:${String(m.summary ?? (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))}`);
+const texts = (ms: { role: string; content?: unknown; summary?: unknown }[]) =>
+  ms.map((m) => `${m.role}:${String(m.summary ?? (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))}`);
 
 test('a compact boundary continues from its logical parent; the model sees the summary and what follows', async () => {
   const t = new Transcript();
@@ -14,7 +15,10 @@ test('a compact boundary continues from its logical parent; the model sees the s
   const p2 = t.user(sum, 'new question');
   const a2 = t.text(p2, 'msg_2', 'new answer');
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  assert.deepEqual(s.getPath().map((e) => e.id), [p1, a1, sum, p2, a2]);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p1, a1, sum, p2, a2],
+  );
   const c = s.getEntry(sum)!;
   assert.equal(c.type, 'compaction');
   assert.equal(c.summary, 'This session is being continued from a previous conversation. Summary: X');
@@ -39,8 +43,14 @@ test('compaction after a rewind continues the rewound branch, not the trunk', as
   const p4 = t.user(sum, 'q4');
   const s = await readClaudeSession(t.write(tempConfigDir()));
   assert.equal(s.getLeafId(), p4);
-  assert.deepEqual(s.getPath().map((e) => e.id), [p1, a1, p3, a3, sum, p4]);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p1, a1, p3, a3, sum, p4],
+  );
   const ctx = s.buildSessionContext();
-  assert.deepEqual(ctx.messages.map((m) => m.role), ['compactionSummary', 'user']);
+  assert.deepEqual(
+    ctx.messages.map((m) => m.role),
+    ['compactionSummary', 'user'],
+  );
   assert.equal((s.getEntry(p4) as MessageEntry).message.content, 'q4');
 });

@@ -32,7 +32,12 @@ test('discovery: by the cwd in the lines (not the folder name), titles from the 
   untitled.user(null, 'plain prompt');
   for (const t of [mine, other, outside, untitled]) t.write(dir, '-work-my-repo');
   const proj = join(dir, 'projects', '-work-my-repo');
-  writeFileSync(join(proj, 'agent-abc.jsonl'), new Transcript(mine.sessionId, '/work/my-repo').toString() + JSON.stringify({ type: 'user', uuid: 'x', sessionId: mine.sessionId, cwd: '/work/my-repo', message: { role: 'user', content: 'agent' } }) + '\n');
+  writeFileSync(
+    join(proj, 'agent-abc.jsonl'),
+    new Transcript(mine.sessionId, '/work/my-repo').toString() +
+      JSON.stringify({ type: 'user', uuid: 'x', sessionId: mine.sessionId, cwd: '/work/my-repo', message: { role: 'user', content: 'agent' } }) +
+      '\n',
+  );
   mkdirSync(join(proj, mine.sessionId, 'subagents'), { recursive: true });
   writeFileSync(join(proj, mine.sessionId, 'subagents', 'agent-def.jsonl'), '{}\n');
   const list = await discoverClaudeSessions({ workspaceRoots: ['/work/my-repo/'], configDirs: [dir, join(dir, 'missing')] });

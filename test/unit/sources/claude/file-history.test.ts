@@ -9,12 +9,27 @@ const backup = (name: string | null, version: number) => ({ backupFileName: name
 test('fileHistoryAt: each file Claude tracked from that prompt on, as it was when the prompt was sent', async () => {
   const t = new Transcript();
   // prompt 1: a.ts is edited (first tracked during the turn: update snapshot, pre-edit backup)
-  t.raw({ type: 'file-history-snapshot', messageId: 'u1', isSnapshotUpdate: false, snapshot: { messageId: 'u1', timestamp: t.tick(), trackedFileBackups: {} } });
+  t.raw({
+    type: 'file-history-snapshot',
+    messageId: 'u1',
+    isSnapshotUpdate: false,
+    snapshot: { messageId: 'u1', timestamp: t.tick(), trackedFileBackups: {} },
+  });
   const p1 = t.user(null, 'edit a');
-  t.raw({ type: 'file-history-snapshot', messageId: p1, isSnapshotUpdate: true, snapshot: { messageId: p1, timestamp: t.tick(), trackedFileBackups: { '/work/proj/a.ts': backup('h1@v1', 1) } } });
+  t.raw({
+    type: 'file-history-snapshot',
+    messageId: p1,
+    isSnapshotUpdate: true,
+    snapshot: { messageId: p1, timestamp: t.tick(), trackedFileBackups: { '/work/proj/a.ts': backup('h1@v1', 1) } },
+  });
   // prompt 2: a.ts at v2; new.ts created during the turn (delta, did not exist); b.ts relative path
   const p2 = t.user(p1, 'edit more');
-  t.raw({ type: 'file-history-snapshot', messageId: p2, isSnapshotUpdate: false, snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { '/work/proj/a.ts': backup('h1@v2', 2) } } });
+  t.raw({
+    type: 'file-history-snapshot',
+    messageId: p2,
+    isSnapshotUpdate: false,
+    snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { '/work/proj/a.ts': backup('h1@v2', 2) } },
+  });
   t.raw({ type: 'file-history-delta', messageId: p2, trackingPath: '/work/proj/new.ts', backup: backup(null, 1) });
   t.raw({ type: 'file-history-delta', messageId: p2, trackingPath: 'src/b.ts', backup: backup('h2@v1', 1) });
   t.raw({ type: 'file-history-delta', messageId: p2, trackingPath: 'src/b.ts', backup: backup('h2@v2', 2) }); // post-edit: ignored
@@ -29,7 +44,10 @@ test('fileHistoryAt: each file Claude tracked from that prompt on, as it was whe
       { path: '/work/proj/src/b.ts', backupFile: join(dir, 'h2@v1') },
     ],
   });
-  assert.deepEqual(s.fileHistoryAt(p2)?.files.map((f) => f.backupFile), [join(dir, 'h1@v2'), null, join(dir, 'h2@v1')]);
+  assert.deepEqual(
+    s.fileHistoryAt(p2)?.files.map((f) => f.backupFile),
+    [join(dir, 'h1@v2'), null, join(dir, 'h2@v1')],
+  );
   assert.deepEqual(s.fileHistoryAt(p3), { files: [] });
   assert.equal(s.fileHistoryAt('nope'), undefined);
 });
@@ -45,11 +63,28 @@ test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId
   const p1 = t.user(null, 'write it');
   t.raw({ type: 'file-history-snapshot', messageId: p1, isSnapshotUpdate: false, snapshot: { messageId: p1, timestamp: t.tick(), trackedFileBackups: {} } });
   const a = t.toolUse(p1, 'msg_A', 'toolu_1', 'Write', { file_path: '/elsewhere/w.txt', content: 'x' });
-  t.raw({ type: 'file-history-delta', messageId: a, snapshotMessageId: p1, trackingPath: 'w.txt', backup: { ...backup(null, 1), realParentDir: '/elsewhere' } });
-  t.raw({ type: 'file-history-delta', messageId: a, snapshotMessageId: p1, trackingPath: 'w.txt', backup: { ...backup('h@v2', 2), realParentDir: '/elsewhere' } });
+  t.raw({
+    type: 'file-history-delta',
+    messageId: a,
+    snapshotMessageId: p1,
+    trackingPath: 'w.txt',
+    backup: { ...backup(null, 1), realParentDir: '/elsewhere' },
+  });
+  t.raw({
+    type: 'file-history-delta',
+    messageId: a,
+    snapshotMessageId: p1,
+    trackingPath: 'w.txt',
+    backup: { ...backup('h@v2', 2), realParentDir: '/elsewhere' },
+  });
   const r = t.toolResult(a, 'toolu_1', 'ok');
   const p2 = t.user(r, 'again');
-  t.raw({ type: 'file-history-snapshot', messageId: p2, isSnapshotUpdate: false, snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { 'w.txt': { ...backup('h@v2', 2), realParentDir: '/elsewhere' } } } });
+  t.raw({
+    type: 'file-history-snapshot',
+    messageId: p2,
+    isSnapshotUpdate: false,
+    snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { 'w.txt': { ...backup('h@v2', 2), realParentDir: '/elsewhere' } } },
+  });
   const configDir = tempConfigDir();
   const s = await readClaudeSession(t.write(configDir));
   assert.deepEqual(s.fileHistoryAt(p1), { files: [{ path: '/elsewhere/w.txt', backupFile: null }] });

@@ -32,20 +32,32 @@ test('a fork holds the raw path up to the prompt, reads back as that prefix, poi
   assert.deepEqual(readFileSync(file), before);
   assert.equal(dirname(fork.sessionFile), dirname(file));
   assert.match(fork.sessionId, /^[0-9a-f-]{36}$/);
-  const raw = readFileSync(fork.sessionFile, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  const raw = readFileSync(fork.sessionFile, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   // the compact boundary and the attachment on the path are copied; the rewound branch and the queue line are not
-  assert.deepEqual(raw.map((l) => l.uuid), [p1, a1, at, p3, a3, raw[5].uuid, sum, p4, a4]);
+  assert.deepEqual(
+    raw.map((l) => l.uuid),
+    [p1, a1, at, p3, a3, raw[5].uuid, sum, p4, a4],
+  );
   assert.equal(raw[5].subtype, 'compact_boundary');
   for (const l of raw) {
     assert.equal(l.sessionId, fork.sessionId);
     assert.deepEqual(l.forkedFrom, { sessionId: s.sessionId, messageUuid: l.uuid });
   }
   const f = await readClaudeSession(fork.sessionFile);
-  assert.deepEqual(f.getPath().map((e) => e.id), [p1, a1, p3, a3, sum, p4, a4]);
+  assert.deepEqual(
+    f.getPath().map((e) => e.id),
+    [p1, a1, p3, a3, sum, p4, a4],
+  );
   assert.deepEqual(f.getPath(), s.getPath(a4));
   assert.deepEqual(f.forkedFrom, { sessionId: s.sessionId, sessionFile: file, entryId: a4 });
   assert.equal(f.isInherited(p4), true);
-  assert.equal(readdirSync(dirname(file)).some((n) => n.endsWith('.partial')), false);
+  assert.equal(
+    readdirSync(dirname(file)).some((n) => n.endsWith('.partial')),
+    false,
+  );
 });
 
 test('forking at the first prompt, at a non-prompt, or onto an existing file fails clearly and writes nothing', async () => {

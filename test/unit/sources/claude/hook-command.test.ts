@@ -23,19 +23,29 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const stdinOf = (text: string) => Readable.from([Buffer.from(text)]);
 const log = () => (existsSync(hookLogFile(home)) ? readFileSync(hookLogFile(home), 'utf8') : '');
-const run = (input: unknown, env: NodeJS.ProcessEnv = {}) => runClaudeHook(['claude'], { stdin: stdinOf(typeof input === 'string' ? input : JSON.stringify(input)), env: { AGENT_REWIND_HOME: home, ...env } });
+const run = (input: unknown, env: NodeJS.ProcessEnv = {}) =>
+  runClaudeHook(['claude'], { stdin: stdinOf(typeof input === 'string' ? input : JSON.stringify(input)), env: { AGENT_REWIND_HOME: home, ...env } });
 
 test('UserPromptSubmit snapshots the workspace at the prompt id and records the prompt; Stop takes the turn-end one', async () => {
   const transcript = join(dir, 't.jsonl');
   writeFileSync(transcript, 'x'.repeat(123));
-  assert.equal(await run({ hook_event_name: 'UserPromptSubmit', session_id: 's-1', prompt_id: 'p-1', prompt: 'héllo', cwd: ws, transcript_path: transcript }), 0);
+  assert.equal(
+    await run({ hook_event_name: 'UserPromptSubmit', session_id: 's-1', prompt_id: 'p-1', prompt: 'héllo', cwd: ws, transcript_path: transcript }),
+    0,
+  );
   writeFileSync(join(ws, 'b.txt'), 'B');
   assert.equal(await run({ hook_event_name: 'Stop', session_id: 's-1', prompt_id: 'p-1', cwd: ws, transcript_path: transcript, stop_hook_active: false }), 0);
   assert.equal(log(), '');
   const fc = new FileCheckpointer({ workspaceRoot: ws, home });
   try {
     const snaps = await fc.listSnapshots('s-1');
-    assert.deepEqual(snaps.map((s) => [s.anchorId, s.kind, s.files]), [['p-1', 'user-message', 1], ['p-1:turn-end', 'turn-end', 2]]);
+    assert.deepEqual(
+      snaps.map((s) => [s.anchorId, s.kind, s.files]),
+      [
+        ['p-1', 'user-message', 1],
+        ['p-1:turn-end', 'turn-end', 2],
+      ],
+    );
   } finally {
     await fc.dispose();
   }
@@ -124,7 +134,12 @@ runCli(['hook', 'claude']).then((code) => {
 `,
   );
   const input = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's-probe', prompt_id: 'p', prompt: 'x', cwd: ws });
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, MODULE_LIST: out, AGENT_REWIND_HOME: home } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, MODULE_LIST: out, AGENT_REWIND_HOME: home },
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, '');
   const { code, mods } = JSON.parse(readFileSync(out, 'utf8')) as { code: number; mods: string[] };
@@ -132,9 +147,16 @@ runCli(['hook', 'claude']).then((code) => {
   assert.equal(log(), '');
   assert.ok(mods.includes('src/core/sources/claude/hook-handler.ts'), 'the probe sees the handler');
   assert.ok(mods.includes('src/core/files/file-checkpointer.ts'));
-  assert.ok(mods.some((f) => f.startsWith('node_modules/zod/')), 'the probe sees libraries');
+  assert.ok(
+    mods.some((f) => f.startsWith('node_modules/zod/')),
+    'the probe sees libraries',
+  );
   // the engine's settings modules are leaves (home, store-dir): the hook composes its checkpointer options as the
   // extension and the CLI do; the rest of the engine stays out
-  const unwanted = mods.filter((f) => /^src\/core\/(catalog|session)\/|^src\/core\/engine\/(?!settings(-file|-source)?\.ts$)|^src\/cli\/commands\/(?!hook\.ts|index\.ts)|^node_modules\/(sql\.js|markdown-it|proper-lockfile)\//.test(f));
+  const unwanted = mods.filter((f) =>
+    /^src\/core\/(catalog|session)\/|^src\/core\/engine\/(?!settings(-file|-source)?\.ts$)|^src\/cli\/commands\/(?!hook\.ts|index\.ts)|^node_modules\/(sql\.js|markdown-it|proper-lockfile)\//.test(
+      f,
+    ),
+  );
   assert.deepEqual(unwanted, []);
 });

@@ -3,7 +3,14 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, beforeEach, afterEach } from 'node:test';
-import { claudeHooksStatus, claudeSettingsFile, ClaudeSettingsError, installClaudeHooks, isOurHandler, uninstallClaudeHooks } from '../../../../src/core/sources/claude/hooks-settings';
+import {
+  claudeHooksStatus,
+  claudeSettingsFile,
+  ClaudeSettingsError,
+  installClaudeHooks,
+  isOurHandler,
+  uninstallClaudeHooks,
+} from '../../../../src/core/sources/claude/hooks-settings';
 
 const launcher = { command: '/opt/node/bin/node', args: ['/opt/agent-rewind/dist/cli.js'] };
 let dir: string;
@@ -67,13 +74,21 @@ test('a handler of ours with another launcher is updated in place, duplicates dr
   const old = { type: 'command', command: '/old/node', args: ['/old/cli.js', 'hook', 'claude'], timeout: 30 };
   writeFileSync(
     file(),
-    JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'other' }, old] }, { hooks: [old] }], SessionEnd: [{ hooks: [{ type: 'command', command: 'agent-rewind hook claude' }] }] } }),
+    JSON.stringify({
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'other' }, old] }, { hooks: [old] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: 'agent-rewind hook claude' }] }],
+      },
+    }),
   );
   const c = installClaudeHooks(loc(), launcher);
   assert.deepEqual([c.added, c.updated], [['UserPromptSubmit'], ['Stop']]);
   const s = read();
   assert.equal(s.hooks.Stop.length, 1);
-  assert.deepEqual(s.hooks.Stop[0].hooks.map((h: { command: string }) => h.command), ['other', '/opt/node/bin/node']);
+  assert.deepEqual(
+    s.hooks.Stop[0].hooks.map((h: { command: string }) => h.command),
+    ['other', '/opt/node/bin/node'],
+  );
   assert.ok(isOurHandler(s.hooks.SessionEnd[0].hooks[0]));
   const un = uninstallClaudeHooks(loc());
   assert.deepEqual(un.removed.sort(), ['SessionEnd', 'Stop', 'UserPromptSubmit']);

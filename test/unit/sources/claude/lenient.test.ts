@@ -13,16 +13,28 @@ test('bad lines are reported with their 1-based numbers and skipped; the rest st
   text.splice(1, 0, '{not json', '[1,2]');
   writeFileSync(file, text.join('\n'));
   const s = await readClaudeSession(file);
-  assert.deepEqual(s.getLoadReport().skipped.map((x) => x.line), [2, 3]);
+  assert.deepEqual(
+    s.getLoadReport().skipped.map((x) => x.line),
+    [2, 3],
+  );
   assert.match(s.getLoadReport().skipped[0]!.reason, /invalid JSON/);
-  assert.deepEqual(s.getPath().map((e) => e.id), ['u1', 'u2']);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    ['u1', 'u2'],
+  );
 });
 
 test('a torn last line (being written) is ignored silently until it is complete', async () => {
   const t = new Transcript();
   const p = t.user(null, 'hello');
   const file = t.write(tempConfigDir());
-  const next = JSON.stringify({ type: 'assistant', uuid: 'a1', parentUuid: p, timestamp: t.tick(), message: { id: 'm', role: 'assistant', content: [{ type: 'text', text: 'done' }] } });
+  const next = JSON.stringify({
+    type: 'assistant',
+    uuid: 'a1',
+    parentUuid: p,
+    timestamp: t.tick(),
+    message: { id: 'm', role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+  });
   appendFileSync(file, next.slice(0, 40));
   const torn = await readClaudeSession(file);
   assert.deepEqual(torn.getLoadReport().skipped, []);
@@ -38,7 +50,10 @@ test('unknown line types with a uuid stay in the graph, so their children are no
   t.raw({ type: 'cost-state', cost: 1 });
   t.text('x1', 'msg_1', 'hi');
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  assert.deepEqual(s.getPath().map((e) => e.id), ['u1', 'u2']);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    ['u1', 'u2'],
+  );
   assert.equal(s.getEntry('x1'), undefined);
   assert.equal(s.getEntries().length, 2);
 });

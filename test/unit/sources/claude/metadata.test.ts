@@ -43,14 +43,28 @@ test('prompt ids: checkpointKeysOf / promptIdOf, and userPrompts with the byte o
   assert.equal(s.promptIdOf(r), 'pid-1');
   assert.equal(s.promptIdOf(u), undefined);
   const prompts = s.userPrompts();
-  assert.deepEqual(prompts.map((x) => [x.entryId, x.promptId, x.text]), [[p1, 'pid-1', 'héllo wörld'], [p2, undefined, 'second']]);
+  assert.deepEqual(
+    prompts.map((x) => [x.entryId, x.promptId, x.text]),
+    [
+      [p1, 'pid-1', 'héllo wörld'],
+      [p2, undefined, 'second'],
+    ],
+  );
   const bytes = readFileSync(file);
   for (const x of prompts) {
     const line = bytes.subarray(x.byteOffset, bytes.indexOf(10, x.byteOffset)).toString('utf8');
     assert.equal(JSON.parse(line).uuid, x.entryId);
     assert.equal(JSON.parse(line).timestamp, x.timestamp);
   }
-  assert.ok(prompts[1]!.byteOffset > Buffer.byteLength(t.lines.slice(0, 3).map((l) => JSON.stringify(l)).join('\n')));
+  assert.ok(
+    prompts[1]!.byteOffset >
+      Buffer.byteLength(
+        t.lines
+          .slice(0, 3)
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+      ),
+  );
 });
 
 test('a --fork-session copy stamps every copied user line with the new promptId: only the last prompt keeps it', async () => {
@@ -66,5 +80,8 @@ test('a --fork-session copy stamps every copied user line with the new promptId:
   assert.deepEqual(s.checkpointKeysOf(p2), ['new']);
   assert.equal(s.promptIdOf(r1), undefined);
   assert.equal(s.promptIdOf(r2), 'new');
-  assert.deepEqual(s.userPrompts().map((x) => x.promptId), [undefined, 'new']);
+  assert.deepEqual(
+    s.userPrompts().map((x) => x.promptId),
+    [undefined, 'new'],
+  );
 });

@@ -9,14 +9,20 @@ const msg = (e: unknown) => (e as MessageEntry).message;
 test('a typed prompt becomes a user message: string content, or text and image blocks', async () => {
   const t = new Transcript();
   const a = t.user(null, 'fix the bug', { promptId: 'p1' });
-  const b = t.user(a, [{ type: 'text', text: 'look at this' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }]);
+  const b = t.user(a, [
+    { type: 'text', text: 'look at this' },
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+  ]);
   const doc = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } };
   t.user(b, [doc]);
   const s = await readClaudeSession(t.write(tempConfigDir()));
   const [first, second, third] = s.getPath();
   assert.deepEqual(msg(third).content, [doc]);
   assert.deepEqual({ role: msg(first).role, content: msg(first).content }, { role: 'user', content: 'fix the bug' });
-  assert.deepEqual(msg(second).content, [{ type: 'text', text: 'look at this' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }]);
+  assert.deepEqual(msg(second).content, [
+    { type: 'text', text: 'look at this' },
+    { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+  ]);
 });
 
 test('the lines of one API response become one assistant message; every line uuid finds it', async () => {
@@ -24,12 +30,31 @@ test('the lines of one API response become one assistant message; every line uui
   const p = t.user(null, 'go');
   const a1 = t.assistant(p, 'msg_A', { type: 'thinking', thinking: 'hmm', signature: 'sig' });
   const a2 = t.text(a1, 'msg_A', 'reading');
-  const a3 = t.toolUse(a2, 'msg_A', 'toolu_1', 'Read', { file_path: '/x' }, { message: { id: 'msg_A', role: 'assistant', model: 'claude-test', stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/x' } }], usage: { input_tokens: 10, output_tokens: 40 } } });
+  const a3 = t.toolUse(
+    a2,
+    'msg_A',
+    'toolu_1',
+    'Read',
+    { file_path: '/x' },
+    {
+      message: {
+        id: 'msg_A',
+        role: 'assistant',
+        model: 'claude-test',
+        stop_reason: 'tool_use',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/x' } }],
+        usage: { input_tokens: 10, output_tokens: 40 },
+      },
+    },
+  );
   const r = t.toolResult(a3, 'toolu_1', 'contents');
   const b = t.text(r, 'msg_B', 'done');
   const s = await readClaudeSession(t.write(tempConfigDir()));
   const path = s.getPath();
-  assert.deepEqual(path.map((e) => e.id), [p, a1, r, b]);
+  assert.deepEqual(
+    path.map((e) => e.id),
+    [p, a1, r, b],
+  );
   const m = msg(path[1]);
   assert.deepEqual(m.content, [
     { type: 'thinking', thinking: 'hmm', thinkingSignature: 'sig' },
@@ -78,10 +103,16 @@ test('injected user lines are hidden and their children hang from the nearest ke
   const stop = t.system(vis, 'stop_hook_summary');
   const a = t.text(stop, 'msg_A', 'answer');
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  assert.deepEqual(s.getPath().map((e) => e.id), [p, a]);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p, a],
+  );
   assert.equal(s.getEntry(p)?.parentId, null);
   assert.equal(s.getEntry(a)?.parentId, p);
-  assert.deepEqual(s.userPrompts().map((u) => u.text), ['real question']);
+  assert.deepEqual(
+    s.userPrompts().map((u) => u.text),
+    ['real question'],
+  );
 });
 
 test('a user line answering several tool calls at once becomes one toolResult entry per result, chained', async () => {
@@ -95,7 +126,16 @@ test('a user line answering several tool calls at once becomes one toolResult en
   ]);
   const a = t.text(r, 'msg_B', 'ok');
   const s = await readClaudeSession(t.write(tempConfigDir()));
-  assert.deepEqual(s.getPath().map((e) => e.id), [p, u1, r, `${r}#1`, a]);
-  assert.deepEqual(s.getPath().slice(2, 4).map((e) => msg(e).toolName), ['Read', 'Grep']);
+  assert.deepEqual(
+    s.getPath().map((e) => e.id),
+    [p, u1, r, `${r}#1`, a],
+  );
+  assert.deepEqual(
+    s
+      .getPath()
+      .slice(2, 4)
+      .map((e) => msg(e).toolName),
+    ['Read', 'Grep'],
+  );
   assert.equal(s.getEntry(r)?.id, r);
 });

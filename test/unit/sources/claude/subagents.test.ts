@@ -33,10 +33,19 @@ test('subagents: subagents/ files linked by toolUseResult.agentId, old agent-*.j
   assert.equal(sub1?.agentId, 'aaa1');
   assert.equal(sub1?.title, 'Explore: Find files');
   assert.equal(sub1?.file, join(nested, 'agent-aaa1.jsonl'));
-  assert.deepEqual(sub1?.entries.map((e) => (e as MessageEntry).message.role), ['user', 'assistant']);
+  assert.deepEqual(
+    sub1?.entries.map((e) => (e as MessageEntry).message.role),
+    ['user', 'assistant'],
+  );
   const sub2 = s.subagentsOf('toolu_task2');
-  assert.deepEqual(sub2.map((x) => x.agentId), ['bbb2']);
-  assert.equal(s.getEntries().some((e) => e.id.startsWith('aaa1') || e.id.startsWith('bbb2')), false);
+  assert.deepEqual(
+    sub2.map((x) => x.agentId),
+    ['bbb2'],
+  );
+  assert.equal(
+    s.getEntries().some((e) => e.id.startsWith('aaa1') || e.id.startsWith('bbb2')),
+    false,
+  );
   assert.deepEqual(s.subagentsOf('toolu_none'), []);
 });
 

@@ -18,7 +18,17 @@ export class Rollout {
     readonly cwd = '/work/proj',
     meta: Line = {},
   ) {
-    this.push('session_meta', { id: threadId, session_id: threadId, timestamp: this.iso(), cwd, originator: 'codex_exec', cli_version: '0.169.0', source: 'exec', base_instructions: 'You are Codex.', ...meta });
+    this.push('session_meta', {
+      id: threadId,
+      session_id: threadId,
+      timestamp: this.iso(),
+      cwd,
+      originator: 'codex_exec',
+      cli_version: '0.169.0',
+      source: 'exec',
+      base_instructions: 'You are Codex.',
+      ...meta,
+    });
   }
 
   private iso(): string {
@@ -43,8 +53,16 @@ export class Rollout {
   turn(prompt: string, turnId = `01a20aad-0000-7000-8000-${String(++this.turnN).padStart(12, '0')}`): this {
     this.turnId = turnId;
     this.event({ type: 'task_started', turn_id: turnId });
-    this.push('response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>never ask</permissions instructions>' }] });
-    this.push('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>${this.cwd}</cwd>\n</environment_context>` }] });
+    this.push('response_item', {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: '<permissions instructions>never ask</permissions instructions>' }],
+    });
+    this.push('response_item', {
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>${this.cwd}</cwd>\n</environment_context>` }],
+    });
     this.push('turn_context', { turn_id: turnId, cwd: this.cwd, model: 'gpt-5.5' });
     this.item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] });
     this.event({ type: 'user_message', message: prompt });
@@ -68,7 +86,8 @@ export class Rollout {
   patch(input: string, changes: Line, style: 'item_completed' | 'patch_apply_end' = 'item_completed'): this {
     const callId = `call_${++this.callN}`;
     this.item({ type: 'custom_tool_call', name: 'apply_patch', input, call_id: callId });
-    if (style === 'item_completed') this.event({ type: 'item_completed', turn_id: this.turnId, item: { type: 'FileChange', id: callId, changes, status: 'completed' } });
+    if (style === 'item_completed')
+      this.event({ type: 'item_completed', turn_id: this.turnId, item: { type: 'FileChange', id: callId, changes, status: 'completed' } });
     else this.event({ type: 'patch_apply_end', call_id: callId, success: true, changes });
     return this.item({ type: 'custom_tool_call_output', call_id: callId, output: 'Exit code: 0\nOutput:\nSuccess.' });
   }
@@ -92,7 +111,12 @@ export class Rollout {
 
   /** Bytes of the first `n` lines (what a later segment's history_base.end_byte_offset names). */
   bytesOfLines(n: number): number {
-    return Buffer.byteLength(this.lines.slice(0, n).map((l) => (typeof l === 'string' ? l : JSON.stringify(l)) + '\n').join(''));
+    return Buffer.byteLength(
+      this.lines
+        .slice(0, n)
+        .map((l) => (typeof l === 'string' ? l : JSON.stringify(l)) + '\n')
+        .join(''),
+    );
   }
 
   /** Writes <home>/sessions/2026/11/23/rollout-…-<id>[_<segment>].jsonl and returns its path. */

@@ -10,7 +10,10 @@ import { CodexSource } from '../../../../src/core/sources/codex/codex-source';
 import { uuidV7Ms } from '../../../../src/core/sources/codex/lines';
 import { Rollout } from './builder';
 
-const sha = async (f: string) => createHash('sha256').update(await readFile(f)).digest('hex');
+const sha = async (f: string) =>
+  createHash('sha256')
+    .update(await readFile(f))
+    .digest('hex');
 
 describe('Codex discovery', () => {
   let dir: string;
@@ -30,7 +33,10 @@ describe('Codex discovery', () => {
     await writeFile(join(home, 'archived_sessions', `rollout-2026-01-01T00-00-00-${archived.threadId}.jsonl`), archived.toString());
     const flat = new Rollout('01a20aad-0000-7000-8000-00000000000e', '/w/proj').turn('legacy flat').end();
     await writeFile(join(home, 'sessions', `rollout-${flat.threadId}.jsonl`), flat.toString());
-    await writeFile(join(home, 'session_index.jsonl'), `{"id":"${archived.threadId}","thread_name":"old name"}\n{"id":"${archived.threadId}","thread_name":"Renamed"}\ngarbage\n`);
+    await writeFile(
+      join(home, 'session_index.jsonl'),
+      `{"id":"${archived.threadId}","thread_name":"old name"}\n{"id":"${archived.threadId}","thread_name":"Renamed"}\ngarbage\n`,
+    );
     await writeFile(join(home, 'sessions', 'rollout-garbage.jsonl'), '\u0000\u0001 not json\n');
     const found = await discoverCodexSessions({ workspaceRoots: ['/w/proj'], home });
     assert.deepEqual(found.map((f) => f.title).sort(), ['Renamed', 'dated prompt', 'in a subfolder', 'legacy flat']);
@@ -54,8 +60,16 @@ describe('Codex discovery', () => {
     assert.ok(src.owns('/elsewhere/x.jsonl', JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 'x' } })));
     assert.ok(!src.owns('/elsewhere/x.jsonl', JSON.stringify({ type: 'session', id: 'x' })));
     // the first line as readFirstLine gives it: cut short, with 0.169's ordinal
-    assert.ok(src.owns('/elsewhere/x.jsonl', '{"timestamp":"2026-11-23T23:25:16.683Z","ordinal":0,"type":"session_meta","payload":{"account_scoped":true,"base_instructions":"You are'));
-    assert.equal((await src.list({ settings: {} as never, workspaceRoots: ['/w/proj'], warn: () => {} })).every((l) => l.source === 'codex'), true);
+    assert.ok(
+      src.owns(
+        '/elsewhere/x.jsonl',
+        '{"timestamp":"2026-11-23T23:25:16.683Z","ordinal":0,"type":"session_meta","payload":{"account_scoped":true,"base_instructions":"You are',
+      ),
+    );
+    assert.equal(
+      (await src.list({ settings: {} as never, workspaceRoots: ['/w/proj'], warn: () => {} })).every((l) => l.source === 'codex'),
+      true,
+    );
   });
 });
 
@@ -74,7 +88,7 @@ describe('Codex fork writer', () => {
     assert.equal(uuidV7Ms(id), Date.parse('2026-11-23T23:11:36.696Z'));
   });
 
-  it('writes a new rollout in today\'s folder, history up to just before the prompt, the original unchanged', async () => {
+  it("writes a new rollout in today's folder, history up to just before the prompt, the original unchanged", async () => {
     const r = new Rollout().turn('one', 't1').say('r1').end().turn('two', 't2').say('r2').end().turn('three', 't3').say('r3').end();
     const file = r.write(home);
     const hash = await sha(file);
@@ -86,18 +100,27 @@ describe('Codex fork writer', () => {
     assert.equal(dirname(fork.sessionFile), join(home, 'sessions', '2026', '12', '01'));
     assert.equal(basename(fork.sessionFile), `rollout-2026-12-01T08-09-10-${fork.sessionId}.jsonl`);
     assert.equal(uuidV7Ms(fork.sessionId), now.getTime());
-    const lines = (await readFile(fork.sessionFile, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(fork.sessionFile, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines[0].type, 'session_meta');
     assert.equal(lines[0].payload.id, fork.sessionId);
     assert.equal(lines[0].payload.forked_from_id, r.threadId);
-    assert.ok(!lines.some((l) => l.payload?.turn_id === 't2'), 'nothing of the prompt\'s turn is copied');
+    assert.ok(!lines.some((l) => l.payload?.turn_id === 't2'), "nothing of the prompt's turn is copied");
     const f = await readCodexSession(fork.sessionFile, { home });
-    assert.deepEqual(f.getPath().map((e) => (e as { message: { content: { text: string }[] } }).message.content[0]!.text), ['one', 'r1']);
+    assert.deepEqual(
+      f.getPath().map((e) => (e as { message: { content: { text: string }[] } }).message.content[0]!.text),
+      ['one', 'r1'],
+    );
     assert.equal(f.forkedFrom?.sessionId, r.threadId);
     assert.equal(f.forkedFrom?.sessionFile, file);
     assert.ok(f.getPath().every((e) => f.isInherited(e.id)));
     // nothing else left behind (no temp files)
-    assert.deepEqual((await readdir(dirname(fork.sessionFile))).filter((n) => n.startsWith('.')), []);
+    assert.deepEqual(
+      (await readdir(dirname(fork.sessionFile))).filter((n) => n.startsWith('.')),
+      [],
+    );
   });
 
   it('refuses the first prompt and non-prompts, and never replaces an existing file', async () => {
@@ -106,17 +129,32 @@ describe('Codex fork writer', () => {
     const s = await readCodexSession(file, { home });
     await assert.rejects(writeCodexFork(s, s.userPrompts()[0]!.entryId, { home }), /first prompt/);
     await assert.rejects(writeCodexFork(s, s.getPath()[1]!.id, { home }), /not a user prompt/);
-    await assert.rejects(writeCodexFork(s, s.userPrompts()[1]!.entryId, { home, sessionId: r.threadId, now: new Date('2026-11-23T10:00:00Z') }), /already exists/);
+    await assert.rejects(
+      writeCodexFork(s, s.userPrompts()[1]!.entryId, { home, sessionId: r.threadId, now: new Date('2026-11-23T10:00:00Z') }),
+      /already exists/,
+    );
   });
 
   it('forks a prompt of an abandoned (rolled back) branch with the history Codex had then', async () => {
-    const r = new Rollout('01a20aad-0000-7000-8000-0000000000f2').turn('one', 't1').say('r1').end().turn('two', 't2').say('r2').end().turn('three', 't3').say('r3').end();
+    const r = new Rollout('01a20aad-0000-7000-8000-0000000000f2')
+      .turn('one', 't1')
+      .say('r1')
+      .end()
+      .turn('two', 't2')
+      .say('r2')
+      .end()
+      .turn('three', 't3')
+      .say('r3')
+      .end();
     r.rollback(2).turn('two again', 't4').say('r2b').end();
     const file = r.write(home);
     const s = await readCodexSession(file, { home });
     const three = s.userPrompts().find((p) => p.text === 'three')!;
     const fork = await writeCodexFork(s, three.entryId, { home });
     const f = await readCodexSession(fork.sessionFile, { home });
-    assert.deepEqual(f.buildSessionContext().messages.map((m) => (m.content as { text: string }[])[0]!.text), ['one', 'r1', 'two', 'r2']);
+    assert.deepEqual(
+      f.buildSessionContext().messages.map((m) => (m.content as { text: string }[])[0]!.text),
+      ['one', 'r1', 'two', 'r2'],
+    );
   });
 });

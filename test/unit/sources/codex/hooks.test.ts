@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FileCheckpointer } from '../../../../src/core/files';
 import { runCodexHook, handleCodexHook } from '../../../../src/core/sources/codex/hook-handler';
-import { codexHooksInstalled, codexHooksTrustRecorded, installCodexHooks, uninstallCodexHooks, withFeature } from '../../../../src/core/sources/codex/hooks-settings';
+import {
+  codexHooksInstalled,
+  codexHooksTrustRecorded,
+  installCodexHooks,
+  uninstallCodexHooks,
+  withFeature,
+} from '../../../../src/core/sources/codex/hooks-settings';
 
 describe('Codex hooks settings', () => {
   let dir: string;
@@ -19,7 +25,10 @@ describe('Codex hooks settings', () => {
     const home = join(dir, 'user');
     await mkdir(home, { recursive: true });
     const other = { type: 'command', command: 'echo other' };
-    await writeFile(join(home, 'hooks.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [other] }], PreToolUse: [{ matcher: 'Bash', hooks: [other] }] }, extra: 1 }));
+    await writeFile(
+      join(home, 'hooks.json'),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [other] }], PreToolUse: [{ matcher: 'Bash', hooks: [other] }] }, extra: 1 }),
+    );
     await writeFile(join(home, 'config.toml'), 'model = "gpt-5.5" # mine\n\n[features]\nweb_search = true\n\n[model_providers.x]\nname = "x"\n');
     const first = installCodexHooks({ scope: 'user', codexHome: home }, ['/usr/bin/node', '/opt/agent rewind/cli.js']);
     assert.deepEqual(first.added, ['UserPromptSubmit', 'Stop']);
@@ -118,16 +127,29 @@ describe('Codex hook handler', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  const base = () => ({ session_id: 'sess-1', turn_id: 'turn-1', cwd: ws, transcript_path: join(codexHome, 'x.jsonl'), model: 'gpt-5.5', permission_mode: 'bypassPermissions' });
+  const base = () => ({
+    session_id: 'sess-1',
+    turn_id: 'turn-1',
+    cwd: ws,
+    transcript_path: join(codexHome, 'x.jsonl'),
+    model: 'gpt-5.5',
+    permission_mode: 'bypassPermissions',
+  });
 
   it('UserPromptSubmit snapshots under the turn id, Stop under <turn id>:turn-end', async () => {
-    assert.deepEqual(await runCodexHook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'hi' }, { home }), { action: 'snapshot', anchorId: 'turn-1' });
+    assert.deepEqual(await runCodexHook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'hi' }, { home }), {
+      action: 'snapshot',
+      anchorId: 'turn-1',
+    });
     await writeFile(join(ws, 'b.txt'), 'b\n');
     await handleCodexHook(JSON.stringify({ ...base(), hook_event_name: 'Stop', stop_hook_active: false }), { home });
     const fc = new FileCheckpointer({ workspaceRoot: ws, home });
     try {
       const records = await fc.listSnapshots('sess-1');
-      assert.deepEqual(records.map((r) => [r.anchorId, r.kind]).sort(), [['turn-1', 'user-message'], ['turn-1:turn-end', 'turn-end']]);
+      assert.deepEqual(records.map((r) => [r.anchorId, r.kind]).sort(), [
+        ['turn-1', 'user-message'],
+        ['turn-1:turn-end', 'turn-end'],
+      ]);
     } finally {
       await fc.dispose();
     }
@@ -139,7 +161,16 @@ describe('Codex hook handler', () => {
     const orig = process.stdout.write.bind(process.stdout);
     (process.stdout as { write: unknown }).write = (c: string) => (writes.push(String(c)), true);
     try {
-      for (const input of [undefined, null, 42, 'not json', '{"a":1}', { ...base(), turn_id: undefined, hook_event_name: 'UserPromptSubmit' }, { ...base(), session_id: '../../etc', hook_event_name: 'UserPromptSubmit' }, { ...base(), cwd: join(dir, 'nope'), hook_event_name: 'Stop' }]) {
+      for (const input of [
+        undefined,
+        null,
+        42,
+        'not json',
+        '{"a":1}',
+        { ...base(), turn_id: undefined, hook_event_name: 'UserPromptSubmit' },
+        { ...base(), session_id: '../../etc', hook_event_name: 'UserPromptSubmit' },
+        { ...base(), cwd: join(dir, 'nope'), hook_event_name: 'Stop' },
+      ]) {
         await handleCodexHook(input, { home });
       }
       assert.equal((await runCodexHook({ ...base(), hook_event_name: 'PreToolUse' }, { home })).action, 'ignored');

@@ -11,7 +11,10 @@ import { readCodexSession } from '../../../../src/core/sources/codex';
 import { Rollout } from './builder';
 
 const msg = (e: SessionEntry | undefined) => (e as MessageEntry).message as AgentMessage;
-const texts = (path: readonly SessionEntry[]) => path.map((e) => (e.type === 'compaction' ? `[compaction] ${(e as { summary: string }).summary}` : `${msg(e).role}: ${contentText(msg(e).content, { toolCalls: true })}`));
+const texts = (path: readonly SessionEntry[]) =>
+  path.map((e) =>
+    e.type === 'compaction' ? `[compaction] ${(e as { summary: string }).summary}` : `${msg(e).role}: ${contentText(msg(e).content, { toolCalls: true })}`,
+  );
 
 describe('Codex reader', () => {
   let dir: string;
@@ -39,7 +42,11 @@ describe('Codex reader', () => {
     let shellId = '';
     r.shell('rm a.txt', 'removed', (id) => (shellId = id));
     r.patch('*** Begin Patch\n*** Add File: b.txt\n+hi\n*** End Patch\n', { '/work/proj/b.txt': { type: 'add', content: 'hi\n' } });
-    r.patch('*** Begin Patch\n*** Update File: c.txt\n*** End Patch\n', { 'c.txt': { update: { unified_diff: '@@ -1 +1 @@\n-a\n+b', move_path: 'd.txt' } } }, 'patch_apply_end');
+    r.patch(
+      '*** Begin Patch\n*** Update File: c.txt\n*** End Patch\n',
+      { 'c.txt': { update: { unified_diff: '@@ -1 +1 @@\n-a\n+b', move_path: 'd.txt' } } },
+      'patch_apply_end',
+    );
     r.say('done').end();
     const s = await read(r);
     const path = s.getPath();
@@ -58,25 +65,29 @@ describe('Codex reader', () => {
     const r = new Rollout().turn('one', 'turn-a').say('1').end().turn('two', 'turn-b').say('2').end();
     const s = await read(r);
     const prompts = s.userPrompts();
-    assert.deepEqual(prompts.map((p) => s.checkpointKeysOf(p.entryId)), [['turn-a'], ['turn-b']]);
+    assert.deepEqual(
+      prompts.map((p) => s.checkpointKeysOf(p.entryId)),
+      [['turn-a'], ['turn-b']],
+    );
     assert.deepEqual(s.checkpointKeysOf(s.getLeafId()!), []);
   });
 
   it('uses the newest compacted replacement_history as the base (what Codex sends)', async () => {
     const r = new Rollout().turn('old one').say('old reply').end().turn('old two').say('old reply 2').end();
-    r.push('compacted', { message: 'SUMMARY', replacement_history: [
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'old two' }] },
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'SUMMARY' }] },
-    ] });
+    r.push('compacted', {
+      message: 'SUMMARY',
+      replacement_history: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'old two' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'SUMMARY' }] },
+      ],
+    });
     r.turn('after compaction').say('ok').end();
     const s = await read(r);
     const ctx = s.buildSessionContext();
-    assert.deepEqual(ctx.messages.map((m) => `${m.role}: ${contentText(m.content)}`.slice(0, 40)), [
-      `compactionSummary: ${contentText(ctx.messages[0]!.content)}`.slice(0, 40),
-      'user: old two',
-      'user: after compaction',
-      'assistant: ok',
-    ]);
+    assert.deepEqual(
+      ctx.messages.map((m) => `${m.role}: ${contentText(m.content)}`.slice(0, 40)),
+      [`compactionSummary: ${contentText(ctx.messages[0]!.content)}`.slice(0, 40), 'user: old two', 'user: after compaction', 'assistant: ok'],
+    );
     assert.match(JSON.stringify(ctx.messages[0]), /SUMMARY/);
     // the full path still shows what came before, for the tree
     assert.equal(texts(s.getPath())[0], 'user: old one');
@@ -92,7 +103,10 @@ describe('Codex reader', () => {
     assert.match(JSON.stringify(messages[0]), /LEGACY SUMMARY/);
     assert.deepEqual(ctx.slice(1), ['user: old one', 'user: old two', 'user: after', 'assistant: ok']);
     // the copies are history, not prompts of their own
-    assert.deepEqual(s.userPrompts().map((p) => p.text), ['old one', 'old two', 'after']);
+    assert.deepEqual(
+      s.userPrompts().map((p) => p.text),
+      ['old one', 'old two', 'after'],
+    );
   });
 
   it('turns a rollback into an abandoned branch off the last surviving turn; later turns continue the active one', async () => {
@@ -100,7 +114,12 @@ describe('Codex reader', () => {
     r.rollback(2).turn('two again').say('r2b').end();
     const s = await read(r);
     assert.deepEqual(texts(s.getPath()), ['user: one', 'assistant: r1', 'user: two again', 'assistant: r2b']);
-    assert.deepEqual(texts(s.buildSessionContext().messages.map((m) => ({ type: 'message', message: m }) as unknown as SessionEntry)), ['user: one', 'assistant: r1', 'user: two again', 'assistant: r2b']);
+    assert.deepEqual(texts(s.buildSessionContext().messages.map((m) => ({ type: 'message', message: m }) as unknown as SessionEntry)), [
+      'user: one',
+      'assistant: r1',
+      'user: two again',
+      'assistant: r2b',
+    ]);
     const branches = deriveBranches(s.getEntries(), s.getLeafId(), { sessionId: s.sessionId, sessionCreatedAt: 0, warn: () => {} }).branches;
     assert.deepEqual(branches.map((b) => b.name).sort(), ['main', `tip-${branches.find((b) => !b.isActive)!.leafId}`].sort());
     const abandoned = branches.find((b) => !b.isActive)!;
@@ -121,14 +140,19 @@ describe('Codex reader', () => {
   it('is lenient: bad lines reported, a torn last line ignored, unknown types and garbage payloads skipped', async () => {
     const r = new Rollout().turn('one');
     r.raw('{not json').raw('[1,2]').raw('"str"');
-    r.push('world_state', { full: true }).push('something_new', { x: 1 }).push('response_item', null as unknown as Record<string, unknown>);
+    r.push('world_state', { full: true })
+      .push('something_new', { x: 1 })
+      .push('response_item', null as unknown as Record<string, unknown>);
     r.push('response_item', { type: 'function_call_output', call_id: 'nobody', output: { content: { content: { content: 7 } } } });
     r.push('event_msg', { type: 'thread_rolled_back', num_turns: 'many' }).push('compacted', { message: 5, replacement_history: 'x' });
     r.say('still here');
     const file = r.write(home);
     await writeFile(file, (await readFile(file, 'utf8')) + '{"timestamp":"2026-11-23T11:00:00Z","type":"respo');
     const s = await readCodexSession(file, { home });
-    assert.deepEqual(s.getLoadReport().skipped.map((x) => x.line), [8, 9, 10]);
+    assert.deepEqual(
+      s.getLoadReport().skipped.map((x) => x.line),
+      [8, 9, 10],
+    );
     assert.ok(texts(s.getPath()).includes('assistant: still here'));
   });
 
@@ -152,7 +176,10 @@ describe('Codex reader', () => {
     assert.equal(s.forkedFrom?.sessionId, parentId);
     assert.equal(s.forkedFrom?.sessionFile, parentFile);
     const path = s.getPath();
-    assert.deepEqual(path.map((e) => s.isInherited(e.id)), [true, true, false, false]);
+    assert.deepEqual(
+      path.map((e) => s.isInherited(e.id)),
+      [true, true, false, false],
+    );
     assert.equal(s.forkedFrom?.entryId, path[1]!.id);
   });
 
@@ -166,7 +193,10 @@ describe('Codex reader', () => {
     const s = await read(child);
     assert.deepEqual(texts(s.getPath()), ['user: p one', 'assistant: r1', 'user: child prompt', 'assistant: c']);
     assert.equal(s.forkedFrom?.sessionId, parentId);
-    assert.deepEqual(s.getPath().map((e) => s.isInherited(e.id)), [true, true, false, false]);
+    assert.deepEqual(
+      s.getPath().map((e) => s.isInherited(e.id)),
+      [true, true, false, false],
+    );
   });
 
   it('a self-referencing rollout_reference stops (no loop)', async () => {

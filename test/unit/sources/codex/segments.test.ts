@@ -43,17 +43,25 @@ describe('Codex backtrack segments', () => {
 
   it('lists the thread once, by its newest segment; findById gives that segment', async () => {
     const found = await discoverCodexSessions({ workspaceRoots: ['/w/p'], home });
-    assert.deepEqual(found.map((f) => [f.sessionId, f.sessionFile]), [[THREAD, fileC]]);
+    assert.deepEqual(
+      found.map((f) => [f.sessionId, f.sessionFile]),
+      [[THREAD, fileC]],
+    );
     assert.deepEqual(await new CodexSource({ home }).findById(THREAD.slice(0, 8)), [fileC]);
   });
 
-  it('replays the segments: the active path continues B\'s prefix, B\'s later turns and A are abandoned branches', async () => {
+  it("replays the segments: the active path continues B's prefix, B's later turns and A are abandoned branches", async () => {
     const s = await readCodexSession(fileC, { home });
     assert.deepEqual(texts(s.getPath()), ['alpha v2', 'r6', 'delta v2', 'r12']);
     const branches = deriveBranches(s.getEntries(), s.getLeafId(), { sessionId: s.sessionId, sessionCreatedAt: 0, warn: () => {} }).branches;
     const others = branches.filter((b) => !b.isActive).map((b) => texts(s.getPath(b.leafId)).join(' '));
     assert.deepEqual(others.sort(), ['alpha r0 beta r2', 'alpha v2 r6 delta r8 epsilon r10']);
-    assert.deepEqual(texts(s.buildSessionContext().messages.map((m) => ({ type: 'message', message: m }) as unknown as SessionEntry)), ['alpha v2', 'r6', 'delta v2', 'r12']);
+    assert.deepEqual(texts(s.buildSessionContext().messages.map((m) => ({ type: 'message', message: m }) as unknown as SessionEntry)), [
+      'alpha v2',
+      'r6',
+      'delta v2',
+      'r12',
+    ]);
     assert.equal(s.title, 'alpha v2');
     assert.equal(s.userPrompts().length, 6);
     assert.ok(s.userPrompts().every((p) => s.checkpointKeysOf(p.entryId).length === 1));
