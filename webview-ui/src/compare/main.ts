@@ -1,6 +1,7 @@
 // The Compare branches webview: renders the comparison the host computed; file rows ask the host to open VS Code's
 // diff editor (a request, so a failure is shown here), messages ask it to open the transcript.
 import '../common/base.css';
+import '../common/file-changes.css';
 import './compare.css';
 import type { CompareResults, CompareToHost, CompareToWebview } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';

@@ -1,5 +1,6 @@
 // The Rewind preview webview: shows the dry run the host computed; only Confirm asks the host to act.
 import '../common/base.css';
+import '../common/file-changes.css';
 import './preview.css';
 import type { PreviewResults, PreviewToHost, PreviewToWebview } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
