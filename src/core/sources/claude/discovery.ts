@@ -2,9 +2,10 @@
 // the folder name is a lossy encoding of the cwd (paths differing only in `_`, `-` or `.` share it), so a session is
 // attributed by the `cwd` its lines carry, never by decoding the folder name. Listing reads a bounded prefix (cwd,
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
+import { listDir, parseComplete } from '../listing-reads';
 import { forkTitle } from './reader';
 import { existsSync } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve, sep } from 'node:path';
 import { oneLine } from '../../engine/transcript';
@@ -120,32 +121,6 @@ async function readEnds(file: string, size: number): Promise<{ head: ClaudeRecor
     return { head: parseComplete(await read(0, PREFIX_BYTES), true, false), tail: parseComplete(await read(size - TAIL_BYTES, TAIL_BYTES), false, true) };
   } finally {
     await fh.close();
-  }
-}
-
-/** Parses the lines of a chunk, dropping a line cut by the chunk's start or end. */
-function parseComplete(buf: Buffer, atStart: boolean, atEnd: boolean): ClaudeRecord[] {
-  const lines = buf.toString('utf8').split('\n');
-  if (!atStart) lines.shift();
-  if (!atEnd || !buf.toString('utf8').endsWith('\n')) lines.pop();
-  const out: ClaudeRecord[] = [];
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    try {
-      const v = obj(JSON.parse(line));
-      if (v) out.push(v);
-    } catch {
-      // a damaged line: listing goes on with the others
-    }
-  }
-  return out;
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch {
-    return [];
   }
 }
 

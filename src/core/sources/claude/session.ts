@@ -1,7 +1,6 @@
 // A Claude Code transcript as the engine's read model (ForeignSessionView), plus what only Claude Code has: prompt ids
 // for hook snapshots, its own file checkpoints, and which entries a fork copied from its origin.
-import { buildSessionContext, pathToLeaf } from '../../session/context';
-import type { SessionContext, SessionEntry, SessionHeader } from '../../session/types';
+import { ForeignSessionBase } from '../foreign-session';
 import type { ForeignSessionView, ForkOrigin, SessionViewLoadReport, SubagentView } from '../session-view';
 import type { FileHistory, FileHistoryFile } from './file-history';
 import type { NormalizedTree, UserPrompt } from './normalize';
@@ -21,63 +20,16 @@ export interface ClaudeSessionParts {
   inherited: Set<string>;
 }
 
-export class ClaudeSession implements ForeignSessionView {
+export class ClaudeSession extends ForeignSessionBase implements ForeignSessionView {
   readonly source = 'claude' as const;
-  readonly sessionId: string;
-  readonly sessionFile: string;
-  readonly cwd: string;
-  readonly title: string;
-  readonly createdAt: string;
-  readonly forkedFrom?: ForkOrigin;
   private readonly tree: NormalizedTree;
   private readonly promptByEntry: Map<string, UserPrompt>;
 
+  /** Any line uuid works as an entry id, including every line of a multi-line assistant message (the tree's alias). */
   constructor(private readonly parts: ClaudeSessionParts) {
-    this.sessionId = parts.sessionId;
-    this.sessionFile = parts.sessionFile;
-    this.cwd = parts.cwd;
-    this.title = parts.title;
-    this.createdAt = parts.createdAt;
-    if (parts.forkedFrom) this.forkedFrom = parts.forkedFrom;
+    super(parts, parts.tree);
     this.tree = parts.tree;
     this.promptByEntry = new Map(parts.tree.prompts.map((p) => [p.entryId, p]));
-  }
-
-  getHeader(): SessionHeader {
-    return { type: 'session', version: 3, id: this.sessionId, timestamp: this.createdAt, cwd: this.cwd, title: this.title };
-  }
-
-  getEntries(): readonly SessionEntry[] {
-    return this.tree.entries;
-  }
-
-  /** Any line uuid works, including every line of a multi-line assistant message. */
-  getEntry(id: string): SessionEntry | undefined {
-    return this.tree.byId.get(id) ?? this.tree.byId.get(this.tree.alias.get(id) ?? '');
-  }
-
-  getLeafId(): string | null {
-    return this.tree.leafId;
-  }
-
-  getPath(leafId?: string | null): SessionEntry[] {
-    if (leafId === null) return [];
-    const leaf = this.getEntry(leafId ?? this.tree.leafId ?? '');
-    return leaf ? pathToLeaf(leaf, this.tree.byId) : [];
-  }
-
-  buildSessionContext(leafId?: string | null): SessionContext {
-    if (leafId === null) return buildSessionContext([], null);
-    const id = this.getEntry(leafId ?? this.tree.leafId ?? '')?.id ?? null;
-    return buildSessionContext(this.tree.entries, id, this.tree.byId);
-  }
-
-  getLabel(): string | undefined {
-    return undefined; // Claude Code has no labels
-  }
-
-  getLoadReport(): SessionViewLoadReport {
-    return this.parts.report;
   }
 
   subagentsOf(toolCallId: string): readonly SubagentView[] {

@@ -2,8 +2,9 @@
 // rollout-<time>-<thread id>.jsonl` (plus `archived_sessions/` with the same layout and legacy flat
 // `sessions/rollout-*.jsonl`), so a rollout belongs to a workspace by the `cwd` its `session_meta` / `turn_context`
 // names (the folder or inside it). Listing reads a bounded prefix and tail of each file, never the whole rollout.
+import { listDir, parseComplete } from '../listing-reads';
 import { existsSync } from 'node:fs';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { oneLine } from '../../engine/transcript';
@@ -252,32 +253,6 @@ async function readEnds(file: string, size: number): Promise<{ head: CodexRecord
     };
   } finally {
     await fh.close();
-  }
-}
-
-function parseComplete(buf: Buffer, atStart: boolean, atEnd: boolean): CodexRecord[] {
-  const text = buf.toString('utf8');
-  const lines = text.split('\n');
-  if (!atStart) lines.shift();
-  if (!atEnd || !text.endsWith('\n')) lines.pop();
-  const out: CodexRecord[] = [];
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    try {
-      const v = obj(JSON.parse(line));
-      if (v) out.push(v);
-    } catch {
-      // a damaged line: listing goes on with the others
-    }
-  }
-  return out;
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch {
-    return [];
   }
 }
 

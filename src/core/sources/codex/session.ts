@@ -1,7 +1,6 @@
 // A Codex rollout as the engine's read model (ForeignSessionView), plus what only Codex has: the turn id of each
 // prompt (what its hooks are given, so hook snapshots are keyed by it) and where each prompt's line is (for forks).
-import { buildSessionContext, pathToLeaf } from '../../session/context';
-import type { SessionContext, SessionEntry, SessionHeader } from '../../session/types';
+import { ForeignSessionBase } from '../foreign-session';
 import type { ForeignSessionView, ForkOrigin, SessionViewLoadReport, SubagentView } from '../session-view';
 import type { CodexPrompt, ReplayResult } from './replay';
 
@@ -26,63 +25,15 @@ export interface CodexSegment {
   detached?: boolean;
 }
 
-export class CodexSession implements ForeignSessionView {
+export class CodexSession extends ForeignSessionBase implements ForeignSessionView {
   readonly source = 'codex' as const;
-  readonly sessionId: string;
-  readonly sessionFile: string;
-  readonly cwd: string;
-  readonly title: string;
-  readonly createdAt: string;
-  readonly forkedFrom?: ForkOrigin;
   private readonly tree: ReplayResult;
   private readonly promptByEntry: Map<string, CodexPrompt>;
 
   constructor(private readonly parts: CodexSessionParts) {
-    this.sessionId = parts.sessionId;
-    this.sessionFile = parts.sessionFile;
-    this.cwd = parts.cwd;
-    this.title = parts.title;
-    this.createdAt = parts.createdAt;
-    if (parts.forkedFrom) this.forkedFrom = parts.forkedFrom;
+    super(parts, parts.tree);
     this.tree = parts.tree;
     this.promptByEntry = new Map(parts.tree.prompts.map((p) => [p.entryId, p]));
-  }
-
-  getHeader(): SessionHeader {
-    return { type: 'session', version: 3, id: this.sessionId, timestamp: this.createdAt, cwd: this.cwd, title: this.title };
-  }
-
-  getEntries(): readonly SessionEntry[] {
-    return this.tree.entries;
-  }
-
-  getEntry(id: string): SessionEntry | undefined {
-    return this.tree.byId.get(id);
-  }
-
-  getLeafId(): string | null {
-    return this.tree.leafId;
-  }
-
-  getPath(leafId?: string | null): SessionEntry[] {
-    if (leafId === null) return [];
-    const leaf = this.getEntry(leafId ?? this.tree.leafId ?? '');
-    return leaf ? pathToLeaf(leaf, this.tree.byId) : [];
-  }
-
-  /** What Codex would send from there: the compaction base and the items after it (rolled-back turns left out). */
-  buildSessionContext(leafId?: string | null): SessionContext {
-    if (leafId === null) return buildSessionContext([], null);
-    const id = this.getEntry(leafId ?? this.tree.leafId ?? '')?.id ?? null;
-    return buildSessionContext(this.tree.entries, id, this.tree.byId);
-  }
-
-  getLabel(): string | undefined {
-    return undefined;
-  }
-
-  getLoadReport(): SessionViewLoadReport {
-    return this.parts.report;
   }
 
   subagentsOf(): readonly SubagentView[] {
