@@ -91,7 +91,16 @@ export async function openWebview(
 ): Promise<OpenWebview> {
   const page = await browser.newPage({ viewport });
   // Page-side code as a string: these files are type-checked without the DOM library.
-  const post = async (m: unknown) => void (await page.evaluate(`window.postMessage(${JSON.stringify(m)}, '*')`));
+  // A controller may still post while a test ends (a delayed refresh), as to a real webview that was closed: a post to
+  // a closed page is dropped instead of surfacing as an unhandled rejection after the test.
+  const post = async (m: unknown) => {
+    if (page.isClosed()) return;
+    try {
+      await page.evaluate(`window.postMessage(${JSON.stringify(m)}, '*')`);
+    } catch (err) {
+      if (!page.isClosed()) throw err;
+    }
+  };
   const toHost = connect(post);
   const problems: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'agent-rewind-webview-'));
