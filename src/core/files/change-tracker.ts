@@ -2,7 +2,7 @@
 // (with its barrier), from the stat index a fresh process loads, or by a full check.
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 import { join, relative, sep } from 'node:path';
-import type { PackWriter } from './object-store';
+import type { PackWriter } from './pack-writer';
 import type { PathFilter } from './path-filter';
 import { loadStatIndex, saveStatIndex, type StatIndex } from './stat-index';
 import { hashTrees, type DirNode } from './tree';

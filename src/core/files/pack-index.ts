@@ -44,6 +44,16 @@ export function indexCount(idx: Buffer): number | undefined {
   return idx.length === IDX_HEADER + count * IDX_ENTRY ? count : undefined;
 }
 
+/**
+ * What a possibly damaged index still lists: the count it declares and how many whole entries its bytes hold (the
+ * magic is not checked; salvage reads what it can).
+ */
+export function salvageableEntries(idx: Buffer): { declared: number; readable: number } {
+  if (idx.length < IDX_HEADER) return { declared: 0, readable: 0 };
+  const declared = idx.readUInt32BE(8);
+  return { declared, readable: Math.min(declared, Math.floor((idx.length - IDX_HEADER) / IDX_ENTRY)) };
+}
+
 export function entryHash(idx: Buffer, i: number): string {
   const o = at(i);
   return idx.toString('hex', o, o + 32);

@@ -3,7 +3,8 @@
 // workspace makes it, and one stack frame (or async call chain) per level overflows on deep trees.
 import { readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashObject, type PackWriter } from './object-store';
+import { hashObject } from './object-format';
+import type { PackWriter } from './pack-writer';
 import { encodeTree, treeEntriesOf, type DirNode } from './tree';
 import { readStableFile, unreadableReason } from './safe-read';
 import type { SkippedFile } from './types';

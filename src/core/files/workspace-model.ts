@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { PackWriter } from './object-store';
+import type { PackWriter } from './pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
 import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
 import type { SkippedFile } from './types';
