@@ -107,8 +107,6 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       outfile: cli,
       logLevel: 'error',
     });
-    const native = join(__dirname, '../build/Release/stat_batch.node');
-    if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]); // beside the CLI, as in dist/
     const session = SessionManager.create(ws, { home, deferUntilAssistant: false });
     const anchors: string[] = [];
     for (let i = 0; i < 3 + rounds * 2 + sizeRounds + 2; i++)

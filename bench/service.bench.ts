@@ -77,8 +77,6 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       outfile: cli,
       logLevel: 'error',
     });
-    const native = join(__dirname, '../build/Release/stat_batch.node');
-    if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]);
     const env = { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws };
 
     const sessionId = '3a8f1c2e-5b7d-4e9a-8c1f-0d2e3f4a5b6c';

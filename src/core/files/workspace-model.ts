@@ -131,7 +131,7 @@ export class WorkspaceModel {
    * what changed is looked at again, as a watcher-fed refresh would.
    */
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix(), this.tuning.nativeStat), stats, writer);
+    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix()), stats, writer);
   }
 
   /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */
