@@ -9,7 +9,7 @@ import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflateRaw, inflateRawSync } from 'node:zlib';
-import { F_DEFLATED, F_TREE, hashObject, isObjectHash, kindOf, StoreCorruptError, verifyStored, type ObjectKind } from './object-format';
+import { F_DEFLATED, F_TREE, hashObject, kindOf, StoreCorruptError, verifyStored, type ObjectKind } from './object-format';
 import { gcPacks, mergeSmallPacks, MAX_SMALL_PACKS } from './pack-compaction';
 import { encodeIndex, entryHash, indexCount } from './pack-index';
 import { PackReaders } from './pack-readers';
@@ -156,7 +156,7 @@ export class ObjectStore {
   }
 
   private lookup(hash: string): Loc | undefined {
-    if (!isObjectHash(hash) || this.damaged.has(hash)) return undefined;
+    if (this.damaged.has(hash)) return undefined;
     return this.table.find(hash);
   }
 
@@ -206,6 +206,12 @@ export class ObjectStore {
           .map((h) => h.slice(0, 12))
           .join(', ')}${bad.length > 3 ? ', …' : ''}); nothing was changed`,
       );
+  }
+
+  /** A copy of `hash` is stored and it is a blob (one lookup). */
+  isBlob(hash: string): boolean {
+    const loc = this.lookup(hash);
+    return loc !== undefined && (loc.flags & F_TREE) === 0;
   }
 
   /** The stored copy of `hash` is a tree. */
@@ -290,9 +296,12 @@ export class ObjectStore {
     return data;
   }
 
-  /** `verify`: dedupe only against copies that read back intact (blobs in the set, and every tree); see hasVerified. */
-  newPack(opts: { verify?: ReadonlySet<string> } = {}): PackWriter {
-    return new PackWriter(this, opts.verify);
+  /**
+   * `verify`: dedupe only against copies that read back intact (blobs in the set, and the trees of the folders in
+   * `verifyDirs`, every tree when it is not given); see hasVerified.
+   */
+  newPack(opts: { verify?: ReadonlySet<string>; verifyDirs?: ReadonlySet<string> } = {}): PackWriter {
+    return new PackWriter(this, opts.verify, opts.verifyDirs);
   }
 
   /** @internal Called by PackWriter once its pack and index are in place. */

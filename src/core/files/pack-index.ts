@@ -59,6 +59,21 @@ export function entryHash(idx: Buffer, i: number): string {
   return idx.toString('hex', o, o + 32);
 }
 
+/** Where entry i's bytes are, without its hash: lookups already know the hash, and a hex string per call adds up. */
+export function entryLoc(idx: Buffer, i: number): Omit<IndexEntry, 'hash'> {
+  const o = at(i);
+  return { offset: Number(idx.readBigUInt64BE(o + 32)), length: idx.readUInt32BE(o + 40), rawSize: idx.readUInt32BE(o + 44), flags: idx.readUInt32BE(o + 48) };
+}
+
+/** Every entry lies inside a pack of `size` bytes (checked on every index a process opens, so no hashes decoded). */
+export function entriesFitIn(idx: Buffer, count: number, size: number): boolean {
+  for (let i = 0; i < count; i++) {
+    const o = at(i);
+    if (Number(idx.readBigUInt64BE(o + 32)) + idx.readUInt32BE(o + 40) > size) return false;
+  }
+  return true;
+}
+
 export function entryAt(idx: Buffer, i: number): IndexEntry {
   const o = at(i);
   return {

@@ -1,6 +1,6 @@
 // Which packs the store has and where each object is in them: the in-memory side of the pack indexes, no I/O.
 import { isObjectHash, StoreCorruptError } from './object-format';
-import { entryAt, entryHash, findEntry } from './pack-index';
+import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry } from './pack-index';
 
 /** Where an object's stored bytes are. */
 export interface Loc {
@@ -23,12 +23,13 @@ export interface PackIndex {
 export const SMALL_PACK = 4096;
 
 /** Every entry of the index lies inside a pack of `size` bytes. */
-export function fitsIn(idx: Buffer, count: number, size: number): boolean {
-  for (let i = 0; i < count; i++) {
-    const e = entryAt(idx, i);
-    if (e.offset + e.length > size) return false;
-  }
-  return true;
+export const fitsIn = entriesFitIn;
+
+/** The 32 bytes of a hash, or undefined when it is not 64 lowercase hex digits (as isObjectHash, without a regex). */
+function hashKey(hash: string): Buffer | undefined {
+  if (hash.length !== 64) return undefined;
+  const key = Buffer.from(hash, 'hex');
+  return key.length === 32 && key.toString('hex') === hash ? key : undefined;
 }
 
 export class PackTable {
@@ -86,7 +87,7 @@ export class PackTable {
   }
 
   locAt(pack: string, p: PackIndex, i: number): Loc {
-    const { offset, length, rawSize, flags } = entryAt(p.idx, i);
+    const { offset, length, rawSize, flags } = entryLoc(p.idx, i);
     if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
     return { pack, offset, length, rawSize, flags };
   }
@@ -112,9 +113,12 @@ export class PackTable {
     return out;
   }
 
-  /** The first place `hash` is kept; throws StoreCorruptError when that index points past its pack. */
+  /**
+   * The first place `hash` is kept; throws StoreCorruptError when that index points past its pack. Called for every
+   * file of a snapshot: no regular expression here (a string that is not a hash finds nothing in the maps, and the
+   * binary search gets no key).
+   */
   find(hash: string): Loc | undefined {
-    if (!isObjectHash(hash)) return undefined;
     const small = this.inSmallPacks.get(hash);
     if (small !== undefined) {
       const p = this.packs.get(small);
@@ -122,10 +126,14 @@ export class PackTable {
       if (p && i !== undefined) return this.locAt(small, p, i);
     }
     let key: Buffer | undefined;
-    const head = parseInt(hash.slice(0, 8), 16);
+    let head = 0;
     for (const [pack, p] of this.packs) {
       if (p.count <= SMALL_PACK) continue;
-      key ??= Buffer.from(hash, 'hex');
+      if (!key) {
+        key = hashKey(hash);
+        if (!key) return undefined;
+        head = key.readUInt32BE(0);
+      }
       const i = findEntry(p.idx, p.count, key, head);
       if (i >= 0) return this.locAt(pack, p, i);
     }

@@ -26,6 +26,12 @@ export class PackWriter {
     private readonly store: ObjectStore,
     /** Blobs whose existing copy must read back intact before it counts (trees always do, when set). */
     private readonly verify?: ReadonlySet<string>,
+    /**
+     * With `verify`: the folders (workspace-relative, '' the root) whose stored trees must be checked, with what is
+     * below them; undefined: every folder. A pre-restore snapshot's undo reads only the folders on the paths it puts
+     * back, so only those need checking; a stored folder elsewhere is taken as stored, as in any snapshot.
+     */
+    private readonly verifyDirs?: ReadonlySet<string>,
   ) {}
 
   /** Whether the store's copy of `hash` can stand in for writing it (see ObjectStore.hasVerified). */
@@ -48,8 +54,14 @@ export class PackWriter {
    */
   has(hash: string): boolean {
     if (this.pending.has(hash)) return true;
-    if (this.verify) return this.verify.has(hash) ? this.store.hasVerified(hash, 'blob') : this.store.has(hash) && !this.store.isTree(hash);
+    if (this.verify) return this.verify.has(hash) ? this.store.hasVerified(hash, 'blob') : this.store.isBlob(hash);
     return this.store.has(hash);
+  }
+
+  /** `has` for the folder at `rel`: a folder a verifying writer need not check is taken as stored when it is. */
+  hasFolder(hash: string, rel: string): boolean {
+    if (!this.verify || this.verifyDirs === undefined || this.verifyDirs.has(rel)) return this.has(hash);
+    return this.pending.has(hash) || this.store.has(hash);
   }
 
   /** Adds an object unless it is already stored; resolves when it is written to the pack file. */

@@ -15,6 +15,19 @@ export function failure(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
 }
 
+/**
+ * The folders an undo of `ops` reads in its pre-restore snapshot: every folder on the way to each path, and the path
+ * itself (when it is a folder, what is below it comes back too). '' is the root.
+ */
+export function foldersOnPaths(ops: readonly { path: string }[]): Set<string> {
+  const dirs = new Set<string>(['']);
+  for (const { path } of ops) {
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
+    dirs.add(path);
+  }
+  return dirs;
+}
+
 export const isFileish = (s: EntryState): s is Exclude<EntryState, null | { kind: 'dir' }> => s !== null && s.kind !== 'dir';
 
 export interface Plan {
