@@ -231,7 +231,7 @@ export class FileCheckpointer {
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
-    if (!this.tracker.tracking || this.tracker.fullCheckUnsaved) {
+    if (this.tracker.fullCheckUnsaved) {
       this.tracker.fullCheckUnsaved = false;
       await this.tracker.saveStatIndex(model.root);
     }

@@ -19,6 +19,8 @@ export interface IndexEntry {
 }
 
 const at = (i: number) => IDX_HEADER + i * IDX_ENTRY;
+/** The u64 offset at o as two u32 halves: a BigInt per entry costs more than the rest of the read. */
+const offsetAt = (idx: Buffer, o: number) => idx.readUInt32BE(o + 32) * 0x1_0000_0000 + idx.readUInt32BE(o + 36);
 
 /** Encodes entries (sorts them by hash first; the array is sorted in place). */
 export function encodeIndex(entries: IndexEntry[]): Buffer {
@@ -62,14 +64,14 @@ export function entryHash(idx: Buffer, i: number): string {
 /** Where entry i's bytes are, without its hash: lookups already know the hash, and a hex string per call adds up. */
 export function entryLoc(idx: Buffer, i: number): Omit<IndexEntry, 'hash'> {
   const o = at(i);
-  return { offset: Number(idx.readBigUInt64BE(o + 32)), length: idx.readUInt32BE(o + 40), rawSize: idx.readUInt32BE(o + 44), flags: idx.readUInt32BE(o + 48) };
+  return { offset: offsetAt(idx, o), length: idx.readUInt32BE(o + 40), rawSize: idx.readUInt32BE(o + 44), flags: idx.readUInt32BE(o + 48) };
 }
 
 /** Every entry lies inside a pack of `size` bytes (checked on every index a process opens, so no hashes decoded). */
 export function entriesFitIn(idx: Buffer, count: number, size: number): boolean {
   for (let i = 0; i < count; i++) {
     const o = at(i);
-    if (Number(idx.readBigUInt64BE(o + 32)) + idx.readUInt32BE(o + 40) > size) return false;
+    if (offsetAt(idx, o) + idx.readUInt32BE(o + 40) > size) return false;
   }
   return true;
 }
@@ -78,7 +80,7 @@ export function entryAt(idx: Buffer, i: number): IndexEntry {
   const o = at(i);
   return {
     hash: idx.toString('hex', o, o + 32),
-    offset: Number(idx.readBigUInt64BE(o + 32)),
+    offset: offsetAt(idx, o),
     length: idx.readUInt32BE(o + 40),
     rawSize: idx.readUInt32BE(o + 44),
     flags: idx.readUInt32BE(o + 48),
