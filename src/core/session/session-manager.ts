@@ -1,6 +1,7 @@
 // The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf, lenient loading, migrations,
 // serialized persistence with latched errors, and cross-process transactions.
 import { SerialQueue } from '../serial-queue';
+import { acquireFileLock, LockBusyError, NotALockError, type HeldLock } from '../file-lock';
 import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store';
 import { buildSessionContext, indexById, pathToLeaf } from './context';
@@ -85,7 +86,8 @@ export class InvalidSessionFileError extends Error {
   }
 }
 
-const LOCK_OPTIONS = { stale: 10_000, realpath: false, retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 100 } };
+/** How long a transaction waits for another live process's lock (about what the lock library used before waited). */
+const LOCK_TIMEOUT_MS = 40_000;
 
 function nowIso(): string {
   return new Date().toISOString();
@@ -687,21 +689,16 @@ export class SessionManager {
     return fresh.length;
   }
 
-  /** Takes the cross-process lock (a `<file>.lock` folder), with errors that say which lock and what to do. */
-  async #lock(onCompromised: (err: Error) => void): Promise<() => Promise<void>> {
+  /** Takes the cross-process lock (`<file>.lock`, core/file-lock.ts), with errors that say which lock and what to do. */
+  async #lock(): Promise<HeldLock> {
     const file = this.#file!;
     const lockPath = `${file}.lock`;
     const hint = `if no agent-rewind command or VS Code window is working on this session, remove ${lockPath}`;
-    // the lock library would retry for ~40 s on a lock path that can never be a lock folder
-    const st = await this.#storage.stat(lockPath);
-    if (st && st.isFile) throw new Error(`could not lock ${file}: ${lockPath} is a file, not a lock folder; ${hint}`);
-    // loaded on first use: the library and graceful-fs (which patches fs as it loads) are a noticeable part of a fresh
-    // CLI process's start-up, and most commands (reads, file snapshots) never take this lock
-    const { lock } = await import('proper-lockfile');
     try {
-      return await lock(file, { ...LOCK_OPTIONS, onCompromised });
+      return await acquireFileLock(lockPath, { timeoutMs: LOCK_TIMEOUT_MS });
     } catch (err) {
-      throw new Error(`could not lock ${file}: ${(err as Error).message}; ${hint}`, { cause: err });
+      const why = err instanceof LockBusyError ? `it is locked by process ${err.owner}` : err instanceof NotALockError ? err.message : (err as Error).message;
+      throw new Error(`could not lock ${file}: ${why}; ${hint}`, { cause: err });
     }
   }
 
@@ -723,8 +720,7 @@ export class SessionManager {
       }
       await this.#chain;
       this.#storage.ensureDirSync(dirname(this.#file));
-      let compromised: Error | undefined;
-      const release = await this.#lock((err) => void (compromised = err));
+      const lock = await this.#lock();
       try {
         if (this.#upgrade && this.#upgrade.bytes.length === this.#consumedBytes) {
           // nothing read since the load: an old-format file is upgraded before anything is appended to it
@@ -734,12 +730,12 @@ export class SessionManager {
         await this.syncFromDisk();
         const result = await fn(this);
         await this.flush();
-        if (compromised) throw new Error(`lost the lock on ${this.#file}: ${compromised.message}`);
+        if (!(await lock.stillHeld())) throw new Error(`lost the lock on ${this.#file}: ${this.#file}.lock was removed or taken over meanwhile`);
         return result;
       } finally {
         // entries fn appended before it threw are kept; they must be written before another process may write
         await this.#chain;
-        await release().catch(() => undefined);
+        await lock.release().catch(() => undefined);
       }
     };
     return this.#txQueue.run(run);
