@@ -135,6 +135,15 @@ test('in-memory sessions run transactions without any storage', async () => {
   assert.equal(await s.syncFromDisk(), 0);
 });
 
+/** An empty session file on disk and the bundled child process that works on it. */
+async function sessionWithChild(t: { after(fn: () => void): void }): Promise<{ home: string; child: string; file: string }> {
+  const home = tempDir(t);
+  const child = buildSessionChild(home);
+  const s = SessionManager.create('/p', { home, deferUntilAssistant: false });
+  await s.close();
+  return { home, child, file: s.sessionFile! };
+}
+
 /** Starts `tx-hold`: resolves once the child holds the session's lock (it has appended "<tag> start"). */
 function holdLock(child: string, file: string, home: string, ms: number, tag: string): Promise<ReturnType<typeof spawn>> {
   return new Promise((resolve, reject) => {
@@ -154,11 +163,7 @@ const contents = (file: string) =>
     .map((l) => (JSON.parse(l) as { message: { content: string } }).message.content);
 
 test('two processes contending for a session file serialize: the second transaction runs after the first ends', async (t) => {
-  const home = tempDir(t);
-  const child = buildSessionChild(home);
-  const s = SessionManager.create('/p', { home, deferUntilAssistant: false });
-  await s.close();
-  const file = s.sessionFile!;
+  const { home, child, file } = await sessionWithChild(t);
   const holder = await holdLock(child, file, home, 400, 'C');
   const exited = new Promise((r) => holder.on('close', r));
   const b = await SessionManager.open(file, { home, deferUntilAssistant: false });
@@ -174,11 +179,7 @@ test('two processes contending for a session file serialize: the second transact
 });
 
 test('a session lock left by a killed process is taken over at once, not after a timeout', async (t) => {
-  const home = tempDir(t);
-  const child = buildSessionChild(home);
-  const s = SessionManager.create('/p', { home, deferUntilAssistant: false });
-  await s.close();
-  const file = s.sessionFile!;
+  const { home, child, file } = await sessionWithChild(t);
   const holder = await holdLock(child, file, home, 60_000, 'K');
   const killed = new Promise((r) => holder.on('close', r));
   holder.kill('SIGKILL');
