@@ -1,7 +1,7 @@
 // The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf. This is the
 // facade; its jobs live beside it: loading (session-file-read.ts), writing (session-file-write.ts) and cross-process
-// sync (session-file-sync.ts). Here: the entries in memory, appends, serialized persistence with latched errors, and
-// transactions.
+// sync (session-file-sync.ts), with the write queue and its latched errors in session-write-queue.ts. Here: the entries
+// in memory, appends, what each change needs written, and transactions.
 import { SerialQueue } from '../serial-queue';
 import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store';
@@ -11,8 +11,9 @@ import { blobsDir, sessionDirFor, sessionFileName, sessionsRoot } from './paths'
 import { resolveBlobRefs, storeBlobs, type PendingBlob } from './persist-transform';
 import { invalidEntryReason, readSessionFile, type LoadReport, type UpgradePlan } from './session-file-read';
 import { lockSessionFile, readAppended, ReadCursor, CONSUMED_TAIL_BYTES } from './session-file-sync';
-import { backupFile, entryLines, SessionPersistenceError, upgradedFileBytes, wholeFileText } from './session-file-write';
-import { FileSessionStorage, MemorySessionStorage, type SessionStorage, type SessionStorageWriter } from './storage';
+import { backupFile, entryLines, upgradedFileBytes, wholeFileText } from './session-file-write';
+import { SessionWriteQueue } from './session-write-queue';
+import { FileSessionStorage, MemorySessionStorage, type SessionStorage } from './storage';
 import { resolveHome } from '../home';
 import {
   CURRENT_SESSION_VERSION,
@@ -98,9 +99,7 @@ export class SessionManager {
   /** Whether header + entries up to #writtenCount have been scheduled for the file. */
   #onDisk = false;
   #writtenCount = 0;
-  #chain: Promise<void> = Promise.resolve();
-  #writer: SessionStorageWriter | undefined;
-  #error: SessionPersistenceError | undefined;
+  readonly #writes: SessionWriteQueue;
   #closed = false;
   /** How far the file has been read (syncFromDisk reads from there) and whether its last line may be open. */
   #cursor = new ReadCursor();
@@ -115,6 +114,7 @@ export class SessionManager {
     this.#persist = persist;
     this.#header = header;
     this.#file = file;
+    this.#writes = new SessionWriteQueue(this.#storage, file);
   }
 
   // ── construction ────────────────────────────────────────────────────────────
@@ -340,19 +340,8 @@ export class SessionManager {
   // ── persistence ─────────────────────────────────────────────────────────────
 
   #throwIfUnusable(): void {
-    if (this.#error) throw this.#error;
+    this.#writes.throwIfFailed();
     if (this.#closed) throw new Error(`session ${this.sessionId} is closed`);
-  }
-
-  #enqueue(task: () => Promise<void>): void {
-    this.#chain = this.#chain.then(async () => {
-      if (this.#error) return;
-      try {
-        await task();
-      } catch (err) {
-        this.#error ??= new SessionPersistenceError(this.#file, err);
-      }
-    });
   }
 
   /** Decides what the latest appends need: nothing yet (deferred), a full write, or an incremental append. */
@@ -362,14 +351,14 @@ export class SessionManager {
       if (this.#defer && !this.#hasAssistant) return;
       this.#onDisk = true;
       const count = (this.#writtenCount = this.#entries.length);
-      this.#enqueue(() => this.#rewriteFile(count));
+      this.#writes.enqueue(() => this.#rewriteFile(count));
       return;
     }
     if (this.#writtenCount >= this.#entries.length) return;
-    if (this.#upgrade) this.#enqueue(() => this.#upgradeFile());
+    if (this.#upgrade) this.#writes.enqueue(() => this.#upgradeFile());
     const { lines, blobs } = entryLines(this.#entries.slice(this.#writtenCount));
     this.#writtenCount = this.#entries.length;
-    this.#enqueue(() => this.#appendLines(lines, blobs));
+    this.#writes.enqueue(() => this.#appendLines(lines, blobs));
   }
 
   async #appendLines(lines: string[], blobs: PendingBlob[]): Promise<void> {
@@ -385,8 +374,7 @@ export class SessionManager {
       }
       this.#cursor.tailMayBeOpen = false;
     }
-    this.#writer ??= await this.#storage.openWriter(file);
-    await this.#writer.writeRaw(text);
+    await this.#writes.append(file, text);
   }
 
   /** Upgrades an old-format file before the first write to it (under the transaction's lock when there is one), after
@@ -402,7 +390,7 @@ export class SessionManager {
     this.#report.backupFile = await backupFile(this.#storage, file, `v${up.from}`);
     const { data, lines, blobs } = upgradedFileBytes(current, up, this.#header);
     if (blobs.length) await storeBlobs(this.#blobs, blobs);
-    await this.#closeWriter();
+    await this.#writes.closeWriter();
     await this.#storage.writeTextAtomic(file, data);
     this.#cursor.readUpTo(data.length, lines, data);
     this.#cursor.tailMayBeOpen = data.length > 0 && data[data.length - 1] !== 0x0a;
@@ -413,40 +401,21 @@ export class SessionManager {
     const file = this.#file!;
     const { text, lines, blobs } = wholeFileText(this.#titleLine, this.#header, this.#entries.slice(0, count));
     if (blobs.length) await storeBlobs(this.#blobs, blobs);
-    await this.#closeWriter();
+    await this.#writes.closeWriter();
     this.#storage.ensureDirSync(dirname(file));
     await this.#storage.writeTextAtomic(file, text);
     this.#cursor.readUpTo(Buffer.byteLength(text), lines, Buffer.from(text.slice(-CONSUMED_TAIL_BYTES)));
     this.#cursor.tailMayBeOpen = false;
   }
 
-  /** The append handle is dropped before the file is replaced: it would point at the old one. */
-  async #closeWriter(): Promise<void> {
-    if (this.#writer) {
-      const w = this.#writer;
-      this.#writer = undefined;
-      await w.close();
-    }
-  }
-
   /** Waits until every queued write has been handed to the OS, without fsync (durability needs flush()). */
-  async drain(): Promise<void> {
-    await this.#chain;
-    if (this.#error) throw this.#error;
+  drain(): Promise<void> {
+    return this.#writes.drain();
   }
 
   /** Waits for every queued write and makes it durable (fsync). Rethrows a latched persistence error. */
-  async flush(): Promise<void> {
-    await this.#chain;
-    if (this.#error) throw this.#error;
-    if (this.#writer) {
-      try {
-        await this.#writer.fsync();
-      } catch (err) {
-        this.#error ??= new SessionPersistenceError(this.#file, err);
-        throw this.#error;
-      }
-    }
+  flush(): Promise<void> {
+    return this.#writes.flush();
   }
 
   /** Flushes and releases the file. Later appends throw. */
@@ -456,11 +425,9 @@ export class SessionManager {
       await this.flush();
     } finally {
       this.#closed = true;
-      const w = this.#writer;
-      this.#writer = undefined;
-      if (w) await w.close().catch((err) => void (this.#error ??= new SessionPersistenceError(this.#file, err)));
+      await this.#writes.release();
     }
-    if (this.#error) throw this.#error;
+    this.#writes.throwIfFailed();
   }
 
   // ── cross-process ───────────────────────────────────────────────────────────
@@ -470,7 +437,7 @@ export class SessionManager {
   async syncFromDisk(): Promise<number> {
     this.#throwIfUnusable();
     if (!this.#persist || !this.#file || !this.#onDisk) return 0;
-    await this.#chain;
+    await this.#writes.idle();
     const parsed = await readAppended(this.#storage, this.#file, this.#cursor);
     if (!parsed) return 0;
     const fresh: SessionEntry[] = [];
@@ -504,14 +471,14 @@ export class SessionManager {
         await this.flush();
         return result;
       }
-      await this.#chain;
+      await this.#writes.idle();
       this.#storage.ensureDirSync(dirname(this.#file));
       const lock = await lockSessionFile(this.#file);
       try {
         if (this.#upgrade && this.#upgrade.bytes.length === this.#cursor.bytes) {
           // nothing read since the load: an old-format file is upgraded before anything is appended to it
-          this.#enqueue(() => this.#upgradeFile());
-          await this.#chain;
+          this.#writes.enqueue(() => this.#upgradeFile());
+          await this.#writes.idle();
         }
         await this.syncFromDisk();
         const result = await fn(this);
@@ -520,7 +487,7 @@ export class SessionManager {
         return result;
       } finally {
         // entries fn appended before it threw are kept; they must be written before another process may write
-        await this.#chain;
+        await this.#writes.idle();
         await lock.release().catch(() => undefined);
       }
     };
