@@ -28,6 +28,7 @@ test('a deep import of src/core from src/cli or src/extension is an error, in ev
     ['src/extension/planted.ts', "export { RewindEngine } from '../core/engine/engine';\n"],
     ['src/extension/tree/planted.ts', "export * from '../../core/catalog/catalog';\n"],
     ['src/cli/commands/planted.ts', "export async function f() {\n  return import('../../core/sources/claude/hooks-settings');\n}\n"],
+    ['src/extension/planted.ts', "export type E = import('../core/engine/engine').RewindEngine;\n"],
   ];
   for (const [path, code] of planted) {
     const errors = await ruleErrors(path, code);
