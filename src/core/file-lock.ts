@@ -5,7 +5,9 @@
 // - a lock left by a worker thread that died while its process lives on is released by whoever ran that thread
 //   (releaseLockOfThread): the pid alone would keep it alive forever;
 // - a live owner is never overtaken, however long it holds the lock (no mtime heartbeat that a busy event loop could
-//   miss and so let a second writer in).
+//   miss and so let a second writer in); but where the system says when a process started (Linux), a pid that lives
+//   and started after the lock was written is another process that got the pid again (after a crash and a restart,
+//   in a container our own pid too), so the lock is taken over.
 // Taking over a dead owner's lock happens under a short second lock (`<lock>.takeover`), so two waiters that both see
 // the dead owner cannot both win: the second one finds the first one's live lock and waits.
 import { hostname } from 'node:os';
@@ -46,6 +48,8 @@ const EMPTY_GRACE_MS = 2_000;
 /** A lock folder of the lock library older versions used refreshes its mtime every 5 s while held; past this it is stale. */
 const LEGACY_STALE_MS = 10_000;
 const OWNER_RE = /^(\d+)@([^@]*)(?:@(\d+))?$/;
+/** A lock written this long before its owner pid's process started was not written by that process (clock slack). */
+const PID_REUSE_SLACK_MS = 5_000;
 
 const me = (thread = threadId) => `${process.pid}@${hostname()}@${thread}`;
 
@@ -74,12 +78,25 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   return true;
 }
 
-type Found = { kind: 'gone' } | { kind: 'owner'; owner: string } | { kind: 'legacy-folder'; ageMs: number } | { kind: 'foreign' };
+/** When a process started (ms since the epoch), from Linux's /proc; undefined where that cannot be known. */
+async function processStart(pid: number): Promise<number | undefined> {
+  try {
+    const [stat, boot] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile('/proc/stat', 'utf8')]);
+    // the fields after "pid (comm) ": state is field 3, starttime field 22, in USER_HZ (100 a second) since boot
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(boot)?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(btime) && btime > 0 ? btime * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Found = { kind: 'gone' } | { kind: 'owner'; owner: string; writtenMs: number } | { kind: 'legacy-folder'; ageMs: number } | { kind: 'foreign' };
 
 async function inspect(lockFile: string): Promise<Found> {
   try {
-    const owner = await readFile(lockFile, 'utf8');
-    return owner === '' || OWNER_RE.test(owner) ? { kind: 'owner', owner } : { kind: 'foreign' };
+    const [owner, st] = await Promise.all([readFile(lockFile, 'utf8'), stat(lockFile)]);
+    return owner === '' || OWNER_RE.test(owner) ? { kind: 'owner', owner, writtenMs: st.mtimeMs } : { kind: 'foreign' };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'gone' };
@@ -89,13 +106,17 @@ async function inspect(lockFile: string): Promise<Found> {
   }
 }
 
-/** Whether what was found may be removed now: its owner died on this host, or it was left half-made by a crash. */
-function abandoned(found: Found, waitedMs: number): boolean {
+/** Whether what was found may be removed now: its owner died on this host (or its pid now belongs to a process that
+ *  started after the lock was written), or it was left half-made by a crash. */
+async function abandoned(found: Found, waitedMs: number): Promise<boolean> {
   if (found.kind === 'legacy-folder') return found.ageMs > LEGACY_STALE_MS;
   if (found.kind !== 'owner') return false;
   if (found.owner === '') return waitedMs > EMPTY_GRACE_MS;
   const [, pid, host] = OWNER_RE.exec(found.owner)!;
-  return host === hostname() && !alive(Number(pid));
+  if (host !== hostname()) return false;
+  if (!alive(Number(pid))) return true;
+  const started = await processStart(Number(pid));
+  return started !== undefined && found.writtenMs < started - PID_REUSE_SLACK_MS;
 }
 
 /** Removes an abandoned lock, under `<lock>.takeover`, only if it is still exactly what was found abandoned. */
@@ -109,7 +130,9 @@ async function takeOver(lockFile: string, found: Found): Promise<void> {
   }
   try {
     const now = await inspect(lockFile);
-    if (now.kind === 'owner' && found.kind === 'owner' && now.owner === found.owner) await unlink(lockFile).catch(() => {});
+    // the same owner text is not enough: a waiter of this very thread may have taken it over and written the same text
+    const same = now.kind === 'owner' && found.kind === 'owner' && now.owner === found.owner && now.writtenMs === found.writtenMs;
+    if (same) await unlink(lockFile).catch(() => {});
     else if (now.kind === 'legacy-folder' && found.kind === 'legacy-folder') await rmdir(lockFile).catch(() => {});
   } finally {
     await unlink(guard).catch(() => {});
@@ -126,7 +149,7 @@ export async function acquireFileLock(lockFile: string, opts: FileLockOptions = 
     const found = await inspect(lockFile);
     if (found.kind === 'gone') continue;
     if (found.kind === 'foreign') throw new NotALockError(lockFile);
-    if (abandoned(found, Date.now() - start)) {
+    if (await abandoned(found, Date.now() - start)) {
       await takeOver(lockFile, found);
       continue;
     }

@@ -101,3 +101,23 @@ test('a lock removed from under its holder is reported as no longer held, and re
   await held.release();
   assert.equal(readFileSync(lock, 'utf8'), `${process.pid}@${hostname()}@${threadId + 3}`);
 });
+
+test(
+  'a lock whose pid now belongs to a process that started after it was written (a pid reused) is taken over',
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    const dir = tempDir(t);
+    const old = new Date(Date.now() - 3_600_000);
+    // this very process and thread, as a process before a restart that had our pid would have written it
+    const ours = join(dir, 'ours');
+    writeFileSync(ours, `${process.pid}@${hostname()}@${threadId}`);
+    utimesSync(ours, old, old);
+    const started = Date.now();
+    await (await acquireFileLock(ours, { timeoutMs: 200 })).release();
+    assert.ok(Date.now() - started < 200);
+    // written while its owner lives: waited for, as before
+    const live = join(dir, 'live');
+    writeFileSync(live, `${process.pid}@${hostname()}@${threadId}`);
+    await assert.rejects(acquireFileLock(live, { timeoutMs: 150 }), LockBusyError);
+  },
+);
