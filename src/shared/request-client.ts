@@ -43,6 +43,8 @@ export class RequestClient<M extends { type: string }, R extends ResultMap> {
     const id = this.nextId++;
     return new Promise<R[K]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      // the body is a request of M without its id; with the id it is that request again (TypeScript cannot follow
+      // Omit through a generic union, so this one line says so; callers are checked against RequestBody)
       this.post({ ...body, requestId: id } as unknown as M);
     });
   }
