@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
-import { RewindEngine } from '../core/engine/engine';
-import { foreignSources } from '../core/sources/foreign';
-import { CheckpointServiceHost } from '../core/service/service-host';
+import { RewindEngine } from '../core/engine';
+import { foreignSources } from '../core/sources';
+import { CheckpointServiceHost } from '../core/service';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';

@@ -6,7 +6,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { CliError, UsageError, cwdOption, type Command, type CommandContext } from '../command';
-import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources/claude/hooks-settings';
+import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources';
 
 /** How Claude Code should start this CLI: this node binary and this script, both absolute. */
 export function selfLauncher(): HookLauncher {
@@ -25,10 +25,10 @@ export const BASELINE_SESSION = 'claude-hooks-baseline';
  */
 async function baselineSnapshot(workspace: string, home: string): Promise<{ files: number; ms: number } | { error: string }> {
   const started = Date.now();
-  const { FileCheckpointer } = await import('../../core/files/file-checkpointer');
+  const { FileCheckpointer } = await import('../../core/files');
   let fc;
   try {
-    const { cliCheckpointerOptions } = await import('../../core/engine/settings-file');
+    const { cliCheckpointerOptions } = await import('../../core/engine');
     fc = new FileCheckpointer(cliCheckpointerOptions(home, workspace, () => {})); // the extension's settings
     const s = await fc.snapshot(BASELINE_SESSION, `install-${uuidv7()}`, 'user-message');
     return { files: s.files, ms: Date.now() - started };
@@ -93,7 +93,7 @@ export const hooksCommand: Command = {
  * a project hook only in a trusted project: said after installing, never decided for them.
  */
 async function codexHooks(ctx: CommandContext, action: 'install' | 'uninstall'): Promise<void> {
-  const { CodexSettingsError, installCodexHooks, uninstallCodexHooks, codexHooksTrustRecorded } = await import('../../core/sources/codex/hooks-settings');
+  const { CodexSettingsError, installCodexHooks, uninstallCodexHooks, codexHooksTrustRecorded } = await import('../../core/sources');
   const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'project', projectDir: cwdOption(ctx) } as const);
   const launcher = typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : selfLauncher();
   let change;
