@@ -15,7 +15,7 @@ import { PathFilter } from './path-filter';
 import { orderOps, Restorer, type RestoreOp } from './restore';
 import { failure, isFileish, RewindPlanner, type Plan } from './rewind-planner';
 import { splitRelPath } from './safe-paths';
-import { SnapshotRecords, type SnapshotRecord, type UndoRecord } from './snapshot-records';
+import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
 import { storeTree } from './snapshot-writer';
 import { gcStore } from './store-gc';
 import { withStoreLock } from './store-lock';
@@ -65,6 +65,8 @@ export class FileCheckpointer {
   private watcherStop?: () => void;
   private readonly queue = new SerialQueue();
   private fullCheckTimer?: NodeJS.Timeout;
+  /** The merge of small packs queued after a tracked snapshot (mergePacksLater). */
+  private merging: Promise<void> | undefined;
 
   constructor(opts: FileCheckpointerOptions) {
     this.workspaceRoot = resolveWorkspaceRoot(opts.workspaceRoot);
@@ -182,6 +184,7 @@ export class FileCheckpointer {
   }
 
   async dispose(): Promise<void> {
+    await this.merging;
     if (this.fullCheckTimer) clearInterval(this.fullCheckTimer);
     this.fullCheckTimer = undefined;
     this.watcherStop?.();
@@ -198,10 +201,21 @@ export class FileCheckpointer {
     return this.locked(async (store, recovered) => {
       const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
       summary.skipped.push(...recovered);
-      await store.consolidateSmallPacks();
+      // tracking (the checkpoint service, the extension's worker): merging the small packs, every 32nd snapshot,
+      // runs right after the answer instead of inside it, so no prompt's hook waits for it; a fresh process merges now
+      if (!this.tracker.tracking) await store.consolidateSmallPacks();
+      else if (store.hasTooManySmallPacks()) this.mergePacksLater();
       if ((await store.sizeOnDisk()) > this.sizeCap) summary.pruned = (await gcStore(store, this.records, this.sizeCap)).prunedSnapshots;
       return summary;
     });
+  }
+
+  private mergePacksLater(): void {
+    this.merging ??= this.locked((store) => store.consolidateSmallPacks())
+      .catch(() => 0) // a merge that fails leaves the packs as they were: the next one tries again
+      .then(() => {
+        this.merging = undefined;
+      });
   }
 
   private async snapshotLocked(
@@ -216,17 +230,28 @@ export class FileCheckpointer {
     const w = store.newPack({ verify }); // verify: what an undo will read must not dedupe against a damaged copy
     let root: string;
     let model: WorkspaceModel;
+    let staging: Promise<StagedRecord> | undefined;
+    let totals: ReturnType<typeof treeTotals>;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
       root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
+      totals = treeTotals(model.root);
+      const { files, bytes: totalBytes } = totals;
+      const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
+      // the record is written (and fsynced) while the pack is, and put in place only once the pack is on disk
+      staging = this.records.stage(rec);
+      staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
       await w.commit(kind !== 'turn-end');
     } catch (err) {
       await w.abort();
+      await staging?.then(
+        (s) => s.abort(),
+        () => {},
+      );
       throw err;
     }
-    const { files, bytes: totalBytes, ignored } = treeTotals(model.root);
-    const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
-    const saved = await this.records.put(rec); // an identical user-message snapshot keeps the first record
+    const saved = await (await staging).commit(); // an identical user-message snapshot keeps the first record
+    const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
