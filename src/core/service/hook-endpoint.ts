@@ -46,6 +46,8 @@ export interface HookAnswer {
   code: string;
   /** The folder snapshotted (its realpath), when it got that far. */
   workspace?: string;
+  /** How long the checkpointer's snapshot took (the rest is the hook's own work: input, settings, prompt record). */
+  snapshotMs?: number;
 }
 
 export class HookEndpoint {
@@ -130,7 +132,8 @@ export class HookEndpoint {
         })
         .then((a) => {
           this.opts.end();
-          if (this.opts.trace || a.status === 500) this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${(performance.now() - t).toFixed(1)} ms`);
+          const of = a.snapshotMs !== undefined ? ` (snapshot ${a.snapshotMs.toFixed(1)} ms)` : '';
+          if (this.opts.trace || a.status === 500) this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${(performance.now() - t).toFixed(1)} ms${of}`);
           send(a);
         });
     });
@@ -148,6 +151,7 @@ export class HookEndpoint {
     const text = body.subarray(nl2 + 1).toString('utf8');
     const home = this.opts.home;
     let workspace: string | undefined;
+    let snapshotMs: number | undefined;
     // as a fresh process would, but with this service's checkpointer of the folder; declined before anything is written
     const snapshot: HookSnapshot = async ({ root, sessionId, anchorId, kind }) => {
       const warn = agent === 'codex' ? (m: string) => appendCodexHookLog(home, m) : () => {};
@@ -164,17 +168,22 @@ export class HookEndpoint {
       if (checkpointOptionsKey(options, real) !== s.key)
         throw new SnapshotDeclined('options-differ', `the checkpoint service of ${real} runs with other options`);
       workspace = real;
-      return { summary: await s.cp.snapshot(sessionId, anchorId, kind), realRoot: real };
+      const t = performance.now();
+      try {
+        return { summary: await s.cp.snapshot(sessionId, anchorId, kind), realRoot: real };
+      } finally {
+        snapshotMs = performance.now() - t;
+      }
     };
     try {
       if (agent === 'claude') {
         const status = await runClaudeHookText(text, { home, env: dir ? { CLAUDE_PROJECT_DIR: dir } : {}, snapshot });
-        if (status === 'done') return { status: 200, code: 'ok', workspace };
-        return status === 'bad-input' ? { status: 400, code: 'bad-request', workspace } : { status: 500, code: 'failed', workspace };
+        if (status === 'done') return { status: 200, code: 'ok', workspace, snapshotMs };
+        return status === 'bad-input' ? { status: 400, code: 'bad-request', workspace } : { status: 500, code: 'failed', workspace, snapshotMs };
       }
       const r = await runCodexHook(text, { home, snapshot });
-      if (r.action !== 'failed') return { status: 200, code: 'ok', workspace };
-      return r.problem === 'snapshot' ? { status: 500, code: 'failed', workspace } : { status: 400, code: 'bad-request', workspace };
+      if (r.action !== 'failed') return { status: 200, code: 'ok', workspace, snapshotMs };
+      return r.problem === 'snapshot' ? { status: 500, code: 'failed', workspace, snapshotMs } : { status: 400, code: 'bad-request', workspace };
     } catch (err) {
       if (err instanceof SnapshotDeclined) return { status: 409, code: err.code, workspace };
       throw err;

@@ -69,7 +69,9 @@ export function launcherScript(o: LauncherScriptOptions): string {
     // Codex's hook takes its folder from the payload's cwd; Claude Code's from $CLAUDE_PROJECT_DIR first
     '  arw_dir=',
     '  if [ "$arw_agent" = claude ]; then arw_dir=${CLAUDE_PROJECT_DIR-}; fi',
+    // AGENT_REWIND_SERVICE=off: the Node hook ignores the service too
     '  arw_fast=1',
+    '  if [ "${AGENT_REWIND_SERVICE-}" = off ]; then arw_fast=; fi',
     "  case $arw_dir in *'",
     "'*) arw_fast= ;; esac",
     '  arw_secret=',
