@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
 import { ChangeTracker } from './change-tracker';
-import { ObjectStore, MAX_OBJECT_SIZE } from './object-store';
+import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './object-store';
 import { PathFilter } from './path-filter';
 import { orderOps, Restorer, type RestoreOp } from './restore';
 import { failure, isFileish, RewindPlanner, type Plan } from './rewind-planner';
@@ -45,6 +45,8 @@ export { defaultStoreDir };
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
 const DEFAULT_FULL_CHECK = 5 * 60_000;
+/** How long a tracked checkpointer waits without a snapshot before merging its small packs. */
+const MERGE_IDLE_MS = 1_000;
 
 /** A path reported twice (its ignore rules and the file itself, say) is listed once, with the first reason. */
 function onePerPath(skipped: SkippedFile[]): SkippedFile[] {
@@ -65,8 +67,9 @@ export class FileCheckpointer {
   private watcherStop?: () => void;
   private readonly queue = new SerialQueue();
   private fullCheckTimer?: NodeJS.Timeout;
-  /** The merge of small packs queued after a tracked snapshot (mergePacksLater). */
+  /** The merge of small packs a tracked snapshot left for a quiet moment (mergePacksWhenIdle). */
   private merging: Promise<void> | undefined;
+  private mergeTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: FileCheckpointerOptions) {
     this.workspaceRoot = resolveWorkspaceRoot(opts.workspaceRoot);
@@ -184,6 +187,7 @@ export class FileCheckpointer {
   }
 
   async dispose(): Promise<void> {
+    if (this.mergeTimer) clearTimeout(this.mergeTimer); // a fresh process merges them when it opens the store
     await this.merging;
     if (this.fullCheckTimer) clearInterval(this.fullCheckTimer);
     this.fullCheckTimer = undefined;
@@ -201,21 +205,27 @@ export class FileCheckpointer {
     return this.locked(async (store, recovered) => {
       const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
       summary.skipped.push(...recovered);
-      // tracking (the checkpoint service, the extension's worker): merging the small packs, every 32nd snapshot,
-      // runs right after the answer instead of inside it, so no prompt's hook waits for it; a fresh process merges now
-      if (!this.tracker.tracking) await store.consolidateSmallPacks();
-      else if (store.hasTooManySmallPacks()) this.mergePacksLater();
+      // tracking (the checkpoint service, the extension's worker): merging the small packs (every 32nd snapshot, up
+      // to a few hundred ms on a busy disk) waits for a quiet second, so no prompt's hook waits for it — unless
+      // snapshots never pause, then it runs here at twice the count; a fresh process merges at once
+      if (!this.tracker.tracking || store.hasTooManySmallPacks(2 * MAX_SMALL_PACKS)) await store.consolidateSmallPacks();
+      else if (store.hasTooManySmallPacks(MAX_SMALL_PACKS)) this.mergePacksWhenIdle();
       if ((await store.sizeOnDisk()) > this.sizeCap) summary.pruned = (await gcStore(store, this.records, this.sizeCap)).prunedSnapshots;
       return summary;
     });
   }
 
-  private mergePacksLater(): void {
-    this.merging ??= this.locked((store) => store.consolidateSmallPacks())
-      .catch(() => 0) // a merge that fails leaves the packs as they were: the next one tries again
-      .then(() => {
-        this.merging = undefined;
-      });
+  private mergePacksWhenIdle(): void {
+    if (this.mergeTimer) clearTimeout(this.mergeTimer);
+    this.mergeTimer = setTimeout(() => {
+      this.mergeTimer = undefined;
+      this.merging ??= this.locked((store) => store.consolidateSmallPacks())
+        .catch(() => 0) // a merge that fails leaves the packs as they were: the next one tries again
+        .then(() => {
+          this.merging = undefined;
+        });
+    }, MERGE_IDLE_MS);
+    this.mergeTimer.unref();
   }
 
   private async snapshotLocked(

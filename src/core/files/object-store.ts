@@ -57,7 +57,7 @@ interface PackIndex {
  *  otherwise binary-search a hundred tiny indexes (a restore looks up every file of every folder it touches). */
 const SMALL_PACK = 4096;
 /** More small packs than this and the next snapshot merges them (see consolidateSmallPacks). */
-const MAX_SMALL_PACKS = 32;
+export const MAX_SMALL_PACKS = 32;
 const PACK_NAME = /^[0-9a-z]+-[0-9a-f]+\.pack$/;
 
 /** Every entry of the index lies inside a pack of `size` bytes. */
