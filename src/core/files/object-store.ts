@@ -444,6 +444,14 @@ export class ObjectStore {
   }
 
   /** Bytes of all live packs and indexes. */
+  /** The packs and indexes this store has loaded, in bytes, without touching the disk (sizeOnDisk also counts what
+   *  else lies in the folder). */
+  knownSize(): number {
+    let total = 0;
+    for (const p of this.packs.values()) total += p.size + p.idx.length;
+    return total;
+  }
+
   async sizeOnDisk(): Promise<number> {
     // asked after every snapshot (the size cap), with two files per snapshot in the folder: 32 stats at a time
     const names = await readdir(this.packDir);
