@@ -50,6 +50,7 @@ export function launcherScript(o: LauncherScriptOptions): string {
       ? [`exec ${rt} ${cli} "$@"`]
       : [`if command -v node >/dev/null 2>&1; then exec node ${cli} "$@"; fi`, `ELECTRON_RUN_AS_NODE=1 exec ${rt} ${cli} "$@"`];
   const home = o.home ? `arw_home=${shQuote(o.home)}` : 'arw_home=${AGENT_REWIND_HOME:-$HOME/.agent-rewind}';
+  const homeArg = o.home ? ' --home "$arw_home"' : '';
   return [
     '#!/bin/sh',
     `# agent-rewind, ${o.writtenBy}`,
@@ -64,12 +65,12 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '    if [ "$arw_agent" = claude ]; then arw_pre=" - -"; else arw_pre=; fi',
     '    printf \'%s%s %s\\n\' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$arw_pre" "$1" >>"$arw_home/logs/$arw_agent-hooks.log" 2>/dev/null',
     '  }',
-    '  arw_input=$(cat)',
     '  arw_sock=$arw_home/service/hook.sock',
     // Codex's hook takes its folder from the payload's cwd; Claude Code's from $CLAUDE_PROJECT_DIR first
     '  arw_dir=',
     '  if [ "$arw_agent" = claude ]; then arw_dir=${CLAUDE_PROJECT_DIR-}; fi',
-    // AGENT_REWIND_SERVICE=off: the Node hook ignores the service too
+    // AGENT_REWIND_SERVICE=off: the Node hook ignores the service too; a folder name with a line break does not fit
+    // the body's second line
     '  arw_fast=1',
     '  if [ "${AGENT_REWIND_SERVICE-}" = off ]; then arw_fast=; fi',
     "  case $arw_dir in *'",
@@ -77,6 +78,8 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '  arw_secret=',
     '  if [ -n "$arw_fast" ] && [ -S "$arw_sock" ] && command -v curl >/dev/null 2>&1 &&',
     '    { IFS= read -r arw_secret <"$arw_home/service/secret" || [ -n "$arw_secret" ]; } 2>/dev/null; then',
+    // kept: the Node hook needs the same stdin when the service declines
+    '    arw_input=$(cat)',
     `    arw_code=$(printf '%s\\n%s\\n%s' "$arw_secret" "$arw_dir" "$arw_input" | curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --max-time ${HOOK_CURL_MAX_SECONDS} --unix-socket "$arw_sock" --data-binary @- "http://agent-rewind/hook/$arw_agent")`,
     '    arw_rc=$?',
     '    case $arw_rc:$arw_code in',
@@ -84,8 +87,11 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '      0:401) arw_log "the checkpoint service refused the secret in $arw_home/service/secret; no snapshot taken"; exit 0 ;;',
     `      28:*) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; not retried (it may have taken the snapshot)"; exit 0 ;;`,
     '    esac',
+    `    printf '%s' "$arw_input" | arw_cli hook "$arw_agent"${homeArg}`,
+    '    exit 0',
     '  fi',
-    `  printf '%s' "$arw_input" | arw_cli hook "$arw_agent"${o.home ? ' --home "$arw_home"' : ''}`,
+    // no service here (no socket, no curl): the Node hook reads the agent's stdin itself
+    `  arw_cli hook "$arw_agent"${homeArg}`,
     '  exit 0',
     'fi',
     ...exec,
