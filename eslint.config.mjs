@@ -45,7 +45,7 @@ export default tseslint.config(
         'error',
         // Loaded without their folder's index on purpose: the CLI's start-up and the agents' hook process keep their
         // module graphs small (test/unit/cli/lazy-commands.test.ts).
-        { allow: ['engine/settings-source', 'sources/claude/hook-handler', 'sources/codex/hook-handler'] },
+        { allow: ['engine/settings-source', 'sources/claude/hook-handler', 'sources/claude/hook-log', 'sources/codex/hook-handler'] },
       ],
     },
   },

@@ -57,7 +57,7 @@ interface PackIndex {
  *  otherwise binary-search a hundred tiny indexes (a restore looks up every file of every folder it touches). */
 const SMALL_PACK = 4096;
 /** More small packs than this and the next snapshot merges them (see consolidateSmallPacks). */
-const MAX_SMALL_PACKS = 32;
+export const MAX_SMALL_PACKS = 32;
 const PACK_NAME = /^[0-9a-z]+-[0-9a-f]+\.pack$/;
 
 /** Every entry of the index lies inside a pack of `size` bytes. */
@@ -444,6 +444,14 @@ export class ObjectStore {
   }
 
   /** Bytes of all live packs and indexes. */
+  /** The packs and indexes this store has loaded, in bytes, without touching the disk (sizeOnDisk also counts what
+   *  else lies in the folder). */
+  knownSize(): number {
+    let total = 0;
+    for (const p of this.packs.values()) total += p.size + p.idx.length;
+    return total;
+  }
+
   async sizeOnDisk(): Promise<number> {
     // asked after every snapshot (the size cap), with two files per snapshot in the folder: 32 stats at a time
     const names = await readdir(this.packDir);
@@ -623,6 +631,13 @@ export class ObjectStore {
    * a snapshot writes a pack, and every fresh process reads every pack's index, so their number must not grow with
    * the number of snapshots. Returns how many packs were merged. The new pack is synced before the old ones go.
    */
+  /** Whether consolidateSmallPacks has something to merge. */
+  hasTooManySmallPacks(max = MAX_SMALL_PACKS): boolean {
+    let small = 0;
+    for (const p of this.packs.values()) if (p.count <= SMALL_PACK && ++small > max) return true;
+    return false;
+  }
+
   async consolidateSmallPacks(max = MAX_SMALL_PACKS): Promise<number> {
     const small = [...this.packs].filter(([, p]) => p.count <= SMALL_PACK);
     if (small.length <= max) return 0;
@@ -786,15 +801,25 @@ export class PackWriter {
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;
-    if (durable) await fd.sync();
-    await fd.close();
     const idx = encodeIndex(this.entries);
     const dir = this.store.packDir;
     const tmpIdx = join(dir, `tmp-${this.name}.idx`);
-    const ih = await open(tmpIdx, 'wx');
-    await ih.writeFile(idx);
-    if (durable) await ih.sync();
-    await ih.close();
+    // the pack's fsync and the index's write + fsync at once (a prompt's hook waits for both): neither is visible
+    // before both are on disk, as the renames come after
+    const pack = (async () => {
+      if (durable) await fd.sync();
+      await fd.close();
+    })();
+    const index = (async () => {
+      const ih = await open(tmpIdx, 'wx');
+      try {
+        await ih.writeFile(idx);
+        if (durable) await ih.sync();
+      } finally {
+        await ih.close();
+      }
+    })();
+    for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
     await rename(this.tmpPack, join(dir, this.name + '.pack'));
     await rename(tmpIdx, join(dir, this.name + '.idx'));
     if (durable) await syncDir(dir);
