@@ -2,8 +2,10 @@
 // - src/core, src/cli and src/shared never import `vscode` (only the thin glue in src/extension does);
 // - nothing outside src/extension imports src/extension;
 // - the webviews (webview-ui) import nothing host-side: no Node built-ins, no vscode, no src/core, no src/extension;
-// - src/shared (bundled into the webviews too) imports neither Node nor src/core.
+// - src/shared (bundled into the webviews too) imports neither Node nor src/core;
+// - src/extension and src/cli reach src/core only through each folder's index (scripts/lint/core-through-index.mjs).
 import tseslint from 'typescript-eslint';
+import { coreThroughIndex } from './scripts/lint/core-through-index.mjs';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'worker_threads', 'zlib', 'util', 'url'];
 const noImports = (groups, message) => ['error', { patterns: [{ group: groups, message }] }];
@@ -33,6 +35,18 @@ export default tseslint.config(
         ['vscode', '**/extension/**'],
         'src/core and src/cli never import vscode or src/extension: they run in the CLI and in tests too.',
       ),
+    },
+  },
+  {
+    files: ['src/extension/**/*.ts', 'src/cli/**/*.ts'],
+    plugins: { 'agent-rewind': { rules: { 'core-through-index': coreThroughIndex } } },
+    rules: {
+      'agent-rewind/core-through-index': [
+        'error',
+        // Loaded without their folder's index on purpose: the CLI's start-up and the agents' hook process keep their
+        // module graphs small (test/unit/cli/lazy-commands.test.ts).
+        { allow: ['engine/settings-source', 'sources/claude/hook-handler', 'sources/claude/hook-log', 'sources/codex/hook-handler'] },
+      ],
     },
   },
   {

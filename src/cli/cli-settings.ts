@@ -1,2 +1,2 @@
 // The CLI's settings come from core/engine/settings-file.ts (also used by Claude Code's hooks).
-export { cliCheckpointerOptions, loadCliSettings, parseJsonc, type CliSettings } from '../core/engine/settings-file';
+export { cliCheckpointerOptions, loadCliSettings, parseJsonc, type CliSettings } from '../core/engine';

@@ -5,9 +5,9 @@ import { resolve } from 'node:path';
 import { CliError, type CommandContext } from './command';
 import { cliSettings, withViewArg } from './session-arg';
 import { forTerminal } from './terminal-text';
-import { RewindEngine } from '../core/engine/engine';
-import { foreignSources } from '../core/sources/foreign';
-import { openFileCheckpoints } from '../core/service/client';
+import { RewindEngine } from '../core/engine';
+import { foreignSources } from '../core/sources';
+import { openFileCheckpoints } from '../core/service';
 
 export async function withEngine<T>(ctx: CommandContext, file: string, fn: (engine: RewindEngine) => Promise<T>): Promise<T> {
   const cwd = await withViewArg(ctx, file, async (v) => v.cwd);

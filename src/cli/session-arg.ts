@@ -4,15 +4,18 @@ import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
 import { forTerminal } from './terminal-text';
 import { loadCliSettings } from './cli-settings';
-import { findSessionFilesById } from '../core/session/discovery';
-import { sessionsRoot } from '../core/session/paths';
-import { InvalidSessionFileError, SessionManager } from '../core/session/session-manager';
-import { FileSessionStorage } from '../core/session/storage';
-import type { EngineSettings } from '../core/engine/settings';
-import { foreignOwner, foreignSources } from '../core/sources/foreign';
-import { readFirstLine } from '../core/sources/session-sources';
-import { ReadOnlySessionError, type SourceAdapter } from '../core/sources/source-adapter';
-import { agentName, isForeignView, type SessionView } from '../core/sources/session-view';
+import { findSessionFilesById, sessionsRoot, InvalidSessionFileError, SessionManager, FileSessionStorage } from '../core/session';
+import type { EngineSettings } from '../core/engine';
+import {
+  foreignOwner,
+  foreignSources,
+  readFirstLine,
+  ReadOnlySessionError,
+  type SourceAdapter,
+  agentName,
+  isForeignView,
+  type SessionView,
+} from '../core/sources';
 
 const AMBIGUOUS_SHOWN = 10;
 

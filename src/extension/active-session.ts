@@ -1,7 +1,7 @@
 // The session the status bar shows and palette commands act on by default: the one the user last opened (kept per
 // workspace), else the workspace's newest session.
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../core/engine/engine';
+import type { RewindEngine } from '../core/engine';
 import { Disposable } from './disposable';
 
 const KEY = 'agentRewind.activeSessionFile';

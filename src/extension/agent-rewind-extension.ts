@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
-import { RewindEngine } from '../core/engine/engine';
-import { foreignSources } from '../core/sources/foreign';
-import { CheckpointServiceHost } from '../core/service/service-host';
+import { RewindEngine } from '../core/engine';
+import { foreignSources } from '../core/sources';
+import { CheckpointServiceHost } from '../core/service';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
@@ -65,7 +65,9 @@ export class AgentRewindExtension extends Disposable {
     updateService();
 
     // `agent-rewind` in integrated terminals (and the command agent hooks run).
-    this.launcher = installCliLauncher(context).catch((error: unknown) => {
+    // a home set in the settings is the hooks' too (the service listens there); else they resolve it as the CLI does
+    const configuredHome = vscode.workspace.getConfiguration('agentRewind').get<string>('home', '').trim();
+    this.launcher = installCliLauncher(context, configuredHome ? engine.settings.home : undefined).catch((error: unknown) => {
       log.warn(`The agent-rewind command could not be put on the terminals' PATH: ${(error as Error).message}`);
       return undefined;
     });

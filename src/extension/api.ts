@@ -1,16 +1,12 @@
 // The API other extensions (agents) get from `vscode.extensions.getExtension('agent-rewind.agent-rewind').activate()`.
 // Documented in docs/API.md "## Extension API". Every mutation also tells the UI (tree, status bar, transcripts).
 import { resolve } from 'node:path';
-import type { CheckpointInput, RewindInput } from '../core/agent-tools/tool-schemas';
-import type { CheckpointContext, ToolResult } from '../core/agent-tools/checkpoint-tools';
-import type { BranchInfo, CheckpointInfo } from '../core/branches/derive';
-import type { AppendResult, RewindEngine } from '../core/engine/engine';
-import type { SessionListing } from '../core/engine/types';
-import type { RewindFilesResult } from '../core/files/types';
-import type { AgentMessage } from '../core/session/types';
-import type { ArtifactVersion } from '../core/state/fold';
-import type { JsonValue } from '../core/state/records';
-import type { StateSnapshot } from '../core/state/session-state';
+import type { CheckpointInput, RewindInput, CheckpointContext, ToolResult } from '../core/agent-tools';
+import type { BranchInfo, CheckpointInfo } from '../core/branches';
+import type { AppendResult, RewindEngine, SessionListing } from '../core/engine';
+import type { RewindFilesResult } from '../core/files';
+import type { AgentMessage } from '../core/session';
+import type { ArtifactVersion, JsonValue, StateSnapshot } from '../core/state';
 import type { RewindMode, RewindOutcome, RewindPreviewModel } from '../shared/view-models';
 
 export interface AgentRewindApi {

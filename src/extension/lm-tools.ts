@@ -3,8 +3,8 @@
 // Agent Rewind session (the one in the status bar). VS Code tells a tool nothing about the end of the turn, so the
 // rewind is applied right after the rewind call has been answered — never inside it, as the seed requires.
 import * as vscode from 'vscode';
-import type { CheckpointInput, RewindInput } from '../core/agent-tools/tool-schemas';
-import type { RewindEngine } from '../core/engine/engine';
+import type { CheckpointInput, RewindInput } from '../core/agent-tools';
+import type { RewindEngine } from '../core/engine';
 import type { ActiveSession } from './active-session';
 
 export const CHECKPOINT_TOOL_NAME = 'agent-rewind_checkpoint';

@@ -1,8 +1,8 @@
 // The services the Transcript and Rewind preview panels call (webviews/services.ts), over the engine facade.
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../core/engine/engine';
-import { absPath } from '../core/files/safe-paths';
+import type { RewindEngine } from '../core/engine';
+import { absPath } from '../core/files';
 import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
 import type { SessionEvents } from './session-events';
 import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';

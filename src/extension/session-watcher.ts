@@ -3,7 +3,7 @@
 // reload. A folder that does not exist yet (no session so far) is checked again now and then, then watched.
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { WatchedFolder as SessionFolder } from '../core/sources/source-adapter';
+import type { WatchedFolder as SessionFolder } from '../core/sources';
 import { Disposable, toDisposable, type DisposableLike } from './disposable';
 
 const DEBOUNCE_MS = 200;

@@ -1,6 +1,6 @@
 // Reads the agentRewind.* settings into the engine's shape.
 import * as vscode from 'vscode';
-import { parseSettings, type EngineSettings } from '../core/engine/settings';
+import { parseSettings, type EngineSettings } from '../core/engine';
 
 export function readSettings(): EngineSettings {
   const config = vscode.workspace.getConfiguration('agentRewind');

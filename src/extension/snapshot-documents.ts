@@ -2,7 +2,7 @@
 // (agent-rewind-snapshot:/<rel path>?<session file + anchor>). Nothing here can write: the scheme has no
 // FileSystemProvider, so the editor opens them read-only.
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../core/engine/engine';
+import type { RewindEngine } from '../core/engine';
 
 export const SNAPSHOT_SCHEME = 'agent-rewind-snapshot';
 

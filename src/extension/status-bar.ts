@@ -1,7 +1,6 @@
 // "$(history) <session title> · <branch>" in the status bar; clicking it switches branch through a quick pick.
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../core/engine/engine';
-import { oneLine } from '../core/engine/transcript';
+import { type RewindEngine, oneLine } from '../core/engine';
 import type { ActiveSession } from './active-session';
 import { Disposable } from './disposable';
 

@@ -3,8 +3,8 @@
 // VS Code reports late (its own batching plus ours), so the engine gets the feed's cookie barrier too: a snapshot
 // waits until everything changed before it has been reported.
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../core/engine/engine';
-import { ChangeFeed } from '../core/files/watcher-sync';
+import type { RewindEngine } from '../core/engine';
+import { ChangeFeed } from '../core/files';
 import { Disposable } from './disposable';
 
 const BATCH_MS = 100;

@@ -8,13 +8,16 @@
 // - a message that expects an answer carries a `requestId`; the host answers with one `response` carrying the
 //   same id and a result whose type is fixed per request type (see *Results below);
 // - the host trusts nothing it receives: every webview → host message goes through the zod schemas here, and a
-//   message that does not match is ignored.
+//   message that does not match is ignored;
+// - host → webview messages are declared once each (`notification<Fields>()`, ./ipc.ts): the union a webview
+//   switches on and the guard that lets a posted object in both come from that declaration, so neither side casts.
 //
 // No Node, no `vscode` here. The webviews import only types from this file (`import type`), so zod stays out of
-// their bundles; the request/response machinery they run is in ./request-client.ts.
+// their bundles; the declarations and the request/response machinery they run are in ./ipc.ts, ./to-webview.ts and
+// ./request-client.ts.
 import { z } from 'zod';
-import type { ResponseMessage } from './request-client';
-import type { BranchCompareModel, RewindMode, RewindPreviewModel, TranscriptItem, TranscriptModel } from './view-models';
+import { REWIND_MODES } from './view-models';
+import type { TranscriptItem } from './view-models';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared pieces
@@ -28,6 +31,8 @@ const readyMessage = z.object({ type: z.literal('ready') }).strict();
 export const MAX_ROWS_PER_REQUEST = 500;
 
 export type { ResponseMessage, ResultMap } from './request-client';
+export { REWIND_MODES };
+export type { TranscriptToWebview, PreviewToWebview, CompareToWebview, RevealTarget } from './to-webview';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Transcript
@@ -59,32 +64,8 @@ export type TranscriptResults = {
   copyId: { copied: string };
 };
 
-export type TranscriptToWebview =
-  /** A (new) version of the transcript: the webview drops rows of older versions and asks again. `sessionFile`
-   * goes into the webview's saved state, so a panel serializer can restore the panel after a window reload. */
-  | { type: 'model'; version: number; model: TranscriptModel; sessionFile: string }
-  /** The transcript could not be loaded at all (missing or unreadable session file). */
-  | { type: 'loadError'; message: string }
-  /** Something the user asked for did not work (e.g. the branch vanished): shown, then dismissed. */
-  | { type: 'notice'; message: string; severity: 'info' | 'error' }
-  /** Show one message (a search hit, a checkpoint's message). Sent only after `ready` and after the `model` whose
-   * `version` it refers to, so a reveal asked for while the panel was still opening arrives once it can be shown. */
-  | { type: 'revealEntry'; entryId: string; version: number; target: RevealTarget }
-  | ResponseMessage<TranscriptResults[keyof TranscriptResults]>;
-
-/** Where the message to reveal is, seen from the transcript's active branch. */
-export type RevealTarget =
-  /** Row `index` of the transcript (scroll there and highlight it). */
-  | { on: 'activeBranch'; index: number }
-  /** Not on the active branch: say so, and offer to switch to `branch` (which holds it). */
-  | { on: 'otherBranch'; branch: string; activeBranch: string; preview: string }
-  /** In the session but on no branch (orphaned by a hand edit): say so; there is nothing to switch to. */
-  | { on: 'noBranch'; preview: string };
-
 // ---------------------------------------------------------------------------------------------------------------
 // Rewind preview
-
-export const REWIND_MODES = ['all', 'conversation', 'files'] as const satisfies readonly RewindMode[];
 
 export const previewToHostSchema = z.discriminatedUnion('type', [
   readyMessage,
@@ -109,8 +90,6 @@ export type PreviewResults = {
   confirm: { summary: string };
 };
 
-export type PreviewToWebview = { type: 'loading' } | { type: 'model'; model: RewindPreviewModel } | ResponseMessage<PreviewResults[keyof PreviewResults]>;
-
 // ---------------------------------------------------------------------------------------------------------------
 // Compare branches
 
@@ -131,13 +110,6 @@ export type CompareResults = {
   /** The path whose diff editor was opened. */
   openFileDiff: { opened: string };
 };
-
-export type CompareToWebview =
-  | { type: 'loading'; branchA: string; branchB: string }
-  | { type: 'model'; model: BranchCompareModel }
-  /** The comparison could not be made at all (a branch vanished, the session file is unreadable). */
-  | { type: 'loadError'; message: string }
-  | ResponseMessage<CompareResults[keyof CompareResults]>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers used by both sides

@@ -1,9 +1,11 @@
 // Request/response over postMessage: the webview assigns ids, the host answers each id once with a typed result.
 // Kept apart from protocol.ts so the webview bundles get this without zod.
 
-/** The host's answer to a request. `ok: false` carries a message a person can read. */
-export type ResponseMessage<R> =
-  { type: 'response'; requestId: number; ok: true; result: R } | { type: 'response'; requestId: number; ok: false; error: string };
+/** The fields of the host's answer to a request. `ok: false` carries a message a person can read. */
+export type ResponseFields<R> = { requestId: number; ok: true; result: R } | { requestId: number; ok: false; error: string };
+
+/** The host's answer to a request. */
+export type ResponseMessage<R> = { type: 'response' } & ResponseFields<R>;
 
 /** The message types of a direction that expect a response, mapped to their result types. */
 export type ResultMap = Record<string, unknown>;
@@ -15,9 +17,16 @@ export type RequestOf<M extends { type: string }, R extends ResultMap> = Extract
 export type RequestBody<M extends { type: string }, R extends ResultMap, K extends keyof R> = Omit<Extract<RequestOf<M, R>, { type: K }>, 'requestId'>;
 
 function isResponse(m: unknown): m is ResponseMessage<unknown> {
-  if (typeof m !== 'object' || m === null) return false;
-  const r = m as Record<string, unknown>;
-  return r.type === 'response' && typeof r.requestId === 'number' && typeof r.ok === 'boolean';
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    'type' in m &&
+    m.type === 'response' &&
+    'requestId' in m &&
+    typeof m.requestId === 'number' &&
+    'ok' in m &&
+    typeof m.ok === 'boolean'
+  );
 }
 
 /**
@@ -34,6 +43,8 @@ export class RequestClient<M extends { type: string }, R extends ResultMap> {
     const id = this.nextId++;
     return new Promise<R[K]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      // the body is a request of M without its id; with the id it is that request again (TypeScript cannot follow
+      // Omit through a generic union, so this one line says so; callers are checked against RequestBody)
       this.post({ ...body, requestId: id } as unknown as M);
     });
   }

@@ -131,7 +131,13 @@ export interface ArtifactChangePreview {
   restoredVersion: number | null;
 }
 
-export type RewindMode = 'all' | 'conversation' | 'files';
+export const REWIND_MODES = ['all', 'conversation', 'files'] as const;
+export type RewindMode = (typeof REWIND_MODES)[number];
+
+/** Whether a string (a radio button's value) is a rewind mode. */
+export function isRewindMode(value: string): value is RewindMode {
+  return (REWIND_MODES as readonly string[]).includes(value);
+}
 
 export interface RewindPreviewModel {
   sessionId: string;

@@ -264,6 +264,18 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
   assert.deepEqual(forkPrompts, [prompts[0]], 'the fork holds the conversation up to just before prompt 2');
 
   fake.push(tool('Write', { file_path: join(ws, 'fork.txt'), content: 'from the fork\n' }), say('Fork prompt done.'));
+  // this prompt's hooks with the checkpoint service running: the launcher `hooks install` wrote answers them with
+  // sh + curl through the service's hook endpoint (its trace says so), no Node hook process
+  const serve = spawn(process.execPath, [CLI, 'serve', '--workspace', ws, '--verbose', '--idle-minutes', '0'], {
+    env: { ...process.env, AGENT_REWIND_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let serveLog = '';
+  serve.stderr.on('data', (c) => (serveLog += c));
+  await new Promise<void>((ok, fail) => {
+    serve.stdout.on('data', (c: Buffer) => c.toString().includes('socket:') && ok());
+    serve.once('exit', () => fail(new Error(`serve stopped: ${serveLog}`)));
+  });
   const run = await runClaude({
     cwd: ws,
     configDir,
@@ -272,6 +284,10 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
     resume: fork.sessionId,
     env: { AGENT_REWIND_HOME: home },
   });
+  serve.kill('SIGTERM');
+  await new Promise((r) => serve.once('exit', r));
+  assert.equal((serveLog.match(/hook claude \S+ ok /g) ?? []).length, 2, `UserPromptSubmit and Stop through the hook endpoint:\n${serveLog}`);
+  assert.doesNotMatch(serveLog, / snapshot \S+ ok /, 'no hook went through a Node process');
   assertOk(run, 'fork prompt');
   assert.equal(run.json?.session_id, fork.sessionId);
   assert.ok(statSync(fork.sessionFile).size > forkSizeBefore, 'the fork transcript grew');

@@ -1,6 +1,8 @@
 // Child process for the session crash and concurrency tests (bundled by the tests with esbuild so it starts fast).
 //   append-loop <file> <home>         append + flush forever, printing "ack <id>" after each flush resolves
 //   tx-append <file> <home> <n> <tag> n transactions, each appending one user message, then exit
+//   tx-hold <file> <home> <ms> <tag>  one transaction that appends "<tag> start", says "locked", waits ms (killed
+//                                     there by the crash tests), appends "<tag> end"
 import { SessionManager } from '../../src/core/session/session-manager';
 
 async function main(): Promise<void> {
@@ -20,6 +22,17 @@ async function main(): Promise<void> {
     for (let i = 0; i < Number(n); i++) {
       await session.transaction((s) => s.appendMessage({ role: 'user', content: `${tag} ${i}` }));
     }
+    await session.close();
+    return;
+  }
+  if (mode === 'tx-hold') {
+    await session.transaction(async (s) => {
+      s.appendMessage({ role: 'user', content: `${tag} start` });
+      await s.flush();
+      process.stdout.write('locked\n');
+      await new Promise((r) => setTimeout(r, Number(n)));
+      s.appendMessage({ role: 'user', content: `${tag} end` });
+    });
     await session.close();
     return;
   }

@@ -5,8 +5,7 @@ import { resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { withSessionArg } from '../session-arg';
 import { snapshotForAppend } from './snapshot';
-import type { SessionManager } from '../../core/session/session-manager';
-import type { AgentMessage, SessionEntry } from '../../core/session/types';
+import type { SessionManager, AgentMessage, SessionEntry } from '../../core/session';
 
 export interface AppendTextOptions {
   role: 'user' | 'assistant';

@@ -4,10 +4,9 @@
 import type { Command } from '../command';
 import { warnOnStderr, withSessionArg, withViewArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import { Conversation } from '../../core/branches/conversation';
-import { toBranchInfo, type BranchInfo } from '../../core/branches/derive';
-import { branchesOf } from '../../core/engine/session-details';
-import type { SessionManager } from '../../core/session/session-manager';
+import { Conversation, toBranchInfo, type BranchInfo } from '../../core/branches';
+import { branchesOf } from '../../core/engine';
+import type { SessionManager } from '../../core/session';
 
 export function conversationOf(session: SessionManager): Conversation<SessionManager> {
   return new Conversation(session, { warn: warnOnStderr });

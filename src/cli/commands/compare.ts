@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 import { CliError, type Command } from '../command';
 import { cliSettings, resolveSessionArg, warnOnStderr, withViewArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import { RewindEngine } from '../../core/engine/engine';
-import { foreignSources } from '../../core/sources/foreign';
+import { RewindEngine } from '../../core/engine';
+import { foreignSources } from '../../core/sources';
 import type { BranchCompareModel, BranchCompareSide } from '../../shared/view-models';
 
 const line = (text: string) => forTerminal(text, { oneLine: true });

@@ -5,10 +5,11 @@
 // (UserPromptSubmit stdout is given to the model). Every problem goes to one line of <home>/logs/claude-hooks.log.
 // stdin is bounded (size and time: a writer that never closes it cannot hang the hook), and the whole run has a
 // deadline below Claude Code's 30 s hook timeout. Its module graph stays small: no catalog, no sql.js.
-import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from '../command';
 import { resolveHome } from '../../core/home';
+import { logHookProblem } from '../../core/sources/claude/hook-log';
+
+export { hookLogFile, logHookProblem, LOG_CAP_BYTES } from '../../core/sources/claude/hook-log';
 
 /** stdin larger than this is refused (a prompt with pasted logs is big; 32 MiB is far beyond any real one). */
 export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
@@ -16,30 +17,6 @@ export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
 export const STDIN_TIMEOUT_MS = 5_000;
 /** The whole run, stdin included: the hook gives up (exit 0, logged) just before Claude Code's 30 s timeout kills it. */
 export const RUN_DEADLINE_MS = 28_000;
-/** The log is rotated (to .1) past this size. */
-export const LOG_CAP_BYTES = 1024 * 1024;
-
-export function hookLogFile(home: string): string {
-  return join(home, 'logs', 'claude-hooks.log');
-}
-
-/** One line per problem: time, event, session, message (control characters replaced, length capped). */
-export function logHookProblem(home: string, event: string | undefined, sessionId: string | undefined, message: string): void {
-  try {
-    const file = hookLogFile(home);
-    mkdirSync(join(home, 'logs'), { recursive: true });
-    try {
-      if (statSync(file).size > LOG_CAP_BYTES) renameSync(file, file + '.1');
-    } catch {
-      /* no log yet */
-    }
-    const clean = (s: string, max: number) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').slice(0, max);
-    appendFileSync(file, `${new Date().toISOString()} ${clean(event ?? '-', 60)} ${clean(sessionId ?? '-', 80)} ${clean(message, 1000)}\n`);
-  } catch {
-    /* nowhere left to say it: a hook stays silent */
-  }
-}
-
 export interface StdinResult {
   text?: string;
   problem?: string;
@@ -83,8 +60,6 @@ export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.Readable
   // `--home DIR` may follow `claude` (the launcher's args are ours to choose); nothing else is accepted
   const homeAt = argv.indexOf('--home');
   const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined, io.env);
-  let event: string | undefined;
-  let sessionId: string | undefined;
   try {
     if (argv[0] !== 'claude' && argv[0] !== 'codex') {
       logHookProblem(home, undefined, undefined, `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook claude|codex)`);
@@ -101,29 +76,10 @@ export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.Readable
       logHookProblem(home, undefined, undefined, stdin.problem);
       return 0;
     }
-    const text = stdin.text ?? '';
-    if (!text.trim()) {
-      logHookProblem(home, undefined, undefined, 'empty stdin (expected the hook input JSON)');
-      return 0;
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      logHookProblem(home, undefined, undefined, `stdin is not JSON: ${(err as Error).message}`);
-      return 0;
-    }
-    if (raw && typeof raw === 'object') {
-      const r = raw as { hook_event_name?: unknown; session_id?: unknown };
-      if (typeof r.hook_event_name === 'string') event = r.hook_event_name;
-      if (typeof r.session_id === 'string') sessionId = r.session_id;
-    }
-    const { handleClaudeHook } = await import('../../core/sources/claude/hook-handler');
-    const outcome = await handleClaudeHook(raw, { home, env: io.env });
-    if (outcome.action === 'ignored')
-      logHookProblem(home, event, sessionId, `event ${outcome.event} is not handled (only UserPromptSubmit and Stop); remove it from the hook settings`);
+    const { runClaudeHookText } = await import('../../core/sources/claude/hook-handler');
+    await runClaudeHookText(stdin.text ?? '', { home, env: io.env });
   } catch (err) {
-    logHookProblem(home, event, sessionId, (err as Error)?.message ?? String(err));
+    logHookProblem(home, undefined, undefined, (err as Error)?.message ?? String(err));
   }
   return 0;
 }

@@ -1,18 +1,47 @@
 // `agent-rewind hooks install|uninstall claude [--user] [--cwd DIR]`: registers (or removes) the Claude Code hooks
 // that run `agent-rewind hook claude` on every prompt and at the end of every turn. Workspace scope writes
-// <DIR>/.claude/settings.local.json; --user writes the user's Claude settings. The hook command is this CLI, by
-// absolute paths: the node running it and its own script (so it works without agent-rewind on PATH).
+// <DIR>/.claude/settings.local.json; --user writes the user's Claude settings. The hook command is, on POSIX, the
+// launcher script <home>/bin/agent-rewind (written here: sh + curl to the checkpoint service, else this node and this
+// script by absolute paths), on Windows this node and script directly; it works without agent-rewind on PATH.
 import { existsSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { CliError, UsageError, cwdOption, type Command, type CommandContext } from '../command';
-import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources/claude/hooks-settings';
+import { launcherScript, writeLauncher } from '../../core/service';
+import { ClaudeSettingsError, installClaudeHooks, uninstallClaudeHooks, type HookLauncher, type HooksChange } from '../../core/sources';
 
 /** How Claude Code should start this CLI: this node binary and this script, both absolute. */
 export function selfLauncher(): HookLauncher {
   const script = process.argv[1];
   if (!script || !existsSync(script)) throw new CliError('cannot tell where this CLI is installed (its script path is missing)');
   return { command: process.execPath, args: [realpathSync(script)] };
+}
+
+/** The launcher `hooks install` writes for the hooks: <home>/bin/agent-rewind. */
+export function homeLauncherPath(home: string): string {
+  return join(home, 'bin', 'agent-rewind');
+}
+
+/**
+ * What the hooks run when no --command is given. On POSIX: the launcher script in <home>/bin (rewritten at every
+ * install, so reinstalling moves it to this CLI), whose hook branch asks the checkpoint service with sh + curl before
+ * starting Node; the home is baked in, as the launcher belongs to it. On Windows: this node and this script.
+ */
+export function hooksLauncher(home: string): HookLauncher {
+  const self = selfLauncher();
+  if (process.platform === 'win32') return self;
+  const file = homeLauncherPath(home);
+  writeLauncher(
+    file,
+    launcherScript({
+      cliJs: self.args![0]!,
+      runtime: self.command,
+      runtimeKind: 'node',
+      home,
+      writtenBy: 'written by `agent-rewind hooks install` (rewritten by each install)',
+    }),
+  );
+  return { command: file };
 }
 
 /** Session id of the baseline snapshot `hooks install` takes (not a Claude Code session). */
@@ -25,10 +54,10 @@ export const BASELINE_SESSION = 'claude-hooks-baseline';
  */
 async function baselineSnapshot(workspace: string, home: string): Promise<{ files: number; ms: number } | { error: string }> {
   const started = Date.now();
-  const { FileCheckpointer } = await import('../../core/files/file-checkpointer');
+  const { FileCheckpointer } = await import('../../core/files');
   let fc;
   try {
-    const { cliCheckpointerOptions } = await import('../../core/engine/settings-file');
+    const { cliCheckpointerOptions } = await import('../../core/engine');
     fc = new FileCheckpointer(cliCheckpointerOptions(home, workspace, () => {})); // the extension's settings
     const s = await fc.snapshot(BASELINE_SESSION, `install-${uuidv7()}`, 'user-message');
     return { files: s.files, ms: Date.now() - started };
@@ -50,6 +79,11 @@ export function describeHooksChange(c: HooksChange, action: 'install' | 'uninsta
   return `Claude Code hooks (${c.scope}): ${parts.join('; ')} — ${where}`;
 }
 
+/** --command PATH (the extension's launcher), else the home's launcher (hooksLauncher). */
+function launcherFor(ctx: CommandContext): HookLauncher {
+  return typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : hooksLauncher(ctx.home);
+}
+
 export const hooksCommand: Command = {
   usage: 'hooks install|uninstall claude|codex [--user] [--cwd DIR] [--no-baseline] [--command PATH]',
   // --command: the executable the hooks run instead of this node + script (the VS Code extension passes its launcher,
@@ -67,8 +101,7 @@ export const hooksCommand: Command = {
     const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'workspace', workspace: cwdOption(ctx) } as const);
     let change: HooksChange;
     try {
-      const launcher = typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : selfLauncher();
-      change = action === 'install' ? installClaudeHooks(loc, launcher) : uninstallClaudeHooks(loc);
+      change = action === 'install' ? installClaudeHooks(loc, launcherFor(ctx)) : uninstallClaudeHooks(loc);
     } catch (err) {
       if (err instanceof ClaudeSettingsError) throw new CliError(err.message);
       throw err;
@@ -93,12 +126,12 @@ export const hooksCommand: Command = {
  * a project hook only in a trusted project: said after installing, never decided for them.
  */
 async function codexHooks(ctx: CommandContext, action: 'install' | 'uninstall'): Promise<void> {
-  const { CodexSettingsError, installCodexHooks, uninstallCodexHooks, codexHooksTrustRecorded } = await import('../../core/sources/codex/hooks-settings');
+  const { CodexSettingsError, installCodexHooks, uninstallCodexHooks, codexHooksTrustRecorded } = await import('../../core/sources');
   const loc = ctx.values.user === true ? ({ scope: 'user' } as const) : ({ scope: 'project', projectDir: cwdOption(ctx) } as const);
-  const launcher = typeof ctx.values.command === 'string' ? { command: resolve(ctx.cwd, ctx.values.command) } : selfLauncher();
   let change;
   try {
-    change = action === 'install' ? installCodexHooks(loc, [launcher.command, ...(launcher.args ?? [])]) : uninstallCodexHooks(loc);
+    const launcher = action === 'install' ? launcherFor(ctx) : undefined;
+    change = launcher ? installCodexHooks(loc, [launcher.command, ...(launcher.args ?? [])]) : uninstallCodexHooks(loc);
   } catch (err) {
     if (err instanceof CodexSettingsError) throw new CliError(err.message);
     throw err;

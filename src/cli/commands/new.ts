@@ -1,6 +1,6 @@
 // `agent-rewind new [--cwd DIR] [--title T]`: creates a session file (header written at once) and prints its id and path.
 import { cwdOption, type Command } from '../command';
-import { SessionManager } from '../../core/session/session-manager';
+import { SessionManager } from '../../core/session';
 
 export const newCommand: Command = {
   usage: 'new [--cwd DIR] [--title T] [--json] [--home DIR]',

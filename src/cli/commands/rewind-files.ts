@@ -4,7 +4,7 @@ import { field, forTerminal } from '../terminal-text';
 import { CliError, UsageError, type Command } from '../command';
 import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
 import { withViewArg } from '../session-arg';
-import { filesAnchorOf } from '../../core/engine/file-anchors';
+import { filesAnchorOf } from '../../core/engine';
 import { checkpointerFor } from './snapshot';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {

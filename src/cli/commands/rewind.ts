@@ -8,8 +8,7 @@ import { withEngine } from '../engine-arg';
 import { foreignAdaptersFor, resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 import { branchLine, conversationOf } from './branches';
-import { foreignOwner } from '../../core/sources/foreign';
-import { readFirstLine } from '../../core/sources/session-sources';
+import { foreignOwner, readFirstLine } from '../../core/sources';
 import type { RewindOutcome } from '../../shared/view-models';
 import { withSessionArg } from '../session-arg';
 

@@ -3,11 +3,9 @@
 import { join, resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { Catalog, type CatalogFolder, type SearchHit } from '../../core/catalog';
-import { sessionRoots } from '../../core/session/discovery';
-import { sessionDirFor } from '../../core/session/paths';
-import { FileSessionStorage } from '../../core/session/storage';
+import { sessionRoots, sessionDirFor, FileSessionStorage } from '../../core/session';
 import { BOLD_OFF, BOLD_ON, field, forTerminal, unmarked } from '../terminal-text';
-import { foreignSources } from '../../core/sources/foreign';
+import { foreignSources } from '../../core/sources';
 import { cliSettings, warnOnStderr } from '../session-arg';
 
 function positiveInt(value: unknown, name: string, fallback: number): number {

@@ -4,7 +4,7 @@
 // home: a second start says where the running one is. Stops after an idle time (default 30 min) and on SIGTERM/SIGINT.
 import { resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
-import { CheckpointService, ServiceRunningError } from '../../core/service/server';
+import { CheckpointService, ServiceRunningError } from '../../core/service';
 import { cliCheckpointerOptions } from '../cli-settings';
 
 export const DEFAULT_IDLE_MINUTES = 30;

@@ -1,9 +1,9 @@
 // `agent-rewind sessions [--cwd DIR] [--all]`: our, pi and oh-my-pi sessions of a folder (or of every folder).
 import { cwdOption, type Command } from '../command';
 import { cliSettings, warnOnStderr } from '../session-arg';
-import { foreignSources } from '../../core/sources/foreign';
+import { foreignSources } from '../../core/sources';
 import { forTerminal } from '../terminal-text';
-import { listAllSessions, listSessions, type SessionSummary } from '../../core/session/discovery';
+import { listAllSessions, listSessions, type SessionSummary } from '../../core/session';
 
 function table(list: SessionSummary[]): string {
   if (list.length === 0) return '(no sessions)';

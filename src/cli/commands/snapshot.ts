@@ -6,10 +6,9 @@ import { field } from '../terminal-text';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
 import { warnOnStderr, withSessionArg } from '../session-arg';
 import { cliCheckpointerOptions } from '../cli-settings';
-import type { SessionManager } from '../../core/session/session-manager';
-import type { SessionEntry } from '../../core/session/types';
+import type { SessionManager, SessionEntry } from '../../core/session';
 import { anchorCheckFor, type SnapshotSummary } from '../../core/files';
-import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service/client';
+import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service';
 
 /** The folder's checkpoints for this call: through the home's checkpoint service when it serves the folder, else
  *  in this process. */

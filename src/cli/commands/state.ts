@@ -1,14 +1,10 @@
 // `agent-rewind state <session> [--at ID]`: session state (three scopes) and artifact versions as of an entry.
-import { BlobStore } from '../../core/session/blob-store';
-import { blobsDir } from '../../core/session/paths';
-import { scopeOf } from '../../core/state/records';
-import { SessionState } from '../../core/state/session-state';
+import { BlobStore, blobsDir } from '../../core/session';
+import { scopeOf, SessionState } from '../../core/state';
 import { CliError, type Command, type CommandContext } from '../command';
 import { foreignAdaptersFor, resolveSessionArg, warnOnStderr, withSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import { foreignOwner } from '../../core/sources/foreign';
-import { readFirstLine } from '../../core/sources/session-sources';
-import { agentName } from '../../core/sources/session-view';
+import { foreignOwner, readFirstLine, agentName } from '../../core/sources';
 
 /** Session state and artifacts are records of ours: another agent's session has none, which is said plainly. */
 async function refuseForeign(ctx: CommandContext, arg: string | undefined): Promise<void> {

@@ -2,8 +2,8 @@
 import type { Command } from '../command';
 import { withViewArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import type { SessionView } from '../../core/sources/session-view';
-import type { SessionEntry } from '../../core/session/types';
+import type { SessionView } from '../../core/sources';
+import type { SessionEntry } from '../../core/session';
 
 export interface TreeEntry {
   id: string;

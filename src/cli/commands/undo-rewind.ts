@@ -6,7 +6,7 @@ import type { Command } from '../command';
 import { withEngine } from '../engine-arg';
 import { resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import type { UndoOutcome } from '../../core/engine/engine';
+import type { UndoOutcome } from '../../core/engine';
 
 export function describeUndo(r: UndoOutcome, verb: string): string {
   const lines = [`${verb} ${r.filesChanged.length} files${r.branch ? `; now on branch ${r.branch}` : ''}`];

@@ -10,12 +10,12 @@ import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
 import { ChangeTracker } from './change-tracker';
-import { ObjectStore, MAX_OBJECT_SIZE } from './object-store';
+import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './object-store';
 import { PathFilter } from './path-filter';
 import { orderOps, Restorer, type RestoreOp } from './restore';
 import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './rewind-planner';
 import { splitRelPath } from './safe-paths';
-import { SnapshotRecords, type SnapshotRecord, type UndoRecord } from './snapshot-records';
+import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
 import { storeTree } from './snapshot-writer';
 import { gcStore } from './store-gc';
 import { withStoreLock } from './store-lock';
@@ -45,6 +45,8 @@ export { defaultStoreDir };
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
 const DEFAULT_FULL_CHECK = 5 * 60_000;
+/** How long a tracked checkpointer waits without a snapshot before merging its small packs. */
+const MERGE_IDLE_MS = 1_000;
 
 /** A path reported twice (its ignore rules and the file itself, say) is listed once, with the first reason. */
 function onePerPath(skipped: SkippedFile[]): SkippedFile[] {
@@ -65,6 +67,9 @@ export class FileCheckpointer {
   private watcherStop?: () => void;
   private readonly queue = new SerialQueue();
   private fullCheckTimer?: NodeJS.Timeout;
+  /** The merge of small packs a tracked snapshot left for a quiet moment (mergePacksWhenIdle). */
+  private merging: Promise<void> | undefined;
+  private mergeTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: FileCheckpointerOptions) {
     this.workspaceRoot = resolveWorkspaceRoot(opts.workspaceRoot);
@@ -182,6 +187,8 @@ export class FileCheckpointer {
   }
 
   async dispose(): Promise<void> {
+    if (this.mergeTimer) clearTimeout(this.mergeTimer); // a fresh process merges them when it opens the store
+    await this.merging;
     if (this.fullCheckTimer) clearInterval(this.fullCheckTimer);
     this.fullCheckTimer = undefined;
     this.watcherStop?.();
@@ -198,10 +205,30 @@ export class FileCheckpointer {
     return this.locked(async (store, recovered) => {
       const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
       summary.skipped.push(...recovered);
-      await store.consolidateSmallPacks();
-      if ((await store.sizeOnDisk()) > this.sizeCap) summary.pruned = (await gcStore(store, this.records, this.sizeCap)).prunedSnapshots;
+      // tracking (the checkpoint service, the extension's worker): merging the small packs (every 32nd snapshot, up
+      // to a few hundred ms on a busy disk) waits for a quiet second, so no prompt's hook waits for it — unless
+      // snapshots never pause, then it runs here at twice the count; a fresh process merges at once
+      if (!this.tracker.tracking || store.hasTooManySmallPacks(2 * MAX_SMALL_PACKS)) await store.consolidateSmallPacks();
+      else if (store.hasTooManySmallPacks(MAX_SMALL_PACKS)) this.mergePacksWhenIdle();
+      // the size cap: the store's own count first (stat-ing every pack on each snapshot cost a prompt's hook up to
+      // 4 ms on a busy disk); what lies beside the packs (temp files) is no reason to drop snapshots anyway
+      if (store.knownSize() > this.sizeCap && (await store.sizeOnDisk()) > this.sizeCap)
+        summary.pruned = (await gcStore(store, this.records, this.sizeCap)).prunedSnapshots;
       return summary;
     });
+  }
+
+  private mergePacksWhenIdle(): void {
+    if (this.mergeTimer) clearTimeout(this.mergeTimer);
+    this.mergeTimer = setTimeout(() => {
+      this.mergeTimer = undefined;
+      this.merging ??= this.locked((store) => store.consolidateSmallPacks())
+        .catch(() => 0) // a merge that fails leaves the packs as they were: the next one tries again
+        .then(() => {
+          this.merging = undefined;
+        });
+    }, MERGE_IDLE_MS);
+    this.mergeTimer.unref();
   }
 
   private async snapshotLocked(
@@ -217,17 +244,28 @@ export class FileCheckpointer {
     const w = store.newPack(verify ? { verify: verify.blobs, verifyDirs: verify.dirs } : {});
     let root: string;
     let model: WorkspaceModel;
+    let staging: Promise<StagedRecord> | undefined;
+    let totals: ReturnType<typeof treeTotals>;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
       root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
+      totals = treeTotals(model.root);
+      const { files, bytes: totalBytes } = totals;
+      const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
+      // the record is written (and fsynced) while the pack is, and put in place only once the pack is on disk
+      staging = this.records.stage(rec);
+      staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
       await w.commit(kind !== 'turn-end');
     } catch (err) {
       await w.abort();
+      await staging?.then(
+        (s) => s.abort(),
+        () => {},
+      );
       throw err;
     }
-    const { files, bytes: totalBytes, ignored } = treeTotals(model.root);
-    const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
-    const saved = await this.records.put(rec); // an identical user-message snapshot keeps the first record
+    const saved = await (await staging).commit(); // an identical user-message snapshot keeps the first record
+    const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot

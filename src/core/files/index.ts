@@ -1,7 +1,7 @@
 // File checkpoints (docs/ARCHITECTURE.md, file checkpoints): the public surface of src/core/files.
 export { FileCheckpointer, defaultStoreDir } from './file-checkpointer';
 export { watchWorkspace, type WatchHandlers } from './fs-watcher';
-export { PathSafetyError } from './safe-paths';
+export { PathSafetyError, absPath } from './safe-paths';
 export { StoreCorruptError } from './object-format';
 export type { SnapshotRecord } from './snapshot-records';
 export type * from './types';

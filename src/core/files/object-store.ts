@@ -18,6 +18,7 @@ import { fitsIn, PackTable, type Loc } from './pack-table';
 import { PackWriter } from './pack-writer';
 
 export { hashObject, isObjectHash, MAX_OBJECT_SIZE, StoreCorruptError, type ObjectKind } from './object-format';
+export { MAX_SMALL_PACKS } from './pack-compaction';
 export type { PackWriter } from './pack-writer';
 
 const inflateAsync = promisify(inflateRaw);
@@ -229,6 +230,12 @@ export class ObjectStore {
     return this.table.objectCount;
   }
 
+  /** The packs and indexes this store has loaded, in bytes, without touching the disk (sizeOnDisk also counts what
+   *  else lies in the folder). */
+  knownSize(): number {
+    return this.table.knownSize;
+  }
+
   /** Bytes of all live packs and indexes. */
   async sizeOnDisk(): Promise<number> {
     // asked after every snapshot (the size cap), with two files per snapshot in the folder: 32 stats at a time
@@ -322,6 +329,11 @@ export class ObjectStore {
    */
   consolidateSmallPacks(max = MAX_SMALL_PACKS): Promise<number> {
     return mergeSmallPacks(this, max);
+  }
+
+  /** Whether consolidateSmallPacks has something to merge. */
+  hasTooManySmallPacks(max = MAX_SMALL_PACKS): boolean {
+    return this.table.smallCount(max + 1) > max;
   }
 
   /** @internal Removes a pack whose objects are elsewhere now. */

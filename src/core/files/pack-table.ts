@@ -51,6 +51,20 @@ export class PackTable {
     return [...this.packs].filter(([, p]) => p.count <= SMALL_PACK);
   }
 
+  /** Bytes of the packs and indexes loaded. */
+  get knownSize(): number {
+    let total = 0;
+    for (const p of this.packs.values()) total += p.size + p.idx.length;
+    return total;
+  }
+
+  /** How many small packs there are, counting no further than `upTo`. */
+  smallCount(upTo: number): number {
+    let n = 0;
+    for (const p of this.packs.values()) if (p.count <= SMALL_PACK && ++n >= upTo) break;
+    return n;
+  }
+
   get objectCount(): number {
     let n = 0;
     for (const p of this.packs.values()) n += p.count;

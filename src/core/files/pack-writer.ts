@@ -149,15 +149,25 @@ export class PackWriter {
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;
-    if (durable) await fd.sync();
-    await fd.close();
     const idx = encodeIndex(this.entries);
     const dir = this.store.packDir;
     const tmpIdx = join(dir, `tmp-${this.name}.idx`);
-    const ih = await open(tmpIdx, 'wx');
-    await ih.writeFile(idx);
-    if (durable) await ih.sync();
-    await ih.close();
+    // the pack's fsync and the index's write + fsync at once (a prompt's hook waits for both): neither is visible
+    // before both are on disk, as the renames come after
+    const pack = (async () => {
+      if (durable) await fd.sync();
+      await fd.close();
+    })();
+    const index = (async () => {
+      const ih = await open(tmpIdx, 'wx');
+      try {
+        await ih.writeFile(idx);
+        if (durable) await ih.sync();
+      } finally {
+        await ih.close();
+      }
+    })();
+    for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
     await rename(this.tmpPack, join(dir, this.name + '.pack'));
     await rename(tmpIdx, join(dir, this.name + '.idx'));
     if (durable) await syncDir(dir);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-write';
+import { stageFileAtomic, writeFileAtomic } from './atomic-write';
 import { isObjectHash } from './object-format';
 
 const recordSchema = z.object({
@@ -56,10 +56,19 @@ export class SnapshotRecords {
    * one with the same root is a no-op (the first record is returned), one with another root is refused.
    */
   async put(rec: SnapshotRecord): Promise<SnapshotRecord> {
+    return (await this.stage(rec)).commit();
+  }
+
+  /**
+   * put() in two halves: the checks and the record's write (fsynced for a user message) now, its rename by commit().
+   * A snapshot stages its record while its pack is fsynced and commits it once the pack is on disk: the record never
+   * points at a pack that is not there, and the two fsyncs overlap instead of adding up on a prompt's hook.
+   */
+  async stage(rec: SnapshotRecord): Promise<StagedRecord> {
     if (rec.kind === 'user-message') {
       const existing = await this.get(rec.sessionId, rec.anchorId);
       if (existing?.kind === 'user-message') {
-        if (existing.root === rec.root) return existing;
+        if (existing.root === rec.root) return { commit: async () => existing, abort: async () => {} };
         throw new SnapshotExistsError(
           `message ${rec.anchorId} already has a file snapshot (taken ${existing.createdAt}) and the workspace has changed since; it is kept, so the files as they were at that message can still be restored`,
         );
@@ -68,10 +77,17 @@ export class SnapshotRecords {
     // a user message's record is fsynced (with the folder) before the snapshot is reported: it is what a rewind
     // starts from. The others are not: losing one to a power cut loses an undo or a turn-end hint, never workspace
     // files (the pack a pre-restore record points at and the restore journal are what must reach the disk first)
-    await writeFileAtomic(join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json'), JSON.stringify(rec), { durable: rec.kind === 'user-message' });
-    // every rewind needs the session's latest turn-end snapshot: a pointer spares reading all its records
-    if (rec.kind === 'turn-end') await writeFileAtomic(join(this.sessionDir(rec.sessionId), 'latest-turn-end'), JSON.stringify(rec));
-    return rec;
+    const file = join(this.sessionDir(rec.sessionId), idName(rec.anchorId) + '.json');
+    const staged = await stageFileAtomic(file, JSON.stringify(rec), { durable: rec.kind === 'user-message' });
+    return {
+      commit: async () => {
+        await staged.commit();
+        // every rewind needs the session's latest turn-end snapshot: a pointer spares reading all its records
+        if (rec.kind === 'turn-end') await writeFileAtomic(join(this.sessionDir(rec.sessionId), 'latest-turn-end'), JSON.stringify(rec));
+        return rec;
+      },
+      abort: () => staged.abort(),
+    };
   }
 
   /** The session's most recent turn-end snapshot (used to tell the user's own edits from the agent's). */
@@ -205,4 +221,10 @@ export class SnapshotRecords {
     }
     return out;
   }
+}
+
+/** A record written but not yet in place (SnapshotRecords.stage). */
+export interface StagedRecord {
+  commit(): Promise<SnapshotRecord>;
+  abort(): Promise<void>;
 }

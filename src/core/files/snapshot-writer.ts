@@ -54,6 +54,7 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
   for (let i = order.length - 1; i >= 0; i--) {
     const { dir } = order[i]!;
     const data = encodeTree(treeEntriesOf(dir));
+    dir.cachedTotals = undefined; // a file that went away or grew while being read changed this folder's totals
     dir.hash = hashObject('tree', data);
     await w.add('tree', dir.hash, data);
   }

@@ -31,6 +31,9 @@ export interface DirNode {
   listed?: string[];
   /** The subtree's totals when known without expanding it (a folder of a loaded stat index nobody looked into). */
   readonly summary?: TreeTotals;
+  /** treeTotals of this folder, kept while its hash is: dropped wherever the hash is (WorkspaceModel.invalidate,
+   *  storeTree), so a tracked snapshot adds up only the folders that changed instead of every file. */
+  cachedTotals?: TreeTotals;
 }
 
 export interface TreeTotals {
@@ -43,6 +46,7 @@ export interface TreeTotals {
 /** Files, bytes and ignored entries below `dir`. */
 export function treeTotals(dir: DirNode): TreeTotals {
   if (dir.summary) return { ...dir.summary };
+  if (dir.cachedTotals && dir.hash !== undefined) return { ...dir.cachedTotals };
   const t: TreeTotals = { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 };
   for (const n of dir.children.values()) {
     if (n.kind === 'dir') {
@@ -55,6 +59,7 @@ export function treeTotals(dir: DirNode): TreeTotals {
       t.bytes += n.size;
     }
   }
+  if (dir.hash !== undefined) dir.cachedTotals = { ...t };
   return t;
 }
 

@@ -290,15 +290,17 @@ export class WorkspaceModel {
     if (parent?.kind === 'dir') parent.children.set(rel.slice(slash + 1), node);
   }
 
-  /** Forgets the tree hashes of `relDir` and every folder above it. */
+  /** Forgets the tree hashes (and the totals kept with them) of `relDir` and every folder above it. */
   invalidate(relDir: string): void {
     this.root.hash = undefined;
+    this.root.cachedTotals = undefined;
     if (relDir === '') return;
     let dir: DirNode = this.root;
     for (const p of relDir.split('/')) {
       const next = dir.children.get(p);
       if (!next || next.kind !== 'dir') return;
       next.hash = undefined;
+      next.cachedTotals = undefined;
       dir = next;
     }
   }

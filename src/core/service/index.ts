@@ -5,3 +5,4 @@ export { serviceDir, socketPath, secretPath, infoPath } from './paths';
 export { ensureSecret, readSecret } from './secret';
 export { checkpointOptionsKey } from './options-key';
 export { CheckpointServiceHost, type ServiceWanted } from './service-host';
+export { launcherScript, writeLauncher, shQuote } from './launcher-script';

@@ -1,5 +1,5 @@
 // Where the checkpoint service of a home listens, and the files beside it. Everything is under <home>/service, a
-// folder only its owner may enter (0700): the socket (0600), the per-user secret (0600) and service.json (who runs).
+// folder only its owner may enter (0700): the sockets (0600), the per-user secret (0600) and service.json (who runs).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -11,6 +11,11 @@ export function serviceDir(home: string): string {
 export function socketPath(home: string, platform: NodeJS.Platform = process.platform): string {
   if (platform === 'win32') return `\\\\.\\pipe\\agent-rewind-${createHash('sha256').update(home.toLowerCase()).digest('hex').slice(0, 24)}`;
   return join(serviceDir(home), 'sock');
+}
+
+/** The hook endpoint's socket (HTTP, for the launcher's sh + curl fast path): beside `sock`, POSIX only. */
+export function hookSocketPath(home: string): string {
+  return join(serviceDir(home), 'hook.sock');
 }
 
 export function secretPath(home: string): string {

@@ -6,13 +6,16 @@
 // Security: a Unix socket (a named pipe on Windows) in <home>/service (0700), the socket 0600; every request carries
 // the per-user secret (<home>/service/secret, 0600); a request names its folder as a realpath and is refused unless
 // that exact folder is served (no path from a request is ever resolved or followed); lines are size-limited and
-// validated with zod.
+// validated with zod. The agents' hooks may also come in over HTTP on a second socket beside it (hook-endpoint.ts),
+// under the same secret and folder rules.
 import { chmodSync, existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
+import { cliCheckpointerOptions } from '../engine/settings-file';
+import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
-import { infoPath, MAX_SOCKET_PATH, socketPath } from './paths';
+import { hookSocketPath, infoPath, MAX_SOCKET_PATH, socketPath } from './paths';
 import { LineReader, MAX_REQUEST_BYTES, requestSchema, type PingValue, type RefusalCode, type ServiceRequest, type ServiceResponse } from './protocol';
 import { ensureSecret, ensureServiceDir, sameSecret } from './secret';
 
@@ -30,6 +33,11 @@ export interface CheckpointServiceOptions {
   log?: (message: string) => void;
   /** Log every request answered (method, folder, outcome, time). */
   trace?: boolean;
+  /** Answer the agents' hooks over HTTP on <home>/service/hook.sock (default true; never on Windows). */
+  hookEndpoint?: boolean;
+  /** The options a fresh `agent-rewind hook` process would use for a folder (default: the settings file's,
+   *  cliCheckpointerOptions): a hook is answered only when they are the served checkpointer's. */
+  hookOptions?: (root: string, warn: (message: string) => void) => FileCheckpointerOptions;
 }
 
 export class ServiceRunningError extends Error {
@@ -52,7 +60,10 @@ interface Served {
 
 export class CheckpointService {
   readonly socket: string;
+  /** The hook endpoint's socket, when it listens. */
+  hookSocket: string | undefined;
   private server: Server | undefined;
+  private hooks: HookEndpoint | undefined;
   private secret = '';
   private readonly served = new Map<string, Served>();
   private readonly sockets = new Set<Socket>();
@@ -113,6 +124,7 @@ export class CheckpointService {
     if (process.platform !== 'win32') chmodSync(this.socket, 0o600);
     this.server = server;
     server.on('error', (err) => this.log(`server error: ${err.message}`));
+    await this.listenForHooks();
     writeFileSync(
       infoPath(this.opts.home),
       JSON.stringify({ pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, socket: this.socket }) + '\n',
@@ -126,6 +138,35 @@ export class CheckpointService {
           s.cp.startWatching().catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
         ),
       );
+    }
+  }
+
+  /** The hook endpoint beside the socket (POSIX): the launcher's sh + curl fast path. Without it hooks still reach
+   *  the service through a Node process, so a failure here is logged, not fatal. */
+  private async listenForHooks(): Promise<void> {
+    if (process.platform === 'win32' || this.opts.hookEndpoint === false) return;
+    const path = hookSocketPath(this.opts.home);
+    if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return this.log(`no hook endpoint: the socket path ${path} is too long for a Unix socket`);
+    const home = this.opts.home;
+    const endpoint = new HookEndpoint({
+      home,
+      secret: this.secret,
+      served: (root) => this.served.get(root),
+      cliOptions: this.opts.hookOptions ?? ((root, warn) => cliCheckpointerOptions(home, root, warn)),
+      begin: () => this.inFlight++,
+      end: () => {
+        this.inFlight--;
+        this.armIdle();
+      },
+      log: (m) => this.log(m),
+      trace: this.opts.trace,
+    });
+    try {
+      await endpoint.listen(path, setUmask);
+      this.hooks = endpoint;
+      this.hookSocket = path;
+    } catch (err) {
+      this.log(`no hook endpoint at ${path}: ${(err as Error).message}`);
     }
   }
 
@@ -229,11 +270,15 @@ export class CheckpointService {
       this.server = undefined;
       // close() waits for open connections: idle clients are told to go first
       const closed = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
+      const hooks = this.hooks?.close();
+      this.hooks = undefined;
       for (const s of this.sockets) s.end();
       const deadline = Date.now() + 30_000;
       while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const s of this.sockets) s.destroy();
+      hooks?.drop();
       await closed;
+      await hooks?.closed;
       await Promise.all([...this.served.values()].map((s) => s.cp.dispose().catch(() => undefined)));
       this.served.clear();
       try {

@@ -1,15 +1,19 @@
-// The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf, lenient loading, migrations,
-// serialized persistence with latched errors, and cross-process transactions.
+// The session store: an append-only JSONL tree (docs/ARCHITECTURE.md, session files) with a movable leaf. This is the
+// facade; its jobs live beside it: loading (session-file-read.ts), writing (session-file-write.ts) and cross-process
+// sync (session-file-sync.ts), with the write queue and its latched errors in session-write-queue.ts. Here: the entries
+// in memory, appends, what each change needs written, and transactions.
 import { SerialQueue } from '../serial-queue';
 import { dirname, join } from 'node:path';
 import { BlobStore } from './blob-store';
 import { buildSessionContext, indexById, pathToLeaf } from './context';
 import { CUSTOM_ENTRY_ID_RE, newEntryId, newSessionId } from './ids';
-import { parseJsonlColumns, parseJsonlLenient, type SkippedLine } from './jsonl';
-import { migrateSession } from './migrations';
 import { blobsDir, sessionDirFor, sessionFileName, sessionsRoot } from './paths';
-import { prepareForPersist, resolveBlobRefs, storeBlobs, type PendingBlob } from './persist-transform';
-import { FileSessionStorage, MemorySessionStorage, type SessionStorage, type SessionStorageWriter } from './storage';
+import { resolveBlobRefs, storeBlobs, type PendingBlob } from './persist-transform';
+import { invalidEntryReason, readSessionFile, type LoadReport, type UpgradePlan } from './session-file-read';
+import { lockSessionFile, readAppended, ReadCursor, CONSUMED_TAIL_BYTES } from './session-file-sync';
+import { backupFile, entryLines, upgradedFileBytes, wholeFileText } from './session-file-write';
+import { SessionWriteQueue } from './session-write-queue';
+import { FileSessionStorage, MemorySessionStorage, type SessionStorage } from './storage';
 import { resolveHome } from '../home';
 import {
   CURRENT_SESSION_VERSION,
@@ -31,6 +35,9 @@ import {
   type ThinkingLevelChangeEntry,
   type TtsrInjectionEntry,
 } from './types';
+
+export { InvalidSessionFileError, type LoadReport } from './session-file-read';
+export { SessionPersistenceError } from './session-file-write';
 
 export interface SessionManagerOptions {
   /** Default FileSessionStorage (real fs); MemorySessionStorage for tests. */
@@ -55,50 +62,8 @@ export interface CreateSessionOptions extends SessionManagerOptions {
   sessionDir?: string;
 }
 
-export interface LoadReport {
-  /** Lines that could not be used, with 1-based line numbers; they stay in the file untouched. */
-  skipped: SkippedLine[];
-  /** The version the file was migrated from, in memory. The file itself is upgraded (after a backup of its bytes,
-   *  see backupFile) only when something is written to it: reading never changes a file. */
-  migratedFrom?: number;
-  /** Where the previous bytes were copied before the file was replaced (invalid header, or a migration of a file
-   *  with unusable lines or of a "v1" file whose entries already had ids and parents). */
-  backupFile?: string;
-  /** Blob hashes referenced by image blocks but missing from the blob store (the refs are kept). */
-  missingBlobs?: string[];
-}
-
-/** Thrown by every operation after a write to the session file failed; `cause` is the first failure. */
-export class SessionPersistenceError extends Error {
-  constructor(file: string | undefined, cause: unknown) {
-    super(`session file ${file ?? '(memory)'} could not be written: ${(cause as Error)?.message ?? String(cause)}`, { cause });
-  }
-}
-
-/** open() with onInvalidHeader 'throw' on a file that is not a session. */
-export class InvalidSessionFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-  ) {
-    super(`${file} is not a session file (${reason}); it was not changed`);
-  }
-}
-
-const LOCK_OPTIONS = { stale: 10_000, realpath: false, retries: { retries: 400, factor: 1.2, minTimeout: 5, maxTimeout: 100 } };
-
 function nowIso(): string {
   return new Date().toISOString();
-}
-
-function backupName(file: string, kind: string): string {
-  return `${file}.${kind}-${nowIso().replace(/[:.]/g, '-')}.bak`;
-}
-
-const CONSUMED_TAIL_BYTES = 64;
-
-function tailOf(bytes: Buffer): Buffer {
-  return Buffer.from(bytes.subarray(Math.max(0, bytes.length - CONSUMED_TAIL_BYTES)));
 }
 
 function addChild(children: Map<string | null, SessionEntry[]>, e: SessionEntry): void {
@@ -129,32 +94,15 @@ export class SessionManager {
   #hasAssistant = false;
   #report: LoadReport = { skipped: [] };
   /** An old-format file read and migrated in memory only: the upgrade of the file waits for the first write. */
-  #upgrade:
-    | {
-        from: number;
-        bytes: Buffer;
-        header: number;
-        entryLines: Map<number, SessionEntry>;
-        reshaped: Set<SessionEntry>;
-        original: Map<SessionEntry, { id: boolean; parentId: boolean }>;
-      }
-    | undefined;
+  #upgrade: UpgradePlan | undefined;
 
   /** Whether header + entries up to #writtenCount have been scheduled for the file. */
   #onDisk = false;
   #writtenCount = 0;
-  #chain: Promise<void> = Promise.resolve();
-  #writer: SessionStorageWriter | undefined;
-  #error: SessionPersistenceError | undefined;
+  readonly #writes: SessionWriteQueue;
   #closed = false;
-  /** Bytes (and lines) of the file already parsed; syncFromDisk reads from here. */
-  #consumedBytes = 0;
-  #consumedLines = 0;
-  /** The last bytes before #consumedBytes as they were read: if they differ on disk, the file was edited (by hand) and
-   *  #consumedBytes no longer points at a line start, so syncFromDisk reads the whole file again. */
-  #consumedTail: Buffer = Buffer.alloc(0);
-  /** The file may end without a newline (a writer died mid-line); check before appending. */
-  #tailMayBeOpen = false;
+  /** How far the file has been read (syncFromDisk reads from there) and whether its last line may be open. */
+  #cursor = new ReadCursor();
   readonly #txQueue = new SerialQueue();
 
   private constructor(header: SessionHeader, file: string | undefined, opts: SessionManagerOptions, persist: boolean) {
@@ -166,6 +114,7 @@ export class SessionManager {
     this.#persist = persist;
     this.#header = header;
     this.#file = file;
+    this.#writes = new SessionWriteQueue(this.#storage, file);
   }
 
   // ── construction ────────────────────────────────────────────────────────────
@@ -202,102 +151,34 @@ export class SessionManager {
     }
   }
 
-  /** Reads the file into this (fresh) manager; 'changed' when an upgrade found the file changed under the lock. */
+  /** Reads the file into this (fresh) manager (session-file-read.ts); 'changed' when an upgrade found the file changed under the lock. */
   async #load(file: string): Promise<'changed' | void> {
-    const st = await this.#storage.stat(file);
-    if (st && !st.isFile) throw new Error(`${file} is not a file`);
-    // an existing empty file is not a session someone asked to open; 'replace' starts one there, 'throw' refuses
-    if (st && st.size === 0 && this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, 'empty file');
-    if (!st || st.size === 0) {
+    const read = await readSessionFile(this.#storage, file, this.#onInvalidHeader);
+    if (read.kind === 'new') {
       this.#storage.ensureDirSync(dirname(file));
       this.#schedulePersist();
       return;
     }
-    const bytes = await this.#storage.readBytesFrom(file, 0);
-    const text = bytes.toString('utf8');
-    const parsed = parseJsonlColumns(text);
-    const { values, lines } = parsed;
-    this.#report.skipped = parsed.skipped;
-    let first = 0;
-    if (values[0]?.type === 'title') {
-      const lineNo = lines[0]!;
-      this.#titleLine = text.split('\n', lineNo)[lineNo - 1]!.replace(/\r$/, '');
-      first = 1;
-    }
-    const head = values[first];
-    if (!head || head.type !== 'session' || typeof head.id !== 'string') {
-      const reason = !head ? 'no readable line' : head.type === 'session' ? 'the session header has no string id' : 'the first record is not a session header';
-      if (this.#onInvalidHeader === 'throw') throw new InvalidSessionFileError(file, reason);
+    this.#report.skipped = read.skipped;
+    if (read.kind === 'invalid') {
       // A new session replaces it, but only after the old bytes are safe in a backup.
-      this.#report.backupFile = await this.#backup(file, 'corrupt');
-      this.#titleLine = undefined;
+      this.#report.backupFile = await backupFile(this.#storage, file, 'corrupt');
       this.#schedulePersist();
       return;
     }
-    this.#header = head as SessionHeader;
-    const legacy = !(typeof this.#header.version === 'number' && this.#header.version >= 2);
-    const entries: SessionEntry[] = [];
-    const entryLines = new Map<number, SessionEntry>();
-    const seen = new Set<string>();
-    let outOfOrder = false;
-    for (let i = first + 1; i < values.length; i++) {
-      const value = values[i]!;
-      const reason = legacy ? (typeof value.type === 'string' ? undefined : 'entry without a type') : this.#invalidEntryReason(value, seen);
-      if (reason) {
-        this.#report.skipped.push({ line: lines[i]!, reason });
-        outOfOrder = true;
-        continue;
-      }
-      if (!legacy) seen.add(value.id as string);
-      entries.push(value as SessionEntry);
-      entryLines.set(lines[i]!, value as SessionEntry);
-    }
-    if (outOfOrder) this.#report.skipped.sort((a, b) => a.line - b.line);
-    const tornTail = parsed.unterminated && parsed.skipped.some((x) => x.line === parsed.lineCount);
-    // a torn last line may still be being written: leave it unconsumed so syncFromDisk reads it once it is complete
-    this.#consumedBytes = tornTail ? bytes.lastIndexOf(0x0a) + 1 : bytes.length;
-    this.#consumedLines = tornTail ? parsed.lineCount - 1 : parsed.lineCount;
-    this.#consumedTail = tailOf(bytes.subarray(0, this.#consumedBytes));
-    this.#tailMayBeOpen = parsed.unterminated;
+    this.#header = read.header;
+    this.#titleLine = read.titleLine;
+    this.#cursor = read.cursor;
     this.#onDisk = true;
-
-    const original = new Map<SessionEntry, { id: boolean; parentId: boolean }>();
-    if (this.#header.version !== CURRENT_SESSION_VERSION) for (const e of entries) original.set(e, { id: 'id' in e, parentId: 'parentId' in e });
-    const reshaped = new Set<SessionEntry>();
-    const from = migrateSession(this.#header, entries, reshaped);
-    for (const e of entries) this.#index(e);
-    this.#writtenCount = entries.length;
-    this.#leafId = entries.length ? entries[entries.length - 1]!.id : null;
-    await this.#resolveBlobs(entries);
-
-    if (from !== undefined) {
+    for (const e of read.entries) this.#index(e);
+    this.#writtenCount = read.entries.length;
+    this.#leafId = read.entries.length ? read.entries[read.entries.length - 1]!.id : null;
+    await this.#resolveBlobs(read.entries);
+    if (read.upgrade) {
       // migrated in memory only: the file is upgraded by the first write (#upgradeFile), never by reading
-      this.#report.migratedFrom = from;
-      this.#upgrade = { from, bytes, header: lines[first]!, entryLines, reshaped, original };
+      this.#report.migratedFrom = read.upgrade.from;
+      this.#upgrade = read.upgrade;
     }
-  }
-
-  /** Copies file to a new `<file>.<kind>-<timestamp>[-n].bak` (never overwriting an older backup). */
-  async #backup(file: string, kind: string): Promise<string> {
-    const base = backupName(file, kind);
-    for (let n = 0; ; n++) {
-      const name = n === 0 ? base : base.replace(/\.bak$/, `-${n}.bak`);
-      try {
-        await this.#storage.copyFile(file, name);
-        return name;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
-      }
-    }
-  }
-
-  #invalidEntryReason(value: Record<string, unknown>, seen: Set<string>): string | undefined {
-    if (typeof value.type !== 'string') return 'entry without a type';
-    if (value.type === 'session' || value.type === 'title') return `a second "${value.type}" line`;
-    if (typeof value.id !== 'string' || value.id === '') return 'entry without an id';
-    if (seen.has(value.id)) return `duplicate entry id ${value.id}`;
-    if (value.parentId !== null && value.parentId !== undefined && typeof value.parentId !== 'string') return 'parentId is not a string';
-    return undefined;
   }
 
   async #resolveBlobs(entries: readonly SessionEntry[]): Promise<void> {
@@ -459,19 +340,8 @@ export class SessionManager {
   // ── persistence ─────────────────────────────────────────────────────────────
 
   #throwIfUnusable(): void {
-    if (this.#error) throw this.#error;
+    this.#writes.throwIfFailed();
     if (this.#closed) throw new Error(`session ${this.sessionId} is closed`);
-  }
-
-  #enqueue(task: () => Promise<void>): void {
-    this.#chain = this.#chain.then(async () => {
-      if (this.#error) return;
-      try {
-        await task();
-      } catch (err) {
-        this.#error ??= new SessionPersistenceError(this.#file, err);
-      }
-    });
   }
 
   /** Decides what the latest appends need: nothing yet (deferred), a full write, or an incremental append. */
@@ -481,46 +351,35 @@ export class SessionManager {
       if (this.#defer && !this.#hasAssistant) return;
       this.#onDisk = true;
       const count = (this.#writtenCount = this.#entries.length);
-      this.#enqueue(() => this.#rewriteFile(count));
+      this.#writes.enqueue(() => this.#rewriteFile(count));
       return;
     }
     if (this.#writtenCount >= this.#entries.length) return;
-    if (this.#upgrade) this.#enqueue(() => this.#upgradeFile());
-    const lines: string[] = [];
-    const blobs: PendingBlob[] = [];
-    for (let i = this.#writtenCount; i < this.#entries.length; i++) {
-      const p = prepareForPersist(this.#entries[i]!);
-      blobs.push(...p.blobs);
-      lines.push(JSON.stringify(p.value));
-    }
+    if (this.#upgrade) this.#writes.enqueue(() => this.#upgradeFile());
+    const { lines, blobs } = entryLines(this.#entries.slice(this.#writtenCount));
     this.#writtenCount = this.#entries.length;
-    this.#enqueue(() => this.#appendLines(lines, blobs));
+    this.#writes.enqueue(() => this.#appendLines(lines, blobs));
   }
 
   async #appendLines(lines: string[], blobs: PendingBlob[]): Promise<void> {
     const file = this.#file!;
     if (blobs.length) await storeBlobs(this.#blobs, blobs);
     let text = lines.join('\n') + '\n';
-    if (this.#tailMayBeOpen) {
+    if (this.#cursor.tailMayBeOpen) {
       // a writer died mid-line: end that line so ours starts on its own (the torn one is reported as skipped on load)
       const st = await this.#storage.stat(file);
       if (st && st.size > 0) {
         const last = await this.#storage.readBytesFrom(file, st.size - 1);
         if (last[0] !== 0x0a) text = '\n' + text;
       }
-      this.#tailMayBeOpen = false;
+      this.#cursor.tailMayBeOpen = false;
     }
-    this.#writer ??= await this.#storage.openWriter(file);
-    await this.#writer.writeRaw(text);
+    await this.#writes.append(file, text);
   }
 
-  /**
-   * Upgrades an old-format file to the current version before the first write to it (under the transaction's lock
-   * when there is one): the original bytes are copied to a `.bak` first, and every line is kept byte for byte except
-   * the header and what the migration had to change: v1 entries gain an id and a parentId inserted at the start of
-   * their own bytes (so bytes that are not valid UTF-8 survive), and only reshaped entries are re-serialized. If the
-   * file is no longer the one read (another process upgraded it), nothing is rewritten.
-   */
+  /** Upgrades an old-format file before the first write to it (under the transaction's lock when there is one), after
+   *  a `.bak` of its bytes (session-file-write.ts). If the file is no longer the one read (another process upgraded
+   *  it), nothing is rewritten. */
   async #upgradeFile(): Promise<void> {
     const up = this.#upgrade;
     if (!up || !this.#file) return;
@@ -528,95 +387,35 @@ export class SessionManager {
     const file = this.#file;
     const current = await this.#storage.readBytesFrom(file, 0);
     if (!current.subarray(0, up.bytes.length).equals(up.bytes)) return;
-    this.#report.backupFile = await this.#backup(file, `v${up.from}`);
-    const out: Buffer[] = [];
-    const blobs: PendingBlob[] = [];
-    let lineNo = 1;
-    let start = 0;
-    while (start < current.length) {
-      let end = current.indexOf(0x0a, start);
-      const terminated = end !== -1;
-      if (!terminated) end = current.length;
-      const raw = current.subarray(start, end);
-      const e = up.entryLines.get(lineNo);
-      if (lineNo === up.header) out.push(Buffer.from(JSON.stringify(prepareForPersist(this.#header).value), 'utf8'));
-      else if (e && (up.reshaped.has(e) || raw.indexOf(0x7b) === -1)) {
-        const p = prepareForPersist(e);
-        blobs.push(...p.blobs);
-        out.push(Buffer.from(JSON.stringify(p.value), 'utf8'));
-      } else if (e) {
-        const had = up.original.get(e) ?? { id: true, parentId: true };
-        const add = (had.id ? '' : `"id":${JSON.stringify(e.id)},`) + (had.parentId ? '' : `"parentId":${JSON.stringify(e.parentId)},`);
-        const brace = raw.indexOf(0x7b) + 1;
-        const rest = raw.subarray(brace);
-        // `{}` has nothing after the inserted fields: no trailing comma then
-        const body = /^\s*}/.test(rest.toString('latin1', 0, Math.min(rest.length, 64))) ? add.replace(/,$/, '') : add;
-        out.push(Buffer.concat([raw.subarray(0, brace), Buffer.from(body, 'utf8'), rest]));
-      } else out.push(Buffer.from(raw)); // title line, lines we could not read, blank lines: as they were
-      out.push(terminated ? Buffer.from('\n') : Buffer.alloc(0));
-      start = end + 1;
-      lineNo++;
-    }
+    this.#report.backupFile = await backupFile(this.#storage, file, `v${up.from}`);
+    const { data, lines, blobs } = upgradedFileBytes(current, up, this.#header);
     if (blobs.length) await storeBlobs(this.#blobs, blobs);
-    const data = Buffer.concat(out);
-    if (this.#writer) {
-      const w = this.#writer;
-      this.#writer = undefined;
-      await w.close();
-    }
+    await this.#writes.closeWriter();
     await this.#storage.writeTextAtomic(file, data);
-    this.#consumedBytes = data.length;
-    this.#consumedLines = lineNo - 1;
-    this.#consumedTail = tailOf(data);
-    this.#tailMayBeOpen = data.length > 0 && data[data.length - 1] !== 0x0a;
+    this.#cursor.readUpTo(data.length, lines, data);
+    this.#cursor.tailMayBeOpen = data.length > 0 && data[data.length - 1] !== 0x0a;
   }
 
   /** Writes the whole session atomically (temp file, fsync, rename, fsync folder). */
   async #rewriteFile(count: number): Promise<void> {
     const file = this.#file!;
-    const blobs: PendingBlob[] = [];
-    const parts: string[] = [];
-    if (this.#titleLine !== undefined) parts.push(this.#titleLine);
-    const h = prepareForPersist(this.#header);
-    parts.push(JSON.stringify(h.value));
-    for (let i = 0; i < count; i++) {
-      const p = prepareForPersist(this.#entries[i]!);
-      if (p.blobs.length) blobs.push(...p.blobs);
-      parts.push(JSON.stringify(p.value));
-    }
+    const { text, lines, blobs } = wholeFileText(this.#titleLine, this.#header, this.#entries.slice(0, count));
     if (blobs.length) await storeBlobs(this.#blobs, blobs);
-    const text = parts.join('\n') + '\n';
-    if (this.#writer) {
-      const w = this.#writer;
-      this.#writer = undefined;
-      await w.close();
-    }
+    await this.#writes.closeWriter();
     this.#storage.ensureDirSync(dirname(file));
     await this.#storage.writeTextAtomic(file, text);
-    this.#consumedBytes = Buffer.byteLength(text);
-    this.#consumedLines = parts.length;
-    this.#consumedTail = tailOf(Buffer.from(text.slice(-CONSUMED_TAIL_BYTES)));
-    this.#tailMayBeOpen = false;
+    this.#cursor.readUpTo(Buffer.byteLength(text), lines, Buffer.from(text.slice(-CONSUMED_TAIL_BYTES)));
+    this.#cursor.tailMayBeOpen = false;
   }
 
   /** Waits until every queued write has been handed to the OS, without fsync (durability needs flush()). */
-  async drain(): Promise<void> {
-    await this.#chain;
-    if (this.#error) throw this.#error;
+  drain(): Promise<void> {
+    return this.#writes.drain();
   }
 
   /** Waits for every queued write and makes it durable (fsync). Rethrows a latched persistence error. */
-  async flush(): Promise<void> {
-    await this.#chain;
-    if (this.#error) throw this.#error;
-    if (this.#writer) {
-      try {
-        await this.#writer.fsync();
-      } catch (err) {
-        this.#error ??= new SessionPersistenceError(this.#file, err);
-        throw this.#error;
-      }
-    }
+  flush(): Promise<void> {
+    return this.#writes.flush();
   }
 
   /** Flushes and releases the file. Later appends throw. */
@@ -626,11 +425,9 @@ export class SessionManager {
       await this.flush();
     } finally {
       this.#closed = true;
-      const w = this.#writer;
-      this.#writer = undefined;
-      if (w) await w.close().catch((err) => void (this.#error ??= new SessionPersistenceError(this.#file, err)));
+      await this.#writes.release();
     }
-    if (this.#error) throw this.#error;
+    this.#writes.throwIfFailed();
   }
 
   // ── cross-process ───────────────────────────────────────────────────────────
@@ -640,38 +437,15 @@ export class SessionManager {
   async syncFromDisk(): Promise<number> {
     this.#throwIfUnusable();
     if (!this.#persist || !this.#file || !this.#onDisk) return 0;
-    await this.#chain;
-    const file = this.#file;
-    const st = await this.#storage.stat(file);
-    if (!st) return 0;
-    if (st.size < this.#consumedBytes) {
-      // replaced by a shorter file (another process rewrote it): read it all again; known ids are skipped below
-      this.#restartReading();
-    }
-    if (st.size === this.#consumedBytes) return 0;
-    const tailLength = this.#consumedTail.length;
-    let buf = await this.#storage.readBytesFrom(file, this.#consumedBytes - tailLength);
-    if (!buf.subarray(0, tailLength).equals(this.#consumedTail)) {
-      // edited in place (a line changed length): our offset is no longer a line start, so read it all again
-      this.#restartReading();
-      buf = await this.#storage.readBytesFrom(file, 0);
-    } else {
-      buf = buf.subarray(tailLength);
-    }
-    const lastNl = buf.lastIndexOf(0x0a);
-    this.#tailMayBeOpen = lastNl !== buf.length - 1;
-    if (lastNl === -1) return 0;
-    const text = buf.subarray(0, lastNl + 1).toString('utf8');
-    const parsed = parseJsonlLenient(text, this.#consumedLines + 1);
-    this.#consumedBytes += lastNl + 1;
-    this.#consumedLines += parsed.lineCount;
-    this.#consumedTail = tailOf(Buffer.concat([this.#consumedTail, buf.subarray(Math.max(0, lastNl + 1 - CONSUMED_TAIL_BYTES), lastNl + 1)]));
+    await this.#writes.idle();
+    const parsed = await readAppended(this.#storage, this.#file, this.#cursor);
+    if (!parsed) return 0;
     const fresh: SessionEntry[] = [];
     const seen = new Set<string>();
     for (const { value, line } of parsed.records) {
       if (value.type === 'session' || value.type === 'title') continue;
       if (typeof value.id === 'string' && this.#byId.has(value.id)) continue; // ours, or read before
-      const reason = this.#invalidEntryReason(value, seen);
+      const reason = invalidEntryReason(value, seen);
       if (reason) {
         if (!this.#report.skipped.some((x) => x.line === line)) this.#report.skipped.push({ line, reason });
         continue;
@@ -687,30 +461,6 @@ export class SessionManager {
     return fresh.length;
   }
 
-  /** Takes the cross-process lock (a `<file>.lock` folder), with errors that say which lock and what to do. */
-  async #lock(onCompromised: (err: Error) => void): Promise<() => Promise<void>> {
-    const file = this.#file!;
-    const lockPath = `${file}.lock`;
-    const hint = `if no agent-rewind command or VS Code window is working on this session, remove ${lockPath}`;
-    // the lock library would retry for ~40 s on a lock path that can never be a lock folder
-    const st = await this.#storage.stat(lockPath);
-    if (st && st.isFile) throw new Error(`could not lock ${file}: ${lockPath} is a file, not a lock folder; ${hint}`);
-    // loaded on first use: the library and graceful-fs (which patches fs as it loads) are a noticeable part of a fresh
-    // CLI process's start-up, and most commands (reads, file snapshots) never take this lock
-    const { lock } = await import('proper-lockfile');
-    try {
-      return await lock(file, { ...LOCK_OPTIONS, onCompromised });
-    } catch (err) {
-      throw new Error(`could not lock ${file}: ${(err as Error).message}; ${hint}`, { cause: err });
-    }
-  }
-
-  #restartReading(): void {
-    this.#consumedBytes = 0;
-    this.#consumedLines = 0;
-    this.#consumedTail = Buffer.alloc(0);
-  }
-
   /** Cross-process safe mutation: take the file lock, read entries other processes appended (the leaf then becomes
    *  the file's last entry, as on a fresh open), run fn, write what it appended, fsync, release. */
   transaction<T>(fn: (session: SessionManager) => T | Promise<T>): Promise<T> {
@@ -721,25 +471,24 @@ export class SessionManager {
         await this.flush();
         return result;
       }
-      await this.#chain;
+      await this.#writes.idle();
       this.#storage.ensureDirSync(dirname(this.#file));
-      let compromised: Error | undefined;
-      const release = await this.#lock((err) => void (compromised = err));
+      const lock = await lockSessionFile(this.#file);
       try {
-        if (this.#upgrade && this.#upgrade.bytes.length === this.#consumedBytes) {
+        if (this.#upgrade && this.#upgrade.bytes.length === this.#cursor.bytes) {
           // nothing read since the load: an old-format file is upgraded before anything is appended to it
-          this.#enqueue(() => this.#upgradeFile());
-          await this.#chain;
+          this.#writes.enqueue(() => this.#upgradeFile());
+          await this.#writes.idle();
         }
         await this.syncFromDisk();
         const result = await fn(this);
         await this.flush();
-        if (compromised) throw new Error(`lost the lock on ${this.#file}: ${compromised.message}`);
+        if (!(await lock.stillHeld())) throw new Error(`lost the lock on ${this.#file}: ${this.#file}.lock was removed or taken over meanwhile`);
         return result;
       } finally {
         // entries fn appended before it threw are kept; they must be written before another process may write
-        await this.#chain;
-        await release().catch(() => undefined);
+        await this.#writes.idle();
+        await lock.release().catch(() => undefined);
       }
     };
     return this.#txQueue.run(run);

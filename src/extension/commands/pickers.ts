@@ -1,7 +1,7 @@
 // Quick picks for commands run from the palette without a target: which session, branch, message or checkpoint.
 // Each returns undefined when the user dismisses it.
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../../core/engine/engine';
+import type { RewindEngine } from '../../core/engine';
 import { formatAge, plural, sourceLabel } from '../tree/format';
 
 export async function pickSession(engine: RewindEngine, preferred?: string): Promise<string | undefined> {

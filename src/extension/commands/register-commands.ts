@@ -3,7 +3,7 @@
 // the engine's own words; nothing is changed before the user confirmed a destructive step.
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
-import type { RewindEngine } from '../../core/engine/engine';
+import type { RewindEngine } from '../../core/engine';
 import type { ActiveSession } from '../active-session';
 import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';

@@ -1,6 +1,6 @@
 // Short human texts for the tree and the status bar.
-import type { SessionSource } from '../../core/session/types';
-import { agentName } from '../../core/sources/session-view';
+import type { SessionSource } from '../../core/session';
+import { agentName } from '../../core/sources';
 
 export function formatAge(thenMs: number, nowMs: number): string {
   const seconds = Math.max(0, Math.round((nowMs - thenMs) / 1000));

@@ -1,8 +1,8 @@
 // The Sessions tree, one class per node type. Nodes describe themselves as plain TreeItemSpecs (no `vscode` import):
 // the provider turns a spec into a vscode.TreeItem, and the tests check nodes in plain Node.
 // Ids are derived from the session file and the thing's own name, so a refresh keeps what the user expanded.
-import { isReadOnlySource } from '../../core/sources/session-view';
-import type { BranchListing, FileCheckpointListing, NamedCheckpointListing, SessionDetails, SessionListing } from '../../core/engine/types';
+import { isReadOnlySource } from '../../core/sources';
+import type { BranchListing, FileCheckpointListing, NamedCheckpointListing, SessionDetails, SessionListing } from '../../core/engine';
 import { formatAge, plural, sourceLabel } from './format';
 
 export interface TreeItemSpec {

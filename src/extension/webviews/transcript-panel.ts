@@ -41,7 +41,7 @@ export class TranscriptPanel extends Disposable {
     services: TranscriptServices,
     ui: PanelUi = vscodePanelUi(),
   ): TranscriptPanel | undefined {
-    const sessionFile = (state as { sessionFile?: unknown } | undefined)?.sessionFile;
+    const sessionFile = typeof state === 'object' && state !== null && 'sessionFile' in state ? state.sessionFile : undefined;
     if (typeof sessionFile !== 'string' || sessionFile === '' || TranscriptPanel.open.has(sessionFile)) {
       panel.dispose();
       return undefined;

@@ -70,7 +70,7 @@ test('--help and an unknown command evaluate the command table only, no command 
   for (const m of ['src/cli/commands/snapshot.ts', 'src/core/files/file-checkpointer.ts', 'src/core/session/session-manager.ts'])
     assert.ok(snapshot!.includes(m), `${m} not evaluated by snapshot`);
   assert.ok(snapshot!.some((f) => f.startsWith('node_modules/picomatch/')));
-  // …but not the modules of other commands, nor the lock library, which only a transaction needs
+  // …but not the modules of other commands, nor sql.js, which only the catalog needs
   assert.deepEqual(
     snapshot!.filter((f) => /^src\/cli\/commands\/(?!snapshot\.ts|index\.ts)/.test(f)),
     [],
@@ -142,6 +142,6 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.REQUIRE_LI
     snapshot.filter((m) => coreNeeds.includes(m)),
     coreNeeds,
   );
-  // graceful-fs (loaded by the lock library) requires 'constants': a snapshot takes no session lock
+  // graceful-fs requires 'constants': nothing a snapshot runs loads it (the session lock is core/file-lock.ts)
   assert.ok(!snapshot.includes('constants'), snapshot.join(', '));
 });

@@ -268,3 +268,39 @@ test('many snapshots by fresh processes keep the number of packs bounded, and th
     await base.cleanup();
   }
 });
+
+test('tracking (the service): small packs are merged once snapshots pause, never inside a snapshot; a fresh process merges at once', async () => {
+  const base = await tempBase();
+  const ws = join(base.dir, 'ws');
+  const home = join(base.dir, 'home');
+  await writeTree(ws, { 'a.txt': 'a\n' });
+  const packs = async (fc: FileCheckpointer) =>
+    ((await readdir(fc.storeDir, { recursive: true })) as string[]).filter((f) => f.endsWith('.pack') && !f.includes('tmp-')).length;
+  const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+  try {
+    fc.notifyChanged([]); // tracking mode, as the service's checkpointer
+    for (let i = 0; i < 34; i++) {
+      await writeFile(join(ws, `f${i}.txt`), `${i}\n`);
+      fc.notifyChanged([`f${i}.txt`]);
+      await fc.snapshot('s', `u${i}`);
+    }
+    assert.ok((await packs(fc)) > 32, 'not merged inside the snapshots');
+    await new Promise((r) => setTimeout(r, 1_600));
+    assert.ok((await packs(fc)) <= 2, `merged once snapshots paused (${await packs(fc)} packs)`);
+    assert.equal((await fc.readFileAtAnchor('s', 'u0', 'f0.txt'))?.toString(), '0\n');
+    assert.equal((await fc.readFileAtAnchor('s', 'u33', 'f33.txt'))?.toString(), '33\n');
+  } finally {
+    await fc.dispose();
+  }
+  const fresh = new FileCheckpointer({ workspaceRoot: ws, home });
+  try {
+    for (let i = 0; i < 34; i++) {
+      await writeFile(join(ws, `g${i}.txt`), `${i}\n`);
+      await fresh.snapshot('s', `v${i}`);
+    }
+    assert.ok((await packs(fresh)) <= 33, 'a fresh process merges in the snapshot');
+  } finally {
+    await fresh.dispose();
+    await base.cleanup();
+  }
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { SessionManager } from '../../../src/core/session/session-manager';
 import { buildSessionChild } from '../../crash/build-child';
 import { tempDir } from './helpers';
@@ -133,4 +133,63 @@ test('in-memory sessions run transactions without any storage', async () => {
   assert.equal(s.getLeafId(), id);
   assert.equal(s.sessionFile, undefined);
   assert.equal(await s.syncFromDisk(), 0);
+});
+
+/** An empty session file on disk and the bundled child process that works on it. */
+async function sessionWithChild(t: { after(fn: () => void): void }): Promise<{ home: string; child: string; file: string }> {
+  const home = tempDir(t);
+  const child = buildSessionChild(home);
+  const s = SessionManager.create('/p', { home, deferUntilAssistant: false });
+  await s.close();
+  return { home, child, file: s.sessionFile! };
+}
+
+/** Starts `tx-hold`: resolves once the child holds the session's lock (it has appended "<tag> start"). */
+function holdLock(child: string, file: string, home: string, ms: number, tag: string): Promise<ReturnType<typeof spawn>> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [child, 'tx-hold', file, home, String(ms), tag], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    p.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+    p.stdout!.setEncoding('utf8').on('data', (c: string) => c.includes('locked') && resolve(p));
+    p.on('close', (code) => reject(new Error(`child ended before it held the lock (${code}): ${err}`)));
+  });
+}
+
+const contents = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => (JSON.parse(l) as { message: { content: string } }).message.content);
+
+test('two processes contending for a session file serialize: the second transaction runs after the first ends', async (t) => {
+  const { home, child, file } = await sessionWithChild(t);
+  const holder = await holdLock(child, file, home, 400, 'C');
+  const exited = new Promise((r) => holder.on('close', r));
+  const b = await SessionManager.open(file, { home, deferUntilAssistant: false });
+  let sawInside: string[] = [];
+  await b.transaction((x) => {
+    sawInside = x.getEntries().map((e) => (e as { message: { content: string } }).message.content);
+    x.appendMessage({ role: 'user', content: 'P' });
+  });
+  await b.close();
+  await exited;
+  assert.deepEqual(sawInside, ['C start', 'C end'], 'the waiting transaction read what the holder wrote');
+  assert.deepEqual(contents(file), ['C start', 'C end', 'P']);
+});
+
+test('a session lock left by a killed process is taken over at once, not after a timeout', async (t) => {
+  const { home, child, file } = await sessionWithChild(t);
+  const holder = await holdLock(child, file, home, 60_000, 'K');
+  const killed = new Promise((r) => holder.on('close', r));
+  holder.kill('SIGKILL');
+  await killed;
+  assert.ok(existsSync(`${file}.lock`), 'the killed process left its lock');
+  const b = await SessionManager.open(file, { home, deferUntilAssistant: false });
+  const started = Date.now();
+  await b.transaction((x) => x.appendMessage({ role: 'user', content: 'after the crash' }));
+  assert.ok(Date.now() - started < 2_000, `waited ${Date.now() - started} ms for a dead owner`);
+  await b.close();
+  assert.deepEqual(contents(file), ['K start', 'after the crash']);
+  assert.equal(existsSync(`${file}.lock`), false);
 });

@@ -1,5 +1,6 @@
 // The message protocol: schemas accept what the webviews send and reject anything else; requests round-trip
-// through RequestClient with typed results and errors.
+// through RequestClient with typed results and errors; host → webview messages get in only through the guard derived
+// from their declarations.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -13,6 +14,8 @@ import {
   type TranscriptToHost,
 } from '../../../src/shared/protocol';
 import { RequestClient, respond } from '../../../src/shared/request-client';
+import { isIpc } from '../../../src/shared/ipc';
+import { compareToWebview, previewToWebview, transcriptToWebview, type TranscriptToWebview } from '../../../src/shared/to-webview';
 
 describe('transcript webview → host messages', () => {
   const valid: TranscriptToHost[] = [
@@ -114,5 +117,25 @@ describe('RequestClient', () => {
     assert.equal(client.handle(null), false);
     client.dispose();
     await assert.rejects(p, /closed/);
+  });
+});
+
+describe('host → webview messages: one declaration each, and the guard derived from it', () => {
+  it("lets in an object whose type this view declares, and nothing else (another view's message, a non-object)", () => {
+    const model: TranscriptToWebview = { type: 'model', version: 1, model: { title: 't' } as never, sessionFile: '/s.jsonl' };
+    assert.equal(isIpc(transcriptToWebview, model), true);
+    assert.equal(isIpc(transcriptToWebview, { type: 'response', requestId: 1, ok: false, error: 'x' }), true);
+    assert.equal(isIpc(transcriptToWebview, { type: 'loading' }), false, 'a preview message');
+    assert.equal(isIpc(previewToWebview, { type: 'loading' }), true);
+    assert.equal(isIpc(compareToWebview, { type: 'notice', message: 'x', severity: 'info' }), false);
+    for (const junk of [null, undefined, 'model', 42, {}, { type: 7 }, { type: 'toString' }, { type: 'constructor' }])
+      assert.equal(isIpc(transcriptToWebview, junk), false, String(junk));
+  });
+
+  it('narrows by type without a cast on either side', () => {
+    const posted: unknown = { type: 'revealEntry', entryId: 'e1', version: 2, target: { on: 'noBranch', preview: 'p' } };
+    assert.ok(isIpc(transcriptToWebview, posted));
+    assert.equal(posted.type, 'revealEntry');
+    if (posted.type === 'revealEntry') assert.equal(posted.target.on, 'noBranch');
   });
 });

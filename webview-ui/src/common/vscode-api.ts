@@ -1,5 +1,6 @@
 // The webview's handle on VS Code: acquireVsCodeApi may be called once per page, so everything goes through here.
 // State saved with setState survives the panel being hidden (retainContextWhenHidden is off) and restored.
+import { isIpc, type IpcDeclarations, type IpcMessage } from '../../../src/shared/ipc';
 
 interface VsCodeApi<S> {
   postMessage(message: unknown): void;
@@ -11,18 +12,19 @@ declare function acquireVsCodeApi<S>(): VsCodeApi<S>;
 
 /**
  * One webview's side of its protocol (src/shared/protocol.ts): what it posts, what the host sends it. The host's
- * messages are typed here, once: they come from the extension's own typed code, so a plain object with a `type` is
- * taken as the protocol's union (the host, in turn, validates everything it receives with zod).
+ * messages are let in by the guard derived from their declarations (src/shared/ipc.ts, to-webview.ts): an object
+ * whose `type` is not declared for this view never reaches the listener (the host, in turn, validates everything it
+ * receives with zod).
  */
 export interface HostChannel<ToHost, ToWebview extends { type: string }, State> {
   post(message: ToHost): void;
   getState(): State | undefined;
   setState(state: State): void;
-  /** Listens to messages from the host (only plain objects with a string `type` get through). */
+  /** Listens to the declared messages from the host. */
   onMessage(listener: (message: ToWebview) => void): void;
 }
 
-export function connectToHost<ToHost, ToWebview extends { type: string }, State>(): HostChannel<ToHost, ToWebview, State> {
+export function connectToHost<ToHost, D extends IpcDeclarations, State>(toWebview: D): HostChannel<ToHost, IpcMessage<D>, State> {
   const api = acquireVsCodeApi<State>();
   return {
     post: (message) => api.postMessage(message),
@@ -30,10 +32,7 @@ export function connectToHost<ToHost, ToWebview extends { type: string }, State>
     setState: (state) => api.setState(state),
     onMessage(listener) {
       window.addEventListener('message', (event: MessageEvent<unknown>) => {
-        const data = event.data;
-        if (typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string') {
-          listener(data as ToWebview);
-        }
+        if (isIpc(toWebview, event.data)) listener(event.data);
       });
     },
   };

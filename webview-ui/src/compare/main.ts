@@ -3,13 +3,14 @@
 import '../common/base.css';
 import '../common/file-changes.css';
 import './compare.css';
-import type { CompareResults, CompareToHost, CompareToWebview } from '../../../src/shared/protocol';
+import type { CompareResults, CompareToHost } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
+import { compareToWebview } from '../../../src/shared/to-webview';
 import type { BranchCompareModel } from '../../../src/shared/view-models';
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { renderCompare, renderLoadError, renderLoading, type CompareUiState } from './render';
 
-const host = connectToHost<CompareToHost, CompareToWebview, Record<string, never>>();
+const host = connectToHost<CompareToHost, typeof compareToWebview, Record<string, never>>(compareToWebview);
 const requests = new RequestClient<CompareToHost, CompareResults>(host.post);
 const app = document.getElementById('app')!;
 

@@ -2,9 +2,10 @@
 import '../common/base.css';
 import '../common/file-changes.css';
 import './preview.css';
-import type { PreviewResults, PreviewToHost, PreviewToWebview } from '../../../src/shared/protocol';
+import type { PreviewResults, PreviewToHost } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
-import type { RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
+import { previewToWebview } from '../../../src/shared/to-webview';
+import { isRewindMode, type RewindMode, type RewindPreviewModel } from '../../../src/shared/view-models';
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { renderLoading, renderPreview } from './render';
 import type { PreviewUiState } from './view-state';
@@ -15,7 +16,7 @@ interface SavedState {
   overwriteUserModified: boolean;
 }
 
-const host = connectToHost<PreviewToHost, PreviewToWebview, SavedState>();
+const host = connectToHost<PreviewToHost, typeof previewToWebview, SavedState>(previewToWebview);
 const requests = new RequestClient<PreviewToHost, PreviewResults>(host.post);
 const saved = host.getState();
 const app = document.getElementById('app')!;
@@ -76,8 +77,9 @@ host.onMessage((message) => {
 app.addEventListener('change', (event) => {
   const input = event.target;
   if (!(input instanceof HTMLInputElement)) return;
-  if (input.name === 'mode') ui.mode = input.value as RewindMode;
-  else if (input.id === 'overwrite-user-modified') ui.overwriteUserModified = input.checked;
+  if (input.name === 'mode') {
+    if (isRewindMode(input.value)) ui.mode = input.value;
+  } else if (input.id === 'overwrite-user-modified') ui.overwriteUserModified = input.checked;
   else return;
   ui.applyError = undefined;
   render();

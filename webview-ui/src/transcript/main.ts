@@ -3,8 +3,9 @@
 // and the row at the top of the viewport stays put while that happens.
 import '../common/base.css';
 import './transcript.css';
-import type { RevealTarget, TranscriptResults, TranscriptToHost, TranscriptToWebview } from '../../../src/shared/protocol';
+import type { RevealTarget, TranscriptResults, TranscriptToHost } from '../../../src/shared/protocol';
 import { RequestClient } from '../../../src/shared/request-client';
+import { transcriptToWebview } from '../../../src/shared/to-webview';
 import type { TranscriptModel } from '../../../src/shared/view-models';
 import { escapeHtml } from '../common/escape';
 import { actionTarget, connectToHost } from '../common/vscode-api';
@@ -28,7 +29,7 @@ interface SavedState {
   expanded?: string[];
 }
 
-const host = connectToHost<TranscriptToHost, TranscriptToWebview, SavedState>();
+const host = connectToHost<TranscriptToHost, typeof transcriptToWebview, SavedState>(transcriptToWebview);
 const requests = new RequestClient<TranscriptToHost, TranscriptResults>(host.post);
 const saved = host.getState() ?? {};
 

@@ -10,13 +10,12 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../service/client';
-import { cliCheckpointerOptions } from '../../engine/settings-file';
 import type { SnapshotSummary } from '../../files/types';
+import { freshProcessSnapshot, HookProblem, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
+import { logHookProblem } from './hook-log';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
 
-/** A problem worth a log line, not a crash (bad input, a folder that is gone). */
-export class HookProblem extends Error {}
+export { HookProblem };
 
 const MAX_ID = 200;
 // ids become anchor ids and log text: printable, no control characters
@@ -45,6 +44,9 @@ export interface HookContext {
   env: NodeJS.ProcessEnv;
   /** Size of a file in bytes, undefined when missing (injectable for tests). */
   fileSize?: (path: string) => number | undefined;
+  /** How the snapshot is taken (default: a fresh process's, through the service's line protocol or in-process; the
+   *  service's hook endpoint passes its warm checkpointer). */
+  snapshot?: HookSnapshot;
 }
 
 export interface HookOutcome {
@@ -97,33 +99,12 @@ export function parseHookInput(raw: unknown): ClaudeHookInput {
   return r.data;
 }
 
-async function snapshot(
-  root: string,
-  home: string,
-  sessionId: string,
-  anchorId: string,
-  kind: 'user-message' | 'turn-end',
-): Promise<{ summary: SnapshotSummary; realRoot: string }> {
-  let fc: ServiceFirstCheckpoints;
-  try {
-    // the extension's settings (settings-file.ts); through the home's checkpoint service when it serves this folder
-    // with them (warm tree and watcher), else in-process
-    fc = openFileCheckpoints(cliCheckpointerOptions(home, root, () => {}));
-  } catch (err) {
-    throw new HookProblem((err as Error).message);
-  }
-  try {
-    return { summary: await fc.snapshot(sessionId, anchorId, kind), realRoot: fc.workspaceRoot };
-  } finally {
-    await fc.dispose();
-  }
-}
-
 export async function handleClaudeHook(raw: unknown, ctx: HookContext): Promise<HookOutcome> {
   const input = parseHookInput(raw);
   const event = input.hook_event_name;
   const sessionId = input.session_id;
   if (event !== 'UserPromptSubmit' && event !== 'Stop') return { event, sessionId, action: 'ignored' };
+  const snapshot = ctx.snapshot ?? freshProcessSnapshot(ctx.home, () => {});
 
   if (event === 'UserPromptSubmit') {
     // measured first: the prompt's own line is written after the hook returns
@@ -131,7 +112,7 @@ export async function handleClaudeHook(raw: unknown, ctx: HookContext): Promise<
     const transcriptSize = (transcriptPath && isAbsolute(transcriptPath) ? (ctx.fileSize ?? sizeOf)(transcriptPath) : undefined) ?? 0;
     const root = hookWorkspaceRoot(input, ctx.env);
     const anchorId = input.prompt_id ?? `prompt-${uuidv7()}`;
-    const { summary, realRoot } = await snapshot(root, ctx.home, sessionId, anchorId, 'user-message');
+    const { summary, realRoot } = await snapshot({ root, sessionId, anchorId, kind: 'user-message' });
     const prompt = input.prompt ?? '';
     const record: PromptRecord = {
       v: 1,
@@ -151,6 +132,46 @@ export async function handleClaudeHook(raw: unknown, ctx: HookContext): Promise<
 
   const root = hookWorkspaceRoot(input, ctx.env);
   const anchorId = input.prompt_id ? `${input.prompt_id}:turn-end` : `turn-end-${uuidv7()}`;
-  const { summary } = await snapshot(root, ctx.home, sessionId, anchorId, 'turn-end');
+  const { summary } = await snapshot({ root, sessionId, anchorId, kind: 'turn-end' });
   return { event, sessionId, action: 'snapshot', anchorId, summary };
+}
+
+/** How one hook input ended: done (or an event we do not handle), bad input (logged), or a failure (logged). */
+export type ClaudeHookStatus = 'done' | 'bad-input' | 'failed';
+
+/**
+ * One hook input as text (the stdin Claude Code wrote), start to end: parsed, handled, every problem logged to
+ * `<home>/logs/claude-hooks.log`. Never throws, except SnapshotDeclined from an injected snapshot (nothing was
+ * written then: the caller falls back to the fresh-process path, which logs what it finds itself).
+ */
+export async function runClaudeHookText(text: string, ctx: HookContext): Promise<ClaudeHookStatus> {
+  const home = ctx.home;
+  if (!text.trim()) {
+    logHookProblem(home, undefined, undefined, 'empty stdin (expected the hook input JSON)');
+    return 'bad-input';
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    logHookProblem(home, undefined, undefined, `stdin is not JSON: ${(err as Error).message}`);
+    return 'bad-input';
+  }
+  let event: string | undefined;
+  let sessionId: string | undefined;
+  if (raw && typeof raw === 'object') {
+    const r = raw as { hook_event_name?: unknown; session_id?: unknown };
+    if (typeof r.hook_event_name === 'string') event = r.hook_event_name;
+    if (typeof r.session_id === 'string') sessionId = r.session_id;
+  }
+  try {
+    const outcome = await handleClaudeHook(raw, ctx);
+    if (outcome.action === 'ignored')
+      logHookProblem(home, event, sessionId, `event ${outcome.event} is not handled (only UserPromptSubmit and Stop); remove it from the hook settings`);
+    return 'done';
+  } catch (err) {
+    if (err instanceof SnapshotDeclined) throw err;
+    logHookProblem(home, event, sessionId, (err as Error)?.message ?? String(err));
+    return err instanceof HookProblem ? 'bad-input' : 'failed';
+  }
 }

@@ -10,8 +10,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { openFileCheckpoints } from '../../service/client';
-import { cliCheckpointerOptions } from '../../engine/settings-file';
+import { freshProcessSnapshot, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
 
 const id = z
   .string()
@@ -37,16 +36,26 @@ export interface CodexHookResult {
   action: 'snapshot' | 'ignored' | 'failed';
   anchorId?: string;
   reason?: string;
+  /** For 'failed': the input was unusable ('input') or the snapshot failed ('snapshot'). */
+  problem?: 'input' | 'snapshot';
+}
+
+export interface CodexHookOptions {
+  home: string;
+  /** How the snapshot is taken (default: a fresh process's; the service's hook endpoint passes its warm one). */
+  snapshot?: HookSnapshot;
 }
 
 /** Handles one Codex hook input. Resolves in every case (problems are logged), so the hook never blocks Codex. */
-export async function handleCodexHook(stdinJson: unknown, opts: { home: string }): Promise<void> {
+export async function handleCodexHook(stdinJson: unknown, opts: CodexHookOptions): Promise<void> {
   await runCodexHook(stdinJson, opts);
 }
 
-/** The same, telling what it did (for tests and a `--verbose` CLI). */
-export async function runCodexHook(stdinJson: unknown, opts: { home: string }): Promise<CodexHookResult> {
+/** The same, telling what it did (for tests and the service's hook endpoint). Resolves in every case but one:
+ *  SnapshotDeclined from an injected snapshot (nothing was written: the caller falls back to a fresh process). */
+export async function runCodexHook(stdinJson: unknown, opts: CodexHookOptions): Promise<CodexHookResult> {
   let event = '?';
+  let stage: 'input' | 'snapshot' = 'input';
   try {
     let value = stdinJson;
     if (typeof value === 'string' || Buffer.isBuffer(value)) value = JSON.parse(String(value));
@@ -64,17 +73,15 @@ export async function runCodexHook(stdinJson: unknown, opts: { home: string }): 
     if (!isAbsolute(input.cwd) || !isDir(input.cwd))
       return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
     const anchorId = event === 'Stop' ? `${input.turn_id}:turn-end` : input.turn_id;
-    // through the home's checkpoint service when it serves this folder, else in-process
-    // the same options as Claude Code's hook and the CLI (the settings file), so the service can answer it too
-    const fc = openFileCheckpoints(cliCheckpointerOptions(opts.home, input.cwd, (m) => appendCodexHookLog(opts.home, m)));
-    try {
-      await fc.snapshot(input.session_id, anchorId, event === 'Stop' ? 'turn-end' : 'user-message');
-    } finally {
-      await fc.dispose();
-    }
+    // a fresh process: through the home's checkpoint service when it serves this folder with the settings file's
+    // options (the same as Claude Code's hook and the CLI), else in-process
+    const snapshot = opts.snapshot ?? freshProcessSnapshot(opts.home, (m) => appendCodexHookLog(opts.home, m));
+    stage = 'snapshot';
+    await snapshot({ root: input.cwd, sessionId: input.session_id, anchorId, kind: event === 'Stop' ? 'turn-end' : 'user-message' });
     return { action: 'snapshot', anchorId };
   } catch (err) {
-    return logged(opts.home, event, `snapshot failed: ${(err as Error)?.message ?? String(err)}`);
+    if (err instanceof SnapshotDeclined) throw err;
+    return logged(opts.home, event, `snapshot failed: ${(err as Error)?.message ?? String(err)}`, stage);
   }
 }
 
@@ -86,9 +93,9 @@ function isDir(p: string): boolean {
   }
 }
 
-function logged(home: string, event: string, message: string): CodexHookResult {
+function logged(home: string, event: string, message: string, problem: 'input' | 'snapshot' = 'input'): CodexHookResult {
   appendCodexHookLog(home, `${event}: ${message}`);
-  return { action: 'failed', reason: message };
+  return { action: 'failed', reason: message, problem };
 }
 
 /** One line in `<home>/logs/codex-hooks.log`; past the cap the log moves to `.1` (one old generation kept). */

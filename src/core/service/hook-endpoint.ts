@@ -1,0 +1,192 @@
+// The agents' hooks, answered by the checkpoint service itself: an HTTP endpoint on a second Unix socket
+// (<home>/service/hook.sock, 0600, in the 0700 folder), so the hook process can be `sh` + `curl` (the launcher's fast
+// path, launcher-script.ts) instead of a Node start-up that costs more than the snapshot. POST /hook/claude and
+// POST /hook/codex; the body is the per-user secret (line 1), $CLAUDE_PROJECT_DIR (line 2, may be empty; Codex uses
+// none) and the hook's stdin JSON as the agent wrote it. The very same handlers as `agent-rewind hook claude|codex`
+// run here (validation, anchors, prompt records, logs), with this service's warm checkpointer of the folder.
+//
+// Status codes, which the launcher acts on: 200 done; 400 bad input (logged; a fresh process would find the same);
+// 401 wrong secret; 500 the snapshot failed (logged). The client falls back to the fresh-process hook on 409 (folder
+// not served, or not with the options a CLI hook would use), 413 (a body over the limit), 503 (stopping) and 404:
+// nothing was written in those cases. No path from a request is followed except the workspace resolution the CLI hook
+// does itself; its realpath must be a folder this service serves.
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FileCheckpointer } from '../files/file-checkpointer';
+import type { FileCheckpointerOptions } from '../files/types';
+import { resolveWorkspaceRoot } from '../files/workspace-root';
+import { runClaudeHookText } from '../sources/claude/hook-handler';
+import { appendCodexHookLog, runCodexHook } from '../sources/codex/hook-handler';
+import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../sources/hook-snapshot';
+import { checkpointOptionsKey } from './options-key';
+import { sameSecret } from './secret';
+
+/** A hook's stdin is its prompt and a few ids; the fresh-process hook (32 MiB) takes anything larger. */
+export const MAX_HOOK_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_DIR_BYTES = 4096;
+
+export type HookAgent = 'claude' | 'codex';
+
+export interface HookEndpointOptions {
+  home: string;
+  secret: string;
+  /** The checkpointer of a served folder and the key of its options, by realpath. */
+  served(realRoot: string): { cp: FileCheckpointer; key: string } | undefined;
+  /** The options a fresh `agent-rewind hook` process would use for this folder (the settings file's). */
+  cliOptions(root: string, warn: (message: string) => void): FileCheckpointerOptions;
+  /** Called around each hook handled (the service's in-flight count and idle timer). */
+  begin(): void;
+  end(): void;
+  log(message: string): void;
+  trace?: boolean;
+}
+
+export interface HookAnswer {
+  status: 200 | 400 | 401 | 404 | 409 | 413 | 500 | 503;
+  code: string;
+  /** The folder snapshotted (its realpath), when it got that far. */
+  workspace?: string;
+  /** How long the checkpointer's snapshot took (the rest is the hook's own work: input, settings, prompt record). */
+  snapshotMs?: number;
+}
+
+export class HookEndpoint {
+  private server: Server | undefined;
+  private stopping = false;
+
+  constructor(private readonly opts: HookEndpointOptions) {}
+
+  /** Listens on `path` (a stale socket there is replaced: the caller found no service answering), owner-only. */
+  async listen(path: string, setUmask: (mask: number) => number | undefined): Promise<void> {
+    if (existsSync(path)) unlinkSync(path);
+    const server = createServer((req, res) => this.onRequest(req, res));
+    // a client that never finishes its request does not hold a connection for long
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      const old = setUmask(0o177);
+      try {
+        server.listen(path, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      } finally {
+        if (old !== undefined) setUmask(old);
+      }
+    });
+    chmodSync(path, 0o600);
+    server.on('error', (err) => this.opts.log(`hook endpoint error: ${err.message}`));
+    this.server = server;
+  }
+
+  /** Stops accepting; hooks in flight finish (the service waits for them), then every connection is closed. */
+  close(): { closed: Promise<void>; drop(): void } {
+    this.stopping = true;
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return { closed: Promise.resolve(), drop: () => {} };
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    server.closeIdleConnections();
+    return { closed, drop: () => server.closeAllConnections() };
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const agent: HookAgent | undefined = req.url === '/hook/claude' ? 'claude' : req.url === '/hook/codex' ? 'codex' : undefined;
+    const send = (a: HookAnswer) => {
+      if (res.headersSent) return;
+      const body = JSON.stringify({ code: a.code });
+      res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+      res.end(body);
+    };
+    if (req.method !== 'POST' || !agent) {
+      req.resume();
+      return send({ status: 404, code: 'not-found' });
+    }
+    if (this.stopping) {
+      req.resume();
+      return send({ status: 503, code: 'stopping' });
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_HOOK_BODY_BYTES) {
+      req.resume();
+      return send({ status: 413, code: 'too-large' });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_HOOK_BODY_BYTES) tooLarge = true;
+      if (!tooLarge) chunks.push(c);
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (tooLarge) return send({ status: 413, code: 'too-large' });
+      this.opts.begin();
+      const t = performance.now();
+      void this.handle(agent, Buffer.concat(chunks))
+        .catch((err: Error): HookAnswer => {
+          this.opts.log(`hook ${agent}: ${err?.message ?? String(err)}`);
+          return { status: 500, code: 'failed' };
+        })
+        .then((a) => {
+          this.opts.end();
+          const of = a.snapshotMs !== undefined ? ` (snapshot ${a.snapshotMs.toFixed(1)} ms)` : '';
+          if (this.opts.trace || a.status === 500) this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${(performance.now() - t).toFixed(1)} ms${of}`);
+          send(a);
+        });
+    });
+  }
+
+  /** One hook request's body → its answer (the snapshot taken, or why not). */
+  async handle(agent: HookAgent, body: Buffer): Promise<HookAnswer> {
+    const nl1 = body.indexOf(10);
+    // the secret first: someone without it learns nothing, not even what is wrong with the body
+    if (!sameSecret(body.subarray(0, nl1 < 0 ? body.length : nl1).toString('latin1'), this.opts.secret)) return { status: 401, code: 'unauthorized' };
+    const nl2 = nl1 < 0 ? -1 : body.indexOf(10, nl1 + 1);
+    if (nl2 < 0) return { status: 400, code: 'bad-request' };
+    const dir = body.subarray(nl1 + 1, nl2).toString('utf8');
+    if (dir.length > MAX_DIR_BYTES || dir.includes('\u0000')) return { status: 400, code: 'bad-request' };
+    const text = body.subarray(nl2 + 1).toString('utf8');
+    const home = this.opts.home;
+    let workspace: string | undefined;
+    let snapshotMs: number | undefined;
+    // as a fresh process would, but with this service's checkpointer of the folder; declined before anything is written
+    const snapshot: HookSnapshot = async ({ root, sessionId, anchorId, kind }) => {
+      const warn = agent === 'codex' ? (m: string) => appendCodexHookLog(home, m) : () => {};
+      let options: FileCheckpointerOptions;
+      let real: string;
+      try {
+        options = this.opts.cliOptions(root, warn);
+        real = resolveWorkspaceRoot(root);
+      } catch (err) {
+        throw new HookProblem((err as Error).message);
+      }
+      const s = this.opts.served(real);
+      if (!s) throw new SnapshotDeclined('not-served', `this checkpoint service does not serve ${real}`);
+      if (checkpointOptionsKey(options, real) !== s.key)
+        throw new SnapshotDeclined('options-differ', `the checkpoint service of ${real} runs with other options`);
+      workspace = real;
+      const t = performance.now();
+      try {
+        return { summary: await s.cp.snapshot(sessionId, anchorId, kind), realRoot: real };
+      } finally {
+        snapshotMs = performance.now() - t;
+      }
+    };
+    try {
+      if (agent === 'claude') {
+        const status = await runClaudeHookText(text, { home, env: dir ? { CLAUDE_PROJECT_DIR: dir } : {}, snapshot });
+        if (status === 'done') return { status: 200, code: 'ok', workspace, snapshotMs };
+        return status === 'bad-input' ? { status: 400, code: 'bad-request', workspace } : { status: 500, code: 'failed', workspace, snapshotMs };
+      }
+      const r = await runCodexHook(text, { home, snapshot });
+      if (r.action !== 'failed') return { status: 200, code: 'ok', workspace, snapshotMs };
+      return r.problem === 'snapshot' ? { status: 500, code: 'failed', workspace, snapshotMs } : { status: 400, code: 'bad-request', workspace };
+    } catch (err) {
+      if (err instanceof SnapshotDeclined) return { status: 409, code: err.code, workspace };
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+// The `agent-rewind` launcher script: what terminals and the agents' hooks run. The VS Code extension writes one in
+// its global storage (cli-launcher.ts), `agent-rewind hooks install` one in <home>/bin. On POSIX its hook branch is the
+// hooks' fast path: `hook claude|codex` (and nothing more) first goes to the checkpoint service's hook endpoint with
+// sh + curl (hook-endpoint.ts), because a Node start-up alone costs several times the service's snapshot. When no
+// service listens, curl is missing, or the service declines (409: not served / other options; 413; 503), the same
+// stdin goes to the Node hook (`cli.js hook …`), which tries the line protocol and then its own snapshot. An answer
+// — done, bad input, wrong secret, failed — or a timeout ends the hook: the service may have taken the snapshot, and a
+// second one would not fit in Claude Code's 30 s. The hook always exits 0 (2 would block the prompt) and prints
+// nothing. The secret is read with the `read` builtin and piped with the `printf` builtin: never on any argv.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** POSIX shell single-quoting, so paths with spaces or quotes pass through as they are. */
+export function shQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface LauncherScriptOptions {
+  /** The CLI's script (dist/cli.js), absolute. */
+  cliJs: string;
+  /** 'electron': VS Code's runtime, used as Node only when no `node` is on PATH (the extension's launcher);
+   *  'node': exactly this Node (the CLI writes the one it runs on). */
+  runtimeKind: 'electron' | 'node';
+  runtime: string;
+  /** The agent-rewind home the hooks use, when it is not the CLI's own resolution ($AGENT_REWIND_HOME, else
+   *  ~/.agent-rewind): baked in, and passed to the Node hook as --home. */
+  home?: string;
+  /** Who writes (and rewrites) the script, for its comment line. */
+  writtenBy: string;
+  platform?: NodeJS.Platform;
+}
+
+/** curl's time limit for a hook, below Claude Code's 30 s hook timeout. */
+export const HOOK_CURL_MAX_SECONDS = 28;
+
+export function launcherScript(o: LauncherScriptOptions): string {
+  const platform = o.platform ?? process.platform;
+  if (platform === 'win32') {
+    return `@echo off\r\nwhere node >nul 2>nul && (node "${o.cliJs}" %*) || (set ELECTRON_RUN_AS_NODE=1 && "${o.runtime}" "${o.cliJs}" %*)\r\n`;
+  }
+  const cli = shQuote(o.cliJs);
+  const rt = shQuote(o.runtime);
+  const run =
+    o.runtimeKind === 'node'
+      ? [`arw_cli() { ${rt} ${cli} "$@"; }`]
+      : [`arw_cli() {`, `  if command -v node >/dev/null 2>&1; then node ${cli} "$@"; else ELECTRON_RUN_AS_NODE=1 ${rt} ${cli} "$@"; fi`, `}`];
+  const exec =
+    o.runtimeKind === 'node'
+      ? [`exec ${rt} ${cli} "$@"`]
+      : [`if command -v node >/dev/null 2>&1; then exec node ${cli} "$@"; fi`, `ELECTRON_RUN_AS_NODE=1 exec ${rt} ${cli} "$@"`];
+  const home = o.home ? `arw_home=${shQuote(o.home)}` : 'arw_home=${AGENT_REWIND_HOME:-$HOME/.agent-rewind}';
+  const homeArg = o.home ? ' --home "$arw_home"' : '';
+  return [
+    '#!/bin/sh',
+    `# agent-rewind, ${o.writtenBy}`,
+    '# `hook claude|codex`: sh + curl to the checkpoint service when it runs, else the Node hook (src/core/service/launcher-script.ts)',
+    ...run,
+    'if [ "$#" -eq 2 ] && [ "$1" = hook ] && { [ "$2" = claude ] || [ "$2" = codex ]; }; then',
+    `  ${home}`,
+    '  case $arw_home in /*) ;; *) arw_home=$PWD/$arw_home ;; esac',
+    '  arw_agent=$2',
+    '  arw_log() {',
+    '    mkdir -p "$arw_home/logs" 2>/dev/null',
+    '    if [ "$arw_agent" = claude ]; then arw_pre=" - -"; else arw_pre=; fi',
+    '    printf \'%s%s %s\\n\' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$arw_pre" "$1" >>"$arw_home/logs/$arw_agent-hooks.log" 2>/dev/null',
+    '  }',
+    '  arw_sock=$arw_home/service/hook.sock',
+    // Codex's hook takes its folder from the payload's cwd; Claude Code's from $CLAUDE_PROJECT_DIR first
+    '  arw_dir=',
+    '  if [ "$arw_agent" = claude ]; then arw_dir=${CLAUDE_PROJECT_DIR-}; fi',
+    // AGENT_REWIND_SERVICE=off: the Node hook ignores the service too; a folder name with a line break does not fit
+    // the body's second line
+    '  arw_fast=1',
+    '  if [ "${AGENT_REWIND_SERVICE-}" = off ]; then arw_fast=; fi',
+    "  case $arw_dir in *'",
+    "'*) arw_fast= ;; esac",
+    '  arw_secret=',
+    '  if [ -n "$arw_fast" ] && [ -S "$arw_sock" ] && command -v curl >/dev/null 2>&1 &&',
+    '    { IFS= read -r arw_secret <"$arw_home/service/secret" || [ -n "$arw_secret" ]; } 2>/dev/null; then',
+    // kept: the Node hook needs the same stdin when the service declines
+    '    arw_input=$(cat)',
+    `    arw_code=$(printf '%s\\n%s\\n%s' "$arw_secret" "$arw_dir" "$arw_input" | curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --max-time ${HOOK_CURL_MAX_SECONDS} --unix-socket "$arw_sock" --data-binary @- "http://agent-rewind/hook/$arw_agent")`,
+    '    arw_rc=$?',
+    '    case $arw_rc:$arw_code in',
+    '      0:200 | 0:400 | 0:500) exit 0 ;;',
+    '      0:401) arw_log "the checkpoint service refused the secret in $arw_home/service/secret; no snapshot taken"; exit 0 ;;',
+    `      28:*) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; not retried (it may have taken the snapshot)"; exit 0 ;;`,
+    '    esac',
+    `    printf '%s' "$arw_input" | arw_cli hook "$arw_agent"${homeArg}`,
+    '    exit 0',
+    '  fi',
+    // no service here (no socket, no curl): the Node hook reads the agent's stdin itself
+    `  arw_cli hook "$arw_agent"${homeArg}`,
+    '  exit 0',
+    'fi',
+    ...exec,
+    '',
+  ].join('\n');
+}
+
+/** Writes a launcher (temp file + rename, 0755), so a hook starting meanwhile runs the old one or the new one whole. */
+export function writeLauncher(file: string, script: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, script, { mode: 0o755, flag: 'wx' });
+  try {
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
