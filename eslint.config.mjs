@@ -11,7 +11,7 @@ const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'cr
 const noImports = (groups, message) => ['error', { patterns: [{ group: groups, message }] }];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'build/**', 'node_modules/**', '.e2e/**', 'test-results/**', '**/*.d.mts'] },
+  { ignores: ['dist/**', 'node_modules/**', '.e2e/**', 'test-results/**', '**/*.d.mts'] },
   {
     files: ['**/*.ts', '**/*.mts'],
     languageOptions: { parser: tseslint.parser },

@@ -56,7 +56,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     git(gitDir, ws, ['config', 'user.email', 'bench@example.invalid']);
     git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
 
-    // the CLI bundled as it ships in dist/, with the native stat helper beside it when it was built
+    // the CLI bundled as it ships in dist/
     const cli = join(base, 'cli.js');
     await build({
       entryPoints: [join(__dirname, '../src/cli/main.ts')],
@@ -67,8 +67,6 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       outfile: cli,
       logLevel: 'error',
     });
-    const native = join(__dirname, '../build/Release/stat_batch.node');
-    if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]);
 
     // a transcript of a realistic size, as Claude Code passes its path
     const sessionId = '0b4c6f0e-8a53-4d6f-9a63-2f3f1c0d7e11';

@@ -82,8 +82,6 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       outfile: cli,
       logLevel: 'error',
     });
-    const native = join(__dirname, '../build/Release/stat_batch.node');
-    if (existsSync(native)) execFileSync('cp', [native, join(base, 'stat_batch.node')]);
     const env = { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws };
     // the launcher `hooks install` writes (the home as the CLI resolves it: $AGENT_REWIND_HOME)
     const launcher = join(base, 'agent-rewind');

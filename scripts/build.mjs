@@ -40,8 +40,6 @@ function copyAssets() {
   const codicons = dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
   cpSync(join(codicons, 'codicon.css'), 'dist/codicons/codicon.css');
   cpSync(join(codicons, 'codicon.ttf'), 'dist/codicons/codicon.ttf');
-  // the optional native lstat batch, when `npm install` could build it (see scripts/build-native.mjs)
-  if (existsSync('build/Release/stat_batch.node')) cpSync('build/Release/stat_batch.node', 'dist/stat_batch.node');
 }
 
 const present = (t) =>

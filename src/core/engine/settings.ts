@@ -25,7 +25,7 @@ export interface EngineSettings {
   /** Extra folders scanned and watched for session files. */
   sessionFolders: string[];
   includePiSessions: boolean;
-  /** Scan switches (AGENT_REWIND_NATIVE_STAT, AGENT_REWIND_HASH_THREAD, AGENT_REWIND_HASH_THREAD_AFTER). */
+  /** Scan switches (AGENT_REWIND_HASH_THREAD, AGENT_REWIND_HASH_THREAD_AFTER). */
   tuning: ScanTuning;
   /** Also list this workspace's Claude Code sessions ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude). */
   includeClaudeSessions: boolean;
@@ -49,10 +49,8 @@ export const DEFAULT_EXCLUDES: string[] = [...FILE_CHECKPOINT_DEFAULTS.exclude];
 
 /** The scan switches from the environment (unset: the defaults). */
 export function scanTuningFrom(env: NodeJS.ProcessEnv): ScanTuning {
-  const native = env.AGENT_REWIND_NATIVE_STAT;
   const after = Number(env.AGENT_REWIND_HASH_THREAD_AFTER);
   return {
-    nativeStat: native === '0' ? 'off' : native === '1' ? 'always' : 'auto',
     hashThreadAfter:
       env.AGENT_REWIND_HASH_THREAD === '0' ? Infinity : env.AGENT_REWIND_HASH_THREAD_AFTER !== undefined && Number.isFinite(after) && after >= 0 ? after : 2000,
   };

@@ -2,12 +2,15 @@
 // (with its barrier), from the stat index a fresh process loads, or by a full check.
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 import { join, relative, sep } from 'node:path';
-import type { PackWriter } from './object-store';
+import type { PackWriter } from './pack-writer';
 import type { PathFilter } from './path-filter';
 import { loadStatIndex, saveStatIndex, type StatIndex } from './stat-index';
 import { hashTrees, type DirNode } from './tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
+
+/** A fresh process writes the stat index again once more than 1 in this many of the paths it knows changed. */
+const STALE_INDEX_SHARE = 256;
 
 export class ChangeTracker {
   model?: WorkspaceModel;
@@ -97,11 +100,15 @@ export class ChangeTracker {
     this.dirty = new Set();
     if (full) {
       // a fresh process checks the paths its index knows instead of walking the tree (the periodic check walks)
-      if (this.uncheckedIndex && !forceFull) await model.refreshFromIndex(this.uncheckedIndex, stats, writer);
+      let drift: { changed: number; known: number } | undefined;
+      if (this.uncheckedIndex && !forceFull) drift = await model.refreshFromIndex(this.uncheckedIndex, stats, writer);
       else await model.fullScan(stats, writer);
       this.uncheckedIndex = undefined;
       this.lastFullCheck = Date.now();
-      this.fullCheckUnsaved = true;
+      // a fresh process that found only a few paths changed among many leaves the index as it is: writing 50,000
+      // entries costs a tenth of such a snapshot, re-reading a few files in the next process far less (the index is
+      // a cache checked against lstat, so a stale one only costs re-reads, never a wrong snapshot)
+      this.fullCheckUnsaved = this.tracking || drift === undefined || drift.changed * STALE_INDEX_SHARE > drift.known;
     } else {
       for (const p of this.lastSkipped) (dirty as Set<string>).add(p);
       await model.refreshPaths(dirty as Set<string>, stats, writer);

@@ -13,7 +13,7 @@ import { ChangeTracker } from './change-tracker';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './object-store';
 import { PathFilter } from './path-filter';
 import { orderOps, Restorer, type RestoreOp } from './restore';
-import { failure, isFileish, RewindPlanner, type Plan } from './rewind-planner';
+import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './rewind-planner';
 import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
 import { storeTree } from './snapshot-writer';
@@ -237,10 +237,11 @@ export class FileCheckpointer {
     anchorId: string,
     kind: SnapshotKind,
     scanned?: WorkspaceModel,
-    verify?: Set<string>,
+    verify?: { blobs: Set<string>; dirs: Set<string> },
   ): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
-    const w = store.newPack({ verify }); // verify: what an undo will read must not dedupe against a damaged copy
+    // verify: what an undo will read must not dedupe against a damaged copy
+    const w = store.newPack(verify ? { verify: verify.blobs, verifyDirs: verify.dirs } : {});
     let root: string;
     let model: WorkspaceModel;
     let staging: Promise<StagedRecord> | undefined;
@@ -268,7 +269,7 @@ export class FileCheckpointer {
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
     // the cache of a 50,000-file tree costs more than the rest of a tracked snapshot
-    if (!this.tracker.tracking || this.tracker.fullCheckUnsaved) {
+    if (this.tracker.fullCheckUnsaved) {
       this.tracker.fullCheckUnsaved = false;
       await this.tracker.saveStatIndex(model.root);
     }
@@ -458,7 +459,7 @@ export class FileCheckpointer {
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
       const needed = new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : [])));
-      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model, needed);
+      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model, { blobs: needed, dirs: foldersOnPaths(ops) });
       store.assertReadable(needed, 'the workspace changed while the rewind was being prepared'); // its undo needs them all
       const undo: UndoRecord = {
         v: 1,

@@ -2,7 +2,7 @@
 export { FileCheckpointer, defaultStoreDir } from './file-checkpointer';
 export { watchWorkspace, type WatchHandlers } from './fs-watcher';
 export { PathSafetyError, absPath } from './safe-paths';
-export { StoreCorruptError } from './object-store';
+export { StoreCorruptError } from './object-format';
 export type { SnapshotRecord } from './snapshot-records';
 export type * from './types';
 export { anchorCheckFor, type SessionEntryLookup } from './anchor-check';

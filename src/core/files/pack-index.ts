@@ -19,6 +19,8 @@ export interface IndexEntry {
 }
 
 const at = (i: number) => IDX_HEADER + i * IDX_ENTRY;
+/** The u64 offset at o as two u32 halves: a BigInt per entry costs more than the rest of the read. */
+const offsetAt = (idx: Buffer, o: number) => idx.readUInt32BE(o + 32) * 0x1_0000_0000 + idx.readUInt32BE(o + 36);
 
 /** Encodes entries (sorts them by hash first; the array is sorted in place). */
 export function encodeIndex(entries: IndexEntry[]): Buffer {
@@ -44,16 +46,41 @@ export function indexCount(idx: Buffer): number | undefined {
   return idx.length === IDX_HEADER + count * IDX_ENTRY ? count : undefined;
 }
 
+/**
+ * What a possibly damaged index still lists: the count it declares and how many whole entries its bytes hold (the
+ * magic is not checked; salvage reads what it can).
+ */
+export function salvageableEntries(idx: Buffer): { declared: number; readable: number } {
+  if (idx.length < IDX_HEADER) return { declared: 0, readable: 0 };
+  const declared = idx.readUInt32BE(8);
+  return { declared, readable: Math.min(declared, Math.floor((idx.length - IDX_HEADER) / IDX_ENTRY)) };
+}
+
 export function entryHash(idx: Buffer, i: number): string {
   const o = at(i);
   return idx.toString('hex', o, o + 32);
+}
+
+/** Where entry i's bytes are, without its hash: lookups already know the hash, and a hex string per call adds up. */
+export function entryLoc(idx: Buffer, i: number): Omit<IndexEntry, 'hash'> {
+  const o = at(i);
+  return { offset: offsetAt(idx, o), length: idx.readUInt32BE(o + 40), rawSize: idx.readUInt32BE(o + 44), flags: idx.readUInt32BE(o + 48) };
+}
+
+/** Every entry lies inside a pack of `size` bytes (checked on every index a process opens, so no hashes decoded). */
+export function entriesFitIn(idx: Buffer, count: number, size: number): boolean {
+  for (let i = 0; i < count; i++) {
+    const o = at(i);
+    if (offsetAt(idx, o) + idx.readUInt32BE(o + 40) > size) return false;
+  }
+  return true;
 }
 
 export function entryAt(idx: Buffer, i: number): IndexEntry {
   const o = at(i);
   return {
     hash: idx.toString('hex', o, o + 32),
-    offset: Number(idx.readBigUInt64BE(o + 32)),
+    offset: offsetAt(idx, o),
     length: idx.readUInt32BE(o + 40),
     rawSize: idx.readUInt32BE(o + 44),
     flags: idx.readUInt32BE(o + 48),

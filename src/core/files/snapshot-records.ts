@@ -6,7 +6,7 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { stageFileAtomic, writeFileAtomic } from './atomic-write';
-import { isObjectHash } from './object-store';
+import { isObjectHash } from './object-format';
 
 const recordSchema = z.object({
   v: z.literal(1),

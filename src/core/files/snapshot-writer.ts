@@ -3,7 +3,8 @@
 // workspace makes it, and one stack frame (or async call chain) per level overflows on deep trees.
 import { readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashObject, type PackWriter } from './object-store';
+import { hashObject } from './object-format';
+import type { PackWriter } from './pack-writer';
 import { encodeTree, treeEntriesOf, type DirNode } from './tree';
 import { readStableFile, unreadableReason } from './safe-read';
 import type { SkippedFile } from './types';
@@ -11,15 +12,17 @@ import type { Limiter } from './workspace-model';
 
 /** Makes sure every object of the scanned tree `top` (at `topRel`) is in the pack or the store; returns its hash. */
 export async function storeTree(workspaceRoot: string, top: DirNode, topRel: string, w: PackWriter, reads: Limiter, skipped: SkippedFile[]): Promise<string> {
-  if (top.hash !== undefined && w.has(top.hash)) return top.hash;
+  if (top.hash !== undefined && w.hasFolder(top.hash, topRel)) return top.hash;
   // folders to write, parents before children (a folder the store already has is skipped with all it holds)
   const order: { dir: DirNode; rel: string }[] = [];
   const stack = [{ dir: top, rel: topRel }];
   for (let cur = stack.pop(); cur; cur = stack.pop()) {
     order.push(cur);
     for (const [name, n] of cur.dir.children) {
-      if (n.kind !== 'dir' || (n.hash !== undefined && w.has(n.hash))) continue;
-      stack.push({ dir: n, rel: cur.rel === '' ? name : `${cur.rel}/${name}` });
+      if (n.kind !== 'dir') continue;
+      const rel = cur.rel === '' ? name : `${cur.rel}/${name}`;
+      if (n.hash !== undefined && w.hasFolder(n.hash, rel)) continue;
+      stack.push({ dir: n, rel });
     }
   }
   const jobs: Promise<void>[] = [];

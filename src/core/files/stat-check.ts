@@ -3,8 +3,6 @@
 import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
 import { rulesKeyOf, type IgnoreLevel } from './path-filter';
 import type { StatIndex } from './stat-index';
-import { nativeStat, statThreads } from './native-stat';
-import type { ScanTuning } from './types';
 
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
@@ -26,41 +24,6 @@ interface StatSource {
   dir(d: number): StatData | undefined;
   /** File f, which belongs to folder d. */
   file(d: number, f: number): StatData | undefined;
-}
-
-/** Below this many files the native batch is not worth loading. */
-const NATIVE_FROM_FILES = 2000;
-
-/**
- * Every folder and file of the index lstat-ed at once by the native batch (in index order: each folder, then its
- * files), read back by index. Undefined when there is no native batch.
- */
-function nativeSource(index: StatIndex, prefix: string): StatSource | undefined {
-  const native = nativeStat();
-  if (!native) return undefined;
-  const { dirs, names, fileStart, dirRel } = index;
-  const fileCounts = Uint32Array.from(dirs, (d) => d.fileCount);
-  let results: Float64Array;
-  try {
-    // the paths are put together natively from the index's own name bytes: no string per file here
-    results = native.lstatTree(Buffer.from(prefix, 'utf8'), Buffer.from(dirRel.join('\0') + '\0', 'utf8'), fileCounts, index.nameSection, statThreads());
-  } catch {
-    return undefined;
-  }
-  if (results.length !== (dirs.length + names.length) * 4) return undefined;
-  // one object reused for every answer: the caller reads it before it asks again
-  const scratch: StatData = { mode: 0, size: 0, mtimeMs: 0, ino: 0 };
-  const at = (pos: number): StatData | undefined => {
-    const o = pos * 4;
-    if (results[o]! < 0) return undefined;
-    scratch.mode = results[o]!;
-    scratch.size = results[o + 1]!;
-    scratch.mtimeMs = results[o + 2]!;
-    scratch.ino = results[o + 3]!;
-    return scratch;
-  };
-  // folder d comes after the d folders and fileStart[d] files before it; file f of folder d at d + 1 + f
-  return { dir: (d) => at(d + fileStart[d]!), file: (d, f) => at(d + 1 + f) };
 }
 
 /** One lstatSync per call, from this thread. */
@@ -94,9 +57,8 @@ function statOrUndefined(path: string): Stats | undefined {
  * whole, so their own files are not checked here; their sub-folders still are). `prefix` is put before every path
  * for lstat ('' when the process runs in the workspace). Loads the folders' .gitignore rules into `rules` as it goes.
  */
-export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string, mode: ScanTuning['nativeStat'] = 'auto'): string[] {
-  const wantNative = mode === 'always' || (mode === 'auto' && index.names.length >= NATIVE_FROM_FILES);
-  const source = (wantNative && nativeSource(index, prefix)) || jsSource(index, prefix);
+export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string): string[] {
+  const source = jsSource(index, prefix);
   const changed: string[] = [];
   const { dirs, names, fileStart, dirRel } = index;
   /** Folders returned for re-listing: that looks at their direct entries again, so those need no path of their own. */

@@ -23,19 +23,17 @@ export interface FileCheckpointerOptions {
   sizeCapBytes?: number;
   /** How often the in-process tracker re-checks the whole tree even without watcher events. Default 5 min. */
   fullCheckIntervalMs?: number;
-  /** How a fresh process's stat pass runs; see ScanTuning. Composed in one place (core/engine/settings.ts). */
+  /** How a scan hashes; see ScanTuning. Composed in one place (core/engine/settings.ts). */
   tuning?: Partial<ScanTuning>;
 }
 
 /** Switches of the scan that core never reads from the environment itself: settings.ts composes them. */
 export interface ScanTuning {
-  /** The native lstat batch: 'auto' (on large workspaces, where it is built), 'off', or 'always' (tests). */
-  nativeStat: 'auto' | 'off' | 'always';
   /** Files a scan hashes itself before it hands the rest to a hashing thread; Infinity: never (one core: never). */
   hashThreadAfter: number;
 }
 
-export const DEFAULT_SCAN_TUNING: ScanTuning = { nativeStat: 'auto', hashThreadAfter: 2000 };
+export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000 };
 
 export interface SkippedFile {
   path: string;

@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { PackWriter } from './object-store';
+import type { PackWriter } from './pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
 import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
 import type { SkippedFile } from './types';
@@ -130,8 +130,10 @@ export class WorkspaceModel {
    * Brings a tree loaded from a stat index (see stat-index.ts) up to date: one lstat per path it knows, then only
    * what changed is looked at again, as a watcher-fed refresh would.
    */
-  async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    await this.refreshPaths(changedSinceIndex(index, this, this.statPrefix(), this.tuning.nativeStat), stats, writer);
+  async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<{ changed: number; known: number }> {
+    const changed = changedSinceIndex(index, this, this.statPrefix());
+    await this.refreshPaths(changed, stats, writer);
+    return { changed: changed.length, known: index.names.length + index.dirs.length };
   }
 
   /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */

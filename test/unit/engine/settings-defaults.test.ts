@@ -4,7 +4,7 @@
 // something else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FILE_CHECKPOINT_DEFAULTS, fileCheckpointerOptions, parseSettings, scanTuningFrom } from '../../../src/core/engine/settings';
@@ -73,13 +73,14 @@ test('the CLI composes the same options as the extension from the same keys; <ho
 });
 
 test('the scan switches come from the environment in one place and are passed in as options', () => {
-  assert.deepEqual(scanTuningFrom({}), { nativeStat: 'auto', hashThreadAfter: 2000 });
-  assert.deepEqual(scanTuningFrom({ AGENT_REWIND_NATIVE_STAT: '0', AGENT_REWIND_HASH_THREAD: '0' }), { nativeStat: 'off', hashThreadAfter: Infinity });
-  assert.deepEqual(scanTuningFrom({ AGENT_REWIND_NATIVE_STAT: '1', AGENT_REWIND_HASH_THREAD_AFTER: '5' }), { nativeStat: 'always', hashThreadAfter: 5 });
-  const s = parseSettings(() => undefined, { AGENT_REWIND_NATIVE_STAT: '0' });
-  assert.equal(fileCheckpointerOptions(s, '/w').tuning?.nativeStat, 'off');
-  const core = ['src/core/files/native-stat.ts', 'src/core/files/stat-check.ts', 'src/core/files/workspace-model.ts', 'src/core/files/file-checkpointer.ts'];
-  for (const f of core) assert.doesNotMatch(readFileSync(join(ROOT, f), 'utf8'), /process\.env\.AGENT_REWIND_(NATIVE_STAT|HASH_THREAD)/, f);
+  assert.deepEqual(scanTuningFrom({}), { hashThreadAfter: 2000 });
+  assert.deepEqual(scanTuningFrom({ AGENT_REWIND_HASH_THREAD: '0' }), { hashThreadAfter: Infinity });
+  assert.deepEqual(scanTuningFrom({ AGENT_REWIND_HASH_THREAD_AFTER: '5' }), { hashThreadAfter: 5 });
+  const s = parseSettings(() => undefined, { AGENT_REWIND_HASH_THREAD: '0' });
+  assert.equal(fileCheckpointerOptions(s, '/w').tuning?.hashThreadAfter, Infinity);
+  // nothing under src/core/files reads the environment: every switch arrives as an option
+  const dir = join(ROOT, 'src/core/files');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) assert.doesNotMatch(readFileSync(join(dir, f), 'utf8'), /process\.env/, f);
 });
 
 test('the CLI snapshots what the extension would: node_modules is excluded by default, settings.json limits apply, --help names the source', (t) => {

@@ -14,7 +14,6 @@ import { appendFile, chmod, cp, lstat, lutimes, mkdir, readdir, readFile, rename
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { nativeStat } from '../../../src/core/files/native-stat';
 import { FileCheckpointer, type SnapshotSummary } from '../../../src/core/files';
 import { CheckpointService, ServiceFirstCheckpoints } from '../../../src/core/service';
 import { tempBase, writeTree } from './helpers';
@@ -477,9 +476,6 @@ async function scratchSnapshot(ws: string, home: string, anchor: string): Promis
   }
 }
 
-/** The native stat pass of the fresh processes: 'always' in the test that runs the cases with it. */
-let nativeMode: 'auto' | 'always' = 'auto';
-
 async function runCase(batches: Batch[]): Promise<void> {
   const base = await tempBase('arw-equiv-');
   const ws = join(base.dir, 'ws');
@@ -490,7 +486,7 @@ async function runCase(batches: Batch[]): Promise<void> {
   await symlink('a/f1.txt', join(ws, 'ln1'));
   await w.apply({ op: 'age' });
   w.log.length = 0;
-  const opts = { workspaceRoot: ws, home: homeA, maxFileSize: MAX_FILE, exclude: EXCLUDE, tuning: { nativeStat: nativeMode } };
+  const opts = { workspaceRoot: ws, home: homeA, maxFileSize: MAX_FILE, exclude: EXCLUDE };
   const longLived = new FileCheckpointer(opts);
   const storeDir = longLived.storeDir;
   const repro = () => `\nreproduction (from the INITIAL tree, aged; fresh processes share one store):\n  ${w.log.join('\n  ')}`;
@@ -552,22 +548,6 @@ const params = { numRuns: Number(process.env.AGENT_REWIND_PROPERTY_RUNS ?? 25), 
 
 test('a fresh process with the persisted stat cache snapshots exactly what a process with no cache does', { timeout: 300_000 }, () =>
   fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), params),
-);
-
-test(
-  'the same with the native stat pass (where npm install could build it)',
-  { timeout: 300_000, skip: nativeStat() ? false : 'the native addon is not built here' },
-  async () => {
-    nativeMode = 'always'; // also on these small trees
-    try {
-      await fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), {
-        ...params,
-        numRuns: Math.ceil(params.numRuns / 2),
-      });
-    } finally {
-      nativeMode = 'auto';
-    }
-  },
 );
 
 // A folder listing the cache trusts (folder mtime unchanged) is taken name by name: without the index's checksum,

@@ -170,6 +170,44 @@ test('a fresh process with nothing changed leaves the stat cache file as it is; 
   }
 });
 
+test('on a big tree a fresh process that finds a few files changed leaves the stat index as it is; the next one reads them again and snapshots the same', async () => {
+  const { ws, home, cleanup } = await workspace(600);
+  try {
+    // folders listed just after they changed are listed again by the next process: aged, as a real tree's are
+    const past = new Date(Date.now() - 60_000);
+    for (let m = 0; m < 5; m++) {
+      for (let p = 0; p < 3; p++) await utimes(join(ws, `m${m}/p${p}`), past, past);
+      await utimes(join(ws, `m${m}`), past, past);
+    }
+    await utimes(ws, past, past);
+    const fresh = async (anchor: string) => {
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      try {
+        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-index.bin') };
+      } finally {
+        await fc.dispose();
+      }
+    };
+    const first = await fresh('u1');
+    await fresh('u1b'); // the files of the first scan were recent: read once more, then the index holds
+    const { ino } = await stat(first.cacheFile);
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed\n');
+    const changed = await fresh('u2');
+    assert.equal(changed.summary.hashedFiles, 1);
+    assert.equal((await stat(changed.cacheFile)).ino, ino, 'one file of 600: the index is not written');
+    const again = await fresh('u3');
+    assert.equal(again.summary.root, changed.summary.root, 'the stale index gives the same snapshot');
+    assert.equal(again.summary.hashedFiles, 1, 'the file changed since the index is read again');
+    const paths = ['m1/p1/f1.txt', 'm2/p2/f2.txt', 'm3/p0/f3.txt', 'm4/p1/f4.txt', 'm0/p2/f5.txt'];
+    for (const p of paths) await writeFile(join(ws, p), `changed ${p}\n`);
+    const many = await fresh('u4');
+    assert.equal(many.summary.hashedFiles, 1 + paths.length);
+    assert.notEqual((await stat(many.cacheFile)).ino, ino, 'more than 1 path in 256 changed: the index is written again');
+  } finally {
+    await cleanup();
+  }
+});
+
 test('a tracked snapshot saves the stat cache after a full check, not after each small refresh; dispose saves the rest', async () => {
   const { ws, home, cleanup } = await workspace(30);
   try {

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, truncateSync, unl
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { hashObject } from '../../../src/core/files/object-store';
+import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { decodeTree } from '../../../src/core/files/tree';
 import { entryAt, indexCount } from '../../../src/core/files/pack-index';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 
@@ -63,6 +64,51 @@ test('undo survives a damaged pack: the pre-restore snapshot does not dedupe aga
     assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), v1);
     await fresh.dispose();
     // a new process undoes: the agent's a.txt must come back
+    const again = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+    await again.undoLastRewind('s');
+    assert.deepEqual(await fingerprint(ws), agentState);
+    await again.dispose();
+  } finally {
+    await base.cleanup();
+  }
+});
+
+/** The hash of the folder `rel` in the tree `root` (read from the store as it is on disk). */
+async function treeHashAt(fc: FileCheckpointer, root: string, rel: string): Promise<string> {
+  const store = await ObjectStore.open(fc.storeDir);
+  try {
+    let hash = root;
+    for (const name of rel.split('/')) hash = decodeTree(await store.read(hash, 'tree')).find((e) => e.name === name)!.hash;
+    return hash;
+  } finally {
+    await store.closeHandles();
+  }
+}
+
+// The pre-restore snapshot checks only the folders an undo reads (those on the paths the rewind changes): a damaged
+// copy of one of those is written afresh, a damaged folder elsewhere is not in the undo's way.
+test('undo survives a damaged folder tree on the rewound path, and a damaged folder elsewhere does not stop the rewind or its undo', async () => {
+  const base = await tempBase();
+  try {
+    const ws = join(base.dir, 'ws');
+    const v1 = 'version one\n'.repeat(40);
+    const v2 = 'the agent wrote this, version two\n'.repeat(40);
+    await writeTree(ws, { 'd/e/a.txt': v1, 'd/e/b.txt': 'stays\n', 'other/x.txt': 'untouched\n', 'other/y.txt': 'untouched too\n' });
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+    await fc.snapshot('s', 'u1', 'user-message');
+    await writeFile(join(ws, 'd/e/a.txt'), v2);
+    const u2 = await fc.snapshot('s', 'u2', 'user-message');
+    const agentState = await fingerprint(ws);
+    // the folder d/e as the agent left it (what the undo reads) and the untouched folder, both damaged in the store
+    flipByteOf(fc, await treeHashAt(fc, u2.root, 'd/e'));
+    flipByteOf(fc, await treeHashAt(fc, u2.root, 'other'));
+    await fc.dispose();
+
+    const fresh = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+    const res = await fresh.rewindFiles('s', 'u1', { dryRun: false, anchor: userAnchor });
+    assert.deepEqual(res.filesChanged, ['d/e/a.txt']);
+    assert.equal(await readFile(join(ws, 'd/e/a.txt'), 'utf8'), v1);
+    await fresh.dispose();
     const again = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
     await again.undoLastRewind('s');
     assert.deepEqual(await fingerprint(ws), agentState);

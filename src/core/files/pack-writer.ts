@@ -1,0 +1,185 @@
+// Writing one pack: objects gathered into large positional writes, each behind its self-describing header
+// (pack-format.ts), then made visible as pack + index (each temp + rename), so a crash leaves garbage, never a bad object.
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { deflateRaw, deflateRawSync } from 'node:zlib';
+import { syncDir } from './atomic-write';
+import { F_DEFLATED, F_TREE, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
+import type { ObjectStore } from './object-store';
+import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
+import { encodeIndex, type IndexEntry } from './pack-index';
+
+const deflateAsync = promisify(deflateRaw);
+
+/** Appends new objects to one pack; positional writes let many compressions finish in any order. */
+export class PackWriter {
+  readonly name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+  private fd: Promise<FileHandle> | undefined;
+  private size = 0;
+  private readonly pending = new Map<string, Promise<void>>();
+  private readonly entries: IndexEntry[] = [];
+  newBytes = 0;
+
+  constructor(
+    private readonly store: ObjectStore,
+    /** Blobs whose existing copy must read back intact before it counts (trees always do, when set). */
+    private readonly verify?: ReadonlySet<string>,
+    /**
+     * With `verify`: the folders (workspace-relative, '' the root) whose stored trees must be checked, with what is
+     * below them; undefined: every folder. A pre-restore snapshot's undo reads only the folders on the paths it puts
+     * back, so only those need checking; a stored folder elsewhere is taken as stored, as in any snapshot.
+     */
+    private readonly verifyDirs?: ReadonlySet<string>,
+  ) {}
+
+  /** Whether the store's copy of `hash` can stand in for writing it (see ObjectStore.hasVerified). */
+  private stored(hash: string, kind: ObjectKind): boolean {
+    if (!this.verify || (kind === 'blob' && !this.verify.has(hash))) return this.store.has(hash);
+    return this.store.hasVerified(hash, kind);
+  }
+
+  private get tmpPack(): string {
+    return join(this.store.packDir, `tmp-${this.name}.pack`);
+  }
+
+  get objectCount(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * True when the store or this pack already holds (or is writing) the object. A verifying writer answers false for
+   * stored trees, so that the caller goes down into them and each object below is checked too.
+   */
+  has(hash: string): boolean {
+    if (this.pending.has(hash)) return true;
+    if (this.verify) return this.verify.has(hash) ? this.store.hasVerified(hash, 'blob') : this.store.isBlob(hash);
+    return this.store.has(hash);
+  }
+
+  /** `has` for the folder at `rel`: a folder a verifying writer need not check is taken as stored when it is. */
+  hasFolder(hash: string, rel: string): boolean {
+    if (!this.verify || this.verifyDirs === undefined || this.verifyDirs.has(rel)) return this.has(hash);
+    return this.pending.has(hash) || this.store.has(hash);
+  }
+
+  /** Adds an object unless it is already stored; resolves when it is written to the pack file. */
+  add(kind: ObjectKind, hash: string, data: Buffer): Promise<void> {
+    if (this.stored(hash, kind)) return Promise.resolve();
+    const existing = this.pending.get(hash);
+    if (existing) return existing;
+    const p = (async () => {
+      if (data.length > MAX_OBJECT_SIZE) throw new Error('object too large for the checkpoint store');
+      // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time
+      // small objects inline: creating a zlib stream per call costs more than compressing a few KiB
+      const z = data.length < 64 ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, { level: 1 }) : await deflateAsync(data, { level: 1 });
+      const stored = z && z.length < data.length ? z : data;
+      const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
+      await this.append(hash, stored, { rawSize: data.length, flags });
+    })();
+    this.pending.set(hash, p);
+    return p;
+  }
+
+  /** Adds a blob another thread read, hashed and compressed (see BlobThread) unless it is already stored. */
+  addPrepared(hash: string, stored: Buffer, rawSize: number, deflated: boolean): Promise<void> {
+    if (this.stored(hash, 'blob')) return Promise.resolve();
+    const existing = this.pending.get(hash);
+    if (existing) return existing;
+    if (rawSize > MAX_OBJECT_SIZE) return Promise.reject(new Error('object too large for the checkpoint store'));
+    const p = this.append(hash, stored, { rawSize, flags: deflated ? F_DEFLATED : 0 });
+    this.pending.set(hash, p);
+    return p;
+  }
+
+  /** @internal gc: copies an object's stored bytes as they are. */
+  async addStored(hash: string, stored: Buffer, loc: { rawSize: number; flags: number }): Promise<void> {
+    if (this.pending.has(hash)) return;
+    const p = this.append(hash, stored, loc);
+    this.pending.set(hash, p);
+    await p;
+  }
+
+  private chunk: Buffer[] = [];
+  private chunkStart = 0;
+  private chunkBytes = 0;
+  private readonly flushes: Promise<void>[] = [];
+
+  /** Objects are gathered into ~4 MiB writes: one write per object would cost a thread-pool round trip each. */
+  private async append(hash: string, stored: Buffer, meta: { rawSize: number; flags: number }): Promise<void> {
+    if (!this.fd) {
+      this.fd = open(this.tmpPack, 'wx');
+      this.chunk.push(PACK_MAGIC);
+      this.chunkBytes += PACK_MAGIC.length;
+      this.size = PACK_MAGIC.length;
+    }
+    // each object's header makes the pack readable without its index (see pack-format.ts)
+    const header = encodeObjectHeader({ hash, length: stored.length, rawSize: meta.rawSize, flags: meta.flags });
+    const offset = this.size + OBJ_HEADER;
+    this.size += OBJ_HEADER + stored.length;
+    this.newBytes += OBJ_HEADER + stored.length;
+    this.entries.push({ hash, offset, length: stored.length, rawSize: meta.rawSize, flags: meta.flags });
+    this.chunk.push(header, stored);
+    this.chunkBytes += OBJ_HEADER + stored.length;
+    if (this.chunkBytes >= 4 * 1024 * 1024) this.flush();
+  }
+
+  private flush(): void {
+    if (this.chunkBytes === 0) return;
+    const data = this.chunk.length === 1 ? this.chunk[0]! : Buffer.concat(this.chunk, this.chunkBytes);
+    const at = this.chunkStart;
+    this.chunkStart += this.chunkBytes;
+    this.chunk = [];
+    this.chunkBytes = 0;
+    const fdp = this.fd!;
+    this.flushes.push(
+      (async () => {
+        const fd = await fdp;
+        let done = 0;
+        while (done < data.length) done += (await fd.write(data, done, data.length - done, at + done)).bytesWritten;
+      })(),
+    );
+  }
+
+  /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first, and the folder after. */
+  async commit(durable: boolean): Promise<void> {
+    await Promise.all(this.pending.values());
+    if (!this.fd) return; // nothing new
+    this.flush();
+    await Promise.all(this.flushes);
+    const fd = await this.fd;
+    const idx = encodeIndex(this.entries);
+    const dir = this.store.packDir;
+    const tmpIdx = join(dir, `tmp-${this.name}.idx`);
+    // the pack's fsync and the index's write + fsync at once (a prompt's hook waits for both): neither is visible
+    // before both are on disk, as the renames come after
+    const pack = (async () => {
+      if (durable) await fd.sync();
+      await fd.close();
+    })();
+    const index = (async () => {
+      const ih = await open(tmpIdx, 'wx');
+      try {
+        await ih.writeFile(idx);
+        if (durable) await ih.sync();
+      } finally {
+        await ih.close();
+      }
+    })();
+    for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
+    await rename(this.tmpPack, join(dir, this.name + '.pack'));
+    await rename(tmpIdx, join(dir, this.name + '.idx'));
+    if (durable) await syncDir(dir);
+    this.store.register(this.name, idx, this.entries.length, this.size);
+  }
+
+  /** Drops an unfinished pack (an error happened before commit). */
+  async abort(): Promise<void> {
+    await Promise.allSettled(this.pending.values());
+    await Promise.allSettled(this.flushes);
+    if (!this.fd) return;
+    await (await this.fd).close().catch(() => {});
+    await unlink(this.tmpPack).catch(() => {});
+  }
+}
