@@ -13,8 +13,8 @@ export type ResultMap = Record<string, unknown>;
 /** The request messages of a union: those that carry a requestId and have a result type in `R`. */
 export type RequestOf<M extends { type: string }, R extends ResultMap> = Extract<M, { type: keyof R; requestId: number }>;
 
-/** What a caller passes to `RequestClient.request`: the message without its id (the client assigns it). */
-export type RequestBody<M extends { type: string }, R extends ResultMap, K extends keyof R> = Omit<Extract<RequestOf<M, R>, { type: K }>, 'requestId'>;
+/** The request message of type K (it carries the id the client assigned). */
+export type RequestMessage<M extends { type: string }, R extends ResultMap, K extends keyof R> = Extract<RequestOf<M, R>, { type: K }>;
 
 function isResponse(m: unknown): m is ResponseMessage<unknown> {
   return (
@@ -39,13 +39,16 @@ export class RequestClient<M extends { type: string }, R extends ResultMap> {
 
   constructor(private readonly post: (message: M) => void) {}
 
-  request<K extends keyof R & string>(body: RequestBody<M, R, K>): Promise<R[K]> {
+  /** Sends the request `make` builds around the id this client assigns; resolves with the host's result for it. */
+  request<K extends keyof R & string>(type: K, make: (requestId: number) => RequestMessage<M, R, K>): Promise<R[K]> {
     const id = this.nextId++;
+    const message = make(id);
+    if (message.type !== type || message.requestId !== id)
+      return Promise.reject(new Error(`request ${type}: the message must be of that type and carry its id`));
     return new Promise<R[K]>((resolve, reject) => {
+      // the result's type is the protocol's declaration for K (R), which the host's respond() is held to
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      // the body is a request of M without its id; with the id it is that request again (TypeScript cannot follow
-      // Omit through a generic union, so this one line says so; callers are checked against RequestBody)
-      this.post({ ...body, requestId: id } as unknown as M);
+      this.post(message);
     });
   }
 

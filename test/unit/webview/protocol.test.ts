@@ -85,7 +85,7 @@ describe('RequestClient', () => {
   it('round-trips a request: ids are assigned, the typed result comes back, and JSON cloning loses nothing', async () => {
     const sent: TranscriptToHost[] = [];
     const client = new RequestClient<TranscriptToHost, TranscriptResults>((m) => sent.push(structuredClone(m)));
-    const pending = client.request<'rows'>({ type: 'rows', version: 3, start: 200, count: 200 });
+    const pending = client.request('rows', (requestId) => ({ type: 'rows', version: 3, start: 200, count: 200, requestId }));
     assert.equal(sent.length, 1);
     const request = parseMessage(transcriptToHostSchema, JSON.parse(JSON.stringify(sent[0])));
     assert.ok(request && request.type === 'rows');
@@ -99,9 +99,9 @@ describe('RequestClient', () => {
   it('keeps concurrent requests apart and rejects with the host error message', async () => {
     const sent: PreviewToHost[] = [];
     const client = new RequestClient<PreviewToHost, PreviewResults>((m) => sent.push(m));
-    const a = client.request<'confirm'>({ type: 'confirm', mode: 'all', overwriteUserModified: false });
-    const b = client.request<'confirm'>({ type: 'confirm', mode: 'files', overwriteUserModified: true });
-    const [ida, idb] = sent.map((m) => (m as { requestId: number }).requestId);
+    const a = client.request('confirm', (requestId) => ({ type: 'confirm', mode: 'all', overwriteUserModified: false, requestId }));
+    const b = client.request('confirm', (requestId) => ({ type: 'confirm', mode: 'files', overwriteUserModified: true, requestId }));
+    const [ida, idb] = sent.map((m) => ('requestId' in m ? m.requestId : -1));
     assert.notEqual(ida, idb);
     client.handle(respond(idb!, { ok: false, error: 'The files changed on disk.' }));
     client.handle(respond(ida!, { ok: true, result: { summary: 'Rewound 2 files' } }));
@@ -111,12 +111,23 @@ describe('RequestClient', () => {
 
   it('ignores non-responses and unknown ids, and rejects what is open on dispose', async () => {
     const client = new RequestClient<PreviewToHost, PreviewResults>(() => undefined);
-    const p = client.request<'confirm'>({ type: 'confirm', mode: 'all', overwriteUserModified: false });
+    const p = client.request('confirm', (requestId) => ({ type: 'confirm', mode: 'all', overwriteUserModified: false, requestId }));
     assert.equal(client.handle({ type: 'model' }), false);
     assert.equal(client.handle({ type: 'response', requestId: 999, ok: true, result: {} }), false);
     assert.equal(client.handle(null), false);
     client.dispose();
     await assert.rejects(p, /closed/);
+  });
+
+  it('refuses a built message of another type or without the id it was given, and sends nothing', async () => {
+    const sent: PreviewToHost[] = [];
+    const client = new RequestClient<PreviewToHost, PreviewResults>((m) => sent.push(m));
+    await assert.rejects(
+      client.request('confirm', () => ({ type: 'confirm', mode: 'all', overwriteUserModified: false, requestId: 12345 })),
+      /must be of that type and carry its id/,
+    );
+    assert.equal(sent.length, 0);
+    assert.equal(client.pendingCount, 0);
   });
 });
 

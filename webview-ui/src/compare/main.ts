@@ -60,17 +60,19 @@ app.addEventListener('click', (event) => {
       ui.opening = path;
       ui.diffError = undefined;
       render();
-      requests.request<'openFileDiff'>({ type: 'openFileDiff', path }).then(
-        () => {
-          ui.opening = undefined;
-          render();
-        },
-        (error: Error) => {
-          ui.opening = undefined;
-          ui.diffError = error.message;
-          render();
-        },
-      );
+      requests
+        .request('openFileDiff', (requestId) => ({ type: 'openFileDiff', path, requestId }))
+        .then(
+          () => {
+            ui.opening = undefined;
+            render();
+          },
+          (error: Error) => {
+            ui.opening = undefined;
+            ui.diffError = error.message;
+            render();
+          },
+        );
       break;
     }
     case 'open-message':

@@ -104,17 +104,19 @@ app.addEventListener('click', (event) => {
       ui.busy = true;
       ui.applyError = undefined;
       render();
-      requests.request<'confirm'>({ type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified }).then(
-        // The host closes this panel after a rewind; until then, say it worked.
-        (r) => {
-          app.querySelector('[data-action="confirm"]')!.textContent = r.summary;
-        },
-        (error: Error) => {
-          ui.busy = false;
-          ui.applyError = error.message;
-          render();
-        },
-      );
+      requests
+        .request('confirm', (requestId) => ({ type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified, requestId }))
+        .then(
+          // The host closes this panel after a rewind; until then, say it worked.
+          (r) => {
+            app.querySelector('[data-action="confirm"]')!.textContent = r.summary;
+          },
+          (error: Error) => {
+            ui.busy = false;
+            ui.applyError = error.message;
+            render();
+          },
+        );
       break;
     }
   }

@@ -339,7 +339,7 @@ rowsEl.addEventListener('focusin', (event) => {
 async function loadPage(start: number, count: number): Promise<void> {
   const version = pages.version;
   try {
-    const result = await requests.request<'rows'>({ type: 'rows', version, start, count });
+    const result = await requests.request('rows', (requestId) => ({ type: 'rows', version, start, count, requestId }));
     if (pages.store(result.version, result.start, result.items)) scheduleRender();
   } catch (error) {
     pages.release(start);
@@ -427,10 +427,12 @@ document.addEventListener('click', (event) => {
       host.post({ type: 'label', entryId });
       break;
     case 'copy-id':
-      requests.request<'copyId'>({ type: 'copyId', entryId }).then(
-        (r) => showNotice(`Copied message id ${r.copied}`, 'info'),
-        (e: Error) => showNotice(e.message, 'error'),
-      );
+      requests
+        .request('copyId', (requestId) => ({ type: 'copyId', entryId, requestId }))
+        .then(
+          (r) => showNotice(`Copied message id ${r.copied}`, 'info'),
+          (e: Error) => showNotice(e.message, 'error'),
+        );
       break;
     case 'switch-branch':
       host.post({ type: 'switchBranch', branch: el.dataset.branch ?? '' });
