@@ -25,13 +25,13 @@ export interface AgentRewindSession {
   /** A user message takes the file snapshot it anchors (when checkpointing is on); an assistant message the
    *  turn-end snapshot. Resolves once the snapshot is taken: act on the message only after that. */
   appendMessage(message: AgentMessage, opts?: { id?: string }): Promise<AppendResult>;
-  /** Seed 001: a named pointer to the active branch's head. */
+  /** A named pointer to the active branch's head (docs/API.md, Extension API). */
   checkpoint(name: string): Promise<CheckpointInfo>;
-  /** Seed 001: rewind the conversation to a named checkpoint. */
+  /** Rewinds the conversation to a named checkpoint. */
   restore(name: string): Promise<BranchInfo>;
-  /** Seed 001: a new branch whose head is messageId (the conversation only). */
+  /** A new branch whose head is messageId (the conversation only). */
   rewind(messageId: string): Promise<BranchInfo>;
-  /** Seed 003: the files as they were when the user message was sent. dryRun never throws. */
+  /** The files as they were when the user message was sent (docs/API.md, File checkpoints). dryRun never throws. */
   rewindFiles(messageId: string, opts?: { dryRun?: boolean; overwriteUserModified?: boolean }): Promise<RewindFilesResult>;
   /** "Rewind to here": the dry run of conversation + state + files together, and its apply. */
   previewRewind(messageId: string): Promise<RewindPreviewModel>;
@@ -39,11 +39,11 @@ export interface AgentRewindSession {
   undoLastRewind(): Promise<{ filesChanged: string[]; userModified: string[] }>;
   switchBranch(name: string): Promise<BranchInfo>;
   branches(): Promise<BranchInfo[]>;
-  /** Seed 004: state and artifacts as of an entry (default: the active branch's leaf). */
+  /** State and artifacts as of an entry (default: the active branch's leaf). */
   state(entryId?: string): Promise<StateSnapshot>;
   updateState(delta: Record<string, JsonValue>): Promise<string>;
   saveArtifact(name: string, bytes: Uint8Array, mimeType?: string): Promise<ArtifactVersion>;
-  /** Seed 000: the agent's own checkpoint/rewind tools. Refusals throw with the seed's texts. */
+  /** The agent's own checkpoint/rewind tools (docs/API.md, Agent tools). Refusals throw with their documented texts. */
   readonly agentTools: {
     checkpoint(input: CheckpointInput, context?: CheckpointContext): Promise<ToolResult<{ goal: string; startedAt: string }>>;
     rewind(input: RewindInput): Promise<ToolResult<{ report: string; rewound: true }>>;

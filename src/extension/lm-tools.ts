@@ -1,7 +1,7 @@
 // The agent's checkpoint/rewind tools (docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools) as VS Code language model tools, so an agent in VS Code's chat can
 // call them (contributes.languageModelTools: agent-rewind_checkpoint, agent-rewind_rewind). They act on the active
 // Agent Rewind session (the one in the status bar). VS Code tells a tool nothing about the end of the turn, so the
-// rewind is applied right after the rewind call has been answered — never inside it, as the seed requires.
+// rewind is applied right after the rewind call has been answered — never inside it (docs/API.md, Agent tools).
 import * as vscode from 'vscode';
 import type { CheckpointInput, RewindInput } from '../core/agent-tools';
 import type { RewindEngine } from '../core/engine';

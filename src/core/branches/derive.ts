@@ -13,7 +13,7 @@ import { EntryIndex } from './entry-index';
 import { tipBranchName } from './naming';
 import { CHECKPOINT_RECORD, checkpointRecordSchema, isCustomEntry, readBranchMove, readRecord, type Warn } from './records';
 
-/** Seed 001's BranchInfo. headMessageId is null only for a branch that has no message yet. */
+/** A branch as the API returns it (docs/API.md, Extension API). headMessageId is null only for a branch that has no message yet. */
 export interface BranchInfo {
   id: string;
   name: string;

@@ -1,4 +1,4 @@
-// Seed 001's branch names: a rewind from `main` makes `main-v2`, then `main-v3`; from `main-v2` it makes
+// Branch names (docs/API.md, How branches are derived): a rewind from `main` makes `main-v2`, then `main-v3`; from `main-v2` it makes
 // `main-v2-v2`. That is: the first free `-vN` (N ≥ 2) of the name of the branch the rewind starts from.
 
 export function nextBranchName(current: string, taken: ReadonlySet<string>): string {

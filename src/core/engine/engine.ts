@@ -479,7 +479,7 @@ export class RewindEngine {
   }
 
   /**
-   * Seed 003's rewindFiles: the files only, as they were when the user message was sent. A dry run never throws
+   * rewindFiles (docs/API.md, File checkpoints): the files only, as they were when the user message was sent. A dry run never throws
    * (canRewind false + error); the real call throws with the same words.
    */
   async rewindFiles(sessionFile: string, anchorEntryId: string, opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {}): Promise<RewindFilesResult> {

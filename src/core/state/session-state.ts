@@ -135,7 +135,7 @@ export class SessionState<S extends SessionLike = SessionLike> {
   }
 
   /**
-   * Seed 004's rewind: one record carrying the state delta and the artifact delta, placed as a child of the entry
+   * The state rewind (docs/API.md, SessionState): one record carrying the state delta and the artifact delta, placed as a child of the entry
    * just before the invocation's first entry. Context built from it leaves out the invocation and everything after;
    * nothing is deleted, and the rewound entries stay on the previous branch.
    */
