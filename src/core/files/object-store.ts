@@ -168,7 +168,7 @@ export class ObjectStore {
   private readonly verified = new Set<string>();
 
   has(hash: string): boolean {
-    return this.lookup(hash) !== undefined;
+    return !this.damaged.has(hash) && this.table.contains(hash);
   }
 
   /**

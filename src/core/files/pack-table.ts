@@ -154,6 +154,28 @@ export class PackTable {
     return undefined;
   }
 
+  /**
+   * Whether `hash` is kept in any pack: find() without building its location (a snapshot asks this of every file in
+   * each folder it writes again, several hundred times per prompt). Every index was checked to fit its pack when it
+   * was loaded (fitsIn) or written by this process, so no bounds are checked here.
+   */
+  contains(hash: string): boolean {
+    const small = this.inSmallPacks.get(hash);
+    if (small !== undefined && this.packs.has(small) && this.smallPacks.get(small)?.has(hash)) return true;
+    let key: Buffer | undefined;
+    let head = 0;
+    for (const p of this.packs.values()) {
+      if (p.count <= SMALL_PACK) continue;
+      if (!key) {
+        key = hashKey(hash);
+        if (!key) return false;
+        head = key.readUInt32BE(0);
+      }
+      if (findEntry(p.idx, p.count, key, head) >= 0) return true;
+    }
+    return false;
+  }
+
   /** Every object of every pack (gc). */
   *entries(): Generator<{ hash: string; loc: Loc }> {
     for (const [pack, p] of this.packs) {

@@ -5,7 +5,7 @@ import { readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashObject } from './object-format';
 import type { PackWriter } from './pack-writer';
-import { encodeTree, treeEntriesOf, type DirNode } from './tree';
+import { encodeTree, forgetEncodedTrees, takeEncodedTree, treeEntriesOf, type DirNode } from './tree';
 import { readStableFile, unreadableReason } from './safe-read';
 import type { SkippedFile } from './types';
 import type { Limiter } from './workspace-model';
@@ -14,17 +14,19 @@ import type { Limiter } from './workspace-model';
 export async function storeTree(workspaceRoot: string, top: DirNode, topRel: string, w: PackWriter, reads: Limiter, skipped: SkippedFile[]): Promise<string> {
   if (top.hash !== undefined && w.hasFolder(top.hash, topRel)) return top.hash;
   // folders to write, parents before children (a folder the store already has is skipped with all it holds)
-  const order: { dir: DirNode; rel: string }[] = [];
-  const stack = [{ dir: top, rel: topRel }];
+  const order: { dir: DirNode; rel: string; parent?: DirNode }[] = [];
+  const stack: { dir: DirNode; rel: string; parent?: DirNode }[] = [{ dir: top, rel: topRel }];
   for (let cur = stack.pop(); cur; cur = stack.pop()) {
     order.push(cur);
     for (const [name, n] of cur.dir.children) {
       if (n.kind !== 'dir') continue;
       const rel = cur.rel === '' ? name : `${cur.rel}/${name}`;
       if (n.hash !== undefined && w.hasFolder(n.hash, rel)) continue;
-      stack.push({ dir: n, rel });
+      stack.push({ dir: n, rel, parent: cur.dir });
     }
   }
+  /** Folders whose entries changed while their files were read here: their encoding from hashTrees is stale. */
+  const changed = new Set<DirNode>();
   const jobs: Promise<void>[] = [];
   for (const { dir, rel } of order) {
     for (const [name, n] of dir.children) {
@@ -38,12 +40,16 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
             data = n.kind === 'file' ? readStableFile(abs).data : Buffer.from(await readlink(abs), 'utf8');
           } catch (err) {
             dir.children.delete(name);
+            changed.add(dir);
             // gone since the scan is no news; anything else (it became a FIFO, it keeps changing) is reported
             if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push({ path: childRel, reason: unreadableReason(err) });
             return;
           }
           const hash = hashObject('blob', data);
-          if (hash !== n.hash) Object.assign(n, { hash, size: data.length, racy: true });
+          if (hash !== n.hash) {
+            Object.assign(n, { hash, size: data.length, racy: true });
+            changed.add(dir);
+          }
           await w.add('blob', hash, data);
         }),
       );
@@ -52,11 +58,15 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
   await Promise.all(jobs);
   // children before parents: a folder's tree names its subfolders' hashes
   for (let i = order.length - 1; i >= 0; i--) {
-    const { dir } = order[i]!;
-    const data = encodeTree(treeEntriesOf(dir));
+    const { dir, parent } = order[i]!;
+    const before = dir.hash;
+    const cached = changed.has(dir) ? undefined : takeEncodedTree(dir);
+    const data = cached ?? encodeTree(treeEntriesOf(dir));
     dir.cachedTotals = undefined; // a file that went away or grew while being read changed this folder's totals
-    dir.hash = hashObject('tree', data);
-    await w.add('tree', dir.hash, data);
+    if (!cached) dir.hash = hashObject('tree', data);
+    if (dir.hash !== before && parent) changed.add(parent); // its entry for this folder names another hash now
+    await w.add('tree', dir.hash!, data);
   }
+  forgetEncodedTrees();
   return top.hash!;
 }

@@ -141,12 +141,42 @@ export function treeEntriesOf(dir: DirNode): TreeEntry[] {
   return out;
 }
 
+/**
+ * The encoding hashTrees hashed, by folder, for storeTree to write instead of encoding the folder a second time (a
+ * tracked snapshot re-encodes a few dozen folders of hundreds of entries). Good only while the folder's hash is the
+ * one it was made for: any change below a folder forgets that hash. Taken by takeEncodedTree, the rest dropped when
+ * storeTree is done (forgetEncodedTrees).
+ */
+let encodedTrees = new WeakMap<DirNode, { hash: string; data: Buffer }>();
+/** Bytes kept there: a whole tree hashed at once (a first scan, a loaded stat index) keeps no more than this. */
+let encodedBytes = 0;
+const MAX_ENCODED_BYTES = 4 * 1024 * 1024;
+
 /** Computes the tree hashes that are missing (folders below which something changed), bottom-up. */
 export function hashTrees(dir: DirNode): string {
   if (dir.hash !== undefined) return dir.hash;
   for (const child of dir.children.values()) if (child.kind === 'dir' && child.hash === undefined) hashTrees(child);
-  dir.hash = hashObject('tree', encodeTree(treeEntriesOf(dir)));
+  const data = encodeTree(treeEntriesOf(dir));
+  dir.hash = hashObject('tree', data);
+  if (encodedBytes + data.length <= MAX_ENCODED_BYTES) {
+    encodedBytes += data.length;
+    encodedTrees.set(dir, { hash: dir.hash, data });
+  }
   return dir.hash;
+}
+
+/** The encoding of `dir` hashTrees made for its current hash, if it still is current; forgotten either way. */
+export function takeEncodedTree(dir: DirNode): Buffer | undefined {
+  const e = encodedTrees.get(dir);
+  if (!e) return undefined;
+  encodedTrees.delete(dir);
+  return e.hash === dir.hash ? e.data : undefined;
+}
+
+/** Drops every encoding kept (a snapshot's storeTree is done; what it did not take was already stored). */
+export function forgetEncodedTrees(): void {
+  encodedTrees = new WeakMap();
+  encodedBytes = 0;
 }
 
 /** Reads a whole stored tree into memory (used for the anchor side of a diff, lazily per folder). */

@@ -133,8 +133,10 @@ export class HookEndpoint {
         .then((a) => {
           this.opts.end();
           const of = a.snapshotMs !== undefined ? ` (snapshot ${a.snapshotMs.toFixed(1)} ms)` : '';
-          if (this.opts.trace || a.status === 500) this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${(performance.now() - t).toFixed(1)} ms${of}`);
+          const ms = performance.now() - t;
+          // answered first: the hook waits for the answer, not for this line
           send(a);
+          if (this.opts.trace || a.status === 500) this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
         });
     });
   }

@@ -80,7 +80,9 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '    { IFS= read -r arw_secret <"$arw_home/service/secret" || [ -n "$arw_secret" ]; } 2>/dev/null; then',
     // kept: the Node hook needs the same stdin when the service declines
     '    arw_input=$(cat)',
-    `    arw_code=$(printf '%s\\n%s\\n%s' "$arw_secret" "$arw_dir" "$arw_input" | curl -s -o /dev/null -w '%{http_code}' -H 'Expect:' --max-time ${HOOK_CURL_MAX_SECONDS} --unix-socket "$arw_sock" --data-binary @- "http://agent-rewind/hook/$arw_agent")`,
+    // curl -q (first): no ~/.curlrc, so a user's curl settings (a proxy, --fail, other output) cannot change what the
+    // hook sends or how the answer is read, and the lookup is not paid on each prompt
+    `    arw_code=$(printf '%s\\n%s\\n%s' "$arw_secret" "$arw_dir" "$arw_input" | curl -q -s -o /dev/null -w '%{http_code}' -H 'Expect:' --max-time ${HOOK_CURL_MAX_SECONDS} --unix-socket "$arw_sock" --data-binary @- "http://agent-rewind/hook/$arw_agent")`,
     '    arw_rc=$?',
     '    case $arw_rc:$arw_code in',
     '      0:200 | 0:400 | 0:500) exit 0 ;;',
