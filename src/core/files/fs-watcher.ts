@@ -13,6 +13,9 @@ export interface WatchHandlers {
   skip?(rel: string): boolean;
 }
 
+/** The names Restorer gives its temp files (`.arw-<tag>-<i>.tmp`, a roll-back's tag ending in `r`). */
+const RESTORE_TEMP = /^\.arw-[0-9a-z]+-\d+\.tmp$/;
+
 export async function watchWorkspace(root: string, h: WatchHandlers): Promise<() => void> {
   const watchers = new Map<string, FSWatcher>();
   let closed = false;
@@ -28,7 +31,10 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<()
         if (name === '.git' || name.startsWith('.git/')) return;
         const childRel = rel === '' ? name : `${rel}/${name}`;
         h.onChange([childRel]);
-        if (event === 'rename') void addIfDir(childRel);
+        // a restore's own temp file (Restorer.tmpName) is a file or a symlink, never a folder to watch: its create and
+        // its rename away are two of the three events per restored file, and each lstat waited in the thread pool
+        // behind the restore's own renames
+        if (event === 'rename' && !RESTORE_TEMP.test(name)) void addIfDir(childRel);
       });
     } catch {
       return h.onOverflow();
