@@ -1,7 +1,7 @@
 // A Node fs.watch-based watcher for the tracker (the extension feeds VS Code's FileSystemWatcher instead): one
 // non-recursive watch per folder, so it works the same on every platform Node supports and never enters `.git`.
-import { watch, type FSWatcher } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, watch, type FSWatcher } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface WatchHandlers {
@@ -62,7 +62,9 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<()
 
   const addIfDir = async (rel: string): Promise<void> => {
     try {
-      if ((await lstat(join(root, rel))).isDirectory() && !h.skip?.(rel)) await add(rel);
+      // synchronous: a few microseconds on a cached entry, where the thread-pool round trip costs more and waits
+      // behind a restore's renames (one event per file it writes)
+      if (lstatSync(join(root, rel)).isDirectory() && !h.skip?.(rel)) await add(rel);
     } catch {
       const w = watchers.get(rel);
       if (w) {
