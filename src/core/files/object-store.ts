@@ -272,7 +272,8 @@ export class ObjectStore {
           : `object ${hash.slice(0, 12)} is missing from the checkpoint store`,
       );
     let error: StoreCorruptError | undefined;
-    for (const loc of [first, ...this.table.locations(hash).filter((l) => l.pack !== first.pack)]) {
+    let rest: Loc[] | undefined;
+    for (let loc: Loc | undefined = first; loc; loc = rest.shift()) {
       try {
         return await this.readAt(hash, kind, loc);
       } catch (err) {
@@ -280,6 +281,9 @@ export class ObjectStore {
         error ??= err;
         if (!/is not a /.test(err.message)) this.noteDamaged(loc.pack, hash);
       }
+      // the other copies are looked up only when the first fails: a look in every pack's index cost about as much as
+      // the read itself for each small object of a restore
+      rest ??= this.table.locations(hash).filter((l) => l.pack !== first.pack);
     }
     this.damaged.add(hash);
     throw error!;
