@@ -36,18 +36,25 @@ function readStable(path) {
   }
   throw Object.assign(new Error('changed while being read'), { code: 'ECHANGED' });
 }
+// what goes back is moved, not copied: a clone copies a view's whole backing memory, and deflateRawSync's output of a
+// small file sits in a 16 KiB one (a small read in Buffer's shared pool), so cloning sent ~4x the stored bytes and
+// the calling thread copied them again; a view that does not own its memory exactly is first cut out to its length
+const own = (b) => (b.byteOffset === 0 && b.buffer.byteLength === b.byteLength ? b : new Uint8Array(b));
 parentPort.on('message', (batch) => {
+  const moved = [];
   parentPort.postMessage(batch.map(([id, path]) => {
     try {
       const { data, st } = readStable(path);
       const hash = createHash('sha256').update(data).digest('hex');
       const z = data.length < 64 ? null : deflateRawSync(data, { level: 1 });
       const deflated = z !== null && z.length < data.length;
-      return [id, hash, data.length, deflated ? z : data, deflated, undefined, st.mtimeMs, st.ino];
+      const stored = own(deflated ? z : data);
+      moved.push(stored.buffer);
+      return [id, hash, data.length, stored, deflated, undefined, st.mtimeMs, st.ino];
     } catch (err) {
       return [id, null, 0, null, false, err && err.code ? err.code : String(err), 0, 0];
     }
-  }));
+  }), moved);
 });
 `;
 

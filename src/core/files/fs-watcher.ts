@@ -1,7 +1,7 @@
 // A Node fs.watch-based watcher for the tracker (the extension feeds VS Code's FileSystemWatcher instead): one
 // non-recursive watch per folder, so it works the same on every platform Node supports and never enters `.git`.
-import { watch, type FSWatcher } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, watch, type FSWatcher } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface WatchHandlers {
@@ -12,6 +12,9 @@ export interface WatchHandlers {
   /** Folders not to watch (ignored ones). */
   skip?(rel: string): boolean;
 }
+
+/** The names Restorer gives its temp files (`.arw-<tag>-<i>.tmp`, a roll-back's tag ending in `r`). */
+const RESTORE_TEMP = /^\.arw-[0-9a-z]+-\d+\.tmp$/;
 
 export async function watchWorkspace(root: string, h: WatchHandlers): Promise<() => void> {
   const watchers = new Map<string, FSWatcher>();
@@ -28,7 +31,10 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<()
         if (name === '.git' || name.startsWith('.git/')) return;
         const childRel = rel === '' ? name : `${rel}/${name}`;
         h.onChange([childRel]);
-        if (event === 'rename') void addIfDir(childRel);
+        // a restore's own temp file (Restorer.tmpName) is a file or a symlink, never a folder to watch: its create and
+        // its rename away are two of the three events per restored file, and each lstat waited in the thread pool
+        // behind the restore's own renames
+        if (event === 'rename' && !RESTORE_TEMP.test(name)) void addIfDir(childRel);
       });
     } catch {
       return h.onOverflow();
@@ -56,7 +62,9 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<()
 
   const addIfDir = async (rel: string): Promise<void> => {
     try {
-      if ((await lstat(join(root, rel))).isDirectory() && !h.skip?.(rel)) await add(rel);
+      // synchronous: a few microseconds on a cached entry, where the thread-pool round trip costs more and waits
+      // behind a restore's renames (one event per file it writes)
+      if (lstatSync(join(root, rel)).isDirectory() && !h.skip?.(rel)) await add(rel);
     } catch {
       const w = watchers.get(rel);
       if (w) {

@@ -272,7 +272,8 @@ export class ObjectStore {
           : `object ${hash.slice(0, 12)} is missing from the checkpoint store`,
       );
     let error: StoreCorruptError | undefined;
-    for (const loc of [first, ...this.table.locations(hash).filter((l) => l.pack !== first.pack)]) {
+    let rest: Loc[] | undefined;
+    for (let loc: Loc | undefined = first; loc; loc = rest.shift()) {
       try {
         return await this.readAt(hash, kind, loc);
       } catch (err) {
@@ -280,6 +281,9 @@ export class ObjectStore {
         error ??= err;
         if (!/is not a /.test(err.message)) this.noteDamaged(loc.pack, hash);
       }
+      // the other copies are looked up only when the first fails: a look in every pack's index cost about as much as
+      // the read itself for each small object of a restore
+      rest ??= this.table.locations(hash).filter((l) => l.pack !== first.pack);
     }
     this.damaged.add(hash);
     throw error!;
@@ -316,6 +320,16 @@ export class ObjectStore {
     this.table.add(pack, { idx, count, size });
     // a fresh copy of an object found damaged: the store has it again (reads skip the damaged copy)
     if (this.damaged.size) for (let i = 0; i < count; i++) this.damaged.delete(entryHash(idx, i));
+  }
+
+  /**
+   * @internal Called by a verifying PackWriter after its commit: the objects it wrote were deflated from the very
+   * bytes that were hashed, so reading them back (from the page cache, right after writing) would only repeat that
+   * check. A pre-restore snapshot's undo blobs are almost all fresh, and this read-back was ~40 ms of a 1,000-file
+   * restore. Copies written by gc (addStored) never come here: those are copied unread.
+   */
+  noteWrittenIntact(hashes: Iterable<string>): void {
+    for (const h of hashes) this.verified.add(h);
   }
 
   /** Keeps only the objects in `live` (pack-compaction.ts). */

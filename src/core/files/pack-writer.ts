@@ -172,6 +172,7 @@ export class PackWriter {
     await rename(tmpIdx, join(dir, this.name + '.idx'));
     if (durable) await syncDir(dir);
     this.store.register(this.name, idx, this.entries.length, this.size);
+    if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
   }
 
   /** Drops an unfinished pack (an error happened before commit). */

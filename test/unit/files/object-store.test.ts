@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempBase } from './helpers';
 
@@ -82,6 +82,32 @@ test('once there are more than 32 small packs they are merged into one; every ob
     for (const s of [store, reopened]) {
       for (const b of [big[0]!, big[4999]!, ...small]) assert.deepEqual(await s.read(b.hash, 'blob'), b.data, b.hash);
     }
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('objects a verifying writer stored count as verified in its process without a read back; others are read back', async () => {
+  const base = await tempBase();
+  try {
+    const store = await ObjectStore.open(base.dir);
+    const fresh = blob('written by a pre-restore snapshot');
+    const plain = blob('written by an ordinary snapshot');
+    const v = store.newPack({ verify: new Set([fresh.hash]) });
+    await v.add('blob', fresh.hash, fresh.data);
+    await v.commit(false);
+    await writePack(store, [plain]);
+    // damage the last byte of every pack after the fact: only a read back can see it
+    for (const name of (await readdir(store.packDir)).filter((n) => n.endsWith('.pack'))) {
+      const p = join(store.packDir, name);
+      const bytes = await readFile(p);
+      bytes[bytes.length - 1]! ^= 0xff;
+      await writeFile(p, bytes);
+    }
+    assert.equal(store.hasVerified(fresh.hash, 'blob'), true, 'deflated and written from the bytes it hashed');
+    assert.equal(store.hasVerified(plain.hash, 'blob'), false, 'an ordinary writer’s copy is read back');
+    const reopened = await ObjectStore.open(base.dir);
+    assert.equal(reopened.hasVerified(fresh.hash, 'blob'), false, 'another process reads it back');
   } finally {
     await base.cleanup();
   }
