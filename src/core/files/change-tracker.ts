@@ -23,6 +23,9 @@ export class ChangeTracker {
   fullCheckUnsaved = false;
   /** The barrier a tracked refresh awaits so that changes made just before it have been reported. */
   sync?: WatcherSync;
+  /** Called after a refresh that may have changed which folders are ignored (a full check, or a `.gitignore`
+   *  reported): a watcher that leaves ignored folders out must start watching the ones that no longer are. */
+  onRulesRefreshed?: (model: WorkspaceModel) => void;
   /** What the stat index file holds, as far as this process knows (loaded or last saved). */
   private statIndexBytes: Buffer | undefined;
   /** The index just loaded, until the first refresh has checked the workspace against it. */
@@ -115,6 +118,8 @@ export class ChangeTracker {
     }
     this.lastSkipped = stats.skipped.map((s) => s.path).filter((p) => p !== '.' && p !== '');
     hashTrees(model.root);
+    if (this.onRulesRefreshed && (full || [...(dirty as Set<string>)].some((p) => p === '.gitignore' || p.endsWith('/.gitignore'))))
+      this.onRulesRefreshed(model);
     return model;
   }
 }

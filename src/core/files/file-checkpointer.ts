@@ -19,7 +19,7 @@ import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecor
 import { storeTree } from './snapshot-writer';
 import { gcStore } from './store-gc';
 import { withStoreLock } from './store-lock';
-import { treeTotals } from './tree';
+import { treeTotals, type DirNode } from './tree';
 import { diffStoredTrees, TreeReader } from './tree-diff';
 import { lineStats } from './line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './undo-stack';
@@ -164,7 +164,10 @@ export class FileCheckpointer {
       },
     });
     this.tracker.sync = { settle: () => feed.settle(this.workspaceRoot) };
+    // ignored folders are not watched: once a rule change makes one visible, it is watched from then on
+    this.tracker.onRulesRefreshed = (model) => void stop.watchFolders(folderRels(model.root)).catch(() => this.markAllDirty());
     this.watcherStop = () => {
+      this.tracker.onRulesRefreshed = undefined;
       stop();
       feed.dispose();
     };
@@ -553,5 +556,15 @@ export class FileCheckpointer {
   /** Bytes the object store takes on disk. */
   async storeSize(): Promise<number> {
     return (await this.store()).sizeOnDisk();
+  }
+}
+
+/** Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). */
+function* folderRels(root: DirNode): Generator<string> {
+  const stack: [string, DirNode][] = [['', root]];
+  while (stack.length > 0) {
+    const [rel, dir] = stack.pop()!;
+    yield rel;
+    for (const [name, child] of dir.children) if (child.kind === 'dir') stack.push([rel === '' ? name : `${rel}/${name}`, child]);
   }
 }

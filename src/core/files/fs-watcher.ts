@@ -16,7 +16,16 @@ export interface WatchHandlers {
 /** The names Restorer gives its temp files (`.arw-<tag>-<i>.tmp`, a roll-back's tag ending in `r`). */
 const RESTORE_TEMP = /^\.arw-[0-9a-z]+-\d+\.tmp$/;
 
-export async function watchWorkspace(root: string, h: WatchHandlers): Promise<() => void> {
+/** Stops the watcher when called. */
+export interface WatcherStop {
+  (): void;
+  /** Starts watching those of these folders (workspace-relative) it does not watch yet, with their subfolders, and
+   *  reports each one it starts as changed: a folder that stopped being ignored was left out when the watch began,
+   *  and what changed in it before its watch started must still be looked at. */
+  watchFolders(rels: Iterable<string>): Promise<void>;
+}
+
+export async function watchWorkspace(root: string, h: WatchHandlers): Promise<WatcherStop> {
   const watchers = new Map<string, FSWatcher>();
   let closed = false;
 
@@ -75,9 +84,17 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<()
   };
 
   await add('');
-  return () => {
+  const stop = () => {
     closed = true;
     for (const w of watchers.values()) w.close();
     watchers.clear();
   };
+  return Object.assign(stop, {
+    async watchFolders(rels: Iterable<string>): Promise<void> {
+      const before = new Set(watchers.keys());
+      for (const rel of rels) if (!watchers.has(rel) && !h.skip?.(rel)) await add(rel);
+      const started = [...watchers.keys()].filter((r) => !before.has(r));
+      if (started.length > 0) h.onChange(started);
+    },
+  });
 }

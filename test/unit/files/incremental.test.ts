@@ -67,6 +67,31 @@ test('the fs.watch watcher feeds the tracker: after shell changes the tracked sn
   }
 });
 
+test('a folder a .gitignore stops ignoring is watched from then on: a later same-size edit in it is in the next tracked snapshot', async () => {
+  const { ws, home, cleanup } = await workspace(10);
+  try {
+    await writeTree(ws, { '.gitignore': 'out/\n' });
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
+    await fc.startWatching();
+    await fc.snapshot('s', 'u0');
+    // made while ignored, so the watcher leaves it out
+    execFileSync('/bin/sh', ['-c', 'mkdir -p tmp-out/deep && printf "aaaa\\n" > tmp-out/deep/f.txt && mv tmp-out out'], { cwd: ws });
+    await fc.snapshot('s', 'u1');
+    execFileSync('/bin/sh', ['-c', 'rm .gitignore'], { cwd: ws }); // out/ becomes part of the workspace
+    const visible = await fc.snapshot('s', 'u2');
+    assert.equal((await fc.readFileAtAnchor('s', 'u2', 'out/deep/f.txt'))?.toString(), 'aaaa\n', `out/ is snapshotted (${visible.files} files)`);
+    // same size: a tracked snapshot sees it only if the watch on out/deep reports it
+    execFileSync('/bin/sh', ['-c', 'printf "bbbb\\n" > out/deep/f.txt'], { cwd: ws });
+    const tracked = await fc.snapshot('s', 'u3');
+    assert.equal((await fc.readFileAtAnchor('s', 'u3', 'out/deep/f.txt'))?.toString(), 'bbbb\n');
+    await fc.dispose();
+    const full = await new FileCheckpointer({ workspaceRoot: ws, home: join(home, 'other') }).snapshot('s', 'u3');
+    assert.equal(tracked.root, full.root);
+  } finally {
+    await cleanup();
+  }
+});
+
 test('gc removes what no snapshot reaches and keeps what one does', async () => {
   const { ws, home, cleanup } = await workspace(10);
   try {
