@@ -6,38 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
+import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now } from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
-import { generateWorkspace, prng } from './workspace-generator';
+import { generateWorkspace } from './workspace-generator';
 
-const now = () => performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
-
-function git(gitDir: string, ws: string, args: string[]): void {
-  const r = spawnSync('git', [`--git-dir=${gitDir}`, `--work-tree=${ws}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-}
-
-async function gitCheckpoint(gitDir: string, ws: string, msg: string): Promise<number> {
-  const t = now();
-  git(gitDir, ws, ['add', '.']);
-  git(gitDir, ws, ['commit', '-q', '--allow-empty', '--no-verify', '-m', msg]);
-  const ms = now() - t;
-  for (let i = 0; i < 600 && existsSync(join(gitDir, 'gc.pid')); i++) await sleep(100);
-  return ms;
-}
-
-async function changeFiles(ws: string, files: string[], count: number, round: number): Promise<void> {
-  const rand = prng(7000 + round);
-  const picked = new Set<string>();
-  while (picked.size < count) picked.add(files[Math.floor(rand() * files.length)]!);
-  for (const f of picked) {
-    const p = join(ws, f);
-    await writeFile(p, (await readFile(p, 'utf8')) + `// claude edit ${round}\n`);
-  }
-}
+const fmt = fmtMs;
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
   const fileCount = quick ? 2000 : 50_000;
@@ -58,15 +32,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
 
     // the CLI bundled as it ships in dist/
     const cli = join(base, 'cli.js');
-    await build({
-      entryPoints: [join(__dirname, '../src/cli/main.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: cli,
-      logLevel: 'error',
-    });
+    await bundleCli(cli);
 
     // a transcript of a realistic size, as Claude Code passes its path
     const sessionId = '0b4c6f0e-8a53-4d6f-9a63-2f3f1c0d7e11';
@@ -103,7 +69,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const ours: number[] = [];
     const theirs: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      await changeFiles(ws, gen.files, 10, r);
+      await editRandomFiles(ws, gen.files, 10, 7000 + r, `claude edit ${r}`);
       ours.push(hook(`prompt-${r}`));
       theirs.push(await gitCheckpoint(gitDir, ws, `round ${r}`));
     }

@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { FileCheckpointer } from '../src/core/files';
 import { SessionManager } from '../src/core/session';
 import { median, percentile, type BenchModule, type BenchSection } from './types';
-import { generateWorkspace, prng } from './workspace-generator';
+import { bundleCli, editRandomFiles } from './bench-tools';
+import { generateWorkspace } from './workspace-generator';
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,18 +68,6 @@ class ShadowGit {
   }
 }
 
-/** Appends a line to `count` files picked deterministically (a different set each round). */
-async function changeFiles(ws: string, files: string[], count: number, round: number): Promise<string[]> {
-  const rand = prng(1000 + round);
-  const picked = new Set<string>();
-  while (picked.size < count) picked.add(files[Math.floor(rand() * files.length)]!);
-  for (const f of picked) {
-    const p = join(ws, f);
-    await writeFile(p, (await readFile(p, 'utf8')) + `// edit ${round}\n`);
-  }
-  return [...picked];
-}
-
 const fmtS = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 const fmtMB = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 const mark = (ok: boolean) => (ok ? '✅' : '❌');
@@ -119,15 +107,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
 
     // the CLI, bundled as it ships
     const cli = join(base, 'cli.js');
-    await build({
-      entryPoints: [join(__dirname, '../src/cli/main.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: cli,
-      logLevel: 'error',
-    });
+    await bundleCli(cli);
     const session = SessionManager.create(ws, { home, deferUntilAssistant: false });
     const anchors: string[] = [];
     for (let i = 0; i < 3 + rounds + cliRounds + sizeRounds + 2; i++)
@@ -170,7 +150,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const inProcess = series();
     const trackedHashed: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      await changeFiles(ws, gen.files, 10, r);
+      await editRandomFiles(ws, gen.files, 10, 1000 + r, `edit ${r}`);
       await sleep(20); // watcher latency
       inProcess.loads.push(load());
       t = now();
@@ -193,7 +173,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     await tracked.dispose(); // saves the stat index for fresh processes
     cliSnapshot(anchor()); // brings the persisted stat index up to date
     for (let r = 0; r < cliRounds; r++) {
-      await changeFiles(ws, gen.files, 10, 100 + r);
+      await editRandomFiles(ws, gen.files, 10, 1000 + (100 + r), `edit ${100 + r}`);
       fresh.loads.push(load());
       t = now();
       cliSnapshot(anchor());
@@ -224,7 +204,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     await sizing.startWatching();
     await sizing.snapshot(session.sessionId, anchor());
     for (let r = 0; r < sizeRounds; r++) {
-      await changeFiles(ws, gen.files, 10, 1000 + r);
+      await editRandomFiles(ws, gen.files, 10, 1000 + (1000 + r), `edit ${1000 + r}`);
       await sleep(20);
       await sizing.snapshot(session.sessionId, `size-${r}`);
       await git.checkpoint(`size ${r}`);
@@ -242,7 +222,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const dry = series();
     const restore = series();
     for (let r = 0; r < restoreRounds; r++) {
-      await changeFiles(ws, gen.files, restoreCount, 5000 + r);
+      await editRandomFiles(ws, gen.files, restoreCount, 1000 + (5000 + r), `edit ${5000 + r}`);
       await sleep(50);
       dry.loads.push(load());
       t = now();
@@ -256,7 +236,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
         throw new Error(`expected ${restoreCount} changed files, dry run saw ${d.filesChanged.length}, restore ${real.filesChanged.length}`);
       }
       // the same changes again (same content), then what the shadow-git tools do for a preview and a restore
-      await changeFiles(ws, gen.files, restoreCount, 5000 + r);
+      await editRandomFiles(ws, gen.files, restoreCount, 1000 + (5000 + r), `edit ${5000 + r}`);
       dry.ref.push(git.timed(['diff', '--stat', 'HEAD']));
       restore.ref.push(git.timed(['reset', '-q', '--hard', 'HEAD']) + git.timed(['clean', '-q', '-fd']));
       // git rewrote those files (same bytes, new mtimes): the watcher-fed model catches up, untimed, so that the next

@@ -8,44 +8,18 @@
 // Targets: with the service, hook p50 and p95 ≤ 0.15× git add+commit; the fallback decision ≤ 20 ms.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
 import { hookSocketPath } from '../src/core/service/paths';
 import { launcherScript } from '../src/core/service/launcher-script';
+import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep } from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
-import { generateWorkspace, prng } from './workspace-generator';
+import { generateWorkspace } from './workspace-generator';
 
-const now = () => performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const fmt = fmtMs;
 const load = () => loadavg()[0]!;
-
-function git(gitDir: string, ws: string, args: string[]): void {
-  const r = spawnSync('git', [`--git-dir=${gitDir}`, `--work-tree=${ws}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-}
-
-async function gitCheckpoint(gitDir: string, ws: string, msg: string): Promise<number> {
-  const t = now();
-  git(gitDir, ws, ['add', '.']);
-  git(gitDir, ws, ['commit', '-q', '--allow-empty', '--no-verify', '-m', msg]);
-  const ms = now() - t;
-  for (let i = 0; i < 600 && existsSync(join(gitDir, 'gc.pid')); i++) await sleep(100);
-  return ms;
-}
-
-async function changeFiles(ws: string, files: string[], count: number, round: number): Promise<void> {
-  const rand = prng(9000 + round);
-  const picked = new Set<string>();
-  while (picked.size < count) picked.add(files[Math.floor(rand() * files.length)]!);
-  for (const f of picked) {
-    const p = join(ws, f);
-    await writeFile(p, (await readFile(p, 'utf8')) + `// agent edit ${round}\n`);
-  }
-}
 
 interface Series {
   ours: number[];
@@ -73,15 +47,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
 
     const cli = join(base, 'cli.js');
-    await build({
-      entryPoints: [join(__dirname, '../src/cli/main.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: cli,
-      logLevel: 'error',
-    });
+    await bundleCli(cli);
     const env = { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws };
     // the launcher `hooks install` writes (the home as the CLI resolves it: $AGENT_REWIND_HOME)
     const launcher = join(base, 'agent-rewind');
@@ -122,7 +88,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     hook('prompt-warm');
     const svc: Series = { ours: [], git: [], loads: [] };
     for (let r = 0; r < rounds; r++) {
-      await changeFiles(ws, gen.files, 10, r);
+      await editRandomFiles(ws, gen.files, 10, 9000 + r, `agent edit ${r}`);
       svc.loads.push(load());
       svc.ours.push(hook(`prompt-svc-${r}`));
       svc.git.push(await gitCheckpoint(gitDir, ws, `svc ${r}`));
@@ -156,7 +122,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     hook('prompt-fresh-warm');
     const fresh: Series = { ours: [], git: [], loads: [] };
     for (let r = 0; r < rounds; r++) {
-      await changeFiles(ws, gen.files, 10, 100 + r);
+      await editRandomFiles(ws, gen.files, 10, 9000 + (100 + r), `agent edit ${100 + r}`);
       fresh.loads.push(load());
       fresh.ours.push(hook(`prompt-fresh-${r}`));
       fresh.git.push(await gitCheckpoint(gitDir, ws, `fresh ${r}`));
