@@ -233,6 +233,66 @@ test('on a big tree a fresh process that finds a few files changed leaves the st
   }
 });
 
+test('a fresh process that leaves the stat index as it is writes what it learnt beside it: the next one reads nothing again', async () => {
+  const { ws, home, cleanup } = await workspace(2000);
+  try {
+    const past = new Date(Date.now() - 60_000);
+    const age = async () => {
+      for (let m = 0; m < 5; m++) {
+        for (let p = 0; p < 3; p++) await utimes(join(ws, `m${m}/p${p}`), past, past);
+        await utimes(join(ws, `m${m}`), past, past);
+      }
+      await utimes(ws, past, past);
+    };
+    await age();
+    const fresh = async (anchor: string) => {
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      try {
+        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-index.bin') };
+      } finally {
+        await fc.dispose();
+      }
+    };
+    const first = await fresh('u1');
+    await fresh('u1b');
+    const { ino } = await stat(first.cacheFile);
+    // edited a while ago (not racy), in place: the folder's listing holds
+    const older = new Date(Date.now() - 30_000);
+    for (const p of ['m0/p0/f0.txt', 'm1/p1/f1.txt']) {
+      await writeFile(join(ws, p), `changed ${p}\n`);
+      await utimes(join(ws, p), older, older);
+    }
+    const changed = await fresh('u2');
+    assert.equal(changed.summary.hashedFiles, 2);
+    assert.equal((await stat(changed.cacheFile)).ino, ino, 'two files of 2,000: the index is not written');
+    const patchFile = join(home, 'checkpoints', (await readdir(join(home, 'checkpoints')))[0]!, 'stat-index.patch');
+    assert.ok((await stat(patchFile)).size > 0, 'a patch is written beside it');
+    const again = await fresh('u3');
+    assert.equal(again.summary.root, changed.summary.root);
+    assert.equal(again.summary.hashedFiles, 0, 'the patch says what the two files hold now');
+    // a third change adds to the patch; a file the patch knew, changed again, is read again
+    await writeFile(join(ws, 'm2/p2/f2.txt'), 'changed too\n');
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed again\n');
+    for (const p of ['m2/p2/f2.txt', 'm0/p0/f0.txt']) await utimes(join(ws, p), older, older);
+    const third = await fresh('u4');
+    assert.equal(third.summary.hashedFiles, 2);
+    const fourth = await fresh('u5');
+    assert.equal(fourth.summary.hashedFiles, 0);
+    assert.equal(fourth.summary.root, third.summary.root);
+    assert.equal((await stat(fourth.cacheFile)).ino, ino, 'still the index of the first snapshot');
+    // a new file is not something a patch can say: that folder is looked at again until the index is written anew
+    await writeFile(join(ws, 'm3/p0/new.txt'), 'new\n');
+    await utimes(join(ws, 'm3/p0/new.txt'), older, older);
+    const added = await fresh('u6');
+    assert.equal(added.summary.files, third.summary.files + 1);
+    const after = await fresh('u7');
+    assert.equal(after.summary.root, added.summary.root);
+    assert.equal(after.summary.hashedFiles, 1, 'the new file is read again (its folder changed since the index)');
+  } finally {
+    await cleanup();
+  }
+});
+
 test('a tracked snapshot saves the stat cache after a full check, not after each small refresh; dispose saves the rest', async () => {
   const { ws, home, cleanup } = await workspace(30);
   try {
