@@ -153,6 +153,7 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
   const patch: StatPatch = { base: index.id, dirs: new Map(loaded?.dirs), files: new Map(loaded?.files) };
   if (!index.id) return undefined;
   const scratch = new Float64Array(4);
+  const scratchHash = Buffer.alloc(HASH_BYTES);
   const visit = (node: DirNode, d: number): boolean => {
     if (node instanceof IndexedDir && node.index === index && node.at === d && node.untouched) return true;
     const rec = index.dirs[d]!;
@@ -160,7 +161,9 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
     const f1 = index.fileStart[d + 1]!;
     let fileKids = 0;
     for (const n of node.children.values()) if (n.kind !== 'dir') fileKids++;
-    if (fileKids !== f1 - f0 || node.children.size - fileKids !== [...index.subdirs(d)].length) return false;
+    let subdirs = 0;
+    for (const _ of index.subdirs(d)) subdirs++;
+    if (fileKids !== f1 - f0 || node.children.size - fileKids !== subdirs) return false;
     // the names listed but not kept (skipped files) are part of the record's layout, as encodeStatIndex writes them
     const extra = node.listed ? node.listed.filter((n) => !node.children.has(n)) : [];
     if (extra.length !== rec.extra.length || extra.some((n, i) => n !== rec.extra[i])) return false;
@@ -168,9 +171,10 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
       const n = node.children.get(index.names[f]!);
       if (!n || n.kind === 'dir' || !HEX64.test(n.hash)) return false;
       fileNums(n as FileNodeState, scratch, 0);
+      scratchHash.write(n.hash, 'hex');
       const now = index.fileEntry(f);
-      const hash = Buffer.from(n.hash, 'hex');
-      if (scratch.some((x, i) => x !== now.nums[i]) || !hash.equals(now.hash)) patch.files.set(f, { nums: scratch.slice(), hash });
+      const same = scratch[0] === now.nums[0] && scratch[1] === now.nums[1] && scratch[2] === now.nums[2] && scratch[3] === now.nums[3];
+      if (!same || !scratchHash.equals(now.hash)) patch.files.set(f, { nums: scratch.slice(), hash: Buffer.from(scratchHash) });
     }
     for (const c of index.subdirs(d)) {
       const n = node.children.get(index.dirs[c]!.name);
