@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 
 /** `durable`: the data is fsynced before the rename and the folder after it, so the file survives a power cut. */
 export async function writeFileAtomic(file: string, data: string | Buffer, opts: { durable?: boolean } = {}): Promise<void> {
@@ -44,6 +45,22 @@ export async function stageFileAtomic(file: string, data: string | Buffer, opts:
       await unlink(tmp).catch(() => {});
     },
   };
+}
+
+/** writeFileAtomic for a small file on the calling thread, never durable (a cache: losing it costs only time). */
+export function writeFileAtomicSync(file: string, data: Buffer): void {
+  const tmp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
+  try {
+    writeFileSync(tmp, data, { flag: 'wx' });
+    renameSync(tmp, file);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never written */
+    }
+    throw err;
+  }
 }
 
 /** fsyncs a folder, so renames into it survive a power cut (where a folder cannot be opened to sync, skipped). */

@@ -6,7 +6,7 @@ import type { PackWriter } from './pack-writer';
 import type { PathFilter } from './path-filter';
 import { loadStatIndex, patchFileOf, saveStatIndex, type StatIndex } from './stat-index';
 import { encodeStatPatch, statPatchFor, type StatPatch } from './stat-index-patch';
-import { writeFileAtomic } from './atomic-write';
+import { writeFileAtomicSync } from './atomic-write';
 import { hashTrees, type DirNode } from './tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
@@ -94,7 +94,12 @@ export class ChangeTracker {
     if (!patch || (patch.dirs.size === 0 && patch.files.size === 0)) return;
     const bytes = encodeStatPatch(patch);
     if (base.patch && bytes.equals(encodeStatPatch(base.patch))) return;
-    await writeFileAtomic(patchFileOf(this.statIndexFile), bytes);
+    try {
+      // a few KiB, on this thread (a temp file and a rename, as writeFileAtomic, without its thread-pool round trips)
+      writeFileAtomicSync(patchFileOf(this.statIndexFile), bytes);
+    } catch {
+      /* a cache: the snapshot is stored, and the next process only reads those files again */
+    }
   }
 
   async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {

@@ -172,9 +172,11 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
       if (!n || n.kind === 'dir' || !HEX64.test(n.hash)) return false;
       fileNums(n as FileNodeState, scratch, 0);
       scratchHash.write(n.hash, 'hex');
-      const now = index.fileEntry(f);
-      const same = scratch[0] === now.nums[0] && scratch[1] === now.nums[1] && scratch[2] === now.nums[2] && scratch[3] === now.nums[3];
-      if (!same || !scratchHash.equals(now.hash)) patch.files.set(f, { nums: scratch.slice(), hash: Buffer.from(scratchHash) });
+      const o = f * 4;
+      const { nums, hashes } = index;
+      const same = scratch[0] === nums[o] && scratch[1] === nums[o + 1] && scratch[2] === nums[o + 2] && scratch[3] === nums[o + 3];
+      if (!same || hashes.compare(scratchHash, 0, HASH_BYTES, f * HASH_BYTES, (f + 1) * HASH_BYTES) !== 0)
+        patch.files.set(f, { nums: scratch.slice(), hash: Buffer.from(scratchHash) });
     }
     for (const c of index.subdirs(d)) {
       const n = node.children.get(index.dirs[c]!.name);
