@@ -169,13 +169,15 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
     if (extra.length !== rec.extra.length || extra.some((n, i) => n !== rec.extra[i])) return false;
     for (let f = f0; f < f1; f++) {
       const n = node.children.get(index.names[f]!);
-      if (!n || n.kind === 'dir' || !HEX64.test(n.hash)) return false;
+      if (!n || n.kind === 'dir') return false;
       fileNums(n as FileNodeState, scratch, 0);
-      scratchHash.write(n.hash, 'hex');
       const o = f * 4;
       const { nums, hashes } = index;
-      const same = scratch[0] === nums[o] && scratch[1] === nums[o + 1] && scratch[2] === nums[o + 2] && scratch[3] === nums[o + 3];
-      if (!same || hashes.compare(scratchHash, 0, HASH_BYTES, f * HASH_BYTES, (f + 1) * HASH_BYTES) !== 0)
+      const sameNums = scratch[0] === nums[o] && scratch[1] === nums[o + 1] && scratch[2] === nums[o + 2] && scratch[3] === nums[o + 3];
+      // most files of a folder something changed in are the index's own nodes, untouched: no hash to decode
+      if (sameNums && index.madeWithHash(n as FileNodeState, f)) continue;
+      if (n.hash.length !== 64 || scratchHash.write(n.hash, 'hex') !== HASH_BYTES) return false;
+      if (!sameNums || hashes.compare(scratchHash, 0, HASH_BYTES, f * HASH_BYTES, (f + 1) * HASH_BYTES) !== 0)
         patch.files.set(f, { nums: scratch.slice(), hash: Buffer.from(scratchHash) });
     }
     for (const c of index.subdirs(d)) {

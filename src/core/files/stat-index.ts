@@ -238,7 +238,18 @@ export class StatIndex {
       hash: this.hashes.toString('hex', f * HASH_BYTES, (f + 1) * HASH_BYTES),
     };
     if ((meta & RACY) !== 0) node.racy = true;
+    this.made.set(node, { f, hash: node.hash });
     return node;
+  }
+
+  /** The file nodes fileNode made, with the hash they were made with: a patch compares a node that still has it
+   *  (and the index's numbers) without decoding its hash again. */
+  private readonly made = new WeakMap<FileNodeState, { f: number; hash: string }>();
+
+  /** Whether `node` is file f's node as fileNode made it, its hash unchanged (its numbers are not looked at). */
+  madeWithHash(node: FileNodeState, f: number): boolean {
+    const m = this.made.get(node);
+    return m !== undefined && m.f === f && m.hash === node.hash;
   }
 
   /** The direct sub-folders of folder `d`. */
