@@ -134,11 +134,13 @@ export class ChangeTracker {
       this.uncheckedIndex = undefined;
       this.lastFullCheck = Date.now();
       // a fresh process that found only a few paths changed among many leaves the index as it is: writing 50,000
-      // entries costs a tenth of such a snapshot, re-reading a few files in the next process far less (the index is
-      // a cache checked against lstat, so a stale one only costs re-reads, never a wrong snapshot)
+      // entries costs a tenth of such a snapshot (the index is a cache checked against lstat, so a stale one only
+      // costs re-reads, never a wrong snapshot); what it read again goes into a patch beside the index instead. An
+      // index from before patches has no id for a patch to name: it is written again once, with one
       this.fullCheckUnsaved =
         this.tracking ||
         drift === undefined ||
+        this.patchable?.index.id === '' ||
         (drift.changed + (this.patchable?.patch?.files.size ?? 0)) * (this.tuning.staleIndexShare ?? DEFAULT_SCAN_TUNING.staleIndexShare!) > drift.known;
       if (this.fullCheckUnsaved || forceFull) this.patchable = undefined;
     } else {
