@@ -9,8 +9,9 @@ import type { EngineSettings } from '../core/engine';
 // the source layer's modules themselves, not its index (which also brings the agents' hook installers)
 import { foreignOwner, foreignSources } from '../core/sources/foreign';
 import { readFirstLine } from '../core/sources/session-sources';
-import { ReadOnlySessionError, type SourceAdapter } from '../core/sources/source-adapter';
-import { agentName, isForeignView, type SessionView } from '../core/sources/session-view';
+import { ReadOnlySessionError } from '../core/sources/source-adapter';
+import { agentName, isForeignView } from '../core/sources/session-view';
+import type { SessionView, SourceAdapter } from '../core/sources';
 
 const AMBIGUOUS_SHOWN = 10;
 

@@ -8,7 +8,7 @@ import { warnOnStderr, withSessionArg } from '../session-arg';
 import { cliCheckpointerOptions } from '../cli-settings';
 import type { SessionManager, SessionEntry } from '../../core/session';
 import { anchorCheckFor } from '../../core/files/anchor-check';
-import type { SnapshotSummary } from '../../core/files/types';
+import type { SnapshotSummary } from '../../core/files';
 import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service/client';
 
 /** The folder's checkpoints for this call: through the home's checkpoint service when it serves the folder, else
