@@ -162,7 +162,7 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
     let fileKids = 0;
     for (const n of node.children.values()) if (n.kind !== 'dir') fileKids++;
     let subdirs = 0;
-    for (const _ of index.subdirs(d)) subdirs++;
+    for (let c = d + 1; c < rec.end; c = index.dirs[c]!.end) subdirs++;
     if (fileKids !== f1 - f0 || node.children.size - fileKids !== subdirs) return false;
     // the names listed but not kept (skipped files) are part of the record's layout, as encodeStatIndex writes them
     const extra = node.listed ? node.listed.filter((n) => !node.children.has(n)) : [];
@@ -180,7 +180,7 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
       if (!sameNums || hashes.compare(scratchHash, 0, HASH_BYTES, f * HASH_BYTES, (f + 1) * HASH_BYTES) !== 0)
         patch.files.set(f, { nums: scratch.slice(), hash: Buffer.from(scratchHash) });
     }
-    for (const c of index.subdirs(d)) {
+    for (let c = d + 1; c < rec.end; c = index.dirs[c]!.end) {
       const n = node.children.get(index.dirs[c]!.name);
       if (!n || n.kind !== 'dir' || !isSafeName(index.dirs[c]!.name) || !visit(n, c)) return false;
     }
