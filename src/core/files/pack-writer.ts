@@ -144,8 +144,18 @@ export class PackWriter {
 
   /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first, and the folder after. */
   async commit(durable: boolean): Promise<void> {
+    await (
+      await this.commitVisible(durable)
+    ).synced;
+  }
+
+  /**
+   * commit() up to the renames: the pack is in place (and loaded) when this resolves, and `synced` is its folder's
+   * fsync when `durable`, so that a caller with a rename of its own (a snapshot's record) fsyncs both folders at once.
+   */
+  async commitVisible(durable: boolean): Promise<{ synced: Promise<void> }> {
     await Promise.all(this.pending.values());
-    if (!this.fd) return; // nothing new
+    if (!this.fd) return { synced: Promise.resolve() }; // nothing new
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;
@@ -170,9 +180,9 @@ export class PackWriter {
     for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
     await rename(this.tmpPack, join(dir, this.name + '.pack'));
     await rename(tmpIdx, join(dir, this.name + '.idx'));
-    if (durable) await syncDir(dir);
     this.store.register(this.name, idx, this.entries.length, this.size);
     if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
+    return { synced: durable ? syncDir(dir) : Promise.resolve() };
   }
 
   /** Drops an unfinished pack (an error happened before commit). */
