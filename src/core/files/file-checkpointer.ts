@@ -248,6 +248,7 @@ export class FileCheckpointer {
     let root: string;
     let model: WorkspaceModel;
     let staging: Promise<StagedRecord> | undefined;
+    let packSynced: Promise<void>;
     let totals: ReturnType<typeof treeTotals>;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
@@ -255,10 +256,10 @@ export class FileCheckpointer {
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
       const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
-      // the record is written (and fsynced) while the pack is, and put in place only once the pack is on disk
+      // the record is written (and fsynced) while the pack is, and put in place only once the pack's data is on disk
       staging = this.records.stage(rec);
       staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
-      await w.commit(kind !== 'turn-end');
+      packSynced = (await w.commitVisible(kind !== 'turn-end')).synced;
     } catch (err) {
       await w.abort();
       await staging?.then(
@@ -267,7 +268,10 @@ export class FileCheckpointer {
       );
       throw err;
     }
-    const saved = await (await staging).commit(); // an identical user-message snapshot keeps the first record
+    // the record's rename and its folder's fsync go with the pack folder's fsync, one round instead of two: should a
+    // power cut keep the record's rename and lose the pack's, the next locked reload puts the pack (whole and fsynced
+    // under its temp name) in place (ObjectStore.adoptOrphans). An identical user-message snapshot keeps the first record.
+    const [saved] = await Promise.all([(await staging).commit(), packSynced]);
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
