@@ -6,7 +6,7 @@ import type { PackWriter } from './pack-writer';
 import type { PathFilter } from './path-filter';
 import { loadStatIndex, patchFileOf, saveStatIndex, type StatIndex } from './stat-index';
 import { encodeStatPatch, statPatchFor, type StatPatch } from './stat-index-patch';
-import { writeFileAtomicSync } from './atomic-write';
+import { writeFileAtomic } from './atomic-write';
 import { hashTrees, type DirNode } from './tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
@@ -95,8 +95,8 @@ export class ChangeTracker {
     const bytes = encodeStatPatch(patch);
     if (base.patch && bytes.equals(encodeStatPatch(base.patch))) return;
     try {
-      // a few KiB, on this thread (a temp file and a rename, as writeFileAtomic, without its thread-pool round trips)
-      writeFileAtomicSync(patchFileOf(this.statIndexFile), bytes);
+      // a few KiB: written with synchronous calls (atomic-write.ts), not durable (a cache)
+      await writeFileAtomic(patchFileOf(this.statIndexFile), bytes);
     } catch {
       /* a cache: the snapshot is stored, and the next process only reads those files again */
     }

@@ -1,7 +1,8 @@
 // Writing one pack: objects gathered into large positional writes, each behind its self-describing header
 // (pack-format.ts), then made visible as pack + index (each temp + rename), so a crash leaves garbage, never a bad object.
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, fsync, openSync, renameSync, writeSync } from 'node:fs';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deflateRaw, deflateRawSync } from 'node:zlib';
@@ -12,6 +13,7 @@ import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
 
 const deflateAsync = promisify(deflateRaw);
+const fsyncFd = promisify(fsync);
 
 /** Appends new objects to one pack; positional writes let many compressions finish in any order. */
 export class PackWriter {
@@ -144,8 +146,18 @@ export class PackWriter {
 
   /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first, and the folder after. */
   async commit(durable: boolean): Promise<void> {
+    await (
+      await this.commitVisible(durable)
+    ).synced;
+  }
+
+  /**
+   * commit() up to the renames: the pack is in place (and loaded) when this resolves, and `synced` is its folder's
+   * fsync when `durable`, so that a caller with a rename of its own (a snapshot's record) fsyncs both folders at once.
+   */
+  async commitVisible(durable: boolean): Promise<{ synced: Promise<void> }> {
     await Promise.all(this.pending.values());
-    if (!this.fd) return; // nothing new
+    if (!this.fd) return { synced: Promise.resolve() }; // nothing new
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;
@@ -158,21 +170,22 @@ export class PackWriter {
       if (durable) await fd.sync();
       await fd.close();
     })();
+    // the index (a few KiB after a prompt) and the renames with synchronous calls: only the fsyncs wait for the disk
     const index = (async () => {
-      const ih = await open(tmpIdx, 'wx');
+      const fd = openSync(tmpIdx, 'wx');
       try {
-        await ih.writeFile(idx);
-        if (durable) await ih.sync();
+        for (let done = 0; done < idx.length;) done += writeSync(fd, idx, done, idx.length - done);
+        if (durable) await fsyncFd(fd);
       } finally {
-        await ih.close();
+        closeSync(fd);
       }
     })();
     for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
-    await rename(this.tmpPack, join(dir, this.name + '.pack'));
-    await rename(tmpIdx, join(dir, this.name + '.idx'));
-    if (durable) await syncDir(dir);
+    renameSync(this.tmpPack, join(dir, this.name + '.pack'));
+    renameSync(tmpIdx, join(dir, this.name + '.idx'));
     this.store.register(this.name, idx, this.entries.length, this.size);
     if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
+    return { synced: durable ? syncDir(dir) : Promise.resolve() };
   }
 
   /** Drops an unfinished pack (an error happened before commit). */
