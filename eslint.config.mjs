@@ -43,9 +43,23 @@ export default tseslint.config(
     rules: {
       'agent-rewind/core-through-index': [
         'error',
-        // Loaded without their folder's index on purpose: the CLI's start-up and the agents' hook process keep their
-        // module graphs small (test/unit/cli/lazy-commands.test.ts).
-        { allow: ['engine/settings-source', 'sources/claude/hook-handler', 'sources/claude/hook-log', 'sources/codex/hook-handler'] },
+        // Loaded without their folder's index on purpose: the CLI's start-up, the agents' hook process and the
+        // snapshot command keep their module graphs small (test/unit/cli/lazy-commands.test.ts).
+        {
+          allow: [
+            'engine/settings-source',
+            'engine/settings-file',
+            'files/anchor-check',
+            'service/client',
+            'sources/claude/hook-handler',
+            'sources/claude/hook-log',
+            'sources/codex/hook-handler',
+            'sources/foreign',
+            'sources/session-sources',
+            'sources/session-view',
+            'sources/source-adapter',
+          ],
+        },
       ],
     },
   },

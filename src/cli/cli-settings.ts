@@ -1,2 +1,3 @@
 // The CLI's settings come from core/engine/settings-file.ts (also used by Claude Code's hooks).
-export { cliCheckpointerOptions, loadCliSettings, parseJsonc, type CliSettings } from '../core/engine';
+// straight from settings-file.ts, not the engine's index: a snapshot or hook must not evaluate the whole engine
+export { cliCheckpointerOptions, loadCliSettings, parseJsonc, type CliSettings } from '../core/engine/settings-file';

@@ -6,16 +6,12 @@ import { forTerminal } from './terminal-text';
 import { loadCliSettings } from './cli-settings';
 import { findSessionFilesById, sessionsRoot, InvalidSessionFileError, SessionManager, FileSessionStorage } from '../core/session';
 import type { EngineSettings } from '../core/engine';
-import {
-  foreignOwner,
-  foreignSources,
-  readFirstLine,
-  ReadOnlySessionError,
-  type SourceAdapter,
-  agentName,
-  isForeignView,
-  type SessionView,
-} from '../core/sources';
+// the source layer's modules themselves, not its index (which also brings the agents' hook installers)
+import { foreignOwner, foreignSources } from '../core/sources/foreign';
+import { readFirstLine } from '../core/sources/session-sources';
+import { ReadOnlySessionError } from '../core/sources/source-adapter';
+import { agentName, isForeignView } from '../core/sources/session-view';
+import type { SessionView, SourceAdapter } from '../core/sources';
 
 const AMBIGUOUS_SHOWN = 10;
 

@@ -7,8 +7,9 @@ import { CliError, UsageError, type Command, type CommandContext } from '../comm
 import { warnOnStderr, withSessionArg } from '../session-arg';
 import { cliCheckpointerOptions } from '../cli-settings';
 import type { SessionManager, SessionEntry } from '../../core/session';
-import { anchorCheckFor, type SnapshotSummary } from '../../core/files';
-import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service';
+import { anchorCheckFor } from '../../core/files/anchor-check';
+import type { SnapshotSummary } from '../../core/files';
+import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service/client';
 
 /** The folder's checkpoints for this call: through the home's checkpoint service when it serves the folder, else
  *  in this process. */

@@ -4,13 +4,12 @@ import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
 import { join, relative, sep } from 'node:path';
 import type { PackWriter } from './pack-writer';
 import type { PathFilter } from './path-filter';
-import { loadStatIndex, saveStatIndex, type StatIndex } from './stat-index';
+import { loadStatIndex, patchFileOf, saveStatIndex, type StatIndex } from './stat-index';
+import { encodeStatPatch, statPatchFor, type StatPatch } from './stat-index-patch';
+import { writeFileAtomic } from './atomic-write';
 import { hashTrees, type DirNode } from './tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
-
-/** A fresh process writes the stat index again once more than 1 in this many of the paths it knows changed. */
-const STALE_INDEX_SHARE = 256;
 
 export class ChangeTracker {
   model?: WorkspaceModel;
@@ -30,6 +29,8 @@ export class ChangeTracker {
   private statIndexBytes: Buffer | undefined;
   /** The index just loaded, until the first refresh has checked the workspace against it. */
   private uncheckedIndex: StatIndex | undefined;
+  /** A fresh process's loaded index (with the patch it came with), until its snapshot saves a patch of it. */
+  private patchable: { index: StatIndex; patch?: StatPatch } | undefined;
   /** Paths the last refresh skipped (too large, unreadable…): a tracked refresh looks at them again, as a fresh
    *  process does, so that a snapshot reports every file it left out and not only those reported since. */
   private lastSkipped: string[] = [];
@@ -76,7 +77,29 @@ export class ChangeTracker {
   }
 
   async saveStatIndex(root: DirNode): Promise<void> {
+    this.patchable = undefined;
     this.statIndexBytes = await saveStatIndex(this.statIndexFile, this.cacheKey, root, this.statIndexBytes);
+  }
+
+  /**
+   * A fresh process that left the index as it is (few paths changed) writes what it learnt beside it instead
+   * (stat-index-patch.ts), once, after its snapshot: `root` is the tree it stored. Nothing when the tree no longer
+   * has the index's folders and names: the next processes look at those paths again, as before patches.
+   */
+  async saveStatPatch(root: DirNode): Promise<void> {
+    const base = this.patchable;
+    this.patchable = undefined;
+    if (!base) return;
+    const patch = statPatchFor(base.index, root, base.patch);
+    if (!patch || (patch.dirs.size === 0 && patch.files.size === 0)) return;
+    const bytes = encodeStatPatch(patch);
+    if (base.patch && bytes.equals(encodeStatPatch(base.patch))) return;
+    try {
+      // a few KiB: written with synchronous calls (atomic-write.ts), not durable (a cache)
+      await writeFileAtomic(patchFileOf(this.statIndexFile), bytes);
+    } catch {
+      /* a cache: the snapshot is stored, and the next process only reads those files again */
+    }
   }
 
   async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
@@ -89,8 +112,10 @@ export class ChangeTracker {
       const loaded = await loadStatIndex(this.statIndexFile, this.cacheKey);
       if (loaded) {
         model.root = loaded.index.root();
-        this.statIndexBytes = loaded.bytes;
+        // a patched index is not the file's bytes: a whole save must write it (and drop the patch)
+        this.statIndexBytes = loaded.patch ? undefined : loaded.bytes;
         this.uncheckedIndex = loaded.index;
+        if (!this.tracking) this.patchable = { index: loaded.index, patch: loaded.patch };
       }
       this.modelLoaded = true;
     }
@@ -109,9 +134,15 @@ export class ChangeTracker {
       this.uncheckedIndex = undefined;
       this.lastFullCheck = Date.now();
       // a fresh process that found only a few paths changed among many leaves the index as it is: writing 50,000
-      // entries costs a tenth of such a snapshot, re-reading a few files in the next process far less (the index is
-      // a cache checked against lstat, so a stale one only costs re-reads, never a wrong snapshot)
-      this.fullCheckUnsaved = this.tracking || drift === undefined || drift.changed * STALE_INDEX_SHARE > drift.known;
+      // entries costs a tenth of such a snapshot (the index is a cache checked against lstat, so a stale one only
+      // costs re-reads, never a wrong snapshot); what it read again goes into a patch beside the index instead. An
+      // index from before patches has no id for a patch to name: it is written again once, with one
+      this.fullCheckUnsaved =
+        this.tracking ||
+        drift === undefined ||
+        this.patchable?.index.id === '' ||
+        (drift.changed + (this.patchable?.patch?.files.size ?? 0)) * (this.tuning.staleIndexShare ?? DEFAULT_SCAN_TUNING.staleIndexShare!) > drift.known;
+      if (this.fullCheckUnsaved || forceFull) this.patchable = undefined;
     } else {
       for (const p of this.lastSkipped) (dirty as Set<string>).add(p);
       await model.refreshPaths(dirty as Set<string>, stats, writer);

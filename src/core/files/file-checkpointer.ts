@@ -279,7 +279,7 @@ export class FileCheckpointer {
     if (this.tracker.fullCheckUnsaved) {
       this.tracker.fullCheckUnsaved = false;
       await this.tracker.saveStatIndex(model.root);
-    }
+    } else await this.tracker.saveStatPatch(model.root);
     return {
       sessionId,
       anchorId,

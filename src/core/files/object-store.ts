@@ -5,7 +5,8 @@
 // a lost or damaged index is rebuilt from its pack (like git's index-pack). A pack that cannot be trusted is salvaged
 // (pack-salvage.ts: every object that still verifies is copied into a new pack) and moved aside into
 // <store>/quarantine/ with a report, instead of failing the whole store.
-import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, open, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inflateRaw, inflateRawSync } from 'node:zlib';
@@ -53,7 +54,7 @@ export class ObjectStore {
 
   static async open(dir: string): Promise<ObjectStore> {
     const store = new ObjectStore(dir);
-    await mkdir(store.packDir, { recursive: true });
+    mkdirSync(store.packDir, { recursive: true });
     await store.reload();
     return store;
   }
@@ -69,25 +70,30 @@ export class ObjectStore {
    * rebuilt from the pack, or its good objects salvaged and the pack quarantined. Never throws for a damaged pack.
    */
   async reload(opts: { repair?: boolean } = {}): Promise<void> {
-    const names = new Set(await readdir(this.packDir));
+    const names = new Set(readdirSync(this.packDir));
     if (opts.repair) await this.adoptOrphans(names);
     for (const pack of this.table.names()) {
       if (!names.has(pack + '.idx') || !names.has(pack + '.pack') || (opts.repair && names.has(pack + '.damaged'))) await this.forget(pack);
     }
-    // read the new indexes all at once: one snapshot makes one pack, and a fresh process (the CLI) reads them all
+    // the new indexes, read on this thread: one snapshot makes one pack, and a fresh process (the CLI) reads them all;
+    // from the page cache that is ~3 ms for 30 packs, through the thread pool (a stat and four round trips each) ~10
     const fresh = [...names].filter((name) => PACK_NAME.test(name) && !this.table.has(name.slice(0, -5)));
-    const load = async (name: string) => {
+    const load = (name: string) => {
       const pack = name.slice(0, -5);
       try {
-        const st = await stat(join(this.packDir, name));
-        const buf = names.has(pack + '.idx') ? await readFile(join(this.packDir, pack + '.idx')).catch(() => undefined) : undefined;
-        return { pack, size: st.size, buf };
+        const { size } = statSync(join(this.packDir, name));
+        let buf: Buffer | undefined;
+        try {
+          buf = names.has(pack + '.idx') ? readFileSync(join(this.packDir, pack + '.idx')) : undefined;
+        } catch {
+          buf = undefined;
+        }
+        return { pack, size, buf };
       } catch {
         return undefined; // removed meanwhile
       }
     };
-    const loaded: Awaited<ReturnType<typeof load>>[] = [];
-    for (let i = 0; i < fresh.length; i += 32) loaded.push(...(await Promise.all(fresh.slice(i, i + 32).map(load))));
+    const loaded = fresh.map(load);
     for (const l of loaded) {
       if (!l || this.table.has(l.pack)) continue;
       const { pack, size, buf } = l;

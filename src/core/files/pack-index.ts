@@ -67,11 +67,14 @@ export function entryLoc(idx: Buffer, i: number): Omit<IndexEntry, 'hash'> {
   return { offset: offsetAt(idx, o), length: idx.readUInt32BE(o + 40), rawSize: idx.readUInt32BE(o + 44), flags: idx.readUInt32BE(o + 48) };
 }
 
-/** Every entry lies inside a pack of `size` bytes (checked on every index a process opens, so no hashes decoded). */
+/** Every entry lies inside a pack of `size` bytes (checked on every index a process opens, so no hashes decoded).
+ *  Through a DataView: a fresh process runs this loop over 50,000 entries before it is optimised, and Buffer's
+ *  readUInt32BE (a JavaScript function with its own checks) took it from ~4 to ~15 ms there. */
 export function entriesFitIn(idx: Buffer, count: number, size: number): boolean {
+  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
   for (let i = 0; i < count; i++) {
     const o = at(i);
-    if (offsetAt(idx, o) + idx.readUInt32BE(o + 40) > size) return false;
+    if (view.getUint32(o + 32) * 0x1_0000_0000 + view.getUint32(o + 36) + view.getUint32(o + 40) > size) return false;
   }
   return true;
 }

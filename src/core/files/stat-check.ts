@@ -3,6 +3,7 @@
 import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
 import { rulesKeyOf, type IgnoreLevel } from './path-filter';
 import type { StatIndex } from './stat-index';
+import { nodeLstat, type RawLstat } from './raw-lstat';
 
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
@@ -26,19 +27,24 @@ interface StatSource {
   file(d: number, f: number): StatData | undefined;
 }
 
-/** One lstatSync per call, from this thread. */
-function jsSource(index: StatIndex, prefix: string): StatSource {
+/** One lstat per call, from this thread: through `raw` when given (no Stats object), else lstatSync. */
+function jsSource(index: StatIndex, prefix: string, raw?: RawLstat): StatSource {
   const { names, dirRel } = index;
+  const stat = raw ?? statOrUndefined;
   let baseOf = -1;
   let base = '';
   return {
-    dir: (d) => statOrUndefined(dirRel[d] === '' ? prefix || '.' : prefix + dirRel[d]),
+    dir: (d) => {
+      // a copy: the raw answer is reused by the next call, and a folder's is read after its files are stat-ed
+      const st = stat(dirRel[d] === '' ? prefix || '.' : prefix + dirRel[d]);
+      return st && { mode: st.mode, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+    },
     file: (d, f) => {
       if (d !== baseOf) {
         baseOf = d;
         base = dirRel[d] === '' ? prefix : `${prefix}${dirRel[d]}/`;
       }
-      return statOrUndefined(base + names[f]!);
+      return stat(base + names[f]!);
     },
   };
 }
@@ -57,8 +63,9 @@ function statOrUndefined(path: string): Stats | undefined {
  * whole, so their own files are not checked here; their sub-folders still are). `prefix` is put before every path
  * for lstat ('' when the process runs in the workspace). Loads the folders' .gitignore rules into `rules` as it goes.
  */
-export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string): string[] {
-  const source = jsSource(index, prefix);
+export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: string, opts: { raw?: boolean } = {}): string[] {
+  // Node's own binding where it answers as lstatSync does (raw-lstat.ts): a third less CPU on 50,000 paths
+  const source = jsSource(index, prefix, opts.raw !== false ? nodeLstat() : undefined);
   const changed: string[] = [];
   const { dirs, names, fileStart, dirRel } = index;
   /** Folders returned for re-listing: that looks at their direct entries again, so those need no path of their own. */

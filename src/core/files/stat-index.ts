@@ -2,12 +2,15 @@
 // per known path and re-reads only what changed, like git's index. Folders are expanded into objects only when
 // something below them is looked at; untouched folders are copied from the old index byte for byte when it is
 // written again. Only an optimisation: anything odd in the file and we start from nothing.
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { isSafeName } from './safe-paths';
 import { writeFileAtomic } from './atomic-write';
 import type { DirNode, Node, TreeTotals } from './tree';
 import type { FileNodeState } from './workspace-model';
+import { applyStatPatch, decodeStatPatch, type StatPatch } from './stat-index-patch';
 
 const MAGIC = 0x49575241; // 'ARWI' little-endian
 const VERSION = 2;
@@ -17,11 +20,13 @@ const NUMS = 4;
 const SYMLINK = 0x10000;
 const RACY = 0x20000;
 const HASH_BYTES = 32;
+const ID = /^[0-9a-f]{32}$/;
+export const newIndexId = (): string => randomBytes(16).toString('hex');
 /** A CRC-32 of everything before it ends the file: a flipped byte in a name or a number must not pass for data. */
 const CHECK_BYTES = 4;
 
 /** One folder, in depth-first pre-order; its files follow those of the folders before it. */
-interface DirRecord {
+export interface DirRecord {
   parent: number;
   name: string;
   mode: number;
@@ -135,6 +140,9 @@ export class StatIndex {
     readonly nameSection: Buffer,
     readonly nums: Float64Array,
     readonly hashes: Buffer,
+    /** Random, new with every write of different content: what a patch (stat-index-patch.ts) names as its base.
+     *  '' for an index written before patches existed: no patch applies to it. */
+    readonly id: string,
   ) {
     this.dirRel = new Array(dirs.length);
     this.fileStart = new Uint32Array(dirs.length + 1);
@@ -156,8 +164,9 @@ export class StatIndex {
     const numsAt = align8(HEAD + headerBytes + nameBytes);
     const hashesAt = numsAt + fileCount * NUMS * 8;
     if (buf.length !== hashesAt + fileCount * HASH_BYTES + CHECK_BYTES) throw new Error('stat index has the wrong size');
-    const header = JSON.parse(buf.toString('utf8', HEAD, HEAD + headerBytes)) as { key: unknown; dirs: unknown };
+    const header = JSON.parse(buf.toString('utf8', HEAD, HEAD + headerBytes)) as { key: unknown; id?: unknown; dirs: unknown };
     if (header.key !== key || !Array.isArray(header.dirs) || header.dirs.length === 0) throw new Error('stat index of other settings');
+    const id = typeof header.id === 'string' && ID.test(header.id) ? header.id : '';
     const dirs = header.dirs.map((p, i, all) => unpack(p, i, all.length));
     const nameSection = buf.subarray(HEAD + headerBytes, HEAD + headerBytes + nameBytes);
     const nameText = nameSection.toString('utf8');
@@ -174,7 +183,7 @@ export class StatIndex {
       nums = new Float64Array(fileCount * NUMS);
       new Uint8Array(nums.buffer).set(buf.subarray(numsAt, hashesAt));
     }
-    const index = new StatIndex(dirs, names, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES));
+    const index = new StatIndex(dirs, names, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES), id);
     for (let i = 0; i < dirs.length; i++) {
       // each folder's names must end exactly where its byte count says (a NUL before the next folder's)
       const [a, b] = [index.nameStart[i]!, index.nameStart[i + 1]!];
@@ -185,7 +194,8 @@ export class StatIndex {
     for (let i = 0; i < dirs.length; i++) {
       const d = dirs[i]!;
       if (i > 0 && (i >= dirs[d.parent]!.end || d.end > dirs[d.parent]!.end)) throw new Error('bad folder nesting');
-      for (const c of index.subdirs(i)) {
+      // subdirs(i), without a generator per folder: this runs cold in every fresh process
+      for (let c = i + 1; c < d.end; c = dirs[c]!.end) {
         if (dirs[c]!.parent !== i) throw new Error('bad folder nesting');
         reached++;
       }
@@ -212,6 +222,11 @@ export class StatIndex {
     );
   }
 
+  /** File f's numbers as the index stores them (size, mtimeMs, ino, meta) and its hash, both views into the index. */
+  fileEntry(f: number): { nums: Float64Array; hash: Buffer } {
+    return { nums: this.nums.subarray(f * NUMS, (f + 1) * NUMS), hash: this.hashes.subarray(f * HASH_BYTES, (f + 1) * HASH_BYTES) };
+  }
+
   fileNode(f: number): FileNodeState {
     const o = f * NUMS;
     const meta = this.nums[o + 3]!;
@@ -224,7 +239,18 @@ export class StatIndex {
       hash: this.hashes.toString('hex', f * HASH_BYTES, (f + 1) * HASH_BYTES),
     };
     if ((meta & RACY) !== 0) node.racy = true;
+    this.made.set(node, { f, hash: node.hash });
     return node;
+  }
+
+  /** The file nodes fileNode made, with the hash they were made with: a patch compares a node that still has it
+   *  (and the index's numbers) without decoding its hash again. */
+  private readonly made = new WeakMap<FileNodeState, { f: number; hash: string }>();
+
+  /** Whether `node` is file f's node as fileNode made it, its hash unchanged (its numbers are not looked at). */
+  madeWithHash(node: FileNodeState, f: number): boolean {
+    const m = this.made.get(node);
+    return m !== undefined && m.f === f && m.hash === node.hash;
   }
 
   /** The direct sub-folders of folder `d`. */
@@ -310,6 +336,17 @@ export class IndexedDir implements DirNode {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
+/** Writes a file's numbers as the index stores them (size, mtimeMs, ino, meta) into `out` at `at`. */
+export function fileNums(f: FileNodeState, out: Float64Array, at: number): void {
+  out[at] = f.size;
+  out[at + 1] = f.mtimeMs;
+  out[at + 2] = f.ino;
+  out[at + 3] = f.mode | (f.kind === 'symlink' ? SYMLINK : 0) | (f.racy ? RACY : 0);
+}
+
+/** Whether `meta` is one fileNums writes: permission bits and the two flags, nothing else. */
+export const isFileMeta = (meta: number): boolean => Number.isInteger(meta) && meta >= 0 && (meta & ~(0o7777 | SYMLINK | RACY)) === 0;
+
 /** isSafeName (but the length) for every name of a list of NUL-terminated names, in one pass instead of 50,000. */
 function safeNameList(text: string): boolean {
   if (text === '') return true;
@@ -319,7 +356,7 @@ function safeNameList(text: string): boolean {
 const UNSAFE_IN_NAME_LIST = process.platform === 'win32' ? /[/\\:]|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i : /\/|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i;
 
 /** Builds the index of a tree; untouched folders of a loaded index are copied from it without being expanded. */
-export function encodeStatIndex(key: string, root: DirNode): Buffer {
+export function encodeStatIndex(key: string, root: DirNode, id: string = newIndexId()): Buffer {
   const dirs: DirRecord[] = [];
   let fileCount = 0;
   const nameParts: Buffer[] = [];
@@ -374,10 +411,7 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
     let nameText = '';
     files.forEach(([n, f], i) => {
       nameText += n + '\0';
-      nums[i * NUMS] = f.size;
-      nums[i * NUMS + 1] = f.mtimeMs;
-      nums[i * NUMS + 2] = f.ino;
-      nums[i * NUMS + 3] = f.mode | (f.kind === 'symlink' ? SYMLINK : 0) | (f.racy ? RACY : 0);
+      fileNums(f, nums, i * NUMS);
       hashes.write(f.hash, i * HASH_BYTES, HASH_BYTES, 'hex');
       rec.totals.files++;
       rec.totals.bytes += f.size;
@@ -401,7 +435,8 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
   };
   visit(root, -1, '');
 
-  const header = Buffer.from(JSON.stringify({ key, dirs: dirs.map(pack) }), 'utf8');
+  // the id right after the key, where saveStatIndex finds it to put a new one in (idAt)
+  const header = Buffer.from(JSON.stringify({ key, id, dirs: dirs.map(pack) }), 'utf8');
   const nameBuf = Buffer.concat(nameParts);
   const numsAt = align8(HEAD + header.length + nameBuf.length);
   const out = Buffer.alloc(numsAt + fileCount * NUMS * 8 + fileCount * HASH_BYTES + CHECK_BYTES);
@@ -425,18 +460,55 @@ export function encodeStatIndex(key: string, root: DirNode): Buffer {
   return out;
 }
 
-export async function loadStatIndex(file: string, key: string): Promise<{ index: StatIndex; bytes: Buffer } | undefined> {
+/** Where the id of an index written with this key is (see encodeStatIndex's header). */
+const idAt = (key: string) => HEAD + Buffer.byteLength(`{"key":${JSON.stringify(key)},"id":"`);
+
+/** The id of index bytes written by encodeStatIndex with this key ('' when they have none). */
+function idIn(bytes: Buffer, key: string): string {
+  const at = idAt(key);
+  const id = bytes.toString('latin1', at, at + 32);
+  return bytes.toString('latin1', at - 7, at) === ',"id":"' && ID.test(id) ? id : '';
+}
+
+export const patchFileOf = (file: string) => `${file.replace(/\.bin$/, '')}.patch`;
+
+export async function loadStatIndex(file: string, key: string): Promise<{ index: StatIndex; bytes: Buffer; patch?: StatPatch } | undefined> {
+  let index: StatIndex;
+  let bytes: Buffer;
   try {
-    const bytes = await readFile(file);
-    return { index: StatIndex.parse(bytes, key), bytes };
+    // on this thread: one 4 MB read from the page cache costs less than the thread pool's round trips
+    bytes = readFileSync(file);
+    index = StatIndex.parse(bytes, key);
+  } catch {
+    return undefined;
+  }
+  // what later fresh processes found changed, unless it was written for another index (or is damaged): then the
+  // index alone, older but still true (every entry is checked against lstat), is what this process starts from
+  const patch = index.id ? decodeStatPatch(readOrUndefined(patchFileOf(file)), index) : undefined;
+  if (patch) applyStatPatch(index, patch);
+  return { index, bytes, patch };
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
   } catch {
     return undefined;
   }
 }
 
-/** Writes the index unless it would be exactly `previous` (the bytes last loaded or saved); returns the bytes. */
+/** Writes the index unless it would be exactly `previous` (the bytes last loaded or saved); returns the bytes. A
+ *  patch beside it is removed: it was written for an older index, or what it says is in this one now. */
 export async function saveStatIndex(file: string, key: string, root: DirNode, previous?: Buffer): Promise<Buffer> {
-  const bytes = encodeStatIndex(key, root);
-  if (!previous || !bytes.equals(previous)) await writeFileAtomic(file, bytes);
+  const previousId = previous ? idIn(previous, key) : '';
+  let bytes = encodeStatIndex(key, root, previousId || newIndexId());
+  if (previous && bytes.equals(previous)) return bytes;
+  if (previousId) {
+    // other content under the old id would let a patch written for the old index apply to this one
+    bytes.write(newIndexId(), idAt(key), 32, 'latin1');
+    bytes.writeUInt32LE(crc32(bytes.subarray(0, bytes.length - CHECK_BYTES)), bytes.length - CHECK_BYTES);
+  }
+  await writeFileAtomic(file, bytes);
+  await unlink(patchFileOf(file)).catch(() => {});
   return bytes;
 }

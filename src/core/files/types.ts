@@ -31,9 +31,13 @@ export interface FileCheckpointerOptions {
 export interface ScanTuning {
   /** Files a scan hashes itself before it hands the rest to a hashing thread; Infinity: never (one core: never). */
   hashThreadAfter: number;
+  /** A fresh process writes the whole stat index again once the paths it found changed, times this, outnumber the
+   *  paths the index knows; else it writes a patch beside it (stat-index-patch.ts). 0: always a patch when one can
+   *  say it (tests). */
+  staleIndexShare?: number;
 }
 
-export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000 };
+export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };
 
 export interface SkippedFile {
   path: string;

@@ -239,7 +239,13 @@ export class WorkspaceModel {
       let node: Node | undefined;
       if (st?.isDirectory() && prev?.kind === 'dir' && !this.filter.isExcluded(rel, true, chain)) {
         node = await this.scanDir(rel, prev, stats, writer, false, scanStart); // its listing changed
-      } else if (st) node = await this.scanEntry(rel, st, prev, chain, stats, writer, false, scanStart);
+      } else if (st) {
+        // a file the model holds as a file, under the rules it was taken in with (changed rules re-list its folder
+        // first): still included, as a trusted listing takes it in scanDir; matching it again would only cost a
+        // fresh process the compilation of every rule
+        const known = prev !== undefined && prev.kind !== 'dir' && !st.isDirectory();
+        node = await this.scanEntry(rel, st, prev, chain, stats, writer, false, scanStart, known);
+      }
       if (node) dir.children.set(name, node);
       else dir.children.delete(name);
       if (!prev || !node) recount.add(parentRel);

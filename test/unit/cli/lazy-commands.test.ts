@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -66,11 +66,15 @@ test('--help and an unknown command evaluate the command table only, no command 
   const [help, unknown, snapshot] = modulesAfter(['--help'], ['no-such-command'], ['snapshot', missing, '--anchor', 'x', '--home', join(dir, 'home')]);
   assert.deepEqual(appModules(help!), START_UP_SOURCES);
   assert.deepEqual(appModules(unknown!), START_UP_SOURCES);
-  // the probe sees what a command evaluates: snapshot's module, the file checkpointer and its libraries
-  for (const m of ['src/cli/commands/snapshot.ts', 'src/core/files/file-checkpointer.ts', 'src/core/session/session-manager.ts'])
-    assert.ok(snapshot!.includes(m), `${m} not evaluated by snapshot`);
-  assert.ok(snapshot!.some((f) => f.startsWith('node_modules/picomatch/')));
-  // …but not the modules of other commands, nor sql.js, which only the catalog needs
+  // the probe sees what a command evaluates: snapshot's module and the session's
+  for (const m of ['src/cli/commands/snapshot.ts', 'src/core/session/session-manager.ts']) assert.ok(snapshot!.includes(m), `${m} not evaluated by snapshot`);
+  // …but not the engine, the catalog or the service's server, and the file checkpointer only once there is a session
+  // to snapshot (the service client loads it when the service does not answer)
+  assert.deepEqual(
+    snapshot!.filter((f) => /^src\/core\/(engine\/engine|catalog\/|service\/server|files\/file-checkpointer)/.test(f)),
+    [],
+  );
+  // …nor the modules of other commands, nor sql.js, which only the catalog needs
   assert.deepEqual(
     snapshot!.filter((f) => /^src\/cli\/commands\/(?!snapshot\.ts|index\.ts)/.test(f)),
     [],
@@ -137,7 +141,17 @@ process.on('exit', () => require('node:fs').writeFileSync(process.env.REQUIRE_LI
     help.filter((m) => coreNeeds.includes(m)),
     [],
   );
-  const snapshot = requiresOf(['snapshot', join(dir, 'missing.jsonl'), '--anchor', 'x', '--home', join(dir, 'home')]);
+  // a user message appended with checkpointing on: a snapshot of its folder
+  const ws = join(dir, 'ws');
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(join(ws, 'a.txt'), 'a\n');
+  const created = spawnSync(process.execPath, [bundle, 'new', '--cwd', ws, '--home', join(dir, 'home'), '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_SERVICE: 'off' },
+  });
+  assert.equal(created.status, 0, created.stderr);
+  const id = (JSON.parse(created.stdout) as { id: string }).id;
+  const snapshot = requiresOf(['append', id, '--role', 'user', '--text', 'hi', '--home', join(dir, 'home'), '--json']);
   assert.deepEqual(
     snapshot.filter((m) => coreNeeds.includes(m)),
     coreNeeds,

@@ -503,7 +503,9 @@ async function runCase(batches: Batch[]): Promise<void> {
       const checkLongLived = async () =>
         assert.deepEqual(comparable(await longLived.snapshot('l', `a${i}`)), expected, `long-lived instance after batch ${i}${repro()}`);
       if (b.longLived === 'before') await checkLongLived();
-      const fresh = new FileCheckpointer(opts);
+      // every other fresh process keeps the stat index and writes a patch beside it whenever one can say the change
+      // (on a tree this small the default share would write the index again each time)
+      const fresh = new FileCheckpointer(i % 2 ? opts : { ...opts, tuning: { staleIndexShare: 0 } });
       try {
         assert.deepEqual(comparable(await fresh.snapshot('s', `a${i}`)), expected, `fresh process after batch ${i}${repro()}`);
       } finally {
@@ -564,13 +566,20 @@ test('every single-byte change of the stat cache leaves the next snapshot exact'
     await writeTree(ws, { 'a/f1.txt': 'one\n', 'a/.gitignore': '*.log\n', 'a/x.log': 'log\n', 'a/data.bin': 'x'.repeat(MAX_FILE + 1) });
     const w = new Workspace(ws);
     await w.apply({ op: 'age' });
-    const opts = { workspaceRoot: ws, home: join(base.dir, 'home'), maxFileSize: MAX_FILE, exclude: EXCLUDE };
-    const expected = comparable(await scratchSnapshot(ws, join(base.dir, 'home-scratch'), 'x'));
+    // fresh processes that keep the index and write a patch beside it whenever one can say what changed
+    const opts = { workspaceRoot: ws, home: join(base.dir, 'home'), maxFileSize: MAX_FILE, exclude: EXCLUDE, tuning: { staleIndexShare: 0 } };
     const first = new FileCheckpointer(opts);
-    await first.snapshot('s', 'x');
+    await first.snapshot('s', 'x0');
     await first.dispose();
+    // a file changed in place: the second process writes a patch, so the cache is an index and a patch
+    await writeFile(join(ws, 'a/f1.txt'), 'one, changed\n');
+    await w.apply({ op: 'age' });
+    const second = new FileCheckpointer(opts);
+    await second.snapshot('s', 'x1');
+    await second.dispose();
+    const expected = comparable(await scratchSnapshot(ws, join(base.dir, 'home-scratch'), 'x'));
     const good = await statFiles(first.storeDir);
-    assert.ok(good.size > 0, 'a snapshot leaves a stat cache');
+    assert.deepEqual([...good.keys()], ['stat-index.bin', 'stat-index.patch'], 'a snapshot leaves a stat cache and a patch');
     const wrong: string[] = [];
     for (const [name, data] of good) {
       for (let i = 0; i < data.length; i++) {

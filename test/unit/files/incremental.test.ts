@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { FileCheckpointer } from '../../../src/core/files';
 import { tempBase, userAnchor, writeTree } from './helpers';
 
@@ -228,6 +229,124 @@ test('on a big tree a fresh process that finds a few files changed leaves the st
     const many = await fresh('u4');
     assert.equal(many.summary.hashedFiles, 1 + paths.length);
     assert.notEqual((await stat(many.cacheFile)).ino, ino, 'more than 1 path in 256 changed: the index is written again');
+  } finally {
+    await cleanup();
+  }
+});
+
+test('a fresh process that leaves the stat index as it is writes what it learnt beside it: the next one reads nothing again', async () => {
+  const { ws, home, cleanup } = await workspace(2000);
+  try {
+    const past = new Date(Date.now() - 60_000);
+    const age = async () => {
+      for (let m = 0; m < 5; m++) {
+        for (let p = 0; p < 3; p++) await utimes(join(ws, `m${m}/p${p}`), past, past);
+        await utimes(join(ws, `m${m}`), past, past);
+      }
+      await utimes(ws, past, past);
+    };
+    await age();
+    const fresh = async (anchor: string) => {
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      try {
+        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-index.bin') };
+      } finally {
+        await fc.dispose();
+      }
+    };
+    const first = await fresh('u1');
+    await fresh('u1b');
+    const { ino } = await stat(first.cacheFile);
+    // edited a while ago (not racy), in place: the folder's listing holds
+    const older = new Date(Date.now() - 30_000);
+    for (const p of ['m0/p0/f0.txt', 'm1/p1/f1.txt']) {
+      await writeFile(join(ws, p), `changed ${p}\n`);
+      await utimes(join(ws, p), older, older);
+    }
+    const changed = await fresh('u2');
+    assert.equal(changed.summary.hashedFiles, 2);
+    assert.equal((await stat(changed.cacheFile)).ino, ino, 'two files of 2,000: the index is not written');
+    const patchFile = join(home, 'checkpoints', (await readdir(join(home, 'checkpoints')))[0]!, 'stat-index.patch');
+    assert.ok((await stat(patchFile)).size > 0, 'a patch is written beside it');
+    const again = await fresh('u3');
+    assert.equal(again.summary.root, changed.summary.root);
+    assert.equal(again.summary.hashedFiles, 0, 'the patch says what the two files hold now');
+    // a third change adds to the patch; a file the patch knew, changed again, is read again
+    await writeFile(join(ws, 'm2/p2/f2.txt'), 'changed too\n');
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed again\n');
+    for (const p of ['m2/p2/f2.txt', 'm0/p0/f0.txt']) await utimes(join(ws, p), older, older);
+    const third = await fresh('u4');
+    assert.equal(third.summary.hashedFiles, 2);
+    const fourth = await fresh('u5');
+    assert.equal(fourth.summary.hashedFiles, 0);
+    assert.equal(fourth.summary.root, third.summary.root);
+    assert.equal((await stat(fourth.cacheFile)).ino, ino, 'still the index of the first snapshot');
+    // a new file is not something a patch can say: that folder is looked at again until the index is written anew
+    await writeFile(join(ws, 'm3/p0/new.txt'), 'new\n');
+    await utimes(join(ws, 'm3/p0/new.txt'), older, older);
+    const added = await fresh('u6');
+    assert.equal(added.summary.files, third.summary.files + 1);
+    const after = await fresh('u7');
+    assert.equal(after.summary.root, added.summary.root);
+    assert.equal(after.summary.hashedFiles, 1, 'the new file is read again (its folder changed since the index)');
+  } finally {
+    await cleanup();
+  }
+});
+
+/** The stat index as a version without patches wrote it: its header without an id (sections moved, CRC-32 redone). */
+function withoutId(buf: Buffer): Buffer {
+  const align8 = (n: number) => (n + 7) & ~7;
+  const [headerBytes, nameBytes] = [buf.readUInt32LE(8), buf.readUInt32LE(12)];
+  const header = JSON.parse(buf.toString('utf8', 20, 20 + headerBytes));
+  delete header.id;
+  const text = Buffer.from(JSON.stringify(header));
+  const names = buf.subarray(20 + headerBytes, 20 + headerBytes + nameBytes);
+  const rest = buf.subarray(align8(20 + headerBytes + nameBytes), buf.length - 4);
+  const at = align8(20 + text.length + names.length);
+  const out = Buffer.alloc(at + rest.length + 4);
+  buf.copy(out, 0, 0, 20);
+  out.writeUInt32LE(text.length, 8);
+  text.copy(out, 20);
+  names.copy(out, 20 + text.length);
+  rest.copy(out, at);
+  out.writeUInt32LE(crc32(out.subarray(0, out.length - 4)), out.length - 4);
+  return out;
+}
+
+test('a stat index from before patches (no id) is written again once, so that the next processes can patch it', async () => {
+  const { ws, home, cleanup } = await workspace(2000);
+  try {
+    const past = new Date(Date.now() - 60_000);
+    for (let m = 0; m < 5; m++) {
+      for (let p = 0; p < 3; p++) await utimes(join(ws, `m${m}/p${p}`), past, past);
+      await utimes(join(ws, `m${m}`), past, past);
+    }
+    await utimes(ws, past, past);
+    const fresh = async (anchor: string) => {
+      const fc = new FileCheckpointer({ workspaceRoot: ws, home });
+      try {
+        return { summary: await fc.snapshot('s', anchor), cacheFile: join(fc.storeDir, 'stat-index.bin') };
+      } finally {
+        await fc.dispose();
+      }
+    };
+    const first = await fresh('u1');
+    await fresh('u1b');
+    await writeFile(first.cacheFile, withoutId(await readFile(first.cacheFile)));
+    const { ino } = await stat(first.cacheFile);
+    const older = new Date(Date.now() - 30_000);
+    await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed\n');
+    await utimes(join(ws, 'm0/p0/f0.txt'), older, older);
+    const changed = await fresh('u2');
+    assert.equal(changed.summary.hashedFiles, 1, 'the old index is used');
+    assert.notEqual((await stat(changed.cacheFile)).ino, ino, 'one file of 2,000, but the index is written again, with an id');
+    const { ino: withId } = await stat(changed.cacheFile);
+    await writeFile(join(ws, 'm1/p1/f1.txt'), 'changed\n');
+    await utimes(join(ws, 'm1/p1/f1.txt'), older, older);
+    assert.equal((await fresh('u3')).summary.hashedFiles, 1);
+    assert.equal((await stat(changed.cacheFile)).ino, withId, 'from then on a patch');
+    assert.equal((await fresh('u4')).summary.hashedFiles, 0);
   } finally {
     await cleanup();
   }
