@@ -6,16 +6,25 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { deflateRaw, deflateRawSync } from 'node:zlib';
 import { syncDir } from './atomic-write';
-import { F_DEFLATED, F_TREE, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
+import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
 import type { ObjectStore } from './object-store';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
+import { COMPACTED_SUFFIX } from './pack-table';
+
+/** What a compacted pack (store-compaction.ts) is written with. */
+export interface PackKind {
+  /** Named as a compacted pack (see COMPACTED_SUFFIX). */
+  compacted?: boolean;
+  /** The deflate dictionary its F_DICT objects were compressed with: written into the pack before any object. */
+  dictionary?: Buffer;
+}
 
 const deflateAsync = promisify(deflateRaw);
 
 /** Appends new objects to one pack; positional writes let many compressions finish in any order. */
 export class PackWriter {
-  readonly name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+  readonly name: string;
   private fd: Promise<FileHandle> | undefined;
   private size = 0;
   private readonly pending = new Map<string, Promise<void>>();
@@ -32,7 +41,15 @@ export class PackWriter {
      * back, so only those need checking; a stored folder elsewhere is taken as stored, as in any snapshot.
      */
     private readonly verifyDirs?: ReadonlySet<string>,
-  ) {}
+    private readonly kind: PackKind = {},
+  ) {
+    this.name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}${kind.compacted ? COMPACTED_SUFFIX : ''}`;
+  }
+
+  /** The dictionary this pack's F_DICT objects are compressed with, if any. */
+  get dictionary(): Buffer | undefined {
+    return this.kind.dictionary;
+  }
 
   /** Whether the store's copy of `hash` can stand in for writing it (see ObjectStore.hasVerified). */
   private stored(hash: string, kind: ObjectKind): boolean {
@@ -93,9 +110,12 @@ export class PackWriter {
     return p;
   }
 
-  /** @internal gc: copies an object's stored bytes as they are. */
+  /**
+   * @internal gc, compaction: copies an object's stored bytes as they are. An F_DICT object may only go into a pack
+   * written with the dictionary it was compressed with; a dictionary entry is written by the pack itself.
+   */
   async addStored(hash: string, stored: Buffer, loc: { rawSize: number; flags: number }): Promise<void> {
-    if (this.pending.has(hash)) return;
+    if (this.pending.has(hash) || loc.flags & F_DICTIONARY) return;
     const p = this.append(hash, stored, loc);
     this.pending.set(hash, p);
     await p;
@@ -113,6 +133,13 @@ export class PackWriter {
       this.chunk.push(PACK_MAGIC);
       this.chunkBytes += PACK_MAGIC.length;
       this.size = PACK_MAGIC.length;
+      // the dictionary first: a scan of a damaged pack (pack-salvage.ts) has it before the objects that need it
+      const dict = this.kind.dictionary;
+      if (dict) {
+        const dictHash = hashDictionary(dict);
+        this.pending.set(dictHash, Promise.resolve());
+        await this.append(dictHash, dict, { rawSize: dict.length, flags: F_DICTIONARY });
+      }
     }
     // each object's header makes the pack readable without its index (see pack-format.ts)
     const header = encodeObjectHeader({ hash, length: stored.length, rawSize: meta.rawSize, flags: meta.flags });
@@ -142,16 +169,28 @@ export class PackWriter {
     );
   }
 
+  private preparedIdx: Buffer | undefined;
+
+  private get tmpIdx(): string {
+    return join(this.store.packDir, `tmp-${this.name}.idx`);
+  }
+
   /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first, and the folder after. */
   async commit(durable: boolean): Promise<void> {
+    if (await this.prepare(durable)) await this.publish(durable);
+  }
+
+  /**
+   * Writes everything to the temp pack and index (fsynced when `durable`), nothing visible yet; false when there is
+   * nothing new. Compaction prepares without the store lock and publishes under it.
+   */
+  async prepare(durable: boolean): Promise<boolean> {
     await Promise.all(this.pending.values());
-    if (!this.fd) return; // nothing new
+    if (!this.fd) return false; // nothing new
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;
     const idx = encodeIndex(this.entries);
-    const dir = this.store.packDir;
-    const tmpIdx = join(dir, `tmp-${this.name}.idx`);
     // the pack's fsync and the index's write + fsync at once (a prompt's hook waits for both): neither is visible
     // before both are on disk, as the renames come after
     const pack = (async () => {
@@ -159,7 +198,7 @@ export class PackWriter {
       await fd.close();
     })();
     const index = (async () => {
-      const ih = await open(tmpIdx, 'wx');
+      const ih = await open(this.tmpIdx, 'wx');
       try {
         await ih.writeFile(idx);
         if (durable) await ih.sync();
@@ -168,8 +207,18 @@ export class PackWriter {
       }
     })();
     for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
+    this.preparedIdx = idx;
+    return true;
+  }
+
+  /** Puts a prepared pack in place: the pack, then its index (a pack without an index is only garbage). */
+  async publish(durable: boolean): Promise<void> {
+    const idx = this.preparedIdx;
+    if (!idx) return;
+    const dir = this.store.packDir;
     await rename(this.tmpPack, join(dir, this.name + '.pack'));
-    await rename(tmpIdx, join(dir, this.name + '.idx'));
+    await rename(this.tmpIdx, join(dir, this.name + '.idx'));
+    this.preparedIdx = undefined;
     if (durable) await syncDir(dir);
     this.store.register(this.name, idx, this.entries.length, this.size);
     if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
@@ -182,5 +231,7 @@ export class PackWriter {
     if (!this.fd) return;
     await (await this.fd).close().catch(() => {});
     await unlink(this.tmpPack).catch(() => {});
+    await unlink(this.tmpIdx).catch(() => {});
+    this.preparedIdx = undefined;
   }
 }
