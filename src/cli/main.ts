@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { CliError, UsageError, type Command, type CommandContext } from './command';
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
+import { setBackgroundCompactor } from '../core/files/store-compaction';
+import { compactLater } from './compact-later';
 import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
@@ -98,6 +100,8 @@ export async function runCli(argv: string[]): Promise<number> {
       writeStdout((json ? JSON.stringify(result) : human ? forPerson(human(), { styles: isatty(1) }) : jsonForTerminal(result)) + '\n');
     },
   };
+  // a snapshot that leaves the store due for compaction hands it to a detached gc (compact-later.ts)
+  setBackgroundCompactor((workspaceRoot, storeDir) => compactLater(ctx.home, workspaceRoot, storeDir));
   try {
     await command.run(ctx);
     return 0;

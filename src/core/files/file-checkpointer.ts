@@ -18,7 +18,7 @@ import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
 import { storeTree } from './snapshot-writer';
 import { gcStore } from './store-gc';
-import { compactionDue, compactStore, type CompactionResult } from './store-compaction';
+import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store-compaction';
 import { withStoreLock } from './store-lock';
 import { treeTotals, type DirNode } from './tree';
 import { diffStoredTrees, TreeReader } from './tree-diff';
@@ -78,6 +78,8 @@ export class FileCheckpointer {
   private compactStop: AbortController | undefined;
   /** When the last background compaction failed: it is not tried again for a while (a full disk, say). */
   private compactFailedAt = 0;
+  /** A snapshot found the store due for compaction and this checkpointer does not stay to run it. */
+  private handOffCompaction = false;
 
   constructor(opts: FileCheckpointerOptions) {
     this.workspaceRoot = resolveWorkspaceRoot(opts.workspaceRoot);
@@ -203,6 +205,8 @@ export class FileCheckpointer {
     // a compaction stops between two batches and leaves the store as it was; the next process starts it again
     this.compactStop?.abort();
     await this.compacting;
+    if (this.handOffCompaction) compactInBackground(this.workspaceRoot, this.storeDir);
+    this.handOffCompaction = false;
     if (this.fullCheckTimer) clearInterval(this.fullCheckTimer);
     this.fullCheckTimer = undefined;
     this.watcherStop?.();
@@ -235,10 +239,17 @@ export class FileCheckpointer {
 
   /**
    * Starts a compaction in the background once enough blobs are stored at the snapshot's fast level (like git's
-   * gc --auto). Nobody waits for it: it takes the store lock only to start and to put its packs in place.
+   * gc --auto). Nobody waits for it: it takes the store lock only to start and to put its packs in place, and stops
+   * between two batches when this checkpointer closes.
    */
   private compactWhenDue(store: ObjectStore): void {
+    // only a checkpointer that stays (the extension's worker, the checkpoint service): a fresh process would stop it
+    // when it closes, moments later, so it hands it off when it closes (compactInBackground)
     if (this.compacting || Date.now() - this.compactFailedAt < COMPACT_RETRY_MS || !compactionDue(store)) return;
+    if (!this.tracker.tracking) {
+      this.handOffCompaction = true;
+      return;
+    }
     const stop = new AbortController();
     this.compactStop = stop;
     this.compacting = compactStore((fn) => this.locked((s) => fn(s)), { signal: stop.signal })

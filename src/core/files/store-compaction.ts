@@ -16,7 +16,7 @@
 import { CompactionThread, type ObjectIn } from './compaction-thread';
 import { F_DICT, F_DICTIONARY, F_TREE, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
-import { entryAt } from './pack-index';
+import { entryAt, type IndexEntry } from './pack-index';
 import { isCompacted, type PackIndex } from './pack-table';
 import type { PackWriter } from './pack-writer';
 
@@ -44,6 +44,25 @@ export type Locked = <T>(fn: (store: ObjectStore) => Promise<T>) => Promise<T>;
 
 export class CompactionAborted extends Error {}
 
+/**
+ * Who compacts a store that a checkpointer which does not stay (a fresh CLI process) found due: the CLI starts a
+ * detached `agent-rewind gc` (as git starts `gc --auto`); nobody in the extension or the service, which compact
+ * themselves.
+ */
+let compactor: ((workspaceRoot: string, storeDir: string) => void) | undefined;
+
+export function setBackgroundCompactor(fn: ((workspaceRoot: string, storeDir: string) => void) | undefined): void {
+  compactor = fn;
+}
+
+export function compactInBackground(workspaceRoot: string, storeDir: string): void {
+  try {
+    compactor?.(workspaceRoot, storeDir);
+  } catch {
+    /* the next snapshot asks again */
+  }
+}
+
 /** Blob bytes in the ordinary packs: what a compaction would recompress. */
 export function uncompactedBlobBytes(store: ObjectStore): number {
   let total = 0;
@@ -69,7 +88,7 @@ function plan(store: ObjectStore, force: boolean): Plan | undefined {
 }
 
 /** The dictionary: the one compacted packs already use (so they can later be merged as they are), else trained. */
-async function chooseDictionary(store: ObjectStore, thread: CompactionThread, sources: [string, PackIndex][]): Promise<Buffer | undefined> {
+async function chooseDictionary(store: ObjectStore, thread: CompactionThread, sources: [string, PackIndex][], check: () => void): Promise<Buffer | undefined> {
   const compacted = store.table
     .all()
     .filter(([pack]) => isCompacted(pack))
@@ -92,6 +111,7 @@ async function chooseDictionary(store: ObjectStore, thread: CompactionThread, so
   const step = Math.max(1, Math.floor(total / SAMPLE_BYTES));
   const samples: ObjectIn[] = [];
   for (let i = 0; i < blobs.length; i += step) {
+    if (samples.length % 64 === 0) check();
     const b = blobs[i]!;
     try {
       samples.push({ ...b, stored: await store.readers.read(b) });
@@ -120,7 +140,8 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
   let blobs: PackWriter | undefined;
   let trees: PackWriter | undefined;
   try {
-    const dictionary = await chooseDictionary(store, thread, found.sources);
+    const dictionary = await chooseDictionary(store, thread, found.sources, check);
+    check();
     thread.useDictionary(dictionary);
     blobs = store.newPack({ kind: { compacted: true, dictionary } });
     trees = store.newPack();
@@ -130,7 +151,6 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
     for (const [pack, p] of found.sources) {
       thread.sourceDictionary(pack, store.dictionaryOf(pack));
       let batch: ObjectIn[] = [];
-      let bytes = 0;
       const flush = async () => {
         check();
         const out = await thread.recompress(batch);
@@ -146,25 +166,35 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
           else await blobs!.addStored(o.hash, o.stored ?? src.stored, { rawSize: src.rawSize, flags: o.flags });
         }
         batch = [];
-        bytes = 0;
       };
+      const todo: IndexEntry[] = [];
       for (let i = 0; i < p.count; i++) {
         const e = entryAt(p.idx, i);
         if (e.flags & F_DICTIONARY) continue;
         // left by a compaction that was killed after its pack was in place: already compacted
         if (!(e.flags & F_TREE) && alreadyCompacted(store, e.hash)) continue;
-        let stored: Buffer;
+        todo.push(e);
+      }
+      // in pack order, a few MiB per read: one read per object was most of the time this thread spent
+      todo.sort((a, b) => a.offset - b.offset);
+      for (let i = 0; i < todo.length;) {
+        const start = todo[i]!.offset;
+        let end = start + todo[i]!.length;
+        let j = i + 1;
+        for (; j < todo.length && todo[j]!.offset + todo[j]!.length - start <= BATCH_BYTES; j++) end = Math.max(end, todo[j]!.offset + todo[j]!.length);
+        let range: Buffer | undefined;
         try {
-          stored = await store.readers.read({ pack, ...e });
+          range = await store.readers.read({ pack, offset: start, length: end - start, rawSize: 0, flags: 0 });
         } catch {
           keep.add(pack);
-          continue;
         }
-        batch.push({ hash: e.hash, flags: e.flags, rawSize: e.rawSize, stored, pack });
-        bytes += stored.length;
-        if (bytes >= BATCH_BYTES) await flush();
+        for (; range && i < j; i++) {
+          const e = todo[i]!;
+          batch.push({ hash: e.hash, flags: e.flags, rawSize: e.rawSize, stored: range.subarray(e.offset - start, e.offset - start + e.length), pack });
+        }
+        i = j;
+        if (batch.length) await flush();
       }
-      if (batch.length) await flush();
     }
     check();
     // written and fsynced without the lock; put in place under it

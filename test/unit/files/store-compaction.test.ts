@@ -11,7 +11,7 @@ import { FileCheckpointer } from '../../../src/core/files';
 import { F_DICT, F_DICTIONARY, F_TREE } from '../../../src/core/files/object-format';
 import { ObjectStore } from '../../../src/core/files/object-store';
 import { entryAt, indexCount } from '../../../src/core/files/pack-index';
-import { CompactionAborted, compactStore, type Locked } from '../../../src/core/files/store-compaction';
+import { CompactionAborted, compactStore, setBackgroundCompactor, type Locked } from '../../../src/core/files/store-compaction';
 import { withStoreLock } from '../../../src/core/files/store-lock';
 import { prng } from '../../support/prng';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
@@ -88,7 +88,7 @@ test('compaction stores blobs smaller, with a dictionary, and every snapshot res
     assert.equal(res.objects, objects);
     const [compacted, ...others] = packs(fc).sort((a, b) => Number(b.endsWith('-c')) - Number(a.endsWith('-c')));
     assert.ok(compacted?.endsWith('-c') && others.length === 1 && !others[0]!.endsWith('-c'), packs(fc).join(' '));
-    const inCompacted = entries(fc, compacted);
+    const inCompacted = entries(fc, compacted!);
     assert.equal(inCompacted.filter((e) => e.flags & F_DICTIONARY).length, 1, 'one dictionary');
     assert.ok(inCompacted.some((e) => e.flags & F_DICT));
     assert.ok(
@@ -252,6 +252,37 @@ test('a tracked checkpointer compacts in the background once enough blobs are st
   }
 });
 
+test('a one-shot checkpointer (a fresh CLI process) hands a due compaction off when it closes, and gc compacts', async () => {
+  const { dir, cleanup } = await tempBase();
+  const handed: [string, string][] = [];
+  setBackgroundCompactor((ws, storeDir) => handed.push([ws, storeDir]));
+  try {
+    const ws = join(dir, 'ws');
+    await writeTree(ws, { 'small.txt': 'small\n' });
+    const small = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await small.snapshot('s', 'u0');
+    await small.dispose();
+    assert.deepEqual(handed, [], 'nothing due yet');
+    const tree: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) tree[`data/r${i}.txt`] = randomBytes(512 * 1024).toString('base64');
+    await writeTree(ws, tree);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await fc.snapshot('s', 'u1');
+    await fc.whenCompacted();
+    assert.ok(!packs(fc).some((p) => p.endsWith('-c')), 'it would only be stopped when the process closes');
+    await fc.dispose();
+    assert.deepEqual(handed, [[fc.workspaceRoot, fc.storeDir]]);
+    const gc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await gc.gc();
+    assert.ok(packs(gc).some((p) => p.endsWith('-c')));
+    await gc.dispose();
+    assert.equal(handed.length, 1, 'gc hands nothing off');
+  } finally {
+    setBackgroundCompactor(undefined);
+    await cleanup();
+  }
+});
+
 test('closing a checkpointer stops its compaction and leaves the store as it was', async () => {
   const { dir, cleanup } = await tempBase();
   try {
@@ -260,6 +291,7 @@ test('closing a checkpointer stops its compaction and leaves the store as it was
     for (let i = 0; i < 24; i++) tree[`data/r${i}.txt`] = randomBytes(512 * 1024).toString('base64');
     await writeTree(ws, tree);
     const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await fc.startWatching();
     await fc.snapshot('s', 'u1');
     const listing = files(fc);
     await fc.dispose();
