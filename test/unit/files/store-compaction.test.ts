@@ -304,3 +304,26 @@ test('closing a checkpointer stops its compaction and leaves the store as it was
     await cleanup();
   }
 });
+
+test('a bulk snapshot only Huffman-codes its blobs past the first thousand objects, and compaction shrinks them', async () => {
+  const { dir, cleanup } = await tempBase();
+  try {
+    const ws = join(dir, 'ws');
+    const tree: Record<string, string> = {};
+    // very repetitive: level 1 takes each to a few percent, Huffman coding alone to no less than an eighth
+    for (let i = 0; i < 1300; i++) tree[`d${i % 13}/f${i}.txt`] = `// ${i}\n` + 'const a = b;\n'.repeat(300);
+    await writeTree(ws, tree);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await fc.snapshot('s', 'u1');
+    const [pack] = packs(fc);
+    const blobs = entries(fc, pack!).filter((e) => !(e.flags & F_TREE));
+    const coarse = blobs.filter((e) => e.length > e.rawSize / 8).length;
+    assert.ok(coarse >= 250 && coarse <= 310, `${coarse} of ${blobs.length} blobs Huffman-coded`);
+    await fc.compact();
+    const compacted = packs(fc).find((p) => p.endsWith('-c'))!;
+    assert.equal(entries(fc, compacted).filter((e) => !(e.flags & F_DICTIONARY) && e.length > e.rawSize / 8).length, 0);
+    await fc.dispose();
+  } finally {
+    await cleanup();
+  }
+});
