@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { CliError, UsageError, type Command, type CommandContext } from './command';
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
-import { setBackgroundCompactor } from '../core/files/store-compaction';
+import { setBackgroundCompactor } from '../core/files';
 import { compactLater } from './compact-later';
 import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
