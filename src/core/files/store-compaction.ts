@@ -13,6 +13,8 @@
 // Blobs go into a pack named as compacted (COMPACTED_SUFFIX): versions without compaction leave it alone, and their
 // objects look missing to them, never damaged. Trees are copied as they are into an ordinary pack, so that such a
 // version still sees every tree and keeps (in its gc) every object a snapshot reaches.
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { CompactionThread, type ObjectIn } from './compaction-thread';
 import { F_DICT, F_DICTIONARY, F_TREE, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
@@ -129,6 +131,7 @@ async function chooseDictionary(store: ObjectStore, thread: CompactionThread, so
 export async function compactStore(locked: Locked, opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<CompactionResult | undefined> {
   const p = await locked(async (store) => {
     const found = plan(store, opts.force === true);
+    if (found) await removeStaleTemps(store.packDir);
     return found && { store, found };
   });
   if (!p) return undefined;
@@ -224,6 +227,25 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
     throw err;
   } finally {
     await thread.close();
+  }
+}
+
+/** A compaction's temp files are rewritten for as long as it runs: one untouched this long was left by a kill. */
+const STALE_TEMP_MS = 60 * 60_000;
+
+/**
+ * Removes what a killed compaction left (its temp pack can be as big as the store): only under the lock, so no
+ * snapshot is writing one, and only when untouched for an hour, so not a compaction running in another process.
+ */
+async function removeStaleTemps(packDir: string): Promise<void> {
+  for (const name of await readdir(packDir)) {
+    if (!name.startsWith('tmp-')) continue;
+    const file = join(packDir, name);
+    try {
+      if (Date.now() - (await stat(file)).mtimeMs > STALE_TEMP_MS) await unlink(file);
+    } catch {
+      /* gone meanwhile */
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
@@ -322,6 +322,27 @@ test('a bulk snapshot only Huffman-codes its blobs past the first thousand objec
     await fc.compact();
     const compacted = packs(fc).find((p) => p.endsWith('-c'))!;
     assert.equal(entries(fc, compacted).filter((e) => !(e.flags & F_DICTIONARY) && e.length > e.rawSize / 8).length, 0);
+    await fc.dispose();
+  } finally {
+    await cleanup();
+  }
+});
+
+test("compaction removes a killed compaction's temp files, never a running one's", async () => {
+  const { dir, cleanup } = await tempBase();
+  try {
+    const ws = await sharedLinesWorkspace(dir, 20);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await fc.snapshot('s', 'u1');
+    const stale = join(packDir(fc), 'tmp-old-aaaa-c.pack');
+    const running = join(packDir(fc), 'tmp-new-bbbb-c.pack');
+    writeFileSync(stale, 'left by a kill');
+    writeFileSync(running, 'being written');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(stale, twoHoursAgo, twoHoursAgo);
+    await fc.compact();
+    assert.ok(!existsSync(stale));
+    assert.ok(existsSync(running));
     await fc.dispose();
   } finally {
     await cleanup();
