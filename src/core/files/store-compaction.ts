@@ -1,6 +1,6 @@
-// Compaction of the object store, like git's `gc --auto`: a snapshot stores its blobs with deflate level 1, which keeps
-// a first snapshot fast; once enough of those have gathered, they are rewritten off the hot path into a compacted
-// pack, deflated at level 6 with a preset dictionary of the lines most shared between files (about 18% smaller on
+// Compaction of the object store, like git's `gc --auto`: a snapshot stores its blobs with deflate level 1 (a bulk one
+// with Huffman coding only: pack-writer.ts, BULK_OBJECTS), which keeps snapshots fast; once enough of those have
+// gathered, they are rewritten off the hot path into a compacted pack, deflated at level 6 with a preset dictionary of the lines most shared between files (about 18% smaller on
 // the benchmark's workspace, 22% on a node_modules sample, than level 1 alone). Reads stay one inflate per object.
 //
 // Only the start (choosing the packs) and the end (putting the new packs in place, removing the old) hold the store
@@ -16,7 +16,7 @@
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CompactionThread, type ObjectIn } from './compaction-thread';
-import { F_DICT, F_DICTIONARY, F_TREE, verifyStored } from './object-format';
+import { F_DICT, F_DICTIONARY, F_TREE, kindOf, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
 import { entryAt, entryLoc, type IndexEntry } from './pack-index';
 import { isCompacted, type PackIndex } from './pack-table';
@@ -162,6 +162,8 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
           const src = batch[i]!;
           if (!o.ok) {
             keep.add(pack);
+            // marks the damaged copy, so the next locked reload mends its pack as a damaged read would have it
+            store.hasVerified(o.hash, kindOf(src.flags));
             continue;
           }
           objects++;
