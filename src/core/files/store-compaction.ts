@@ -29,6 +29,8 @@ const DICT_SIZE = 32 * 1024;
 /** File contents the dictionary is trained on, taken evenly from the blobs to compact. */
 const SAMPLE_BYTES = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
+/** Compacted packs a store keeps before the next compaction merges them. */
+const MAX_COMPACTED = 8;
 /** Objects per batch handed to the thread (and read before it). */
 const BATCH_BYTES = 2 * 1024 * 1024;
 
@@ -83,8 +85,14 @@ interface Plan {
 
 function plan(store: ObjectStore, force: boolean): Plan | undefined {
   if (!force && !compactionDue(store)) return undefined;
-  const sources = store.table.all().filter(([pack]) => !isCompacted(pack));
-  if (sources.length === 0 || (sources.length === 1 && store.table.blobBytes(...sources[0]!) === 0)) return undefined;
+  const all = store.table.all();
+  const plain = all.filter(([pack]) => !isCompacted(pack));
+  // each compaction adds a compacted pack: past MAX_COMPACTED, all but the largest are merged into the new one, so
+  // their number (and the indexes a fresh process reads) stays small
+  const compacted = all.filter(([pack]) => isCompacted(pack)).sort((a, b) => b[1].size - a[1].size);
+  const merged = compacted.length > MAX_COMPACTED ? compacted.slice(1) : [];
+  if (merged.length === 0 && (plain.length === 0 || (plain.length === 1 && store.table.blobBytes(...plain[0]!) === 0))) return undefined;
+  const sources = [...plain, ...merged];
   const bytesBefore = sources.reduce((n, [, p]) => n + p.size + p.idx.length, 0);
   return { sources, bytesBefore };
 }
@@ -150,6 +158,7 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
     trees = store.newPack();
     /** Sources with an object that did not verify: kept, so that nothing is lost with them. */
     const keep = new Set<string>();
+    const sourceNames = new Set(found.sources.map(([pack]) => pack));
     let objects = 0;
     for (const [pack, p] of found.sources) {
       thread.sourceDictionary(pack, store.dictionaryOf(pack));
@@ -179,7 +188,7 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
         const e = entryAt(p.idx, i);
         if (e.flags & F_DICTIONARY) continue;
         // left by a compaction that was killed after its pack was in place: already compacted
-        if (!(e.flags & F_TREE) && alreadyCompacted(store, e.hash)) continue;
+        if (!(e.flags & F_TREE) && alreadyCompacted(store, e.hash, sourceNames)) continue;
         todo.push(e);
       }
       // in pack order, a few MiB per read: one read per object was most of the time this thread spent
@@ -253,10 +262,10 @@ async function removeStaleTemps(packDir: string): Promise<void> {
 
 const yieldToSnapshots = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A compacted pack holds an intact copy of this blob. */
-function alreadyCompacted(store: ObjectStore, hash: string): boolean {
+/** A compacted pack other than those being compacted holds an intact copy of this blob. */
+function alreadyCompacted(store: ObjectStore, hash: string, sources: ReadonlySet<string>): boolean {
   for (const loc of store.table.locations(hash)) {
-    if (!isCompacted(loc.pack)) continue;
+    if (!isCompacted(loc.pack) || sources.has(loc.pack)) continue;
     try {
       if (verifyStored({ hash, ...loc }, store.readers.readSync(loc), store.dictionaryOf(loc.pack))) return true;
     } catch {

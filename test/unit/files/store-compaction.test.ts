@@ -353,3 +353,28 @@ test("compaction removes a killed compaction's temp files, never a running one's
     await cleanup();
   }
 });
+
+test('past eight compacted packs, the next compaction merges all but the largest', async () => {
+  const { dir, cleanup } = await tempBase();
+  try {
+    const ws = await sharedLinesWorkspace(dir, 40);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    const prints: string[][] = [];
+    for (let i = 0; i < 10; i++) {
+      await writeFile(join(ws, `src/round${i}.ts`), `export const round = ${i};\n`.repeat(50 + i));
+      await fc.snapshot('s', `u${i}`);
+      prints.push(await fingerprint(ws));
+      await fc.compact();
+      const compacted = packs(fc).filter((p) => p.endsWith('-c')).length;
+      assert.equal(compacted, i < 9 ? i + 1 : 2, `after compaction ${i + 1}`);
+    }
+    for (let i = 0; i < 10; i++) {
+      await fc.rewindFiles('s', `u${i}`, { anchor: userAnchor, overwriteUserModified: true });
+      assert.deepEqual(await fingerprint(ws), prints[i]);
+    }
+    await fc.dispose();
+    assert.ok((await readAll(fc.storeDir)) > 0);
+  } finally {
+    await cleanup();
+  }
+});
