@@ -3,8 +3,6 @@ import { parseArgs } from 'node:util';
 import { CliError, UsageError, type Command, type CommandContext } from './command';
 import { commands } from './commands/index';
 import { resolveHome } from '../core/home';
-import { setBackgroundCompactor } from '../core/files';
-import { compactLater } from './compact-later';
 import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
@@ -100,8 +98,10 @@ export async function runCli(argv: string[]): Promise<number> {
       writeStdout((json ? JSON.stringify(result) : human ? forPerson(human(), { styles: isatty(1) }) : jsonForTerminal(result)) + '\n');
     },
   };
-  // a snapshot that leaves the store due for compaction hands it to a detached gc (compact-later.ts)
-  setBackgroundCompactor((workspaceRoot, storeDir) => compactLater(ctx.home, workspaceRoot, storeDir));
+  // a snapshot that leaves the store due for compaction hands it to a detached gc (compact-later.ts); through the
+  // process-wide slot store-compaction.ts reads, so that start-up loads no core module
+  (globalThis as Record<symbol, unknown>)[Symbol.for('agent-rewind.compactInBackground')] = (workspaceRoot: string, storeDir: string) =>
+    void import('./compact-later').then((m) => m.compactLater(ctx.home, workspaceRoot, storeDir));
   try {
     await command.run(ctx);
     return 0;

@@ -51,17 +51,20 @@ export class CompactionAborted extends Error {}
 /**
  * Who compacts a store that a checkpointer which does not stay (a fresh CLI process) found due: the CLI starts a
  * detached `agent-rewind gc` (as git starts `gc --auto`); nobody in the extension or the service, which compact
- * themselves.
+ * themselves. A process-wide slot, not a module variable: the CLI fills it at start-up without loading core.
  */
-let compactor: ((workspaceRoot: string, storeDir: string) => void) | undefined;
+const COMPACTOR = Symbol.for('agent-rewind.compactInBackground');
+type Compactor = (workspaceRoot: string, storeDir: string) => void;
+const slots = globalThis as Record<symbol, unknown>;
 
-export function setBackgroundCompactor(fn: ((workspaceRoot: string, storeDir: string) => void) | undefined): void {
-  compactor = fn;
+export function setBackgroundCompactor(fn: Compactor | undefined): void {
+  slots[COMPACTOR] = fn;
 }
 
 export function compactInBackground(workspaceRoot: string, storeDir: string): void {
+  const fn = slots[COMPACTOR];
   try {
-    compactor?.(workspaceRoot, storeDir);
+    if (typeof fn === 'function') (fn as Compactor)(workspaceRoot, storeDir);
   } catch {
     /* the next snapshot asks again */
   }
