@@ -24,8 +24,11 @@ import type { PackWriter } from './pack-writer';
 
 /** Blob bytes in ordinary packs (deflate level 1) from which a compaction is worth it. */
 export const COMPACT_MIN_BYTES = 8 * 1024 * 1024;
-/** deflate's window: a dictionary longer than this is never reached back into. */
-const DICT_SIZE = 32 * 1024;
+/**
+ * Half of deflate's 32 KiB window: every read of a compacted object copies the dictionary in, and on the benchmark's
+ * files 32 KiB cost 12 µs more per 8 KiB read than level 1, 16 KiB 7.5 µs, for 2.5% more stored bytes.
+ */
+const DICT_SIZE = 16 * 1024;
 /** File contents the dictionary is trained on, taken evenly from the blobs to compact. */
 const SAMPLE_BYTES = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
