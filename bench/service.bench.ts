@@ -1,6 +1,6 @@
 // The checkpoint service on the hooks' hot path: the launcher script run as Claude Code runs it (`<launcher> hook
 // claude`, the hook JSON on stdin), snapshotting a 50,000-file workspace after 10 files changed — first with
-// `agent-rewind serve` running (sh + curl to its hook endpoint; its tree and fs.watch watcher are warm), then with no
+// `agent-rewind serve` running (sh + perl to its hook endpoint; its tree and fs.watch watcher are warm), then with no
 // service (the launcher falls back to the Node hook's fresh-process check through the stat index). Each against a
 // shadow repository's `git add . && git commit` of the same change, in the same run, and the machine's 1-minute load
 // average beside each figure (2 shared cores here). Also: how long the launcher takes to decide to fall back when a
@@ -129,19 +129,19 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     }
     const floor: number[] = [];
     const floorLoads: number[] = [];
-    const curlFloor: number[] = [];
+    const perlFloor: number[] = [];
     for (let r = 0; r < 7; r++) {
       floorLoads.push(load());
       let t = now();
       spawnSync(process.execPath, ['-e', '0']);
       floor.push(now() - t);
       t = now();
-      spawnSync('curl', ['--version'], { stdio: 'ignore' });
-      curlFloor.push(now() - t);
+      spawnSync('perl', ['-e', '1'], { stdio: 'ignore' });
+      perlFloor.push(now() - t);
     }
 
     // ── the fallback decision: a hook socket left behind (a service killed outright), nobody listening ──
-    // the launcher's fallback then runs /bin/true instead of Node: what is timed is sh, cat, the secret, curl's failed
+    // the launcher's fallback then runs /bin/true instead of Node: what is timed is sh, perl, its failed
     // connect, and the decision
     mkdirSync(join(home, 'service'), { recursive: true, mode: 0o700 });
     const stale = spawn(process.execPath, [
@@ -175,14 +175,14 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
         ratio: o / g,
       };
     };
-    const s50 = row('hook with the service running (launcher: sh + curl, fast path)', svc, 50);
-    const s95 = row('hook with the service running (launcher: sh + curl, fast path)', svc, 95);
+    const s50 = row('hook with the service running (launcher: sh + perl, fast path)', svc, 50);
+    const s95 = row('hook with the service running (launcher: sh + perl, fast path)', svc, 95);
     const f50 = row('hook, no service (launcher → Node hook, fresh process, stat index)', fresh, 50);
     const f95 = row('hook, no service (launcher → Node hook, fresh process, stat index)', fresh, 95);
     const decided = percentile(decision, 95);
     const ok = s50.ratio <= 0.15 && s95.ratio <= 0.15 && decided <= 20;
     const markdown = [
-      `Workspace: ${fileCount.toLocaleString('en-US')} files (${(gen.totalBytes / 1e6).toFixed(0)} MB), 10 files changed before each prompt, ${rounds} prompts per series. Ours: the \`agent-rewind\` launcher script run as Claude Code runs a hook (\`<launcher> hook claude\`, stdin JSON as Claude Code sends it), first with \`agent-rewind serve --workspace\` running (its hook endpoint answers sh + curl), then with no service (the launcher falls back to \`node cli.js hook claude\`). Reference: \`git add . && git commit\` of a shadow repository on the same tree, right after each hook. Load: the 1-minute load average when each sample started (median, min–max), 2 cores shared with other work. Every service-round snapshot was answered by the service's hook endpoint (its trace log), none through Node, and its last one equals a from-scratch snapshot of the tree.`,
+      `Workspace: ${fileCount.toLocaleString('en-US')} files (${(gen.totalBytes / 1e6).toFixed(0)} MB), 10 files changed before each prompt, ${rounds} prompts per series. Ours: the \`agent-rewind\` launcher script run as Claude Code runs a hook (\`<launcher> hook claude\`, stdin JSON as Claude Code sends it), first with \`agent-rewind serve --workspace\` running (its hook endpoint answers sh + perl), then with no service (the launcher falls back to \`node cli.js hook claude\`). Reference: \`git add . && git commit\` of a shadow repository on the same tree, right after each hook. Load: the 1-minute load average when each sample started (median, min–max), 2 cores shared with other work. Every service-round snapshot was answered by the service's hook endpoint (its trace log), none through Node, and its last one equals a from-scratch snapshot of the tree.`,
       '',
       '| | agent-rewind hook | shadow git add+commit | ratio | load (1 min) |',
       '|---|---|---|---|---|',
@@ -192,8 +192,8 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       f95.text,
       `| of which inside the service (hook input, cookie barrier, refresh of the reported paths, store write, prompt record), p50 / p95 | ${fmt(median(inService))} / ${fmt(percentile(inService, 95))} | | | |`,
       `| Node floor of the no-service path: \`node -e 0\`, p50 | ${fmt(median(floor))} | | | ${median(floorLoads).toFixed(2)} |`,
-      `| curl floor of the fast path: \`curl --version\`, p50 | ${fmt(median(curlFloor))} | | | ${median(floorLoads).toFixed(2)} |`,
-      `| fallback decision, a hook socket left with nobody listening (sh, cat, secret, curl's failed connect), p50 / p95 (target ≤ 20 ms) | ${fmt(median(decision))} / ${fmt(decided)} | | | ${median(decisionLoads).toFixed(2)} |`,
+      `| perl floor of the fast path: \`perl -e 1\`, p50 | ${fmt(median(perlFloor))} | | | ${median(floorLoads).toFixed(2)} |`,
+      `| fallback decision, a hook socket left with nobody listening (sh, perl's failed connect), p50 / p95 (target ≤ 20 ms) | ${fmt(median(decision))} / ${fmt(decided)} | | | ${median(decisionLoads).toFixed(2)} |`,
       `| service start (watchers on ${fileCount.toLocaleString('en-US')} files' folders) | ${fmt(serviceStart)} | | | |`,
       `| first snapshot through the service (every file hashed) | ${fmt(firstViaService)} | ${fmt(gitFirst)} (git's first commit) | ${(firstViaService / gitFirst).toFixed(2)}× | |`,
       '',

@@ -11,7 +11,8 @@
 // Taking over a dead owner's lock happens under a short second lock (`<lock>.takeover`), so two waiters that both see
 // the dead owner cannot both win: the second one finds the first one's live lock and waits.
 import { hostname } from 'node:os';
-import { open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { threadId } from 'node:worker_threads';
 
 /** The lock is held by someone else, still alive (or on another host), for longer than the caller waits. */
@@ -62,20 +63,30 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Synchronous calls: a few bytes to the page cache cost microseconds, where the three thread-pool round trips of
+ *  open, write and close each wait for a thread and then for the event loop (a prompt's hook takes and releases a lock). */
 async function createExclusive(path: string, content: string): Promise<boolean> {
-  let h;
+  let fd: number;
   try {
-    h = await open(path, 'wx');
+    fd = openSync(path, 'wx');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   }
   try {
-    await h.writeFile(content);
+    writeFileSync(fd, content);
   } finally {
-    await h.close();
+    closeSync(fd);
   }
   return true;
+}
+
+function readOwner(lockFile: string): string {
+  try {
+    return readFileSync(lockFile, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** When a process started (ms since the epoch), from Linux's /proc; undefined where that cannot be known. */
@@ -157,11 +168,17 @@ export async function acquireFileLock(lockFile: string, opts: FileLockOptions = 
     await new Promise((r) => setTimeout(r, wait));
     wait = Math.min(wait * 2, 100);
   }
-  const stillHeld = async () => (await readFile(lockFile, 'utf8').catch(() => '')) === owner;
+  const stillHeld = async () => readOwner(lockFile) === owner;
   return {
     stillHeld,
+    // synchronous, as createExclusive
     release: async () => {
-      if (await stillHeld()) await unlink(lockFile).catch(() => {});
+      if (readOwner(lockFile) !== owner) return;
+      try {
+        unlinkSync(lockFile);
+      } catch {
+        /* gone already */
+      }
     },
   };
 }

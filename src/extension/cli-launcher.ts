@@ -2,7 +2,7 @@
 // global storage, and that folder prepended to PATH through the extension's environment variable collection. Agent
 // hooks (Claude Code's, Codex's) call the same launcher, which is rewritten at every activation so it always runs the
 // installed version of the CLI. The CLI runs on `node` when there is one, else on VS Code's own runtime as Node; a
-// hook first tries the checkpoint service with sh + curl (core/service/launcher-script.ts).
+// hook first tries the checkpoint service with sh + perl or curl (core/service/launcher-script.ts).
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import type * as vscode from 'vscode';

@@ -265,7 +265,7 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
 
   fake.push(tool('Write', { file_path: join(ws, 'fork.txt'), content: 'from the fork\n' }), say('Fork prompt done.'));
   // this prompt's hooks with the checkpoint service running: the launcher `hooks install` wrote answers them with
-  // sh + curl through the service's hook endpoint (its trace says so), no Node hook process
+  // sh + perl through the service's hook endpoint (its trace says so), no Node hook process
   const serve = spawn(process.execPath, [CLI, 'serve', '--workspace', ws, '--verbose', '--idle-minutes', '0'], {
     env: { ...process.env, AGENT_REWIND_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],

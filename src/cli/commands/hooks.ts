@@ -1,7 +1,7 @@
 // `agent-rewind hooks install|uninstall claude [--user] [--cwd DIR]`: registers (or removes) the Claude Code hooks
 // that run `agent-rewind hook claude` on every prompt and at the end of every turn. Workspace scope writes
 // <DIR>/.claude/settings.local.json; --user writes the user's Claude settings. The hook command is, on POSIX, the
-// launcher script <home>/bin/agent-rewind (written here: sh + curl to the checkpoint service, else this node and this
+// launcher script <home>/bin/agent-rewind (written here: sh + perl or curl to the checkpoint service, else this node and this
 // script by absolute paths), on Windows this node and script directly; it works without agent-rewind on PATH.
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,7 +24,7 @@ export function homeLauncherPath(home: string): string {
 
 /**
  * What the hooks run when no --command is given. On POSIX: the launcher script in <home>/bin (rewritten at every
- * install, so reinstalling moves it to this CLI), whose hook branch asks the checkpoint service with sh + curl before
+ * install, so reinstalling moves it to this CLI), whose hook branch asks the checkpoint service with sh + perl or curl before
  * starting Node; the home is baked in, as the launcher belongs to it. On Windows: this node and this script.
  */
 export function hooksLauncher(home: string): HookLauncher {

@@ -304,6 +304,7 @@ export class FileCheckpointer {
     let root: string;
     let model: WorkspaceModel;
     let staging: Promise<StagedRecord> | undefined;
+    let packSynced: Promise<void>;
     let totals: ReturnType<typeof treeTotals>;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
@@ -311,10 +312,10 @@ export class FileCheckpointer {
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
       const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
-      // the record is written (and fsynced) while the pack is, and put in place only once the pack is on disk
+      // the record is written (and fsynced) while the pack is, and put in place only once the pack's data is on disk
       staging = this.records.stage(rec);
       staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
-      await w.commit(kind !== 'turn-end');
+      packSynced = (await w.commitVisible(kind !== 'turn-end')).synced;
     } catch (err) {
       await w.abort();
       await staging?.then(
@@ -323,7 +324,10 @@ export class FileCheckpointer {
       );
       throw err;
     }
-    const saved = await (await staging).commit(); // an identical user-message snapshot keeps the first record
+    // the record's rename and its folder's fsync go with the pack folder's fsync, one round instead of two: should a
+    // power cut keep the record's rename and lose the pack's, the next locked reload puts the pack (whole and fsynced
+    // under its temp name) in place (ObjectStore.adoptOrphans). An identical user-message snapshot keeps the first record.
+    const [saved] = await Promise.all([(await staging).commit(), packSynced]);
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
@@ -510,7 +514,7 @@ export class FileCheckpointer {
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
     return this.locked(async (store, recovered) => {
-      const { result, ops } = await this.plan(store, check, opts.overwriteUserModified === true);
+      const { result, ops, blobs } = await this.plan(store, check, opts.overwriteUserModified === true);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
       // a refusal (a path through a symlink, say) comes before anything is written, the pre-restore snapshot too
@@ -529,7 +533,7 @@ export class FileCheckpointer {
         written: ops.map((o) => ({ path: o.path, state: o.to })),
       };
       try {
-        await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo });
+        await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo }, blobs);
       } catch (err) {
         // rolled back completely: the snapshot taken for its undo is of no use (a kept journal may still need it)
         if (
@@ -544,7 +548,7 @@ export class FileCheckpointer {
     });
   }
 
-  private async applyUnderJournal(store: ObjectStore, ops: RestoreOp[], tag: string, after: AfterRestore): Promise<void> {
+  private async applyUnderJournal(store: ObjectStore, ops: RestoreOp[], tag: string, after: AfterRestore, blobs?: ReadonlyMap<string, Buffer>): Promise<void> {
     const restorer = this.restorer(store);
     // a failed rewind whose files could not all be put back keeps its journal until they are: a new one would lose it
     const pending = await restorer.readJournal();
@@ -556,7 +560,7 @@ export class FileCheckpointer {
     }
     for (const op of ops) this.tracker.noteWritten(op.path);
     this.planner.forget();
-    await restorer.run(ops, tag, after);
+    await restorer.run(ops, tag, after, blobs);
     await finishAfter(this.records, after);
     await restorer.finish();
   }
@@ -572,9 +576,9 @@ export class FileCheckpointer {
       const pre = await this.records.get(sessionId, top.preRestoreAnchor);
       if (!pre) throw new Error('The snapshot taken before the last rewind is gone (removed by gc or the size cap); it cannot be undone.');
       const model = await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 });
-      const { result, ops } = await this.planner.undoPlan(store, top, pre, model);
+      const { result, ops, blobs } = await this.planner.undoPlan(store, top, pre, model);
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
-      await this.applyUnderJournal(store, ops, tag, { kind: 'pop-undo', sessionId, preRestoreAnchor: top.preRestoreAnchor });
+      await this.applyUnderJournal(store, ops, tag, { kind: 'pop-undo', sessionId, preRestoreAnchor: top.preRestoreAnchor }, blobs);
       return result;
     });
   }

@@ -1,7 +1,8 @@
 // Writing one pack: objects gathered into large positional writes, each behind its self-describing header
 // (pack-format.ts), then made visible as pack + index (each temp + rename), so a crash leaves garbage, never a bad object.
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, fsync, openSync, renameSync, writeSync } from 'node:fs';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, deflateRaw, deflateRawSync } from 'node:zlib';
@@ -18,9 +19,18 @@ export interface PackKind {
   compacted?: boolean;
   /** The deflate dictionary its F_DICT objects were compressed with: written into the pack before any object. */
   dictionary?: Buffer;
+  /**
+   * Written without the store lock (compaction): temp names a locked reload does not take for a snapshot's pack
+   * that lost its rename (ObjectStore's orphan adoption would put it in place, or delete it, while it is written).
+   */
+  background?: boolean;
 }
 
+/** The temp-name prefix of a background writer's files (see PackKind.background); still `tmp-` for gc's sweep. */
+export const BACKGROUND_TEMP = 'tmp-c-';
+
 const deflateAsync = promisify(deflateRaw);
+const fsyncFd = promisify(fsync);
 
 /**
  * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch): its blobs are
@@ -68,7 +78,7 @@ export class PackWriter {
   }
 
   private get tmpPack(): string {
-    return join(this.store.packDir, `tmp-${this.name}.pack`);
+    return join(this.store.packDir, `${this.kind.background ? BACKGROUND_TEMP : 'tmp-'}${this.name}.pack`);
   }
 
   get objectCount(): number {
@@ -183,12 +193,23 @@ export class PackWriter {
   private preparedIdx: Buffer | undefined;
 
   private get tmpIdx(): string {
-    return join(this.store.packDir, `tmp-${this.name}.idx`);
+    return join(this.store.packDir, `${this.kind.background ? BACKGROUND_TEMP : 'tmp-'}${this.name}.idx`);
   }
 
   /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first, and the folder after. */
   async commit(durable: boolean): Promise<void> {
-    if (await this.prepare(durable)) await this.publish(durable);
+    await (
+      await this.commitVisible(durable)
+    ).synced;
+  }
+
+  /**
+   * commit() up to the renames: the pack is in place (and loaded) when this resolves, and `synced` is its folder's
+   * fsync when `durable`, so that a caller with a rename of its own (a snapshot's record) fsyncs both folders at once.
+   */
+  async commitVisible(durable: boolean): Promise<{ synced: Promise<void> }> {
+    if (!(await this.prepare(durable))) return { synced: Promise.resolve() }; // nothing new
+    return this.publishVisible(durable);
   }
 
   /**
@@ -202,19 +223,21 @@ export class PackWriter {
     await Promise.all(this.flushes);
     const fd = await this.fd;
     const idx = encodeIndex(this.entries);
+    const tmpIdx = this.tmpIdx;
     // the pack's fsync and the index's write + fsync at once (a prompt's hook waits for both): neither is visible
     // before both are on disk, as the renames come after
     const pack = (async () => {
       if (durable) await fd.sync();
       await fd.close();
     })();
+    // the index (a few KiB after a prompt) and the renames with synchronous calls: only the fsyncs wait for the disk
     const index = (async () => {
-      const ih = await open(this.tmpIdx, 'wx');
+      const fd = openSync(tmpIdx, 'wx');
       try {
-        await ih.writeFile(idx);
-        if (durable) await ih.sync();
+        for (let done = 0; done < idx.length;) done += writeSync(fd, idx, done, idx.length - done);
+        if (durable) await fsyncFd(fd);
       } finally {
-        await ih.close();
+        closeSync(fd);
       }
     })();
     for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
@@ -222,17 +245,21 @@ export class PackWriter {
     return true;
   }
 
-  /** Puts a prepared pack in place: the pack, then its index (a pack without an index is only garbage). */
+  /** Puts a prepared pack in place (pack, then index) and waits for its folder's fsync when `durable`. */
   async publish(durable: boolean): Promise<void> {
+    await this.publishVisible(durable).synced;
+  }
+
+  private publishVisible(durable: boolean): { synced: Promise<void> } {
     const idx = this.preparedIdx;
-    if (!idx) return;
+    if (!idx) return { synced: Promise.resolve() };
     const dir = this.store.packDir;
-    await rename(this.tmpPack, join(dir, this.name + '.pack'));
-    await rename(this.tmpIdx, join(dir, this.name + '.idx'));
+    renameSync(this.tmpPack, join(dir, this.name + '.pack'));
+    renameSync(this.tmpIdx, join(dir, this.name + '.idx'));
     this.preparedIdx = undefined;
-    if (durable) await syncDir(dir);
     this.store.register(this.name, idx, this.entries.length, this.size);
     if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
+    return { synced: durable ? syncDir(dir) : Promise.resolve() };
   }
 
   /** Drops an unfinished pack (an error happened before commit). */

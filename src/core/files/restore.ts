@@ -178,8 +178,9 @@ export class Restorer {
    * restore is thousands of tiny steps, and a thread-pool round trip per step made it several times slower. The one
    * exception is the final rename of a written file (see applyAll).
    */
-  async applyOp(op: RestoreOp, tag: string, i: number, rollingBack = false): Promise<void> {
-    const rename = this.applyOpSync(op, tag, i, op.to !== null && op.to.kind !== 'dir' ? await this.store.read(op.to.hash, 'blob') : undefined, rollingBack);
+  async applyOp(op: RestoreOp, tag: string, i: number, rollingBack = false, blobs?: ReadonlyMap<string, Buffer>): Promise<void> {
+    const data = op.to !== null && op.to.kind !== 'dir' ? (blobs?.get(op.to.hash) ?? (await this.store.read(op.to.hash, 'blob'))) : undefined;
+    const rename = this.applyOpSync(op, tag, i, data, rollingBack);
     if (rename) await rename();
   }
 
@@ -291,9 +292,10 @@ export class Restorer {
   /**
    * Runs a whole restore under the journal. A refusal (preflight) throws before anything is written. A failed step
    * rolls everything back at once and throws a RestoreError naming the path; `after` is kept in the journal so
-   * recovery can finish the store-side bookkeeping of a restore a crash interrupted.
+   * recovery can finish the store-side bookkeeping of a restore a crash interrupted. `blobs`: target contents
+   * already read from the store and checked against their hash (the preview's), by hash.
    */
-  async run(ops: RestoreOp[], tag: string, after?: unknown): Promise<void> {
+  async run(ops: RestoreOp[], tag: string, after?: unknown, blobs?: ReadonlyMap<string, Buffer>): Promise<void> {
     const ordered = orderOps(ops);
     try {
       this.preflight(ordered);
@@ -302,7 +304,7 @@ export class Restorer {
       let failedAt: { err: unknown; path: string } | undefined;
       const done: boolean[] = [];
       try {
-        await this.applyAll(ordered, tag, done);
+        await this.applyAll(ordered, tag, done, blobs);
       } catch (err) {
         failedAt = { err, path: (err as { restorePath?: string }).restorePath ?? '?' };
         // a folder step may have made the folder before it failed (on its mode): that one counts as done too
@@ -336,7 +338,7 @@ export class Restorer {
    * before) overlap: up to WRITES_IN_FLIGHT of them wait for their rename at once. Every write in flight is waited
    * for before an error is passed on, so a roll-back never races one. The error carries the path (restorePath).
    */
-  private async applyAll(ordered: RestoreOp[], tag: string, done: boolean[] = []): Promise<void> {
+  private async applyAll(ordered: RestoreOp[], tag: string, done: boolean[] = [], blobs?: ReadonlyMap<string, Buffer>): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     let failure: { err: unknown } | undefined;
     const drain = async () => {
@@ -360,7 +362,7 @@ export class Restorer {
       } else {
         if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
         if (failure) break;
-        const p: Promise<void> = this.applyOp(op, tag, i)
+        const p: Promise<void> = this.applyOp(op, tag, i, false, blobs)
           .then(() => {
             done[i] = true;
           })

@@ -33,7 +33,16 @@ export const isFileish = (s: EntryState): s is Exclude<EntryState, null | { kind
 export interface Plan {
   result: RewindFilesResult;
   ops: RestoreOp[];
+  /**
+   * Blobs the preview read (and checked against their hash) to count lines, by hash, for the restore to write
+   * without reading and inflating them again. Content-addressed, so they cannot go stale: a file changed since is
+   * found by the model's refresh as before, which changes the plan, not these bytes.
+   */
+  blobs: ReadonlyMap<string, Buffer>;
 }
+
+/** Bytes of blobs a plan keeps for its restore (a plan is kept until the next one, or the rewind). */
+const PLAN_BLOB_BUDGET = 32 * 1024 * 1024;
 
 export class RewindPlanner {
   /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
@@ -127,15 +136,23 @@ export class RewindPlanner {
       if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
     }
     const reads = new Limiter(16);
-    const files: FileChange[] = await Promise.all(
-      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d)), userModified: userModified.has(d.path) }))),
-    );
     const applied = new Set(ops.map((o) => o.path));
+    const blobs = new Map<string, Buffer>();
+    let budget = PLAN_BLOB_BUDGET;
+    const keep = (path: string, hash: string, data: Buffer) => {
+      if (!applied.has(path) || data.length > budget || blobs.has(hash)) return;
+      budget -= data.length;
+      blobs.set(hash, data);
+    };
+    const files: FileChange[] = await Promise.all(
+      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d, keep)), userModified: userModified.has(d.path) }))),
+    );
     const changed = files.filter((f) => applied.has(f.path));
     const seen = new Set(skipped.map((s) => s.path));
     for (const s of scanSkipped) if (!seen.has(s.path)) skipped.push(s);
     return {
       ops,
+      blobs,
       result: {
         canRewind: true,
         filesChanged: changed.map((f) => f.path),
@@ -158,7 +175,11 @@ export class RewindPlanner {
     }
   }
 
-  private async fileChange(store: ObjectStore, d: PathDiff): Promise<Omit<FileChange, 'userModified'>> {
+  private async fileChange(
+    store: ObjectStore,
+    d: PathDiff,
+    keep: (path: string, hash: string, data: Buffer) => void,
+  ): Promise<Omit<FileChange, 'userModified'>> {
     const status: FileChange['status'] =
       d.target === null
         ? 'added'
@@ -171,7 +192,10 @@ export class RewindPlanner {
               : 'modified';
     let anchorData: Buffer | undefined;
     let nowData: Buffer | undefined;
-    if (d.target?.kind === 'file') anchorData = await store.read(d.target.hash, 'blob', d.path);
+    if (d.target?.kind === 'file') {
+      anchorData = await store.read(d.target.hash, 'blob', d.path);
+      keep(d.path, d.target.hash, anchorData);
+    }
     if (d.now?.kind === 'file') {
       try {
         nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data; // small and many: cheaper than readFile()

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { stageFileAtomic, writeFileAtomic } from './atomic-write';
 import { isObjectHash } from './object-format';
+import { parseUndoStack } from './undo-record';
 
 const recordSchema = z.object({
   v: z.literal(1),
@@ -190,8 +191,8 @@ export class SnapshotRecords {
 
   async undoStack(sessionId: string): Promise<UndoRecord[]> {
     try {
-      const parsed = z.array(undoSchema).safeParse(JSON.parse(await readFile(this.undoFile(sessionId), 'utf8')));
-      return parsed.success ? parsed.data.filter((u) => u.sessionId === sessionId) : [];
+      const parsed = parseUndoStack(JSON.parse(await readFile(this.undoFile(sessionId), 'utf8')));
+      return parsed ? parsed.filter((u) => u.sessionId === sessionId) : [];
     } catch {
       return [];
     }
@@ -213,8 +214,8 @@ export class SnapshotRecords {
     const out: UndoRecord[] = [];
     for (const f of files) {
       try {
-        const parsed = z.array(undoSchema).safeParse(JSON.parse(await readFile(join(dir, f), 'utf8')));
-        if (parsed.success) out.push(...parsed.data);
+        const parsed = parseUndoStack(JSON.parse(await readFile(join(dir, f), 'utf8')));
+        if (parsed) out.push(...parsed);
       } catch {
         /* unreadable: ignore */
       }

@@ -160,8 +160,8 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
     const dictionary = await chooseDictionary(store, thread, found.sources, check);
     check();
     thread.useDictionary(dictionary);
-    blobs = store.newPack({ kind: { compacted: true, dictionary } });
-    trees = store.newPack();
+    blobs = store.newPack({ kind: { compacted: true, dictionary, background: true } });
+    trees = store.newPack({ kind: { background: true } });
     /** Sources with an object that did not verify: kept, so that nothing is lost with them. */
     const keep = new Set<string>();
     const sourceNames = new Set(found.sources.map(([pack]) => pack));

@@ -1,6 +1,7 @@
 // The undo stack of a session's rewinds, and the store-side bookkeeping a restore finishes after the workspace is
 // done (kept in the restore journal, so recovery finishes it too).
-import { undoSchema, type SnapshotRecords, type UndoRecord } from './snapshot-records';
+import type { SnapshotRecords, UndoRecord } from './snapshot-records';
+import { parseUndoRecord } from './undo-record';
 
 export type AfterRestore = { kind: 'push-undo'; undo: UndoRecord } | { kind: 'pop-undo'; sessionId: string; preRestoreAnchor: string };
 
@@ -24,8 +25,8 @@ export function parseAfter(x: unknown): AfterRestore | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
   const a = x as Record<string, unknown>;
   if (a.kind === 'push-undo') {
-    const undo = undoSchema.safeParse(a.undo);
-    return undo.success ? { kind: 'push-undo', undo: undo.data } : undefined;
+    const undo = parseUndoRecord(a.undo);
+    return undo ? { kind: 'push-undo', undo } : undefined;
   }
   if (a.kind === 'pop-undo' && typeof a.sessionId === 'string' && typeof a.preRestoreAnchor === 'string') return a as AfterRestore;
   return undefined;

@@ -1,15 +1,17 @@
 // The `agent-rewind` launcher script: what terminals and the agents' hooks run. The VS Code extension writes one in
 // its global storage (cli-launcher.ts), `agent-rewind hooks install` one in <home>/bin. On POSIX its hook branch is the
 // hooks' fast path: `hook claude|codex` (and nothing more) first goes to the checkpoint service's hook endpoint with
-// sh + curl (hook-endpoint.ts), because a Node start-up alone costs several times the service's snapshot. When no
-// service listens, curl is missing, or the service declines (409: not served / other options; 413; 503), the same
-// stdin goes to the Node hook (`cli.js hook …`), which tries the line protocol and then its own snapshot. An answer
-// — done, bad input, wrong secret, failed — or a timeout ends the hook: the service may have taken the snapshot, and a
-// second one would not fit in Claude Code's 30 s. The hook always exits 0 (2 would block the prompt) and prints
-// nothing. The secret is read with the `read` builtin and piped with the `printf` builtin: never on any argv.
+// sh + perl (perl-hook-client.ts: builtins only, the quickest client to start), else sh + curl (hook-endpoint.ts),
+// because a Node start-up alone costs several times the service's snapshot. When no service listens, neither client is
+// there, or the service declines (409: not served / other options; 413; 503), the same stdin goes to the Node hook
+// (`cli.js hook …`), which tries the line protocol and then its own snapshot. An answer — done, bad input, wrong
+// secret, failed — or a timeout ends the hook: the service may have taken the snapshot, and a second one would not
+// fit in Claude Code's 30 s. The hook always exits 0 (2 would block the prompt) and prints nothing. The secret is read by perl itself, or with the `read` builtin and piped with the `printf` builtin for curl:
+// never on any argv.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { PERL_HOOK_CLIENT } from './perl-hook-client';
 
 /** POSIX shell single-quoting, so paths with spaces or quotes pass through as they are. */
 export function shQuote(s: string): string {
@@ -51,10 +53,12 @@ export function launcherScript(o: LauncherScriptOptions): string {
       : [`if command -v node >/dev/null 2>&1; then exec node ${cli} "$@"; fi`, `ELECTRON_RUN_AS_NODE=1 exec ${rt} ${cli} "$@"`];
   const home = o.home ? `arw_home=${shQuote(o.home)}` : 'arw_home=${AGENT_REWIND_HOME:-$HOME/.agent-rewind}';
   const homeArg = o.home ? ' --home "$arw_home"' : '';
+  // the Perl client only where its sockaddr_un layout is known (perl-hook-client.ts); elsewhere curl as before
+  const perl = ['linux', 'darwin', 'freebsd', 'openbsd', 'netbsd'].includes(platform);
   return [
     '#!/bin/sh',
     `# agent-rewind, ${o.writtenBy}`,
-    '# `hook claude|codex`: sh + curl to the checkpoint service when it runs, else the Node hook (src/core/service/launcher-script.ts)',
+    '# `hook claude|codex`: sh + perl or curl to the checkpoint service when it runs, else the Node hook (src/core/service/launcher-script.ts)',
     ...run,
     'if [ "$#" -eq 2 ] && [ "$1" = hook ] && { [ "$2" = claude ] || [ "$2" = codex ]; }; then',
     `  ${home}`,
@@ -75,6 +79,26 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '  if [ "${AGENT_REWIND_SERVICE-}" = off ]; then arw_fast=; fi',
     "  case $arw_dir in *'",
     "'*) arw_fast= ;; esac",
+    ...(perl
+      ? [
+          // perl reads the secret and the stdin itself and says on its first line of output what came of it; the
+          // agent's stdin stays on fd 3 for the Node hook when perl stopped before reading it (nothing said)
+          `  if [ -n "$arw_fast" ] && [ -S "$arw_sock" ] && command -v perl >/dev/null 2>&1; then`,
+          `    arw_pl=${shQuote(PERL_HOOK_CLIENT)}`,
+          `    { perl -e "$arw_pl" "$arw_sock" "$arw_home/service/secret" "$arw_dir" "$arw_agent" ${HOOK_CURL_MAX_SECONDS} 3<&- 2>/dev/null | {`,
+          '      IFS= read -r arw_l',
+          '      case $arw_l in',
+          '        D) ;;',
+          `        U) arw_log "the checkpoint service refused the secret in $arw_home/service/secret; no snapshot taken" ;;`,
+          `        T) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; not retried (it may have taken the snapshot)" ;;`,
+          `        F) arw_cli hook "$arw_agent"${homeArg} 3<&- ;;`,
+          `        *) arw_cli hook "$arw_agent"${homeArg} <&3 3<&- ;;`,
+          '      esac',
+          '    }; } 3<&0',
+          '    exit 0',
+          '  fi',
+        ]
+      : []),
     '  arw_secret=',
     '  if [ -n "$arw_fast" ] && [ -S "$arw_sock" ] && command -v curl >/dev/null 2>&1 &&',
     '    { IFS= read -r arw_secret <"$arw_home/service/secret" || [ -n "$arw_secret" ]; } 2>/dev/null; then',

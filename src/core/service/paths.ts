@@ -13,7 +13,7 @@ export function socketPath(home: string, platform: NodeJS.Platform = process.pla
   return join(serviceDir(home), 'sock');
 }
 
-/** The hook endpoint's socket (HTTP, for the launcher's sh + curl fast path): beside `sock`, POSIX only. */
+/** The hook endpoint's socket (HTTP, for the launcher's sh + perl / curl fast path): beside `sock`, POSIX only. */
 export function hookSocketPath(home: string): string {
   return join(serviceDir(home), 'hook.sock');
 }

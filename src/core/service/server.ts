@@ -141,7 +141,7 @@ export class CheckpointService {
     }
   }
 
-  /** The hook endpoint beside the socket (POSIX): the launcher's sh + curl fast path. Without it hooks still reach
+  /** The hook endpoint beside the socket (POSIX): the launcher's sh + perl / curl fast path. Without it hooks still reach
    *  the service through a Node process, so a failure here is logged, not fatal. */
   private async listenForHooks(): Promise<void> {
     if (process.platform === 'win32' || this.opts.hookEndpoint === false) return;

@@ -112,3 +112,17 @@ test('objects a verifying writer stored count as verified in its process without
     await base.cleanup();
   }
 });
+
+test('asking whether a hash no pack holds is stored intact answers no without calling it damaged', async () => {
+  const base = await tempBase();
+  try {
+    const store = await ObjectStore.open(base.dir);
+    await writePack(store, [blob('kept')]);
+    const fresh = blob('a fresh edit');
+    assert.equal(store.hasVerified(fresh.hash, 'blob'), false);
+    await assert.rejects(store.read(fresh.hash, 'blob'), /is missing from the checkpoint store/);
+    assert.equal(store.hasVerified(blob('kept').hash, 'blob'), true);
+  } finally {
+    await base.cleanup();
+  }
+});

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
 import { F_DICT, F_DICTIONARY, F_TREE } from '../../../src/core/files/object-format';
 import { ObjectStore } from '../../../src/core/files/object-store';
+import { BACKGROUND_TEMP } from '../../../src/core/files/pack-writer';
 import { entryAt, indexCount } from '../../../src/core/files/pack-index';
 import { CompactionAborted, compactStore, setBackgroundCompactor, type Locked } from '../../../src/core/files/store-compaction';
 import { withStoreLock } from '../../../src/core/files/store-lock';
@@ -374,6 +375,25 @@ test('past eight compacted packs, the next compaction merges all but the largest
     }
     await fc.dispose();
     assert.ok((await readAll(fc.storeDir)) > 0);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("a locked reload leaves a running compaction's temp packs alone (it adopts a snapshot's that lost its rename)", async () => {
+  const { dir, cleanup } = await tempBase();
+  try {
+    const ws = await sharedLinesWorkspace(dir, 20);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
+    await fc.snapshot('s', 'u1');
+    const [pack] = packs(fc);
+    // a whole pack under a compaction's temp name, as one is between its last write and its rename
+    const temp = join(packDir(fc), `${BACKGROUND_TEMP}${pack!.replace(/[0-9a-f]{4}$/, 'abcd')}.pack`);
+    writeFileSync(temp, readFileSync(join(packDir(fc), pack + '.pack')));
+    await writeFile(join(ws, 'src/m0/f0.ts'), 'changed\n');
+    await fc.snapshot('s', 'u2');
+    assert.ok(existsSync(temp), files(fc).join(' '));
+    await fc.dispose();
   } finally {
     await cleanup();
   }

@@ -199,15 +199,18 @@ test(
   },
 );
 
-test('with no socket the client decides at once; with a dead socket within the connect timeout', async () => {
+// how fast the decision is (≤ 20 ms) is the service bench's fallback row; here, that it never waits for a timer: the
+// connect timeout is set far above anything a refused or missing socket takes
+test('with no socket or a dead socket the client decides without waiting for its connect timeout', async () => {
   const base = await tempBase('arw-svc-none-');
   try {
     const home = join(base.dir, 'home');
     const ws = join(base.dir, 'ws');
     await writeTree(ws, { 'a.txt': 'x\n' });
+    const patience = 30_000;
     let t = performance.now();
-    assert.equal(await ServiceClient.connect(home), undefined);
-    assert.ok(performance.now() - t < 20, `no socket: ${performance.now() - t} ms`);
+    assert.equal(await ServiceClient.connect(home, patience), undefined);
+    assert.ok(performance.now() - t < patience / 2, `no socket: ${performance.now() - t} ms`);
     // a service that stopped leaves no socket; one that was killed leaves it behind
     const svc = new CheckpointService({ home, workspaces: [ws], watch: false });
     await svc.start();
@@ -222,8 +225,8 @@ test('with no socket the client decides at once; with a dead socket within the c
     // @ts-expect-error private handle: close the fd but keep the file, as a killed process does
     dead._handle.close();
     t = performance.now();
-    assert.equal(await ServiceClient.connect(home), undefined);
-    assert.ok(performance.now() - t < 40, `dead socket: ${performance.now() - t} ms`);
+    assert.equal(await ServiceClient.connect(home, patience), undefined);
+    assert.ok(performance.now() - t < patience / 2, `dead socket: ${performance.now() - t} ms`);
     const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
     await cp.snapshot('s', 'a');
     assert.equal(cp.lastAnsweredBy, 'local');
