@@ -7,7 +7,7 @@
 //   - every acknowledged session entry is in the session file;
 //   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
 //   - the next command works.
-// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 90 trials, about 3 to 5 minutes on two shared cores);
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 110 trials, about 4 to 6 minutes on two shared cores);
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -150,6 +150,13 @@ function writeInitial(ws: string): void {
   writeFileSync(join(ws, 'run.sh'), '#!/bin/sh\necho hi\n');
   chmodSync(join(ws, 'run.sh'), 0o755);
   symlinkSync('dir0/f1.txt', join(ws, 'link'));
+}
+
+/** Files that share lines, as source files do: compaction trains its dictionary on them (store-compaction.ts). */
+function writeShared(ws: string): void {
+  const pool = Array.from({ length: 24 }, (_, i) => `import { helper${i} } from '../lib/helper${i}';`);
+  mkdirSync(join(ws, 'shared'), { recursive: true });
+  for (let f = 0; f < 30; f++) writeFileSync(join(ws, 'shared', `s${f}.ts`), Array.from({ length: 40 }, () => pick(pool)).join('\n') + '\n');
 }
 
 /** The agent's work between two user messages: edits, deletions, new files, a mode change, a new folder. */
@@ -355,6 +362,49 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     const print = fingerprint(t.ws);
     await killDuring(t, 'gc', ['gc', '--json']);
     checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
+  async 'kill-compaction'(t) {
+    // gc compacts what it keeps (store-compaction.ts): killed while the blobs are recompressed, or while the new packs
+    // are put in place and the old removed, the store must still hold every snapshot
+    writeShared(t.ws);
+    history(t);
+    agentWork(t.ws);
+    appendUser(t, 'u3');
+    const print = fingerprint(t.ws);
+    await killDuring(t, 'compaction', ['gc', '--json']);
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
+  async 'corrupt-compacted'(t) {
+    // damage to a compacted pack (its dictionary included) or its index: as with any pack, what survives restores and
+    // what does not is refused with a clear error
+    writeShared(t.ws);
+    history(t);
+    must(t, 'gc', cli(t, ['gc', '--json']));
+    const packs = join(readdirSync(join(t.home, 'checkpoints')).map((d) => join(t.home, 'checkpoints', d))[0]!, 'packs');
+    const compacted = readdirSync(packs).filter((n) => /-c\.(pack|idx)$/.test(n));
+    if (compacted.length === 0) throw new Error('gc left no compacted pack');
+    const pack = join(
+      packs,
+      compacted.find((n) => n.endsWith('.pack'))!,
+    );
+    if ((readFileSync(pack).readUInt32BE(8 + 40) & 8) === 0) throw new Error('the compacted pack does not start with its dictionary');
+    const how = pick(['flip', 'flip-dictionary', 'truncate', 'delete'] as const);
+    const victim = how === 'flip-dictionary' ? pack : join(packs, pick(compacted));
+    const size = statSync(victim).size;
+    if (how === 'delete') unlinkSync(victim);
+    else if (how === 'truncate') truncateSync(victim, int(Math.max(1, size)));
+    else {
+      const buf = readFileSync(victim);
+      // the dictionary is written first: the magic (8) and its header (44), then its bytes
+      const at = how === 'flip-dictionary' ? 52 + int(Math.min(1024, buf.length - 52)) : int(buf.length);
+      if (buf.length) buf[at]! ^= 1 << int(8);
+      writeFileSync(victim, buf);
+    }
+    t.corrupted = true;
+    totals.corruptions++;
+    (t as Trial & { note?: string }).note = `${how} ${relative(t.home, victim)}`;
+    appendUser(t, 'after-damage');
+    checkInvariants(t);
   },
   async corruption(t) {
     history(t);

@@ -1,5 +1,5 @@
 // `agent-rewind gc [--workspace DIR]`: remove checkpoint objects no snapshot reaches (every workspace store under
-// the home, or one workspace's), and enforce the size cap.
+// the home, or one workspace's), enforce the size cap, and compact what is left (store-compaction.ts).
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -48,6 +48,14 @@ export const gcCommand: Command = {
       freedBytes: results.reduce((a, r) => a + r.freedBytes, 0),
       stores: results,
     };
-    ctx.out(total, () => `removed ${total.removedObjects} objects, freed ${total.freedBytes} bytes in ${results.length} checkpoint stores`);
+    const compacted = results.flatMap((r) => (r.compacted ? [r.compacted] : []));
+    const before = compacted.reduce((a, c) => a + c.bytesBefore, 0);
+    const after = compacted.reduce((a, c) => a + c.bytesAfter, 0);
+    ctx.out(
+      total,
+      () =>
+        `removed ${total.removedObjects} objects, freed ${total.freedBytes} bytes in ${results.length} checkpoint stores` +
+        (compacted.length ? `; compacted ${before} bytes of packs into ${after}` : ''),
+    );
   },
 };

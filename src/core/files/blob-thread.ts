@@ -1,4 +1,5 @@
-// A second thread that reads, hashes and compresses files for a big snapshot. A first snapshot reads every file and
+// A second thread that reads, hashes and compresses files for a big snapshot (Huffman coding only, like the rest of a
+// bulk snapshot: pack-writer.ts, BULK_OBJECTS). A first snapshot reads every file and
 // is all hashing and deflate: on two cores the calling thread can only do half of it. The calling thread keeps
 // doing files itself and hands the helper a share through a short queue; only paths go over, hashes and compressed
 // bytes come back (the same bytes PackWriter.add would store).
@@ -46,7 +47,8 @@ parentPort.on('message', (batch) => {
     try {
       const { data, st } = readStable(path);
       const hash = createHash('sha256').update(data).digest('hex');
-      const z = data.length < 64 ? null : deflateRawSync(data, { level: 1 });
+      // Huffman coding only: a bulk snapshot's blobs are recompressed by compaction soon after (see BULK_OBJECTS)
+      const z = data.length < 64 ? null : deflateRawSync(data, { level: 1, strategy: 2 });
       const deflated = z !== null && z.length < data.length;
       const stored = own(deflated ? z : data);
       moved.push(stored.buffer);

@@ -18,6 +18,7 @@ import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
 import { storeTree } from './snapshot-writer';
 import { gcStore } from './store-gc';
+import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store-compaction';
 import { withStoreLock } from './store-lock';
 import { treeTotals, type DirNode } from './tree';
 import { diffStoredTrees, TreeReader } from './tree-diff';
@@ -45,6 +46,8 @@ export { defaultStoreDir };
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
 const DEFAULT_CAP = 5 * 1024 ** 3;
 const DEFAULT_FULL_CHECK = 5 * 60_000;
+/** How long after a failed background compaction the next one may start. */
+const COMPACT_RETRY_MS = 10 * 60_000;
 /** How long a tracked checkpointer waits without a snapshot before merging its small packs. */
 const MERGE_IDLE_MS = 1_000;
 
@@ -70,6 +73,13 @@ export class FileCheckpointer {
   /** The merge of small packs a tracked snapshot left for a quiet moment (mergePacksWhenIdle). */
   private merging: Promise<void> | undefined;
   private mergeTimer: NodeJS.Timeout | undefined;
+  /** The compaction running in the background (store-compaction.ts), and how to stop it when this one closes. */
+  private compacting: Promise<void> | undefined;
+  private compactStop: AbortController | undefined;
+  /** When the last background compaction failed: it is not tried again for a while (a full disk, say). */
+  private compactFailedAt = 0;
+  /** A snapshot found the store due for compaction and this checkpointer does not stay to run it. */
+  private handOffCompaction = false;
 
   constructor(opts: FileCheckpointerOptions) {
     this.workspaceRoot = resolveWorkspaceRoot(opts.workspaceRoot);
@@ -192,6 +202,11 @@ export class FileCheckpointer {
   async dispose(): Promise<void> {
     if (this.mergeTimer) clearTimeout(this.mergeTimer); // a fresh process merges them when it opens the store
     await this.merging;
+    // a compaction stops between two batches and leaves the store as it was; the next process starts it again
+    this.compactStop?.abort();
+    await this.compacting;
+    if (this.handOffCompaction) compactInBackground(this.workspaceRoot, this.storeDir);
+    this.handOffCompaction = false;
     if (this.fullCheckTimer) clearInterval(this.fullCheckTimer);
     this.fullCheckTimer = undefined;
     this.watcherStop?.();
@@ -217,8 +232,49 @@ export class FileCheckpointer {
       // 4 ms on a busy disk); what lies beside the packs (temp files) is no reason to drop snapshots anyway
       if (store.knownSize() > this.sizeCap && (await store.sizeOnDisk()) > this.sizeCap)
         summary.pruned = (await gcStore(store, this.records, this.sizeCap)).prunedSnapshots;
+      this.compactWhenDue(store);
       return summary;
     });
+  }
+
+  /**
+   * Starts a compaction in the background once enough blobs are stored at the snapshot's fast level (like git's
+   * gc --auto). Nobody waits for it: it takes the store lock only to start and to put its packs in place, and stops
+   * between two batches when this checkpointer closes.
+   */
+  private compactWhenDue(store: ObjectStore): void {
+    // only a checkpointer that stays (the extension's worker, the checkpoint service): a fresh process would stop it
+    // when it closes, moments later, so it hands it off when it closes (compactInBackground)
+    if (this.compacting || Date.now() - this.compactFailedAt < COMPACT_RETRY_MS || !compactionDue(store)) return;
+    if (!this.tracker.tracking) {
+      this.handOffCompaction = true;
+      return;
+    }
+    const stop = new AbortController();
+    this.compactStop = stop;
+    this.compacting = compactStore((fn) => this.locked((s) => fn(s)), { signal: stop.signal })
+      .then(
+        () => {},
+        () => {
+          // a compaction that fails or is stopped changes nothing; only a failure waits before the next try
+          if (!stop.signal.aborted) this.compactFailedAt = Date.now();
+        },
+      )
+      .finally(() => {
+        this.compacting = undefined;
+        this.compactStop = undefined;
+      });
+  }
+
+  /** Resolves once no compaction runs in the background (the benchmark waits for it as it waits for git's gc). */
+  async whenCompacted(): Promise<void> {
+    while (this.compacting) await this.compacting;
+  }
+
+  /** Compacts the store now, due or not (`agent-rewind gc`); undefined when there was nothing to compact. */
+  async compact(): Promise<CompactionResult | undefined> {
+    await this.whenCompacted();
+    return compactStore((fn) => this.locked((s) => fn(s)), { force: true });
   }
 
   private mergePacksWhenIdle(): void {
@@ -552,9 +608,14 @@ export class FileCheckpointer {
     return { outcome, paths: journal.ops.map((o) => o.path), notRestored };
   }
 
-  /** Removes objects no snapshot reaches; then, while the store is over its size cap, drops the oldest snapshots. */
-  gc(): Promise<GcResult> {
-    return this.locked((store) => gcStore(store, this.records, this.sizeCap));
+  /**
+   * Removes objects no snapshot reaches; then, while the store is over its size cap, drops the oldest snapshots;
+   * then compacts what is left.
+   */
+  async gc(): Promise<GcResult> {
+    const res = await this.locked((store) => gcStore(store, this.records, this.sizeCap));
+    const compacted = await this.compact();
+    return compacted ? { ...res, compacted } : res;
   }
 
   /** Bytes the object store takes on disk. */

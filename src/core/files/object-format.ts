@@ -9,6 +9,16 @@ export type ObjectKind = 'blob' | 'tree';
 export const F_DEFLATED = 1;
 /** The object is a tree (a folder listing), not a blob. */
 export const F_TREE = 2;
+/**
+ * The stored bytes are raw deflate with a preset dictionary: the F_DICTIONARY entry of the same pack (always set
+ * together with F_DEFLATED). Only compacted packs hold such objects (store-compaction.ts).
+ */
+export const F_DICT = 4;
+/**
+ * Not an object: the deflate dictionary of its pack, stored raw, under its own salted hash (hashDictionary), so no
+ * lookup of a blob or tree ever finds it.
+ */
+export const F_DICTIONARY = 8;
 /** Objects are capped so sizes fit the index; maxFileSize is clamped to this. */
 export const MAX_OBJECT_SIZE = 0xffff_ffff;
 
@@ -20,6 +30,10 @@ export function hashObject(kind: ObjectKind, data: Buffer): string {
   return h.update(data).digest('hex');
 }
 
+export function hashDictionary(data: Buffer): string {
+  return createHash('sha256').update('dict\0').update(data).digest('hex');
+}
+
 const HEX64 = /^[0-9a-f]{64}$/;
 export function isObjectHash(s: unknown): s is string {
   return typeof s === 'string' && HEX64.test(s);
@@ -29,15 +43,25 @@ export function kindOf(flags: number): ObjectKind {
   return flags & F_TREE ? 'tree' : 'blob';
 }
 
-/** The stored bytes of an object inflate (when deflated) to its raw size and hash to its hash. */
-export function verifyStored(e: { hash: string; rawSize: number; flags: number }, stored: Buffer): boolean {
-  let data = stored;
-  if (e.flags & F_DEFLATED) {
-    try {
-      data = inflateRawSync(stored, { maxOutputLength: Math.max(e.rawSize, 1) });
-    } catch {
-      return false;
-    }
+/**
+ * The stored bytes of an object inflate (when deflated, with `dict` when F_DICT says so) to its raw size and hash to
+ * its hash. A dictionary entry verifies against its own hash.
+ */
+export function verifyStored(e: { hash: string; rawSize: number; flags: number }, stored: Buffer, dict?: Buffer): boolean {
+  if (e.flags & F_DICTIONARY) return stored.length === e.rawSize && hashDictionary(stored) === e.hash;
+  let data: Buffer;
+  try {
+    data = inflateStored(e, stored, dict);
+  } catch {
+    return false;
   }
   return data.length === e.rawSize && hashObject(kindOf(e.flags), data) === e.hash;
+}
+
+/** The raw bytes of a stored object (throws when they do not inflate, or need a dictionary that is not given). */
+export function inflateStored(e: { rawSize: number; flags: number }, stored: Buffer, dict?: Buffer): Buffer {
+  if (!(e.flags & F_DEFLATED)) return stored;
+  if (e.flags & F_DICT && !dict) throw new Error('the dictionary of its pack is missing');
+  const opts = { maxOutputLength: Math.max(e.rawSize, 1) };
+  return inflateRawSync(stored, e.flags & F_DICT ? { ...opts, dictionary: dict } : opts);
 }

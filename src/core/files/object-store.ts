@@ -9,22 +9,28 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inflateRaw, inflateRawSync } from 'node:zlib';
-import { F_DEFLATED, F_TREE, hashObject, kindOf, StoreCorruptError, verifyStored, type ObjectKind } from './object-format';
+import { inflateRaw } from 'node:zlib';
+import { F_DEFLATED, F_DICT, F_TREE, hashObject, inflateStored, kindOf, StoreCorruptError, verifyStored, type ObjectKind } from './object-format';
 import { gcPacks, mergeSmallPacks, MAX_SMALL_PACKS } from './pack-compaction';
 import { encodeIndex, entryHash, indexCount } from './pack-index';
 import { PackReaders } from './pack-readers';
 import { salvagePack } from './pack-salvage';
-import { fitsIn, PackTable, type Loc } from './pack-table';
-import { PackWriter } from './pack-writer';
+import { fitsIn, isCompacted, PackTable, type Loc } from './pack-table';
+import { PackWriter, type PackKind } from './pack-writer';
 
 export { hashObject, isObjectHash, MAX_OBJECT_SIZE, StoreCorruptError, type ObjectKind } from './object-format';
 export { MAX_SMALL_PACKS } from './pack-compaction';
 export type { PackWriter } from './pack-writer';
 
 const inflateAsync = promisify(inflateRaw);
-const PACK_NAME = /^[0-9a-z]+-[0-9a-f]+\.pack$/;
-/** A pack still under the temp name its writer gave it (pack-writer.ts). */
+function inflateStoredAsync(loc: Loc, raw: Buffer, dict: Buffer | undefined): Promise<Buffer> {
+  if (!(loc.flags & F_DEFLATED)) return Promise.resolve(raw);
+  if (loc.flags & F_DICT && !dict) return Promise.reject(new Error('the dictionary of its pack is missing'));
+  const opts = { maxOutputLength: Math.max(loc.rawSize, 1) };
+  return inflateAsync(raw, loc.flags & F_DICT ? { ...opts, dictionary: dict } : opts);
+}
+const PACK_NAME = /^[0-9a-z]+-[0-9a-f]+(?:-c)?\.pack$/;
+/** A pack still under the temp name its writer gave it (pack-writer.ts); never a compaction's (BACKGROUND_TEMP). */
 const TEMP_PACK = /^tmp-([0-9a-z]+-[0-9a-f]+)\.pack$/;
 const READ_DAMAGED = 'a read found objects that do not match their hash';
 
@@ -147,7 +153,7 @@ export class ObjectStore {
     const file = join(this.packDir, pack + '.pack');
     const salvaged = salvagePack(file, idxBuf);
     if (!salvaged) return; // removed meanwhile
-    const { good, lost, complete, selfDescribing } = salvaged;
+    const { good, lost, complete, selfDescribing, dictionary } = salvaged;
     if (selfDescribing && complete && problem !== READ_DAMAGED) {
       // the pack is whole: only its index was lost or damaged
       const idx = encodeIndex(good.map((g) => g.entry));
@@ -158,7 +164,8 @@ export class ObjectStore {
       return;
     }
     if (good.length > 0) {
-      const w = this.newPack();
+      // a compacted pack's objects need its dictionary: they go into a compacted pack written with the same one
+      const w = this.newPack(isCompacted(pack) ? { kind: { compacted: true, dictionary } } : {});
       for (const g of good) await w.addStored(g.entry.hash, g.stored, g.entry);
       await w.commit(true);
     }
@@ -182,6 +189,7 @@ export class ObjectStore {
 
   private async forget(pack: string): Promise<void> {
     this.table.remove(pack);
+    this.dicts.delete(pack);
     await this.readers.close(pack);
   }
 
@@ -195,6 +203,31 @@ export class ObjectStore {
   private readonly damaged = new Set<string>();
   /** Hashes whose stored copy was read back and verified by this process. */
   private readonly verified = new Set<string>();
+  /** The verified dictionary of each compacted pack read from (null: none of its copies verifies). */
+  private readonly dicts = new Map<string, Buffer | null>();
+
+  /**
+   * @internal The deflate dictionary of `pack` (F_DICT objects need it), read and verified once: the first of its
+   * copies that matches its hash. Undefined when the pack has none or none is intact.
+   */
+  dictionaryOf(pack: string): Buffer | undefined {
+    const known = this.dicts.get(pack);
+    if (known !== undefined) return known ?? undefined;
+    let found: Buffer | null = null;
+    for (const loc of this.table.dictionaries(pack)) {
+      try {
+        const data = this.readers.readSync(loc);
+        if (verifyStored(loc, data)) {
+          found = data;
+          break;
+        }
+      } catch {
+        /* unreadable copy: the next one */
+      }
+    }
+    this.dicts.set(pack, found);
+    return found ?? undefined;
+  }
 
   has(hash: string): boolean {
     return !this.damaged.has(hash) && this.table.contains(hash);
@@ -213,7 +246,7 @@ export class ObjectStore {
     for (const loc of this.table.locations(hash)) {
       if (kindOf(loc.flags) !== kind) continue;
       try {
-        if (verifyStored({ hash, ...loc }, this.readers.readSync(loc))) {
+        if (verifyStored({ hash, ...loc }, this.readers.readSync(loc), loc.flags & F_DICT ? this.dictionaryOf(loc.pack) : undefined)) {
           this.verified.add(hash);
           return true;
         }
@@ -324,15 +357,13 @@ export class ObjectStore {
   private async readAt(hash: string, kind: ObjectKind, loc: Loc): Promise<Buffer> {
     if (kindOf(loc.flags) !== kind) throw new StoreCorruptError(`object ${hash.slice(0, 12)} is not a ${kind}`);
     const raw = loc.length <= 256 * 1024 ? this.readers.readSync(loc) : await this.readers.read(loc);
-    let data = raw;
-    if (loc.flags & F_DEFLATED) {
-      const opts = { maxOutputLength: Math.max(loc.rawSize, 1) };
-      try {
-        // small objects inline: a thread-pool round trip costs more than inflating a few KiB
-        data = loc.rawSize <= 256 * 1024 ? inflateRawSync(raw, opts) : await inflateAsync(raw, opts);
-      } catch {
-        throw new StoreCorruptError(`object ${hash.slice(0, 12)} does not decompress`);
-      }
+    let data: Buffer;
+    try {
+      const dict = loc.flags & F_DICT ? this.dictionaryOf(loc.pack) : undefined;
+      // small objects inline: a thread-pool round trip costs more than inflating a few KiB
+      data = loc.rawSize <= 256 * 1024 ? inflateStored(loc, raw, dict) : await inflateStoredAsync(loc, raw, dict);
+    } catch {
+      throw new StoreCorruptError(`object ${hash.slice(0, 12)} does not decompress`);
     }
     if (data.length !== loc.rawSize || hashObject(kind, data) !== hash)
       throw new StoreCorruptError(`object ${hash.slice(0, 12)} is damaged (content does not match its hash)`);
@@ -343,8 +374,8 @@ export class ObjectStore {
    * `verify`: dedupe only against copies that read back intact (blobs in the set, and the trees of the folders in
    * `verifyDirs`, every tree when it is not given); see hasVerified.
    */
-  newPack(opts: { verify?: ReadonlySet<string>; verifyDirs?: ReadonlySet<string> } = {}): PackWriter {
-    return new PackWriter(this, opts.verify, opts.verifyDirs);
+  newPack(opts: { verify?: ReadonlySet<string>; verifyDirs?: ReadonlySet<string>; kind?: PackKind } = {}): PackWriter {
+    return new PackWriter(this, opts.verify, opts.verifyDirs, opts.kind);
   }
 
   /** @internal Called by PackWriter once its pack and index are in place. */

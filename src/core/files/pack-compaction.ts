@@ -3,10 +3,10 @@
 // recompressed, and every new pack is synced before a pack it replaces goes.
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreCorruptError, verifyStored } from './object-format';
+import { F_DICT, F_DICTIONARY, StoreCorruptError, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
 import { entryHash } from './pack-index';
-import type { Loc } from './pack-table';
+import { isCompacted, type Loc } from './pack-table';
 
 /** More small packs than this and the next snapshot merges them. */
 export const MAX_SMALL_PACKS = 32;
@@ -19,6 +19,8 @@ export async function gcPacks(store: ObjectStore, live: Set<string>): Promise<{ 
   const before = await store.sizeOnDisk();
   const byPack = new Map<string, { hash: string; loc: Loc }[]>();
   for (const { hash, loc } of store.table.entries()) {
+    // a compacted pack's dictionary is not an object: it goes with the pack, or into its rewrite (PackWriter)
+    if (loc.flags & F_DICTIONARY) continue;
     const list = byPack.get(loc.pack) ?? [];
     list.push({ hash, loc });
     byPack.set(loc.pack, list);
@@ -37,7 +39,7 @@ export async function gcPacks(store: ObjectStore, live: Set<string>): Promise<{ 
       }
       let ok = false;
       try {
-        ok = verifyStored({ hash: e.hash, ...e.loc }, store.readers.readSync(e.loc));
+        ok = verifyStored({ hash: e.hash, ...e.loc }, store.readers.readSync(e.loc), e.loc.flags & F_DICT ? store.dictionaryOf(pack) : undefined);
       } catch {
         ok = false;
       }
@@ -55,7 +57,8 @@ export async function gcPacks(store: ObjectStore, live: Set<string>): Promise<{ 
     removedObjects += list.length - keep.length;
     if (keep.length === list.length) continue;
     if (keep.length > 0) {
-      const w = store.newPack();
+      // a compacted pack's objects stay with the dictionary they were compressed with
+      const w = store.newPack(isCompacted(pack) ? { kind: { compacted: true, dictionary: store.dictionaryOf(pack) } } : {});
       for (const e of keep) await w.addStored(e.hash, await store.readers.read(e.loc), e.loc);
       await w.commit(true); // on the disk before the pack it replaces goes
     }

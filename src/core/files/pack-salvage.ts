@@ -1,7 +1,7 @@
 // Reading what is left of a damaged pack: every object that still verifies, found by walking the self-describing pack
 // (pack-format.ts) and through whatever its old index still lists (a version 1 pack has only its index).
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { isObjectHash, StoreCorruptError, verifyStored } from './object-format';
+import { F_DICTIONARY, isObjectHash, StoreCorruptError, verifyStored } from './object-format';
 import { OBJ_HEADER, PACK_MAGIC, decodeObjectHeader } from './pack-format';
 import { entryAt, salvageableEntries, type IndexEntry } from './pack-index';
 
@@ -14,6 +14,8 @@ export interface SalvagedPack {
   complete: boolean;
   /** The pack has the version 2 marker (its index can be rebuilt from it alone). */
   selfDescribing: boolean;
+  /** A compacted pack's dictionary, when a copy of it verifies (its F_DICT objects verify only with it). */
+  dictionary?: Buffer;
 }
 
 export function readAt(fd: number, pos: number, length: number): Buffer {
@@ -39,14 +41,26 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
   const lost: string[] = [];
   let complete = false;
   let selfDescribing = false;
+  let dictionary: Buffer | undefined;
   try {
     const size = fstatSync(fd).size;
     const head = readAt(fd, 0, Math.min(PACK_MAGIC.length, size));
     const check = (e: IndexEntry): Buffer | undefined => {
       if (e.offset + e.length > size) return undefined;
       const stored = readAt(fd, e.offset, e.length);
-      return verifyStored(e, stored) ? stored : undefined;
+      if (!verifyStored(e, stored, dictionary)) return undefined;
+      // written before the objects that need it (pack-writer.ts); an index lists it wherever its hash sorts, so the
+      // index's entries are looked through for it first (below)
+      if (e.flags & F_DICTIONARY) dictionary ??= stored;
+      return stored;
     };
+    if (idxBuf) {
+      const { readable } = salvageableEntries(idxBuf);
+      for (let i = 0; i < readable && !dictionary; i++) {
+        const e = entryAt(idxBuf, i);
+        if (e.flags & F_DICTIONARY) check(e);
+      }
+    }
     if (head.equals(PACK_MAGIC)) {
       selfDescribing = true;
       let at = PACK_MAGIC.length;
@@ -89,5 +103,5 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
   } finally {
     closeSync(fd);
   }
-  return { good, lost, complete, selfDescribing };
+  return { good, lost, complete, selfDescribing, dictionary };
 }

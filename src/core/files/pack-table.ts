@@ -1,5 +1,5 @@
 // Which packs the store has and where each object is in them: the in-memory side of the pack indexes, no I/O.
-import { isObjectHash, StoreCorruptError } from './object-format';
+import { F_DICTIONARY, F_TREE, isObjectHash, StoreCorruptError } from './object-format';
 import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry } from './pack-index';
 
 /** Where an object's stored bytes are. */
@@ -22,6 +22,13 @@ export interface PackIndex {
  *  otherwise binary-search a hundred tiny indexes (a restore looks up every file of every folder it touches). */
 export const SMALL_PACK = 4096;
 
+/**
+ * Compacted packs (store-compaction.ts) end their names with this: versions without compaction do not take such a
+ * name for a pack, so they leave these alone instead of reading objects they cannot inflate as damaged ones.
+ */
+export const COMPACTED_SUFFIX = '-c';
+export const isCompacted = (pack: string): boolean => pack.endsWith(COMPACTED_SUFFIX);
+
 /** Every entry of the index lies inside a pack of `size` bytes. */
 export const fitsIn = entriesFitIn;
 
@@ -37,6 +44,8 @@ export class PackTable {
   /** Hash (hex) → entry number, for the objects of small packs, per pack; see SMALL_PACK. */
   private readonly smallPacks = new Map<string, Map<string, number>>();
   private readonly inSmallPacks = new Map<string, string>();
+  private readonly dicts = new Map<string, (Loc & { hash: string })[]>();
+  private readonly blobs = new Map<string, number>();
 
   has(pack: string): boolean {
     return this.packs.has(pack);
@@ -48,7 +57,41 @@ export class PackTable {
 
   /** The packs small enough to be merged (see ObjectStore.consolidateSmallPacks). */
   small(): [string, PackIndex][] {
-    return [...this.packs].filter(([, p]) => p.count <= SMALL_PACK);
+    return [...this.packs].filter(([name, p]) => p.count <= SMALL_PACK && !isCompacted(name));
+  }
+
+  /** Every pack with what its index says (store-compaction.ts picks its sources from these). */
+  all(): [string, PackIndex][] {
+    return [...this.packs];
+  }
+
+  /** Stored bytes of the blobs of a pack (its trees and dictionary left out); counted once per pack. */
+  blobBytes(pack: string, p: PackIndex): number {
+    let n = this.blobs.get(pack);
+    if (n === undefined) {
+      n = 0;
+      for (let i = 0; i < p.count; i++) {
+        const loc = entryLoc(p.idx, i);
+        if (!(loc.flags & (F_TREE | F_DICTIONARY))) n += loc.length;
+      }
+      this.blobs.set(pack, n);
+    }
+    return n;
+  }
+
+  /** The dictionary entries of a pack (see F_DICTIONARY): its index is scanned once, on the first read that needs it. */
+  dictionaries(pack: string): (Loc & { hash: string })[] {
+    const cached = this.dicts.get(pack);
+    if (cached) return cached;
+    const p = this.packs.get(pack);
+    if (!p) return [];
+    const out: (Loc & { hash: string })[] = [];
+    for (let i = 0; i < p.count; i++) {
+      const loc = entryLoc(p.idx, i);
+      if (loc.flags & F_DICTIONARY && loc.offset + loc.length <= p.size) out.push({ pack, hash: entryHash(p.idx, i), ...loc });
+    }
+    this.dicts.set(pack, out);
+    return out;
   }
 
   /** Bytes of the packs and indexes loaded. */
@@ -61,7 +104,7 @@ export class PackTable {
   /** How many small packs there are, counting no further than `upTo`. */
   smallCount(upTo: number): number {
     let n = 0;
-    for (const p of this.packs.values()) if (p.count <= SMALL_PACK && ++n >= upTo) break;
+    for (const [name, p] of this.packs) if (p.count <= SMALL_PACK && !isCompacted(name) && ++n >= upTo) break;
     return n;
   }
 
@@ -85,6 +128,8 @@ export class PackTable {
 
   remove(pack: string): void {
     this.packs.delete(pack);
+    this.dicts.delete(pack);
+    this.blobs.delete(pack);
     const entries = this.smallPacks.get(pack);
     if (!entries) return;
     this.smallPacks.delete(pack);

@@ -5,19 +5,46 @@ import { closeSync, fsync, openSync, renameSync, writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflateRaw, deflateRawSync } from 'node:zlib';
+import { constants, deflateRaw, deflateRawSync } from 'node:zlib';
 import { syncDir } from './atomic-write';
-import { F_DEFLATED, F_TREE, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
+import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
 import type { ObjectStore } from './object-store';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
+import { COMPACTED_SUFFIX } from './pack-table';
+
+/** What a compacted pack (store-compaction.ts) is written with. */
+export interface PackKind {
+  /** Named as a compacted pack (see COMPACTED_SUFFIX). */
+  compacted?: boolean;
+  /** The deflate dictionary its F_DICT objects were compressed with: written into the pack before any object. */
+  dictionary?: Buffer;
+  /**
+   * Written without the store lock (compaction): temp names a locked reload does not take for a snapshot's pack
+   * that lost its rename (ObjectStore's orphan adoption would put it in place, or delete it, while it is written).
+   */
+  background?: boolean;
+}
+
+/** The temp-name prefix of a background writer's files (see PackKind.background); still `tmp-` for gc's sweep. */
+export const BACKGROUND_TEMP = 'tmp-c-';
 
 const deflateAsync = promisify(deflateRaw);
 const fsyncFd = promisify(fsync);
 
+/**
+ * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch): its blobs are
+ * then only Huffman-coded (raw deflate still, so every version reads them), about 35% less CPU than deflate level 1 for
+ * about 45% more bytes, as compaction (store-compaction.ts) recompresses them soon after anyway. A first snapshot is
+ * mostly compression: this cut its CPU time by a quarter. The hashing thread (blob-thread.ts) codes the same way.
+ */
+export const BULK_OBJECTS = 1000;
+const LEVEL_1 = { level: 1 };
+const HUFFMAN_ONLY = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
+
 /** Appends new objects to one pack; positional writes let many compressions finish in any order. */
 export class PackWriter {
-  readonly name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+  readonly name: string;
   private fd: Promise<FileHandle> | undefined;
   private size = 0;
   private readonly pending = new Map<string, Promise<void>>();
@@ -34,7 +61,15 @@ export class PackWriter {
      * back, so only those need checking; a stored folder elsewhere is taken as stored, as in any snapshot.
      */
     private readonly verifyDirs?: ReadonlySet<string>,
-  ) {}
+    private readonly kind: PackKind = {},
+  ) {
+    this.name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}${kind.compacted ? COMPACTED_SUFFIX : ''}`;
+  }
+
+  /** The dictionary this pack's F_DICT objects are compressed with, if any. */
+  get dictionary(): Buffer | undefined {
+    return this.kind.dictionary;
+  }
 
   /** Whether the store's copy of `hash` can stand in for writing it (see ObjectStore.hasVerified). */
   private stored(hash: string, kind: ObjectKind): boolean {
@@ -43,7 +78,7 @@ export class PackWriter {
   }
 
   private get tmpPack(): string {
-    return join(this.store.packDir, `tmp-${this.name}.pack`);
+    return join(this.store.packDir, `${this.kind.background ? BACKGROUND_TEMP : 'tmp-'}${this.name}.pack`);
   }
 
   get objectCount(): number {
@@ -73,9 +108,10 @@ export class PackWriter {
     if (existing) return existing;
     const p = (async () => {
       if (data.length > MAX_OBJECT_SIZE) throw new Error('object too large for the checkpoint store');
-      // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time
-      // small objects inline: creating a zlib stream per call costs more than compressing a few KiB
-      const z = data.length < 64 ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, { level: 1 }) : await deflateAsync(data, { level: 1 });
+      // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time;
+      // past BULK_OBJECTS, Huffman coding only. Small objects inline: a zlib stream per call costs more than a few KiB
+      const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : HUFFMAN_ONLY;
+      const z = data.length < 64 ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
       const stored = z && z.length < data.length ? z : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });
@@ -95,9 +131,12 @@ export class PackWriter {
     return p;
   }
 
-  /** @internal gc: copies an object's stored bytes as they are. */
+  /**
+   * @internal gc, compaction: copies an object's stored bytes as they are. An F_DICT object may only go into a pack
+   * written with the dictionary it was compressed with; a dictionary entry is written by the pack itself.
+   */
   async addStored(hash: string, stored: Buffer, loc: { rawSize: number; flags: number }): Promise<void> {
-    if (this.pending.has(hash)) return;
+    if (this.pending.has(hash) || loc.flags & F_DICTIONARY) return;
     const p = this.append(hash, stored, loc);
     this.pending.set(hash, p);
     await p;
@@ -115,6 +154,13 @@ export class PackWriter {
       this.chunk.push(PACK_MAGIC);
       this.chunkBytes += PACK_MAGIC.length;
       this.size = PACK_MAGIC.length;
+      // the dictionary first: a scan of a damaged pack (pack-salvage.ts) has it before the objects that need it
+      const dict = this.kind.dictionary;
+      if (dict) {
+        const dictHash = hashDictionary(dict);
+        this.pending.set(dictHash, Promise.resolve());
+        await this.append(dictHash, dict, { rawSize: dict.length, flags: F_DICTIONARY });
+      }
     }
     // each object's header makes the pack readable without its index (see pack-format.ts)
     const header = encodeObjectHeader({ hash, length: stored.length, rawSize: meta.rawSize, flags: meta.flags });
@@ -144,6 +190,12 @@ export class PackWriter {
     );
   }
 
+  private preparedIdx: Buffer | undefined;
+
+  private get tmpIdx(): string {
+    return join(this.store.packDir, `${this.kind.background ? BACKGROUND_TEMP : 'tmp-'}${this.name}.idx`);
+  }
+
   /** Makes the pack visible (pack, then index, each temp + rename). `durable` fsyncs both first, and the folder after. */
   async commit(durable: boolean): Promise<void> {
     await (
@@ -156,14 +208,22 @@ export class PackWriter {
    * fsync when `durable`, so that a caller with a rename of its own (a snapshot's record) fsyncs both folders at once.
    */
   async commitVisible(durable: boolean): Promise<{ synced: Promise<void> }> {
+    if (!(await this.prepare(durable))) return { synced: Promise.resolve() }; // nothing new
+    return this.publishVisible(durable);
+  }
+
+  /**
+   * Writes everything to the temp pack and index (fsynced when `durable`), nothing visible yet; false when there is
+   * nothing new. Compaction prepares without the store lock and publishes under it.
+   */
+  async prepare(durable: boolean): Promise<boolean> {
     await Promise.all(this.pending.values());
-    if (!this.fd) return { synced: Promise.resolve() }; // nothing new
+    if (!this.fd) return false; // nothing new
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;
     const idx = encodeIndex(this.entries);
-    const dir = this.store.packDir;
-    const tmpIdx = join(dir, `tmp-${this.name}.idx`);
+    const tmpIdx = this.tmpIdx;
     // the pack's fsync and the index's write + fsync at once (a prompt's hook waits for both): neither is visible
     // before both are on disk, as the renames come after
     const pack = (async () => {
@@ -181,8 +241,22 @@ export class PackWriter {
       }
     })();
     for (const r of await Promise.allSettled([pack, index])) if (r.status === 'rejected') throw r.reason;
+    this.preparedIdx = idx;
+    return true;
+  }
+
+  /** Puts a prepared pack in place (pack, then index) and waits for its folder's fsync when `durable`. */
+  async publish(durable: boolean): Promise<void> {
+    await this.publishVisible(durable).synced;
+  }
+
+  private publishVisible(durable: boolean): { synced: Promise<void> } {
+    const idx = this.preparedIdx;
+    if (!idx) return { synced: Promise.resolve() };
+    const dir = this.store.packDir;
     renameSync(this.tmpPack, join(dir, this.name + '.pack'));
-    renameSync(tmpIdx, join(dir, this.name + '.idx'));
+    renameSync(this.tmpIdx, join(dir, this.name + '.idx'));
+    this.preparedIdx = undefined;
     this.store.register(this.name, idx, this.entries.length, this.size);
     if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
     return { synced: durable ? syncDir(dir) : Promise.resolve() };
@@ -195,5 +269,7 @@ export class PackWriter {
     if (!this.fd) return;
     await (await this.fd).close().catch(() => {});
     await unlink(this.tmpPack).catch(() => {});
+    await unlink(this.tmpIdx).catch(() => {});
+    this.preparedIdx = undefined;
   }
 }

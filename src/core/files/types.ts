@@ -114,6 +114,8 @@ export interface GcResult {
   removedObjects: number;
   freedBytes: number;
   prunedSnapshots: { sessionId: string; anchorId: string }[];
+  /** What the compaction after it did (store-compaction.ts), when there was something to compact. */
+  compacted?: { packs: number; objects: number; bytesBefore: number; bytesAfter: number };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -95,4 +97,37 @@ test('CLI: --no-snapshot leaves the message without a snapshot; snapshot --ancho
   await writeTree(other, { 'b.txt': 'b\n' });
   const elsewhere = run(home, ['snapshot', file, '--anchor', 'u1', '--workspace', other, '--json']);
   assert.equal(elsewhere.json.files, 1);
+});
+
+test('CLI: a snapshot that leaves the store due for compaction starts one detached gc, which compacts it', async () => {
+  const ws = join(base.dir, 'ws-compact');
+  const home = join(base.dir, 'home-compact');
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) tree[`data/r${i}.txt`] = randomBytes(512 * 1024).toString('base64');
+  await writeTree(ws, tree);
+  const { id } = run(home, ['new', '--cwd', ws, '--json']).json;
+  const u1 = run(home, ['append', id, '--role', 'user', '--text', 'go', '--id', 'u1', '--json']);
+  assert.equal(u1.code, 0, u1.stderr);
+  const store = join(home, 'checkpoints', readdirSync(join(home, 'checkpoints'))[0]!);
+  const pid = Number(await readFile(join(store, 'compact.pid'), 'utf8'));
+  assert.ok(pid > 0, 'a gc was started');
+  // a second snapshot while it runs starts no other
+  await writeFile(join(ws, 'data/r0.txt'), 'changed\n');
+  assert.equal(run(home, ['append', id, '--role', 'user', '--text', 'again', '--id', 'u2', '--json']).code, 0);
+  assert.equal(Number(await readFile(join(store, 'compact.pid'), 'utf8')), pid);
+  for (let i = 0; i < 600; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(
+    readdirSync(join(store, 'packs')).some((n) => n.endsWith('-c.pack')),
+    'the detached gc compacted the store',
+  );
+  const back = run(home, ['rewind-files', id, 'u1', '--json']);
+  assert.equal(back.code, 0, back.stderr);
+  assert.equal(await readFile(join(ws, 'data/r0.txt'), 'utf8'), tree['data/r0.txt']);
 });
