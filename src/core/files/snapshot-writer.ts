@@ -30,7 +30,7 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
   const jobs: Promise<void>[] = [];
   for (const { dir, rel } of order) {
     for (const [name, n] of dir.children) {
-      if (n.kind === 'dir' || w.has(n.hash)) continue;
+      if (n.kind === 'dir' || w.hasFile(n)) continue;
       const childRel = rel === '' ? name : `${rel}/${name}`;
       jobs.push(
         reads.run(async () => {
@@ -54,6 +54,7 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
             changed.add(dir);
           }
           await w.add('blob', hash, data);
+          w.noteFile(n);
         }),
       );
     }
