@@ -190,6 +190,7 @@ export class ObjectStore {
   private async forget(pack: string): Promise<void> {
     this.table.remove(pack);
     this.dicts.delete(pack);
+    this.forgetStoredFiles();
     await this.readers.close(pack);
   }
 
@@ -234,6 +235,38 @@ export class ObjectStore {
   }
 
   /**
+   * Files of the workspace model (by node) whose blob a committed pack holds, with that blob's hash: a snapshot
+   * rewrites the trees of every folder on the path to a change, and looking up each unchanged file of those folders
+   * was ~50,000 index searches for a 1,000-file rewind's pre-restore snapshot. Forgotten whole whenever an object can
+   * have left the store (a pack forgotten: gc, merge, repair, another process's gc seen by reload; a copy found
+   * damaged), so a node found here names a blob has() would find.
+   */
+  private storedFiles = new WeakMap<object, string>();
+  /** Counts those forgettings: what a writer saw stored before one may be gone after it. */
+  private storedEpoch = 0;
+
+  private forgetStoredFiles(): void {
+    this.storedFiles = new WeakMap();
+    this.storedEpoch++;
+  }
+
+  /** The store's epoch of storedFiles, for noteStoredFiles. */
+  get filesEpoch(): number {
+    return this.storedEpoch;
+  }
+
+  /** `file` (a model node) names a blob a committed pack holds (see storedFiles). */
+  isKnownStored(file: { hash: string }): boolean {
+    return this.storedFiles.get(file) === file.hash;
+  }
+
+  /** @internal Called by PackWriter after its commit with the model's files it found stored or wrote, as of `epoch`. */
+  noteStoredFiles(files: readonly { hash: string }[], epoch: number): void {
+    if (epoch !== this.storedEpoch) return;
+    for (const f of files) if (!this.damaged.has(f.hash)) this.storedFiles.set(f, f.hash);
+  }
+
+  /**
    * True when a copy of `hash` is stored, of this kind, and reads back with the right content (checked once per
    * process). A damaged copy answers false and is marked, so that what must survive (a pre-restore snapshot) is
    * written afresh instead of deduplicated against it.
@@ -256,6 +289,7 @@ export class ObjectStore {
       this.noteDamaged(loc.pack, hash);
     }
     this.damaged.add(hash);
+    this.forgetStoredFiles();
     return false;
   }
 
@@ -351,6 +385,7 @@ export class ObjectStore {
       rest ??= this.table.locations(hash).filter((l) => l.pack !== first.pack);
     }
     this.damaged.add(hash);
+    this.forgetStoredFiles();
     throw error!;
   }
 

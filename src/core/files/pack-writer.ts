@@ -50,6 +50,11 @@ export class PackWriter {
   private readonly pending = new Map<string, Promise<void>>();
   private readonly entries: IndexEntry[] = [];
   newBytes = 0;
+  /** The model's files this pack's snapshot found stored as blobs (hasFile) or added (noteFile), for the store
+   *  after the commit (ObjectStore.noteStoredFiles). */
+  private readonly files: { hash: string }[] = [];
+  private readonly added: { hash: string }[] = [];
+  private readonly filesEpoch: number;
 
   constructor(
     private readonly store: ObjectStore,
@@ -64,6 +69,7 @@ export class PackWriter {
     private readonly kind: PackKind = {},
   ) {
     this.name = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}${kind.compacted ? COMPACTED_SUFFIX : ''}`;
+    this.filesEpoch = store.filesEpoch;
   }
 
   /** The dictionary this pack's F_DICT objects are compressed with, if any. */
@@ -93,6 +99,29 @@ export class PackWriter {
     if (this.pending.has(hash)) return true;
     if (this.verify) return this.verify.has(hash) ? this.store.hasVerified(hash, 'blob') : this.store.isBlob(hash);
     return this.store.has(hash);
+  }
+
+  /**
+   * `has` for a file node of the model, with no lookup when the store knows it stored (ObjectStore.isKnownStored).
+   * A node is passed on to the store after the commit only when its copy is known to be a blob: a file's content can
+   * be made to hash like a stored tree.
+   */
+  hasFile(file: { hash: string }): boolean {
+    const hash = file.hash;
+    if (this.verify?.has(hash)) {
+      if (this.pending.has(hash)) return true;
+      if (!this.store.hasVerified(hash, 'blob')) return false;
+    } else if (!this.store.isKnownStored(file)) {
+      if (this.pending.has(hash)) return true;
+      if (!this.store.isBlob(hash)) return !this.verify && this.store.has(hash);
+    }
+    this.files.push(file);
+    return true;
+  }
+
+  /** A file node whose blob was just added: passed on after the commit if this pack holds it as a blob. */
+  noteFile(file: { hash: string }): void {
+    this.added.push(file);
   }
 
   /** `has` for the folder at `rel`: a folder a verifying writer need not check is taken as stored when it is. */
@@ -258,6 +287,8 @@ export class PackWriter {
     renameSync(this.tmpIdx, join(dir, this.name + '.idx'));
     this.preparedIdx = undefined;
     this.store.register(this.name, idx, this.entries.length, this.size);
+    const blobs = new Set(this.entries.filter((e) => (e.flags & F_TREE) === 0).map((e) => e.hash));
+    this.store.noteStoredFiles([...this.files, ...this.added.filter((f) => blobs.has(f.hash))], this.filesEpoch);
     if (this.verify) this.store.noteWrittenIntact(this.entries.map((e) => e.hash));
     return { synced: durable ? syncDir(dir) : Promise.resolve() };
   }

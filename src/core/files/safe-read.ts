@@ -67,6 +67,32 @@ export function readStableFile(path: string, follow = false): { data: Buffer; st
   throw new UnreadableFileError('changed while being read', 'ECHANGED');
 }
 
+/** A version of a file read (and hashed) earlier by readStableFile: its blob hash and the stat data it had. */
+export interface KnownVersion {
+  hash: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
+ * readStableFile for a file whose earlier stable read is `known` (a snapshot storing what the model hashed moments
+ * before): a recent file's second read is that earlier one. A read with the same stat data whose content hashes the
+ * same is two identical reads, as far apart as they come, which only a write running through both could fake as
+ * readStableFile's back-to-back pair could; any difference falls back to readStableFile's own pair. Also returns
+ * the blob hash, which the caller needs anyway.
+ */
+export function readKnownFile(path: string, known: KnownVersion, hashOf: (data: Buffer) => string): { data: Buffer; st: Stats; hash: string } {
+  const r = readOnce(path, false);
+  if (r.stable) {
+    const hash = hashOf(r.data);
+    if (r.st.mtimeMs < r.started - RECENT_MS) return { data: r.data, st: r.st, hash };
+    if (hash === known.hash && r.st.size === known.size && r.st.mtimeMs === known.mtimeMs && r.st.ino === known.ino) return { data: r.data, st: r.st, hash };
+  }
+  const again = readStableFile(path);
+  return { ...again, hash: hashOf(again.data) };
+}
+
 /** The reason a skipped file is reported with, for an error of readStableFile. */
 export function unreadableReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;

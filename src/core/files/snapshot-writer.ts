@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { hashObject } from './object-format';
 import type { PackWriter } from './pack-writer';
 import { encodeTree, forgetEncodedTrees, takeEncodedTree, treeEntriesOf, type DirNode } from './tree';
-import { readStableFile, unreadableReason } from './safe-read';
+import { readKnownFile, unreadableReason } from './safe-read';
 import type { SkippedFile } from './types';
 import type { Limiter } from './workspace-model';
 
@@ -30,14 +30,18 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
   const jobs: Promise<void>[] = [];
   for (const { dir, rel } of order) {
     for (const [name, n] of dir.children) {
-      if (n.kind === 'dir' || w.has(n.hash)) continue;
+      if (n.kind === 'dir' || w.hasFile(n)) continue;
       const childRel = rel === '' ? name : `${rel}/${name}`;
       jobs.push(
         reads.run(async () => {
           const abs = join(workspaceRoot, childRel);
           let data: Buffer;
+          let hash: string;
           try {
-            data = n.kind === 'file' ? readStableFile(abs).data : Buffer.from(await readlink(abs), 'utf8');
+            // the model hashed this file moments ago (a pre-restore snapshot: the preview did): that read is the
+            // first of the two a recently edited file needs
+            if (n.kind === 'file') ({ data, hash } = readKnownFile(abs, n, (d) => hashObject('blob', d)));
+            else hash = hashObject('blob', (data = Buffer.from(await readlink(abs), 'utf8')));
           } catch (err) {
             dir.children.delete(name);
             changed.add(dir);
@@ -45,12 +49,12 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
             if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push({ path: childRel, reason: unreadableReason(err) });
             return;
           }
-          const hash = hashObject('blob', data);
           if (hash !== n.hash) {
             Object.assign(n, { hash, size: data.length, racy: true });
             changed.add(dir);
           }
           await w.add('blob', hash, data);
+          w.noteFile(n);
         }),
       );
     }
