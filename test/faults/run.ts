@@ -392,7 +392,8 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     // the dictionary is written first (the magic (8) and its header (44), then its bytes) and again last
     const dictLength = packBuf.readUInt32BE(8 + 32);
     const lastDict = packBuf.length - dictLength;
-    if ((packBuf.readUInt32BE(lastDict - 44 + 40) & 8) === 0) throw new Error('the compacted pack does not end with its dictionary');
+    if (lastDict < 52 || !packBuf.subarray(8, 52).equals(packBuf.subarray(lastDict - 44, lastDict)))
+      throw new Error('the compacted pack does not end with a copy of its dictionary');
     const how = pick(['flip', 'flip-dictionary', 'flip-last-dictionary', 'truncate-dictionary', 'truncate', 'delete'] as const);
     const dictOnly = how.endsWith('-dictionary');
     const victim = dictOnly ? pack : join(packs, pick(compacted));
