@@ -375,8 +375,8 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     checkInvariants(t, [{ name: 'unchanged', print }]);
   },
   async 'corrupt-compacted'(t) {
-    // damage to a compacted pack (its dictionary included) or its index: as with any pack, what survives restores and
-    // what does not is refused with a clear error
+    // damage to a compacted pack or its index: as with any pack, what survives restores and what does not is refused
+    // with a clear error; damage to one of the two copies of its dictionary loses nothing
     writeShared(t.ws);
     history(t);
     must(t, 'gc', cli(t, ['gc', '--json']));
@@ -387,20 +387,28 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
       packs,
       compacted.find((n) => n.endsWith('.pack'))!,
     );
-    if ((readFileSync(pack).readUInt32BE(8 + 40) & 8) === 0) throw new Error('the compacted pack does not start with its dictionary');
-    const how = pick(['flip', 'flip-dictionary', 'truncate', 'delete'] as const);
-    const victim = how === 'flip-dictionary' ? pack : join(packs, pick(compacted));
+    const packBuf = readFileSync(pack);
+    if ((packBuf.readUInt32BE(8 + 40) & 8) === 0) throw new Error('the compacted pack does not start with its dictionary');
+    // the dictionary is written first (the magic (8) and its header (44), then its bytes) and again last
+    const dictLength = packBuf.readUInt32BE(8 + 32);
+    const lastDict = packBuf.length - dictLength;
+    if (lastDict < 52 || !packBuf.subarray(8, 52).equals(packBuf.subarray(lastDict - 44, lastDict)))
+      throw new Error('the compacted pack does not end with a copy of its dictionary');
+    const how = pick(['flip', 'flip-dictionary', 'flip-last-dictionary', 'truncate-dictionary', 'truncate', 'delete'] as const);
+    const dictOnly = how.endsWith('-dictionary');
+    const victim = dictOnly ? pack : join(packs, pick(compacted));
     const size = statSync(victim).size;
     if (how === 'delete') unlinkSync(victim);
     else if (how === 'truncate') truncateSync(victim, int(Math.max(1, size)));
+    else if (how === 'truncate-dictionary') truncateSync(victim, lastDict - 44 + int(44 + dictLength));
     else {
       const buf = readFileSync(victim);
-      // the dictionary is written first: the magic (8) and its header (44), then its bytes
-      const at = how === 'flip-dictionary' ? 52 + int(Math.min(1024, buf.length - 52)) : int(buf.length);
+      const at = how === 'flip' ? int(buf.length) : (how === 'flip-dictionary' ? 52 : lastDict) + int(dictLength);
       if (buf.length) buf[at]! ^= 1 << int(8);
       writeFileSync(victim, buf);
     }
-    t.corrupted = true;
+    // one copy of the dictionary damaged: every snapshot must still restore exactly
+    t.corrupted = !dictOnly;
     totals.corruptions++;
     (t as Trial & { note?: string }).note = `${how} ${relative(t.home, victim)}`;
     appendUser(t, 'after-damage');

@@ -209,7 +209,8 @@ export class ObjectStore {
 
   /**
    * @internal The deflate dictionary of `pack` (F_DICT objects need it), read and verified once: the first of its
-   * copies that matches its hash. Undefined when the pack has none or none is intact.
+   * copies that matches its hash (a pack marked for repair when one does not). Undefined when the pack has none or
+   * none is intact.
    */
   dictionaryOf(pack: string): Buffer | undefined {
     const known = this.dicts.get(pack);
@@ -219,12 +220,15 @@ export class ObjectStore {
       try {
         const data = this.readers.readSync(loc);
         if (verifyStored(loc, data)) {
-          found = data;
-          break;
+          found ??= data;
+          continue;
         }
       } catch {
         /* unreadable copy: the next one */
       }
+      // every copy is checked (16 KiB, once per pack and process), so that the pack is mended (rewritten with two
+      // good copies) before the other copy can be damaged too
+      this.noteDamaged(pack, loc.hash);
     }
     this.dicts.set(pack, found);
     return found ?? undefined;

