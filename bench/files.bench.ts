@@ -21,9 +21,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function du(dir: string): Promise<number> {
   let total = 0;
   const walk = async (d: string) => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
       const p = join(d, e.name);
-      const st = await lstat(p);
+      // a lock or temp file may go between the listing and the lstat (a compaction running in the background)
+      const st = await lstat(p).catch(() => undefined);
+      if (!st) continue;
       total += st.blocks * 512;
       if (e.isDirectory()) await walk(p);
     }
