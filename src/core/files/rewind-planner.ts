@@ -81,7 +81,7 @@ export class RewindPlanner {
         if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
       }
     }
-    const plan = await this.buildPlan(store, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
+    const plan = await this.buildPlan(store, model, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
     this.lastPlan = { key, plan };
     return plan;
   }
@@ -99,10 +99,17 @@ export class RewindPlanner {
       if (!sameState(now, state)) userModified.add(path);
     }
     diffs.sort((a, b) => (a.path < b.path ? -1 : 1));
-    return this.buildPlan(store, diffs, userModified, false, []);
+    return this.buildPlan(store, model, diffs, userModified, false, []);
   }
 
-  private async buildPlan(store: ObjectStore, diffs: PathDiff[], userModified: Set<string>, overwrite: boolean, scanSkipped: SkippedFile[]): Promise<Plan> {
+  private async buildPlan(
+    store: ObjectStore,
+    model: WorkspaceModel,
+    diffs: PathDiff[],
+    userModified: Set<string>,
+    overwrite: boolean,
+    scanSkipped: SkippedFile[],
+  ): Promise<Plan> {
     const skipped: SkippedFile[] = [];
     const kept = new Set<string>(); // paths left as they are, so folders above them stay
     for (const d of diffs) {
@@ -145,8 +152,9 @@ export class RewindPlanner {
       blobs.set(hash, data);
     };
     const files: FileChange[] = await Promise.all(
-      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d, keep)), userModified: userModified.has(d.path) }))),
+      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d, keep, model)), userModified: userModified.has(d.path) }))),
     );
+    model.dropRecentReads();
     const changed = files.filter((f) => applied.has(f.path));
     const seen = new Set(skipped.map((s) => s.path));
     for (const s of scanSkipped) if (!seen.has(s.path)) skipped.push(s);
@@ -179,6 +187,7 @@ export class RewindPlanner {
     store: ObjectStore,
     d: PathDiff,
     keep: (path: string, hash: string, data: Buffer) => void,
+    model: WorkspaceModel,
   ): Promise<Omit<FileChange, 'userModified'>> {
     const status: FileChange['status'] =
       d.target === null
@@ -197,10 +206,14 @@ export class RewindPlanner {
       keep(d.path, d.target.hash, anchorData);
     }
     if (d.now?.kind === 'file') {
-      try {
-        nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data; // small and many: cheaper than readFile()
-      } catch {
-        nowData = undefined;
+      // the bytes the model's refresh just hashed, when it kept them; else read (sync: small and many)
+      nowData = model.recentRead(d.path, d.now.hash);
+      if (!nowData) {
+        try {
+          nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data;
+        } catch {
+          nowData = undefined;
+        }
       }
     }
     const textual = (d.target === null || d.target.kind === 'file') && (d.now === null || d.now.kind === 'file') && status !== 'modeChanged';
