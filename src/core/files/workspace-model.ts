@@ -188,7 +188,11 @@ export class WorkspaceModel {
    * that are new are scanned whole.
    */
   async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
-    await this.withHashing(() => this.refreshPathsNow(paths, stats, writer));
+    try {
+      await this.withHashing(() => this.refreshPathsNow(paths, stats, writer));
+    } finally {
+      this.recentReadBudget = 0; // only this refresh's reads are kept: a later full scan keeps nothing
+    }
     this.drainRuleSkips(stats);
   }
 
