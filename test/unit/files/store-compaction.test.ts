@@ -23,6 +23,10 @@ const packs = (fc: FileCheckpointer) =>
   files(fc)
     .filter((n) => n.endsWith('.pack'))
     .map((n) => n.slice(0, -5));
+const hasCompactedPack = (fc: FileCheckpointer) => packs(fc).some((p) => p.endsWith('-c'));
+/** `count` files of 512 KiB of random base64: enough blobs at the fast level to make a store due for compaction. */
+const randomTree = (count: number) =>
+  Object.fromEntries(Array.from({ length: count }, (_, i) => [`data/r${i}.txt`, randomBytes(512 * 1024).toString('base64')]));
 const entries = (fc: FileCheckpointer, pack: string) => {
   const idx = readFileSync(join(packDir(fc), pack + '.idx'));
   return Array.from({ length: indexCount(idx) ?? 0 }, (_, i) => entryAt(idx, i));
@@ -239,15 +243,13 @@ test('a tracked checkpointer compacts in the background once enough blobs are st
   const { dir, cleanup } = await tempBase();
   try {
     const ws = join(dir, 'ws');
-    const tree: Record<string, string> = {};
-    for (let i = 0; i < 20; i++) tree[`data/r${i}.txt`] = randomBytes(512 * 1024).toString('base64');
-    await writeTree(ws, tree);
+    await writeTree(ws, randomTree(20));
     const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
     await fc.startWatching();
     await fc.snapshot('s', 'u1');
-    assert.ok(!packs(fc).some((p) => p.endsWith('-c')), 'the snapshot did not wait for it');
+    assert.ok(!hasCompactedPack(fc), 'the snapshot did not wait for it');
     await fc.whenCompacted();
-    assert.ok(packs(fc).some((p) => p.endsWith('-c')));
+    assert.ok(hasCompactedPack(fc));
     const at1 = await fingerprint(ws);
     await writeFile(join(ws, 'data/r0.txt'), 'x');
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
@@ -269,18 +271,16 @@ test('a one-shot checkpointer (a fresh CLI process) hands a due compaction off w
     await small.snapshot('s', 'u0');
     await small.dispose();
     assert.deepEqual(handed, [], 'nothing due yet');
-    const tree: Record<string, string> = {};
-    for (let i = 0; i < 20; i++) tree[`data/r${i}.txt`] = randomBytes(512 * 1024).toString('base64');
-    await writeTree(ws, tree);
+    await writeTree(ws, randomTree(20));
     const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
     await fc.snapshot('s', 'u1');
     await fc.whenCompacted();
-    assert.ok(!packs(fc).some((p) => p.endsWith('-c')), 'it would only be stopped when the process closes');
+    assert.ok(!hasCompactedPack(fc), 'it would only be stopped when the process closes');
     await fc.dispose();
     assert.deepEqual(handed, [[fc.workspaceRoot, fc.storeDir]]);
     const gc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
     await gc.gc();
-    assert.ok(packs(gc).some((p) => p.endsWith('-c')));
+    assert.ok(hasCompactedPack(gc));
     await gc.dispose();
     assert.equal(handed.length, 1, 'gc hands nothing off');
   } finally {
@@ -293,9 +293,7 @@ test('closing a checkpointer stops its compaction and leaves the store as it was
   const { dir, cleanup } = await tempBase();
   try {
     const ws = join(dir, 'ws');
-    const tree: Record<string, string> = {};
-    for (let i = 0; i < 24; i++) tree[`data/r${i}.txt`] = randomBytes(512 * 1024).toString('base64');
-    await writeTree(ws, tree);
+    await writeTree(ws, randomTree(24));
     const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(dir, 'home') });
     await fc.startWatching();
     await fc.snapshot('s', 'u1');
