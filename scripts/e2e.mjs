@@ -108,8 +108,13 @@ try {
     .map((f) => join('test', 'e2e', f));
   if (files.length === 0) throw new Error(`no test/e2e/*.e2e.ts file matches ${filters.join(', ')}`);
 
+  // What the tests start keeps its temp files in the run's folder, removed by cleanup(): code-server's extension host
+  // leaves a vscode-ipc-*.sock in the temp folder every time it is stopped. The path is short enough for those sockets.
+  const runTmp = join(runDir, 'tmp');
+  mkdirSync(runTmp);
   const env = {
     ...process.env,
+    TMPDIR: runTmp,
     AGENT_REWIND_E2E_REPO: repo,
     AGENT_REWIND_E2E_RUN_DIR: join(runDir, 'instances'),
     AGENT_REWIND_E2E_RESULTS: resultsDir,

@@ -7,8 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { startFakeAnthropic, type ScriptReply } from '../agents/support/fake-anthropic';
@@ -32,8 +31,10 @@ describe('flow 4: a Claude Code session', () => {
   const sessionId = randomUUID();
 
   before(async () => {
-    // Claude Code's config folder (transcripts, file-history), shown to the extension through CLAUDE_CONFIG_DIR.
-    const configDir = mkdtempSync(join(tmpdir(), 'ar-e2e-claude-config-'));
+    // Claude Code's config folder (transcripts, file-history), shown to the extension through CLAUDE_CONFIG_DIR. It
+    // lives in the run's folder, which scripts/e2e.mjs removes even when the run is interrupted.
+    mkdirSync(e2eEnv().runDir, { recursive: true });
+    const configDir = mkdtempSync(join(e2eEnv().runDir, 'claude-config-'));
     vs = await openVsCode({
       name: 'flow4',
       prepare: async ({ workspace, home }) => {

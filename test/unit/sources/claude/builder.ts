@@ -1,7 +1,7 @@
 // Writes small synthetic Claude Code transcripts, shaped like what 2.1.x writes (fields trimmed to what matters).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../session/helpers';
 
 export type Line = Record<string, unknown>;
 
@@ -105,6 +105,7 @@ export class Transcript {
   }
 }
 
-export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), 'ar-cc-'));
+/** A Claude config folder of the test's own, removed when that test ends. */
+export function tempConfigDir(t: { after(fn: () => void): void }): string {
+  return tempDir(t, 'ar-cc-');
 }

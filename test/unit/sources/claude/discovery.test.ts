@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { claudeConfigDirs, discoverClaudeSessions, isClaudeTranscriptFile, looksLikeClaudeTranscript } from '../../../../src/core/sources/claude';
 import { Transcript, tempConfigDir } from './builder';
 
-test('claudeConfigDirs: CLAUDE_CONFIG_DIR (comma-separated) wins; else the default folders that exist', () => {
-  const home = tempConfigDir();
+test('claudeConfigDirs: CLAUDE_CONFIG_DIR (comma-separated) wins; else the default folders that exist', (ctx) => {
+  const home = tempConfigDir(ctx);
   assert.deepEqual(claudeConfigDirs({ CLAUDE_CONFIG_DIR: '/a, ~/b,,/a' }, home), ['/a', join(home, 'b')]);
   assert.deepEqual(claudeConfigDirs({}, home), []);
   mkdirSync(join(home, '.config', 'claude'), { recursive: true });
@@ -15,8 +15,8 @@ test('claudeConfigDirs: CLAUDE_CONFIG_DIR (comma-separated) wins; else the defau
   assert.deepEqual(claudeConfigDirs({}, home), [join(home, '.claude'), join(home, '.config', 'claude')]);
 });
 
-test('discovery: by the cwd in the lines (not the folder name), titles from the tail, agents and subagent files left out', async () => {
-  const dir = tempConfigDir();
+test('discovery: by the cwd in the lines (not the folder name), titles from the tail, agents and subagent files left out', async (ctx) => {
+  const dir = tempConfigDir(ctx);
   const mine = new Transcript('11111111-2222-4333-8444-555555555555', '/work/my-repo/pkg');
   mine.raw({ type: 'queue-operation', operation: 'dequeue', sessionId: mine.sessionId, timestamp: mine.tick() });
   const c = mine.user(null, '<command-name>/init</command-name>');
@@ -52,7 +52,7 @@ test('discovery: by the cwd in the lines (not the folder name), titles from the 
   assert.equal((await discoverClaudeSessions({ workspaceRoots: [], configDirs: [dir] })).length, 4);
 });
 
-test('recognising a transcript given as a path: Claude lines yes, pi/agent-rewind files no', async () => {
+test('recognising a transcript given as a path: Claude lines yes, pi/agent-rewind files no', async (ctx) => {
   const sid = '11111111-2222-4333-8444-555555555555';
   assert.equal(looksLikeClaudeTranscript([JSON.stringify({ type: 'queue-operation', operation: 'enqueue', sessionId: sid, timestamp: 't' })]), true);
   assert.equal(looksLikeClaudeTranscript([JSON.stringify({ type: 'summary', summary: 's', leafUuid: 'u' })]), true);
@@ -61,7 +61,7 @@ test('recognising a transcript given as a path: Claude lines yes, pi/agent-rewin
   assert.equal(looksLikeClaudeTranscript([JSON.stringify({ hello: 1 })]), false);
   // a fork written by 2.1.330 starts with bookkeeping lines
   assert.equal(looksLikeClaudeTranscript([JSON.stringify({ type: 'mode', mode: 'normal', sessionId: sid })]), true);
-  const dir = tempConfigDir();
+  const dir = tempConfigDir(ctx);
   const t = new Transcript();
   t.user(null, 'hi');
   assert.equal(await isClaudeTranscriptFile(t.write(dir)), true);

@@ -6,7 +6,7 @@ import { Transcript, tempConfigDir } from './builder';
 
 const backup = (name: string | null, version: number) => ({ backupFileName: name, version, backupTime: '2026-01-01T00:00:00.000Z' });
 
-test('fileHistoryAt: each file Claude tracked from that prompt on, as it was when the prompt was sent', async () => {
+test('fileHistoryAt: each file Claude tracked from that prompt on, as it was when the prompt was sent', async (ctx) => {
   const t = new Transcript();
   // prompt 1: a.ts is edited (first tracked during the turn: update snapshot, pre-edit backup)
   t.raw({
@@ -34,7 +34,7 @@ test('fileHistoryAt: each file Claude tracked from that prompt on, as it was whe
   t.raw({ type: 'file-history-delta', messageId: p2, trackingPath: 'src/b.ts', backup: backup('h2@v1', 1) });
   t.raw({ type: 'file-history-delta', messageId: p2, trackingPath: 'src/b.ts', backup: backup('h2@v2', 2) }); // post-edit: ignored
   const p3 = t.user(p2, 'no file history for this one');
-  const configDir = tempConfigDir();
+  const configDir = tempConfigDir(ctx);
   const s = await readClaudeSession(t.write(configDir));
   const dir = join(configDir, 'file-history', t.sessionId);
   assert.deepEqual(s.fileHistoryAt(p1), {
@@ -52,13 +52,13 @@ test('fileHistoryAt: each file Claude tracked from that prompt on, as it was whe
   assert.equal(s.fileHistoryAt('nope'), undefined);
 });
 
-test('fileHistoryAt is undefined for a session without file history', async () => {
+test('fileHistoryAt is undefined for a session without file history', async (ctx) => {
   const t = new Transcript();
   const p = t.user(null, 'hi');
-  assert.equal((await readClaudeSession(t.write(tempConfigDir()))).fileHistoryAt(p), undefined);
+  assert.equal((await readClaudeSession(t.write(tempConfigDir(ctx)))).fileHistoryAt(p), undefined);
 });
 
-test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId the prompt; paths relative to realParentDir', async () => {
+test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId the prompt; paths relative to realParentDir', async (ctx) => {
   const t = new Transcript();
   const p1 = t.user(null, 'write it');
   t.raw({ type: 'file-history-snapshot', messageId: p1, isSnapshotUpdate: false, snapshot: { messageId: p1, timestamp: t.tick(), trackedFileBackups: {} } });
@@ -85,7 +85,7 @@ test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId
     isSnapshotUpdate: false,
     snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { 'w.txt': { ...backup('h@v2', 2), realParentDir: '/elsewhere' } } },
   });
-  const configDir = tempConfigDir();
+  const configDir = tempConfigDir(ctx);
   const s = await readClaudeSession(t.write(configDir));
   assert.deepEqual(s.fileHistoryAt(p1), { files: [{ path: '/elsewhere/w.txt', backupFile: null }] });
   assert.deepEqual(s.fileHistoryAt(p2), { files: [{ path: '/elsewhere/w.txt', backupFile: join(configDir, 'file-history', t.sessionId, 'h@v2') }] });

@@ -14,8 +14,8 @@ function origin(): { t: Transcript; p1: string; a1: string } {
   return { t, p1, a1 };
 }
 
-test('--fork-session copies (same uuids, no mark): forkedFrom names the origin; copied entries are inherited', async () => {
-  const dir = tempConfigDir();
+test('--fork-session copies (same uuids, no mark): forkedFrom names the origin; copied entries are inherited', async (ctx) => {
+  const dir = tempConfigDir(ctx);
   const { t: o, p1, a1 } = origin();
   o.write(dir);
   await new Promise((r) => setTimeout(r, 20));
@@ -37,8 +37,8 @@ test('--fork-session copies (same uuids, no mark): forkedFrom names the origin; 
   assert.equal((await readClaudeSession(o.write(dir))).forkedFrom, undefined);
 });
 
-test('lines marked forkedFrom name the origin directly', async () => {
-  const dir = tempConfigDir();
+test('lines marked forkedFrom name the origin directly', async (ctx) => {
+  const dir = tempConfigDir(ctx);
   const { t: o, a1 } = origin();
   o.write(dir);
   const f = new Transcript(FORK);
@@ -48,8 +48,8 @@ test('lines marked forkedFrom name the origin directly', async () => {
   assert.deepEqual(s.forkedFrom, { sessionId: ORIGIN, sessionFile: o.write(dir), entryId: a1 });
 });
 
-test('a transcript whose first line is as new as the file is an original: the folder is not searched for an origin', async () => {
-  const dir = tempConfigDir();
+test('a transcript whose first line is as new as the file is an original: the folder is not searched for an origin', async (ctx) => {
+  const dir = tempConfigDir(ctx);
   const { t: o } = origin();
   o.write(dir);
   const f = new Transcript(FORK);

@@ -23,9 +23,9 @@ function session() {
   return { t, p1, a1, at, p2, p3, a3, sum, p4, a4, p5 };
 }
 
-test('a fork holds the raw path up to the prompt, reads back as that prefix, points to its origin; the original is untouched', async () => {
+test('a fork holds the raw path up to the prompt, reads back as that prefix, points to its origin; the original is untouched', async (ctx) => {
   const { t, p1, a1, at, p3, a3, sum, p4, a4, p5 } = session();
-  const file = t.write(tempConfigDir());
+  const file = t.write(tempConfigDir(ctx));
   const before = readFileSync(file);
   const s = await readClaudeSession(file);
   const fork = await writeClaudeFork(s, p5);
@@ -60,9 +60,9 @@ test('a fork holds the raw path up to the prompt, reads back as that prefix, poi
   );
 });
 
-test('forking at the first prompt, at a non-prompt, or onto an existing file fails clearly and writes nothing', async () => {
+test('forking at the first prompt, at a non-prompt, or onto an existing file fails clearly and writes nothing', async (ctx) => {
   const { t, p1, a1, p4 } = session();
-  const file = t.write(tempConfigDir());
+  const file = t.write(tempConfigDir(ctx));
   const s = await readClaudeSession(file);
   await assert.rejects(writeClaudeFork(s, p1), /first prompt of the session/);
   await assert.rejects(writeClaudeFork(s, a1), /not a user prompt/);

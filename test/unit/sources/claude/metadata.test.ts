@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readClaudeSession } from '../../../../src/core/sources/claude';
 import { Transcript, tempConfigDir } from './builder';
 
-test('title: custom-title, else ai-title, else a summary of a leaf in this file, else the first real prompt', async () => {
+test('title: custom-title, else ai-title, else a summary of a leaf in this file, else the first real prompt', async (ctx) => {
   const base = () => {
     const t = new Transcript();
     const c = t.user(null, '<command-name>/clear</command-name>');
@@ -13,7 +13,7 @@ test('title: custom-title, else ai-title, else a summary of a leaf in this file,
     const leaf = t.system(p, 'stop_hook_summary');
     return { t, leaf };
   };
-  const dir = tempConfigDir();
+  const dir = tempConfigDir(ctx);
   let { t, leaf } = base();
   assert.equal((await readClaudeSession(t.write(dir))).title, 'make the button blue');
   t.raw({ type: 'summary', summary: 'From another file', leafUuid: 'elsewhere' });
@@ -30,13 +30,13 @@ test('title: custom-title, else ai-title, else a summary of a leaf in this file,
   assert.equal((await readClaudeSession(t.write(dir))).createdAt, '2026-01-01T00:00:01.000Z');
 });
 
-test('prompt ids: checkpointKeysOf / promptIdOf, and userPrompts with the byte offset of each prompt line', async () => {
+test('prompt ids: checkpointKeysOf / promptIdOf, and userPrompts with the byte offset of each prompt line', async (ctx) => {
   const t = new Transcript();
   const p1 = t.user(null, 'héllo wörld', { promptId: 'pid-1' });
   const u = t.toolUse(p1, 'msg_A', 'toolu_1', 'Bash', { command: 'ls' });
   const r = t.toolResult(u, 'toolu_1', 'ok', { promptId: 'pid-1' });
   const p2 = t.user(r, 'second');
-  const file = t.write(tempConfigDir());
+  const file = t.write(tempConfigDir(ctx));
   const s = await readClaudeSession(file);
   assert.deepEqual(s.checkpointKeysOf(p1), ['pid-1']);
   assert.deepEqual(s.checkpointKeysOf(p2), []);
@@ -67,7 +67,7 @@ test('prompt ids: checkpointKeysOf / promptIdOf, and userPrompts with the byte o
   );
 });
 
-test('a --fork-session copy stamps every copied user line with the new promptId: only the last prompt keeps it', async () => {
+test('a --fork-session copy stamps every copied user line with the new promptId: only the last prompt keeps it', async (ctx) => {
   const t = new Transcript();
   const p1 = t.user(null, 'copied prompt', { promptId: 'new' });
   const u = t.toolUse(p1, 'msg_A', 'toolu_1', 'Bash', { command: 'ls' });
@@ -75,7 +75,7 @@ test('a --fork-session copy stamps every copied user line with the new promptId:
   const p2 = t.user(r1, 'the fork prompt', { promptId: 'new' });
   const u2 = t.toolUse(p2, 'msg_B', 'toolu_2', 'Bash', { command: 'ls' });
   const r2 = t.toolResult(u2, 'toolu_2', 'ok', { promptId: 'new' });
-  const s = await readClaudeSession(t.write(tempConfigDir()));
+  const s = await readClaudeSession(t.write(tempConfigDir(ctx)));
   assert.deepEqual(s.checkpointKeysOf(p1), []);
   assert.deepEqual(s.checkpointKeysOf(p2), ['new']);
   assert.equal(s.promptIdOf(r1), undefined);

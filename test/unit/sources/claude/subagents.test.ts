@@ -13,14 +13,14 @@ function subagent(sessionId: string, agentId: string, prompt: string, answer: st
   return t;
 }
 
-test('subagents: subagents/ files linked by toolUseResult.agentId, old agent-*.jsonl beside by prompt; not main entries', async () => {
+test('subagents: subagents/ files linked by toolUseResult.agentId, old agent-*.jsonl beside by prompt; not main entries', async (ctx) => {
   const t = new Transcript();
   const p = t.user(null, 'investigate');
   const c1 = t.toolUse(p, 'msg_A', 'toolu_task1', 'Task', { description: 'Find files', subagent_type: 'Explore', prompt: 'find the files' });
   const r1 = t.toolResult(c1, 'toolu_task1', 'found', { toolUseResult: { agentId: 'aaa1', totalTokens: 5 } });
   const c2 = t.toolUse(r1, 'msg_B', 'toolu_task2', 'Agent', { description: 'Old style', prompt: 'old layout prompt' });
   t.toolResult(c2, 'toolu_task2', 'ok');
-  const configDir = tempConfigDir();
+  const configDir = tempConfigDir(ctx);
   const file = t.write(configDir);
   const nested = join(dirname(file), t.sessionId, 'subagents');
   mkdirSync(nested, { recursive: true });
@@ -49,14 +49,14 @@ test('subagents: subagents/ files linked by toolUseResult.agentId, old agent-*.j
   assert.deepEqual(s.subagentsOf('toolu_none'), []);
 });
 
-test('sidechain lines inside the main file become the subagent of the matching Task call', async () => {
+test('sidechain lines inside the main file become the subagent of the matching Task call', async (ctx) => {
   const t = new Transcript();
   const p = t.user(null, 'investigate');
   const c1 = t.toolUse(p, 'msg_A', 'toolu_task1', 'Task', { description: 'd', prompt: 'inline sub prompt' });
   const sp = t.user(null, 'inline sub prompt', { isSidechain: true });
   t.text(sp, 'msg_S', 'sub answer', { isSidechain: true });
   t.toolResult(c1, 'toolu_task1', 'ok');
-  const s = await readClaudeSession(t.write(tempConfigDir()));
+  const s = await readClaudeSession(t.write(tempConfigDir(ctx)));
   const [sub] = s.subagentsOf('toolu_task1');
   assert.equal(sub?.entries.length, 2);
   assert.equal(s.getEntries().length, 3);
