@@ -7,6 +7,7 @@ import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
 import { settingsSource } from '../core/engine/settings-source';
+import { setBackgroundCompactor } from '../core/files/compaction-handoff';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -98,10 +99,8 @@ export async function runCli(argv: string[]): Promise<number> {
       writeStdout((json ? JSON.stringify(result) : human ? forPerson(human(), { styles: isatty(1) }) : jsonForTerminal(result)) + '\n');
     },
   };
-  // a snapshot that leaves the store due for compaction hands it to a detached gc (compact-later.ts); through the
-  // process-wide slot store-compaction.ts reads, so that start-up loads no core module
-  (globalThis as Record<symbol, unknown>)[Symbol.for('agent-rewind.compactInBackground')] = (workspaceRoot: string, storeDir: string) =>
-    void import('./compact-later').then((m) => m.compactLater(ctx.home, workspaceRoot, storeDir));
+  // a snapshot that leaves the store due for compaction hands it to a detached gc (compact-later.ts)
+  setBackgroundCompactor((workspaceRoot, storeDir) => void import('./compact-later').then((m) => m.compactLater(ctx.home, workspaceRoot, storeDir)));
   try {
     await command.run(ctx);
     return 0;

@@ -8,4 +8,4 @@ export type * from './types';
 export { anchorCheckFor, type SessionEntryLookup } from './anchor-check';
 export { ChangeFeed, COOKIE_PREFIX, type ChangeFeedOptions, type SyncResult, type WatcherSync } from './watcher-sync';
 export { WorkerFileCheckpointer, type StartFilesWorker } from './worker-checkpointer';
-export { setBackgroundCompactor } from './store-compaction';
+export { setBackgroundCompactor } from './compaction-handoff';

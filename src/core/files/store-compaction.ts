@@ -15,6 +15,7 @@
 // version still sees every tree and keeps (in its gc) every object a snapshot reaches.
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { backgroundCompactor } from './compaction-handoff';
 import { CompactionThread, type ObjectIn } from './compaction-thread';
 import { F_DICT, F_DICTIONARY, F_TREE, kindOf, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
@@ -51,23 +52,10 @@ export type Locked = <T>(fn: (store: ObjectStore) => Promise<T>) => Promise<T>;
 
 export class CompactionAborted extends Error {}
 
-/**
- * Who compacts a store that a checkpointer which does not stay (a fresh CLI process) found due: the CLI starts a
- * detached `agent-rewind gc` (as git starts `gc --auto`); nobody in the extension or the service, which compact
- * themselves. A process-wide slot, not a module variable: the CLI fills it at start-up without loading core.
- */
-const COMPACTOR = Symbol.for('agent-rewind.compactInBackground');
-type Compactor = (workspaceRoot: string, storeDir: string) => void;
-const slots = globalThis as Record<symbol, unknown>;
-
-export function setBackgroundCompactor(fn: Compactor | undefined): void {
-  slots[COMPACTOR] = fn;
-}
-
+/** Hands a store found due to whoever compacts in the background for this process (compaction-handoff.ts), if anyone. */
 export function compactInBackground(workspaceRoot: string, storeDir: string): void {
-  const fn = slots[COMPACTOR];
   try {
-    if (typeof fn === 'function') (fn as Compactor)(workspaceRoot, storeDir);
+    backgroundCompactor()?.(workspaceRoot, storeDir);
   } catch {
     /* the next snapshot asks again */
   }

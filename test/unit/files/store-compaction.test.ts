@@ -12,7 +12,8 @@ import { F_DICT, F_DICTIONARY, F_TREE } from '../../../src/core/files/object-for
 import { ObjectStore } from '../../../src/core/files/object-store';
 import { BACKGROUND_TEMP } from '../../../src/core/files/pack-writer';
 import { entryAt, indexCount } from '../../../src/core/files/pack-index';
-import { CompactionAborted, compactStore, setBackgroundCompactor, type Locked } from '../../../src/core/files/store-compaction';
+import { setBackgroundCompactor } from '../../../src/core/files/compaction-handoff';
+import { CompactionAborted, compactStore, type Locked } from '../../../src/core/files/store-compaction';
 import { withStoreLock } from '../../../src/core/files/store-lock';
 import { prng } from '../../support/prng';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
