@@ -1,7 +1,7 @@
 // The client side of the checkpoint service, for the CLI and the agents' hooks: ask the service of this home first,
 // and when nobody answers (no socket: at once; a socket nobody accepts on: after CONNECT_TIMEOUT_MS) or the service
 // does not serve this folder with these options, do what a fresh process always did — its own FileCheckpointer.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 // the in-process checkpointer (and the engine behind it) is loaded only on fallback: a hook answered by the
 // service never evaluates it
@@ -20,12 +20,25 @@ import type {
 import type { WatcherSync } from '../files/watcher-sync';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
 import { checkpointOptionsKey } from './options-key';
-import { socketPath } from './paths';
+import { infoPath, socketPath } from './paths';
 import { LineReader, MAX_RESPONSE_BYTES, PROTOCOL_VERSION, type RefusalCode, type ServiceResponse } from './protocol';
 import { readSecret } from './secret';
+import { probe } from './ping';
 
 /** The fallback decision: a connect attempt to a socket that exists gets this long. */
 export const CONNECT_TIMEOUT_MS = 20;
+
+/**
+ * A request may take long (a first snapshot of a big tree), so it has no time limit of its own; instead, each time it
+ * has waited `silenceMs`, the client pings the service on a second connection, and a service that does not answer that
+ * ping within `pingMs` (stopped, stuck in a loop, its socket wedged) is given up on: the call then fails (or falls back
+ * to this process, as for a lost connection) instead of waiting forever.
+ */
+export interface Liveness {
+  silenceMs: number;
+  pingMs: number;
+}
+export const DEFAULT_LIVENESS: Liveness = { silenceMs: 10_000, pingMs: 5_000 };
 
 export class ServiceRefusal extends Error {
   constructor(
@@ -39,6 +52,9 @@ export class ServiceRefusal extends Error {
 /** The connection was lost after the request was sent: the service may or may not have done it. */
 export class ServiceLost extends Error {}
 
+/** The service stopped answering during a request, even a ping (see Liveness): the request may or may not be done. */
+export class ServiceStuck extends ServiceLost {}
+
 /** One connection to the service; requests go one at a time. */
 export class ServiceClient {
   private nextId = 0;
@@ -48,6 +64,8 @@ export class ServiceClient {
   private constructor(
     private readonly socket: Socket,
     private readonly secret: string,
+    private readonly home: string,
+    private readonly liveness: Liveness,
   ) {
     const reader = new LineReader(
       MAX_RESPONSE_BYTES,
@@ -77,7 +95,7 @@ export class ServiceClient {
   }
 
   /** A connection to the home's service, or undefined when there is none (decided within CONNECT_TIMEOUT_MS). */
-  static async connect(home: string, timeoutMs = CONNECT_TIMEOUT_MS): Promise<ServiceClient | undefined> {
+  static async connect(home: string, timeoutMs = CONNECT_TIMEOUT_MS, liveness: Liveness = DEFAULT_LIVENESS): Promise<ServiceClient | undefined> {
     if (process.env.AGENT_REWIND_SERVICE === 'off') return undefined;
     const path = socketPath(home);
     if (process.platform !== 'win32' && !existsSync(path)) return undefined;
@@ -98,7 +116,7 @@ export class ServiceClient {
         clearTimeout(timer);
         s.removeAllListeners('error');
         s.unref(); // an open connection alone never keeps a CLI alive
-        resolve(new ServiceClient(s, secret));
+        resolve(new ServiceClient(s, secret, home, liveness));
       });
     });
   }
@@ -108,11 +126,13 @@ export class ServiceClient {
     if (this.closed) throw new ServiceLost('the connection to the checkpoint service is closed');
     if (this.waiting) throw new Error('one request at a time');
     const id = ++this.nextId;
+    const watch = this.watchLiveness(method);
     const response = await new Promise<ServiceResponse>((resolve, reject) => {
       this.waiting = { id, resolve, reject };
       this.socket.ref();
       this.socket.write(JSON.stringify({ v: PROTOCOL_VERSION, id, secret: this.secret, method, ...fields }) + '\n');
     }).finally(() => {
+      clearInterval(watch);
       if (!this.closed) this.socket.unref();
     });
     if (!response.ok) throw new ServiceRefusal(response.code, response.message);
@@ -123,6 +143,39 @@ export class ServiceClient {
     this.closed = true;
     this.socket.destroy();
   }
+
+  /** Pings the service each `silenceMs` while a request waits; one that does not answer fails the request (Liveness). */
+  private watchLiveness(method: string): NodeJS.Timeout {
+    const started = performance.now();
+    let pinging = false;
+    const timer = setInterval(() => {
+      if (pinging || !this.waiting) return;
+      pinging = true;
+      void probe(socketPath(this.home), this.secret, this.liveness.pingMs).then((answer) => {
+        pinging = false;
+        if (typeof answer === 'object' || !this.waiting) return;
+        const waited = Math.round((performance.now() - started) / 1000);
+        this.fail(
+          new ServiceStuck(
+            `the checkpoint service has not answered the ${method} request for ${waited} s and does not answer a ping either: it may be stuck (${servicePidText(this.home)}; stop it, or set AGENT_REWIND_SERVICE=off to work without it)`,
+          ),
+        );
+      });
+    }, this.liveness.silenceMs);
+    timer.unref(); // the request's socket keeps the process alive while it waits, not this timer
+    return timer;
+  }
+}
+
+/** Which process the home's service runs in, from the service.json it writes at start (best effort: for a message). */
+function servicePidText(home: string): string {
+  try {
+    const pid = (JSON.parse(readFileSync(infoPath(home), 'utf8')) as { pid?: unknown }).pid;
+    if (typeof pid === 'number') return `process ${pid}`;
+  } catch {
+    /* gone or unreadable: name the file instead */
+  }
+  return `its process is named in ${infoPath(home)}`;
 }
 
 /** What the CLI and the hooks use: FileCheckpoints through the service when it serves this folder, else in-process. */
@@ -140,6 +193,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   constructor(
     private readonly options: FileCheckpointerOptions,
     private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS,
+    private readonly liveness: Liveness = DEFAULT_LIVENESS,
   ) {
     this.workspaceRoot = resolveWorkspaceRoot(options.workspaceRoot);
     this.key = checkpointOptionsKey(options, this.workspaceRoot);
@@ -158,7 +212,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   }
 
   private async remote<T>(method: string, fields: Record<string, unknown>, local: (fc: FileCheckpointer) => Promise<T>, retryIfLost: boolean): Promise<T> {
-    this.client ??= ServiceClient.connect(this.options.home, this.connectTimeoutMs);
+    this.client ??= ServiceClient.connect(this.options.home, this.connectTimeoutMs, this.liveness);
     const client = await this.client;
     if (client) {
       try {
@@ -167,7 +221,10 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
         return value;
       } catch (err) {
         const fallBack = err instanceof ServiceRefusal ? err.code === 'not-served' || err.code === 'options-differ' : err instanceof ServiceLost && retryIfLost;
-        if (!fallBack) throw err instanceof ServiceLost ? new Error(`${err.message} during ${method}; check the files and run it again`) : err;
+        if (!fallBack) {
+          if (err instanceof ServiceStuck) throw new Error(`${err.message}. It may or may not have done it: check the files before running it again`);
+          throw err instanceof ServiceLost ? new Error(`${err.message} during ${method}; check the files and run it again`) : err;
+        }
         client.close();
         this.client = Promise.resolve(undefined);
       }

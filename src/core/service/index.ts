@@ -1,6 +1,17 @@
 // The checkpoint service (a long-lived process that keeps workspaces' trees and watchers warm) and its client.
-export { CheckpointService, ServiceRunningError, probe, type CheckpointServiceOptions } from './server';
-export { ServiceClient, ServiceFirstCheckpoints, ServiceRefusal, ServiceLost, openFileCheckpoints, CONNECT_TIMEOUT_MS } from './client';
+export { CheckpointService, ServiceRunningError, type CheckpointServiceOptions } from './server';
+export { probe } from './ping';
+export {
+  ServiceClient,
+  ServiceFirstCheckpoints,
+  ServiceRefusal,
+  ServiceLost,
+  ServiceStuck,
+  openFileCheckpoints,
+  CONNECT_TIMEOUT_MS,
+  DEFAULT_LIVENESS,
+  type Liveness,
+} from './client';
 export { serviceDir, socketPath, secretPath, infoPath } from './paths';
 export { ensureSecret, readSecret } from './secret';
 export { checkpointOptionsKey } from './options-key';

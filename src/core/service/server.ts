@@ -9,13 +9,14 @@
 // validated with zod. The agents' hooks may also come in over HTTP on a second socket beside it (hook-endpoint.ts),
 // under the same secret and folder rules.
 import { chmodSync, existsSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
 import { cliCheckpointerOptions } from '../engine/settings-file';
 import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
 import { hookSocketPath, infoPath, MAX_SOCKET_PATH, socketPath } from './paths';
+import { probe } from './ping';
 import { LineReader, MAX_REQUEST_BYTES, requestSchema, type PingValue, type RefusalCode, type ServiceRequest, type ServiceResponse } from './protocol';
 import { ensureSecret, ensureServiceDir, sameSecret } from './secret';
 
@@ -303,38 +304,6 @@ class Refusal extends Error {
 
 function refuse(id: number, code: RefusalCode, message: string): ServiceResponse {
   return { id, ok: false, code, message };
-}
-
-/** false: nobody listens; true: something listens but does not answer as a service; else the running one. */
-export function probe(socket: string, secret: string, timeoutMs = 500): Promise<false | true | PingValue> {
-  return new Promise((resolve) => {
-    const s = createConnection(socket);
-    let done = false;
-    const finish = (v: false | true | PingValue) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      s.destroy();
-      resolve(v);
-    };
-    const timer = setTimeout(() => finish(true), timeoutMs);
-    s.on('error', () => finish(false));
-    s.on('connect', () => s.write(JSON.stringify({ v: 1, id: 1, secret, method: 'ping' }) + '\n'));
-    const reader = new LineReader(
-      1024 * 1024,
-      (line) => {
-        try {
-          const r = JSON.parse(line) as ServiceResponse;
-          finish(r.ok ? (r.value as PingValue) : true);
-        } catch {
-          finish(true);
-        }
-      },
-      () => finish(true),
-    );
-    s.on('data', (c) => reader.push(c));
-    s.on('close', () => finish(true));
-  });
 }
 
 /** process.umask(mask), where a process may set it (not on Windows, not in a worker thread: there the 0700 folder
