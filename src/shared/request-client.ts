@@ -73,7 +73,17 @@ export class RequestClient<M extends { type: string }, R extends ResultMap> {
   }
 }
 
-/** Host side: the response message for a request, typed by its result. */
-export function respond<R>(requestId: number, outcome: { ok: true; result: R } | { ok: false; error: string }): ResponseMessage<R> {
-  return outcome.ok ? { type: 'response', requestId, ok: true, result: outcome.result } : { type: 'response', requestId, ok: false, error: outcome.error };
+/** What the host does with a request: its result, or a message a person can read. */
+export type Outcome<T> = { ok: true; result: T } | { ok: false; error: string };
+
+/**
+ * Host side: the answer function of a view whose request → result map is R. The request's own type picks the result
+ * type (`rows` can only be answered with R['rows']), the same declaration RequestClient resolves the webview's
+ * promise with. Made once per view, as TypeScript cannot take R explicitly and infer the request type in one call.
+ */
+export function responderFor<R extends ResultMap>() {
+  return <K extends keyof R & string>(request: { type: K; requestId: number }, outcome: Outcome<R[K]>): ResponseMessage<R[K]> =>
+    outcome.ok
+      ? { type: 'response', requestId: request.requestId, ok: true, result: outcome.result }
+      : { type: 'response', requestId: request.requestId, ok: false, error: outcome.error };
 }

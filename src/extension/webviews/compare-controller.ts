@@ -3,11 +3,14 @@
 // files and messages the comparison lists (and nothing else). Every message from the webview is validated;
 // malformed ones are ignored.
 import { Disposable, type DisposableLike } from '../disposable';
-import { compareToHostSchema, parseMessage, type CompareToHost, type CompareToWebview } from '../../shared/protocol';
-import { respond } from '../../shared/request-client';
+import { compareToHostSchema, parseMessage, type CompareToHost, type CompareToWebview, type CompareResults } from '../../shared/protocol';
+import { responderFor } from '../../shared/request-client';
 import type { BranchCompareModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
 import type { CompareRef, CompareServices } from './services';
+
+/** Answers a request of this view with the result type its protocol declares for it. */
+const respond = responderFor<CompareResults>();
 
 export interface CompareControllerOptions {
   /** Called with every model computed (the panel sets its title from it). */
@@ -133,7 +136,7 @@ export class CompareController extends Disposable {
     // Only the files this comparison lists, between the two snapshots it names.
     const listed = m?.files.ok && m.files.files.some((f) => f.path === path);
     if (!m || !listed || !m.a.snapshot || !m.b.snapshot) {
-      this.post(respond(requestId, { ok: false, error: `${path} is not one of the files this comparison lists.` }));
+      this.post(respond({ type: 'openFileDiff', requestId }, { ok: false, error: `${path} is not one of the files this comparison lists.` }));
       return;
     }
     try {
@@ -143,9 +146,10 @@ export class CompareController extends Disposable {
         { branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
         path,
       );
-      if (!this.isDisposed) this.post(respond(requestId, { ok: true, result: { opened: path } }));
+      if (!this.isDisposed) this.post(respond({ type: 'openFileDiff', requestId }, { ok: true, result: { opened: path } }));
     } catch (error) {
-      if (!this.isDisposed) this.post(respond(requestId, { ok: false, error: `Could not open the diff of ${path}: ${messageOf(error)}` }));
+      if (!this.isDisposed)
+        this.post(respond({ type: 'openFileDiff', requestId }, { ok: false, error: `Could not open the diff of ${path}: ${messageOf(error)}` }));
     }
   }
 }

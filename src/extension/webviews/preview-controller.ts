@@ -2,11 +2,14 @@
 // applying the rewind under a progress notification, then closes the preview and offers Undo. Nothing is
 // written before Confirm. Every message from the webview is validated; malformed ones are ignored.
 import { Disposable } from '../disposable';
-import { parseMessage, previewToHostSchema, type PreviewToHost, type PreviewToWebview } from '../../shared/protocol';
-import { respond } from '../../shared/request-client';
+import { parseMessage, previewToHostSchema, type PreviewToHost, type PreviewToWebview, type PreviewResults } from '../../shared/protocol';
+import { responderFor } from '../../shared/request-client';
 import type { RewindOutcome, RewindPreviewModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
 import type { PreviewServices, SessionRef } from './services';
+
+/** Answers a request of this view with the result type its protocol declares for it. */
+const respond = responderFor<PreviewResults>();
 
 export const UNDO_COMMAND = 'agentRewind.undoLastRewind';
 export const UNDO_ACTION = 'Undo';
@@ -127,11 +130,11 @@ export class RewindPreviewController extends Disposable {
 
   private async confirm(requestId: number, mode: Extract<PreviewToHost, { type: 'confirm' }>['mode'], overwriteUserModified: boolean): Promise<void> {
     if (this.applying) {
-      this.post(respond(requestId, { ok: false, error: 'A rewind is already running.' }));
+      this.post(respond({ type: 'confirm', requestId }, { ok: false, error: 'A rewind is already running.' }));
       return;
     }
     if (!this.model) {
-      this.post(respond(requestId, { ok: false, error: 'The preview is not ready yet.' }));
+      this.post(respond({ type: 'confirm', requestId }, { ok: false, error: 'The preview is not ready yet.' }));
       return;
     }
     const { ref, anchorEntryId, model } = this;
@@ -141,12 +144,12 @@ export class RewindPreviewController extends Disposable {
       outcome = await this.ui.withProgress('Rewinding…', () => this.services.apply(ref, anchorEntryId, mode, { overwriteUserModified }));
     } catch (error) {
       this.applying = false;
-      if (!this.isDisposed) this.post(respond(requestId, { ok: false, error: messageOf(error) }));
+      if (!this.isDisposed) this.post(respond({ type: 'confirm', requestId }, { ok: false, error: messageOf(error) }));
       return;
     }
     this.applying = false;
     const summary = rewindSummary(outcome, model.anchorPreview);
-    if (!this.isDisposed) this.post(respond(requestId, { ok: true, result: { summary } }));
+    if (!this.isDisposed) this.post(respond({ type: 'confirm', requestId }, { ok: true, result: { summary } }));
     this.close();
     // A diff opened from this preview would go on showing the files before the rewind as "now".
     await this.services.closeFileDiffs(ref, anchorEntryId).catch(() => undefined);

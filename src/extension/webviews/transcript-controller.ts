@@ -2,11 +2,14 @@
 // page requests, relays its actions to the services, and tells it when the session changed. Every message from
 // the webview is validated; malformed ones are ignored.
 import { Disposable } from '../disposable';
-import { parseMessage, transcriptToHostSchema, type TranscriptToHost, type TranscriptToWebview } from '../../shared/protocol';
-import { respond } from '../../shared/request-client';
+import { parseMessage, transcriptToHostSchema, type TranscriptToHost, type TranscriptToWebview, type TranscriptResults } from '../../shared/protocol';
+import { responderFor } from '../../shared/request-client';
 import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
 import type { SessionRef, TranscriptServices } from './services';
+
+/** Answers a request of this view with the result type its protocol declares for it. */
+const respond = responderFor<TranscriptResults>();
 
 export interface TranscriptControllerOptions {
   /** Called with every model loaded (the panel sets its title from it). */
@@ -176,15 +179,15 @@ export class TranscriptController extends Disposable {
       case 'rows': {
         const start = Math.min(message.start, this.items.length);
         const items = this.items.slice(start, start + message.count);
-        this.post(respond(message.requestId, { ok: true, result: { version: this.version, start, items } }));
+        this.post(respond(message, { ok: true, result: { version: this.version, start, items } }));
         return;
       }
       case 'copyId':
         try {
           await this.ui.copyToClipboard(message.entryId);
-          this.post(respond(message.requestId, { ok: true, result: { copied: message.entryId } }));
+          this.post(respond(message, { ok: true, result: { copied: message.entryId } }));
         } catch (error) {
-          this.post(respond(message.requestId, { ok: false, error: `Could not copy the id: ${messageOf(error)}` }));
+          this.post(respond(message, { ok: false, error: `Could not copy the id: ${messageOf(error)}` }));
         }
         return;
       case 'rewindToHere': {

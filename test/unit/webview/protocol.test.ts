@@ -13,7 +13,7 @@ import {
   type TranscriptResults,
   type TranscriptToHost,
 } from '../../../src/shared/protocol';
-import { RequestClient, respond } from '../../../src/shared/request-client';
+import { RequestClient, responderFor } from '../../../src/shared/request-client';
 import { isIpc } from '../../../src/shared/ipc';
 import { compareToWebview, previewToWebview, transcriptToWebview, type TranscriptToWebview } from '../../../src/shared/to-webview';
 
@@ -90,7 +90,7 @@ describe('RequestClient', () => {
     const request = parseMessage(transcriptToHostSchema, JSON.parse(JSON.stringify(sent[0])));
     assert.ok(request && request.type === 'rows');
     const items = [{ entryId: 'e1', kind: 'user' as const, markdown: 'hi' }];
-    const answer = JSON.parse(JSON.stringify(respond(request.requestId, { ok: true, result: { version: 3, start: 200, items } })));
+    const answer = JSON.parse(JSON.stringify(responderFor<TranscriptResults>()(request, { ok: true, result: { version: 3, start: 200, items } })));
     assert.equal(client.handle(answer), true);
     assert.deepEqual(await pending, { version: 3, start: 200, items });
     assert.equal(client.pendingCount, 0);
@@ -103,10 +103,21 @@ describe('RequestClient', () => {
     const b = client.request('confirm', (requestId) => ({ type: 'confirm', mode: 'files', overwriteUserModified: true, requestId }));
     const [ida, idb] = sent.map((m) => ('requestId' in m ? m.requestId : -1));
     assert.notEqual(ida, idb);
-    client.handle(respond(idb!, { ok: false, error: 'The files changed on disk.' }));
-    client.handle(respond(ida!, { ok: true, result: { summary: 'Rewound 2 files' } }));
+    const respond = responderFor<PreviewResults>();
+    client.handle(respond({ type: 'confirm', requestId: idb! }, { ok: false, error: 'The files changed on disk.' }));
+    client.handle(respond({ type: 'confirm', requestId: ida! }, { ok: true, result: { summary: 'Rewound 2 files' } }));
     assert.deepEqual(await a, { summary: 'Rewound 2 files' });
     await assert.rejects(b, /The files changed on disk\./);
+  });
+
+  it('holds the host to the result type its protocol declares for each request (a type check: npm run typecheck)', () => {
+    const respond = responderFor<TranscriptResults>();
+    const rows = { type: 'rows' as const, requestId: 1 };
+    assert.equal(respond(rows, { ok: true, result: { version: 1, start: 0, items: [] } }).ok, true);
+    // @ts-expect-error a rows request answered with another request's result
+    respond(rows, { ok: true, result: { copied: 'x' } });
+    // @ts-expect-error a request type the view does not have
+    respond({ type: 'confirm', requestId: 2 }, { ok: false, error: 'no' });
   });
 
   it('ignores non-responses and unknown ids, and rejects what is open on dispose', async () => {
