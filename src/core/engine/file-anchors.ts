@@ -10,7 +10,7 @@ import type { FileCheckpoints } from '../files/types';
 import { isForeignView, type ForeignSessionView, type SessionView } from '../sources/session-view';
 
 /** Every user-message snapshot of the session, by the entry id of the message it belongs to. */
-export async function snapshotsByEntry(view: SessionView, checkpointer: FileCheckpoints): Promise<Map<string, SnapshotRecord>> {
+export async function snapshotsByEntry(view: SessionView, checkpointer: Pick<FileCheckpoints, 'listSnapshots'>): Promise<Map<string, SnapshotRecord>> {
   const out = snapshotsByEntryFromRecords(view, await checkpointer.listSnapshots(view.sessionId));
   if (!isForeignView(view) || !view.originCheckpointsOf) return out;
   const lists = new Map<string, Promise<SnapshotRecord[]>>();

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, unlink, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Catalog } from '../../../src/core/catalog/catalog';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { parseSettings } from '../../../src/core/engine/settings';
 import { FileCheckpointer } from '../../../src/core/files';
@@ -98,6 +99,18 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     assert.deepEqual(items.find((i) => i.entryId === ids.p1)?.fileCheckpoint, { files: 1 });
     assert.deepEqual(items.find((i) => i.entryId === ids.p2)?.fileCheckpoint, { files: 2 });
     assert.deepEqual(await storeFiles(store), before);
+  });
+
+  it("the session catalog lists the origin's snapshots on the copied prompts too", async () => {
+    const source = new ClaudeSource({ configDirs: [config], home });
+    const catalog = await Catalog.open({ home, openForeign: (f) => source.open(f) });
+    try {
+      assert.equal(await catalog.refreshFile(forkFile, 'claude'), 'indexed');
+      const files = catalog.checkpointsOf(forkFile).filter((c) => c.kind === 'file');
+      assert.deepEqual(files.map((c) => c.entryId).sort(), [ids.p1, ids.p2, ids.fp].sort());
+    } finally {
+      await catalog.close();
+    }
   });
 
   it("a dry run of a copied prompt names the files that differ from the origin's snapshot, and changes nothing", async () => {
