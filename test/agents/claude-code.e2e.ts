@@ -397,6 +397,19 @@ test("--fork-session: the hook snapshots under the fork's new session id, at the
   const [rec] = readPromptRecords(home, forkId);
   assert.equal(rec!.promptId, own.promptId);
   assert.equal(rec!.transcriptSize, 0, 'the fork transcript did not exist yet');
+  // a copied (earlier) prompt of the fork rewinds from the origin's snapshot of it, as the origin would (right after
+  // the fork's turn, so nothing counts as changed by hand since)
+  const forkState = captureState();
+  const copied = forkPrompts.find((p) => p.text === prompts[1])!;
+  assert.equal(copied.uuid, promptLines(transcriptFile()).find((p) => p.text === prompts[1])!.uuid, 'same uuid as in the origin');
+  const rf = cli(['rewind-files', transcriptFile(forkId), copied.uuid, '--json']);
+  assert.equal(rf.code, 0, rf.stderr);
+  assert.equal(rf.json().canRewind, true, rf.stdout);
+  assert.equal(rf.json().note, undefined, "the origin's snapshot, not Claude Code's own file history");
+  assert.deepEqual(captureState(), statesBefore[1]);
+  const undo = cli(['undo-rewind', transcriptFile(forkId), '--json']);
+  assert.equal(undo.code, 0, undo.stderr);
+  assert.deepEqual(captureState(), forkState);
   const fc = new FileCheckpointer({ workspaceRoot: ws, home });
   try {
     assert.ok((await fc.listSnapshots(forkId)).some((s) => s.anchorId === own.promptId && s.kind === 'user-message'));

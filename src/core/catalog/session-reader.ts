@@ -7,7 +7,7 @@ import { SnapshotRecords } from '../files/snapshot-records';
 import { SessionManager } from '../session/session-manager';
 import type { SessionEntry, SessionSource } from '../session/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
-import { snapshotsByEntryFromRecords } from '../engine/file-anchors';
+import { snapshotsByEntry } from '../engine/file-anchors';
 import { ReadOnlySessionStorage } from './read-only-storage';
 import { TimeSlicer } from './time-slice';
 
@@ -230,10 +230,11 @@ async function fileCheckpointsOf(session: SessionView, opts: ReadOptions): Promi
   const storeDir = (opts.fileCheckpointStore ?? ((cwd) => defaultFileCheckpointStore(opts.home, cwd)))(session.cwd);
   if (!storeDir) return [];
   try {
-    const records = await new SnapshotRecords(storeDir).ofSession(session.sessionId);
+    const records = new SnapshotRecords(storeDir);
     const out: IndexedCheckpoint[] = [];
-    // a snapshot whose message is gone from the file cannot be rewound to, so it is left out
-    for (const [entryId, r] of snapshotsByEntryFromRecords(session, records)) {
+    // a snapshot whose message is gone from the file cannot be rewound to, so it is left out; a fork's copied prompts
+    // count their origin's snapshots, as the engine's do
+    for (const [entryId, r] of await snapshotsByEntry(session, { listSnapshots: (id) => records.ofSession(id) })) {
       const entry = session.getEntry(entryId);
       if (entry) out.push({ name: previewOf(entry), entryId, kind: 'file', created: r.createdAt, files: r.files });
     }

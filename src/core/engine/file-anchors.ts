@@ -1,15 +1,55 @@
 // Which file snapshot belongs to which user message. For our sessions the snapshot is keyed by the message's own id
 // (one anchor). A foreign agent's hook cannot know the id its transcript will give the prompt, so its snapshot is
 // keyed by what the hook does know (Claude Code's prompt id, Codex's turn id) and is matched to the message here,
-// when the transcript is read.
+// when the transcript is read. A fork's copied prompts were snapshotted by its origin: their snapshots are found in the
+// origin's records (read-only), and adopted into the fork's session (same root, anchor `origin:<session>:<anchor>`)
+// only when acted on, since rewind, preview and undo work on one session.
 import { isAbsolute, relative, sep } from 'node:path';
 import type { SnapshotRecord } from '../files/snapshot-records';
 import type { FileCheckpoints } from '../files/types';
-import { isForeignView, type SessionView } from '../sources/session-view';
+import { isForeignView, type ForeignSessionView, type SessionView } from '../sources/session-view';
 
 /** Every user-message snapshot of the session, by the entry id of the message it belongs to. */
-export async function snapshotsByEntry(view: SessionView, checkpointer: FileCheckpoints): Promise<Map<string, SnapshotRecord>> {
-  return snapshotsByEntryFromRecords(view, await checkpointer.listSnapshots(view.sessionId));
+export async function snapshotsByEntry(view: SessionView, checkpointer: Pick<FileCheckpoints, 'listSnapshots'>): Promise<Map<string, SnapshotRecord>> {
+  const out = snapshotsByEntryFromRecords(view, await checkpointer.listSnapshots(view.sessionId));
+  if (!isForeignView(view) || !view.originCheckpointsOf) return out;
+  const lists = new Map<string, Promise<SnapshotRecord[]>>();
+  for (const entry of view.getEntries()) {
+    if (out.has(entry.id)) continue;
+    const found = await originSnapshotOf(view, entry.id, checkpointer, lists);
+    if (found) out.set(entry.id, found);
+  }
+  return out;
+}
+
+/** The anchor an origin's snapshot is adopted under in the fork: not the fork's prompt id, which its own prompt has. */
+export function adoptedAnchor(originSessionId: string, originAnchorId: string): string {
+  return `origin:${originSessionId}:${originAnchorId}`;
+}
+
+function keysOf(view: ForeignSessionView, entryId: string): string[] {
+  const adopted = (view.originCheckpointsOf?.(entryId) ?? []).flatMap((o) => o.keys.map((k) => adoptedAnchor(o.sessionId, k)));
+  return [...view.checkpointKeysOf(entryId), ...adopted];
+}
+
+/** The origin's user-message snapshot of a copied message, nearest origin first; an unreadable origin has none. */
+async function originSnapshotOf(
+  view: ForeignSessionView,
+  entryId: string,
+  checkpointer: Pick<FileCheckpoints, 'listSnapshots'>,
+  lists = new Map<string, Promise<SnapshotRecord[]>>(),
+): Promise<SnapshotRecord | undefined> {
+  for (const origin of view.originCheckpointsOf?.(entryId) ?? []) {
+    if (origin.sessionId === view.sessionId) continue;
+    let list = lists.get(origin.sessionId);
+    if (!list) lists.set(origin.sessionId, (list = checkpointer.listSnapshots(origin.sessionId).catch(() => [])));
+    const records = await list;
+    for (const key of origin.keys) {
+      const r = records.find((x) => x.anchorId === key && x.kind === 'user-message');
+      if (r) return r;
+    }
+  }
+  return undefined;
 }
 
 export function snapshotsByEntryFromRecords(view: SessionView, all: readonly SnapshotRecord[]): Map<string, SnapshotRecord> {
@@ -21,7 +61,7 @@ export function snapshotsByEntryFromRecords(view: SessionView, all: readonly Sna
   }
   const byKey = new Map(records.map((r) => [r.anchorId, r]));
   for (const entry of view.getEntries()) {
-    for (const key of view.checkpointKeysOf(entry.id)) {
+    for (const key of keysOf(view, entry.id)) {
       const r = byKey.get(key);
       if (r) {
         out.set(entry.id, r);
@@ -35,7 +75,7 @@ export function snapshotsByEntryFromRecords(view: SessionView, all: readonly Sna
 /** The key the checkpointer knows the message's snapshot by (for our sessions, the message id itself). */
 export async function snapshotKeyOf(view: SessionView, entryId: string, checkpointer: Pick<FileCheckpoints, 'listSnapshots'>): Promise<string> {
   if (!isForeignView(view)) return entryId;
-  const keys = view.checkpointKeysOf(entryId);
+  const keys = keysOf(view, entryId);
   if (keys.length > 1) {
     const known = new Set((await checkpointer.listSnapshots(view.sessionId)).map((r) => r.anchorId));
     const found = keys.find((k) => known.has(k));
@@ -53,9 +93,15 @@ export async function snapshotKeyOf(view: SessionView, entryId: string, checkpoi
  */
 export async function filesAnchorOf(view: SessionView, entryId: string, checkpointer: FileCheckpoints): Promise<{ key: string; note?: string }> {
   const key = await snapshotKeyOf(view, entryId, checkpointer);
-  if (!isForeignView(view) || !view.ownFileCheckpointAt) return { key };
+  if (!isForeignView(view)) return { key };
   const records = await checkpointer.listSnapshots(view.sessionId);
   if (records.some((r) => r.anchorId === key && r.kind === 'user-message')) return { key };
+  const origin = await originSnapshotOf(view, entryId, checkpointer);
+  if (origin) {
+    const anchor = adoptedAnchor(origin.sessionId, origin.anchorId);
+    if (await checkpointer.adoptSnapshot(origin.sessionId, origin.anchorId, view.sessionId, anchor)) return { key: anchor };
+  }
+  if (!view.ownFileCheckpointAt) return { key };
   const own = view.ownFileCheckpointAt(entryId);
   if (!own) return { key };
   const files = own.files

@@ -406,6 +406,21 @@ export class FileCheckpointer {
     });
   }
 
+  /**
+   * Makes another session's user-message snapshot one of this session's too (a fork's inherited prompt, whose snapshot
+   * the origin's hook took): a new record with the same root, so rewind, preview and undo work on the fork's own
+   * session. Under the lock, so gc cannot drop the root between reading the origin's record and writing ours; only
+   * from this store. Undefined when the origin has no such user-message snapshot (any more).
+   */
+  adoptSnapshot(fromSessionId: string, fromAnchorId: string, sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {
+    if (!fromSessionId || !fromAnchorId || !sessionId || !anchorId) return Promise.reject(new Error('adopting a snapshot needs both session and anchor ids'));
+    return this.locked(async () => {
+      const from = await this.records.get(fromSessionId, fromAnchorId);
+      if (from?.kind !== 'user-message') return undefined;
+      return this.records.put({ ...from, sessionId, anchorId });
+    });
+  }
+
   /** Forgets one snapshot (e.g. its session was deleted); its data goes at the next gc. */
   deleteSnapshot(sessionId: string, anchorId: string): Promise<void> {
     return this.locked(() => this.records.delete(sessionId, anchorId));

@@ -134,6 +134,8 @@ export interface FileCheckpoints {
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
+  /** Another session's user-message snapshot recorded under this session too (see FileCheckpointer.adoptSnapshot). */
+  adoptSnapshot(fromSessionId: string, fromAnchorId: string, sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined>;
   notifyChanged(paths: Iterable<string>): void;
   setWatcherSync(sync: WatcherSync | undefined): void;
   dispose(): Promise<void>;

@@ -126,6 +126,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return this.call('importSnapshot', [sessionId, anchorId, files]);
   }
 
+  adoptSnapshot(fromSessionId: string, fromAnchorId: string, sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {
+    return this.call('adoptSnapshot', [fromSessionId, fromAnchorId, sessionId, anchorId]);
+  }
+
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
     return this.call('diffSnapshots', [sessionId, anchorA, anchorB]);
   }

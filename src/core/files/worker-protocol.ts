@@ -12,6 +12,7 @@ export const WORKER_METHODS = [
   'listSnapshots',
   'diffSnapshots',
   'importSnapshot',
+  'adoptSnapshot',
   'dispose',
 ] as const;
 export type WorkerMethod = (typeof WORKER_METHODS)[number];

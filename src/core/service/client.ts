@@ -268,6 +268,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     return (await this.localCheckpointer()).importSnapshot(sessionId, anchorId, files);
   }
 
+  /** In-process, like importSnapshot: the service knows no such method, and this is rare (once per adopted prompt). */
+  async adoptSnapshot(fromSessionId: string, fromAnchorId: string, sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {
+    return (await this.localCheckpointer()).adoptSnapshot(fromSessionId, fromAnchorId, sessionId, anchorId);
+  }
+
   notifyChanged(paths: Iterable<string>): void {
     if (this.localReady) return this.localReady.notifyChanged(paths);
     this.pendingNotes.push(...paths);

@@ -36,6 +36,13 @@ export interface ForkOrigin {
   entryId?: string;
 }
 
+/** Where a fork's copied message may have its snapshot: a session it came from, and the keys that session may hold it
+ *  under (most specific first). */
+export interface OriginCheckpoint {
+  sessionId: string;
+  keys: readonly string[];
+}
+
 /** The read side every session offers. SessionManager (ours, pi, oh-my-pi) implements it too. */
 export interface SessionView {
   readonly sessionId: string;
@@ -71,6 +78,11 @@ export interface ForeignSessionView extends SessionView {
    * line's promptId; Codex: the turn id). Empty when the message has none.
    */
   checkpointKeysOf(userEntryId: string): readonly string[];
+  /**
+   * For a user message a fork copied from its origin: the sessions it came from, nearest first, with the keys each
+   * may hold its snapshot under (the origin's hook took it, under the origin's id). Empty for the fork's own messages.
+   */
+  originCheckpointsOf?(userEntryId: string): readonly OriginCheckpoint[];
   /**
    * The agent's own checkpoint of the files at that user message (Claude Code's file history), used where there is no
    * snapshot of ours: each file it tracked (absolute path) and its saved copy (null: it did not exist then), and in

@@ -8,7 +8,7 @@ import type { SessionListing } from '../../engine/types';
 import { contentText } from '../../engine/transcript';
 import type { AgentMessage } from '../../session/types';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
-import type { SessionView } from '../session-view';
+import type { OriginCheckpoint, SessionView } from '../session-view';
 import { claudeConfigDirs, discoverClaudeSessions, looksLikeClaudeTranscript } from './discovery';
 import { writeClaudeFork } from './fork';
 import { isSafeSessionId, matchPromptRecords, readPromptRecords, type PromptRecord } from './prompt-records';
@@ -17,6 +17,8 @@ import type { ClaudeSession } from './session';
 
 const AGENT = 'Claude Code';
 const MAX_CACHED = 16;
+/** Forks of forks followed back this far for a copied prompt's snapshot. */
+const MAX_FORK_CHAIN = 4;
 
 export class ClaudeSource implements SourceAdapter {
   readonly kinds = ['claude'] as const;
@@ -80,8 +82,41 @@ export class ClaudeSource implements SourceAdapter {
   async open(file: string): Promise<ClaudeSession> {
     return this.#cache.get(file, (path) => {
       const configDir = this.#configDirs.find((d) => path.startsWith(join(d, 'projects') + sep));
-      return readClaudeSession(path, configDir ? { configDir } : {}).then((s) => this.#withHookRecords(s));
+      return readClaudeSession(path, configDir ? { configDir } : {})
+        .then((s) => this.#withHookRecords(s))
+        .then((s) => this.#withOriginKeys(s, configDir, new Set([path])));
     });
+  }
+
+  /**
+   * A fork's copied prompts were snapshotted by the origin's hook, under the origin's session id and its prompt ids
+   * (a --fork-session gives the copies new ones): read the origin (and its own origin, up to a few) to tell the engine
+   * where to look. An origin that is gone or unreadable leaves the fork as it was.
+   */
+  async #withOriginKeys(session: ClaudeSession, configDir: string | undefined, seen: ReadonlySet<string>): Promise<ClaudeSession> {
+    const from = session.forkedFrom;
+    const file = from?.sessionFile && resolve(from.sessionFile);
+    if (!from || !file || seen.has(file) || seen.size > MAX_FORK_CHAIN) return session;
+    const copied = session.userPrompts().filter((p) => session.isInherited(p.entryId));
+    if (copied.length === 0) return session;
+    let origin: ClaudeSession;
+    try {
+      origin = this.#withHookRecords(await readClaudeSession(file, { ...(configDir ? { configDir } : {}), subagents: false }));
+      if (origin.sessionId !== from.sessionId) return session;
+      origin = await this.#withOriginKeys(origin, configDir, new Set([...seen, file]));
+    } catch {
+      return session;
+    }
+    const keys = new Map<string, OriginCheckpoint[]>();
+    for (const p of copied) {
+      if (!origin.getEntry(p.entryId)) continue;
+      const chain = [{ sessionId: origin.sessionId, keys: origin.checkpointKeysOf(p.entryId) }, ...origin.originCheckpointsOf(p.entryId)].filter(
+        (c) => c.keys.length > 0,
+      );
+      if (chain.length) keys.set(p.entryId, chain);
+    }
+    session.useOriginKeys(keys);
+    return session;
   }
 
   #withHookRecords(session: ClaudeSession): ClaudeSession {

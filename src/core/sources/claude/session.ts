@@ -1,7 +1,7 @@
 // A Claude Code transcript as the engine's read model (ForeignSessionView), plus what only Claude Code has: prompt ids
 // for hook snapshots, its own file checkpoints, and which entries a fork copied from its origin.
 import { ForeignSessionBase } from '../foreign-session';
-import type { ForeignSessionView, ForkOrigin, SessionViewLoadReport, SubagentView } from '../session-view';
+import type { ForeignSessionView, ForkOrigin, OriginCheckpoint, SessionViewLoadReport, SubagentView } from '../session-view';
 import type { FileHistory, FileHistoryFile } from './file-history';
 import type { NormalizedTree, UserPrompt } from './normalize';
 
@@ -41,6 +41,17 @@ export class ClaudeSession extends ForeignSessionBase implements ForeignSessionV
     const p = this.promptByEntry.get(id);
     const matched = this.matchedKeys.get(id);
     return [...(p?.promptId ? [p.promptId] : []), ...(matched && matched !== p?.promptId ? [matched] : [])];
+  }
+
+  /** Set by the source once it has read the origin (claude-source.ts): copied prompt's entry id → where it came from. */
+  private originKeys: ReadonlyMap<string, readonly OriginCheckpoint[]> = new Map();
+  useOriginKeys(keys: ReadonlyMap<string, readonly OriginCheckpoint[]>): void {
+    this.originKeys = keys;
+  }
+
+  originCheckpointsOf(userEntryId: string): readonly OriginCheckpoint[] {
+    const id = this.getEntry(userEntryId)?.id;
+    return (id !== undefined && this.originKeys.get(id)) || [];
   }
 
   /** Hook snapshots tied to prompts by the hook's records (prompt-records.ts), for lines that carry no promptId

@@ -99,6 +99,7 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
       ...chain.map((c) => ({ prefix: c.prefix, file: c.file, cutByte: c.cutByte })),
       ...detached.map((d) => ({ prefix: d.prefix, file: d.file, detached: true })),
     ],
+    originIds: [...new Set([forkedFromId, ...parents.map((p) => p.threadId).reverse()].filter((id): id is string => !!id))],
     ...(forkedFromId
       ? { forkedFrom: { sessionId: forkedFromId, ...(parentFile ? { sessionFile: parentFile } : {}), ...(lastShared ? { entryId: lastShared } : {}) } }
       : {}),

@@ -1,7 +1,7 @@
 // A Codex rollout as the engine's read model (ForeignSessionView), plus what only Codex has: the turn id of each
 // prompt (what its hooks are given, so hook snapshots are keyed by it) and where each prompt's line is (for forks).
 import { ForeignSessionBase } from '../foreign-session';
-import type { ForeignSessionView, ForkOrigin, SessionViewLoadReport, SubagentView } from '../session-view';
+import type { ForeignSessionView, ForkOrigin, OriginCheckpoint, SessionViewLoadReport, SubagentView } from '../session-view';
 import type { CodexPrompt, ReplayResult } from './replay';
 
 export interface CodexSessionParts {
@@ -16,6 +16,8 @@ export interface CodexSessionParts {
   /** Earlier segments of the thread (TUI backtracks): oldest first, each continued from up to `cutByte`; detached
    *  ones are not continued by this file at all. Entries from them have ids prefixed `seg…:` / `old…:`. */
   segments?: CodexSegment[];
+  /** The threads the inherited turns came from, nearest first (forked_from_id, rollout_reference parents). */
+  originIds?: string[];
 }
 
 export interface CodexSegment {
@@ -44,6 +46,13 @@ export class CodexSession extends ForeignSessionBase implements ForeignSessionVi
   checkpointKeysOf(userEntryId: string): readonly string[] {
     const t = this.promptByEntry.get(userEntryId)?.turnId;
     return t ? [t] : [];
+  }
+
+  /** A copied prompt keeps its turn id, which the origin's hook snapshotted it under, in the origin's thread. */
+  originCheckpointsOf(userEntryId: string): readonly OriginCheckpoint[] {
+    const turn = this.isInherited(userEntryId) ? this.promptByEntry.get(userEntryId)?.turnId : undefined;
+    if (!turn) return [];
+    return (this.parts.originIds ?? []).filter((id) => id !== this.sessionId).map((sessionId) => ({ sessionId, keys: [turn] }));
   }
 
   /** The turn an entry was recorded in. */

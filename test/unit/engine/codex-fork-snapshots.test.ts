@@ -1,0 +1,87 @@
+// A Codex fork keeps the copied turns' ids, which the origin's hook snapshotted them under in the origin's thread:
+// the fork shows those snapshots on its copied prompts and rewinds them exactly as the origin would.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { RewindEngine } from '../../../src/core/engine/engine';
+import { parseSettings } from '../../../src/core/engine/settings';
+import { readCodexSession } from '../../../src/core/sources/codex';
+import { CodexSource } from '../../../src/core/sources/codex/codex-source';
+import { runCodexHook } from '../../../src/core/sources/codex/hook-handler';
+import { Rollout } from '../sources/codex/builder';
+
+async function tree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) out[name] = await readFile(join(dir, name), 'utf8');
+  return out;
+}
+
+async function setTree(dir: string, files: Record<string, string>): Promise<void> {
+  for (const name of await readdir(dir)) if (!(name in files)) await unlink(join(dir, name));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+}
+
+describe("engine: a Codex fork rewinds its copied prompts from the origin's snapshots", () => {
+  let dir: string;
+  let home: string;
+  let ws: string;
+  let codexHome: string;
+  let engine: RewindEngine;
+  let forkFile: string;
+  const ids: Record<string, string> = {};
+  const threadId = '01a20aad-bbbb-7000-8000-000000000001';
+  const atP1 = { 'a.txt': 'v1\n' };
+  const atP2 = { 'a.txt': 'v2\n', 'b.txt': 'b\n' };
+  const now = { 'a.txt': 'v3\n', 'c.txt': 'c\n' };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ar-codex-fork-snap-'));
+    home = join(dir, 'home');
+    ws = join(dir, 'ws');
+    codexHome = join(dir, 'codexhome');
+    await mkdir(ws, { recursive: true });
+    const r = new Rollout(threadId, ws).turn('first', 'turn-1').say('one').end();
+    r.turn('second', 'turn-2').say('two').end();
+    r.turn('third', 'turn-3').say('three').end();
+    const file = r.write(codexHome);
+    const s = await readCodexSession(file, { home: codexHome });
+    for (const [i, p] of s.userPrompts().entries()) ids[`p${i + 1}`] = p.entryId;
+    const hook = (turn: string) => runCodexHook({ hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: turn, cwd: ws, prompt: 'x' }, { home });
+    await setTree(ws, atP1);
+    assert.equal((await hook('turn-1')).action, 'snapshot');
+    await setTree(ws, atP2);
+    assert.equal((await hook('turn-2')).action, 'snapshot');
+    await setTree(ws, now);
+
+    engine = new RewindEngine({
+      settings: parseSettings((k) => (k === 'home' ? home : k === 'includePiSessions' ? false : undefined), {}),
+      workspaceRoots: [ws],
+      warn: () => {},
+      foreignSources: () => [new CodexSource({ home: codexHome })],
+    });
+    const outcome = await engine.applyRewind(file, ids.p3!, 'conversation');
+    forkFile = outcome.fork!.sessionFile;
+    assert.deepEqual(await tree(ws), now);
+  });
+  after(async () => {
+    await engine.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("shows the origin's snapshots on the copied prompts", async () => {
+    const details = await engine.describeSession(forkFile);
+    assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId).sort(), [ids.p1, ids.p2].sort());
+  });
+
+  it("rewinds a copied prompt to exactly the origin's files, and undo puts them back", async () => {
+    const dry = await engine.rewindFiles(forkFile, ids.p2!, { dryRun: true });
+    assert.ok(dry.canRewind, JSON.stringify(dry));
+    assert.deepEqual(await tree(ws), now);
+    await engine.rewindFiles(forkFile, ids.p1!);
+    assert.deepEqual(await tree(ws), atP1);
+    await engine.undoLastRewind(forkFile);
+    assert.deepEqual(await tree(ws), now);
+  });
+});
