@@ -1,7 +1,7 @@
 // Claude Code behind the source interface: transcripts found under each Claude config folder by the cwd their lines
 // name, read in place (never written), and "Rewind to here" continued in a fork file Claude Code itself resumes.
 import { ReadCache } from '../read-cache';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Warn } from '../../branches/records';
 import type { SessionListing } from '../../engine/types';
@@ -11,7 +11,7 @@ import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } 
 import type { OriginCheckpoint, SessionView } from '../session-view';
 import { claudeConfigDirs, discoverClaudeSessions, looksLikeClaudeTranscript } from './discovery';
 import { writeClaudeFork } from './fork';
-import { isSafeSessionId, matchPromptRecords, readPromptRecords, type PromptRecord } from './prompt-records';
+import { isSafeSessionId, matchPromptRecords, promptRecordsFile, readPromptRecords, type PromptRecord } from './prompt-records';
 import { readClaudeSession } from './reader';
 import type { ClaudeSession } from './session';
 
@@ -26,6 +26,13 @@ export class ClaudeSource implements SourceAdapter {
   readonly #configDirs: readonly string[];
   readonly #enabled: boolean;
   readonly #cache = new ReadCache<ClaudeSession>(MAX_CACHED);
+  /**
+   * What forks need of each origin read for them: every prompt's snapshot keys, its own origins' included, with the
+   * origin's stamp. A fork is read again on every line Claude Code appends, its origin seldom changes, and reading a
+   * long transcript costs hundreds of ms. Kept once computed, never shared while being computed: forks can name each
+   * other in a cycle, and two reads waiting on each other would wait forever.
+   */
+  readonly #originKeys = new Map<string, { stamp: string; keys: ReadonlyMap<string, readonly OriginCheckpoint[]> }>();
 
   readonly #home: string | undefined;
 
@@ -99,24 +106,60 @@ export class ClaudeSource implements SourceAdapter {
     if (!from || !file || seen.has(file) || seen.size > MAX_FORK_CHAIN) return session;
     const copied = session.userPrompts().filter((p) => session.isInherited(p.entryId));
     if (copied.length === 0) return session;
-    let origin: ClaudeSession;
+    let originKeys: ReadonlyMap<string, readonly OriginCheckpoint[]> | undefined;
     try {
-      origin = this.#withHookRecords(await readClaudeSession(file, { ...(configDir ? { configDir } : {}), subagents: false }));
-      if (origin.sessionId !== from.sessionId) return session;
-      origin = await this.#withOriginKeys(origin, configDir, new Set([...seen, file]));
+      originKeys = await this.#originKeysOf(file, from.sessionId, configDir, seen);
     } catch {
       return session;
     }
-    const keys = new Map<string, OriginCheckpoint[]>();
+    if (!originKeys) return session;
+    const keys = new Map<string, readonly OriginCheckpoint[]>();
     for (const p of copied) {
-      if (!origin.getEntry(p.entryId)) continue;
+      const chain = originKeys.get(p.entryId);
+      if (chain) keys.set(p.entryId, chain);
+    }
+    session.useOriginKeys(keys);
+    return session;
+  }
+
+  /** Each prompt of the origin `file` → where its snapshot may be (nearest session first); undefined when the file is
+   *  not that session. From #originKeys while the origin and its prompt records are unchanged. */
+  async #originKeysOf(
+    file: string,
+    sessionId: string,
+    configDir: string | undefined,
+    seen: ReadonlySet<string>,
+  ): Promise<ReadonlyMap<string, readonly OriginCheckpoint[]> | undefined> {
+    const stamp = await this.#stampOf(file, sessionId);
+    const hit = this.#originKeys.get(file);
+    this.#originKeys.delete(file);
+    if (hit?.stamp === stamp) {
+      this.#originKeys.set(file, hit);
+      return hit.keys;
+    }
+    let origin = this.#withHookRecords(await readClaudeSession(file, { ...(configDir ? { configDir } : {}), subagents: false }));
+    if (origin.sessionId !== sessionId) return undefined;
+    origin = await this.#withOriginKeys(origin, configDir, new Set([...seen, file]));
+    const keys = new Map<string, readonly OriginCheckpoint[]>();
+    for (const p of origin.userPrompts()) {
       const chain = [{ sessionId: origin.sessionId, keys: origin.checkpointKeysOf(p.entryId) }, ...origin.originCheckpointsOf(p.entryId)].filter(
         (c) => c.keys.length > 0,
       );
       if (chain.length) keys.set(p.entryId, chain);
     }
-    session.useOriginKeys(keys);
-    return session;
+    this.#originKeys.set(file, { stamp, keys });
+    for (const old of [...this.#originKeys.keys()].slice(0, Math.max(0, this.#originKeys.size - MAX_CACHED))) this.#originKeys.delete(old);
+    return keys;
+  }
+
+  /** What an origin's keys depend on: its transcript and its hook prompt records, by size and mtime. */
+  async #stampOf(file: string, sessionId: string): Promise<string> {
+    const of = async (path: string | undefined) => {
+      const st = path ? await stat(path).catch(() => undefined) : undefined;
+      return st ? `${st.size}:${st.mtimeMs}` : '-';
+    };
+    const records = this.#home && isSafeSessionId(sessionId) ? promptRecordsFile(this.#home, sessionId) : undefined;
+    return `${await of(file)}|${await of(records)}`;
   }
 
   #withHookRecords(session: ClaudeSession): ClaudeSession {
@@ -153,9 +196,11 @@ export class ClaudeSource implements SourceAdapter {
 
   async forget(file: string): Promise<void> {
     this.#cache.forget(file);
+    this.#originKeys.delete(resolve(file));
   }
 
   async dispose(): Promise<void> {
     this.#cache.clear();
+    this.#originKeys.clear();
   }
 }
