@@ -2,7 +2,7 @@
 // `--fork-session` gives the copies the fork's new prompt id): the fork shows them and rewinds them exactly as the
 // origin would, from the origin's snapshots, and listing never writes to the store.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,20 +13,10 @@ import { FileCheckpointer } from '../../../src/core/files';
 import { ClaudeSource } from '../../../src/core/sources/claude/claude-source';
 import { readClaudeSession, writeClaudeFork } from '../../../src/core/sources/claude';
 import { Transcript } from '../sources/claude/builder';
+import { readTree, replaceFiles } from '../files/helpers';
 
 const ORIGIN = '11111111-aaaa-4333-8444-555555555555';
 const FORK = '66666666-aaaa-4333-8444-555555555555';
-
-async function tree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) out[name] = await readFile(join(dir, name), 'utf8');
-  return out;
-}
-
-async function setTree(dir: string, files: Record<string, string>): Promise<void> {
-  for (const name of await readdir(dir)) if (!(name in files)) await unlink(join(dir, name));
-  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-}
 
 async function storeFiles(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map(String).sort();
@@ -60,11 +50,11 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     originFile = o.write(config, '-fork-test-ws');
     // the origin's hook snapshots, under the origin's id and prompt ids
     const fc = new FileCheckpointer({ workspaceRoot: ws, home });
-    await setTree(ws, atP1);
+    await replaceFiles(ws, atP1);
     await fc.snapshot(ORIGIN, 'pid-1', 'user-message');
-    await setTree(ws, atP2);
+    await replaceFiles(ws, atP2);
     await fc.snapshot(ORIGIN, 'pid-2', 'user-message');
-    await setTree(ws, atFork);
+    await replaceFiles(ws, atFork);
     await new Promise((r) => setTimeout(r, 20));
     // `claude --resume ORIGIN --fork-session` (2.1.330): copies with the same uuids, every copied line given the
     // fork's new prompt id, which its own new prompt carries too
@@ -76,7 +66,7 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     forkFile = f.write(config, '-fork-test-ws');
     await fc.snapshot(FORK, 'pid-fork', 'user-message');
     await fc.dispose();
-    await setTree(ws, now);
+    await replaceFiles(ws, now);
 
     engine = new RewindEngine({
       settings: parseSettings((k) => (k === 'home' ? home : k === 'includePiSessions' ? false : undefined), {}),
@@ -117,22 +107,22 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     const dry = await engine.rewindFiles(forkFile, ids.p2!, { dryRun: true });
     assert.ok(dry.canRewind, JSON.stringify(dry));
     assert.deepEqual([...dry.filesChanged].sort(), ['a.txt', 'b.txt', 'c.txt', 'd.txt']);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
   });
 
   it("rewinds a copied prompt to exactly the origin's files, and undo puts them back", async () => {
     await engine.rewindFiles(forkFile, ids.p1!);
-    assert.deepEqual(await tree(ws), atP1);
+    assert.deepEqual(await readTree(ws), atP1);
     assert.equal((await engine.fileAtAnchor(forkFile, ids.p2!, 'b.txt'))?.toString(), 'b\n');
     await engine.undoLastRewind(forkFile);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
   });
 
   it("the fork's own prompt keeps its own snapshot, not a copied prompt's", async () => {
     await engine.rewindFiles(forkFile, ids.fp!);
-    assert.deepEqual(await tree(ws), atFork);
+    assert.deepEqual(await readTree(ws), atFork);
     await engine.undoLastRewind(forkFile);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
   });
 
   it("a fork made by Rewind to here (lines marked forkedFrom, the origin's prompt ids kept) rewinds the same way", async () => {
@@ -143,9 +133,9 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
       [ids.p1],
     );
     await engine.rewindFiles(ours.sessionFile, ids.p1!);
-    assert.deepEqual(await tree(ws), atP1);
+    assert.deepEqual(await readTree(ws), atP1);
     await engine.undoLastRewind(ours.sessionFile);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
     await unlink(ours.sessionFile);
   });
 

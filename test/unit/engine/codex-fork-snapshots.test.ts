@@ -1,7 +1,7 @@
 // A Codex fork keeps the copied turns' ids, which the origin's hook snapshotted them under in the origin's thread:
 // the fork shows those snapshots on its copied prompts and rewinds them exactly as the origin would.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,17 +11,7 @@ import { readCodexSession } from '../../../src/core/sources/codex';
 import { CodexSource } from '../../../src/core/sources/codex/codex-source';
 import { runCodexHook } from '../../../src/core/sources/codex/hook-handler';
 import { Rollout } from '../sources/codex/builder';
-
-async function tree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) out[name] = await readFile(join(dir, name), 'utf8');
-  return out;
-}
-
-async function setTree(dir: string, files: Record<string, string>): Promise<void> {
-  for (const name of await readdir(dir)) if (!(name in files)) await unlink(join(dir, name));
-  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-}
+import { readTree, replaceFiles } from '../files/helpers';
 
 describe("engine: a Codex fork rewinds its copied prompts from the origin's snapshots", () => {
   let dir: string;
@@ -49,11 +39,11 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
     const s = await readCodexSession(file, { home: codexHome });
     for (const [i, p] of s.userPrompts().entries()) ids[`p${i + 1}`] = p.entryId;
     const hook = (turn: string) => runCodexHook({ hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: turn, cwd: ws, prompt: 'x' }, { home });
-    await setTree(ws, atP1);
+    await replaceFiles(ws, atP1);
     assert.equal((await hook('turn-1')).action, 'snapshot');
-    await setTree(ws, atP2);
+    await replaceFiles(ws, atP2);
     assert.equal((await hook('turn-2')).action, 'snapshot');
-    await setTree(ws, now);
+    await replaceFiles(ws, now);
 
     engine = new RewindEngine({
       settings: parseSettings((k) => (k === 'home' ? home : k === 'includePiSessions' ? false : undefined), {}),
@@ -63,7 +53,7 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
     });
     const outcome = await engine.applyRewind(file, ids.p3!, 'conversation');
     forkFile = outcome.fork!.sessionFile;
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
   });
   after(async () => {
     await engine.dispose();
@@ -78,10 +68,10 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
   it("rewinds a copied prompt to exactly the origin's files, and undo puts them back", async () => {
     const dry = await engine.rewindFiles(forkFile, ids.p2!, { dryRun: true });
     assert.ok(dry.canRewind, JSON.stringify(dry));
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
     await engine.rewindFiles(forkFile, ids.p1!);
-    assert.deepEqual(await tree(ws), atP1);
+    assert.deepEqual(await readTree(ws), atP1);
     await engine.undoLastRewind(forkFile);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
   });
 });

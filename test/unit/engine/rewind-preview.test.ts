@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { parseSettings } from '../../../src/core/engine/settings';
-
-async function tree(root: string, rel = ''): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) Object.assign(out, await tree(root, p));
-    else out[p] = await readFile(join(root, p), 'utf8');
-  }
-  return out;
-}
+import { readTree } from '../files/helpers';
 
 describe('engine: "Rewind to here" preview and apply over a real workspace and session', () => {
   let dir: string;
@@ -58,7 +49,7 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
   });
 
   it('previews conversation, state and files together without changing anything', async () => {
-    const before = await tree(ws);
+    const before = await readTree(ws);
     const sessionBefore = await readFile(file, 'utf8');
     const p = await engine.previewRewind(file, ids.u1!);
     assert.equal(p.anchorPreview, 'change things');
@@ -85,7 +76,7 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
       p.files.files.reduce((n, f) => n + f.insertions, 0),
     );
     assert.ok(p.files.insertions >= 3 && p.files.deletions >= 2, JSON.stringify(p.files));
-    assert.deepEqual(await tree(ws), before, 'a dry run changes no file');
+    assert.deepEqual(await readTree(ws), before, 'a dry run changes no file');
     assert.equal(await readFile(file, 'utf8'), sessionBefore, 'a dry run writes nothing to the session');
   });
 
@@ -127,13 +118,13 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
   });
 
   it('applies conversation and files together, and undoes the files', async () => {
-    const changedNow = await tree(ws);
+    const changedNow = await readTree(ws);
     const outcome = await engine.applyRewind(file, ids.u1!, 'all', { overwriteUserModified: false });
     assert.equal(outcome.branch?.name, 'main-v2');
     assert.equal(outcome.branch?.headMessageId, ids.u1);
     assert.deepEqual([...outcome.filesChanged].sort(), ['b.txt', 'c.txt', 'src/a.txt']);
     assert.equal(outcome.undoAvailable, true);
-    assert.deepEqual(await tree(ws), { 'src/a.txt': 'one\ntwo\n', 'b.txt': 'bee\n' });
+    assert.deepEqual(await readTree(ws), { 'src/a.txt': 'one\ntwo\n', 'b.txt': 'bee\n' });
     const details = await engine.describeSession(file);
     assert.equal(details.branches.find((b) => b.isActive)?.name, 'main-v2');
     assert.deepEqual((await engine.stateOf(file)).state, {}, 'state is as before the rewound invocations');
@@ -145,27 +136,27 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
 
     const undone = await engine.undoLastRewind(file);
     assert.deepEqual([...undone.filesChanged].sort(), ['b.txt', 'c.txt', 'src/a.txt']);
-    assert.deepEqual(await tree(ws), changedNow);
+    assert.deepEqual(await readTree(ws), changedNow);
   });
 
   it('rewinds only the conversation, or only the files, when asked', async () => {
-    const now = await tree(ws);
+    const now = await readTree(ws);
     const conv = await engine.applyRewind(file, ids.u2!, 'conversation');
     assert.equal(conv.branch?.name, 'main-v2');
     assert.deepEqual(conv.filesChanged, []);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
     const files = await engine.applyRewind(file, ids.u2!, 'files');
     assert.equal(files.branch, undefined);
     assert.deepEqual(files.filesChanged, ['src/a.txt']);
-    assert.equal((await tree(ws))['src/a.txt'], 'one\nTWO\nthree\n');
+    assert.equal((await readTree(ws))['src/a.txt'], 'one\nTWO\nthree\n');
     assert.equal((await engine.describeSession(file)).branches.find((b) => b.isActive)?.name, 'main-v2', 'files-only leaves the branch');
   });
 
   it('refuses to apply what the preview reports as impossible, changing nothing', async () => {
-    const now = await tree(ws);
+    const now = await readTree(ws);
     await assert.rejects(engine.applyRewind(file, ids.a1!, 'all'), /your own messages/);
     await assert.rejects(engine.applyRewind(file, 'nope1234', 'files'), /not found/);
-    assert.deepEqual(await tree(ws), now);
+    assert.deepEqual(await readTree(ws), now);
     assert.equal((await engine.describeSession(file)).branches.length, 1);
   });
 

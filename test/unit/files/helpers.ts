@@ -1,6 +1,6 @@
 // Shared by the file-checkpoint tests: temp folders and an exact fingerprint of a folder tree.
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -42,6 +42,23 @@ export async function writeTree(root: string, files: Record<string, string>): Pr
     await mkdir(dirname(join(root, rel)), { recursive: true });
     await writeFile(join(root, rel), content);
   }
+}
+
+/** Every file under `root` (workspace-relative, '/'-separated) with its text. */
+export async function readTree(root: string, rel = ''): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) Object.assign(out, await readTree(root, p));
+    else out[p] = await readFile(join(root, p), 'utf8');
+  }
+  return out;
+}
+
+/** Makes the flat folder `dir` hold exactly `files`: the others in it are deleted. */
+export async function replaceFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const name of await readdir(dir)) if (!(name in files)) await unlink(join(dir, name));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
 }
 
 export const userAnchor = { checkpointingEnabled: true, kind: 'user-message' as const };
