@@ -75,14 +75,15 @@ export function snapshotsByEntryFromRecords(view: SessionView, all: readonly Sna
 /** The key the checkpointer knows the message's snapshot by (for our sessions, the message id itself). */
 export async function snapshotKeyOf(view: SessionView, entryId: string, checkpointer: Pick<FileCheckpoints, 'listSnapshots'>): Promise<string> {
   if (!isForeignView(view)) return entryId;
+  return keyAmong(view, entryId, keysOf(view, entryId).length > 1 ? await checkpointer.listSnapshots(view.sessionId) : []);
+}
+
+/** The first of the message's keys that names one of the session's `records`, else its first key. */
+function keyAmong(view: ForeignSessionView, entryId: string, records: readonly SnapshotRecord[]): string {
   const keys = keysOf(view, entryId);
-  if (keys.length > 1) {
-    const known = new Set((await checkpointer.listSnapshots(view.sessionId)).map((r) => r.anchorId));
-    const found = keys.find((k) => known.has(k));
-    if (found) return found;
-  }
+  const known = new Set(records.map((r) => r.anchorId));
   // No key at all: a key that names no snapshot, so the checkpointer says "no snapshot for this message".
-  return keys[0] ?? `entry:${entryId}`;
+  return keys.find((k) => known.has(k)) ?? keys[0] ?? `entry:${entryId}`;
 }
 
 /**
@@ -92,9 +93,10 @@ export async function snapshotKeyOf(view: SessionView, entryId: string, checkpoi
  * the same as always, and the note says what such a checkpoint does not cover.
  */
 export async function filesAnchorOf(view: SessionView, entryId: string, checkpointer: FileCheckpoints): Promise<{ key: string; note?: string }> {
-  const key = await snapshotKeyOf(view, entryId, checkpointer);
-  if (!isForeignView(view)) return { key };
+  if (!isForeignView(view)) return { key: entryId };
+  // one listing serves both: which key names the snapshot, and whether it is there at all
   const records = await checkpointer.listSnapshots(view.sessionId);
+  const key = keyAmong(view, entryId, records);
   if (records.some((r) => r.anchorId === key && r.kind === 'user-message')) return { key };
   const origin = await originSnapshotOf(view, entryId, checkpointer);
   if (origin) {
