@@ -52,9 +52,9 @@ parentPort.on('message', (batch) => {
       const deflated = z !== null && z.length < data.length;
       const stored = own(deflated ? z : data);
       moved.push(stored.buffer);
-      return [id, hash, data.length, stored, deflated, undefined, st.mtimeMs, st.ino];
+      return [id, hash, data.length, stored, deflated, undefined, [st.mtimeMs, st.ctimeMs, st.ino, st.dev]];
     } catch (err) {
-      return [id, null, 0, null, false, err && err.code ? err.code : String(err), 0, 0];
+      return [id, null, 0, null, false, err && err.code ? err.code : String(err), null];
     }
   }), moved);
 });
@@ -67,11 +67,10 @@ export interface PreparedBlob {
   stored: Buffer;
   deflated: boolean;
   /** The stat data of the version read. */
-  mtimeMs?: number;
-  ino?: number;
+  st?: { mtimeMs: number; ctimeMs: number; ino: number; dev: number };
 }
 
-type Reply = [number, string | null, number, Uint8Array | null, boolean, string | undefined, number, number];
+type Reply = [number, string | null, number, Uint8Array | null, boolean, string | undefined, [number, number, number, number] | null];
 type Waiter = { resolve(b: PreparedBlob): void; reject(err: Error): void };
 
 /** Files handed over and not answered yet, beyond which the calling thread does the next file itself. */
@@ -88,10 +87,11 @@ export class BlobThread {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true });
     this.#worker.unref();
     this.#worker.on('message', (replies: Reply[]) => {
-      for (const [id, hash, size, stored, deflated, code, mtimeMs, ino] of replies) {
+      for (const [id, hash, size, stored, deflated, code, times] of replies) {
         const w = this.#waiting.get(id);
         this.#waiting.delete(id);
-        if (hash && stored) w?.resolve({ hash, size, stored: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), deflated, mtimeMs, ino });
+        const st = times ? { mtimeMs: times[0], ctimeMs: times[1], ino: times[2], dev: times[3] } : undefined;
+        if (hash && stored) w?.resolve({ hash, size, stored: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), deflated, st });
         else w?.reject(Object.assign(new Error(code ?? 'read failed'), { code }));
       }
     });

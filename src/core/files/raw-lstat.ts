@@ -11,7 +11,9 @@ export interface RawStat {
   mode: number;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
+  dev: number;
 }
 
 /** lstat of a path: its numbers, or undefined when it is gone or cannot be stat-ed (as a refused lstatSync). */
@@ -19,11 +21,14 @@ export type RawLstat = (path: string) => RawStat | undefined;
 
 // positions in the binding's result (node/src/node_file.h, FillStatsArray): dev, mode, nlink, uid, gid, rdev, blksize,
 // ino, size, blocks, then seconds and nanoseconds of atime, mtime, ctime, birthtime
+const DEV = 0;
 const MODE = 1;
 const INO = 7;
 const SIZE = 8;
 const MTIME_SEC = 12;
 const MTIME_NSEC = 13;
+const CTIME_SEC = 14;
+const CTIME_NSEC = 15;
 
 type Binding = { lstat(path: string, bigint: false, req: undefined, throwIfNoEntry: boolean): Float64Array | undefined };
 
@@ -44,7 +49,7 @@ function probe(): RawLstat | undefined {
     return undefined;
   }
   if (typeof binding?.lstat !== 'function') return undefined;
-  const out: RawStat = { mode: 0, size: 0, mtimeMs: 0, ino: 0 };
+  const out: RawStat = { mode: 0, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, dev: 0 };
   const raw: RawLstat = (path) => {
     let v: Float64Array | undefined;
     try {
@@ -57,7 +62,9 @@ function probe(): RawLstat | undefined {
     out.size = v[SIZE]!;
     // the same arithmetic as Node's Stats (msFromTimeSpec), so the numbers compare equal to those an index stored
     out.mtimeMs = v[MTIME_SEC]! * 1e3 + v[MTIME_NSEC]! / 1e6;
+    out.ctimeMs = v[CTIME_SEC]! * 1e3 + v[CTIME_NSEC]! / 1e6;
     out.ino = v[INO]!;
+    out.dev = v[DEV]!;
     return out;
   };
   return agrees(raw) ? raw : undefined;
@@ -71,7 +78,15 @@ function agrees(raw: RawLstat): boolean {
       const want = lstatSync(p, { throwIfNoEntry: false });
       const got = raw(p);
       if (!want || !got) return false;
-      if (got.mode !== want.mode || got.size !== want.size || got.mtimeMs !== want.mtimeMs || got.ino !== want.ino) return false;
+      if (
+        got.mode !== want.mode ||
+        got.size !== want.size ||
+        got.mtimeMs !== want.mtimeMs ||
+        got.ctimeMs !== want.ctimeMs ||
+        got.ino !== want.ino ||
+        got.dev !== want.dev
+      )
+        return false;
     }
     return raw(`${process.execPath}.no-such-entry-${process.pid}`) === undefined && raw(`${process.execPath}/below-a-file`) === undefined;
   } catch {

@@ -72,7 +72,9 @@ export interface KnownVersion {
   hash: string;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
+  dev: number;
 }
 
 /**
@@ -87,7 +89,15 @@ export function readKnownFile(path: string, known: KnownVersion, hashOf: (data: 
   if (r.stable) {
     const hash = hashOf(r.data);
     if (r.st.mtimeMs < r.started - RECENT_MS) return { data: r.data, st: r.st, hash };
-    if (hash === known.hash && r.st.size === known.size && r.st.mtimeMs === known.mtimeMs && r.st.ino === known.ino) return { data: r.data, st: r.st, hash };
+    if (
+      hash === known.hash &&
+      r.st.size === known.size &&
+      r.st.mtimeMs === known.mtimeMs &&
+      r.st.ctimeMs === known.ctimeMs &&
+      r.st.ino === known.ino &&
+      r.st.dev === known.dev
+    )
+      return { data: r.data, st: r.st, hash };
   }
   const again = readStableFile(path);
   return { ...again, hash: hashOf(again.data) };

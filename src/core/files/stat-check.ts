@@ -17,7 +17,9 @@ interface StatData {
   mode: number;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
+  dev: number;
 }
 
 /** lstat of each folder and each file of the index, by position; paths are put together only where they are used. */
@@ -37,7 +39,7 @@ function jsSource(index: StatIndex, prefix: string, raw?: RawLstat): StatSource 
     dir: (d) => {
       // a copy: the raw answer is reused by the next call, and a folder's is read after its files are stat-ed
       const st = stat(dirRel[d] === '' ? prefix || '.' : prefix + dirRel[d]);
-      return st && { mode: st.mode, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+      return st && { mode: st.mode, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, dev: st.dev };
     },
     file: (d, f) => {
       if (d !== baseOf) {
@@ -81,7 +83,13 @@ export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: 
     }
     const f0 = fileStart[d]!;
     const f1 = fileStart[d + 1]!;
-    const listingHolds = dir.listedMtimeMs !== undefined && dir.listedMtimeMs === st.mtimeMs && dir.dirIno === st.ino && dir.mode === (st.mode & 0o7777);
+    const listingHolds =
+      dir.listedMtimeMs !== undefined &&
+      dir.listedMtimeMs === st.mtimeMs &&
+      dir.listedCtimeMs === st.ctimeMs &&
+      dir.dirIno === st.ino &&
+      dir.dirDev === st.dev &&
+      dir.mode === (st.mode & 0o7777);
     // the rules come first (the folders below are matched under them); a changed listing may have a new .gitignore
     let hasGitignore = !listingHolds || dir.extra.includes('.gitignore');
     for (let f = f0; f < f1 && !hasGitignore; f++) hasGitignore = names[f] === '.gitignore';
@@ -97,7 +105,7 @@ export function changedSinceIndex(index: StatIndex, rules: IgnoreRules, prefix: 
       const fst = source.file(d, f);
       const fmt = fst ? fst.mode & S_IFMT : 0;
       const kind = fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined;
-      if (!fst || !index.fileMatches(f, kind, fst.mode & 0o7777, fst.size, fst.mtimeMs, fst.ino)) changed.push(relBase + name);
+      if (!fst || !index.fileMatches(f, kind, fst)) changed.push(relBase + name);
     }
     for (const name of dir.extra) changed.push(relBase + name);
   }

@@ -9,27 +9,28 @@
 // the index alone is older but still true, since every entry is checked against lstat before it is trusted.
 import { crc32 } from 'node:zlib';
 import { isSafeName } from './safe-paths';
-import { fileNums, IndexedDir, isFileMeta, type DirRecord, type StatIndex } from './stat-index';
+import { fileNums, IndexedDir, isFileMeta, NUMS, type DirRecord, type StatIndex } from './stat-index';
 import { treeTotals, type DirNode, type TreeTotals } from './tree';
 import type { FileNodeState } from './workspace-model';
 
 const MAGIC = 0x50575241; // 'ARWP' little-endian
-const VERSION = 1;
+const VERSION = 2; // 2: the index's six numbers per file (ctime and device added)
 /** magic, version, base id (16), folder section bytes, file count */
 const HEAD = 4 + 4 + 16 + 4 + 4;
-/** Per file: its number in the index, then size, mtimeMs, ino, meta (as the index stores them). */
-const FILE_NUMS = 5;
+/** Per file: its number in the index, then its NUMS (6) numbers as the index stores them. A literal: this module is
+ *  evaluated while stat-index.ts, which imports it, is not yet (NUMS is read only inside functions). */
+const FILE_NUMS = 7;
 const HASH_BYTES = 32;
 const CHECK_BYTES = 4;
 
 /** What a patch may change in a folder's record: everything but where it is and what it holds. */
-export type DirPatch = Pick<DirRecord, 'mode' | 'hash' | 'rulesKey' | 'listedMtimeMs' | 'dirIno' | 'ignoredHere' | 'totals'>;
+export type DirPatch = Pick<DirRecord, 'mode' | 'hash' | 'rulesKey' | 'listedMtimeMs' | 'listedCtimeMs' | 'dirIno' | 'dirDev' | 'ignoredHere' | 'totals'>;
 
 export interface StatPatch {
   /** The id of the index it applies to. */
   base: string;
   dirs: Map<number, DirPatch>;
-  /** File number → its four numbers and 32-byte hash. */
+  /** File number → its NUMS numbers and 32-byte hash. */
   files: Map<number, { nums: Float64Array; hash: Buffer }>;
 }
 
@@ -37,7 +38,7 @@ const align8 = (n: number) => (n + 7) & ~7;
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const HEX64 = /^[0-9a-f]{64}$/;
 
-type PackedDir = [number, number, string | null, string | null, number | null, number | null, number, number, number, number];
+type PackedDir = [number, number, string | null, string | null, number | null, number | null, number, number, number, number, number | null, number | null];
 
 export function encodeStatPatch(patch: StatPatch): Buffer {
   const dirs: PackedDir[] = [...patch.dirs].map(([d, r]) => [
@@ -51,6 +52,8 @@ export function encodeStatPatch(patch: StatPatch): Buffer {
     r.totals.files,
     r.totals.bytes,
     r.totals.ignored,
+    r.listedCtimeMs ?? null,
+    r.dirDev ?? null,
   ]);
   const json = Buffer.from(JSON.stringify(dirs), 'utf8');
   const files = [...patch.files];
@@ -99,9 +102,9 @@ export function decodeStatPatch(buf: Buffer | undefined, index: StatIndex): Stat
     const files = new Map<number, { nums: Float64Array; hash: Buffer }>();
     const fileCount = index.names.length;
     for (let i = 0; i < count; i++) {
-      const [f, size, mtimeMs, ino, meta] = nums.subarray(i * FILE_NUMS, (i + 1) * FILE_NUMS);
+      const [f, size, mtimeMs, ino, meta, ctimeMs, dev] = nums.subarray(i * FILE_NUMS, (i + 1) * FILE_NUMS);
       if (!Number.isInteger(f) || f! < 0 || f! >= fileCount || files.has(f!)) return undefined;
-      if (!isNum(size) || size < 0 || !isNum(mtimeMs) || !isNum(ino) || !isFileMeta(meta!)) return undefined;
+      if (!isNum(size) || size < 0 || !isNum(mtimeMs) || !isNum(ino) || !isFileMeta(meta!) || !isNum(ctimeMs) || !isNum(dev)) return undefined;
       files.set(f!, {
         nums: nums.slice(i * FILE_NUMS + 1, (i + 1) * FILE_NUMS),
         hash: buf.subarray(hashesAt + i * HASH_BYTES, hashesAt + (i + 1) * HASH_BYTES),
@@ -114,8 +117,8 @@ export function decodeStatPatch(buf: Buffer | undefined, index: StatIndex): Stat
 }
 
 function dirPatchOf(p: unknown, dirCount: number): [number, DirPatch] | undefined {
-  if (!Array.isArray(p) || p.length !== 10) return undefined;
-  const [d, mode, hash, rulesKey, listed, ino, ignoredHere, files, bytes, ignored] = p as PackedDir;
+  if (!Array.isArray(p) || p.length !== 12) return undefined;
+  const [d, mode, hash, rulesKey, listed, ino, ignoredHere, files, bytes, ignored, listedCtime, dev] = p as PackedDir;
   const ok =
     Number.isInteger(d) &&
     d >= 0 &&
@@ -125,13 +128,28 @@ function dirPatchOf(p: unknown, dirCount: number): [number, DirPatch] | undefine
     (rulesKey === null || typeof rulesKey === 'string') &&
     (listed === null || isNum(listed)) &&
     (ino === null || isNum(ino)) &&
+    (listedCtime === null || isNum(listedCtime)) &&
+    (dev === null || isNum(dev)) &&
     isNum(ignoredHere) &&
     isNum(files) &&
     isNum(bytes) &&
     isNum(ignored);
   if (!ok) return undefined;
   const opt = <T>(x: T | null) => (x === null ? undefined : x);
-  return [d, { mode, hash: opt(hash), rulesKey: opt(rulesKey), listedMtimeMs: opt(listed), dirIno: opt(ino), ignoredHere, totals: { files, bytes, ignored } }];
+  return [
+    d,
+    {
+      mode,
+      hash: opt(hash),
+      rulesKey: opt(rulesKey),
+      listedMtimeMs: opt(listed),
+      listedCtimeMs: opt(listedCtime),
+      dirIno: opt(ino),
+      dirDev: opt(dev),
+      ignoredHere,
+      totals: { files, bytes, ignored },
+    },
+  ];
 }
 
 /** Puts the patch's folder records and file entries into the loaded index (before anything reads it). */
@@ -152,7 +170,7 @@ export function applyStatPatch(index: StatIndex, patch: StatPatch): void {
 export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch): StatPatch | undefined {
   const patch: StatPatch = { base: index.id, dirs: new Map(loaded?.dirs), files: new Map(loaded?.files) };
   if (!index.id) return undefined;
-  const scratch = new Float64Array(4);
+  const scratch = new Float64Array(NUMS);
   const scratchHash = Buffer.alloc(HASH_BYTES);
   const visit = (node: DirNode, d: number): boolean => {
     if (node instanceof IndexedDir && node.index === index && node.at === d && node.untouched) return true;
@@ -171,9 +189,10 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
       const n = node.children.get(index.names[f]!);
       if (!n || n.kind === 'dir') return false;
       fileNums(n as FileNodeState, scratch, 0);
-      const o = f * 4;
+      const o = f * NUMS;
       const { nums, hashes } = index;
-      const sameNums = scratch[0] === nums[o] && scratch[1] === nums[o + 1] && scratch[2] === nums[o + 2] && scratch[3] === nums[o + 3];
+      let sameNums = true;
+      for (let k = 0; k < NUMS && sameNums; k++) sameNums = scratch[k] === nums[o + k];
       // most files of a folder something changed in are the index's own nodes, untouched: no hash to decode
       if (sameNums && index.madeWithHash(n as FileNodeState, f)) continue;
       if (n.hash.length !== 64 || scratchHash.write(n.hash, 'hex') !== HASH_BYTES) return false;
@@ -189,7 +208,9 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
       hash: node.hash,
       rulesKey: node.rulesKey,
       listedMtimeMs: node.listedMtimeMs,
+      listedCtimeMs: node.listedCtimeMs,
       dirIno: node.dirIno,
+      dirDev: node.dirDev,
       ignoredHere: node.ignoredHere ?? 0,
       totals: treeTotals(node),
     };
@@ -206,7 +227,9 @@ function sameDir(a: DirPatch, b: DirPatch): boolean {
     a.hash === b.hash &&
     a.rulesKey === b.rulesKey &&
     a.listedMtimeMs === b.listedMtimeMs &&
+    a.listedCtimeMs === b.listedCtimeMs &&
     a.dirIno === b.dirIno &&
+    a.dirDev === b.dirDev &&
     (a.ignoredHere ?? 0) === (b.ignoredHere ?? 0) &&
     t(a.totals) === t(b.totals)
   );

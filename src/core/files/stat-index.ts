@@ -13,10 +13,11 @@ import type { FileNodeState } from './workspace-model';
 import { applyStatPatch, decodeStatPatch, type StatPatch } from './stat-index-patch';
 
 const MAGIC = 0x49575241; // 'ARWI' little-endian
-const VERSION = 2;
+// 3: ctime and device per file and per listed folder (an edit that kept size and mtime went unseen)
+const VERSION = 3;
 const HEAD = 20; // magic, version, header bytes, name bytes, file count
-/** Per file in the number section: size, mtimeMs, ino, meta (mode | SYMLINK | RACY). */
-const NUMS = 4;
+/** Per file in the number section: size, mtimeMs, ino, meta (mode | SYMLINK | RACY), ctimeMs, dev. */
+export const NUMS = 6;
 const SYMLINK = 0x10000;
 const RACY = 0x20000;
 const HASH_BYTES = 32;
@@ -33,7 +34,9 @@ export interface DirRecord {
   hash?: string;
   rulesKey?: string;
   listedMtimeMs?: number;
+  listedCtimeMs?: number;
   dirIno?: number;
+  dirDev?: number;
   ignoredHere?: number;
   /** Names listed but not kept (skipped or vanished): looked at again by every check. */
   extra: string[];
@@ -61,6 +64,8 @@ type Packed = [
   number,
   number,
   number,
+  number | null,
+  number | null,
 ];
 
 const pack = (r: DirRecord): Packed => [
@@ -79,14 +84,16 @@ const pack = (r: DirRecord): Packed => [
   r.totals.bytes,
   r.totals.ignored,
   r.nameBytes,
+  r.listedCtimeMs ?? null,
+  r.dirDev ?? null,
 ];
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const opt = <T>(x: T | null): T | undefined => (x === null ? undefined : x);
 
 function unpack(p: unknown, i: number, count: number): DirRecord {
-  if (!Array.isArray(p) || p.length !== 15) throw new Error('bad folder record');
-  const [parent, name, mode, hash, rulesKey, listed, ino, ignored, extra, fileCount, end, files, bytes, ign, nameBytes] = p as Packed;
+  if (!Array.isArray(p) || p.length !== 17) throw new Error('bad folder record');
+  const [parent, name, mode, hash, rulesKey, listed, ino, ignored, extra, fileCount, end, files, bytes, ign, nameBytes, listedCtime, dev] = p as Packed;
   const ok =
     (i === 0 ? parent === -1 && name === '' : isNum(parent) && parent >= 0 && parent < i && typeof name === 'string' && isSafeName(name)) &&
     isNum(mode) &&
@@ -94,6 +101,8 @@ function unpack(p: unknown, i: number, count: number): DirRecord {
     (rulesKey === null || typeof rulesKey === 'string') &&
     (listed === null || isNum(listed)) &&
     (ino === null || isNum(ino)) &&
+    (listedCtime === null || isNum(listedCtime)) &&
+    (dev === null || isNum(dev)) &&
     isNum(ignored) &&
     Array.isArray(extra) &&
     extra.every((n) => typeof n === 'string' && isSafeName(n)) &&
@@ -115,7 +124,9 @@ function unpack(p: unknown, i: number, count: number): DirRecord {
     hash: opt(hash),
     rulesKey: opt(rulesKey),
     listedMtimeMs: opt(listed),
+    listedCtimeMs: opt(listedCtime),
     dirIno: opt(ino),
+    dirDev: opt(dev),
     ignoredHere: ignored,
     extra,
     fileCount,
@@ -208,21 +219,24 @@ export class StatIndex {
     return new IndexedDir(this, 0);
   }
 
-  /** Whether file `f` has the stat data of an unchanged file (and was not racy when it was hashed). */
-  fileMatches(f: number, kind: 'file' | 'symlink' | undefined, mode: number, size: number, mtimeMs: number, ino: number): boolean {
+  /** Whether file `f` has the stat data of an unchanged file (and was not racy when it was hashed): what git
+   *  compares (size, mtime, ctime, inode, device, mode), `st.mode` with its type bits. */
+  fileMatches(f: number, kind: 'file' | 'symlink' | undefined, st: FileStat): boolean {
     const o = f * NUMS;
     const meta = this.nums[o + 3]!;
     return (
       (meta & RACY) === 0 &&
       kind === ((meta & SYMLINK) !== 0 ? 'symlink' : 'file') &&
-      (meta & 0o7777) === mode &&
-      this.nums[o]! === size &&
-      this.nums[o + 1]! === mtimeMs &&
-      this.nums[o + 2]! === ino
+      (meta & 0o7777) === (st.mode & 0o7777) &&
+      this.nums[o]! === st.size &&
+      this.nums[o + 1]! === st.mtimeMs &&
+      this.nums[o + 2]! === st.ino &&
+      this.nums[o + 4]! === st.ctimeMs &&
+      this.nums[o + 5]! === st.dev
     );
   }
 
-  /** File f's numbers as the index stores them (size, mtimeMs, ino, meta) and its hash, both views into the index. */
+  /** File f's numbers as the index stores them (size, mtimeMs, ino, meta, ctimeMs, dev) and its hash, both views into the index. */
   fileEntry(f: number): { nums: Float64Array; hash: Buffer } {
     return { nums: this.nums.subarray(f * NUMS, (f + 1) * NUMS), hash: this.hashes.subarray(f * HASH_BYTES, (f + 1) * HASH_BYTES) };
   }
@@ -235,7 +249,9 @@ export class StatIndex {
       mode: meta & 0o7777,
       size: this.nums[o]!,
       mtimeMs: this.nums[o + 1]!,
+      ctimeMs: this.nums[o + 4]!,
       ino: this.nums[o + 2]!,
+      dev: this.nums[o + 5]!,
       hash: this.hashes.toString('hex', f * HASH_BYTES, (f + 1) * HASH_BYTES),
     };
     if ((meta & RACY) !== 0) node.racy = true;
@@ -281,7 +297,9 @@ export class IndexedDir implements DirNode {
   hash?: string;
   rulesKey?: string;
   listedMtimeMs?: number;
+  listedCtimeMs?: number;
   dirIno?: number;
+  dirDev?: number;
   ignoredHere?: number;
   #children?: Map<string, Node>;
   #listed?: { value: string[] | undefined };
@@ -295,7 +313,9 @@ export class IndexedDir implements DirNode {
     this.hash = r.hash;
     this.rulesKey = r.rulesKey;
     this.listedMtimeMs = r.listedMtimeMs;
+    this.listedCtimeMs = r.listedCtimeMs;
     this.dirIno = r.dirIno;
+    this.dirDev = r.dirDev;
     this.ignoredHere = r.ignoredHere;
   }
 
@@ -324,7 +344,9 @@ export class IndexedDir implements DirNode {
       this.mode === r.mode &&
       this.rulesKey === r.rulesKey &&
       this.listedMtimeMs === r.listedMtimeMs &&
+      this.listedCtimeMs === r.listedCtimeMs &&
       this.dirIno === r.dirIno &&
+      this.dirDev === r.dirDev &&
       this.ignoredHere === r.ignoredHere
     );
   }
@@ -336,12 +358,24 @@ export class IndexedDir implements DirNode {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-/** Writes a file's numbers as the index stores them (size, mtimeMs, ino, meta) into `out` at `at`. */
+/** What fileMatches reads of an lstat. */
+export interface FileStat {
+  mode: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+/** Writes a file's numbers as the index stores them (size, mtimeMs, ino, meta, ctimeMs, dev) into `out` at `at`. */
 export function fileNums(f: FileNodeState, out: Float64Array, at: number): void {
   out[at] = f.size;
   out[at + 1] = f.mtimeMs;
   out[at + 2] = f.ino;
   out[at + 3] = f.mode | (f.kind === 'symlink' ? SYMLINK : 0) | (f.racy ? RACY : 0);
+  out[at + 4] = f.ctimeMs;
+  out[at + 5] = f.dev;
 }
 
 /** Whether `meta` is one fileNums writes: permission bits and the two flags, nothing else. */
@@ -391,7 +425,9 @@ export function encodeStatIndex(key: string, root: DirNode, id: string = newInde
       hash: dir.hash,
       rulesKey: dir.rulesKey,
       listedMtimeMs: dir.listedMtimeMs,
+      listedCtimeMs: dir.listedCtimeMs,
       dirIno: dir.dirIno,
+      dirDev: dir.dirDev,
       ignoredHere: dir.ignoredHere ?? 0,
       extra: [],
       fileCount: 0,

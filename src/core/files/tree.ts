@@ -9,7 +9,11 @@ export interface FileNode {
   mode: number;
   size: number;
   mtimeMs: number;
+  /** Set by the kernel on every change of content or metadata, a utimes() that puts the mtime back included: what
+   *  tells an edit that kept size and mtime (cp -p, rsync -t, tar x, touch -r) from an unchanged file, as for git. */
+  ctimeMs: number;
   ino: number;
+  dev: number;
   /** Blob hash: the file content, or the link target for symlinks. */
   hash: string;
 }
@@ -24,7 +28,11 @@ export interface DirNode {
   rulesKey?: string;
   /** The folder's mtime when it was listed, if the listing can be trusted while it stays the same. */
   listedMtimeMs?: number;
+  /** The folder's ctime and device when it was listed: a listing is trusted only while mtime, ctime, inode, device
+   *  and mode are all as they were (tar x puts a folder's mtime back after adding entries; its ctime stays new). */
+  listedCtimeMs?: number;
   dirIno?: number;
+  dirDev?: number;
   /** Entries left out by ignore rules in this folder (counted again when the listing is reused). */
   ignoredHere?: number;
   /** Every name of the listing that was looked at, skipped files included. */

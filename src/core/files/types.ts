@@ -35,6 +35,10 @@ export interface ScanTuning {
    *  paths the index knows; else it writes a patch beside it (stat-index-patch.ts). 0: always a patch when one can
    *  say it (tests). */
   staleIndexShare?: number;
+  /** How recent a change (mtime or ctime) must be, at the scan that hashed a file, for the next scan to hash it again
+   *  whatever its stat data says (default 2 s: every timestamp tick in use, FAT's included). Tests that run on a
+   *  fine-grained file system lower it so that files written moments ago take the stat cache's fast paths. */
+  racyMs?: number;
 }
 
 export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };

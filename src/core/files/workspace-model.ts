@@ -45,8 +45,15 @@ const MAY_BE_GONE = { throwIfNoEntry: false } as const;
 const RECENT_READ_BUDGET = 16 * 1024 * 1024;
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
-/** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
+/**
+ * Files changed this close to a scan may change again within the same timestamp tick (coarse kernel clocks: a few ms;
+ * FAT: 2 s), keeping mtime and ctime: re-hash them next time, as git re-reads its racily-clean entries. Both times
+ * count: a utimes() that puts the mtime back (touch -r, cp -p) leaves only the ctime recent.
+ */
 const RACY_MS = 2000;
+
+/** Whether a file with these times, read during a scan that started at `scanStart`, must be re-hashed next time. */
+const isRacy = (mtimeMs: number, ctimeMs: number, scanStart: number, racyMs: number) => Math.max(mtimeMs, ctimeMs) >= scanStart - racyMs;
 
 export interface FileNodeState extends FileNode {
   racy?: boolean;
@@ -72,6 +79,10 @@ export class WorkspaceModel {
 
   /** Scan switches, passed in (FileCheckpointer, from settings.ts): core reads no environment variables. */
   tuning: ScanTuning = DEFAULT_SCAN_TUNING;
+
+  private get racyMs(): number {
+    return this.tuning.racyMs ?? RACY_MS;
+  }
 
   constructor(
     readonly workspaceRoot: string,
@@ -385,7 +396,15 @@ export class WorkspaceModel {
     // last time are still the names (git's untracked cache relies on the same), so only the entries need an lstat
     const listTime = Date.now();
     let names: string[] | undefined;
-    if (old?.listedMtimeMs !== undefined && old.listedMtimeMs === dst.mtimeMs && old.dirIno === dst.ino && old.listed) names = old.listed;
+    if (
+      old?.listedMtimeMs !== undefined &&
+      old.listedMtimeMs === dst.mtimeMs &&
+      old.listedCtimeMs === dst.ctimeMs &&
+      old.dirIno === dst.ino &&
+      old.dirDev === dst.dev &&
+      old.listed
+    )
+      names = old.listed;
     const readListing = (): Dirent[] | undefined => {
       try {
         return readdirSync(absDir, { withFileTypes: true });
@@ -468,8 +487,10 @@ export class WorkspaceModel {
           p.kind === (fmt === S_IFREG ? 'file' : fmt === S_IFLNK ? 'symlink' : undefined) &&
           (!p.racy || (p.hashedAt ?? 0) >= scanStart) &&
           p.mtimeMs === st.mtimeMs &&
+          p.ctimeMs === st.ctimeMs &&
           p.size === st.size &&
           p.ino === st.ino &&
+          p.dev === st.dev &&
           p.mode === (st.mode & 0o7777)
         ) {
           children.set(name, p);
@@ -489,9 +510,12 @@ export class WorkspaceModel {
         }),
       );
     }
-    const result: DirNode = { kind: 'dir', mode, children, rulesKey, ignoredHere, dirIno: dst.ino, listed };
-    // a listing is only trusted next time when the folder had not changed within the mtime tick we listed it in
-    if (dst.mtimeMs < listTime - RACY_MS && !refused?.size) result.listedMtimeMs = dst.mtimeMs;
+    const result: DirNode = { kind: 'dir', mode, children, rulesKey, ignoredHere, dirIno: dst.ino, dirDev: dst.dev, listed };
+    // a listing is only trusted next time when the folder had not changed within the timestamp tick we listed it in
+    if (!isRacy(dst.mtimeMs, dst.ctimeMs, listTime, this.racyMs) && !refused?.size) {
+      result.listedMtimeMs = dst.mtimeMs;
+      result.listedCtimeMs = dst.ctimeMs;
+    }
     if (!changed && old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
     return result;
   }
@@ -525,24 +549,28 @@ export class WorkspaceModel {
         p.kind === kind &&
         (!p.racy || (p.hashedAt ?? 0) >= scanStart) &&
         p.mtimeMs === st.mtimeMs &&
+        p.ctimeMs === st.ctimeMs &&
         p.size === st.size &&
         p.ino === st.ino &&
+        p.dev === st.dev &&
         p.mode === mode
       )
         return p;
       try {
-        const data = await this.reads.run(async (): Promise<{ hash: string; size: number; mtimeMs: number; ino: number }> => {
+        type Version = Pick<FileNodeState, 'hash' | 'size' | 'mtimeMs' | 'ctimeMs' | 'ino' | 'dev'>;
+        const data = await this.reads.run(async (): Promise<Version> => {
           const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 ? this.blobThreadFor(stats) : undefined;
           if (helper?.hasRoom) {
             const blob = await helper.prepare(this.abs(rel));
             stats.hashedFiles++;
             await writer!.addPrepared(blob.hash, blob.stored, blob.size, blob.deflated);
-            return { hash: blob.hash, size: blob.size, mtimeMs: blob.mtimeMs ?? st.mtimeMs, ino: blob.ino ?? st.ino };
+            const read = blob.st ?? st;
+            return { hash: blob.hash, size: blob.size, mtimeMs: read.mtimeMs, ctimeMs: read.ctimeMs, ino: read.ino, dev: read.dev };
           }
           // synchronous reads: a page-cache read is cheaper than the four thread-pool round trips of readFile();
           // never a FIFO or device (it could block forever), never a torn copy of a file changing under the read
           let content: Buffer;
-          let fst: { mtimeMs: number; ino: number } = st;
+          let fst: Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'ino' | 'dev'> = st;
           if (kind === 'file') ({ data: content, st: fst } = readStableFile(this.abs(rel)));
           else content = Buffer.from(readlinkSync(this.abs(rel)), 'utf8');
           const hash = createHash('sha256').update(content).digest('hex');
@@ -552,10 +580,10 @@ export class WorkspaceModel {
             this.recentReads.set(rel, { hash, data: content });
           }
           if (writer) await writer.add('blob', hash, content);
-          return { hash, size: content.length, mtimeMs: fst.mtimeMs, ino: fst.ino };
+          return { hash, size: content.length, mtimeMs: fst.mtimeMs, ctimeMs: fst.ctimeMs, ino: fst.ino, dev: fst.dev };
         });
-        const node: FileNodeState = { kind, mode, size: data.size, mtimeMs: data.mtimeMs, ino: data.ino, hash: data.hash };
-        if (st.mtimeMs >= scanStart - RACY_MS) {
+        const node: FileNodeState = { kind, mode, ...data };
+        if (isRacy(data.mtimeMs, data.ctimeMs, scanStart, this.racyMs)) {
           node.racy = true;
           node.hashedAt = Date.now();
         }

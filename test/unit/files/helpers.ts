@@ -5,6 +5,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
+/**
+ * Waits out the stat cache's racy window (2 s, workspace-model.ts): a file changed within it of a scan is read again
+ * by the next one. utimes() can put a file's mtime in the past but sets its ctime to now, so a test that wants "a
+ * file written a while ago" (as a real tree's files are) ages it and then waits this out.
+ */
+export const afterRacyWindow = (): Promise<void> => new Promise((r) => setTimeout(r, 2100));
+
 export async function tempBase(prefix = 'arw-files-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };

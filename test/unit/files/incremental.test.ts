@@ -6,7 +6,7 @@ import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { FileCheckpointer } from '../../../src/core/files';
-import { tempBase, userAnchor, writeTree } from './helpers';
+import { afterRacyWindow, tempBase, userAnchor, writeTree } from './helpers';
 
 async function workspace(n: number): Promise<{ ws: string; home: string; cleanup: () => Promise<void> }> {
   const base = await tempBase();
@@ -182,6 +182,7 @@ test('a fresh process with nothing changed leaves the stat cache file as it is; 
         await fc.dispose();
       }
     };
+    await afterRacyWindow();
     const first = await snapshotInFreshCheckpointer('u1');
     const { ino } = await stat(first.cacheFile);
     const same = await snapshotInFreshCheckpointer('u2');
@@ -208,6 +209,7 @@ test('on a big tree a fresh process that finds a few files changed leaves the st
       await utimes(join(ws, `m${m}`), past, past);
     }
     await utimes(ws, past, past);
+    await afterRacyWindow();
     const fresh = async (anchor: string) => {
       const fc = new FileCheckpointer({ workspaceRoot: ws, home });
       try {
@@ -248,6 +250,7 @@ test('a fresh process that leaves the stat index as it is writes what it learnt 
       await utimes(ws, past, past);
     };
     await age();
+    await afterRacyWindow();
     const fresh = async (anchor: string) => {
       const fc = new FileCheckpointer({ workspaceRoot: ws, home });
       try {
@@ -265,6 +268,7 @@ test('a fresh process that leaves the stat index as it is writes what it learnt 
       await writeFile(join(ws, p), `changed ${p}\n`);
       await utimes(join(ws, p), older, older);
     }
+    await afterRacyWindow();
     const changed = await fresh('u2');
     assert.equal(changed.summary.hashedFiles, 2);
     assert.equal((await stat(changed.cacheFile)).ino, ino, 'two files of 2,000: the index is not written');
@@ -277,6 +281,7 @@ test('a fresh process that leaves the stat index as it is writes what it learnt 
     await writeFile(join(ws, 'm2/p2/f2.txt'), 'changed too\n');
     await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed again\n');
     for (const p of ['m2/p2/f2.txt', 'm0/p0/f0.txt']) await utimes(join(ws, p), older, older);
+    await afterRacyWindow();
     const third = await fresh('u4');
     assert.equal(third.summary.hashedFiles, 2);
     const fourth = await fresh('u5');
@@ -286,6 +291,7 @@ test('a fresh process that leaves the stat index as it is writes what it learnt 
     // a new file is not something a patch can say: that folder is looked at again until the index is written anew
     await writeFile(join(ws, 'm3/p0/new.txt'), 'new\n');
     await utimes(join(ws, 'm3/p0/new.txt'), older, older);
+    await afterRacyWindow();
     const added = await fresh('u6');
     assert.equal(added.summary.files, third.summary.files + 1);
     const after = await fresh('u7');
@@ -325,6 +331,7 @@ test('a stat index from before patches (no id) is written again once, so that th
       await utimes(join(ws, `m${m}`), past, past);
     }
     await utimes(ws, past, past);
+    await afterRacyWindow();
     const fresh = async (anchor: string) => {
       const fc = new FileCheckpointer({ workspaceRoot: ws, home });
       try {
@@ -340,12 +347,14 @@ test('a stat index from before patches (no id) is written again once, so that th
     const older = new Date(Date.now() - 30_000);
     await writeFile(join(ws, 'm0/p0/f0.txt'), 'changed\n');
     await utimes(join(ws, 'm0/p0/f0.txt'), older, older);
+    await afterRacyWindow();
     const changed = await fresh('u2');
     assert.equal(changed.summary.hashedFiles, 1, 'the old index is used');
     assert.notEqual((await stat(changed.cacheFile)).ino, ino, 'one file of 2,000, but the index is written again, with an id');
     const { ino: withId } = await stat(changed.cacheFile);
     await writeFile(join(ws, 'm1/p1/f1.txt'), 'changed\n');
     await utimes(join(ws, 'm1/p1/f1.txt'), older, older);
+    await afterRacyWindow();
     assert.equal((await fresh('u3')).summary.hashedFiles, 1);
     assert.equal((await stat(changed.cacheFile)).ino, withId, 'from then on a patch');
     assert.equal((await fresh('u4')).summary.hashedFiles, 0);
@@ -359,6 +368,7 @@ test('a tracked snapshot saves the stat cache after a full check, not after each
   try {
     const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
     const cacheFile = join(fc.storeDir, 'stat-index.bin');
+    await afterRacyWindow();
     fc.notifyChanged([]);
     await fc.snapshot('s', 'u1'); // the tracker's first check is a full one
     const { ino } = await stat(cacheFile);

@@ -16,7 +16,7 @@ import { tempBase } from './helpers';
 async function fileNode(abs: string, data: Buffer): Promise<FileNode> {
   await writeFile(abs, data);
   const st = lstatSync(abs);
-  return { kind: 'file', mode: 0o644, size: data.length, mtimeMs: st.mtimeMs, ino: st.ino, hash: hashObject('blob', data) };
+  return { kind: 'file', mode: 0o644, size: data.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, dev: st.dev, hash: hashObject('blob', data) };
 }
 
 /** A workspace with one folder `a` of `n` files, and its model. */

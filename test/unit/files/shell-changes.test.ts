@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
+import { afterRacyWindow, fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 
 const sh = (cwd: string, script: string) => execFileSync('/bin/sh', ['-c', script], { cwd, stdio: 'pipe' });
 
@@ -151,6 +151,7 @@ test('snapshots deduplicate: an unchanged workspace adds no objects, one changed
     // files written this very second are re-hashed once more (they may change again within the same mtime tick)
     const past = new Date(Date.now() - 60_000);
     for (const f of ['a/b/c.txt', 'a/d.txt', 'e.txt']) await utimes(join(ws, f), past, past);
+    await afterRacyWindow(); // and their ctimes, which utimes() just set
     const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
     const s1 = await fc.snapshot('s', 'u1');
     assert.equal(s1.newObjects, 3 + 4); // 3 blobs, trees: root, a, a/b, z

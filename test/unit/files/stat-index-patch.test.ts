@@ -16,7 +16,9 @@ const file = (size: number, c: string, extra: Partial<FileNodeState> = {}): File
   mode: 0o644,
   size,
   mtimeMs: 1_700_000_000_123.456,
+  ctimeMs: 1_700_000_000_223.456,
   ino: 1000 + size,
+  dev: 2049,
   hash: h(c),
   ...extra,
 });
@@ -26,7 +28,9 @@ const dir = (children: Record<string, Node>, extra: Partial<DirNode> = {}): DirN
   children: new Map(Object.entries(children)),
   rulesKey: '',
   listedMtimeMs: 1_600_000_000_000,
+  listedCtimeMs: 1_600_000_000_500,
   dirIno: 7,
+  dirDev: 2049,
   ignoredHere: 0,
   listed: Object.keys(children),
   ...extra,
@@ -57,7 +61,17 @@ function plain(d: DirNode): unknown {
       children[name] = rest;
     }
   }
-  return { mode: d.mode, hash: d.hash, listedMtimeMs: d.listedMtimeMs, dirIno: d.dirIno, ignoredHere: d.ignoredHere, totals: treeTotals(d), children };
+  return {
+    mode: d.mode,
+    hash: d.hash,
+    listedMtimeMs: d.listedMtimeMs,
+    listedCtimeMs: d.listedCtimeMs,
+    dirIno: d.dirIno,
+    dirDev: d.dirDev,
+    ignoredHere: d.ignoredHere,
+    totals: treeTotals(d),
+    children,
+  };
 }
 
 /** The loaded tree with y.ts changed (content, size, time, racy) and the folders above it re-hashed. */

@@ -11,7 +11,17 @@ const KEY = 'ws\0rules\0limit';
 const h = (c: string) => c.repeat(64);
 
 function file(size: number, hashChar: string, extra: Partial<FileNodeState> = {}): FileNodeState {
-  return { kind: 'file', mode: 0o644, size, mtimeMs: 1_700_000_000_123.456, ino: 4242 + size, hash: h(hashChar), ...extra };
+  return {
+    kind: 'file',
+    mode: 0o644,
+    size,
+    mtimeMs: 1_700_000_000_123.456,
+    ctimeMs: 1_700_000_001_456.789,
+    ino: 4242 + size,
+    dev: 2049,
+    hash: h(hashChar),
+    ...extra,
+  };
 }
 
 function dir(children: Record<string, Node>, extra: Partial<DirNode> = {}): DirNode {
@@ -22,7 +32,9 @@ function dir(children: Record<string, Node>, extra: Partial<DirNode> = {}): DirN
     hash: h('d'),
     rulesKey: '',
     listedMtimeMs: 1_600_000_000_000,
+    listedCtimeMs: 1_600_000_000_500,
     dirIno: 7,
+    dirDev: 2049,
     ignoredHere: 0,
     listed: Object.keys(children),
     ...extra,
@@ -33,7 +45,7 @@ function sample(): DirNode {
   return dir({
     'README.md': file(10, 'a'),
     'run.sh': file(20, 'b', { mode: 0o755 }),
-    link: { kind: 'symlink', mode: 0o777, size: 5, mtimeMs: 1, ino: 9, hash: h('c') },
+    link: { kind: 'symlink', mode: 0o777, size: 5, mtimeMs: 1, ctimeMs: 2, ino: 9, dev: 2049, hash: h('c') },
     src: dir(
       { 'x.ts': file(30, 'e', { racy: true }), deep: dir({ 'y.ts': file(40, 'f') }, { hash: h('1') }) },
       { hash: h('2'), ignoredHere: 2, listed: ['x.ts', 'deep', 'too-big.bin'] },
@@ -51,7 +63,9 @@ function plain(d: DirNode): unknown {
     hash: d.hash,
     rulesKey: d.rulesKey,
     listedMtimeMs: d.listedMtimeMs,
+    listedCtimeMs: d.listedCtimeMs,
     dirIno: d.dirIno,
+    dirDev: d.dirDev,
     ignoredHere: d.ignoredHere,
     listed: d.listed ? [...d.listed].sort() : undefined,
     children,
