@@ -10,7 +10,7 @@
 // not served, or not with the options a CLI hook would use), 413 (a body over the limit), 503 (stopping) and 404:
 // nothing was written in those cases. No path from a request is followed except the workspace resolution the CLI hook
 // does itself; its realpath must be a folder this service serves.
-import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
@@ -20,6 +20,7 @@ import { appendCodexHookLog, runCodexHook } from '../sources/codex/hook-handler'
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../sources/hook-snapshot';
 import { checkpointOptionsKey } from './options-key';
 import { sameSecret } from './secret';
+import { listenOwnSocket, removeOwnSocket, type SocketFile } from './socket-file';
 
 /** A hook's stdin is its prompt and a few ids; the fresh-process hook (32 MiB) takes anything larger. */
 export const MAX_HOOK_BODY_BYTES = 8 * 1024 * 1024;
@@ -52,29 +53,18 @@ export interface HookAnswer {
 
 export class HookEndpoint {
   private server: Server | undefined;
+  private socketFile: SocketFile | undefined;
   private stopping = false;
 
   constructor(private readonly opts: HookEndpointOptions) {}
 
-  /** Listens on `path` (a stale socket there is replaced: the caller found no service answering), owner-only. */
+  /** Listens on `path` (a stale socket there is replaced: the caller holds the home's service lock), owner-only. */
   async listen(path: string, setUmask: (mask: number) => number | undefined): Promise<void> {
-    if (existsSync(path)) unlinkSync(path);
     const server = createServer((req, res) => this.onRequest(req, res));
     // a client that never finishes its request does not hold a connection for long
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      const old = setUmask(0o177);
-      try {
-        server.listen(path, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      } finally {
-        if (old !== undefined) setUmask(old);
-      }
-    });
+    this.socketFile = await listenOwnSocket(server, path, setUmask);
     chmodSync(path, 0o600);
     server.on('error', (err) => this.opts.log(`hook endpoint error: ${err.message}`));
     this.server = server;
@@ -86,7 +76,10 @@ export class HookEndpoint {
     const server = this.server;
     this.server = undefined;
     if (!server) return { closed: Promise.resolve(), drop: () => {} };
-    const closed = new Promise<void>((r) => server.close(() => r()));
+    const socketFile = this.socketFile;
+    this.socketFile = undefined;
+    // only its own socket file: another service's at the same path is never removed
+    const closed = new Promise<void>((r) => server.close(() => r())).then(() => removeOwnSocket(socketFile));
     server.closeIdleConnections();
     return { closed, drop: () => server.closeAllConnections() };
   }

@@ -22,6 +22,11 @@ export function secretPath(home: string): string {
   return join(serviceDir(home), 'secret');
 }
 
+/** Held (file-lock.ts) by the running service for its whole life: one service per home, decided atomically. */
+export function serviceLockPath(home: string): string {
+  return join(serviceDir(home), 'service.lock');
+}
+
 /** { pid, workspaces, startedAt }: what a second `serve` prints about the running one. */
 export function infoPath(home: string): string {
   return join(serviceDir(home), 'service.json');

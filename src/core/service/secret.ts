@@ -2,7 +2,7 @@
 // 0600, both checked to be owned by this user (a folder or file someone else made, or a symlink, is refused):
 // whoever can read the secret can already read everything under the home.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { secretPath, serviceDir } from './paths';
 
 const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
@@ -23,15 +23,23 @@ export function ensureServiceDir(home: string): string {
 export function ensureSecret(home: string): string {
   ensureServiceDir(home);
   const file = secretPath(home);
-  try {
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+  if (!existsSync(file)) {
+    // written whole under a name of its own and linked into place: two first starts at once (two `serve`, a hook)
+    // made it with O_EXCL and wrote it after, so the second could read it empty and refuse to start
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
     try {
       writeSync(fd, randomBytes(32).toString('hex'));
     } finally {
       closeSync(fd);
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      unlinkSync(temp);
+    }
   }
   const secret = readSecret(home);
   if (!secret) throw new Error(`cannot read the checkpoint service secret ${file}`);

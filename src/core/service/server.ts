@@ -8,17 +8,19 @@
 // that exact folder is served (no path from a request is ever resolved or followed); lines are size-limited and
 // validated with zod. The agents' hooks may also come in over HTTP on a second socket beside it (hook-endpoint.ts),
 // under the same secret and folder rules.
-import { chmodSync, existsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { acquireFileLock, LockBusyError, type HeldLock } from '../file-lock';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
 import { cliCheckpointerOptions } from '../engine/settings-file';
 import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
-import { hookSocketPath, infoPath, MAX_SOCKET_PATH, socketPath } from './paths';
+import { hookSocketPath, infoPath, MAX_SOCKET_PATH, serviceLockPath, socketPath } from './paths';
 import { probe } from './ping';
 import { LineReader, MAX_REQUEST_BYTES, requestSchema, type PingValue, type RefusalCode, type ServiceRequest, type ServiceResponse } from './protocol';
 import { ensureSecret, ensureServiceDir, sameSecret } from './secret';
+import { bindingPath, listenOwnSocket, removeOwnSocket, type SocketFile } from './socket-file';
 
 export interface CheckpointServiceOptions {
   home: string;
@@ -45,11 +47,15 @@ export class ServiceRunningError extends Error {
   constructor(
     readonly running: PingValue | undefined,
     readonly socket: string,
+    /** The lock holder's pid, when the home's service lock is what refused the start. */
+    readonly lockedBy?: number,
   ) {
     super(
       running
         ? `a checkpoint service is already running for this home (pid ${running.pid}, serving ${running.workspaces.join(', ') || 'no folder'}) at ${socket}`
-        : `a checkpoint service is already listening at ${socket}`,
+        : lockedBy !== undefined
+          ? `a checkpoint service is already running for this home (pid ${lockedBy}, starting or not answering at ${socket})`
+          : `a checkpoint service is already listening at ${socket}`,
     );
   }
 }
@@ -64,6 +70,10 @@ export class CheckpointService {
   /** The hook endpoint's socket, when it listens. */
   hookSocket: string | undefined;
   private server: Server | undefined;
+  /** The socket file this service made (removed on stop only while it is still that file). */
+  private socketFile: SocketFile | undefined;
+  /** The home's service lock, held from start to stop. */
+  private lock: HeldLock | undefined;
   private hooks: HookEndpoint | undefined;
   private secret = '';
   private readonly served = new Map<string, Served>();
@@ -90,12 +100,34 @@ export class CheckpointService {
     return this.stoppedPromise;
   }
 
-  /** Opens the folders, starts their watchers and listens. Throws ServiceRunningError when one already answers. */
+  /** Opens the folders, starts their watchers and listens. Throws ServiceRunningError when one already runs. */
   async start(): Promise<void> {
-    if (process.platform !== 'win32' && Buffer.byteLength(this.socket) > MAX_SOCKET_PATH)
+    const longest = Math.max(Buffer.byteLength(this.socket), Buffer.byteLength(bindingPath(this.socket)) + 4);
+    if (process.platform !== 'win32' && longest > MAX_SOCKET_PATH)
       throw new Error(`the socket path ${this.socket} is too long for a Unix socket; use a shorter --home`);
     ensureServiceDir(this.opts.home);
     this.secret = ensureSecret(this.opts.home);
+    // One service per home, decided by an exclusively created lock file held for the service's whole life (taken
+    // over at once when its holder died): two starts at the same moment both found no socket answering and both
+    // listened, and stopping one then removed the other's socket.
+    try {
+      this.lock = await acquireFileLock(serviceLockPath(this.opts.home), { timeoutMs: 0 });
+    } catch (err) {
+      if (!(err instanceof LockBusyError)) throw err;
+      const running = await probe(this.socket, this.secret);
+      const pid = Number(/^(\d+)@/.exec(err.owner)?.[1]);
+      throw new ServiceRunningError(typeof running === 'object' ? running : undefined, this.socket, Number.isFinite(pid) ? pid : undefined);
+    }
+    try {
+      await this.startHoldingLock();
+    } catch (err) {
+      await this.stop().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async startHoldingLock(): Promise<void> {
+    // a service of an older version takes no lock: it still answers here
     const running = await probe(this.socket, this.secret);
     if (running !== false) throw new ServiceRunningError(running === true ? undefined : running, this.socket);
     for (const w of this.opts.workspaces) {
@@ -106,23 +138,20 @@ export class CheckpointService {
       if (this.served.has(cp.workspaceRoot)) continue;
       this.served.set(cp.workspaceRoot, { cp, key: checkpointOptionsKey(options, cp.workspaceRoot) });
     }
-    // a socket left by a service that died: nobody answered it above
-    if (process.platform !== 'win32' && existsSync(this.socket)) unlinkSync(this.socket);
     const server = createServer((s) => this.onConnection(s));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      // owner-only from the start: the folder is 0700 already, and the socket is made under a 0177 umask
-      const old = setUmask(0o177);
-      try {
+    if (process.platform === 'win32') {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
         server.listen(this.socket, () => {
           server.off('error', reject);
           resolve();
         });
-      } finally {
-        if (old !== undefined) setUmask(old);
-      }
-    });
-    if (process.platform !== 'win32') chmodSync(this.socket, 0o600);
+      });
+    } else {
+      // a socket left by a service that died (nobody answered it above) is replaced by the rename
+      this.socketFile = await listenOwnSocket(server, this.socket, setUmask);
+      chmodSync(this.socket, 0o600);
+    }
     this.server = server;
     server.on('error', (err) => this.log(`server error: ${err.message}`));
     await this.listenForHooks();
@@ -282,11 +311,12 @@ export class CheckpointService {
       await hooks?.closed;
       await Promise.all([...this.served.values()].map((s) => s.cp.dispose().catch(() => undefined)));
       this.served.clear();
-      try {
-        unlinkSync(infoPath(this.opts.home));
-      } catch {
-        /* already gone */
-      }
+      // only what this service made: never another's socket or service.json
+      removeOwnSocket(this.socketFile);
+      this.socketFile = undefined;
+      if (this.lock) removeOwnInfo(this.opts.home);
+      await this.lock?.release();
+      this.lock = undefined;
       this.resolveStopped();
     })();
     return this.stopping;
@@ -299,6 +329,16 @@ class Refusal extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** Removes service.json when this process wrote it. */
+function removeOwnInfo(home: string): void {
+  try {
+    const info = JSON.parse(readFileSync(infoPath(home), 'utf8')) as { pid?: unknown };
+    if (info.pid === process.pid) unlinkSync(infoPath(home));
+  } catch {
+    /* gone, or not ours to remove */
   }
 }
 

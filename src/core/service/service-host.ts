@@ -2,6 +2,8 @@
 // One service per home: when another one (another window, `agent-rewind serve`) already runs, this one says so and
 // stays off; the hooks and the CLI then use that one, or their own checkpointer for folders it does not serve.
 import type { Worker } from 'node:worker_threads';
+import { releaseLockOfThread } from '../file-lock';
+import { serviceLockPath } from './paths';
 
 export type ToServiceWorker = { type: 'start'; home: string; workspaces: string[] } | { type: 'stop' };
 export type FromServiceWorker =
@@ -41,6 +43,10 @@ export class CheckpointServiceHost {
     const w = this.startWorker();
     this.worker = w;
     w.unref();
+    // the service's lock names this thread: a thread that ended without stopping it (terminated, crashed) must not
+    // keep every later service of the home from starting while this process lives
+    const threadId = w.threadId;
+    w.once('exit', () => void releaseLockOfThread(serviceLockPath(wanted.home), threadId).catch(() => undefined));
     const outcome = await new Promise<FromServiceWorker>((resolve) => {
       w.on('message', (m: FromServiceWorker) => {
         if (m.type === 'log') this.log(`checkpoint service: ${m.text}`);
