@@ -28,6 +28,7 @@ import { Limiter, type ScanStats, type WorkspaceModel } from './workspace-model'
 import { ChangeFeed, type WatcherSync } from './watcher-sync';
 import { DEFAULT_SCAN_TUNING } from './types';
 import type {
+  ActGuard,
   AnchorCheck,
   FileCheckpointerOptions,
   GcResult,
@@ -217,11 +218,15 @@ export class FileCheckpointer {
 
   // ── snapshots ───────────────────────────────────────────────────────────────────────────────────────────────
 
-  /** Snapshots the whole workspace under (sessionId, anchorId). A later snapshot with the same ids replaces it. */
-  snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
+  /**
+   * Snapshots the whole workspace under (sessionId, anchorId). A later snapshot with the same ids replaces it.
+   * `stillWanted` (ActGuard) is called once the workspace has been read, right before the record is committed: a
+   * snapshot its caller gave up on meanwhile is then not recorded under the prompt's name.
+   */
+  snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message', stillWanted?: ActGuard): Promise<SnapshotSummary> {
     if (!sessionId || !anchorId) return Promise.reject(new Error('a snapshot needs a session id and an anchor id'));
     return this.locked(async (store, recovered) => {
-      const summary = await this.snapshotLocked(store, sessionId, anchorId, kind);
+      const summary = await this.snapshotLocked(store, sessionId, anchorId, kind, undefined, undefined, stillWanted);
       summary.skipped.push(...recovered);
       // tracking (the checkpoint service, the extension's worker): merging the small packs (every 32nd snapshot, up
       // to a few hundred ms on a busy disk) waits for a quiet second, so no prompt's hook waits for it — unless
@@ -297,6 +302,7 @@ export class FileCheckpointer {
     kind: SnapshotKind,
     scanned?: WorkspaceModel,
     verify?: { blobs: Set<string>; dirs: Set<string> },
+    stillWanted?: ActGuard,
   ): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     // verify: what an undo will read must not dedupe against a damaged copy
@@ -327,7 +333,14 @@ export class FileCheckpointer {
     // the record's rename and its folder's fsync go with the pack folder's fsync, one round instead of two: should a
     // power cut keep the record's rename and lose the pack's, the next locked reload puts the pack (whole and fsynced
     // under its temp name) in place (ObjectStore.adoptOrphans). An identical user-message snapshot keeps the first record.
-    const [saved] = await Promise.all([(await staging).commit(), packSynced]);
+    const staged = await staging;
+    try {
+      stillWanted?.(); // everything was read before this: if the caller is still there, the snapshot is its moment's
+    } catch (err) {
+      await staged.abort(); // the pack's objects, referenced by nothing, go with the next gc
+      throw err;
+    }
+    const [saved] = await Promise.all([staged.commit(), packSynced]);
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
@@ -512,7 +525,7 @@ export class FileCheckpointer {
    * Previews (dryRun) or performs the rewind of the workspace files to the snapshot of a user message. A dry run
    * never throws and never touches the workspace; the real call throws with the same message when it cannot.
    */
-  async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult> {
+  async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions, stillWanted?: ActGuard): Promise<RewindFilesResult> {
     if (opts.dryRun) {
       return this.serialize(async () => {
         try {
@@ -548,6 +561,7 @@ export class FileCheckpointer {
         written: ops.map((o) => ({ path: o.path, state: o.to })),
       };
       try {
+        stillWanted?.(); // the last moment a rewind its caller gave up on can still not happen at all
         await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo }, blobs);
       } catch (err) {
         // rolled back completely: the snapshot taken for its undo is of no use (a kept journal may still need it)
@@ -583,7 +597,7 @@ export class FileCheckpointer {
   // ── undo, recovery, gc ──────────────────────────────────────────────────────────────────────────────────────
 
   /** Puts back what the last rewind of this session changed, except files changed by hand since then. */
-  undoLastRewind(sessionId: string): Promise<RewindFilesResult> {
+  undoLastRewind(sessionId: string, stillWanted?: ActGuard): Promise<RewindFilesResult> {
     return this.locked(async (store) => {
       const stack = await this.records.undoStack(sessionId);
       const top = stack.at(-1);
@@ -593,6 +607,7 @@ export class FileCheckpointer {
       const model = await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 });
       const { result, ops, blobs } = await this.planner.undoPlan(store, top, pre, model);
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
+      stillWanted?.();
       await this.applyUnderJournal(store, ops, tag, { kind: 'pop-undo', sessionId, preRestoreAnchor: top.preRestoreAnchor }, blobs);
       return result;
     });

@@ -97,6 +97,12 @@ export interface RewindFilesResult {
   files: FileChange[];
 }
 
+/**
+ * Called right before a snapshot is committed or a restore starts, to throw when whoever asked has given up meanwhile
+ * (the checkpoint service's requests carry deadlines): what its caller no longer waits for must not happen later.
+ */
+export type ActGuard = () => void;
+
 export interface RewindFilesOptions {
   dryRun?: boolean;
   overwriteUserModified?: boolean;

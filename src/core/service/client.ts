@@ -1,6 +1,7 @@
 // The client side of the checkpoint service, for the CLI and the agents' hooks: ask the service of this home first,
 // and when nobody answers (no socket: at once; a socket nobody accepts on: after CONNECT_TIMEOUT_MS) or the service
 // does not serve this folder with these options, do what a fresh process always did — its own FileCheckpointer.
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 // the in-process checkpointer (and the engine behind it) is loaded only on fallback: a hook answered by the
@@ -37,6 +38,9 @@ export const CONNECT_TIMEOUT_MS = 20;
 export interface Liveness {
   silenceMs: number;
   pingMs: number;
+  /** When this process gives up whatever happens (epoch ms; a hook before its agent's timeout): no request of it is
+   *  acted on after that. */
+  giveUpAt?: number;
 }
 export const DEFAULT_LIVENESS: Liveness = { silenceMs: 10_000, pingMs: 5_000 };
 
@@ -126,11 +130,15 @@ export class ServiceClient {
     if (this.closed) throw new ServiceLost('the connection to the checkpoint service is closed');
     if (this.waiting) throw new Error('one request at a time');
     const id = ++this.nextId;
-    const watch = this.watchLiveness(method);
+    // the service acts on it only until this client could have given up on it: the first ping's answer is due at
+    // silenceMs + pingMs, and each ping answered on time moves the deadline on to the next one's (watchLiveness)
+    const call = randomBytes(8).toString('hex');
+    const deadline = this.dueBy(Date.now());
+    const watch = this.watchLiveness(method, call);
     const response = await new Promise<ServiceResponse>((resolve, reject) => {
       this.waiting = { id, resolve, reject };
       this.socket.ref();
-      this.socket.write(JSON.stringify({ v: PROTOCOL_VERSION, id, secret: this.secret, method, ...fields }) + '\n');
+      this.socket.write(JSON.stringify({ v: PROTOCOL_VERSION, id, secret: this.secret, method, deadline, call, ...fields }) + '\n');
     }).finally(() => {
       clearInterval(watch);
       if (!this.closed) this.socket.unref();
@@ -144,14 +152,19 @@ export class ServiceClient {
     this.socket.destroy();
   }
 
+  /** The latest moment a request sent (or a ping answered) at `now` is still waited for. */
+  private dueBy(now: number): number {
+    return Math.min(now + this.liveness.silenceMs + this.liveness.pingMs, this.liveness.giveUpAt ?? Infinity);
+  }
+
   /** Pings the service each `silenceMs` while a request waits; one that does not answer fails the request (Liveness). */
-  private watchLiveness(method: string): NodeJS.Timeout {
+  private watchLiveness(method: string, call: string): NodeJS.Timeout {
     const started = performance.now();
     let pinging = false;
     const timer = setInterval(() => {
       if (pinging || !this.waiting) return;
       pinging = true;
-      void probe(socketPath(this.home), this.secret, this.liveness.pingMs).then((answer) => {
+      void probe(socketPath(this.home), this.secret, this.liveness.pingMs, { call, deadline: this.dueBy(Date.now()) }).then((answer) => {
         pinging = false;
         if (typeof answer === 'object' || !this.waiting) return;
         const waited = Math.round((performance.now() - started) / 1000);
@@ -165,6 +178,14 @@ export class ServiceClient {
     timer.unref(); // the request's socket keeps the process alive while it waits, not this timer
     return timer;
   }
+}
+
+/** Whether a refusal means the service did nothing and this process may do it: a folder it does not serve (or not
+ *  with these options), a request past its deadline, another protocol (an older service answers a newer request as a
+ *  bad request naming `v`). */
+function nothingDone(err: ServiceRefusal): boolean {
+  if (err.code === 'not-served' || err.code === 'options-differ' || err.code === 'late' || err.code === 'version') return true;
+  return err.code === 'bad-request' && /^invalid request: (v|deadline|call):/.test(err.message);
 }
 
 /** Which process the home's service runs in, from the service.json it writes at start (best effort: for a message). */
@@ -220,7 +241,9 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
         this.lastAnsweredBy = 'service';
         return value;
       } catch (err) {
-        const fallBack = err instanceof ServiceRefusal ? err.code === 'not-served' || err.code === 'options-differ' : err instanceof ServiceLost && retryIfLost;
+        // refusals that say nothing was done: this process does it itself (a late request, too: the service never
+        // acts on one, so a rewind it refused as late is still to be done)
+        const fallBack = err instanceof ServiceRefusal ? nothingDone(err) : err instanceof ServiceLost && retryIfLost;
         if (!fallBack) {
           if (err instanceof ServiceStuck) throw new Error(`${err.message}. It may or may not have done it: check the files before running it again`);
           throw err instanceof ServiceLost ? new Error(`${err.message} during ${method}; check the files and run it again`) : err;

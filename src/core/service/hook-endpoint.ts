@@ -5,10 +5,15 @@
 // none) and the hook's stdin JSON as the agent wrote it. The very same handlers as `agent-rewind hook claude|codex`
 // run here (validation, anchors, prompt records, logs), with this service's warm checkpointer of the folder.
 //
+// Every request carries the moment its client gives up, `X-Agent-Rewind-Deadline: <epoch seconds>` (protocol.ts,
+// LATE_MARGIN_MS): the hook is not acted on after it, nor once the client has closed its connection, and its snapshot
+// is not recorded when the client gave up while the workspace was being read (a service resumed from SIGSTOP took a
+// prompt's snapshot after the agent had edited files, issue 22).
+//
 // Status codes, which the launcher acts on: 200 done; 400 bad input (logged; a fresh process would find the same);
 // 401 wrong secret; 500 the snapshot failed (logged). The client falls back to the fresh-process hook on 409 (folder
-// not served, or not with the options a CLI hook would use), 413 (a body over the limit), 503 (stopping) and 404:
-// nothing was written in those cases. No path from a request is followed except the workspace resolution the CLI hook
+// not served, or not with the options a CLI hook would use; no deadline, from an older launcher; past the deadline),
+// 413 (a body over the limit), 503 (stopping) and 404: nothing was written in those cases. No path from a request is followed except the workspace resolution the CLI hook
 // does itself; its realpath must be a folder this service serves.
 import { chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,11 +24,14 @@ import { runClaudeHookText } from '../sources/claude/hook-handler';
 import { appendCodexHookLog, runCodexHook } from '../sources/codex/hook-handler';
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../sources/hook-snapshot';
 import { checkpointOptionsKey } from './options-key';
+import { isLate } from './protocol';
 import { sameSecret } from './secret';
 import { listenOwnSocket, removeOwnSocket, type SocketFile } from './socket-file';
 
 /** A hook's stdin is its prompt and a few ids; the fresh-process hook (32 MiB) takes anything larger. */
 export const MAX_HOOK_BODY_BYTES = 8 * 1024 * 1024;
+/** The header with the moment the client gives up, in seconds since the epoch. */
+export const DEADLINE_HEADER = 'x-agent-rewind-deadline';
 const MAX_DIR_BYTES = 4096;
 
 export type HookAgent = 'claude' | 'codex';
@@ -100,6 +108,15 @@ export class HookEndpoint {
       req.resume();
       return send({ status: 503, code: 'stopping' });
     }
+    const deadlineText = req.headers[DEADLINE_HEADER];
+    const deadline = typeof deadlineText === 'string' && /^\d{1,12}$/.test(deadlineText) ? Number(deadlineText) * 1000 : undefined;
+    if (deadline === undefined) {
+      // a launcher written before deadlines: its Node hook asks again with one
+      req.resume();
+      return send({ status: 409, code: 'no-deadline' });
+    }
+    let gone = false;
+    res.on('close', () => (gone = !res.writableFinished));
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_HOOK_BODY_BYTES) {
       req.resume();
@@ -118,7 +135,11 @@ export class HookEndpoint {
       if (tooLarge) return send({ status: 413, code: 'too-large' });
       this.opts.begin();
       const t = performance.now();
-      void this.handle(agent, Buffer.concat(chunks))
+      const stillWanted = () => {
+        if (gone) throw new SnapshotDeclined('late', 'the hook client went away before its snapshot was recorded');
+        if (isLate(deadline)) throw new SnapshotDeclined('late', `the hook client gave up at ${new Date(deadline).toISOString()}`);
+      };
+      void this.handle(agent, Buffer.concat(chunks), stillWanted)
         .catch((err: Error): HookAnswer => {
           this.opts.log(`hook ${agent}: ${err?.message ?? String(err)}`);
           return { status: 500, code: 'failed' };
@@ -129,13 +150,14 @@ export class HookEndpoint {
           const ms = performance.now() - t;
           // answered first: the hook waits for the answer, not for this line
           send(a);
-          if (this.opts.trace || a.status === 500) this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
+          if (this.opts.trace || a.status === 500 || a.code === 'late') this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
         });
     });
   }
 
-  /** One hook request's body → its answer (the snapshot taken, or why not). */
-  async handle(agent: HookAgent, body: Buffer): Promise<HookAnswer> {
+  /** One hook request's body → its answer (the snapshot taken, or why not). `stillWanted` throws SnapshotDeclined
+   *  ('late') once the client has given up: checked before anything is done and before the snapshot is recorded. */
+  async handle(agent: HookAgent, body: Buffer, stillWanted: () => void = () => {}): Promise<HookAnswer> {
     const nl1 = body.indexOf(10);
     // the secret first: someone without it learns nothing, not even what is wrong with the body
     if (!sameSecret(body.subarray(0, nl1 < 0 ? body.length : nl1).toString('latin1'), this.opts.secret)) return { status: 401, code: 'unauthorized' };
@@ -163,9 +185,10 @@ export class HookEndpoint {
       if (checkpointOptionsKey(options, real) !== s.key)
         throw new SnapshotDeclined('options-differ', `the checkpoint service of ${real} runs with other options`);
       workspace = real;
+      stillWanted();
       const t = performance.now();
       try {
-        return { summary: await s.cp.snapshot(sessionId, anchorId, kind), realRoot: real };
+        return { summary: await s.cp.snapshot(sessionId, anchorId, kind, stillWanted), realRoot: real };
       } finally {
         snapshotMs = performance.now() - t;
       }

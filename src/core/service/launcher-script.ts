@@ -3,11 +3,12 @@
 // hooks' fast path: `hook claude|codex` (and nothing more) first goes to the checkpoint service's hook endpoint with
 // sh + perl (perl-hook-client.ts: builtins only, the quickest client to start), else sh + curl (hook-endpoint.ts),
 // because a Node start-up alone costs several times the service's snapshot. When no service listens, neither client is
-// there, or the service declines (409: not served / other options; 413; 503), the same stdin goes to the Node hook
-// (`cli.js hook …`), which tries the line protocol and then its own snapshot. An answer — done, bad input, wrong
-// secret, failed — or a timeout ends the hook: the service may have taken the snapshot, and a second one would not
-// fit in Claude Code's 30 s. The hook always exits 0 (2 would block the prompt) and prints nothing. The secret is read by perl itself, or with the `read` builtin and piped with the `printf` builtin for curl:
-// never on any argv.
+// there, or the service declines (409: not served / other options / past the deadline; 413; 503), the same stdin goes
+// to the Node hook (`cli.js hook …`), which tries the line protocol and then its own snapshot. An answer — done, bad
+// input, wrong secret, failed — or a timeout ends the hook: the service may have taken the snapshot in time (never
+// after the deadline the request carries), and a second one would not fit in Claude Code's 30 s. The hook always
+// exits 0 (2 would block the prompt) and prints nothing. The secret is read by perl itself, or with the `read` builtin
+// and piped with the `printf` builtin for curl: never on any argv.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -90,7 +91,7 @@ export function launcherScript(o: LauncherScriptOptions): string {
           '      case $arw_l in',
           '        D) ;;',
           `        U) arw_log "the checkpoint service refused the secret in $arw_home/service/secret; no snapshot taken" ;;`,
-          `        T) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; not retried (it may have taken the snapshot)" ;;`,
+          `        T) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; this prompt may have no snapshot (the service takes none after the hook gave up)" ;;`,
           `        F) arw_cli hook "$arw_agent"${homeArg} 3<&- ;;`,
           `        *) arw_cli hook "$arw_agent"${homeArg} <&3 3<&- ;;`,
           '      esac',
@@ -106,12 +107,14 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '    arw_input=$(cat)',
     // curl -q (first): no ~/.curlrc, so a user's curl settings (a proxy, --fail, other output) cannot change what the
     // hook sends or how the answer is read, and the lookup is not paid on each prompt
-    `    arw_code=$(printf '%s\\n%s\\n%s' "$arw_secret" "$arw_dir" "$arw_input" | curl -q -s -o /dev/null -w '%{http_code}' -H 'Expect:' --max-time ${HOOK_CURL_MAX_SECONDS} --unix-socket "$arw_sock" --data-binary @- "http://agent-rewind/hook/$arw_agent")`,
+    // the moment curl gives up (--max-time), whole seconds: the service never acts on the hook after it
+    `    arw_deadline=$(( $(date +%s) + ${HOOK_CURL_MAX_SECONDS} ))`,
+    `    arw_code=$(printf '%s\\n%s\\n%s' "$arw_secret" "$arw_dir" "$arw_input" | curl -q -s -o /dev/null -w '%{http_code}' -H 'Expect:' -H "X-Agent-Rewind-Deadline: $arw_deadline" --max-time ${HOOK_CURL_MAX_SECONDS} --unix-socket "$arw_sock" --data-binary @- "http://agent-rewind/hook/$arw_agent")`,
     '    arw_rc=$?',
     '    case $arw_rc:$arw_code in',
     '      0:200 | 0:400 | 0:500) exit 0 ;;',
     '      0:401) arw_log "the checkpoint service refused the secret in $arw_home/service/secret; no snapshot taken"; exit 0 ;;',
-    `      28:*) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; not retried (it may have taken the snapshot)"; exit 0 ;;`,
+    `      28:*) arw_log "the checkpoint service did not answer within ${HOOK_CURL_MAX_SECONDS} s; this prompt may have no snapshot (the service takes none after the hook gave up)"; exit 0 ;;`,
     '    esac',
     `    printf '%s' "$arw_input" | arw_cli hook "$arw_agent"${homeArg}`,
     '    exit 0',

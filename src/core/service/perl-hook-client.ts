@@ -5,14 +5,17 @@
 // family + 108-byte path on Linux, a length byte + family byte + 104-byte path on macOS/BSD. Elsewhere it declines.
 //
 // Arguments: hook socket, secret file, project folder (may be empty), agent, time limit in seconds. The secret is read
-// from its file here and goes only to the socket: never on an argv or into an environment.
+// from its file here and goes only to the socket: never on an argv or into an environment. The request says when the
+// client gives up (X-Agent-Rewind-Deadline, whole seconds, taken when the alarm is set, so never later than it): the
+// service does nothing for it after that.
 //
 // What it tells the shell on stdout (the shell's side of the pipe acts on the first line):
 //   nothing  it stopped before reading stdin (no secret file, no platform layout, nobody listening on the socket):
 //            the Node hook reads the agent's stdin itself;
 //   D        the service answered 200 / 400 / 500: the hook is over;
 //   U        401 (the secret was refused): logged, over;
-//   T        no answer within the limit: logged, over (the service may have taken the snapshot);
+//   T        no answer within the limit: logged, over (the service may have taken the snapshot in time; it takes
+//            none after the deadline);
 //   F        any other outcome (409, 413, 503, 404, a connection cut): the stdin it read follows this line, for the
 //            Node hook.
 
@@ -33,13 +36,14 @@ socket(my $s, 1, 1, 0) or exit 0;
 $SIG{PIPE} = "IGNORE";
 $SIG{ALRM} = sub { syswrite STDOUT, "T\n"; exit 0 };
 alarm $max;
+my $deadline = time + $max;
 connect($s, $addr) or exit 0;
 binmode STDIN;
 binmode STDOUT;
 my $in = do { local $/; <STDIN> };
 $in = "" unless defined $in;
 my $body = "$secret\n$dir\n$in";
-my $req = "POST /hook/$agent HTTP/1.1\r\nHost: agent-rewind\r\nContent-Length: " . length($body) . "\r\nConnection: close\r\n\r\n" . $body;
+my $req = "POST /hook/$agent HTTP/1.1\r\nHost: agent-rewind\r\nX-Agent-Rewind-Deadline: $deadline\r\nContent-Length: " . length($body) . "\r\nConnection: close\r\n\r\n" . $body;
 undef $body;
 undef $secret;
 my $off = 0;

@@ -3,7 +3,27 @@
 // a line over MAX_REQUEST_BYTES closes the connection. Only plain data crosses, as with the files worker.
 import { z } from 'zod';
 
-export const PROTOCOL_VERSION = 1;
+// 2: every request carries its deadline (and a request its call id, which a liveness ping extends)
+export const PROTOCOL_VERSION = 2;
+
+/**
+ * A request is never acted on after its caller has given up on it (issue 22: a service resumed from SIGSTOP took a
+ * prompt's snapshot after the agent had edited files; a rewind the CLI reported as "may or may not have been done" was
+ * applied 15 s later). Every request carries the moment its caller gives up, as wall-clock epoch ms, and the service
+ * checks it before acting, before committing a snapshot's record and before a restore starts.
+ *
+ * Wall clock, because the clients are other processes and the hooks' Perl and curl clients can read no other clock
+ * without loading a module; every party reads the same system clock on the same machine. It can go wrong only when
+ * that clock is stepped during a wait: forward (or a suspend, during which it runs on while the callers' timers do
+ * not) only makes the service refuse early, and the caller then does the work itself; backward by more than this
+ * margin would let the service act up to that much late. The margin also covers the Perl client's whole seconds (it
+ * sends floor(now) + limit, never later than its alarm) and the time between the service's check and its write.
+ * NTP slews (at most 0.5 ms a second) and does not step a running clock by default.
+ */
+export const LATE_MARGIN_MS = 1_000;
+
+/** Whether a request with this deadline must no longer be acted on. */
+export const isLate = (deadline: number, now = Date.now()): boolean => now > deadline - LATE_MARGIN_MS;
 /** A request is small (ids, a folder path, a few flags). */
 export const MAX_REQUEST_BYTES = 64 * 1024;
 /** A response can list every file a rewind changes. */
@@ -20,16 +40,22 @@ const folder = z
   .max(4096)
   .regex(/^[^\u0000]+$/);
 
+const deadline = z.number().finite().positive();
+/** A request's own random id, by which a liveness ping on another connection extends its deadline. */
+const callId = z.string().regex(/^[0-9a-f]{16,64}$/);
 const base = {
   v: z.literal(PROTOCOL_VERSION),
   id: z.number().int().nonnegative(),
   secret: z.string().min(1).max(256),
+  /** When the caller gives up (epoch ms): see LATE_MARGIN_MS. */
+  deadline,
 };
 /** Every workspace request names the folder (a realpath, compared as is) and the client's checkpointer options. */
-const ws = { ...base, workspace: folder, optionsKey: z.string().max(64 * 1024) };
+const ws = { ...base, call: callId.optional(), workspace: folder, optionsKey: z.string().max(64 * 1024) };
 
 export const requestSchema = z.discriminatedUnion('method', [
-  z.object({ ...base, method: z.literal('ping') }).strict(),
+  // a ping on time moves the deadline of the request it names (still waited for) to `deadline`
+  z.object({ ...base, method: z.literal('ping'), extend: z.object({ call: callId, deadline }).strict().optional() }).strict(),
   z.object({ ...ws, method: z.literal('snapshot'), sessionId: id, anchorId: id, kind: z.enum(['user-message', 'turn-end', 'pre-restore']) }).strict(),
   z
     .object({
@@ -52,8 +78,9 @@ export const requestSchema = z.discriminatedUnion('method', [
 export type ServiceRequest = z.infer<typeof requestSchema>;
 export type ServiceMethod = ServiceRequest['method'];
 
-/** Why a request was refused: the client falls back to its own checkpointer on 'not-served' and 'options-differ'. */
-export type RefusalCode = 'bad-request' | 'unauthorized' | 'not-served' | 'options-differ' | 'failed' | 'too-large';
+/** Why a request was refused: the client falls back to its own checkpointer on 'not-served', 'options-differ',
+ *  'version' (another protocol) and 'late' (past its deadline or its connection gone: nothing was done). */
+export type RefusalCode = 'bad-request' | 'unauthorized' | 'not-served' | 'options-differ' | 'failed' | 'too-large' | 'late' | 'version';
 
 export type ServiceResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; code: RefusalCode; message: string };
 

@@ -18,7 +18,17 @@ import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
 import { hookSocketPath, infoPath, MAX_SOCKET_PATH, serviceLockPath, socketPath } from './paths';
 import { probe } from './ping';
-import { LineReader, MAX_REQUEST_BYTES, requestSchema, type PingValue, type RefusalCode, type ServiceRequest, type ServiceResponse } from './protocol';
+import {
+  isLate,
+  LineReader,
+  MAX_REQUEST_BYTES,
+  PROTOCOL_VERSION,
+  requestSchema,
+  type PingValue,
+  type RefusalCode,
+  type ServiceRequest,
+  type ServiceResponse,
+} from './protocol';
 import { ensureSecret, ensureServiceDir, sameSecret } from './secret';
 import { bindingPath, listenOwnSocket, removeOwnSocket, type SocketFile } from './socket-file';
 
@@ -65,6 +75,13 @@ interface Served {
   key: string;
 }
 
+/** A request being answered: until when its caller waits (moved on by its liveness pings), and whether it has gone. */
+interface Call {
+  method: string;
+  deadline: number;
+  gone: boolean;
+}
+
 export class CheckpointService {
   readonly socket: string;
   /** The hook endpoint's socket, when it listens. */
@@ -78,6 +95,8 @@ export class CheckpointService {
   private secret = '';
   private readonly served = new Map<string, Served>();
   private readonly sockets = new Set<Socket>();
+  /** Requests being answered, by their call id (what a liveness ping names to extend one). */
+  private readonly calls = new Map<string, Call>();
   private idleTimer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private stopping: Promise<void> | undefined;
@@ -217,7 +236,12 @@ export class CheckpointService {
   private onConnection(s: Socket): void {
     if (this.stopping) return void s.destroy();
     this.sockets.add(s);
-    s.on('close', () => this.sockets.delete(s));
+    // a connection that closes is a caller that has given up: what it asked for is not done after that
+    const open = new Set<Call>();
+    s.on('close', () => {
+      this.sockets.delete(s);
+      for (const c of open) c.gone = true;
+    });
     s.on('error', () => s.destroy());
     // requests on one connection are answered in order
     let chain = Promise.resolve();
@@ -225,7 +249,7 @@ export class CheckpointService {
       MAX_REQUEST_BYTES,
       (line) => {
         chain = chain.then(async () => {
-          const response = await this.handleLine(line);
+          const response = await this.handleLine(line, open);
           if (!s.destroyed) s.write(JSON.stringify(response) + '\n');
           if (!response.ok && (response.code === 'unauthorized' || response.code === 'bad-request')) s.end();
         });
@@ -240,8 +264,8 @@ export class CheckpointService {
     s.on('data', (c) => reader.push(c));
   }
 
-  /** One request line → its response (never throws). */
-  async handleLine(line: string): Promise<ServiceResponse> {
+  /** One request line → its response (never throws). `open`: the requests of its connection (see onConnection). */
+  async handleLine(line: string, open?: Set<Call>): Promise<ServiceResponse> {
     let raw: unknown;
     try {
       raw = JSON.parse(line);
@@ -252,21 +276,32 @@ export class CheckpointService {
     // the secret first: someone without it learns nothing, not even what is wrong with the request
     const secret = raw && typeof raw === 'object' ? (raw as { secret?: unknown }).secret : undefined;
     if (typeof secret !== 'string' || !sameSecret(secret, this.secret)) return refuse(rid, 'unauthorized', 'wrong or missing secret');
+    const v = (raw as { v?: unknown }).v;
+    if (v !== PROTOCOL_VERSION) return refuse(rid, 'version', `this checkpoint service speaks protocol ${PROTOCOL_VERSION}, not ${JSON.stringify(v)}`);
     const parsed = requestSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       return refuse(rid, 'bad-request', `invalid request: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     }
+    const req = parsed.data;
+    const call: Call = { method: req.method, deadline: req.deadline, gone: false };
+    const callId = req.method !== 'ping' ? req.call : undefined;
+    if (callId) this.calls.set(callId, call);
+    open?.add(call);
     this.inFlight++;
     const t = performance.now();
     let outcome = 'ok';
     try {
-      return { id: rid, ok: true, value: await this.dispatch(parsed.data) };
+      if (req.method !== 'ping') stillWanted(call)(); // a ping does nothing: it is answered however late
+      return { id: rid, ok: true, value: await this.dispatch(req, stillWanted(call)) };
     } catch (err) {
       outcome = err instanceof Refusal ? err.code : 'failed';
+      if (err instanceof Refusal && err.code === 'late') this.log(`${req.method} not done: ${err.message}`);
       if (err instanceof Refusal) return refuse(rid, err.code, err.message);
       return refuse(rid, 'failed', (err as Error)?.message ?? String(err));
     } finally {
+      if (callId && this.calls.get(callId) === call) this.calls.delete(callId);
+      open?.delete(call);
       this.inFlight--;
       this.armIdle();
       if (this.opts.trace)
@@ -274,19 +309,24 @@ export class CheckpointService {
     }
   }
 
-  private async dispatch(r: ServiceRequest): Promise<unknown> {
-    if (r.method === 'ping') return { pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt } satisfies PingValue;
+  private async dispatch(r: ServiceRequest, guard: () => void): Promise<unknown> {
+    if (r.method === 'ping') {
+      // the request it names is still waited for, until the next ping could give up on it: only a ping on time says so
+      const c = r.extend && this.calls.get(r.extend.call);
+      if (c && !c.gone && !isLate(r.deadline)) c.deadline = Math.max(c.deadline, r.extend!.deadline);
+      return { pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt } satisfies PingValue;
+    }
     // the folder as the client resolved it, compared as a string: nothing from a request is ever followed
     const s = this.served.get(r.workspace);
     if (!s) throw new Refusal('not-served', `this checkpoint service does not serve ${r.workspace}`);
     if (r.optionsKey !== s.key) throw new Refusal('options-differ', `the checkpoint service of ${r.workspace} runs with other file-checkpoint options`);
     switch (r.method) {
       case 'snapshot':
-        return s.cp.snapshot(r.sessionId, r.anchorId, r.kind);
+        return s.cp.snapshot(r.sessionId, r.anchorId, r.kind, guard);
       case 'rewindFiles':
-        return s.cp.rewindFiles(r.sessionId, r.anchorId, r.opts);
+        return s.cp.rewindFiles(r.sessionId, r.anchorId, r.opts, r.opts.dryRun ? undefined : guard);
       case 'undoLastRewind':
-        return s.cp.undoLastRewind(r.sessionId);
+        return s.cp.undoLastRewind(r.sessionId, guard);
       case 'listSnapshots':
         return s.cp.listSnapshots(r.sessionId);
     }
@@ -321,6 +361,15 @@ export class CheckpointService {
     })();
     return this.stopping;
   }
+}
+
+/** The check made before acting: throws 'late' once the caller has given up (its deadline passed, or it went away). */
+function stillWanted(call: Call): () => void {
+  return () => {
+    if (call.gone) throw new Refusal('late', `the caller of this ${call.method} request went away before it was done; nothing was done`);
+    if (isLate(call.deadline))
+      throw new Refusal('late', `this ${call.method} request was due by ${new Date(call.deadline).toISOString()}, when its caller gave up; nothing was done`);
+  };
 }
 
 class Refusal extends Error {

@@ -13,7 +13,7 @@ export class HookProblem extends Error {}
  *  fresh-process path. Thrown before anything is written, so falling back never records a prompt twice. */
 export class SnapshotDeclined extends Error {
   constructor(
-    readonly code: 'not-served' | 'options-differ',
+    readonly code: 'not-served' | 'options-differ' | 'no-deadline' | 'late',
     message: string,
   ) {
     super(message);

@@ -39,10 +39,13 @@ export async function hookSetup(prefix: string) {
   return { base, home, ws: realpathSync(ws), other: realpathSync(other), service, logs };
 }
 
-/** POSTs a body to the hook socket; resolves with the status code and the answer's code. */
-function answer(home: string, path: string, body: Buffer | string): Promise<{ status: number; code: string }> {
+/** POSTs a body to the hook socket with a deadline (seconds since the epoch; 28 s from now unless given, null: none);
+ *  resolves with the status code and the answer's code. */
+function answer(home: string, path: string, body: Buffer | string, deadline: number | null = Math.floor(Date.now() / 1000) + 28): Promise<{ status: number; code: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: hookSocketPath(home), path, method: 'POST', headers: { 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(body) };
+    if (deadline !== null) headers['x-agent-rewind-deadline'] = deadline;
+    const req = request({ socketPath: hookSocketPath(home), path, method: 'POST', headers }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, code: (JSON.parse(text) as { code: string }).code }));

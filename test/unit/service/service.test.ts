@@ -87,7 +87,7 @@ test('a request without the secret, or with a wrong one, is refused', async () =
   const { base, ws, service, home } = await setup('arw-svc-auth-');
   try {
     const key = checkpointOptionsKey({ workspaceRoot: ws, home }, ws);
-    const body = { v: 1, id: 7, method: 'listSnapshots', workspace: ws, optionsKey: key, sessionId: 's' };
+    const body = { v: 2, id: 7, deadline: Date.now() + 10_000, method: 'listSnapshots', workspace: ws, optionsKey: key, sessionId: 's' };
     const none = await rawRequest(service.socket, JSON.stringify(body));
     assert.ok(!(none instanceof Error) && none.ok === false && none.code === 'unauthorized', JSON.stringify(none));
     const wrong = await rawRequest(service.socket, JSON.stringify({ ...body, secret: 'f'.repeat(64) }));
