@@ -50,7 +50,7 @@ export default tseslint.config(
             'engine/settings-source',
             'engine/settings-file',
             'files/anchor-check',
-            'files/compaction-handoff',
+            'files/store/compaction-handoff',
             'service/client',
             'sources/claude/hook-handler',
             'sources/claude/hook-log',

@@ -7,7 +7,7 @@ import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
 import { settingsSource } from '../core/engine/settings-source';
-import { setBackgroundCompactor } from '../core/files/compaction-handoff';
+import { setBackgroundCompactor } from '../core/files/store/compaction-handoff';
 
 const sharedOptions = {
   json: { type: 'boolean' },

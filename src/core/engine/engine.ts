@@ -20,7 +20,7 @@ import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
 import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
-import type { StartFilesWorker } from '../files/worker-checkpointer';
+import type { StartFilesWorker } from '../files/workers/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
 import type {
   BranchCompareModel,
@@ -32,7 +32,7 @@ import type {
   TranscriptModel,
 } from '../../shared/view-models';
 import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
-import type { SyncResult } from '../files/watcher-sync';
+import type { SyncResult } from '../files/scan/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
 import { compareBranches } from './branch-compare';

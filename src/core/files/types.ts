@@ -2,7 +2,7 @@
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
 import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
-import type { WatcherSync } from './watcher-sync';
+import type { WatcherSync } from './scan/watcher-sync';
 
 export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
 

@@ -17,7 +17,7 @@ const START_UP_SOURCES = [
   'src/cli/stdout.ts',
   'src/cli/terminal-text.ts',
   'src/core/engine/settings-source.ts',
-  'src/core/files/compaction-handoff.ts',
+  'src/core/files/store/compaction-handoff.ts',
   'src/core/home.ts',
 ];
 /** tsx and the esbuild it compiles with: loaded by the test's own process, not by the CLI. */
