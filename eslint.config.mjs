@@ -47,6 +47,7 @@ export default tseslint.config(
         // snapshot command keep their module graphs small (test/unit/cli/lazy-commands.test.ts).
         {
           allow: [
+            'engine/record-message',
             'engine/settings-source',
             'engine/settings-file',
             'files/anchor-check',
