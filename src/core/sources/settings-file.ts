@@ -8,12 +8,17 @@
 // - the new content goes to a temp file beside the real one with the old file's mode and owner (a root install must
 //   not hand someone's file to root), and replaces it by rename, so a reader sees the old file or the new one whole;
 // - the file is read again just before the rename: when it changed since it was read (another program wrote it), the
-//   rename is not done and the caller reads the new content and applies its edit again (editSettingsFiles retries);
+//   rename is not done and the caller's edit is applied again to the file as it is then (editSettingsFiles retries);
+//   the file as checked is kept open, and when something was written into it after the check (a program that had
+//   opened it before our rename writes into the replaced file), its content is put back and the edit applied again;
+//   an empty or unparsable file modified in the last second (another program's write between its truncate and its
+//   write) is read again before it is used or refused;
 // - several files change together or not at all: all are staged and checked before the first rename, and a rename
 //   that fails puts back the files already renamed.
-// What remains: a write that lands between the last check and the rename (two system calls apart, microseconds) is
-// still replaced, and a program that read the file before our rename and writes its whole copy after it replaces
-// ours (as it would any other program's change).
+// What remains: a program that opened the file before our rename and writes into it after our last look at the
+// replaced file (microseconds after the rename) writes into a file no longer in the folder; and a program that read
+// the file before our rename and writes its whole copy after it replaces ours (as it would any other program's
+// change: that loses our hooks, not its settings).
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -40,11 +45,15 @@ import { basename, dirname, join } from 'node:path';
 export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
 /** How often an edit is applied again to a file another program keeps changing before giving up. */
-const EDIT_TRIES = 10;
+export const SETTINGS_EDIT_TRIES = 30;
 
 /** Tests only: runs after the new contents are staged and before they are checked and renamed into place, where
  *  another program's write is the race editSettingsFiles must notice. */
-export const settingsWriteProbe: { beforeCommit?: (staged: { target: string; tmp: string }[]) => void } = {};
+export const settingsWriteProbe: {
+  beforeCommit?: (staged: { target: string; tmp: string }[]) => void;
+  /** Tests only: right after the renames, where a write into the replaced file (opened before) must be noticed. */
+  afterCommit?: (staged: { target: string; tmp: string }[]) => void;
+} = {};
 
 export type SettingsFail = (message: string) => Error;
 
@@ -69,8 +78,26 @@ export interface SettingsRead {
 
 const sameVersion = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
-/** The regular file at `path` (never through a link), or undefined when there is none. */
-function readRegular(path: string, named: string, fail: SettingsFail): { bytes: Buffer; stat: Stats } | undefined {
+const tooLarge = (named: string) => `${named} is larger than ${MAX_SETTINGS_BYTES / 1024 / 1024} MiB, too large for a settings file; it was left as it is`;
+
+/** Everything in an open file from its start, up to the limit. */
+function readAll(fd: number, named: string, fail: SettingsFail): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    const n = readSync(fd, buf, 0, buf.length, total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > MAX_SETTINGS_BYTES) throw fail(tooLarge(named));
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The regular file at `path` (never through a link), opened and read (to its end, which may differ from the size
+ *  fstat gave while it is being written); undefined when there is none. The caller closes `fd`. */
+function openRegular(path: string, named: string, fail: SettingsFail): { fd: number; bytes: Buffer; stat: Stats } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -83,24 +110,18 @@ function readRegular(path: string, named: string, fail: SettingsFail): { bytes: 
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw fail(`${named} is not a regular file (a folder, FIFO, socket or device); it was left as it is`);
-    if (stat.size > MAX_SETTINGS_BYTES)
-      throw fail(`${named} is larger than ${MAX_SETTINGS_BYTES / 1024 / 1024} MiB, too large for a settings file; it was left as it is`);
-    // read to the end, which may differ from the size fstat gave (a file being written), up to the limit
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(64 * 1024);
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      chunks.push(buf.subarray(0, n));
-      total += n;
-      if (total > MAX_SETTINGS_BYTES)
-        throw fail(`${named} is larger than ${MAX_SETTINGS_BYTES / 1024 / 1024} MiB, too large for a settings file; it was left as it is`);
-    }
-    return { bytes: Buffer.concat(chunks, total), stat };
-  } finally {
+    if (stat.size > MAX_SETTINGS_BYTES) throw fail(tooLarge(named));
+    return { fd, bytes: readAll(fd, named, fail), stat };
+  } catch (err) {
     closeSync(fd);
+    throw err;
   }
+}
+
+function readRegular(path: string, named: string, fail: SettingsFail): { bytes: Buffer; stat: Stats } | undefined {
+  const r = openRegular(path, named, fail);
+  if (r) closeSync(r.fd);
+  return r;
 }
 
 /** The file `ref` names, resolved (a followed link) and read. */
@@ -148,6 +169,10 @@ export function refuseLinkedFolder(dir: string, fail: SettingsFail): void {
 interface Staged {
   read: SettingsRead;
   tmp: string;
+  /** The file as checked just before the rename, still open (see checkUnchanged). */
+  old?: number;
+  /** The temp file's inode. */
+  ino: number;
   /** Set once renamed into place: the inode that now holds our content. */
   committed?: { ino: number };
 }
@@ -159,6 +184,7 @@ function stage(read: SettingsRead, content: string | Buffer, fail: SettingsFail)
   const tmp = join(dir, `.${basename(read.target)}.${randomBytes(6).toString('hex')}.agent-rewind.tmp`);
   const mode = read.stat ? read.stat.mode & 0o7777 : 0o644;
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  let ino: number;
   try {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done);
@@ -178,6 +204,7 @@ function stage(read: SettingsRead, content: string | Buffer, fail: SettingsFail)
       if (read.stat) fchmodSync(fd, mode); // chown clears set-id bits
     }
     fsyncSync(fd);
+    ino = fstatSync(fd).ino;
   } catch (err) {
     closeSync(fd);
     try {
@@ -188,7 +215,12 @@ function stage(read: SettingsRead, content: string | Buffer, fail: SettingsFail)
     throw err;
   }
   closeSync(fd);
-  return { read, tmp };
+  return { read, tmp, ino };
+}
+
+function close(s: Staged): void {
+  if (s.old !== undefined) closeSync(s.old);
+  s.old = undefined;
 }
 
 function discard(s: Staged): void {
@@ -199,15 +231,44 @@ function discard(s: Staged): void {
   }
 }
 
-/** Whether the file still holds exactly what was read (same bytes, same inode and stat data, or still missing). */
-function unchanged(read: SettingsRead, fail: SettingsFail): boolean {
-  const now = readRegular(read.target, read.file, fail);
-  if (!now || !read.stat) return !now && !read.exists;
-  return sameVersion(read.stat, now.stat) && now.bytes.equals(read.bytes);
+/**
+ * Whether the file still holds exactly what was read (same bytes, same inode and stat data, or still missing). When
+ * it does, the file is left open (`old`), so that after the rename anything written into it meanwhile can be seen:
+ * a program that opened it before the rename writes into the replaced file, not ours.
+ */
+function checkUnchanged(s: Staged, fail: SettingsFail): boolean {
+  const now = openRegular(s.read.target, s.read.file, fail);
+  if (!now || !s.read.stat) {
+    if (now) closeSync(now.fd);
+    return !now && !s.read.exists;
+  }
+  if (sameVersion(s.read.stat, now.stat) && now.bytes.equals(s.read.bytes)) {
+    s.old = now.fd;
+    return true;
+  }
+  closeSync(now.fd);
+  return false;
 }
 
-/** Puts back what a committed file held before (when it still holds what we wrote). */
-function rollBack(s: Staged, fail: SettingsFail): void {
+/** What was written into the replaced file after the check, if anything (and closes it). */
+function writtenSinceCheck(s: Staged, fail: SettingsFail): Buffer | undefined {
+  if (s.old === undefined) return undefined;
+  try {
+    const bytes = readAll(s.old, s.read.file, fail);
+    return bytes.equals(s.read.bytes) ? undefined : bytes;
+  } finally {
+    closeSync(s.old);
+    s.old = undefined;
+  }
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+/** A file modified this recently may be in the middle of another program's write (truncated, half written). */
+const RECENT_MS = 1000;
+const isRecent = (r: SettingsRead) => r.stat !== undefined && Date.now() - r.stat.mtimeMs < RECENT_MS;
+
+/** Puts back what a committed file held before, or `theirs` (when it still holds what we wrote). */
+function rollBack(s: Staged, fail: SettingsFail, theirs?: Buffer): void {
   if (!s.committed) return;
   let now: Stats;
   try {
@@ -216,18 +277,18 @@ function rollBack(s: Staged, fail: SettingsFail): void {
     return;
   }
   if (now.ino !== s.committed.ino) return; // someone replaced ours meanwhile: theirs is kept
-  if (!s.read.exists) {
+  if (!s.read.exists && !theirs) {
     unlinkSync(s.read.target);
     return;
   }
-  const back = stage(s.read, s.read.bytes, fail);
+  const back = stage(s.read, theirs ?? s.read.bytes, fail);
   renameSync(back.tmp, s.read.target);
 }
 
 /**
  * Reads the files, lets `edit` compute each one's new text (undefined: leave it), and writes them all or none. When
  * one changed between its read and the moment of writing, nothing is written and the whole edit starts again from
- * the files as they are then (up to EDIT_TRIES times). Returns the reads the written texts were computed from and
+ * the files as they are then (up to SETTINGS_EDIT_TRIES times). Returns the reads the written texts were computed from and
  * which files were written.
  */
 export function editSettingsFiles<R>(
@@ -235,34 +296,65 @@ export function editSettingsFiles<R>(
   edit: (reads: SettingsRead[]) => { texts: (string | undefined)[]; result: R },
   fail: SettingsFail,
 ): { result: R; reads: SettingsRead[]; written: boolean[] } {
-  for (let attempt = 0; attempt < EDIT_TRIES; attempt++) {
+  for (let attempt = 0; attempt < SETTINGS_EDIT_TRIES; attempt++) {
     const reads = refs.map((r) => readSettingsFile(r, fail));
-    const { texts, result } = edit(reads);
+    // an empty file just modified may be another program's write between its truncate and its write: looked at again
+    if (reads.some((r) => r.exists && r.bytes.length === 0 && isRecent(r))) {
+      pause(20);
+      const again = refs.map((r) => readSettingsFile(r, fail));
+      if (again.some((r, i) => !r.bytes.equals(reads[i]!.bytes))) continue;
+    }
+    let edited: { texts: (string | undefined)[]; result: R };
+    try {
+      edited = edit(reads);
+    } catch (err) {
+      // a file that does not parse while someone is writing it (half written in place) is read again before refusing
+      if (attempt < SETTINGS_EDIT_TRIES - 1 && reads.some(isRecent)) {
+        pause(20);
+        continue;
+      }
+      throw err;
+    }
+    const { texts, result } = edited;
     const written = texts.map((t, i) => t !== undefined && t !== reads[i]!.text);
     if (!written.some(Boolean)) return { result, reads, written };
     const staged: Staged[] = [];
     try {
       for (let i = 0; i < reads.length; i++) if (written[i]) staged.push(stage(reads[i]!, texts[i]!, fail));
       settingsWriteProbe.beforeCommit?.(staged.map((st) => ({ target: st.read.target, tmp: st.tmp })));
-      if (!staged.every((s) => unchanged(s.read, fail))) {
-        staged.forEach(discard);
-        continue;
+      // each file is checked right before its own rename, to keep the window between the two as short as it can be
+      let conflict = false;
+      for (const st of staged) {
+        if (!checkUnchanged(st, fail)) {
+          conflict = true;
+          break;
+        }
+        renameSync(st.tmp, st.read.target);
+        st.committed = { ino: st.ino };
       }
-      for (const s of staged) {
-        const ino = lstatSync(s.tmp).ino;
-        renameSync(s.tmp, s.read.target);
-        s.committed = { ino };
+      if (!conflict) settingsWriteProbe.afterCommit?.(staged.map((st) => ({ target: st.read.target, tmp: st.tmp })));
+      // a write into a file we have just replaced (opened before the rename) would be lost: theirs is put back
+      // instead of ours, the others as they were, and the edit starts again from there
+      const late = staged.map((st) => writtenSinceCheck(st, fail));
+      if (conflict || late.some(Boolean)) {
+        for (let i = staged.length - 1; i >= 0; i--) {
+          if (staged[i]!.committed) rollBack(staged[i]!, fail, late[i]);
+          else discard(staged[i]!);
+        }
+        pause(Math.random() * Math.min(2 * attempt + 1, 20)); // out of step with a writer that keeps at it
+        continue;
       }
       return { result, reads, written };
     } catch (err) {
-      for (const s of [...staged].reverse()) {
-        if (!s.committed) discard(s);
+      staged.forEach(close);
+      for (const st of [...staged].reverse()) {
+        if (!st.committed) discard(st);
         else
           try {
-            rollBack(s, fail);
+            rollBack(st, fail);
           } catch (undo) {
             throw fail(
-              `${(err as Error).message}; and ${s.read.file}, already rewritten, could not be put back (${(undo as Error).message}): check it by hand`,
+              `${(err as Error).message}; and ${st.read.file}, already rewritten, could not be put back (${(undo as Error).message}): check it by hand`,
             );
           }
       }

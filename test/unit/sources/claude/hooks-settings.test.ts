@@ -3,6 +3,10 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  closeSync,
+  ftruncateSync,
+  openSync,
+  writeSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -25,7 +29,7 @@ import {
   isOurHandler,
   uninstallClaudeHooks,
 } from '../../../../src/core/sources/claude/hooks-settings';
-import { MAX_SETTINGS_BYTES, settingsWriteProbe } from '../../../../src/core/sources/settings-file';
+import { MAX_SETTINGS_BYTES, SETTINGS_EDIT_TRIES, settingsWriteProbe } from '../../../../src/core/sources/settings-file';
 
 const launcher = { command: '/opt/node/bin/node', args: ['/opt/agent-rewind/dist/cli.js'] };
 let dir: string;
@@ -278,8 +282,35 @@ test('a change another program makes while we install is kept: the edit is appli
   } finally {
     settingsWriteProbe.beforeCommit = undefined;
   }
-  assert.equal(n, 10);
+  assert.equal(n, SETTINGS_EDIT_TRIES);
   assert.equal(readFileSync(file(), 'utf8'), installed.replace('{', `{"n":${n},`));
+  assert.deepEqual(readdirSync(join(ws, '.claude')), ['settings.local.json']);
+});
+
+test('a write into the file we replace, by a program that opened it before our rename, is put back and the edit applied again (issue 22, item 9)', () => {
+  mkdirSync(join(ws, '.claude'));
+  writeFileSync(file(), '{\n  "model": "a"\n}\n');
+  let fd: number | undefined;
+  settingsWriteProbe.beforeCommit = () => {
+    fd ??= openSync(file(), 'r+');
+  };
+  settingsWriteProbe.afterCommit = () => {
+    if (fd === undefined || fd < 0) return;
+    // their in-place write lands in the file our rename has just replaced
+    const theirs = Buffer.from('{\n  "model": "b"\n}\n');
+    ftruncateSync(fd, 0);
+    writeSync(fd, theirs, 0, theirs.length, 0);
+    closeSync(fd);
+    fd = -1;
+  };
+  try {
+    installClaudeHooks(loc(), launcher);
+  } finally {
+    settingsWriteProbe.beforeCommit = settingsWriteProbe.afterCommit = undefined;
+  }
+  const s = read();
+  assert.equal(s.model, 'b');
+  assert.ok(s.hooks.Stop && s.hooks.UserPromptSubmit);
   assert.deepEqual(readdirSync(join(ws, '.claude')), ['settings.local.json']);
 });
 
