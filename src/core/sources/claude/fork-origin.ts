@@ -37,7 +37,8 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
   if (!searchFolder) return undefined;
   const first = clues.uuids[0];
   if (first === undefined) return undefined;
-  const needle = `"uuid":"${first}"`;
+  // a transcript may be written with spaces after the colons (`"uuid": "…"`): both layouts are found
+  const needle = new RegExp(`"uuid"\\s*:\\s*"${escapeRegExp(first)}"`);
   const own = await stat(sessionFile);
   // searching reads the start of every older transcript of the project: only worth it when ours looks copied
   const first0 = clues.firstTimestamp ? Date.parse(clues.firstTimestamp) : NaN;
@@ -57,14 +58,14 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
       const created = createdMs(st);
       if (created > createdMs(own)) continue;
       if (best && created >= best.created) continue;
-      if ((await prefix(file)).includes(needle)) best = { file, created };
+      if (needle.test(await prefix(file))) best = { file, created };
     } catch {
       // a file that vanished while listing is not the origin
     }
   }
   if (!best) return undefined;
   const originUuids = new Set<string>();
-  for (const m of (await readFile(best.file, 'utf8')).matchAll(/"uuid":"([^"]+)"/g)) originUuids.add(m[1]!);
+  for (const m of (await readFile(best.file, 'utf8')).matchAll(/"uuid"\s*:\s*"([^"]+)"/g)) originUuids.add(m[1]!);
   const inherited = new Set<string>();
   for (const u of clues.uuids) if (originUuids.has(u)) inherited.add(u);
   return { sessionId: basename(best.file, '.jsonl'), sessionFile: best.file, inherited };
@@ -92,6 +93,10 @@ async function prefix(file: string): Promise<string> {
   } finally {
     await fh.close();
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 async function exists(file: string): Promise<boolean> {
