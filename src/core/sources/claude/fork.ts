@@ -2,9 +2,9 @@
 // a new <uuid>.jsonl in the same project folder holding the raw lines from the root to just before a prompt, uuids
 // kept, sessionId rewritten, each marked forkedFrom. The original is only read. The new file is written under a
 // temporary name, fsynced, then linked into place (link fails rather than replace a file that exists).
+import { readRegularFile } from '../agent-files';
 import { writeNewFile } from '../write-new-file';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { classifyLine } from './classify';
 import { splitClaudeLines, str, type RawLine } from './lines';
@@ -25,7 +25,7 @@ export async function writeClaudeFork(
   if (promptId === undefined || !session.userPrompts().some((p) => p.entryId === promptId)) {
     throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
   }
-  const { lines } = splitClaudeLines(await readFile(session.sessionFile));
+  const { lines } = splitClaudeLines(await readRegularFile(session.sessionFile));
   const copied = linesBefore(lines, promptId);
   if (copied === undefined) throw new Error(`Cannot fork at ${promptId}: the prompt is no longer in ${session.sessionFile}`);
   if (!copied.some((l) => classifyLine(l.rec) !== 'hidden')) {
