@@ -2,10 +2,10 @@
 // the files that tool tracked put back to what it saved for them. Stored as ordinary tree objects, so a rewind to it
 // is the same preview, user-edit protection, journal and undo as to any snapshot of ours; only the files that tool
 // tracked differ from now, so nothing else is touched.
-import { hashObject, type ObjectStore, type PackWriter } from './object-store';
+import { hashObject, type ObjectStore, type PackWriter } from './store/object-store';
 import { readStableFile } from './safe-read';
 import { isStorableName } from './safe-paths';
-import { encodeTree, readTree, type TreeEntry } from './tree';
+import { encodeTree, readTree, type TreeEntry } from './store/tree';
 import type { SkippedFile } from './types';
 
 export interface ImportedFile {

@@ -3,10 +3,10 @@
 import { readdir } from 'node:fs/promises';
 import { openRegularFile } from '../agent-files';
 import { join } from 'node:path';
-import { SessionCache } from '../../engine/session-cache';
-import { sessionFoldersFor } from '../../engine/session-folders';
-import type { SessionListing } from '../../engine/types';
-import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../engine/transcript';
+import { SessionCache } from './session-cache';
+import { sessionFoldersFor } from './session-folders';
+import type { SessionListing } from '../listings';
+import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../transcript/transcript';
 import { readSessionSummary } from '../../session/discovery';
 import { parseJsonlLenient } from '../../session/jsonl';
 import type { SessionManager } from '../../session/session-manager';
