@@ -3,16 +3,16 @@
 import { readdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ObjectStore } from './object-store';
+import type { ObjectStore } from '../store/object-store';
 import { checkPlannedPaths, orderOps, type RestoreOp } from './restore';
-import { absPath, ensureSafeParents } from './safe-paths';
-import type { SnapshotRecord, SnapshotRecords, UndoRecord } from './snapshot-records';
-import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from './tree-diff';
+import { absPath, ensureSafeParents } from '../safe-paths';
+import type { SnapshotRecord, SnapshotRecords, UndoRecord } from '../snapshot-records';
+import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from '../store/tree-diff';
 import { lineStats } from './line-stats';
-import type { DirNode } from './tree';
-import { readStableFile } from './safe-read';
-import { Limiter, type WorkspaceModel } from './workspace-model';
-import type { FileChange, RewindFilesResult, SkippedFile } from './types';
+import type { DirNode } from '../store/tree';
+import { readStableFile } from '../safe-read';
+import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
+import type { FileChange, RewindFilesResult, SkippedFile } from '../types';
 
 export function failure(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
