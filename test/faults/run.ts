@@ -1,7 +1,8 @@
 // Standing fault-injection suite (`npm run test:faults`): the built CLI (dist/cli.js) runs as real child processes
 // while this runner kills them (SIGKILL) at random moments, damages the store, makes a path unwritable in the middle
 // of a restore, swaps a folder for a symlink while a restore runs, and lets two CLI processes write one session at
-// once. After every trial it checks what the product promises (RELIABILITY.md):
+// once, and has a dry run and the real rewind after it agree on a damaged store or a folder swapped for a symlink. After
+// every trial it checks what the product promises (RELIABILITY.md):
 //   - the workspace is exactly the state before or the state after the interrupted operation (bytes and modes);
 //   - nothing outside the workspace changed (a sentinel folder beside it);
 //   - every acknowledged session entry is in the session file;
@@ -444,6 +445,62 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     (t as Trial & { note?: string }).note = `${how} ${relative(t.home, victim)}`;
     // the next snapshot works
     appendUser(t, 'after-damage');
+    checkInvariants(t);
+  },
+  async 'preview-agrees'(t) {
+    // the dry run says what the real run then does: after damage the real run repairs (under the store lock) before it
+    // plans, and a folder on the way may be a symlink now. Both run as fresh CLI processes, as a user runs them
+    history(t);
+    const packDir = join(t.home, 'checkpoints');
+    const store = readdirSync(packDir).find((d) => existsSync(join(packDir, d, 'packs')))!;
+    const packs = join(packDir, store, 'packs');
+    const names = readdirSync(packs).filter((n) => n.endsWith('.pack'));
+    const pack = join(packs, pick(names)).slice(0, -5);
+    const how = pick(['delete-idx', 'truncate-idx', 'flip-idx', 'truncate-pack', 'flip-pack', 'marker', 'symlinked-parent', 'symlinked-parent'] as const);
+    if (how === 'symlinked-parent') {
+      const dir = pick(['dir3', 'dir3/sub', 'dir0/sub']);
+      rmSync(join(t.ws, dir), { recursive: true });
+      symlinkSync(t.sentinel, join(t.ws, dir));
+      (t as Trial & { note?: string }).note = `${dir} is a symlink to the sentinel folder`;
+    } else {
+      const file = how.endsWith('-idx') ? pack + '.idx' : pack + '.pack';
+      const size = statSync(file).size;
+      if (how === 'marker') writeFileSync(pack + '.damaged', 'x\n');
+      else if (how === 'delete-idx') unlinkSync(file);
+      else if (how.startsWith('truncate')) truncateSync(file, int(Math.max(1, size)));
+      else {
+        const buf = readFileSync(file);
+        buf[int(buf.length)]! ^= 1 << int(8);
+        writeFileSync(file, buf);
+      }
+      t.corrupted = true;
+      totals.corruptions++;
+      (t as Trial & { note?: string }).note = `${how} ${relative(t.home, file)}`;
+    }
+    const anchor = pick(['u1', 'u2']);
+    const dry = cli(t, ['rewind-files', t.session, anchor, '--dry-run', '--overwrite-user-modified', '--json']);
+    const real = cli(t, ['rewind-files', t.session, anchor, '--overwrite-user-modified', '--json']);
+    (t as Trial & { note?: string }).note += `; ${anchor}: ${real.code === 0 ? `rewound ${real.json?.filesChanged?.length} files` : 'refused'}`;
+    if (!dry.json) t.problems.push(`the dry run printed no result (exit ${dry.code}): ${dry.stderr.trim().slice(0, 300)}`);
+    else if (dry.json.canRewind) {
+      if (real.code !== 0) t.problems.push(`the dry run said it can rewind, the real run refused: ${real.stderr.trim().slice(0, 300)}`);
+      else
+        for (const k of ['filesChanged', 'insertions', 'deletions'] as const)
+          if (JSON.stringify(dry.json[k]) !== JSON.stringify(real.json[k]))
+            t.problems.push(
+              `the dry run's ${k} (${JSON.stringify(dry.json[k]).slice(0, 200)}) is not the real run's (${JSON.stringify(real.json[k]).slice(0, 200)})`,
+            );
+    } else {
+      const reason = String(dry.json.error).replace(/^Cannot preview the rewind: /, '');
+      if (real.code === 0) t.problems.push(`the dry run refused (${reason.slice(0, 200)}), the real run rewound`);
+      else if (!real.stderr.includes(reason))
+        t.problems.push(`the dry run refused with "${reason.slice(0, 200)}", the real run with "${real.stderr.trim().slice(0, 200)}"`);
+    }
+    if (how === 'symlinked-parent') {
+      // the promises that follow rewind to each snapshot: a refused rewind leaves the link, which is then taken away
+      for (const dir of ['dir3', 'dir3/sub', 'dir0/sub'])
+        if (lstatSync(join(t.ws, dir), { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(join(t.ws, dir));
+    }
     checkInvariants(t);
   },
   async 'permission-restore'(t) {
