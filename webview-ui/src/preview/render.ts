@@ -41,6 +41,11 @@ function section(id: string, icon: string, title: string, body: string, dimmed: 
   );
 }
 
+/** A name that opens a sentence ("a new Claude Code session") starts with a capital there. */
+function sentenceStart(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function unavailable(what: string): string {
   return `<p class="muted"><span class="codicon codicon-circle-slash" aria-hidden="true"></span> ${escapeHtml(what)} (see above).</p>`;
 }
@@ -59,7 +64,7 @@ function renderConversation(model: RewindPreviewModel, dimmed: boolean): string 
   const more = left.length > LISTED_MESSAGES ? `<li class="muted">and ${plural(left.length - LISTED_MESSAGES, 'more message', 'more messages')}</li>` : '';
   if (c.fork) {
     const forkBody =
-      `<p>The ${escapeHtml(c.fork.agent)} session itself is not changed. <strong class="branch-name" data-testid="new-branch">${escapeHtml(c.newBranchName)}</strong> is written beside it, holding the conversation up to just before this message, so you can send it again (or something else) there: <code>${escapeHtml(c.fork.resumeHint)}</code>.</p>` +
+      `<p>The ${escapeHtml(c.fork.agent)} session itself is not changed. <strong class="branch-name" data-testid="new-branch">${escapeHtml(sentenceStart(c.newBranchName))}</strong> is written beside it, holding the conversation up to just before this message, so you can send it again (or something else) there: <code>${escapeHtml(c.fork.resumeHint)}</code>.</p>` +
       (left.length === 0
         ? ''
         : `<p>${plural(left.length, 'message stays', 'messages stay')} in the original session only:</p><ul class="left-behind">${items}${more}</ul>`);
@@ -124,8 +129,10 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
   const userModified = f.files.filter((x) => x.userModified).length;
   const t = fileTotals(model, ui);
   const totals =
-    `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
-    `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
+    t.files === 0
+      ? `<p class="totals" data-testid="totals"><span data-testid="files-changed">No file to restore</span></p>`
+      : `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
+        `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
   const list = f.files.length
     ? `<p class="muted">Changes since this message, which the rewind undoes (click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x))).join('')}</ul>`
     : `<p class="muted">Every file is already as it was at this message.</p>`;
