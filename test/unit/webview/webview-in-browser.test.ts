@@ -206,9 +206,25 @@ describe('webviews in Chromium', { skip: missing }, () => {
     await page.keyboard.press('PageDown');
     await until('a page further', async () => (Number(await activeIndex()) > 1 ? true : undefined));
     assert.equal(await page.locator('#rows [role="listitem"][tabindex="0"]').count(), 1, 'still one Tab stop');
-    // Tab leaves the list for the row's own buttons, not the next message.
+    // The list is one Tab stop: Tab leaves it in one step (no row's buttons on the way), Shift+Tab comes back.
+    const focusedRow = await activeIndex();
     await page.keyboard.press('Tab');
-    assert.notEqual(await page.evaluate(`document.activeElement?.getAttribute('role')`), 'listitem');
+    assert.equal(await page.evaluate(`document.getElementById('rows').contains(document.activeElement)`), false, 'one Tab leaves the list');
+    await page.keyboard.press('Shift+Tab');
+    await until('the row focused again', async () => ((await activeIndex()) === focusedRow ? true : undefined));
+    // → (or Enter) moves into the message's own buttons, Tab goes through them and then out; Escape goes back.
+    const focused = () =>
+      page.evaluate(`[document.activeElement?.dataset?.action, document.activeElement?.closest('[role="listitem"]')?.dataset?.index]`) as Promise<
+        [string, string]
+      >;
+    await page.keyboard.press('ArrowRight');
+    const [firstAction, inRow] = await focused();
+    assert.ok(firstAction, 'a button of the row has the focus');
+    assert.equal(inRow, focusedRow, 'the button is in the focused message');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused())[1], focusedRow, "Tab moves among the message's buttons");
+    await page.keyboard.press('Escape');
+    assert.equal(await activeIndex(), focusedRow, 'Escape goes back to the message');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -178,6 +178,7 @@ function createRow(index: number): HTMLElement {
   el.setAttribute('aria-setsize', String(heights.length));
   el.setAttribute('aria-posinset', String(index + 1));
   el.tabIndex = -1;
+  setControlsTabbable(el, false);
   return el;
 }
 
@@ -260,7 +261,25 @@ function render(): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Keyboard: the rows are one list with one Tab stop; arrows, Home/End and PageUp/PageDown move between messages,
-// as in VS Code's own lists. Rows outside the rendered window are scrolled into it first.
+// as in VS Code's own lists. Rows outside the rendered window are scrolled into it first. A row's own buttons and
+// links are out of the Tab order (so Tab leaves the list in one step) until → or Enter moves into them; Escape or ←
+// on one of them goes back to its row.
+
+const CONTROLS = 'button, a[href], input, select, textarea, summary, [tabindex]:not([role="listitem"])';
+
+/** Puts a row's buttons and links in the Tab order, or takes them out of it. */
+function setControlsTabbable(row: HTMLElement, tabbable: boolean): void {
+  for (const control of row.querySelectorAll<HTMLElement>(CONTROLS)) control.tabIndex = tabbable ? 0 : -1;
+}
+
+/** Moves the focus from a row into its first button (they become Tab stops while the focus is in the row). */
+function enterRow(row: HTMLElement): boolean {
+  const first = row.querySelector<HTMLElement>(CONTROLS);
+  if (!first) return false;
+  setControlsTabbable(row, true);
+  first.focus();
+  return true;
+}
 
 /** Makes `index` the list's Tab stop (tabindex 0 on its row, -1 on every other). */
 function setActive(index: number): void {
@@ -311,9 +330,21 @@ function rowsPerPage(): number {
 }
 
 rowsEl.addEventListener('keydown', (event) => {
-  // Only on a row itself: inside it, the keys belong to its buttons and links.
   const target = event.target;
-  if (!(target instanceof HTMLElement) || target.getAttribute('role') !== 'listitem' || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!(target instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (target.getAttribute('role') !== 'listitem') {
+    // Inside a row the keys belong to its buttons and links, but Escape (and ← on a button) go back to the row.
+    const row = target.closest<HTMLElement>('[role="listitem"]');
+    if (row && (event.key === 'Escape' || (event.key === 'ArrowLeft' && target.tagName === 'BUTTON'))) {
+      event.preventDefault();
+      row.focus({ preventScroll: true });
+    }
+    return;
+  }
+  if ((event.key === 'ArrowRight' || event.key === 'Enter') && enterRow(target)) {
+    event.preventDefault();
+    return;
+  }
   const index = Number(target.dataset.index);
   if (!Number.isInteger(index)) return;
   const last = heights.length - 1;
@@ -328,6 +359,12 @@ rowsEl.addEventListener('keydown', (event) => {
   if (next === undefined) return;
   event.preventDefault();
   focusRow(next);
+});
+// A row's buttons leave the Tab order again once the focus is out of them.
+rowsEl.addEventListener('focusout', (event) => {
+  const row = event.target instanceof Element ? (event.target.closest('[role="listitem"]') as HTMLElement | null) : null;
+  const next = event.relatedTarget instanceof Node ? event.relatedTarget : null;
+  if (row && event.target !== row && !(next && row.contains(next) && next !== row)) setControlsTabbable(row, false);
 });
 // Clicking or tabbing into a row (or a button in it) makes it the list's Tab stop.
 rowsEl.addEventListener('focusin', (event) => {
