@@ -11,6 +11,7 @@ import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { UNDO_ACTION } from '../webviews/preview-controller';
 import { TranscriptPanel } from '../webviews/transcript-panel';
 import { plural } from '../tree/format';
+import { withoutCodeMarks } from '../../shared/plain-text';
 import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
@@ -353,7 +354,8 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       try {
         return await handler(arg);
       } catch (error) {
-        void vscode.window.showErrorMessage(`Agent Rewind: ${(error as Error)?.message ?? String(error)}`);
+        // A notification shows text as it is: the engine's `code` marks would show as raw backticks.
+        void vscode.window.showErrorMessage(`Agent Rewind: ${withoutCodeMarks((error as Error)?.message ?? String(error))}`);
         return undefined;
       }
     }),

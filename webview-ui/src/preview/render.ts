@@ -3,7 +3,7 @@
 // the e2e tests rely on.
 import type { FileChangePreview, RewindPreviewModel } from '../../../src/shared/view-models';
 import { countsAria } from '../common/counts';
-import { escapeHtml, truncate } from '../common/escape';
+import { escapeHtml, escapeWithCode, truncate } from '../common/escape';
 import { KIND_META } from '../common/kinds';
 import {
   confirmState,
@@ -143,12 +143,12 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
     ? `<details class="skipped" open><summary>${plural(f.skipped.length, 'file is', 'files are')} left alone by your settings</summary><ul>${f.skipped
         .map(
           (s) =>
-            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`,
+            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeWithCode(s.reason)}</span></li>`,
         )
         .join('')}</ul></details>`
     : '';
   const note = f.note
-    ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeHtml(f.note)}</p>`
+    ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeWithCode(f.note)}</p>`
     : '';
   return section('files', 'files', 'Files', `${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
@@ -156,7 +156,7 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
 function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {
   const problems = problemsOf(model, ui);
   if (problems.length === 0) return '';
-  const items = problems.map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeHtml(p.detail)}</li>`).join('');
+  const items = problems.map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeWithCode(p.detail)}</li>`).join('');
   return `<div class="problems" data-testid="preview-error" role="alert"><span class="codicon codicon-warning" aria-hidden="true"></span><ul>${items}</ul></div>`;
 }
 

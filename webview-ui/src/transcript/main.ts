@@ -7,7 +7,7 @@ import type { RevealTarget, TranscriptResults, TranscriptToHost } from '../../..
 import { RequestClient } from '../../../src/shared/request-client';
 import { transcriptToWebview } from '../../../src/shared/to-webview';
 import type { TranscriptModel } from '../../../src/shared/view-models';
-import { escapeHtml } from '../common/escape';
+import { escapeHtml, escapeWithCode } from '../common/escape';
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { anchorAt, HeightMap, scrollTopFor, type ScrollAnchor, type VisibleRange } from './height-map';
 import { renderPlaceholder, renderRow } from './render-row';
@@ -80,7 +80,7 @@ function showNotice(message: string, severity: 'info' | 'error'): void {
   noticeEl.hidden = false;
   noticeEl.className = `notice ${severity}`;
   noticeEl.setAttribute('role', severity === 'error' ? 'alert' : 'status');
-  noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeHtml(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+  noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeWithCode(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
 }
 
 /** Scrolls so the message sits a third of the way down the viewport (context above it), then highlights it. */
