@@ -222,8 +222,9 @@ export class FileCheckpointNode extends TreeNode {
     return {
       id: this.id,
       label: preview,
-      description: plural(files, 'file'),
-      tooltip: `Files as they were when this message was sent (\`${anchorEntryId}\`), ${plural(files, 'file')}.\n\nRewind to here shows what would change first.`,
+      // What the count is: "3 files" beside a prompt read as "3 files changed".
+      description: `snapshot of ${plural(files, 'file')}`,
+      tooltip: `A snapshot of the workspace (${plural(files, 'file')}) taken when this message was sent (\`${anchorEntryId}\`).\n\nRewind to here shows what would change first.`,
       contextValue: 'checkpoint.file',
       collapsible: 'none',
       icon: { id: 'file-symlink-directory' },

@@ -91,8 +91,8 @@ describe('sessions tree nodes', () => {
     assert.equal(checkpoints[0]!.toTreeItem(NOW).contextValue, 'checkpoint.named');
     const newestFile = checkpoints[1]!.toTreeItem(NOW);
     assert.equal(newestFile.label, 'second', 'file snapshots newest first');
-    assert.equal(newestFile.description, '1 file');
-    assert.equal(checkpoints[2]!.toTreeItem(NOW).description, '3 files');
+    assert.equal(newestFile.description, 'snapshot of 1 file', 'the count is the snapshot\'s size, not "files changed"');
+    assert.equal(checkpoints[2]!.toTreeItem(NOW).description, 'snapshot of 3 files');
     assert.equal(children[2]!.toTreeItem(NOW).label, 'line 7 skipped: not JSON');
   });
 
