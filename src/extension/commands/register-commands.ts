@@ -9,6 +9,7 @@ import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { UNDO_ACTION } from '../webviews/preview-controller';
+import { switchedBranchNotice } from '../webviews/transcript-controller';
 import { TranscriptPanel } from '../webviews/transcript-panel';
 import { plural } from '../tree/format';
 import { withoutCodeMarks } from '../../shared/plain-text';
@@ -153,14 +154,16 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const branch = await engine.switchBranch(file, name);
       await active.set(file);
       changed(file);
-      vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch "${branch.name}"`, 4000);
+      // The conversation moved and the files did not: say so (a transcript ending in "Added test/app.test.js." while
+      // test/ does not exist is confusing when nothing explained it).
+      void vscode.window.showInformationMessage(`Agent Rewind: ${switchedBranchNotice(branch.name)}`);
     },
 
     'agentRewind.installClaudeHooks': async () => setUpClaudeHooks('install'),
     'agentRewind.uninstallClaudeHooks': async () => setUpClaudeHooks('uninstall'),
 
     'agentRewind.showBranch': async (arg) => {
-      // A branch of another agent's session: shown in its transcript, nothing written.
+      // A click on a branch row: the branch is shown in the transcript, nothing is switched or written.
       const target = branchTargetOf(arg);
       if (!target) return;
       await active.set(target.sessionFile);

@@ -128,16 +128,14 @@ export class BranchNode extends TreeNode {
       id: this.id,
       label: name,
       description: `${isActive ? 'active · ' : ''}${plural(messageCount, 'message')} · ${headPreview}`,
-      tooltip: `Branch **${escapeMarkdown(name)}**${isActive ? ' (active)' : ''}\n\n${plural(messageCount, 'message')}, head \`${headEntryId}\`\n\n${escapeMarkdown(headPreview)}`,
+      tooltip: `Branch **${escapeMarkdown(name)}**${isActive ? ' (active)' : ''}\n\n${plural(messageCount, 'message')}, head \`${headEntryId}\`\n\n${escapeMarkdown(headPreview)}\n\nClick to show it in the transcript${readOnly || isActive ? '' : '; Switch Branch makes it the active one (files are not changed)'}.`,
       contextValue: readOnly ? 'branch.readonly' : isActive ? 'branch.active' : 'branch',
       collapsible: 'none',
       icon: isActive ? { id: 'pass-filled', color: 'charts.green' } : { id: 'git-branch' },
-      // Another agent's session is never written: its branches are shown in the transcript instead of switched to.
-      command: readOnly
-        ? { command: 'agentRewind.showBranch', title: 'Show Branch', arguments: [this] }
-        : isActive
-          ? undefined
-          : { command: 'agentRewind.switchBranch', title: 'Switch Branch', arguments: [this] },
+      // A click only shows the branch in the transcript, as a click on a branch in VS Code's Source Control graph
+      // shows its commits without checking it out: switching is the explicit Switch Branch (inline, context menu, the
+      // transcript's banner), which says the files stay as they are. Another agent's session is never switched.
+      command: { command: 'agentRewind.showBranch', title: 'Show Branch', arguments: [this] },
     };
   }
 }

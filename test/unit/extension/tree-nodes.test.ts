@@ -77,10 +77,12 @@ describe('sessions tree nodes', () => {
     assert.equal(active!.label, 'main-v2', 'the active branch comes first');
     assert.equal(active!.contextValue, 'branch.active');
     assert.match(active!.description!, /^active · 3 messages · try again$/);
-    assert.equal(active!.command, undefined, 'clicking the active branch does nothing');
+    assert.equal(active!.command?.command, 'agentRewind.showBranch', 'clicking the active branch shows it');
     assert.equal(other!.contextValue, 'branch');
-    assert.equal(other!.command?.command, 'agentRewind.switchBranch');
+    // A click only shows a branch: switching (which leaves the files as they are) is an explicit action.
+    assert.equal(other!.command?.command, 'agentRewind.showBranch');
     assert.equal(other!.command?.arguments[0], branches[1]);
+    assert.match(other!.tooltip!, /Switch Branch makes it the active one \(files are not changed\)/);
     assert.equal(children[0]!.toTreeItem(NOW).description, '2 branches · on main-v2');
 
     const checkpoints = await children[1]!.getChildren();

@@ -64,17 +64,31 @@ describe('webviews in Chromium', { skip: missing }, () => {
     assert.equal(await page.locator('[data-entry-id="e0000001"] [data-action="rewind-to-here"]').count(), 0, 'only user messages rewind');
 
     await first.locator('[data-action="rewind-to-here"]').click();
-    await page.locator('[data-entry-id="e0000006"] [data-action="switch-branch"][data-branch="try-tabs"]').click();
     await page.locator('[data-entry-id="e0000002"] [data-action="fork"]').click();
     await until('the services to be called', async () => (services.called('fork').length ? true : undefined));
     assert.deepEqual(
       services.called('previewRewind').map((c) => c.args[1]),
       ['e0000000'],
     );
+    // A branch button only shows that branch; the banner says so and offers the switch, which keeps the files.
+    services.branchTranscripts.set('try-tabs', generateTranscript(10, 'try-tabs'));
+    await page.locator('[data-entry-id="e0000006"] [data-action="show-branch"][data-branch="try-tabs"]').click();
+    const banner = page.locator('[data-testid="branch-banner"]');
+    await banner.waitFor();
+    assert.match(
+      (await banner.textContent()) ?? '',
+      /Showing branch try-tabs, not the active branch main\. Switching to it changes the conversation only: files stay as they are\./,
+    );
+    assert.equal(await page.locator('#branch').textContent(), 'try-tabs');
+    assert.equal(services.called('switchBranch').length, 0, 'showing switched nothing');
+    await banner.locator('[data-testid="switch-to-shown"]').click();
+    await until('the switch', async () => (services.called('switchBranch').length ? true : undefined));
     assert.deepEqual(
       services.called('switchBranch').map((c) => c.args[1]),
       ['try-tabs'],
     );
+    await until('the banner to go', async () => ((await banner.isVisible()) ? undefined : true));
+    assert.match((await page.locator('#notice').textContent()) ?? '', /Now on branch "try-tabs"\. Files were not changed/);
     assert.deepEqual(problems, [], 'no script ran, no CSP violation, no error');
     await page.close();
   });

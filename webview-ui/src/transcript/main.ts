@@ -61,6 +61,7 @@ app.innerHTML = `
       <button type="button" class="icon-button" data-action="go-latest" aria-label="Go to the latest message" title="Go to the latest message"><span class="codicon codicon-arrow-down" aria-hidden="true"></span></button>
     </span></header>
   <div id="notice" class="notice" role="status" hidden></div>
+  <div id="branch-banner" class="notice reveal-banner" data-testid="branch-banner" role="status" hidden></div>
   <div id="reveal-banner" class="notice reveal-banner" data-testid="reveal-banner" role="status" hidden></div>
   <main id="scroller" class="scroller" tabindex="-1" aria-label="Messages">
     <div id="top-spacer"></div><div id="rows" role="list" aria-label="Messages (arrow keys move between them)" aria-busy="true"></div><div id="bottom-spacer"></div>
@@ -71,6 +72,7 @@ const topSpacer = document.getElementById('top-spacer')!;
 const bottomSpacer = document.getElementById('bottom-spacer')!;
 const noticeEl = document.getElementById('notice')!;
 const revealBanner = document.getElementById('reveal-banner')!;
+const branchBanner = document.getElementById('branch-banner')!;
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 function showNotice(message: string, severity: 'info' | 'error'): void {
@@ -81,6 +83,20 @@ function showNotice(message: string, severity: 'info' | 'error'): void {
   noticeEl.className = `notice ${severity}`;
   noticeEl.setAttribute('role', severity === 'error' ? 'alert' : 'status');
   noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeWithCode(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+}
+
+/** A branch shown without switching to it (a click on a branch only shows it): say so, with the explicit switch,
+ *  and that a switch leaves the files as they are. */
+function showBranchBanner(next: TranscriptModel): void {
+  const active = next.activeBranch;
+  branchBanner.hidden = active === undefined || active === next.branch;
+  if (branchBanner.hidden || active === undefined) return;
+  const shown = `<strong>${escapeHtml(next.branch)}</strong>`;
+  const back = `<button type="button" class="secondary-button" data-action="show-branch" data-branch="${escapeHtml(active)}">Show ${escapeHtml(active)}</button>`;
+  branchBanner.innerHTML = next.readOnly
+    ? `<span class="codicon codicon-eye" aria-hidden="true"></span><span>Showing branch ${shown}; ${escapeHtml(next.readOnly.agent)} continues on ${escapeHtml(active)}.</span>${back}`
+    : `<span class="codicon codicon-eye" aria-hidden="true"></span><span>Showing branch ${shown}, not the active branch ${escapeHtml(active)}. Switching to it changes the conversation only: files stay as they are.</span>` +
+      `<button type="button" class="primary-button" data-action="switch-branch" data-testid="switch-to-shown" data-branch="${escapeHtml(next.branch)}">Switch to ${escapeHtml(next.branch)}</button>${back}`;
 }
 
 /** Scrolls so the message sits a third of the way down the viewport (context above it), then highlights it. */
@@ -100,7 +116,7 @@ function showElsewhere(target: Exclude<RevealTarget, { on: 'activeBranch' }>): v
   revealBanner.innerHTML =
     target.on === 'otherBranch'
       ? `<span class="codicon codicon-git-branch" aria-hidden="true"></span><span>This message is on branch <strong>${escapeHtml(target.branch)}</strong>, not on the active branch ${escapeHtml(target.activeBranch)}: ${quote}</span>` +
-        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">${model?.readOnly ? 'Show' : 'Switch to'} ${escapeHtml(target.branch)}</button>`
+        `<button type="button" class="primary-button" data-action="show-branch" data-branch="${escapeHtml(target.branch)}">Show ${escapeHtml(target.branch)}</button>`
       : `<span class="codicon codicon-warning" aria-hidden="true"></span><span>This message is on no branch (the messages before it are missing from the file), so it cannot be shown here: ${quote}</span>`;
   revealBanner.innerHTML += `<button type="button" class="icon-button" data-action="dismiss-reveal" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
   revealBanner.hidden = false;
@@ -410,7 +426,13 @@ function applyModel(version: number, next: TranscriptModel): void {
   document.title = `Transcript: ${next.title}`;
   const branch = document.getElementById('branch')!;
   branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
-  branch.title = next.readOnly ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)` : `Active branch: ${next.branch}`;
+  const viewing = next.activeBranch !== undefined && next.activeBranch !== next.branch;
+  branch.title = next.readOnly
+    ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)`
+    : viewing
+      ? `Showing branch ${next.branch} (not active; the active branch is ${next.activeBranch})`
+      : `Active branch: ${next.branch}`;
+  showBranchBanner(next);
   const source = next.source === 'agent-rewind' ? '' : ` · ${SOURCE_NAMES[next.source]} session`;
   document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
@@ -473,6 +495,9 @@ document.addEventListener('click', (event) => {
       break;
     case 'switch-branch':
       host.post({ type: 'switchBranch', branch: el.dataset.branch ?? '' });
+      break;
+    case 'show-branch':
+      host.post({ type: 'showBranch', branch: el.dataset.branch ?? '' });
       break;
     case 'compare-branches':
       host.post({ type: 'compareBranches' });

@@ -70,7 +70,7 @@ function renderBranches(item: TranscriptItem, expanded: boolean, viewOnly: boole
   const buttons = shown
     .map(
       (b) =>
-        `<button type="button" class="branch-button" data-action="switch-branch" data-branch="${escapeHtml(b.name)}" title="${viewOnly ? 'Show' : 'Switch to'} branch ${escapeHtml(b.name)}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
+        `<button type="button" class="branch-button" data-action="show-branch" data-branch="${escapeHtml(b.name)}" title="Show branch ${escapeHtml(b.name)}${viewOnly ? '' : ' (nothing is switched: the transcript offers the switch)'}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
     )
     .join('');
   const more =
