@@ -14,6 +14,7 @@ import { TranscriptPanel } from '../webviews/transcript-panel';
 import { plural } from '../tree/format';
 import { withoutCodeMarks } from '../../shared/plain-text';
 import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
 
@@ -179,10 +180,22 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const o = arg as { sessionFile?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
       const command = Array.isArray(o?.resumeCommand) && o.resumeCommand.every((p) => typeof p === 'string') ? (o.resumeCommand as string[]) : undefined;
       if (!command?.length) return;
+      const agent = typeof o?.agent === 'string' ? o.agent : 'Agent';
+      // The agent's program as the user configured it (not everyone has `claude` on PATH): checked before a terminal
+      // would only say "command not found".
+      const config = vscode.workspace.getConfiguration('agentRewind');
+      const resume = resumeLine(command, (key) => config.get<string>(key));
+      if (!(await findProgram(resume.program))) {
+        const actions = [...(resume.setting ? [OPEN_SETTING] : []), COPY_COMMAND, RUN_ANYWAY];
+        const choice = await vscode.window.showWarningMessage(`Agent Rewind: ${missingProgramMessage(agent, resume)}`, ...actions);
+        if (choice === OPEN_SETTING) return void (await vscode.commands.executeCommand('workbench.action.openSettings', resume.setting));
+        if (choice === COPY_COMMAND) return void (await vscode.env.clipboard.writeText(resume.line));
+        if (choice !== RUN_ANYWAY) return;
+      }
       const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      const terminal = vscode.window.createTerminal({ name: typeof o?.agent === 'string' ? o.agent : 'Agent', ...(cwd ? { cwd } : {}) });
+      const terminal = vscode.window.createTerminal({ name: agent, ...(cwd ? { cwd } : {}) });
       terminal.show();
-      terminal.sendText(command.map(shellQuote).join(' '));
+      terminal.sendText(resume.line);
     },
 
     'agentRewind.restoreCheckpoint': async (arg) => {
@@ -378,10 +391,10 @@ export function undoRedoSummary(what: string, verb: string, r: { filesChanged: s
   return `${what}${parts.length ? `: ${parts.join('; ')}` : ' (no file needed changing)'}.${kept}`;
 }
 
-/** One argument for a POSIX shell (ids and paths are passed as they are, never interpreted). */
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
+const OPEN_SETTING = 'Open Setting';
+const COPY_COMMAND = 'Copy Command';
+/** The terminal's shell may find what the extension host's PATH does not (a version manager set up in .bashrc). */
+const RUN_ANYWAY = 'Run Anyway';
 
 /** Runs the CLI through its launcher; resolves with its stdout, rejects with its own error message. */
 function runLauncher(command: string, args: string[], cwd: string | undefined): Promise<string> {
