@@ -12,7 +12,7 @@ const common = { bundle: true, sourcemap: !production, minify: production, logLe
 
 const targets = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/core/files/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { ...common, entryPoints: ['src/core/files/workers/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/service/service-worker.ts'], outfile: 'dist/service-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // dist/cli.js is a few lines that run dist/cli-bundle.js (the CLI) from V8's code cache (src/cli/code-cache.ts)
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-bundle.js', platform: 'node', format: 'cjs', target: 'node20' },

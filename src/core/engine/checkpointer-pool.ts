@@ -4,9 +4,9 @@ import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions, FileCheckpoints } from '../files/types';
-import type { SyncResult } from '../files/watcher-sync';
-import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';
-import { fileCheckpointerOptions, type EngineSettings } from './settings';
+import type { SyncResult } from '../files/scan/watcher-sync';
+import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/workers/worker-checkpointer';
+import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 
 /** Makes the checkpoints of a folder in this thread (default: a FileCheckpointer). */
 export type OpenCheckpoints = (options: FileCheckpointerOptions) => FileCheckpoints;

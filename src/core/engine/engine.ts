@@ -20,7 +20,7 @@ import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
 import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
-import type { StartFilesWorker } from '../files/worker-checkpointer';
+import type { StartFilesWorker } from '../files/workers/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
 import type {
   BranchCompareModel,
@@ -32,17 +32,17 @@ import type {
   TranscriptModel,
 } from '../../shared/view-models';
 import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
-import type { SyncResult } from '../files/watcher-sync';
+import type { SyncResult } from '../files/scan/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
 import { compareBranches } from './branch-compare';
-import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from './session-details';
-import { sourceOfPath } from './session-folders';
+import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from '../sources/session-details';
+import { sourceOfPath } from '../sources/pi/session-folders';
 import { PiSource } from '../sources/pi/pi-source';
 import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
-import { filesAnchorOf, snapshotsByEntry } from './file-anchors';
+import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
 import { RewindLog, type RewindStep } from './rewind-log';
 import { scanForMessages, searchThroughCatalog, type MessageHit } from './message-search';
@@ -50,10 +50,10 @@ export type { MessageHit };
 export { FolderNotOpenError };
 import { describeUndo, redoRewind, undoDepthOf, undoLastRewind, type UndoContext, type UndoOutcome } from './rewind-undo';
 export type { UndoOutcome };
-import type { EngineSettings } from './settings';
-import { isUserMessage, previewOf } from './transcript';
+import type { EngineSettings } from '../settings/settings';
+import { isUserMessage, previewOf } from '../transcript/transcript';
 import { transcriptOf } from './transcript-loader';
-import type { SessionDetails, SessionListing } from './types';
+import type { SessionDetails, SessionListing } from '../sources/listings';
 
 export interface RewindEngineOptions {
   settings: EngineSettings;

@@ -6,7 +6,7 @@ import type { FileCheckpoints } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
 import type { BranchInfo } from '../branches/derive';
 import { isForeignView, type SessionView } from '../sources/session-view';
-import { filesAnchorOf } from './file-anchors';
+import { filesAnchorOf } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
 import type { RewindLog, RewindStep } from './rewind-log';
 

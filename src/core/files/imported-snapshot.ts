@@ -3,9 +3,9 @@
 // is the same preview, user-edit protection, journal and undo as to any snapshot of ours; only the files that tool
 // tracked differ from now, so nothing else is touched.
 import { readFile } from 'node:fs/promises';
-import { hashObject, type ObjectStore, type PackWriter } from './object-store';
+import { hashObject, type ObjectStore, type PackWriter } from './store/object-store';
 import { isStorableName } from './safe-paths';
-import { encodeTree, readTree, type TreeEntry } from './tree';
+import { encodeTree, readTree, type TreeEntry } from './store/tree';
 import type { SkippedFile } from './types';
 
 export interface ImportedFile {

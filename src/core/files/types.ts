@@ -2,7 +2,7 @@
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
 import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
-import type { WatcherSync } from './watcher-sync';
+import type { WatcherSync } from './scan/watcher-sync';
 
 export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
 
@@ -23,7 +23,7 @@ export interface FileCheckpointerOptions {
   sizeCapBytes?: number;
   /** How often the in-process tracker re-checks the whole tree even without watcher events. Default 5 min. */
   fullCheckIntervalMs?: number;
-  /** How a scan hashes; see ScanTuning. Composed in one place (core/engine/settings.ts). */
+  /** How a scan hashes; see ScanTuning. Composed in one place (core/settings/settings.ts). */
   tuning?: Partial<ScanTuning>;
 }
 

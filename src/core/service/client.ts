@@ -17,7 +17,7 @@ import type {
   SnapshotKind,
   SnapshotSummary,
 } from '../files/types';
-import type { WatcherSync } from '../files/watcher-sync';
+import type { WatcherSync } from '../files/scan/watcher-sync';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
 import { checkpointOptionsKey } from './options-key';
 import { infoPath, socketPath } from './paths';

@@ -12,7 +12,7 @@ import { chmodSync, existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
-import { cliCheckpointerOptions } from '../engine/settings-file';
+import { cliCheckpointerOptions } from '../settings/settings-file';
 import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
 import { hookSocketPath, infoPath, MAX_SOCKET_PATH, socketPath } from './paths';

@@ -3,7 +3,7 @@
 // lives and its first line.
 import { open as openFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { SessionListing } from '../engine/types';
+import type { SessionListing } from './listings';
 import type { SessionView } from './session-view';
 import type { SourceAdapter, SourceContext, WatchedFolder } from './source-adapter';
 

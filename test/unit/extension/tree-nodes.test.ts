@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SessionDetails, SessionListing } from '../../../src/core/engine/types';
+import type { SessionDetails, SessionListing } from '../../../src/core/sources/listings';
 import { formatAge } from '../../../src/extension/tree/format';
 import {
   BranchNode,

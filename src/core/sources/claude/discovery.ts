@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve, sep } from 'node:path';
-import { oneLine } from '../../engine/transcript';
+import { oneLine } from '../../transcript/transcript';
 import { classifyLine, contentString, promptContent } from './classify';
 import { obj, str, type ClaudeRecord } from './lines';
 import { TitleCollector } from './title';

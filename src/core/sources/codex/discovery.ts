@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { oneLine } from '../../engine/transcript';
+import { oneLine } from '../../transcript/transcript';
 import { isInside } from '../claude/discovery';
 import { classifyItem, messageText } from './classify';
 import { obj, payloadOf, str, type CodexRecord } from './lines';

@@ -2,10 +2,10 @@
 // <root>/--<encoded cwd>--/. These are the only sessions agent-rewind writes to.
 import { open as openFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SessionCache } from '../../engine/session-cache';
-import { sessionFoldersFor } from '../../engine/session-folders';
-import type { SessionListing } from '../../engine/types';
-import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../engine/transcript';
+import { SessionCache } from './session-cache';
+import { sessionFoldersFor } from './session-folders';
+import type { SessionListing } from '../listings';
+import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../transcript/transcript';
 import { readSessionSummary } from '../../session/discovery';
 import { parseJsonlLenient } from '../../session/jsonl';
 import type { SessionManager } from '../../session/session-manager';

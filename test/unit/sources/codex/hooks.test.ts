@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FileCheckpointer } from '../../../../src/core/files';
 import { runCodexHook, handleCodexHook } from '../../../../src/core/sources/codex/hook-handler';
+import { freshProcessSnapshot } from '../../../../src/core/service/fresh-hook-snapshot';
 import {
   codexHooksInstalled,
   codexHooksTrustRecorded,
@@ -137,12 +138,18 @@ describe('Codex hook handler', () => {
   });
 
   it('UserPromptSubmit snapshots under the turn id, Stop under <turn id>:turn-end', async () => {
-    assert.deepEqual(await runCodexHook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'hi' }, { home }), {
-      action: 'snapshot',
-      anchorId: 'turn-1',
-    });
+    assert.deepEqual(
+      await runCodexHook({ ...base(), hook_event_name: 'UserPromptSubmit', prompt: 'hi' }, { home, snapshot: freshProcessSnapshot(home, () => {}) }),
+      {
+        action: 'snapshot',
+        anchorId: 'turn-1',
+      },
+    );
     await writeFile(join(ws, 'b.txt'), 'b\n');
-    await handleCodexHook(JSON.stringify({ ...base(), hook_event_name: 'Stop', stop_hook_active: false }), { home });
+    await handleCodexHook(JSON.stringify({ ...base(), hook_event_name: 'Stop', stop_hook_active: false }), {
+      home,
+      snapshot: freshProcessSnapshot(home, () => {}),
+    });
     const fc = new FileCheckpointer({ workspaceRoot: ws, home });
     try {
       const records = await fc.listSnapshots('sess-1');
@@ -171,9 +178,12 @@ describe('Codex hook handler', () => {
         { ...base(), session_id: '../../etc', hook_event_name: 'UserPromptSubmit' },
         { ...base(), cwd: join(dir, 'nope'), hook_event_name: 'Stop' },
       ]) {
-        await handleCodexHook(input, { home });
+        await handleCodexHook(input, { home, snapshot: freshProcessSnapshot(home, () => {}) });
       }
-      assert.equal((await runCodexHook({ ...base(), hook_event_name: 'PreToolUse' }, { home })).action, 'ignored');
+      assert.equal(
+        (await runCodexHook({ ...base(), hook_event_name: 'PreToolUse' }, { home, snapshot: freshProcessSnapshot(home, () => {}) })).action,
+        'ignored',
+      );
     } finally {
       (process.stdout as { write: unknown }).write = orig;
     }

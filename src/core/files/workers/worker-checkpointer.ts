@@ -1,13 +1,21 @@
 // The extension host's side of files-worker: the same async methods as FileCheckpointer, each a message to a
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
-import type { ImportedFile } from './imported-snapshot';
+import type { ImportedFile } from '../imported-snapshot';
 import type { Worker } from 'node:worker_threads';
-import type { SnapshotRecord } from './snapshot-records';
-import type { FileCheckpointerOptions, FileCheckpoints, RewindFilesOptions, RewindFilesResult, SnapshotFileDiff, SnapshotKind, SnapshotSummary } from './types';
-import type { WatcherSync } from './watcher-sync';
-import { resolveWorkspaceRoot } from './workspace-root';
-import { defaultStoreDir } from './store-dir';
-import { releaseLockOfThread } from './store-lock';
+import type { SnapshotRecord } from '../snapshot-records';
+import type {
+  FileCheckpointerOptions,
+  FileCheckpoints,
+  RewindFilesOptions,
+  RewindFilesResult,
+  SnapshotFileDiff,
+  SnapshotKind,
+  SnapshotSummary,
+} from '../types';
+import type { WatcherSync } from '../scan/watcher-sync';
+import { resolveWorkspaceRoot } from '../workspace-root';
+import { defaultStoreDir } from '../store/store-dir';
+import { releaseLockOfThread } from '../store/store-lock';
 import { join } from 'node:path';
 import type { FromWorker, ToWorker, WorkerMethod } from './worker-protocol';
 

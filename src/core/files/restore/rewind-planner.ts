@@ -1,15 +1,15 @@
 // Rewind planning: what a rewind to a snapshot would change (the ops a restore applies, and the preview with
 // +/- lines, files the user changed by hand and what is left alone), for a rewind and for an undo.
 import { lstat } from 'node:fs/promises';
-import type { ObjectStore } from './object-store';
+import type { ObjectStore } from '../store/object-store';
 import type { RestoreOp } from './restore';
-import { absPath, ensureSafeParents } from './safe-paths';
-import type { SnapshotRecord, SnapshotRecords, UndoRecord } from './snapshot-records';
-import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from './tree-diff';
+import { absPath, ensureSafeParents } from '../safe-paths';
+import type { SnapshotRecord, SnapshotRecords, UndoRecord } from '../snapshot-records';
+import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from '../store/tree-diff';
 import { lineStats } from './line-stats';
-import { readStableFile } from './safe-read';
-import { Limiter, type WorkspaceModel } from './workspace-model';
-import type { FileChange, RewindFilesResult, SkippedFile } from './types';
+import { readStableFile } from '../safe-read';
+import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
+import type { FileChange, RewindFilesResult, SkippedFile } from '../types';
 
 export function failure(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };

@@ -8,9 +8,9 @@
 // same folders with the same names. A patch that does not fit (another index, damaged, other names) is not used:
 // the index alone is older but still true, since every entry is checked against lstat before it is trusted.
 import { crc32 } from 'node:zlib';
-import { isSafeName } from './safe-paths';
+import { isSafeName } from '../safe-paths';
 import { fileNums, IndexedDir, isFileMeta, type DirRecord, type StatIndex } from './stat-index';
-import { treeTotals, type DirNode, type TreeTotals } from './tree';
+import { treeTotals, type DirNode, type TreeTotals } from '../store/tree';
 import type { FileNodeState } from './workspace-model';
 
 const MAGIC = 0x50575241; // 'ARWP' little-endian

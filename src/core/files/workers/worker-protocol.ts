@@ -1,7 +1,7 @@
 // Messages between WorkerFileCheckpointer (the extension host's thread) and files-worker (a worker thread that
 // owns the FileCheckpointer). Only plain data crosses: structured clone turns a Buffer into a Uint8Array.
-import type { FileCheckpointerOptions } from './types';
-import type { SyncResult } from './watcher-sync';
+import type { FileCheckpointerOptions } from '../types';
+import type { SyncResult } from '../scan/watcher-sync';
 
 /** The FileCheckpointer methods the worker answers; anything else is refused. */
 export const WORKER_METHODS = [

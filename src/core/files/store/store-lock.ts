@@ -1,9 +1,9 @@
 // One writer per store at a time (the CLI and the extension may share a workspace), through the one lock module
 // (core/file-lock.ts): a lock left by a killed process is taken over at once, which matters for recovery after a
 // crash; one left by a worker thread that died (its process lives on) is released by whoever ran that thread.
-import { acquireFileLock, LockBusyError, NotALockError } from '../file-lock';
+import { acquireFileLock, LockBusyError, NotALockError } from '../../file-lock';
 
-export { releaseLockOfThread } from '../file-lock';
+export { releaseLockOfThread } from '../../file-lock';
 
 export async function withStoreLock<T>(lockFile: string, fn: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
   let lock;

@@ -6,7 +6,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, deflateRaw, deflateRawSync } from 'node:zlib';
-import { syncDir } from './atomic-write';
+import { syncDir } from '../atomic-write';
 import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
 import type { ObjectStore } from './object-store';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';

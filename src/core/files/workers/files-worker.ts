@@ -2,8 +2,8 @@
 // dist/files-worker.js): first snapshots read every file and full checks stat the whole tree, which would block
 // the host's thread for seconds. The host's watcher reports and its sync barrier are forwarded here.
 import { parentPort } from 'node:worker_threads';
-import { FileCheckpointer } from './file-checkpointer';
-import type { SyncResult } from './watcher-sync';
+import { FileCheckpointer } from '../file-checkpointer';
+import type { SyncResult } from '../scan/watcher-sync';
 import { WORKER_METHODS, type FromWorker, type ToWorker } from './worker-protocol';
 
 const port = parentPort;

@@ -3,11 +3,11 @@
 // workspace makes it, and one stack frame (or async call chain) per level overflows on deep trees.
 import { readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashObject } from './object-format';
-import type { PackWriter } from './pack-writer';
-import { encodeTree, forgetEncodedTrees, takeEncodedTree, treeEntriesOf, type DirNode } from './tree';
-import { readKnownFile, unreadableReason } from './safe-read';
-import type { SkippedFile } from './types';
+import { hashObject } from '../store/object-format';
+import type { PackWriter } from '../store/pack-writer';
+import { encodeTree, forgetEncodedTrees, takeEncodedTree, treeEntriesOf, type DirNode } from '../store/tree';
+import { readKnownFile, unreadableReason } from '../safe-read';
+import type { SkippedFile } from '../types';
 import type { Limiter } from './workspace-model';
 
 /** Makes sure every object of the scanned tree `top` (at `topRel`) is in the pack or the store; returns its hash. */

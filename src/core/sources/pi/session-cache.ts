@@ -3,7 +3,7 @@
 // share a file.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { SessionManager } from '../session/session-manager';
+import { SessionManager } from '../../session/session-manager';
 
 export class SessionNotFoundError extends Error {
   constructor(readonly sessionFile: string) {

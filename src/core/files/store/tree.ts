@@ -1,6 +1,6 @@
 // Folder trees: the in-memory model of a scanned workspace and the tree objects stored for it (like git trees, an
 // unchanged folder keeps its hash, so a snapshot writes only the trees on the path to a change).
-import { isHostileName, isStorableName } from './safe-paths';
+import { isHostileName, isStorableName } from '../safe-paths';
 import { hashObject, isObjectHash, type ObjectStore } from './object-store';
 
 export interface FileNode {

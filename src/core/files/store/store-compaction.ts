@@ -16,7 +16,7 @@
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backgroundCompactor } from './compaction-handoff';
-import { CompactionThread, type ObjectIn } from './compaction-thread';
+import { CompactionThread, type ObjectIn } from '../workers/compaction-thread';
 import { F_DICT, F_DICTIONARY, F_TREE, kindOf, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
 import { entryAt, entryLoc, type IndexEntry } from './pack-index';

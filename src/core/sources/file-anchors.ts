@@ -7,7 +7,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import type { SnapshotRecord } from '../files/snapshot-records';
 import type { FileCheckpoints } from '../files/types';
-import { isForeignView, type ForeignSessionView, type SessionView } from '../sources/session-view';
+import { isForeignView, type ForeignSessionView, type SessionView } from './session-view';
 
 /** Every user-message snapshot of the session, by the entry id of the message it belongs to. */
 export async function snapshotsByEntry(view: SessionView, checkpointer: Pick<FileCheckpoints, 'listSnapshots'>): Promise<Map<string, SnapshotRecord>> {

@@ -1,8 +1,8 @@
 // Reading undo records back without zod: every rewind reads its session's whole undo stack (up to 20 records of
 // one entry per path it wrote) to push its own, and zod's union took ~7 µs per entry, ~150 ms for a stack of
 // 1,000-file rewinds. The result is what undoSchema's parse gives (unknown keys dropped); a test keeps them equal.
-import { isObjectHash } from './object-format';
-import type { EntryState, UndoRecord } from './snapshot-records';
+import { isObjectHash } from '../store/object-format';
+import type { EntryState, UndoRecord } from '../snapshot-records';
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isMode = (m: unknown): m is number => typeof m === 'number' && Number.isInteger(m) && m >= 0 && m <= 0o7777;

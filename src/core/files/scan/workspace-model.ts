@@ -6,17 +6,17 @@ import { isUtf8 } from 'node:buffer';
 import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { PackWriter } from './pack-writer';
+import type { PackWriter } from '../store/pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
-import { emptyDir, type DirNode, type FileNode, type Node } from './tree';
-import type { SkippedFile } from './types';
+import { emptyDir, type DirNode, type FileNode, type Node } from '../store/tree';
+import type { SkippedFile } from '../types';
 import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
-import { BlobThread } from './blob-thread';
+import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
-import { readStableFile, unreadableReason } from './safe-read';
-import { isStorableName } from './safe-paths';
-import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
+import { readStableFile, unreadableReason } from '../safe-read';
+import { isStorableName } from '../safe-paths';
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 
 export interface ScanStats {
   skipped: SkippedFile[];

@@ -1,13 +1,13 @@
 // Change tracking: the scanned model of the workspace kept up to date between operations, from a watcher's reports
 // (with its barrier), from the stat index a fresh process loads, or by a full check.
-import { DEFAULT_SCAN_TUNING, type ScanTuning } from './types';
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 import { join, relative, sep } from 'node:path';
-import type { PackWriter } from './pack-writer';
+import type { PackWriter } from '../store/pack-writer';
 import type { PathFilter } from './path-filter';
 import { loadStatIndex, patchFileOf, saveStatIndex, type StatIndex } from './stat-index';
 import { encodeStatPatch, statPatchFor, type StatPatch } from './stat-index-patch';
-import { writeFileAtomic } from './atomic-write';
-import { hashTrees, type DirNode } from './tree';
+import { writeFileAtomic } from '../atomic-write';
+import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
 

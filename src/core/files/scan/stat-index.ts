@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { isSafeName } from './safe-paths';
-import { writeFileAtomic } from './atomic-write';
-import type { DirNode, Node, TreeTotals } from './tree';
+import { isSafeName } from '../safe-paths';
+import { writeFileAtomic } from '../atomic-write';
+import type { DirNode, Node, TreeTotals } from '../store/tree';
 import type { FileNodeState } from './workspace-model';
 import { applyStatPatch, decodeStatPatch, type StatPatch } from './stat-index-patch';
 

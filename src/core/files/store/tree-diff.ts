@@ -2,7 +2,7 @@
 // is the same on both sides are skipped without reading anything.
 import { StoreCorruptError, type ObjectStore } from './object-store';
 import { readTreeChecked, type DirNode, type Node, type TreeEntry } from './tree';
-import type { SkippedFile } from './types';
+import type { SkippedFile } from '../types';
 
 /**
  * What one path is: absent, a folder (with its mode where known: snapshots made before folder modes were restored

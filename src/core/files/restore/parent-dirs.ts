@@ -7,7 +7,7 @@
 // use checks every component with lstat right before the step instead (a narrow race window remains there).
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PathSafetyError, ensureSafeParentsSync, splitRelPath } from './safe-paths';
+import { PathSafetyError, ensureSafeParentsSync, splitRelPath } from '../safe-paths';
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** Open folders kept beyond those in use (writes come sorted by path, so most reuse the last few). */

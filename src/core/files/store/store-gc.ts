@@ -1,9 +1,9 @@
 // Garbage collection of the object store: removes objects no snapshot reaches; then, while the store is over its
 // size cap, drops the oldest snapshots (never the newest).
 import type { ObjectStore } from './object-store';
-import type { SnapshotRecords } from './snapshot-records';
+import type { SnapshotRecords } from '../snapshot-records';
 import { reachableObjects, TreeReader } from './tree-diff';
-import type { GcResult } from './types';
+import type { GcResult } from '../types';
 
 export async function gcStore(store: ObjectStore, records: SnapshotRecords, sizeCap: number): Promise<GcResult> {
   const pruned: { sessionId: string; anchorId: string }[] = [];

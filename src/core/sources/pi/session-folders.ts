@@ -3,9 +3,9 @@
 // extension watches them.
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { sessionDirFor, sessionsRoot } from '../session/paths';
-import type { SessionSource } from '../session/types';
-import type { EngineSettings } from './settings';
+import { sessionDirFor, sessionsRoot } from '../../session/paths';
+import type { SessionSource } from '../../session/types';
+import type { EngineSettings } from '../../settings/settings';
 
 export interface SessionFolder {
   path: string;

@@ -2,7 +2,7 @@
 // without loading the engine.
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { resolveWorkspaceRoot } from './workspace-root';
+import { resolveWorkspaceRoot } from '../workspace-root';
 
 /** Where a workspace's checkpoints live by default: <home>/checkpoints/<folder name>-<hash of its path>. */
 export function defaultStoreDir(home: string, workspaceRoot: string): string {

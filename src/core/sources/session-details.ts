@@ -2,9 +2,9 @@
 import { deriveBranches, type BranchesSnapshot } from '../branches/derive';
 import type { Warn } from '../branches/records';
 import type { SessionEntry, SessionSource } from '../session/types';
-import { isForeignView, type SessionView } from '../sources/session-view';
-import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from './transcript';
-import type { BranchListing, FileCheckpointListing, SessionDetails, SessionListing } from './types';
+import { isForeignView, type SessionView } from './session-view';
+import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../transcript/transcript';
+import type { BranchListing, FileCheckpointListing, SessionDetails, SessionListing } from './listings';
 
 export function branchesOf(session: SessionView, warn: Warn): BranchesSnapshot {
   const header = session.getHeader();

@@ -25,13 +25,13 @@ import {
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-write';
-import { hashObject, isObjectHash, type ObjectStore } from './object-store';
+import { writeFileAtomic } from '../atomic-write';
+import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
-import { PathSafetyError, splitRelPath } from './safe-paths';
-import { readStableFile } from './safe-read';
-import { sameState, type EntryState } from './tree-diff';
-import type { SkippedFile } from './types';
+import { PathSafetyError, splitRelPath } from '../safe-paths';
+import { readStableFile } from '../safe-read';
+import { sameState, type EntryState } from '../store/tree-diff';
+import type { SkippedFile } from '../types';
 
 export interface RestoreOp {
   path: string;
