@@ -2,6 +2,7 @@
 // rollout-<time>-<thread id>.jsonl` (plus `archived_sessions/` with the same layout and legacy flat
 // `sessions/rollout-*.jsonl`), so a rollout belongs to a workspace by the `cwd` its `session_meta` / `turn_context`
 // names (the folder or inside it). Listing reads a bounded prefix and tail of each file, never the whole rollout.
+import { forkTitle } from '../fork-title';
 import { listDir, parseComplete } from '../listing-reads';
 import { existsSync } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
@@ -188,7 +189,9 @@ async function listOne(file: string, index: ReadonlyMap<string, string>, roots: 
   }
   id ??= threadIdFromName(file);
   if (!cwd || !id) return undefined;
-  const title = threadName ?? index.get(id) ?? (firstPrompt !== undefined ? oneLine(firstPrompt, TITLE_LENGTH) : 'Codex session');
+  // a fork's first prompt is its origin's: named as the fork it is, unless it was given a name of its own
+  const title =
+    threadName ?? index.get(id) ?? (firstPrompt !== undefined ? forkTitle(oneLine(firstPrompt, TITLE_LENGTH), forkedFromId !== undefined) : 'Codex session');
   return {
     sessionFile: file,
     sessionId: id,
