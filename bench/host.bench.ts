@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RewindEngine } from '../src/core/engine/engine';
-import { parseSettings } from '../src/core/engine/settings';
+import { parseSettings } from '../src/core/settings/settings';
 import { startTsFilesWorker } from '../test/unit/files/helpers';
 import type { BenchModule, BenchSection } from './types';
 import { generateWorkspace } from './workspace-generator';

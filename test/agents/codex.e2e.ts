@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureCodex } from '../../scripts/agents/codex.mjs';
 import { RewindEngine } from '../../src/core/engine/engine';
-import { parseSettings } from '../../src/core/engine/settings';
+import { parseSettings } from '../../src/core/settings/settings';
 import type { AgentMessage } from '../../src/core/session/types';
 import { readCodexSession } from '../../src/core/sources/codex';
 import { CodexSource } from '../../src/core/sources/codex/codex-source';

@@ -33,7 +33,15 @@ try {
     extensionDevelopmentPath: repo,
     extensionTestsPath: join(runner, 'dist', 'electron-index.js'),
     extensionTestsEnv: { AGENT_REWIND_HOME: home },
-    launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', join(tmp, 'user-data'), '--skip-welcome', '--skip-release-notes'],
+    launchArgs: [
+      workspace,
+      '--disable-extensions',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      join(tmp, 'user-data'),
+      '--skip-welcome',
+      '--skip-release-notes',
+    ],
   });
 } catch (e) {
   console.error(`host tests failed: ${e instanceof Error ? e.message : e}`);

@@ -68,16 +68,23 @@ export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.Readable
     const stdin = await readBounded(io.stdin, MAX_STDIN_BYTES, STDIN_TIMEOUT_MS);
     if (argv[0] === 'codex') {
       // Codex's handler validates and logs on its own (<home>/logs/codex-hooks.log), and never throws
-      const { handleCodexHook } = await import('../../core/sources/codex/hook-handler');
-      await handleCodexHook(stdin.problem ? '' : (stdin.text ?? ''), { home });
+      const [{ handleCodexHook, appendCodexHookLog }, { freshProcessSnapshot }] = await Promise.all([
+        import('../../core/sources/codex/hook-handler'),
+        import('../../core/service/fresh-hook-snapshot'),
+      ]);
+      const snapshot = freshProcessSnapshot(home, (m) => appendCodexHookLog(home, m));
+      await handleCodexHook(stdin.problem ? '' : (stdin.text ?? ''), { home, snapshot });
       return 0;
     }
     if (stdin.problem) {
       logHookProblem(home, undefined, undefined, stdin.problem);
       return 0;
     }
-    const { runClaudeHookText } = await import('../../core/sources/claude/hook-handler');
-    await runClaudeHookText(stdin.text ?? '', { home, env: io.env });
+    const [{ runClaudeHookText }, { freshProcessSnapshot }] = await Promise.all([
+      import('../../core/sources/claude/hook-handler'),
+      import('../../core/service/fresh-hook-snapshot'),
+    ]);
+    await runClaudeHookText(stdin.text ?? '', { home, env: io.env, snapshot: freshProcessSnapshot(home, () => {}) });
   } catch (err) {
     logHookProblem(home, undefined, undefined, (err as Error)?.message ?? String(err));
   }

@@ -1,13 +1,13 @@
 // Everything the catalog stores about one session file, read through the core loader without writing anything.
 import { basename, resolve } from 'node:path';
-import { previewOf, toTranscriptItem } from '../engine/transcript';
-import { branchesOf, sessionTitle } from '../engine/session-details';
+import { previewOf, toTranscriptItem } from '../transcript/transcript';
+import { branchesOf, sessionTitle } from '../sources/session-details';
 import { defaultStoreDir } from '../files/file-checkpointer';
 import { SnapshotRecords } from '../files/snapshot-records';
 import { SessionManager } from '../session/session-manager';
 import type { SessionEntry, SessionSource } from '../session/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
-import { snapshotsByEntry } from '../engine/file-anchors';
+import { snapshotsByEntry } from '../sources/file-anchors';
 import { ReadOnlySessionStorage } from './read-only-storage';
 import { TimeSlicer } from './time-slice';
 

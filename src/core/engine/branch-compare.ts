@@ -14,9 +14,9 @@ import type { FileCheckpoints } from '../files/types';
 import type { SessionEntry } from '../session/types';
 import { agentName, isForeignView, type SessionView } from '../sources/session-view';
 import type { BranchCompareModel, BranchCompareSide, MessageRef } from '../../shared/view-models';
-import { snapshotsByEntryFromRecords } from './file-anchors';
-import { branchesOf } from './session-details';
-import { kindOf, previewOf, toTranscriptItem } from './transcript';
+import { snapshotsByEntryFromRecords } from '../sources/file-anchors';
+import { branchesOf } from '../sources/session-details';
+import { kindOf, previewOf, toTranscriptItem } from '../transcript/transcript';
 
 /** The most messages listed per side; the rest is counted in `omitted`. */
 export const MAX_COMPARED_MESSAGES = 2000;

@@ -6,9 +6,9 @@ import type { Catalog } from '../catalog/catalog';
 import type { SessionView } from '../sources/session-view';
 import type { MessageKind } from '../../shared/view-models';
 import { branchOfEachEntry } from './entry-branches';
-import { branchesOf } from './session-details';
-import { plainText, previewOf, toTranscriptItem } from './transcript';
-import type { SessionListing } from './types';
+import { branchesOf } from '../sources/session-details';
+import { plainText, previewOf, toTranscriptItem } from '../transcript/transcript';
+import type { SessionListing } from '../sources/listings';
 
 export interface MessageHit {
   sessionFile: string;

@@ -16,8 +16,8 @@ import type { SessionView } from '../sources/session-view';
 import { foldState } from '../state/fold';
 import { scopeOf } from '../state/records';
 import type { ArtifactChangePreview, RewindPreviewModel, StateChangePreview } from '../../shared/view-models';
-import { branchesOf } from './session-details';
-import { isUserMessage, kindOf, previewOf, toTranscriptItem } from './transcript';
+import { branchesOf } from '../sources/session-details';
+import { isUserMessage, kindOf, previewOf, toTranscriptItem } from '../transcript/transcript';
 
 export interface PreviewInputs {
   session: SessionView;

@@ -7,9 +7,9 @@ import type { Warn } from '../branches/records';
 import type { SessionEntry } from '../session/types';
 import { agentName, isForeignView, type ForeignSessionView, type SessionView } from '../sources/session-view';
 import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
-import { branchesOf, type FileSnapshotInfo } from './session-details';
-import { buildTranscriptItems, toTranscriptItem } from './transcript';
-import type { SessionListing } from './types';
+import { branchesOf, type FileSnapshotInfo } from '../sources/session-details';
+import { buildTranscriptItems, toTranscriptItem } from '../transcript/transcript';
+import type { SessionListing } from '../sources/listings';
 
 export interface TranscriptInputs {
   /** The branch to show; the active one when absent or unknown. */
@@ -35,6 +35,7 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
     title: inputs.listing.title,
     source: inputs.listing.source,
     branch: shown.name,
+    activeBranch: snap.active.name,
     total: items.length,
   };
   if (isForeignView(session)) {

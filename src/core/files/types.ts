@@ -2,7 +2,7 @@
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
 import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
-import type { WatcherSync } from './watcher-sync';
+import type { WatcherSync } from './scan/watcher-sync';
 
 export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
 
@@ -23,7 +23,7 @@ export interface FileCheckpointerOptions {
   sizeCapBytes?: number;
   /** How often the in-process tracker re-checks the whole tree even without watcher events. Default 5 min. */
   fullCheckIntervalMs?: number;
-  /** How a scan hashes; see ScanTuning. Composed in one place (core/engine/settings.ts). */
+  /** How a scan hashes; see ScanTuning. Composed in one place (core/settings/settings.ts). */
   tuning?: Partial<ScanTuning>;
 }
 
@@ -138,6 +138,9 @@ export interface FileCheckpoints {
   snapshot(sessionId: string, anchorId: string, kind?: SnapshotKind): Promise<SnapshotSummary>;
   rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult>;
   undoLastRewind(sessionId: string): Promise<RewindFilesResult>;
+  /** The session's file undos, oldest first, as their pre-restore anchors, once a restore a crash interrupted is
+   *  finished: the rewind log reads from it whether a rewind's files moved. */
+  undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */

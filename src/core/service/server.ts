@@ -13,7 +13,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { acquireFileLock, LockBusyError, type HeldLock } from '../file-lock';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
-import { cliCheckpointerOptions } from '../engine/settings-file';
+import { cliCheckpointerOptions } from '../settings/settings-file';
 import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
 import { hookSocketPath, infoPath, MAX_SOCKET_PATH, serviceLockPath, socketPath } from './paths';

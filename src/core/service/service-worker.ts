@@ -2,7 +2,7 @@
 // walks, hashing and watcher events of the served folders never touch the host's event loop.
 import { parentPort } from 'node:worker_threads';
 import { CheckpointService, ServiceRunningError } from './server';
-import { cliCheckpointerOptions } from '../engine/settings-file';
+import { cliCheckpointerOptions } from '../settings/settings-file';
 import type { FromServiceWorker, ToServiceWorker } from './service-host';
 
 const port = parentPort;

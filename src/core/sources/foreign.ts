@@ -1,6 +1,6 @@
 // The readers of other agents' sessions, in one list, so the extension and the CLI read the same kinds. Adding an agent
 // is one more folder under src/core/sources and one more line here.
-import type { EngineSettings } from '../engine/settings';
+import type { EngineSettings } from '../settings/settings';
 import { ClaudeSource } from './claude/claude-source';
 import { CodexSource } from './codex/codex-source';
 import type { SourceAdapter } from './source-adapter';

@@ -1,10 +1,9 @@
-// How the agents' hook handlers (claude/, codex/) take their snapshot. By default a fresh process asks the home's
-// checkpoint service over its line protocol and snapshots in-process when it is not answered; the service's own hook
-// endpoint (service/hook-endpoint.ts) runs the same handlers with its warm checkpointer of the folder instead, so
-// validation, anchors and prompt records are one piece of code whichever way a hook arrives.
+// How the agents' hook handlers (claude/, codex/) take their snapshot: injected, never chosen here. A fresh process
+// (`agent-rewind hook`) passes service/fresh-hook-snapshot.ts, which asks the home's checkpoint service and snapshots
+// in-process when it is not answered; the service's own hook endpoint (service/hook-endpoint.ts) passes its warm
+// checkpointer of the folder. So validation, anchors and prompt records are one piece of code whichever way a hook
+// arrives, and the source layer never imports the service (the service sits above it).
 import type { SnapshotSummary } from '../files/types';
-import { cliCheckpointerOptions } from '../engine/settings-file';
-import { openFileCheckpoints } from '../service/client';
 
 /** A problem worth a log line, not a crash (bad input, a folder that is gone). */
 export class HookProblem extends Error {}
@@ -29,22 +28,3 @@ export interface HookSnapshotRequest {
 }
 
 export type HookSnapshot = (r: HookSnapshotRequest) => Promise<{ summary: SnapshotSummary; realRoot: string }>;
-
-/** A fresh process's snapshot: through the home's service when it serves the folder with the CLI's settings, else
- *  in-process. `warn` gets settings-file problems. */
-export function freshProcessSnapshot(home: string, warn: (message: string) => void): HookSnapshot {
-  return async ({ root, sessionId, anchorId, kind }) => {
-    let fc;
-    try {
-      // the extension's settings (settings-file.ts), as every process that snapshots a workspace uses them
-      fc = openFileCheckpoints(cliCheckpointerOptions(home, root, warn));
-    } catch (err) {
-      throw new HookProblem((err as Error).message);
-    }
-    try {
-      return { summary: await fc.snapshot(sessionId, anchorId, kind), realRoot: fc.workspaceRoot };
-    } finally {
-      await fc.dispose();
-    }
-  };
-}

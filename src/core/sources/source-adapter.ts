@@ -3,8 +3,8 @@
 // the tree, the transcript and the CLI only talk to this.
 import type { BranchInfo } from '../branches/derive';
 import type { Warn } from '../branches/records';
-import type { SessionListing } from '../engine/types';
-import type { EngineSettings } from '../engine/settings';
+import type { SessionListing } from './listings';
+import type { EngineSettings } from '../settings/settings';
 import type { SessionSource } from '../session/types';
 import type { SessionView } from './session-view';
 

@@ -16,9 +16,9 @@ const START_UP_SOURCES = [
   'src/cli/main.ts',
   'src/cli/stdout.ts',
   'src/cli/terminal-text.ts',
-  'src/core/engine/settings-source.ts',
-  'src/core/files/compaction-handoff.ts',
+  'src/core/files/store/compaction-handoff.ts',
   'src/core/home.ts',
+  'src/core/settings/settings-source.ts',
 ];
 /** tsx and the esbuild it compiles with: loaded by the test's own process, not by the CLI. */
 const LOADER_PACKAGES = /^node_modules\/(tsx|esbuild|get-tsconfig|resolve-pkg-maps)\//;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { SessionManager } from '../../../src/core/session/session-manager';
 
 const reply = (text: string) => ({ role: 'assistant' as const, content: [{ type: 'text' as const, text }] });

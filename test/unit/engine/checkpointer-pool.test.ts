@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CheckpointerPool } from '../../../src/core/engine/checkpointer-pool';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 
 test('a session folder that is open, inside an open one, or outside all of them', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ar-pool-'));

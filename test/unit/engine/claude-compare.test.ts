@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { FileCheckpointer } from '../../../src/core/files';
 import { ClaudeSource } from '../../../src/core/sources/claude/claude-source';
 import { Transcript } from '../sources/claude/builder';

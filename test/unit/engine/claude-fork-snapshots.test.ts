@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Catalog } from '../../../src/core/catalog/catalog';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { FileCheckpointer } from '../../../src/core/files';
 import { ClaudeSource } from '../../../src/core/sources/claude/claude-source';
 import { readClaudeSession, writeClaudeFork } from '../../../src/core/sources/claude';

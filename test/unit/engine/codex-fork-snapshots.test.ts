@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { readCodexSession } from '../../../src/core/sources/codex';
 import { CodexSource } from '../../../src/core/sources/codex/codex-source';
 import { runCodexHook } from '../../../src/core/sources/codex/hook-handler';
+import { freshProcessSnapshot } from '../../../src/core/service/fresh-hook-snapshot';
 import { Rollout } from '../sources/codex/builder';
 import { readTree, replaceFiles } from '../files/helpers';
 
@@ -38,7 +39,11 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
     const file = r.write(codexHome);
     const s = await readCodexSession(file, { home: codexHome });
     for (const [i, p] of s.userPrompts().entries()) ids[`p${i + 1}`] = p.entryId;
-    const hook = (turn: string) => runCodexHook({ hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: turn, cwd: ws, prompt: 'x' }, { home });
+    const hook = (turn: string) =>
+      runCodexHook(
+        { hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: turn, cwd: ws, prompt: 'x' },
+        { home, snapshot: freshProcessSnapshot(home, () => {}) },
+      );
     await replaceFiles(ws, atP1);
     assert.equal((await hook('turn-1')).action, 'snapshot');
     await replaceFiles(ws, atP2);

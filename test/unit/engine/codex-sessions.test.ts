@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { readCodexSession } from '../../../src/core/sources/codex';
 import { CodexSource } from '../../../src/core/sources/codex/codex-source';
 import { runCodexHook } from '../../../src/core/sources/codex/hook-handler';
+import { freshProcessSnapshot } from '../../../src/core/service/fresh-hook-snapshot';
 import { Rollout } from '../sources/codex/builder';
 
 const sha = async (file: string) =>
@@ -48,15 +49,19 @@ describe('engine: Codex sessions', () => {
     await writeFile(join(ws, 'parser.ts'), 'export const parse = 1;\n');
     await writeFile(join(ws, 'notes.txt'), 'keep me\n');
     assert.equal(
-      (await runCodexHook({ hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: 'turn-2', cwd: ws, prompt: 'now handle time zones' }, { home }))
-        .action,
+      (
+        await runCodexHook(
+          { hook_event_name: 'UserPromptSubmit', session_id: threadId, turn_id: 'turn-2', cwd: ws, prompt: 'now handle time zones' },
+          { home, snapshot: freshProcessSnapshot(home, () => {}) },
+        )
+      ).action,
       'snapshot',
     );
     // …and what the agent did after it, with the shell.
     await rm(join(ws, 'notes.txt'));
     await writeFile(join(ws, 'tz.txt'), 'tz\n');
     await writeFile(join(ws, 'parser.ts'), 'export const parse = 2;\nexport const tz = true;\n');
-    await runCodexHook({ hook_event_name: 'Stop', session_id: threadId, turn_id: 'turn-2', cwd: ws }, { home });
+    await runCodexHook({ hook_event_name: 'Stop', session_id: threadId, turn_id: 'turn-2', cwd: ws }, { home, snapshot: freshProcessSnapshot(home, () => {}) });
 
     engine = new RewindEngine({
       settings: parseSettings((k) => (k === 'home' ? home : k === 'includePiSessions' ? false : undefined), {}),

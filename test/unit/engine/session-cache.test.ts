@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SessionCache, SessionNotFoundError } from '../../../src/core/engine/session-cache';
+import { SessionCache, SessionNotFoundError } from '../../../src/core/sources/pi/session-cache';
 import { SessionManager } from '../../../src/core/session/session-manager';
 
 describe('session cache', () => {

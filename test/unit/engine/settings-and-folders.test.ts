@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sessionFoldersFor, sourceOfPath } from '../../../src/core/engine/session-folders';
-import { DEFAULT_EXCLUDES, parseSettings } from '../../../src/core/engine/settings';
+import { sessionFoldersFor, sourceOfPath } from '../../../src/core/sources/pi/session-folders';
+import { DEFAULT_EXCLUDES, parseSettings } from '../../../src/core/settings/settings';
 
 const MB = 1024 * 1024;
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FILE_CHECKPOINT_DEFAULTS, fileCheckpointerOptions, parseSettings, scanTuningFrom } from '../../../src/core/engine/settings';
+import { FILE_CHECKPOINT_DEFAULTS, fileCheckpointerOptions, parseSettings, scanTuningFrom } from '../../../src/core/settings/settings';
 import { loadCliSettings, parseJsonc } from '../../../src/cli/cli-settings';
 import { cliHarness } from '../qa/cli-harness';
 

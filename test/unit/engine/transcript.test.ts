@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { buildTranscriptItems, oneLine, previewOf, toTranscriptItem } from '../../../src/core/engine/transcript';
+import { buildTranscriptItems, oneLine, previewOf, toTranscriptItem } from '../../../src/core/transcript/transcript';
 import type { SessionEntry } from '../../../src/core/session/types';
 
 const at = '2026-01-25T10:00:00.000Z';

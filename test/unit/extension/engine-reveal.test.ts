@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { branchOfEachEntry } from '../../../src/core/engine/entry-branches';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { SessionManager } from '../../../src/core/session/session-manager';
 import type { SessionEntry } from '../../../src/core/session/types';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { ChangeFeed, watchWorkspace } from '../../../src/core/files';
 import { startTsFilesWorker, tempBase } from './helpers';
 import { longestBlockDuring } from '../../support/event-loop';

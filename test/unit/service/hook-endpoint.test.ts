@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { CheckpointService, readSecret } from '../../../src/core/service';
 import { hookSocketPath, serviceDir } from '../../../src/core/service/paths';
 import { MAX_HOOK_BODY_BYTES } from '../../../src/core/service/hook-endpoint';
-import { cliCheckpointerOptions } from '../../../src/core/engine/settings-file';
+import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 import { FileCheckpointer } from '../../../src/core/files';
 import { readPromptRecords } from '../../../src/core/sources/claude/prompt-records';
 import { hookLogFile, runClaudeHook } from '../../../src/cli/commands/hook';

@@ -15,7 +15,7 @@ import { buildSync } from 'esbuild';
 import { CheckpointService } from '../../../src/core/service';
 import { hookSocketPath } from '../../../src/core/service/paths';
 import { launcherScript } from '../../../src/core/service/launcher-script';
-import { cliCheckpointerOptions } from '../../../src/core/engine/settings-file';
+import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 import { FileCheckpointer } from '../../../src/core/files';
 import { readPromptRecords } from '../../../src/core/sources/claude/prompt-records';
 import { tempBase, writeTree } from '../files/helpers';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
 import { checkpointOptionsKey, readSecret, ServiceFirstCheckpoints, socketPath } from '../../../src/core/service';
 import { hookSocketPath } from '../../../src/core/service/paths';
-import { cliCheckpointerOptions } from '../../../src/core/engine/settings-file';
+import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 import { tempBase, writeTree } from '../files/helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

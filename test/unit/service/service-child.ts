@@ -3,7 +3,7 @@
 // "refused <message>" when another service of the home runs; stops (saving its stat cache) on SIGTERM. With
 // ARW_CHILD_WAIT=1 it first prints "loaded" and starts only on a line on its stdin, so that several start at once.
 import { CheckpointService, ServiceRunningError } from '../../../src/core/service';
-import { cliCheckpointerOptions } from '../../../src/core/engine/settings-file';
+import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 
 const [home, workspaces, checkpointer] = process.argv.slice(2);
 const service = new CheckpointService({

@@ -254,7 +254,7 @@ test('the extension host runs the service in a worker thread; a second host stay
       logs.join('\n'),
     );
     // the hosted service uses the options the CLI and the hooks use (the settings file)
-    const { cliCheckpointerOptions } = await import('../../../src/core/engine/settings-file');
+    const { cliCheckpointerOptions } = await import('../../../src/core/settings/settings-file');
     const cp = new ServiceFirstCheckpoints(cliCheckpointerOptions(home, ws, () => {}));
     await cp.snapshot('s', 'a');
     assert.equal(cp.lastAnsweredBy, 'service');

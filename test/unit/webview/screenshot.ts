@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RewindEngine } from '../../../src/core/engine/engine';
-import { parseSettings } from '../../../src/core/engine/settings';
+import { parseSettings } from '../../../src/core/settings/settings';
 import { RewindPreviewController } from '../../../src/extension/webviews/preview-controller';
 import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
 import { launchBrowser, openWebview } from './browser-harness';

@@ -4,8 +4,8 @@ import { ReadCache } from '../read-cache';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Warn } from '../../branches/records';
-import type { SessionListing } from '../../engine/types';
-import { contentText } from '../../engine/transcript';
+import type { SessionListing } from '../listings';
+import { contentText } from '../../transcript/transcript';
 import type { AgentMessage } from '../../session/types';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import type { OriginCheckpoint, SessionView } from '../session-view';
@@ -54,6 +54,7 @@ export class ClaudeSource implements SourceAdapter {
       modifiedMs: l.modifiedMs,
       createdAt: l.createdAt,
       cwd: l.cwd,
+      ...(l.fork ? { fork: l.fork } : {}),
     }));
   }
 

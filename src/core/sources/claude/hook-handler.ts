@@ -11,7 +11,7 @@ import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import type { SnapshotSummary } from '../../files/types';
-import { freshProcessSnapshot, HookProblem, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
+import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
 import { logHookProblem } from './hook-log';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
 
@@ -44,9 +44,9 @@ export interface HookContext {
   env: NodeJS.ProcessEnv;
   /** Size of a file in bytes, undefined when missing (injectable for tests). */
   fileSize?: (path: string) => number | undefined;
-  /** How the snapshot is taken (default: a fresh process's, through the service's line protocol or in-process; the
-   *  service's hook endpoint passes its warm checkpointer). */
-  snapshot?: HookSnapshot;
+  /** How the snapshot is taken: a fresh process's (service/fresh-hook-snapshot.ts: through the service's line protocol
+   *  or in-process), or the service's hook endpoint's warm checkpointer. */
+  snapshot: HookSnapshot;
 }
 
 export interface HookOutcome {
@@ -104,7 +104,7 @@ export async function handleClaudeHook(raw: unknown, ctx: HookContext): Promise<
   const event = input.hook_event_name;
   const sessionId = input.session_id;
   if (event !== 'UserPromptSubmit' && event !== 'Stop') return { event, sessionId, action: 'ignored' };
-  const snapshot = ctx.snapshot ?? freshProcessSnapshot(ctx.home, () => {});
+  const snapshot = ctx.snapshot;
 
   if (event === 'UserPromptSubmit') {
     // measured first: the prompt's own line is written after the hook returns

@@ -1,7 +1,7 @@
 // The name a person recognises a session by: their own (/rename: custom-title), else Claude's (ai-title), else an
 // older `summary` line — only when it names a leaf of this file, since summaries can land in another session's file —
 // else the first real prompt. The latest line of each kind wins (a session can be renamed).
-import { oneLine } from '../../engine/transcript';
+import { oneLine } from '../../transcript/transcript';
 import { str, type ClaudeRecord } from './lines';
 
 const TITLE_LENGTH = 120;

@@ -4,8 +4,8 @@ import { ReadCache } from '../read-cache';
 import { stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Warn } from '../../branches/records';
-import type { SessionListing } from '../../engine/types';
-import { contentText } from '../../engine/transcript';
+import type { SessionListing } from '../listings';
+import { contentText } from '../../transcript/transcript';
 import type { AgentMessage } from '../../session/types';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import type { SessionView } from '../session-view';
@@ -44,6 +44,7 @@ export class CodexSource implements SourceAdapter {
       modifiedMs: l.modifiedMs,
       createdAt: l.createdAt,
       cwd: l.cwd,
+      ...(l.forkedFromId ? { fork: { originSessionId: l.forkedFromId } } : {}),
     }));
   }
 

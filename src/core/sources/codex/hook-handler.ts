@@ -10,7 +10,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { freshProcessSnapshot, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
+import { SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
 
 const id = z
   .string()
@@ -42,8 +42,9 @@ export interface CodexHookResult {
 
 export interface CodexHookOptions {
   home: string;
-  /** How the snapshot is taken (default: a fresh process's; the service's hook endpoint passes its warm one). */
-  snapshot?: HookSnapshot;
+  /** How the snapshot is taken: a fresh process's (service/fresh-hook-snapshot.ts) or the service's hook endpoint's
+   *  warm checkpointer. */
+  snapshot: HookSnapshot;
 }
 
 /** Handles one Codex hook input. Resolves in every case (problems are logged), so the hook never blocks Codex. */
@@ -75,7 +76,7 @@ export async function runCodexHook(stdinJson: unknown, opts: CodexHookOptions): 
     const anchorId = event === 'Stop' ? `${input.turn_id}:turn-end` : input.turn_id;
     // a fresh process: through the home's checkpoint service when it serves this folder with the settings file's
     // options (the same as Claude Code's hook and the CLI), else in-process
-    const snapshot = opts.snapshot ?? freshProcessSnapshot(opts.home, (m) => appendCodexHookLog(opts.home, m));
+    const snapshot = opts.snapshot;
     stage = 'snapshot';
     await snapshot({ root: input.cwd, sessionId: input.session_id, anchorId, kind: event === 'Stop' ? 'turn-end' : 'user-message' });
     return { action: 'snapshot', anchorId };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deriveBranches } from '../../../../src/core/branches/derive';
-import { contentText } from '../../../../src/core/engine/transcript';
+import { contentText } from '../../../../src/core/transcript/transcript';
 import type { AgentMessage, MessageEntry, SessionEntry } from '../../../../src/core/session/types';
 import { readCodexSession } from '../../../../src/core/sources/codex';
 import { Rollout } from './builder';
