@@ -38,9 +38,6 @@ export const CONNECT_TIMEOUT_MS = 20;
 export interface Liveness {
   silenceMs: number;
   pingMs: number;
-  /** When this process gives up whatever happens (epoch ms; a hook before its agent's timeout): no request of it is
-   *  acted on after that. */
-  giveUpAt?: number;
 }
 export const DEFAULT_LIVENESS: Liveness = { silenceMs: 10_000, pingMs: 5_000 };
 
@@ -154,7 +151,7 @@ export class ServiceClient {
 
   /** The latest moment a request sent (or a ping answered) at `now` is still waited for. */
   private dueBy(now: number): number {
-    return Math.min(now + this.liveness.silenceMs + this.liveness.pingMs, this.liveness.giveUpAt ?? Infinity);
+    return now + this.liveness.silenceMs + this.liveness.pingMs;
   }
 
   /** Pings the service each `silenceMs` while a request waits; one that does not answer fails the request (Liveness). */
