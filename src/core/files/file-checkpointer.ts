@@ -516,7 +516,7 @@ export class FileCheckpointer {
     if (anchor.kind !== 'user-message') return `Entry ${anchorId} is not a user message; files can only be rewound to the moment a user message was sent.`;
     const rec = await this.records.get(sessionId, anchorId);
     if (!rec || rec.kind !== 'user-message')
-      return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
+      return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, its hook could not take one before the agent went on (a checkpoint service that does not answer in time takes none afterwards), or it was removed to stay under the storage limit).`;
     return rec;
   }
 

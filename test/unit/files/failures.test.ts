@@ -47,7 +47,8 @@ const cases = [
     name: 'message has no snapshot',
     anchorId: 'user-2',
     anchor: userAnchor,
-    error: 'Message user-2 has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).',
+    error:
+      'Message user-2 has no file snapshot (it was sent while file checkpointing was off, its hook could not take one before the agent went on (a checkpoint service that does not answer in time takes none afterwards), or it was removed to stay under the storage limit).',
   },
 ];
 
