@@ -493,17 +493,18 @@ export class FileCheckpointer {
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   private async checkAnchor(sessionId: string, anchorId: string, anchor: AnchorCheck): Promise<string | SnapshotRecord> {
+    const shown = anchor.messageId ?? anchorId;
     if (!anchor.checkpointingEnabled)
       return 'File checkpointing is off, so there are no file snapshots to rewind to. Turn it on before sending messages to be able to rewind files.';
     if (anchor.kind === 'missing') {
       const owner = await this.records.ownerOf(anchorId, sessionId);
-      if (owner) return `Message ${anchorId} belongs to another session (${owner}); files can only be rewound from the session that made the snapshot.`;
-      return `There is no message ${anchorId} in this session.`;
+      if (owner) return `Message ${shown} belongs to another session (${owner}); files can only be rewound from the session that made the snapshot.`;
+      return `There is no message ${shown} in this session.`;
     }
-    if (anchor.kind !== 'user-message') return `Entry ${anchorId} is not a user message; files can only be rewound to the moment a user message was sent.`;
+    if (anchor.kind !== 'user-message') return `Entry ${shown} is not a user message; files can only be rewound to the moment a user message was sent.`;
     const rec = await this.records.get(sessionId, anchorId);
     if (!rec || rec.kind !== 'user-message')
-      return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
+      return `Message ${shown} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
     return rec;
   }
 

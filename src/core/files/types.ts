@@ -69,6 +69,9 @@ export interface SnapshotSummary {
 export interface AnchorCheck {
   checkpointingEnabled: boolean;
   kind: 'user-message' | 'other-entry' | 'missing';
+  /** The message's id as the user knows it, when the snapshot is kept under another key (an agent's prompt id): the
+   *  messages name this one, never a key the user has not seen. */
+  messageId?: string;
 }
 
 export type FileChange = FileChangePreview;

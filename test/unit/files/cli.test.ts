@@ -44,15 +44,16 @@ test('CLI: append snapshots automatically; rewind-files previews, rewinds, refus
   assert.deepEqual(dry.json.userModified, ['notes.md']);
   assert.equal(dry.json.canRewind, true);
   const human = run(home, ['rewind-files', id, 'u1', '--dry-run']);
-  assert.match(human.stdout, /would change 2 files/);
-  assert.match(human.stdout, /! modified +notes\.md/);
+  assert.match(human.stdout, /would rewind 2 files/);
+  assert.match(human.stdout, /changed by hand after the agent's last turn.*\n  notes\.md/);
 
   const refused = run(home, ['rewind-files', id, 'a1']);
   assert.equal(refused.code, 1);
   assert.equal(refused.stderr, 'agent-rewind rewind-files: Entry a1 is not a user message; files can only be rewound to the moment a user message was sent.\n');
   const refusedDry = run(home, ['rewind-files', id, 'a1', '--dry-run', '--json']);
-  assert.equal(refusedDry.code, 0);
-  assert.equal(refusedDry.json.canRewind, false);
+  assert.equal(refusedDry.code, 1);
+  assert.equal(refusedDry.stdout, '');
+  assert.equal(refusedDry.stderr, refused.stderr);
 
   const real = run(home, ['rewind-files', id, 'u1', '--json']);
   assert.equal(real.code, 0, real.stderr);
