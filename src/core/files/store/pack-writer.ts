@@ -8,10 +8,25 @@ import { promisify } from 'node:util';
 import { constants, deflateRaw, deflateRawSync } from 'node:zlib';
 import { syncDir } from '../atomic-write';
 import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
-import type { ObjectStore } from './object-store';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
 import { COMPACTED_SUFFIX } from './pack-table';
+
+/**
+ * What a pack writer needs of the store it writes into (ObjectStore): a structural type, so that the store can
+ * create writers without the two modules importing each other.
+ */
+export interface PackStore {
+  readonly packDir: string;
+  readonly filesEpoch: number;
+  has(hash: string): boolean;
+  hasVerified(hash: string, kind: ObjectKind): boolean;
+  isBlob(hash: string): boolean;
+  isKnownStored(file: { hash: string }): boolean;
+  noteStoredFiles(files: readonly { hash: string }[], epoch: number): void;
+  register(pack: string, idx: Buffer, count: number, size: number): void;
+  noteWrittenIntact(hashes: Iterable<string>): void;
+}
 
 /** What a compacted pack (store-compaction.ts) is written with. */
 export interface PackKind {
@@ -24,7 +39,7 @@ export interface PackKind {
   dictionary?: Buffer;
   /**
    * Written without the store lock (compaction): temp names a locked reload does not take for a snapshot's pack
-   * that lost its rename (ObjectStore's orphan adoption would put it in place, or delete it, while it is written).
+   * that lost its rename (the store's orphan adoption would put it in place, or delete it, while it is written).
    */
   background?: boolean;
 }
@@ -60,7 +75,7 @@ export class PackWriter {
   private readonly filesEpoch: number;
 
   constructor(
-    private readonly store: ObjectStore,
+    private readonly store: PackStore,
     /** Blobs whose existing copy must read back intact before it counts (trees always do, when set). */
     private readonly verify?: ReadonlySet<string>,
     /**
