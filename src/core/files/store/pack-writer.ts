@@ -5,9 +5,9 @@ import { closeSync, fsync, openSync, renameSync, writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { constants, deflateRaw, deflateRawSync } from 'node:zlib';
+import { deflateRaw, deflateRawSync } from 'node:zlib';
 import { syncDir } from '../atomic-write';
-import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
+import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, HUFFMAN_ONLY, MAX_OBJECT_SIZE, MIN_DEFLATE, type ObjectKind } from './object-format';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
 import { COMPACTED_SUFFIX } from './pack-table';
@@ -54,11 +54,11 @@ const fsyncFd = promisify(fsync);
  * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch): its blobs are
  * then only Huffman-coded (raw deflate still, so every version reads them), about 35% less CPU than deflate level 1 for
  * about 45% more bytes, as compaction (store-compaction.ts) recompresses them soon after anyway. A first snapshot is
- * mostly compression: this cut its CPU time by a quarter. The hashing thread (blob-thread.ts) codes the same way.
+ * mostly compression: this cut its CPU time by a quarter. The hashing thread (blob-thread-main.ts) stores the same bytes
+ * (bulkStored).
  */
 export const BULK_OBJECTS = 1000;
 const LEVEL_1 = { level: 1 };
-const HUFFMAN_ONLY = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
 
 /** Appends new objects to one pack; positional writes let many compressions finish in any order. */
 export class PackWriter {
@@ -158,7 +158,7 @@ export class PackWriter {
       // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time;
       // past BULK_OBJECTS, Huffman coding only. Small objects inline: a zlib stream per call costs more than a few KiB
       const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : HUFFMAN_ONLY;
-      const z = data.length < 64 ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
+      const z = data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
       const stored = z && z.length < data.length ? z : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });
