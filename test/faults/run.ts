@@ -56,7 +56,8 @@ const BIN = mkdtempSync(join(tmpdir(), 'arw-faults-bin-'));
 function installCli(): string {
   const dist = join(ROOT, 'dist');
   if (!existsSync(join(dist, 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build (npm run test:faults does)');
-  for (const f of ['cli.js', 'cli-bundle.js', 'sql-wasm.wasm']) if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
+  for (const f of ['cli.js', 'cli-bundle.js', 'blob-thread-main.js', 'compaction-thread-main.js', 'sql-wasm.wasm'])
+    if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
   chmodSync(BIN, 0o755);
   for (const f of readdirSync(BIN)) chmodSync(join(BIN, f), 0o755);
   return join(BIN, 'cli.js');

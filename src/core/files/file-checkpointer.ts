@@ -4,7 +4,7 @@
 // done by ChangeTracker (what changed), storeTree (snapshot writing), RewindPlanner (what a rewind changes),
 // Restorer (applying it under a journal), undo-stack.ts and store-gc.ts.
 import { SerialQueue } from '../serial-queue';
-import { overlayTree, type ImportedFile } from './imported-snapshot';
+import { overlayTree } from './imported-snapshot';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
@@ -15,7 +15,8 @@ import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
 import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
 import { splitRelPath } from './safe-paths';
-import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
+import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
+import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
 import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store/store-compaction';
@@ -26,7 +27,7 @@ import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
 import { ChangeFeed, type WatcherSync } from './scan/watcher-sync';
-import { DEFAULT_SCAN_TUNING } from './types';
+import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   AnchorCheck,
   FileCheckpointerOptions,

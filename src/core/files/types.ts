@@ -1,6 +1,5 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
-import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
@@ -38,6 +37,14 @@ export interface ScanTuning {
 }
 
 export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };
+
+/** A file of another tool's checkpoint to put into an imported snapshot (imported-snapshot.ts). */
+export interface ImportedFile {
+  /** Workspace-relative, '/'-separated. */
+  path: string;
+  /** The file whose bytes it had (read now), or null: it did not exist then. */
+  source: string | null;
+}
 
 export interface SkippedFile {
   path: string;
