@@ -4,7 +4,7 @@
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
 import { openRegularFile } from '../agent-files';
 import { listDir, parseComplete } from '../listing-reads';
-import { forkTitle } from './reader';
+import { forkTitle } from '../fork-title';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -19,9 +19,10 @@ export interface ClaudeSessionListing {
   sessionId: string;
   cwd: string;
   title: string;
-  /** ISO time of the first line. */
+  /** ISO time of the first line of its own (a fork's copied lines keep the origin's times). */
   createdAt: string;
   modifiedMs: number;
+  fork?: { originSessionId: string; firstOwnPrompt?: string };
 }
 
 const PREFIX_BYTES = 64 * 1024;
@@ -82,13 +83,30 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
   let cwd: string | undefined;
   let createdAt: string | undefined;
   let firstPrompt: string | undefined;
+  let origin: string | undefined;
+  let firstOwnPrompt: string | undefined;
   const titles = new TitleCollector();
   const uuids = new Set<string>();
   for (const rec of head) {
     if (rec.isSidechain === true) continue;
     cwd ??= str(rec.cwd);
-    createdAt ??= str(rec.timestamp);
-    if (firstPrompt === undefined && classifyLine(rec) === 'prompt') firstPrompt = contentString(promptContent(rec));
+    const copiedFrom = str(obj(rec.forkedFrom)?.sessionId);
+    origin ??= copiedFrom;
+    // a fork's copied lines keep the origin's times and prompts: its own start and first prompt are its own lines'
+    if (copiedFrom === undefined) createdAt ??= str(rec.timestamp);
+    const prompt = classifyLine(rec) === 'prompt' ? contentString(promptContent(rec)) : undefined;
+    if (prompt === undefined) continue;
+    firstPrompt ??= prompt;
+    if (copiedFrom === undefined && origin !== undefined) firstOwnPrompt ??= prompt;
+  }
+  // a long copied history: the fork's own first prompt may be past the head, and the tail holds its latest ones
+  if (origin !== undefined && firstOwnPrompt === undefined) {
+    for (const rec of tail) {
+      if (rec.isSidechain !== true && obj(rec.forkedFrom) === undefined && classifyLine(rec) === 'prompt') {
+        firstOwnPrompt = contentString(promptContent(rec));
+        break;
+      }
+    }
   }
   for (const rec of [...head, ...tail]) {
     const u = str(rec.uuid);
@@ -102,10 +120,13 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
     cwd,
     title: forkTitle(
       titles.title((u) => uuids.has(u), firstPrompt === undefined ? undefined : oneLine(firstPrompt, 200)),
-      head.some((r) => obj(r.forkedFrom) !== undefined),
+      origin !== undefined,
     ),
     createdAt: createdAt ?? new Date(st.birthtimeMs || st.mtimeMs).toISOString(),
     modifiedMs: st.mtimeMs,
+    ...(origin !== undefined
+      ? { fork: { originSessionId: origin, ...(firstOwnPrompt !== undefined ? { firstOwnPrompt: oneLine(firstOwnPrompt, 200) } : {}) } }
+      : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 // `sessions/rollout-*.jsonl`), so a rollout belongs to a workspace by the `cwd` its `session_meta` / `turn_context`
 // names (the folder or inside it). Listing reads a bounded prefix and tail of each file, never the whole rollout.
 import { openRegularFile } from '../agent-files';
+import { forkTitle } from '../fork-title';
 import { listDir, parseComplete } from '../listing-reads';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -192,7 +193,9 @@ async function listOne(file: string, index: ReadonlyMap<string, string>, roots: 
   }
   id ??= threadIdFromName(file);
   if (!cwd || !id) return undefined;
-  const title = threadName ?? index.get(id) ?? (firstPrompt !== undefined ? oneLine(firstPrompt, TITLE_LENGTH) : 'Codex session');
+  // a fork's first prompt is its origin's: named as the fork it is, unless it was given a name of its own
+  const title =
+    threadName ?? index.get(id) ?? (firstPrompt !== undefined ? forkTitle(oneLine(firstPrompt, TITLE_LENGTH), forkedFromId !== undefined) : 'Codex session');
   return {
     sessionFile: file,
     sessionId: id,

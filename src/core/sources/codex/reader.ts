@@ -1,5 +1,6 @@
 // readCodexSession: one read of the rollout (plus, for a `rollout_reference`, the referenced parents, followed in a
 // loop up to their max_depth), one replay pass, never a write.
+import { forkTitle } from '../fork-title';
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { codexHome, listRolloutFiles, newestSegments, parseRolloutName, readSessionIndex, threadIdFromName } from './discovery';
@@ -81,12 +82,10 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
   // the first prompt of the conversation as it stands (not of a branch abandoned by a backtrack)
   const leaf = tree.leafId === null ? undefined : tree.byId.get(tree.leafId);
   const onPath = new Set(leaf ? pathToLeaf(leaf, tree.byId).map((e) => e.id) : []);
-  const title =
-    tree.threadNames[tree.threadNames.length - 1] ??
-    index?.get(sessionId) ??
-    firstPromptTitle(tree.prompts.filter((p) => onPath.has(p.entryId))) ??
-    firstPromptTitle(tree.prompts) ??
-    'Codex session';
+  const named = tree.threadNames[tree.threadNames.length - 1] ?? index?.get(sessionId);
+  const prompted = firstPromptTitle(tree.prompts.filter((p) => onPath.has(p.entryId))) ?? firstPromptTitle(tree.prompts);
+  // a fork's first prompt is its origin's: named as the fork it is, unless it was given a name of its own
+  const title = named ?? (prompted !== undefined ? forkTitle(prompted, forkedFromId !== undefined) : 'Codex session');
   const createdAt = str(mp.timestamp) ?? str(meta?.rec.timestamp) ?? new Date((await stat(file)).birthtimeMs).toISOString();
   return new CodexSession({
     sessionId,
