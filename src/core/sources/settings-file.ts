@@ -250,12 +250,23 @@ function checkUnchanged(s: Staged, fail: SettingsFail): boolean {
   return false;
 }
 
-/** What was written into the replaced file after the check, if anything (and closes it). */
+/**
+ * What was written into the replaced file after the check, if anything (and closes it). That write may still be under
+ * way (truncated, half written): the file is read until two reads 10 ms apart agree (up to 200 ms), so that what is
+ * put back is the other program's whole write.
+ */
 function writtenSinceCheck(s: Staged, fail: SettingsFail): Buffer | undefined {
   if (s.old === undefined) return undefined;
   try {
-    const bytes = readAll(s.old, s.read.file, fail);
-    return bytes.equals(s.read.bytes) ? undefined : bytes;
+    let bytes = readAll(s.old, s.read.file, fail);
+    if (bytes.equals(s.read.bytes)) return undefined;
+    for (let i = 0; i < 20; i++) {
+      pause(10);
+      const again = readAll(s.old, s.read.file, fail);
+      if (again.equals(bytes)) break;
+      bytes = again;
+    }
+    return bytes;
   } finally {
     closeSync(s.old);
     s.old = undefined;
