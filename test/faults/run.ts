@@ -612,7 +612,7 @@ const installerKinds: Record<string, (t: Trial) => Promise<void>> = {
     mkdirSync(dirname(codex));
     writeFileSync(claude, '{\n  "model": "x"\n}\n');
     writeFileSync(codex, '{}\n');
-    for (let round = 0; round < 5; round++)
+    for (let round = 0; round < 2; round++)
       for (const [agent, file] of [
         ['claude', claude],
         ['codex', codex],
