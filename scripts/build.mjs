@@ -14,8 +14,6 @@ const common = {
   minify: production,
   logLevel: 'warning',
   legalComments: 'none',
-  // jsonc-parser's "main" is a UMD build whose require() calls a bundler cannot follow; its ES module build bundles
-  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const targets = [
