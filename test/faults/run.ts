@@ -801,17 +801,17 @@ async function hostileSessions(t: Trial): Promise<void> {
 
 // ── the hooks installers (RELIABILITY.md promise 13) ─────────────────────────────────────────────────────────────────
 /** Another program editing a settings file as Claude Code does: read it, add a key, write it back (in place or by
- *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (w1…wN). */
+ *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (<tag>w1…<tag>wN). */
 const RMW_WRITER = `
 const fs = require('fs');
-const [file, stop, out] = process.argv.slice(1);
+const [file, stop, out, tag] = process.argv.slice(1);
 const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 let k = 0;
 while (!fs.existsSync(stop)) {
   let obj = {};
   try { obj = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { if (e.code !== 'ENOENT') throw e; }
   obj.writer = obj.writer || {};
-  obj.writer['w' + ++k] = k;
+  obj.writer[tag + 'w' + ++k] = k;
   const text = JSON.stringify(obj, null, 2) + '\\n';
   if (k % 2) fs.writeFileSync(file, text);
   else { fs.writeFileSync(file + '.w', text); fs.renameSync(file + '.w', file); }
@@ -827,10 +827,14 @@ async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'insta
   const stop = join(t.base, 'stop-writer');
   const out = join(t.base, 'writer-count');
   rmSync(stop, { force: true });
-  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const tag = `r${installerStats.races}`;
+  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out, tag], { stdio: ['ignore', 'ignore', 'pipe'] });
   let writerErr = '';
   writer.stderr!.on('data', (d) => (writerErr += d));
   const writerDone = new Promise<number | null>((res) => writer.on('close', res));
+  rmSync(out, { force: true });
+  // the writer is at work before the installer starts (a loaded machine can take a while to start it)
+  for (let waited = 0; !existsSync(out) && waited < 5000; waited += 5) await sleep(5);
   await sleep(int(40));
   const { done } = cliChild(t, ['hooks', action, agent, '--cwd', t.ws, '--no-baseline', '--json']);
   const run = await done;
@@ -847,9 +851,9 @@ async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'insta
     installerStats.reasons.set(why, (installerStats.reasons.get(why) ?? 0) + 1);
     if (!clear(run.stderr)) t.problems.push(`hooks ${action} ${agent} failed without a clear error: ${run.stderr.trim().slice(0, 300)}`);
   }
-  const written = Number(readFileSync(out, 'utf8'));
+  const written = existsSync(out) ? Number(readFileSync(out, 'utf8')) : 0;
   const keys = (JSON.parse(readFileSync(file, 'utf8')) as { writer?: Record<string, number> }).writer ?? {};
-  const lost = Array.from({ length: written }, (_, i) => `w${i + 1}`).filter((k) => !(k in keys));
+  const lost = Array.from({ length: written }, (_, i) => `${tag}w${i + 1}`).filter((k) => !(k in keys));
   if (lost.length) {
     installerStats.lost++;
     t.problems.push(`hooks ${action} ${agent} lost the other program's change(s) ${lost.slice(0, 5).join(', ')} of ${written}`);
@@ -865,7 +869,7 @@ const installerKinds: Record<string, (t: Trial) => Promise<void>> = {
     mkdirSync(dirname(codex));
     writeFileSync(claude, '{\n  "model": "x"\n}\n');
     writeFileSync(codex, '{}\n');
-    for (let round = 0; round < 5; round++)
+    for (let round = 0; round < 2; round++)
       for (const [agent, file] of [
         ['claude', claude],
         ['codex', codex],
