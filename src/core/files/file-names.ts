@@ -7,13 +7,20 @@
 // path that may hold one goes through fsPath, which gives the system the original bytes.
 import { isUtf8 } from 'node:buffer';
 
-/** A lone low surrogate of the escaped range (one not preceded by a high surrogate, i.e. not half of an astral
- *  character): an escaped byte. */
-const ESCAPED = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
-
-/** The name (or path) holds escaped bytes: it came from a name that is not valid UTF-8. */
+/**
+ * The name (or path) holds escaped bytes (a lone low surrogate of the escaped range, one not preceded by a high
+ * surrogate, i.e. not half of an astral character): it came from a name that is not valid UTF-8. A loop, not a
+ * regular expression: it runs on every path a scan reads, some of them thousands of folders deep, where a regex's
+ * own stack use was the last straw.
+ */
 export function hasEscapedBytes(s: string): boolean {
-  return ESCAPED.test(s);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc80 || c > 0xdcff) continue;
+    const before = i > 0 ? s.charCodeAt(i - 1) : 0;
+    if (before < 0xd800 || before > 0xdbff) return true;
+  }
+  return false;
 }
 
 /** Length of the valid UTF-8 sequence starting at i, or 0 when the byte there does not start one. */

@@ -431,8 +431,6 @@ export class WorkspaceModel {
     let changed = false;
     const count = names ? names.length : dirents!.length;
     const prefix = this.statPrefix() + (rel === '' ? '' : rel + '/');
-    // names that are not valid UTF-8 (here or above) reach the system as their bytes; every other path as it is
-    const escaped = hasEscapedBytes(rel) || (dirents !== undefined && dirents.some((d) => hasEscapedBytes(d.name)));
     for (let i = 0; i < count; i++) {
       const name = names ? names[i]! : dirents![i]!.name;
       if (name.length === 4 && name.toLowerCase() === '.git') continue; // nested repositories: their files yes, their .git never
@@ -451,7 +449,9 @@ export class WorkspaceModel {
       listed.push(name);
       let st: Stats | undefined;
       try {
-        st = lstatSync(escaped ? fsPath(prefix + name) : prefix + name, MAY_BE_GONE);
+        // a name that is not valid UTF-8 (here or above) reaches the system as its bytes (no local for it: this frame
+        // is on the stack once per level of a 2,000-deep tree, and such a test has little room to spare)
+        st = lstatSync(fsPath(prefix + name), MAY_BE_GONE);
       } catch (err) {
         // e.g. a path longer than the system allows (ENAMETOOLONG): that path is reported, the snapshot goes on
         stats.skipped.push({ path: rel === '' ? name : `${rel}/${name}`, reason: statFailure((err as NodeJS.ErrnoException).code) });
@@ -495,7 +495,7 @@ export class WorkspaceModel {
     // a listing is only trusted next time when the folder had not changed within the mtime tick we listed it in
     // nor one with a name that is not valid UTF-8: the stat index keeps file names as text, and its fast check would
     // look for that file under another name
-    if (dst.mtimeMs < listTime - RACY_MS && !refused?.size && !escaped) result.listedMtimeMs = dst.mtimeMs;
+    if (dst.mtimeMs < listTime - RACY_MS && !refused?.size && !holdsEscapedNames(rel, dirents)) result.listedMtimeMs = dst.mtimeMs;
     if (!changed && old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
     return result;
   }
@@ -613,11 +613,22 @@ type Listed = Pick<Dirent, 'name' | 'isDirectory'>;
 function listFolder(abs: string): Listed[] {
   const dirents = readdirSync(fsPath(abs), { withFileTypes: true });
   if (!dirents.some((d) => d.name.includes('\uFFFD'))) return dirents;
-  return readdirSync(fsPath(abs), { withFileTypes: true, encoding: 'buffer' }).map((d) => ({
+  const raw = readdirSync(fsPath(abs), { withFileTypes: true, encoding: 'buffer' }).map((d) => ({
     name: nameFromBytes(d.name),
     isDirectory: () => d.isDirectory(),
   }));
+  listedAsBytes.add(raw);
+  return raw;
 }
+
+/** The folder `rel`, listed as `dirents`, has a name that is not valid UTF-8 in its path or among its entries. */
+function holdsEscapedNames(rel: string, dirents: Listed[] | undefined): boolean {
+  return hasEscapedBytes(rel) || (dirents !== undefined && listedAsBytes.has(dirents) && dirents.some((d) => hasEscapedBytes(d.name)));
+}
+
+/** Listings listFolder read as bytes: only these can hold a name that is not valid UTF-8 (so only these are looked
+ *  through for one). */
+const listedAsBytes = new WeakSet<Listed[]>();
 
 function sameChildren(a: DirNode, b: DirNode): boolean {
   if (a.children.size !== b.children.size) return false;
