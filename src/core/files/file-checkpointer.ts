@@ -426,6 +426,11 @@ export class FileCheckpointer {
     return this.locked(() => this.records.delete(sessionId, anchorId));
   }
 
+  /** The session's file undos, oldest first (their pre-restore anchors), after recovery of an unfinished restore. */
+  undoStack(sessionId: string): Promise<string[]> {
+    return this.locked(async () => (await this.records.undoStack(sessionId)).map((u) => u.preRestoreAnchor));
+  }
+
   async hasSnapshot(sessionId: string, anchorId: string): Promise<boolean> {
     return (await this.records.get(sessionId, anchorId)) !== undefined;
   }
