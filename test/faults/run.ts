@@ -1,9 +1,10 @@
 // Standing fault-injection suite (`npm run test:faults`): the built CLI (dist/cli.js) runs as real child processes
 // while this runner kills them (SIGKILL) at random moments, damages the store, makes a path unwritable in the middle
 // of a restore, swaps a folder for a symlink while a restore runs, lets two CLI processes write one session at once,
-// has a dry run and the real rewind after it agree on a damaged store or a folder swapped for a symlink, and hands the
-// readers hostile session files (paths out of the agent's folders, FIFOs, deep nesting, a spaced layout). After
-// every trial it checks what the product promises (RELIABILITY.md):
+// snapshots and restores files named with bytes that are not valid UTF-8, has a dry run and the real rewind after it
+// agree on a damaged store or a folder swapped for a symlink, and hands the readers hostile session files (paths out
+// of the agent's folders, FIFOs, deep nesting, a spaced layout). After every trial it checks what the product
+// promises (RELIABILITY.md):
 //   - the workspace is exactly the state before or the state after the interrupted operation (bytes and modes);
 //   - nothing outside the workspace changed (a sentinel folder beside it);
 //   - every acknowledged session entry is in the session file;
@@ -11,6 +12,7 @@
 //   - the next command works.
 // Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 120 trials, about 4 to 6 minutes on two shared cores);
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
+import { isUtf8 } from 'node:buffer';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -35,6 +37,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { nameFromBytes } from '../../src/core/files/file-names';
+import { displayPath } from '../../src/shared/display-path';
 
 const ROOT = resolve(__dirname, '../..');
 const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
@@ -113,21 +117,26 @@ function cliChild(t: Trial, args: string[]): { child: ChildProcess; done: Promis
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ── workspaces ────────────────────────────────────────────────────────────────────────────────────────────────────
-/** Every path under root: type, mode and content hash (or link target), sorted. */
+/** A path's bytes, exactly: its text when valid UTF-8, else its bytes in hex. */
+const shown = (b: Buffer) => (isUtf8(b) ? b.toString('utf8') : `hex:${b.toString('hex')}`);
+
+/** Every path under root: type, mode and content hash (or link target), sorted. Names (and link targets) are read as
+ *  bytes, so a name that is not valid UTF-8 is compared exactly. */
 function fingerprint(root: string): string[] {
   const out: string[] = [];
-  const stack = [''];
+  const stack: Buffer[] = [Buffer.alloc(0)];
+  const under = (rel: Buffer) => Buffer.concat([Buffer.from(root), rel.length ? Buffer.from('/') : Buffer.alloc(0), rel]);
   while (stack.length) {
     const rel = stack.pop()!;
-    for (const name of readdirSync(join(root, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const p = join(root, r);
+    for (const name of readdirSync(under(rel), { encoding: 'buffer' })) {
+      const r = rel.length ? Buffer.concat([rel, Buffer.from('/'), name]) : name;
+      const p = under(r);
       const st = lstatSync(p);
-      if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(p)}`);
+      if (st.isSymbolicLink()) out.push(`${shown(r)} -> ${shown(readlinkSync(p, { encoding: 'buffer' }))}`);
       else if (st.isDirectory()) {
-        out.push(`${r}/ ${(st.mode & 0o7777).toString(8)}`);
+        out.push(`${shown(r)}/ ${(st.mode & 0o7777).toString(8)}`);
         stack.push(r);
-      } else out.push(`${r} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
+      } else out.push(`${shown(r)} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
     }
   }
   return out.sort();
@@ -504,6 +513,30 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
       for (const dir of ['dir3', 'dir3/sub', 'dir0/sub'])
         if (lstatSync(join(t.ws, dir), { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(join(t.ws, dir));
     }
+    checkInvariants(t);
+  },
+  async 'non-utf8-names'(t) {
+    // files, a folder and a link target named with bytes that are not valid UTF-8 (random ones each trial) come back
+    // exactly: every snapshot's rewind below compares names and targets byte for byte (fingerprint)
+    const stray = () => Buffer.from(Array.from({ length: 1 + int(4) }, () => (rand() < 0.6 ? 0x80 + int(0x80) : 0x61 + int(26))).concat([0xff - int(0x3f)]));
+    const at = (...parts: (string | Buffer)[]) => Buffer.concat([Buffer.from(t.ws + '/'), ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))]);
+    const [a, folder, b, c] = [stray(), stray(), stray(), stray()];
+    writeFileSync(at(a), text(10));
+    mkdirSync(at(folder));
+    writeFileSync(at(folder, '/', b), text(20));
+    writeFileSync(at('dir1/', c, '.txt'), text(5));
+    symlinkSync(at(folder, '/', b), at('link-', a));
+    history(t); // u1 holds them; the agent's work, then u2
+    writeFileSync(at(a), text(12));
+    rmSync(at(folder), { recursive: true });
+    writeFileSync(at('dir2/', b), text(3));
+    appendUser(t, 'u3');
+    const dry = cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--overwrite-user-modified']);
+    const name = displayPath(nameFromBytes(a)); // as the CLI shows it
+    if (dry.code !== 0) t.problems.push(`the dry run failed: ${dry.stderr.trim().slice(0, 300)}`);
+    else if (!dry.stdout.includes(`modified    ${name} `))
+      t.problems.push(`the dry run does not show ${name} (each stray byte as \\xNN): ${dry.stdout.slice(0, 600)}`);
+    (t as Trial & { note?: string }).note = `names ${[a, folder, b, c].map(shown).join(', ')}`;
     checkInvariants(t);
   },
   async 'permission-restore'(t) {
