@@ -7,7 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
-import { emptyDir, type DirNode, type FileNode, type Node } from '../store/tree';
+import { emptyDir, type DirNode, type FileNode, type FileNodeState, type Node } from '../store/tree';
 import type { SkippedFile } from '../types';
 import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
@@ -47,12 +47,6 @@ const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
 /** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
 const RACY_MS = 2000;
-
-export interface FileNodeState extends FileNode {
-  racy?: boolean;
-  /** When it was hashed in this process: a racy file is not re-hashed twice in one refresh. */
-  hashedAt?: number;
-}
 
 export class WorkspaceModel {
   root: DirNode = emptyDir();

@@ -15,6 +15,14 @@ export interface FileNode {
   hash: string;
 }
 
+/** A file node as the scan keeps it (workspace-model.ts, stat-index.ts). */
+export interface FileNodeState extends FileNode {
+  /** Modified so close to its scan that it may change again within the same mtime tick: hashed again next time. */
+  racy?: boolean;
+  /** When it was hashed in this process: a racy file is not re-hashed twice in one refresh. */
+  hashedAt?: number;
+}
+
 export interface DirNode {
   kind: 'dir';
   mode: number;
