@@ -78,7 +78,7 @@ export async function pickUserMessage(engine: RewindEngine, sessionFile: string,
   return picked?.id;
 }
 
-export type PickedCheckpoint = { kind: 'named'; name: string } | { kind: 'file'; anchorEntryId: string };
+export type PickedCheckpoint = { kind: 'named'; name: string; entryId: string } | { kind: 'file'; anchorEntryId: string };
 
 export async function pickCheckpoint(
   engine: RewindEngine,
@@ -90,7 +90,7 @@ export async function pickCheckpoint(
   const items: Item[] = details.namedCheckpoints.map((c) => ({
     label: `$(bookmark) ${c.name}`,
     description: c.preview,
-    value: { kind: 'named', name: c.name },
+    value: { kind: 'named', name: c.name, entryId: c.entryId },
   }));
   if (!opts.namedOnly && details.fileCheckpoints.length) {
     items.push({ label: 'File snapshots', kind: vscode.QuickPickItemKind.Separator });
