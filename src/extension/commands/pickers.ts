@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine';
 import { formatAge, plural, sourceLabel } from '../tree/format';
+import { onlyOneBranchMessage } from './compare-messages';
 
 export async function pickSession(engine: RewindEngine, preferred?: string): Promise<string | undefined> {
   const sessions = await engine.listSessions();
@@ -42,7 +43,10 @@ export async function pickBranch(engine: RewindEngine, sessionFile: string): Pro
 export async function pickBranchToCompare(engine: RewindEngine, sessionFile: string, opts: { title: string; exclude?: string }): Promise<string | undefined> {
   const details = await engine.describeSession(sessionFile);
   if (details.branches.length < 2) {
-    void vscode.window.showInformationMessage(`Agent Rewind: "${details.listing.title}" has only one branch, so there is nothing to compare it with.`);
+    const sessions = await engine.listSessions();
+    const forks = sessions.filter((s) => s.fork?.originSessionId === details.listing.sessionId).length;
+    const origin = sessions.find((s) => s.sessionId === details.listing.fork?.originSessionId);
+    void vscode.window.showInformationMessage(onlyOneBranchMessage(details.listing.title, forks, origin?.title));
     return undefined;
   }
   const items = details.branches
