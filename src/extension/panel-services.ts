@@ -89,10 +89,7 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     // snapshots) never change, so they stay.
     const tabs = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
-      .filter(
-        (t) =>
-          t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && t.input.modified.fragment === 'now',
-      );
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && t.input.modified.fragment === 'now');
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 

@@ -255,6 +255,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     return this.remote('listSnapshots', { sessionId }, (fc) => fc.listSnapshots(sessionId), true);
   }
 
+  /** In-process: it takes the store lock (recovering an interrupted restore first) and only reads records. */
+  async undoStack(sessionId: string): Promise<string[]> {
+    return (await this.localCheckpointer()).undoStack(sessionId);
+  }
+
   async readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {
     return (await this.localCheckpointer()).readFileAtAnchor(sessionId, anchorId, relPath);
   }

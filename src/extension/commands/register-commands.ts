@@ -117,7 +117,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       },
       () => runLauncher(launcher.command, args, folder?.uri.fsPath),
     );
-    const change = JSON.parse(out) as { file: string };
+    const parsed = JSON.parse(out) as { file: string; target?: string };
+    // a symlinked user settings file is written through: name the file that changed
+    const change = { file: parsed.target ? `${parsed.file} (a link to ${parsed.target})` : parsed.file };
     void vscode.window.showInformationMessage(
       action === 'install'
         ? `Claude Code now snapshots the workspace at every prompt (shell changes included), through hooks in ${change.file}. Rewind to here on a Claude Code message restores exactly that.`

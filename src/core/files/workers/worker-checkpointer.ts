@@ -130,6 +130,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return this.call('listSnapshots', [sessionId]);
   }
 
+  undoStack(sessionId: string): Promise<string[]> {
+    return this.call('undoStack', [sessionId]);
+  }
+
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary> {
     return this.call('importSnapshot', [sessionId, anchorId, files]);
   }

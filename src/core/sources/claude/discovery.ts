@@ -2,10 +2,11 @@
 // the folder name is a lossy encoding of the cwd (paths differing only in `_`, `-` or `.` share it), so a session is
 // attributed by the `cwd` its lines carry, never by decoding the folder name. Listing reads a bounded prefix (cwd,
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
+import { openRegularFile } from '../agent-files';
 import { listDir, parseComplete } from '../listing-reads';
 import { forkTitle } from '../fork-title';
 import { existsSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve, sep } from 'node:path';
 import { oneLine } from '../../transcript/transcript';
@@ -131,7 +132,7 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
 
 /** Complete lines of the first and last bytes of a file (the whole file once when it is small). */
 async function readEnds(file: string, size: number): Promise<{ head: ClaudeRecord[]; tail: ClaudeRecord[] }> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const read = async (pos: number, len: number) => {
       const buf = Buffer.alloc(len);

@@ -1,8 +1,9 @@
 // readClaudeSession: one read of the transcript and one pass over its lines, each line handed on as soon as it is
 // parsed (nothing keeps the raw records), then the pieces that need the whole graph (branch flattening, subagents,
 // fork origin). Never writes anything.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readRegularFile } from '../agent-files';
 import { forkTitle } from '../fork-title';
 import { FileHistory } from './file-history';
 import { flattenArtifactForks } from './flatten';
@@ -25,7 +26,7 @@ export interface ReadClaudeSessionOptions {
 export async function readClaudeSession(file: string, opts: ReadClaudeSessionOptions = {}): Promise<ClaudeSession> {
   let buf: Buffer;
   try {
-    buf = await readFile(file);
+    buf = await readRegularFile(file);
   } catch (err) {
     throw new Error(`Cannot read the Claude Code transcript ${file}: ${(err as Error).message}`);
   }
