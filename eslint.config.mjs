@@ -47,6 +47,7 @@ export default tseslint.config(
         // snapshot command keep their module graphs small (test/unit/cli/lazy-commands.test.ts).
         {
           allow: [
+            'engine/record-message',
             'settings/settings-source',
             'settings/settings-file',
             'files/anchor-check',

@@ -7,10 +7,9 @@ import { UsageError, type Command } from '../command';
 import { withEngine } from '../engine-arg';
 import { foreignAdaptersFor, resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import { branchLine, conversationOf } from './branches';
+import { countOf } from './rewind-files';
 import { foreignOwner, readFirstLine } from '../../core/sources';
 import type { RewindOutcome } from '../../shared/view-models';
-import { withSessionArg } from '../session-arg';
 
 function outcomeText(o: RewindOutcome): string {
   const lines: string[] = [];
@@ -22,13 +21,15 @@ function outcomeText(o: RewindOutcome): string {
   } else if (o.branch) {
     lines.push(`now on branch ${o.branch.name} (head ${o.branch.headMessageId})`);
   }
-  if (o.mode !== 'conversation') lines.push(`files: ${o.filesChanged.length} changed${o.undoAvailable ? ' (undo-rewind puts them back)' : ''}`);
+  if (o.mode !== 'conversation')
+    lines.push(`files: ${countOf(o.filesChanged.length, 'file')} rewound${o.undoAvailable ? ' (undo-rewind puts them back)' : ''}`);
+  else lines.push('the files are as they were: add --files to rewind them too');
   return lines.map((l) => forTerminal(l, { oneLine: true })).join('\n');
 }
 
 export const rewindCommand: Command = {
-  usage: 'rewind <session> <messageId> [--files] [--workspace DIR] [--json] [--home DIR]',
-  options: { files: { type: 'boolean' }, workspace: { type: 'string' } },
+  usage: 'rewind <session> <messageId> [--files [--overwrite-user-modified]] [--workspace DIR] [--json] [--home DIR]',
+  options: { files: { type: 'boolean' }, 'overwrite-user-modified': { type: 'boolean' }, workspace: { type: 'string' } },
   positionals: ['<session>', '<messageId>'],
   async run(ctx) {
     const [sessionArg, messageId] = ctx.positionals as [string, string];
@@ -37,11 +38,19 @@ export const rewindCommand: Command = {
     const foreign = foreignOwner(foreignAdaptersFor(ctx), file, await readFirstLine(file)) !== undefined;
     const withFiles = ctx.values.files === true;
     if (!foreign && !withFiles) {
-      const branch = await withSessionArg(ctx, file, (session) => conversationOf(session).rewind(messageId));
-      ctx.out(branch, () => branchLine(branch));
+      // a conversation rewind of ours: a new branch, logged like every rewind so undo-rewind takes it in its turn
+      const branch = await withEngine(ctx, file, (engine) => engine.fork(file, messageId));
+      ctx.out(branch, () =>
+        [
+          `now on branch ${forTerminal(branch.name, { oneLine: true })} (head ${branch.headMessageId}); the branch you left stays`,
+          'the files are as they were: add --files to rewind them too (undo-rewind undoes this rewind)',
+        ].join('\n'),
+      );
       return;
     }
-    const outcome = await withEngine(ctx, file, (engine) => engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation'));
+    const outcome = await withEngine(ctx, file, (engine) =>
+      engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation', { overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
+    );
     ctx.out(outcome.fork ? { ...outcome.fork, mode: outcome.mode, filesChanged: outcome.filesChanged, undoAvailable: outcome.undoAvailable } : outcome, () =>
       outcomeText(outcome),
     );

@@ -43,6 +43,12 @@ export class CheckpointerPool {
     return inside ? target : undefined;
   }
 
+  /** The folder a session's rewinds are logged under: its workspace folder (rootFor), else its own cwd; a realpath,
+   *  so the extension and the CLI name one folder alike whichever way they reached it. */
+  folderOf(cwd: string): string {
+    return canonical(this.rootFor(cwd) ?? cwd);
+  }
+
   /** The checkpointer of a session's workspace folder, or undefined when that folder is not open here. */
   forCwd(cwd: string): FileCheckpoints | undefined {
     const root = this.rootFor(cwd);

@@ -1,6 +1,5 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
-import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
@@ -39,6 +38,14 @@ export interface ScanTuning {
 
 export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };
 
+/** A file of another tool's checkpoint to put into an imported snapshot (imported-snapshot.ts). */
+export interface ImportedFile {
+  /** Workspace-relative, '/'-separated. */
+  path: string;
+  /** The file whose bytes it had (read now), or null: it did not exist then. */
+  source: string | null;
+}
+
 export interface SkippedFile {
   path: string;
   reason: string;
@@ -69,6 +76,9 @@ export interface SnapshotSummary {
 export interface AnchorCheck {
   checkpointingEnabled: boolean;
   kind: 'user-message' | 'other-entry' | 'missing';
+  /** The message's id as the user knows it, when the snapshot is kept under another key (an agent's prompt id): the
+   *  messages name this one, never a key the user has not seen. */
+  messageId?: string;
 }
 
 export type FileChange = FileChangePreview;
@@ -128,6 +138,9 @@ export interface FileCheckpoints {
   snapshot(sessionId: string, anchorId: string, kind?: SnapshotKind): Promise<SnapshotSummary>;
   rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions): Promise<RewindFilesResult>;
   undoLastRewind(sessionId: string): Promise<RewindFilesResult>;
+  /** The session's file undos, oldest first, as their pre-restore anchors, once a restore a crash interrupted is
+   *  finished: the rewind log reads from it whether a rewind's files moved. */
+  undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */

@@ -7,10 +7,10 @@ import { createConnection, type Socket } from 'node:net';
 // service never evaluates it
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
-import type { ImportedFile } from '../files/imported-snapshot';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
+  ImportedFile,
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
@@ -253,6 +253,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
     return this.remote('listSnapshots', { sessionId }, (fc) => fc.listSnapshots(sessionId), true);
+  }
+
+  /** In-process: it takes the store lock (recovering an interrupted restore first) and only reads records. */
+  async undoStack(sessionId: string): Promise<string[]> {
+    return (await this.localCheckpointer()).undoStack(sessionId);
   }
 
   async readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {

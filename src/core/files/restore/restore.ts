@@ -26,6 +26,7 @@ import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write';
+import { fsPath } from '../file-names';
 import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
 import { PathSafetyError, splitRelPath } from '../safe-paths';
@@ -97,6 +98,59 @@ export function orderOps(ops: RestoreOp[]): RestoreOp[] {
   return [...removeFiles, ...removeDirs, ...makeDirs, ...writes];
 }
 
+/**
+ * Refuses a restore before anything is written: every path must be valid, and every folder on the way must be a
+ * real folder (or missing, or something the restore itself replaces with a folder), never a symlink.
+ */
+export function checkRestorePaths(workspaceRoot: string, ordered: RestoreOp[]): void {
+  const becomesDir = new Set<string>();
+  for (const op of ordered) if (op.to?.kind === 'dir') becomesDir.add(op.path);
+  const checked = new Set<string>();
+  for (const op of ordered) checkParents(workspaceRoot, op, becomesDir, checked);
+}
+
+/**
+ * checkRestorePaths, and each path must still be what the plan found there, as far as the restore's own steps check
+ * it (a file that is a folder now, a folder that is a file now): the planner's check, whose model may be older than
+ * the workspace (a watcher's), so that the refusal comes before anything is written, in the preview too. The restore
+ * checks each path again as it writes it.
+ */
+export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[]): void {
+  const becomesDir = new Set<string>();
+  const removed = new Set<string>();
+  for (const op of ordered) {
+    if (op.to?.kind === 'dir') becomesDir.add(op.path);
+    if (op.to === null) removed.add(op.path);
+  }
+  const checked = new Set<string>();
+  for (const op of ordered) {
+    checkParents(workspaceRoot, op, becomesDir, checked);
+    const st = lstatSync(fsPath(join(workspaceRoot, ...splitRelPath(op.path))), { throwIfNoEntry: false });
+    if (!st) continue;
+    if (op.to === null) {
+      if (st.isDirectory() && op.from?.kind !== 'dir') throw new PathSafetyError(`${op.path} is a folder now; refusing to remove it`);
+    } else if (op.to.kind === 'dir') {
+      if (!st.isDirectory() && !removed.has(op.path)) throw new PathSafetyError(`${op.path} exists and is not a folder`);
+    } else if (st.isDirectory() && !removed.has(op.path)) throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
+  }
+}
+
+function checkParents(workspaceRoot: string, op: RestoreOp, becomesDir: Set<string>, checked: Set<string>): void {
+  const parts = splitRelPath(op.path);
+  let cur = workspaceRoot;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const at = parts.slice(0, i + 1).join('/');
+    cur = join(cur, parts[i]!);
+    if (checked.has(at)) continue;
+    if (becomesDir.has(at)) break; // replaced by a folder first (its old self is removed, never entered)
+    const st = lstatSync(fsPath(cur), { throwIfNoEntry: false });
+    if (!st) break; // made by the restore
+    if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
+    if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);
+    checked.add(at);
+  }
+}
+
 /** Writes whose rename may be in flight at once (the thread pool has 4 threads). */
 const WRITES_IN_FLIGHT = 8;
 
@@ -148,29 +202,9 @@ export class Restorer {
     this.dirs = undefined;
   }
 
-  /**
-   * Refuses a restore before anything is written: every path must be valid, and every folder on the way must be a
-   * real folder (or missing, or something the restore itself replaces with a folder), never a symlink.
-   */
+  /** Refuses a restore before anything is written (see checkRestorePaths). */
   preflight(ordered: RestoreOp[]): void {
-    const becomesDir = new Set<string>();
-    for (const op of ordered) if (op.to?.kind === 'dir') becomesDir.add(op.path);
-    const checked = new Set<string>();
-    for (const op of ordered) {
-      const parts = splitRelPath(op.path);
-      let cur = this.workspaceRoot;
-      for (let i = 0; i < parts.length - 1; i++) {
-        const at = parts.slice(0, i + 1).join('/');
-        cur = join(cur, parts[i]!);
-        if (checked.has(at)) continue;
-        if (becomesDir.has(at)) break; // replaced by a folder first (its old self is removed, never entered)
-        const st = lstatSync(cur, { throwIfNoEntry: false });
-        if (!st) break; // made by the restore
-        if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
-        if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);
-        checked.add(at);
-      }
-    }
+    checkRestorePaths(this.workspaceRoot, ordered);
   }
 
   /**
@@ -193,7 +227,7 @@ export class Restorer {
       const h = this.parentDirs().acquire(parentOf(op.path), false);
       if (!h) return; // its folder is gone, so it is too
       try {
-        const p = `${h.path}/${name}`;
+        const p = fsPath(`${h.path}/${name}`);
         const st = lstatSync(p, { throwIfNoEntry: false });
         if (!st) return; // already gone
         if (st.isDirectory()) {
@@ -219,7 +253,7 @@ export class Restorer {
     const h = this.parentDirs().acquire(parentOf(op.path), true)!;
     let handed = false;
     try {
-      const abs = `${h.path}/${name}`;
+      const abs = fsPath(`${h.path}/${name}`);
       if (op.to.kind === 'dir') {
         const st = lstatSync(abs, { throwIfNoEntry: false });
         if (st && !st.isDirectory()) throw new PathSafetyError(`${op.path} exists and is not a folder`);
@@ -232,10 +266,10 @@ export class Restorer {
         if (mode !== undefined && (!st || (st.mode & 0o7777) !== mode)) chmodSync(abs, mode);
         return;
       }
-      const tmp = `${h.path}/${this.tmpName(tag, i)}`;
+      const tmp = fsPath(`${h.path}/${this.tmpName(tag, i)}`);
       const to = op.to;
       const makeTemp = () => {
-        if (to.kind === 'symlink') return symlinkSync(data!.toString('utf8'), tmp); // a link is recreated, never written through
+        if (to.kind === 'symlink') return symlinkSync(data!, tmp); // a link is recreated (its target's bytes), never written through
         const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
         try {
           writeSync(fd, data!);
@@ -280,7 +314,7 @@ export class Restorer {
       let h: ParentHandle | undefined;
       try {
         h = this.parentDirs().acquire(parentOf(op.path), false);
-        if (h) unlinkSync(`${h.path}/${this.tmpName(tag, i)}`);
+        if (h) unlinkSync(fsPath(`${h.path}/${this.tmpName(tag, i)}`));
       } catch {
         /* not there */
       } finally {
@@ -382,12 +416,12 @@ export class Restorer {
     const h = this.parentDirs().acquire(parentOf(rel), false);
     if (!h) return null;
     try {
-      const p = `${h.path}/${nameOf(rel)}`;
+      const p = fsPath(`${h.path}/${nameOf(rel)}`);
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) return null;
       const mode = st.mode & 0o7777;
       if (st.isDirectory()) return { kind: 'dir', mode };
-      if (st.isSymbolicLink()) return { kind: 'symlink', hash: hashObject('blob', Buffer.from(readlinkSync(p), 'utf8')), mode };
+      if (st.isSymbolicLink()) return { kind: 'symlink', hash: hashObject('blob', readlinkSync(p, { encoding: 'buffer' })), mode };
       if (st.isFile()) return { kind: 'file', hash: hashObject('blob', readStableFile(p).data), mode };
       return 'unknown';
     } finally {

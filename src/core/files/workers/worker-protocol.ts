@@ -10,6 +10,7 @@ export const WORKER_METHODS = [
   'undoLastRewind',
   'readFileAtAnchor',
   'listSnapshots',
+  'undoStack',
   'diffSnapshots',
   'importSnapshot',
   'adoptSnapshot',
