@@ -169,6 +169,8 @@ export function refuseLinkedFolder(dir: string, fail: SettingsFail): void {
 interface Staged {
   read: SettingsRead;
   tmp: string;
+  /** What the temp file holds. */
+  content: Buffer;
   /** The file as checked just before the rename, still open (see checkUnchanged). */
   old?: number;
   /** The temp file's inode. */
@@ -185,8 +187,8 @@ function stage(read: SettingsRead, content: string | Buffer, fail: SettingsFail)
   const mode = read.stat ? read.stat.mode & 0o7777 : 0o644;
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   let ino: number;
+  const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   try {
-    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done);
     if (read.stat) fchmodSync(fd, mode); // the umask may have taken bits off
     const owner = read.stat ?? statSync(dir);
@@ -215,7 +217,7 @@ function stage(read: SettingsRead, content: string | Buffer, fail: SettingsFail)
     throw err;
   }
   closeSync(fd);
-  return { read, tmp, ino };
+  return { read, tmp, ino, content: data };
 }
 
 function close(s: Staged): void {
@@ -290,22 +292,19 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
 const RECENT_MS = 1000;
 const isRecent = (r: SettingsRead) => r.stat !== undefined && Date.now() - r.stat.mtimeMs < RECENT_MS;
 
-/** Puts back what a committed file held before, or `theirs` (when it still holds what we wrote). */
+/** Puts back what a committed file held before, or `theirs`, when it still holds exactly what we wrote (checked
+ *  after the content to put back is staged, right before the rename, as a commit is). */
 function rollBack(s: Staged, fail: SettingsFail, theirs?: Buffer): void {
   if (!s.committed) return;
-  let now: Stats;
-  try {
-    now = lstatSync(s.read.target);
-  } catch {
+  const back = s.read.exists || theirs ? stage(s.read, theirs ?? s.read.bytes, fail) : undefined;
+  const now = openRegular(s.read.target, s.read.file, fail);
+  if (now) closeSync(now.fd);
+  if (!now || now.stat.ino !== s.committed.ino || !now.bytes.equals(s.content)) {
+    if (back) discard(back); // someone changed or replaced ours meanwhile: theirs is kept
     return;
   }
-  if (now.ino !== s.committed.ino) return; // someone replaced ours meanwhile: theirs is kept
-  if (!s.read.exists && !theirs) {
-    unlinkSync(s.read.target);
-    return;
-  }
-  const back = stage(s.read, theirs ?? s.read.bytes, fail);
-  renameSync(back.tmp, s.read.target);
+  if (back) renameSync(back.tmp, s.read.target);
+  else unlinkSync(s.read.target);
 }
 
 /**
