@@ -1,9 +1,10 @@
 // Standing fault-injection suite (`npm run test:faults`): the built CLI (dist/cli.js) runs as real child processes
 // while this runner kills them (SIGKILL) at random moments, damages the store, makes a path unwritable in the middle
 // of a restore, swaps a folder for a symlink while a restore runs, lets two CLI processes write one session at once,
-// has a dry run and the real rewind after it agree on a damaged store or a folder swapped for a symlink, and hands the
-// readers hostile session files (paths out of the agent's folders, FIFOs, deep nesting, a spaced layout). After
-// every trial it checks what the product promises (RELIABILITY.md):
+// snapshots and restores files named with bytes that are not valid UTF-8, has a dry run and the real rewind after it
+// agree on a damaged store or a folder swapped for a symlink, and hands the readers hostile session files (paths out
+// of the agent's folders, FIFOs, deep nesting, a spaced layout). After every trial it checks what the product
+// promises (RELIABILITY.md):
 //   - the workspace is exactly the state before or the state after the interrupted operation (bytes and modes);
 //   - nothing outside the workspace changed (a sentinel folder beside it);
 //   - every acknowledged session entry is in the session file;
@@ -11,6 +12,7 @@
 //   - the next command works.
 // Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 120 trials, about 4 to 6 minutes on two shared cores);
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
+import { isUtf8 } from 'node:buffer';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -35,6 +37,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { nameFromBytes } from '../../src/core/files/file-names';
+import { displayPath } from '../../src/shared/display-path';
 
 const ROOT = resolve(__dirname, '../..');
 const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
@@ -58,7 +62,8 @@ const BIN = mkdtempSync(join(tmpdir(), 'arw-faults-bin-'));
 function installCli(): string {
   const dist = join(ROOT, 'dist');
   if (!existsSync(join(dist, 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build (npm run test:faults does)');
-  for (const f of ['cli.js', 'cli-bundle.js', 'sql-wasm.wasm']) if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
+  for (const f of ['cli.js', 'cli-bundle.js', 'blob-thread-main.js', 'compaction-thread-main.js', 'sql-wasm.wasm'])
+    if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
   chmodSync(BIN, 0o755);
   for (const f of readdirSync(BIN)) chmodSync(join(BIN, f), 0o755);
   return join(BIN, 'cli.js');
@@ -112,21 +117,26 @@ function cliChild(t: Trial, args: string[]): { child: ChildProcess; done: Promis
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ── workspaces ────────────────────────────────────────────────────────────────────────────────────────────────────
-/** Every path under root: type, mode and content hash (or link target), sorted. */
+/** A path's bytes, exactly: its text when valid UTF-8, else its bytes in hex. */
+const shown = (b: Buffer) => (isUtf8(b) ? b.toString('utf8') : `hex:${b.toString('hex')}`);
+
+/** Every path under root: type, mode and content hash (or link target), sorted. Names (and link targets) are read as
+ *  bytes, so a name that is not valid UTF-8 is compared exactly. */
 function fingerprint(root: string): string[] {
   const out: string[] = [];
-  const stack = [''];
+  const stack: Buffer[] = [Buffer.alloc(0)];
+  const under = (rel: Buffer) => Buffer.concat([Buffer.from(root), rel.length ? Buffer.from('/') : Buffer.alloc(0), rel]);
   while (stack.length) {
     const rel = stack.pop()!;
-    for (const name of readdirSync(join(root, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const p = join(root, r);
+    for (const name of readdirSync(under(rel), { encoding: 'buffer' })) {
+      const r = rel.length ? Buffer.concat([rel, Buffer.from('/'), name]) : name;
+      const p = under(r);
       const st = lstatSync(p);
-      if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(p)}`);
+      if (st.isSymbolicLink()) out.push(`${shown(r)} -> ${shown(readlinkSync(p, { encoding: 'buffer' }))}`);
       else if (st.isDirectory()) {
-        out.push(`${r}/ ${(st.mode & 0o7777).toString(8)}`);
+        out.push(`${shown(r)}/ ${(st.mode & 0o7777).toString(8)}`);
         stack.push(r);
-      } else out.push(`${r} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
+      } else out.push(`${shown(r)} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
     }
   }
   return out.sort();
@@ -505,6 +515,30 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     }
     checkInvariants(t);
   },
+  async 'non-utf8-names'(t) {
+    // files, a folder and a link target named with bytes that are not valid UTF-8 (random ones each trial) come back
+    // exactly: every snapshot's rewind below compares names and targets byte for byte (fingerprint)
+    const stray = () => Buffer.from(Array.from({ length: 1 + int(4) }, () => (rand() < 0.6 ? 0x80 + int(0x80) : 0x61 + int(26))).concat([0xff - int(0x3f)]));
+    const at = (...parts: (string | Buffer)[]) => Buffer.concat([Buffer.from(t.ws + '/'), ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))]);
+    const [a, folder, b, c] = [stray(), stray(), stray(), stray()];
+    writeFileSync(at(a), text(10));
+    mkdirSync(at(folder));
+    writeFileSync(at(folder, '/', b), text(20));
+    writeFileSync(at('dir1/', c, '.txt'), text(5));
+    symlinkSync(at(folder, '/', b), at('link-', a));
+    history(t); // u1 holds them; the agent's work, then u2
+    writeFileSync(at(a), text(12));
+    rmSync(at(folder), { recursive: true });
+    writeFileSync(at('dir2/', b), text(3));
+    appendUser(t, 'u3');
+    const dry = cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--overwrite-user-modified']);
+    const name = displayPath(nameFromBytes(a)); // as the CLI shows it
+    if (dry.code !== 0) t.problems.push(`the dry run failed: ${dry.stderr.trim().slice(0, 300)}`);
+    else if (!dry.stdout.includes(`modified    ${name} `))
+      t.problems.push(`the dry run does not show ${name} (each stray byte as \\xNN): ${dry.stdout.slice(0, 600)}`);
+    (t as Trial & { note?: string }).note = `names ${[a, folder, b, c].map(shown).join(', ')}`;
+    checkInvariants(t);
+  },
   async 'permission-restore'(t) {
     // a folder the CLI (running as nobody) cannot write: the restore cannot finish
     history(t);
@@ -800,17 +834,17 @@ async function hostileSessions(t: Trial): Promise<void> {
 
 // ── the hooks installers (RELIABILITY.md promise 13) ─────────────────────────────────────────────────────────────────
 /** Another program editing a settings file as Claude Code does: read it, add a key, write it back (in place or by
- *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (w1…wN). */
+ *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (<tag>w1…<tag>wN). */
 const RMW_WRITER = `
 const fs = require('fs');
-const [file, stop, out] = process.argv.slice(1);
+const [file, stop, out, tag] = process.argv.slice(1);
 const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 let k = 0;
 while (!fs.existsSync(stop)) {
   let obj = {};
   try { obj = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { if (e.code !== 'ENOENT') throw e; }
   obj.writer = obj.writer || {};
-  obj.writer['w' + ++k] = k;
+  obj.writer[tag + 'w' + ++k] = k;
   const text = JSON.stringify(obj, null, 2) + '\\n';
   if (k % 2) fs.writeFileSync(file, text);
   else { fs.writeFileSync(file + '.w', text); fs.renameSync(file + '.w', file); }
@@ -826,10 +860,14 @@ async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'insta
   const stop = join(t.base, 'stop-writer');
   const out = join(t.base, 'writer-count');
   rmSync(stop, { force: true });
-  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const tag = `r${installerStats.races}`;
+  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out, tag], { stdio: ['ignore', 'ignore', 'pipe'] });
   let writerErr = '';
   writer.stderr!.on('data', (d) => (writerErr += d));
   const writerDone = new Promise<number | null>((res) => writer.on('close', res));
+  rmSync(out, { force: true });
+  // the writer is at work before the installer starts (a loaded machine can take a while to start it)
+  for (let waited = 0; !existsSync(out) && waited < 5000; waited += 5) await sleep(5);
   await sleep(int(40));
   const { done } = cliChild(t, ['hooks', action, agent, '--cwd', t.ws, '--no-baseline', '--json']);
   const run = await done;
@@ -846,9 +884,9 @@ async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'insta
     installerStats.reasons.set(why, (installerStats.reasons.get(why) ?? 0) + 1);
     if (!clear(run.stderr)) t.problems.push(`hooks ${action} ${agent} failed without a clear error: ${run.stderr.trim().slice(0, 300)}`);
   }
-  const written = Number(readFileSync(out, 'utf8'));
+  const written = existsSync(out) ? Number(readFileSync(out, 'utf8')) : 0;
   const keys = (JSON.parse(readFileSync(file, 'utf8')) as { writer?: Record<string, number> }).writer ?? {};
-  const lost = Array.from({ length: written }, (_, i) => `w${i + 1}`).filter((k) => !(k in keys));
+  const lost = Array.from({ length: written }, (_, i) => `${tag}w${i + 1}`).filter((k) => !(k in keys));
   if (lost.length) {
     installerStats.lost++;
     t.problems.push(`hooks ${action} ${agent} lost the other program's change(s) ${lost.slice(0, 5).join(', ')} of ${written}`);
@@ -864,7 +902,7 @@ const installerKinds: Record<string, (t: Trial) => Promise<void>> = {
     mkdirSync(dirname(codex));
     writeFileSync(claude, '{\n  "model": "x"\n}\n');
     writeFileSync(codex, '{}\n');
-    for (let round = 0; round < 5; round++)
+    for (let round = 0; round < 2; round++)
       for (const [agent, file] of [
         ['claude', claude],
         ['codex', codex],
