@@ -75,7 +75,8 @@ export function describeHooksChange(c: HooksChange, action: 'install' | 'uninsta
   if (c.alreadyPresent.length) parts.push(`already present: ${c.alreadyPresent.join(', ')}`);
   if (c.removed.length) parts.push(`removed ${c.removed.join(', ')}`);
   if (parts.length === 0) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');
-  const where = c.written ? `${c.created ? 'created' : 'wrote'} ${c.file}` : `${c.file} unchanged`;
+  const file = c.target ? `${c.file} (a link to ${c.target})` : c.file;
+  const where = c.written ? `${c.created ? 'created' : 'wrote'} ${file}` : `${file} unchanged`;
   return `Claude Code hooks (${c.scope}): ${parts.join('; ')} — ${where}`;
 }
 
@@ -142,6 +143,7 @@ async function codexHooks(ctx: CommandContext, action: 'install' | 'uninstall'):
   ctx.out({ ...change, ...(baseline ? { baseline } : {}), ...(action === 'install' ? { trusted } : {}) }, () => {
     const parts: string[] = [];
     if (change.added.length) parts.push(`added ${change.added.join(', ')}`);
+    if (change.updated.length) parts.push(`updated ${change.updated.join(', ')}`);
     if (change.alreadyPresent.length) parts.push(`already present: ${change.alreadyPresent.join(', ')}`);
     if (change.removed.length) parts.push(`removed ${change.removed.join(', ')}`);
     if (!parts.length) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');

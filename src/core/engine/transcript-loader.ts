@@ -35,6 +35,7 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
     title: inputs.listing.title,
     source: inputs.listing.source,
     branch: shown.name,
+    activeBranch: snap.active.name,
     total: items.length,
   };
   if (isForeignView(session)) {

@@ -12,7 +12,7 @@ import { join, relative, sep } from 'node:path';
 import { ChangeTracker } from './scan/change-tracker';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
-import { orderOps, Restorer, type RestoreOp } from './restore/restore';
+import { Restorer, type RestoreOp } from './restore/restore';
 import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
 import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
@@ -537,8 +537,7 @@ export class FileCheckpointer {
       const { result, ops, blobs } = await this.plan(store, check, opts.overwriteUserModified === true);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
-      // a refusal (a path through a symlink, say) comes before anything is written, the pre-restore snapshot too
-      this.restorer(store).preflight(orderOps(ops));
+      // a refusal (a path through a symlink, say) came from the plan, before anything is written
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
       const needed = new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : [])));

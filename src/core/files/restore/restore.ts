@@ -111,6 +111,59 @@ export function orderOps(ops: RestoreOp[]): RestoreOp[] {
   return [...removeFiles, ...removeDirs, ...makeDirs, ...writes];
 }
 
+/**
+ * Refuses a restore before anything is written: every path must be valid, and every folder on the way must be a
+ * real folder (or missing, or something the restore itself replaces with a folder), never a symlink.
+ */
+export function checkRestorePaths(workspaceRoot: string, ordered: RestoreOp[]): void {
+  const becomesDir = new Set<string>();
+  for (const op of ordered) if (op.to?.kind === 'dir') becomesDir.add(op.path);
+  const checked = new Set<string>();
+  for (const op of ordered) checkParents(workspaceRoot, op, becomesDir, checked);
+}
+
+/**
+ * checkRestorePaths, and each path must still be what the plan found there, as far as the restore's own steps check
+ * it (a file that is a folder now, a folder that is a file now): the planner's check, whose model may be older than
+ * the workspace (a watcher's), so that the refusal comes before anything is written, in the preview too. The restore
+ * checks each path again as it writes it.
+ */
+export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[]): void {
+  const becomesDir = new Set<string>();
+  const removed = new Set<string>();
+  for (const op of ordered) {
+    if (op.to?.kind === 'dir') becomesDir.add(op.path);
+    if (op.to === null) removed.add(op.path);
+  }
+  const checked = new Set<string>();
+  for (const op of ordered) {
+    checkParents(workspaceRoot, op, becomesDir, checked);
+    const st = lstatSync(join(workspaceRoot, ...splitRelPath(op.path)), { throwIfNoEntry: false });
+    if (!st) continue;
+    if (op.to === null) {
+      if (st.isDirectory() && op.from?.kind !== 'dir') throw new PathSafetyError(`${op.path} is a folder now; refusing to remove it`);
+    } else if (op.to.kind === 'dir') {
+      if (!st.isDirectory() && !removed.has(op.path)) throw new PathSafetyError(`${op.path} exists and is not a folder`);
+    } else if (st.isDirectory() && !removed.has(op.path)) throw new PathSafetyError(`${op.path} is a folder now; refusing to replace it`);
+  }
+}
+
+function checkParents(workspaceRoot: string, op: RestoreOp, becomesDir: Set<string>, checked: Set<string>): void {
+  const parts = splitRelPath(op.path);
+  let cur = workspaceRoot;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const at = parts.slice(0, i + 1).join('/');
+    cur = join(cur, parts[i]!);
+    if (checked.has(at)) continue;
+    if (becomesDir.has(at)) break; // replaced by a folder first (its old self is removed, never entered)
+    const st = lstatSync(cur, { throwIfNoEntry: false });
+    if (!st) break; // made by the restore
+    if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
+    if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);
+    checked.add(at);
+  }
+}
+
 /** Writes whose rename may be in flight at once (the thread pool has 4 threads). */
 const WRITES_IN_FLIGHT = 8;
 
@@ -162,29 +215,9 @@ export class Restorer {
     this.dirs = undefined;
   }
 
-  /**
-   * Refuses a restore before anything is written: every path must be valid, and every folder on the way must be a
-   * real folder (or missing, or something the restore itself replaces with a folder), never a symlink.
-   */
+  /** Refuses a restore before anything is written (see checkRestorePaths). */
   preflight(ordered: RestoreOp[]): void {
-    const becomesDir = new Set<string>();
-    for (const op of ordered) if (op.to?.kind === 'dir') becomesDir.add(op.path);
-    const checked = new Set<string>();
-    for (const op of ordered) {
-      const parts = splitRelPath(op.path);
-      let cur = this.workspaceRoot;
-      for (let i = 0; i < parts.length - 1; i++) {
-        const at = parts.slice(0, i + 1).join('/');
-        cur = join(cur, parts[i]!);
-        if (checked.has(at)) continue;
-        if (becomesDir.has(at)) break; // replaced by a folder first (its old self is removed, never entered)
-        const st = lstatSync(cur, { throwIfNoEntry: false });
-        if (!st) break; // made by the restore
-        if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
-        if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);
-        checked.add(at);
-      }
-    }
+    checkRestorePaths(this.workspaceRoot, ordered);
   }
 
   /**

@@ -1,12 +1,15 @@
 // Rewind planning: what a rewind to a snapshot would change (the ops a restore applies, and the preview with
 // +/- lines, files the user changed by hand and what is left alone), for a rewind and for an undo.
+import { readdirSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ObjectStore } from '../store/object-store';
-import type { RestoreOp } from './restore';
+import { checkPlannedPaths, orderOps, type RestoreOp } from './restore';
 import { absPath, ensureSafeParents } from '../safe-paths';
 import type { SnapshotRecord, SnapshotRecords, UndoRecord } from '../snapshot-records';
 import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from '../store/tree-diff';
 import { lineStats } from './line-stats';
+import type { DirNode } from '../store/tree';
 import { readStableFile } from '../safe-read';
 import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
 import type { FileChange, RewindFilesResult, SkippedFile } from '../types';
@@ -58,8 +61,25 @@ export class RewindPlanner {
     this.lastPlan = undefined;
   }
 
-  /** The plan of a rewind of the (freshly refreshed) `model` to the snapshot `rec`. */
+  /**
+   * The plan of a rewind of the (freshly refreshed) `model` to the snapshot `rec`. Throws what the restore would
+   * refuse (a folder on the way that is a symlink now, a file the model knows that is a folder now), with the
+   * restore's words, so that a preview refuses it too and the real rewind before it writes anything.
+   */
   async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const plan = await this.planFor(store, rec, overwriteUserModified, model, scanSkipped);
+    // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips)
+    checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops));
+    return plan;
+  }
+
+  private async planFor(
+    store: ObjectStore,
+    rec: SnapshotRecord,
+    overwriteUserModified: boolean,
+    model: WorkspaceModel,
+    scanSkipped: SkippedFile[],
+  ): Promise<Plan> {
     const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
     // the key is known before the trees are diffed: a rewind right after its preview skips the diff too (on 1,000
     // changed files among 50,000, that is most of the planning)
@@ -134,7 +154,7 @@ export class RewindPlanner {
         if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
         continue;
       }
-      if (d.now?.kind === 'dir' && d.target?.kind !== 'dir' && keptUnder(d.path)) {
+      if (d.now?.kind === 'dir' && d.target?.kind !== 'dir' && (keptUnder(d.path) || (isFileish(d.target) && this.holdsUncovered(d.path, model)))) {
         // the folder stays because something in it stays; a file the snapshot has at its place cannot come back
         if (isFileish(d.target)) skipped.push({ path: d.path, reason: 'a folder with files that are kept is in the way' });
         continue;
@@ -171,6 +191,31 @@ export class RewindPlanner {
         files,
       },
     };
+  }
+
+  /**
+   * The folder `rel` holds something the model does not cover (ignored, too large, unreadable): a restore cannot
+   * remove it (it removes only what it knows), so a file the snapshot has at its place cannot come back.
+   */
+  private holdsUncovered(rel: string, model: WorkspaceModel): boolean {
+    const node = model.get(rel);
+    if (node?.kind !== 'dir') return false;
+    const stack: [string, DirNode][] = [[absPath(this.workspaceRoot, rel), node]];
+    while (stack.length > 0) {
+      const [abs, dir] = stack.pop()!;
+      let names: string[];
+      try {
+        names = readdirSync(abs);
+      } catch {
+        continue; // gone or unreadable: the restore meets what is there then
+      }
+      for (const name of names) {
+        const child = dir.children.get(name);
+        if (!child) return true;
+        if (child.kind === 'dir') stack.push([join(abs, name), child]);
+      }
+    }
+    return false;
   }
 
   private async lstatRel(rel: string): Promise<boolean> {

@@ -14,7 +14,7 @@ import { F_DEFLATED, F_DICT, F_TREE, hashObject, inflateStored, kindOf, StoreCor
 import { gcPacks, mergeSmallPacks, MAX_SMALL_PACKS } from './pack-compaction';
 import { encodeIndex, entryHash, indexCount } from './pack-index';
 import { PackReaders } from './pack-readers';
-import { salvagePack } from './pack-salvage';
+import { salvagedIndex, salvagePack } from './pack-salvage';
 import { fitsIn, isCompacted, PackTable, type Loc } from './pack-table';
 import { PackWriter, type PackKind } from './pack-writer';
 
@@ -33,6 +33,7 @@ const PACK_NAME = /^[0-9a-z]+-[0-9a-f]+(?:-c)?\.pack$/;
 /** A pack still under the temp name its writer gave it (pack-writer.ts); never a compaction's (BACKGROUND_TEMP). */
 const TEMP_PACK = /^tmp-([0-9a-z]+-[0-9a-f]+)\.pack$/;
 const READ_DAMAGED = 'a read found objects that do not match their hash';
+const damagedObject = (hash: string) => `object ${hash.slice(0, 12)} is damaged (no stored copy of it is intact)`;
 
 async function writeDurable(file: string, data: Buffer): Promise<void> {
   const h = await open(file, 'w');
@@ -71,15 +72,20 @@ export class ObjectStore {
 
   /**
    * Picks up packs other processes added and forgets packs gc removed (only new indexes are read). A pack whose index
-   * is missing, damaged or points past the end of the pack, or that a read found damaged, is left out; with `repair`
-   * (only under the store lock: no other writer is between its pack and index renames) it is mended instead: its index
-   * rebuilt from the pack, or its good objects salvaged and the pack quarantined. Never throws for a damaged pack.
+   * is missing, damaged or points past the end of the pack is read through an index rebuilt in memory from the pack
+   * (its objects that verify, as a repair would keep them); with `repair` (only under the store lock: no other writer
+   * is between its pack and index renames) it is mended on disk instead: its index rebuilt from the pack, or its good
+   * objects salvaged and the pack quarantined, as is a pack a read found damaged. Never throws for a damaged pack.
+   * Without `repair` nothing is written, and what can be read is what a repair would leave readable: a dry run sees
+   * the store as the real run, which repairs first, will.
    */
   async reload(opts: { repair?: boolean } = {}): Promise<void> {
     const names = new Set(readdirSync(this.packDir));
     if (opts.repair) await this.adoptOrphans(names);
     for (const pack of this.table.names()) {
-      if (!names.has(pack + '.idx') || !names.has(pack + '.pack') || (opts.repair && names.has(pack + '.damaged'))) await this.forget(pack);
+      const provisional = this.provisional.has(pack);
+      if (!names.has(pack + '.pack') || (!provisional && !names.has(pack + '.idx')) || (opts.repair && (provisional || names.has(pack + '.damaged'))))
+        await this.forget(pack);
     }
     // the new indexes, read on this thread: one snapshot makes one pack, and a fresh process (the CLI) reads them all;
     // from the page cache that is ~3 ms for 30 packs, through the thread pool (a stat and four round trips each) ~10
@@ -119,9 +125,44 @@ export class ObjectStore {
         this.table.add(pack, { idx: buf!, count: count!, size });
         continue;
       }
-      if (!opts.repair) continue; // left out until a writer (under the lock) mends it
-      await this.repairPack(pack, buf, problem);
+      if (opts.repair) await this.repairPack(pack, buf, problem);
+      else this.readProvisionally(pack, buf, size);
     }
+  }
+
+  /**
+   * Reads a pack whose index cannot be trusted through one rebuilt in memory from the pack itself (salvagedIndex),
+   * until a writer under the lock mends it on disk (reload with `repair` forgets it first, so that it is mended).
+   */
+  private readProvisionally(pack: string, buf: Buffer | undefined, size: number): void {
+    const s = salvagedIndex(join(this.packDir, pack + '.pack'), buf);
+    if (!s) return; // removed meanwhile
+    for (const h of s.lost) this.lost.add(h);
+    if (s.entries.length === 0) return;
+    const idx = encodeIndex(s.entries);
+    this.table.add(pack, { idx, count: s.entries.length, size });
+    this.provisional.add(pack);
+  }
+
+  /** Packs read through an index rebuilt in memory (readProvisionally). */
+  private readonly provisional = new Set<string>();
+  /** Hashes a pack or its index lists whose stored bytes do not verify (found by a salvage): reported as damaged,
+   *  not missing, when no other copy is left, so the reason is the same before and after a repair. */
+  private readonly lost = new Set<string>();
+  /** Per pack, where its objects that verify are, found by walking the pack (salvagedIndex): where a read looks when
+   *  the copy the pack's index names does not verify, as a repair would find it. */
+  private readonly salvaged = new Map<string, Map<string, Loc>>();
+
+  private salvagedLoc(pack: string, hash: string): Loc | undefined {
+    let found = this.salvaged.get(pack);
+    if (!found) {
+      found = new Map();
+      const s = salvagedIndex(join(this.packDir, pack + '.pack'), this.table.indexOf(pack));
+      for (const e of s?.entries ?? []) found.set(e.hash, { pack, offset: e.offset, length: e.length, rawSize: e.rawSize, flags: e.flags });
+      for (const h of s?.lost ?? []) this.lost.add(h);
+      this.salvaged.set(pack, found);
+    }
+    return found.get(hash);
   }
 
   /**
@@ -154,6 +195,7 @@ export class ObjectStore {
     const salvaged = salvagePack(file, idxBuf);
     if (!salvaged) return; // removed meanwhile
     const { good, lost, complete, selfDescribing, dictionary } = salvaged;
+    for (const h of lost) this.lost.add(h);
     if (selfDescribing && complete && problem !== READ_DAMAGED) {
       // the pack is whole: only its index was lost or damaged
       const idx = encodeIndex(good.map((g) => g.entry));
@@ -189,6 +231,8 @@ export class ObjectStore {
 
   private async forget(pack: string): Promise<void> {
     this.table.remove(pack);
+    this.provisional.delete(pack);
+    this.salvaged.delete(pack);
     this.dicts.delete(pack);
     this.forgetStoredFiles();
     await this.readers.close(pack);
@@ -370,27 +414,39 @@ export class ObjectStore {
     const first = this.lookup(hash);
     if (!first)
       throw new StoreCorruptError(
-        this.damaged.has(hash)
-          ? `object ${hash.slice(0, 12)} is damaged (content does not match its hash)`
-          : `object ${hash.slice(0, 12)} is missing from the checkpoint store`,
+        this.damaged.has(hash) || this.lost.has(hash) ? damagedObject(hash) : `object ${hash.slice(0, 12)} is missing from the checkpoint store`,
       );
-    let error: StoreCorruptError | undefined;
+    let wrongKind: StoreCorruptError | undefined;
     let rest: Loc[] | undefined;
+    const tried = new Set<string>();
     for (let loc: Loc | undefined = first; loc; loc = rest.shift()) {
+      tried.add(loc.pack);
       try {
         return await this.readAt(hash, kind, loc);
       } catch (err) {
         if (!(err instanceof StoreCorruptError)) throw err;
-        error ??= err;
-        if (!/is not a /.test(err.message)) this.noteDamaged(loc.pack, hash);
+        if (/is not a /.test(err.message)) wrongKind ??= err;
+        else this.noteDamaged(loc.pack, hash);
       }
       // the other copies are looked up only when the first fails: a look in every pack's index cost about as much as
       // the read itself for each small object of a restore
       rest ??= this.table.locations(hash).filter((l) => l.pack !== first.pack);
     }
+    // where a repair would find it: a damaged index may point at the wrong bytes of an intact pack
+    for (const pack of tried) {
+      const loc = this.salvagedLoc(pack, hash);
+      if (!loc) continue;
+      try {
+        return await this.readAt(hash, kind, loc);
+      } catch {
+        /* not intact there either */
+      }
+    }
     this.damaged.add(hash);
     this.forgetStoredFiles();
-    throw error!;
+    // one reason for every way a copy can be damaged (cut short, not inflating, not matching its hash): which one a
+    // read meets depends on whether the pack was mended in between, and a dry run must give the real run's reason
+    throw wrongKind ?? new StoreCorruptError(damagedObject(hash));
   }
 
   private async readAt(hash: string, kind: ObjectKind, loc: Loc): Promise<Buffer> {

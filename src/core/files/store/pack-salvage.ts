@@ -31,6 +31,22 @@ export function readAt(fd: number, pos: number, length: number): Buffer {
 
 /** Undefined when the pack is gone (removed meanwhile). */
 export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedPack | undefined {
+  return walkPack(file, idxBuf, true);
+}
+
+/**
+ * What a repair of the pack would keep, without keeping it: where each object that verifies is, and what is lost. A
+ * reader without the store lock reads a pack whose index cannot be trusted through this, in memory, so that it sees
+ * what the locked repair then makes of it (and every object is verified again when read).
+ */
+export function salvagedIndex(file: string, idxBuf: Buffer | undefined): { entries: IndexEntry[]; lost: string[] } | undefined {
+  const s = walkPack(file, idxBuf, false);
+  return s && { entries: s.good.map((g) => g.entry), lost: s.lost };
+}
+
+const NOT_KEPT = Buffer.alloc(0);
+
+function walkPack(file: string, idxBuf: Buffer | undefined, keepBytes: boolean): SalvagedPack | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -85,7 +101,7 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
           break;
         }
         const stored = check(e);
-        if (stored) good.push({ entry: e, stored });
+        if (stored) good.push({ entry: e, stored: keepBytes ? stored : NOT_KEPT });
         else {
           lost.push(e.hash);
           complete = false;
@@ -102,7 +118,7 @@ export function salvagePack(file: string, idxBuf: Buffer | undefined): SalvagedP
         if (found.has(e.hash) || !isObjectHash(e.hash)) continue;
         const stored = check(e);
         if (stored) {
-          good.push({ entry: e, stored });
+          good.push({ entry: e, stored: keepBytes ? stored : NOT_KEPT });
           found.add(e.hash);
         } else if (!lost.includes(e.hash)) lost.push(e.hash);
       }

@@ -60,6 +60,11 @@ export class PackTable {
     return [...this.packs].filter(([name, p]) => p.count <= SMALL_PACK && !isCompacted(name));
   }
 
+  /** The index of `pack` as loaded (undefined when it is not). */
+  indexOf(pack: string): Buffer | undefined {
+    return this.packs.get(pack)?.idx;
+  }
+
   /** Every pack with what its index says (store-compaction.ts picks its sources from these). */
   all(): [string, PackIndex][] {
     return [...this.packs];
