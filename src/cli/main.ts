@@ -38,8 +38,20 @@ function jsonForTerminal(value: unknown): string {
 }
 
 function usageError(name: string, command: Command, message: string): number {
-  process.stderr.write(`agent-rewind ${name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n`);
+  process.stderr.write(
+    `agent-rewind ${name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n(agent-rewind ${name} --help explains every option)\n`,
+  );
   return 2;
+}
+
+/** node:util's parse error in our words, with the option meant when one was mistyped. */
+async function optionProblem(command: Command, err: Error): Promise<string> {
+  const unknown = /^Unknown option '(-{1,2})([^']+)'/.exec(err.message);
+  if (!unknown) return err.message;
+  const { closest } = await import('./command-help');
+  const known = Object.keys({ ...sharedOptions, ...command.options });
+  const meant = closest(unknown[2]!, known);
+  return `unknown option ${unknown[1]}${unknown[2]}${meant ? ` (did you mean --${meant}?)` : ''}`;
 }
 
 const POSITIONAL_HINTS: Record<string, string> = { '<session>': ' (a session id or a path to a .jsonl file)' };
@@ -67,7 +79,13 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    process.stderr.write(`agent-rewind: unknown command "${forTerminal(name, { oneLine: true })}"\n\n${helpText()}\n`);
+    const meant = (await import('./command-help')).closest(
+      name,
+      commands.map((c) => c.name),
+    );
+    process.stderr.write(
+      `agent-rewind: unknown command "${forTerminal(name, { oneLine: true })}"${meant ? ` (did you mean ${meant}?)` : ''}\n\n${helpText()}\n`,
+    );
     return 2;
   }
   const command = await entry.load();
@@ -76,10 +94,11 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: rest, options: { ...sharedOptions, ...command.options }, allowPositionals: true, strict: true });
   } catch (err) {
-    return usageError(name, command, (err as Error).message);
+    return usageError(name, command, await optionProblem(command, err as Error));
   }
   if (parsed.values.help) {
-    writeStdout(`usage: agent-rewind ${command.usage}\n`);
+    const { commandHelpText } = await import('./command-help');
+    writeStdout(commandHelpText(name, command.usage, Object.keys(command.options ?? {})) + '\n');
     return 0;
   }
   // `--home "$UNSET"` must not quietly mean ~/.agent-rewind
