@@ -503,21 +503,25 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     const dry = cli(t, ['rewind-files', t.session, anchor, '--dry-run', '--overwrite-user-modified', '--json']);
     const real = cli(t, ['rewind-files', t.session, anchor, '--overwrite-user-modified', '--json']);
     (t as Trial & { note?: string }).note += `; ${anchor}: ${real.code === 0 ? `rewound ${real.json?.filesChanged?.length} files` : 'refused'}`;
-    if (!dry.json) t.problems.push(`the dry run printed no result (exit ${dry.code}): ${dry.stderr.trim().slice(0, 300)}`);
-    else if (dry.json.canRewind) {
-      if (real.code !== 0) t.problems.push(`the dry run said it can rewind, the real run refused: ${real.stderr.trim().slice(0, 300)}`);
-      else
-        for (const k of ['filesChanged', 'insertions', 'deletions'] as const)
-          if (JSON.stringify(dry.json[k]) !== JSON.stringify(real.json[k]))
-            t.problems.push(
-              `the dry run's ${k} (${JSON.stringify(dry.json[k]).slice(0, 200)}) is not the real run's (${JSON.stringify(real.json[k]).slice(0, 200)})`,
-            );
-    } else {
-      const reason = String(dry.json.error).replace(/^Cannot preview the rewind: /, '');
+    // a dry run that cannot rewind is an error as the real one is (stderr, exit 1), with the same reason
+    const reasonOf = (r: Run) =>
+      r.stderr
+        .trim()
+        .replace(/^agent-rewind rewind-files: /, '')
+        .replace(/^Cannot preview the rewind: /, '');
+    if (dry.code !== 0) {
+      const reason = reasonOf(dry);
       if (real.code === 0) t.problems.push(`the dry run refused (${reason.slice(0, 200)}), the real run rewound`);
-      else if (!real.stderr.includes(reason))
-        t.problems.push(`the dry run refused with "${reason.slice(0, 200)}", the real run with "${real.stderr.trim().slice(0, 200)}"`);
-    }
+      else if (!reasonOf(real).includes(reason))
+        t.problems.push(`the dry run refused with "${reason.slice(0, 200)}", the real run with "${reasonOf(real).slice(0, 200)}"`);
+    } else if (!dry.json?.canRewind) t.problems.push(`the dry run exited 0 without a result it can rewind: ${dry.stdout.slice(0, 300)}`);
+    else if (real.code !== 0) t.problems.push(`the dry run said it can rewind, the real run refused: ${real.stderr.trim().slice(0, 300)}`);
+    else
+      for (const k of ['filesChanged', 'insertions', 'deletions'] as const)
+        if (JSON.stringify(dry.json[k]) !== JSON.stringify(real.json[k]))
+          t.problems.push(
+            `the dry run's ${k} (${JSON.stringify(dry.json[k]).slice(0, 200)}) is not the real run's (${JSON.stringify(real.json[k]).slice(0, 200)})`,
+          );
     if (how === 'symlinked-parent') {
       // the promises that follow rewind to each snapshot: a refused rewind leaves the link, which is then taken away
       for (const dir of ['dir3', 'dir3/sub', 'dir0/sub'])
@@ -544,7 +548,7 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     const dry = cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--overwrite-user-modified']);
     const name = displayPath(nameFromBytes(a)); // as the CLI shows it
     if (dry.code !== 0) t.problems.push(`the dry run failed: ${dry.stderr.trim().slice(0, 300)}`);
-    else if (!dry.stdout.includes(`modified    ${name} `))
+    else if (!dry.stdout.includes(`  ${name}  +`) || dry.stdout.includes('\uFFFD'))
       t.problems.push(`the dry run does not show ${name} (each stray byte as \\xNN): ${dry.stdout.slice(0, 600)}`);
     (t as Trial & { note?: string }).note = `names ${[a, folder, b, c].map(shown).join(', ')}`;
     checkInvariants(t);

@@ -46,8 +46,15 @@ export async function anchorProblem(session: SessionView, anchorEntryId: string)
       ? `Message "${anchorEntryId}" belongs to a different chat (session ${other}); open that session to rewind to it.`
       : `Message "${anchorEntryId}" not found in this session.`;
   }
-  if (!isUserMessage(entry)) return `Rewind to here works on your own messages; "${previewOf(entry)}" is a ${kindOf(entry)} entry.`;
+  // A named checkpoint marks any message (usually the agent's last reply): rewinding to it is the same preview, with
+  // the conversation and state at that message; its files part says files go back only to a message you sent.
+  if (!isUserMessage(entry) && !isNamedCheckpoint(session, anchorEntryId))
+    return `Rewind to here works on your own messages; "${previewOf(entry)}" is a ${kindOf(entry)} entry.`;
   return undefined;
+}
+
+function isNamedCheckpoint(session: SessionView, entryId: string): boolean {
+  return branchesOf(session, () => {}).checkpoints.some((c) => c.messageId === entryId);
 }
 
 export { anchorCheckFor };

@@ -8,6 +8,12 @@
 import { isUtf8 } from 'node:buffer';
 
 /**
+ * Whether names are bytes here. Windows names are UTF-16, where a lone surrogate is a name of its own and Node's paths
+ * are never bytes: there nothing is escaped, and every path is handed over as the string it is.
+ */
+export const NAMES_ARE_BYTES = process.platform !== 'win32';
+
+/**
  * The name (or path) holds escaped bytes (a lone low surrogate of the escaped range, one not preceded by a high
  * surrogate, i.e. not half of an astral character): it came from a name that is not valid UTF-8. A loop, not a
  * regular expression: it runs on every path a scan reads, some of them thousands of folders deep, where a regex's
@@ -81,7 +87,7 @@ export function nameToBytes(s: string): Buffer {
 
 /** What to hand the file system for `path`: the string itself, or its original bytes when it holds escaped ones. */
 export function fsPath(path: string): string | Buffer {
-  return hasEscapedBytes(path) ? nameToBytes(path) : path;
+  return NAMES_ARE_BYTES && hasEscapedBytes(path) ? nameToBytes(path) : path;
 }
 
 /** Bytes of a name as the system counts them (NAME_MAX is 255 bytes). */

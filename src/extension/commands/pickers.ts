@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine';
 import { formatAge, plural, sourceLabel } from '../tree/format';
+import { onlyOneBranchMessage } from './compare-messages';
 
 export async function pickSession(engine: RewindEngine, preferred?: string): Promise<string | undefined> {
   const sessions = await engine.listSessions();
@@ -42,7 +43,10 @@ export async function pickBranch(engine: RewindEngine, sessionFile: string): Pro
 export async function pickBranchToCompare(engine: RewindEngine, sessionFile: string, opts: { title: string; exclude?: string }): Promise<string | undefined> {
   const details = await engine.describeSession(sessionFile);
   if (details.branches.length < 2) {
-    void vscode.window.showInformationMessage(`Agent Rewind: "${details.listing.title}" has only one branch, so there is nothing to compare it with.`);
+    const sessions = await engine.listSessions();
+    const forks = sessions.filter((s) => s.fork?.originSessionId === details.listing.sessionId).length;
+    const origin = sessions.find((s) => s.sessionId === details.listing.fork?.originSessionId);
+    void vscode.window.showInformationMessage(onlyOneBranchMessage(details.listing.title, forks, origin?.title));
     return undefined;
   }
   const items = details.branches
@@ -78,7 +82,7 @@ export async function pickUserMessage(engine: RewindEngine, sessionFile: string,
   return picked?.id;
 }
 
-export type PickedCheckpoint = { kind: 'named'; name: string } | { kind: 'file'; anchorEntryId: string };
+export type PickedCheckpoint = { kind: 'named'; name: string; entryId: string } | { kind: 'file'; anchorEntryId: string };
 
 export async function pickCheckpoint(
   engine: RewindEngine,
@@ -90,7 +94,7 @@ export async function pickCheckpoint(
   const items: Item[] = details.namedCheckpoints.map((c) => ({
     label: `$(bookmark) ${c.name}`,
     description: c.preview,
-    value: { kind: 'named', name: c.name },
+    value: { kind: 'named', name: c.name, entryId: c.entryId },
   }));
   if (!opts.namedOnly && details.fileCheckpoints.length) {
     items.push({ label: 'File snapshots', kind: vscode.QuickPickItemKind.Separator });

@@ -202,27 +202,22 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.restoreCheckpoint': async (arg) => {
-      // A file snapshot is a user message's anchor: rewinding to it is "Rewind to here", with its preview.
+      // Every checkpoint rewinds through the same preview: a file snapshot is a user message's anchor ("Rewind to
+      // here"), a named checkpoint is its message (the conversation and state; the files where that is a message you
+      // sent). A named checkpoint used to get a modal instead, conversation only, and no Undo.
       if (arg instanceof FileCheckpointNode) return ctx.showPreview(arg.sessionFile, arg.checkpoint.anchorEntryId);
+      if (arg instanceof NamedCheckpointNode) return ctx.showPreview(arg.sessionFile, arg.checkpoint.entryId);
       const target = checkpointTargetOf(arg);
       const file = target?.sessionFile ?? (await sessionOf(arg));
       if (!file) return;
-      let name = target?.name;
-      if (!name) {
+      if (!target?.name) {
         const picked = await pickCheckpoint(engine, file, { title: 'Rewind to a checkpoint' });
         if (!picked) return;
-        if (picked.kind === 'file') return ctx.showPreview(file, picked.anchorEntryId);
-        name = picked.name;
+        return ctx.showPreview(file, picked.kind === 'file' ? picked.anchorEntryId : picked.entryId);
       }
-      const answer = await vscode.window.showWarningMessage(
-        `Rewind the conversation to checkpoint "${name}"?`,
-        { modal: true, detail: 'A new branch starts at the checkpoint; the current branch keeps all its messages. Files are not changed.' },
-        'Rewind',
-      );
-      if (answer !== 'Rewind') return;
-      const branch = await engine.restoreCheckpoint(file, name);
-      changed(file);
-      void vscode.window.showInformationMessage(`Rewound to checkpoint "${name}": now on branch "${branch.name}".`);
+      const named = (await engine.describeSession(file)).namedCheckpoints.find((c) => c.name === target.name);
+      if (!named) throw new Error(`There is no checkpoint "${target.name}" in this session.`);
+      ctx.showPreview(file, named.entryId);
     },
 
     'agentRewind.renameCheckpoint': async (arg) => {

@@ -160,6 +160,30 @@ describe('engine: "Rewind to here" preview and apply over a real workspace and s
     assert.equal((await engine.describeSession(file)).branches.length, 1);
   });
 
+  it('previews a named checkpoint at a reply like any rewind: conversation and state at it, files only from a message you sent', async () => {
+    await engine.createCheckpoint(file, 'after-first-reply'); // the active branch's last message: a2
+    await engine.conversation(file).then((c) => c.rewind(ids.u2!)); // move on, so the checkpoint is behind the head
+    const cp = (await engine.describeSession(file)).namedCheckpoints.find((c) => c.name === 'after-first-reply')!;
+    assert.equal(cp.entryId, ids.a2);
+    const before = await readTree(ws);
+    const p = await engine.previewRewind(file, cp.entryId);
+    assert.ok(p.conversation.ok, JSON.stringify(p.conversation));
+    assert.equal(p.anchorPreview, 'more');
+    assert.ok(p.state.ok);
+    assert.equal(p.files.ok, false);
+    assert.match((p.files as { error: string }).error, /not a user message; files can only be rewound to the moment a user message was sent/);
+    // Confirm with the conversation: a branch whose head is the checkpoint's message, as restoreCheckpoint makes, with Undo.
+    const done = await engine.applyRewind(file, cp.entryId, 'conversation');
+    assert.equal(done.branch?.headMessageId, ids.a2);
+    assert.equal(p.conversation.newBranchName, done.branch?.name, 'the preview named the branch it makes');
+    assert.deepEqual(await readTree(ws), before, 'no file changed');
+    assert.match((await engine.describeUndo(file)) ?? '', /branch/);
+    // The files of a reply cannot be rewound to, and asking for them changes nothing.
+    await assert.rejects(engine.applyRewind(file, cp.entryId, 'all'), /not a user message/);
+    // A reply that is no checkpoint is still refused as before.
+    assert.equal((await engine.previewRewind(file, ids.a1!)).conversation.ok, false);
+  });
+
   it('lists the per-message file snapshots in the session details and the transcript', async () => {
     const details = await engine.describeSession(file);
     assert.deepEqual(

@@ -14,7 +14,7 @@ import type { StatIndex } from './stat-index';
 import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
 import { readStableFile, unreadableReason } from '../safe-read';
-import { fsPath, hasEscapedBytes, nameFromBytes } from '../file-names';
+import { fsPath, hasEscapedBytes, nameFromBytes, NAMES_ARE_BYTES } from '../file-names';
 import { isStorableName } from '../safe-paths';
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 
@@ -606,7 +606,7 @@ type Listed = Pick<Dirent, 'name' | 'isDirectory'>;
  */
 function listFolder(abs: string): Listed[] {
   const dirents = readdirSync(fsPath(abs), { withFileTypes: true });
-  if (!dirents.some((d) => d.name.includes('\uFFFD'))) return dirents;
+  if (!NAMES_ARE_BYTES || !dirents.some((d) => d.name.includes('\uFFFD'))) return dirents;
   const raw = readdirSync(fsPath(abs), { withFileTypes: true, encoding: 'buffer' }).map((d) => ({
     name: nameFromBytes(d.name),
     isDirectory: () => d.isDirectory(),
