@@ -2,7 +2,9 @@
 // with agent-rewind's hooks installed through the built CLI) in the workspace before VS Code opens. In VS Code: the
 // session is listed (labelled Claude Code), its transcript opens read-only, "Rewind to here" on the second prompt
 // previews the files (Bash-made changes included) and a fork, Confirm restores exactly the workspace as it was when
-// that prompt was sent and writes the fork, and the transcript Claude Code wrote is byte for byte what it was.
+// that prompt was sent and writes the fork, and the transcript Claude Code wrote is byte for byte what it was. Then
+// "Continue in Claude Code" (the fork becomes the session in use) and palette Undo and Redo act on that rewind (issue
+// 23: Undo answered "There is no file rewind to undo in this session", acting on the fork).
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,7 +19,7 @@ import { readTree } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
 import { waitFor } from './support/wait';
-import { expandTreeRow, treeRowByLabel, waitForNotification, webviewFrame } from './support/workbench';
+import { clearNotifications, clickNotificationButton, expandTreeRow, runCommand, treeRowByLabel, waitForNotification, webviewFrame } from './support/workbench';
 
 const PROMPTS = ['Set up the notes app', 'Rename the entry point and edit the config', 'Add a changelog'];
 
@@ -101,7 +103,7 @@ describe('flow 4: a Claude Code session', () => {
     await vs?.close();
   });
 
-  it('flow 4: listed, transcript, Rewind to here previews and restores the files Bash changed, a fork is written', () =>
+  it('flow 4: listed, transcript, Rewind to here previews and restores the files Bash changed, a fork is written; Continue in Claude Code, then palette Undo and Redo', () =>
     withArtifacts(
       () => vs,
       'flow 4 claude code',
@@ -128,7 +130,7 @@ describe('flow 4: a Claude Code session', () => {
         const confirm = await webviewFrame(page, '[data-action="confirm"]');
         await confirm.locator('input[name="mode"][value="all"]').first().check();
         await confirm.locator('[data-action="confirm"]').first().click();
-        await waitForNotification(page, /Rewound/);
+        const rewound = await waitForNotification(page, /Rewound/);
         await waitFor('the files to be rewound', () => isDeepStrictEqual(readTree(workspace), atPrompt2), 15_000).catch(() => {});
         assert.deepEqual(readTree(workspace), atPrompt2, 'the workspace is exactly as it was when the second prompt was sent');
         assert.equal(createHash('sha256').update(readFileSync(transcript)).digest('hex'), transcriptHash, "Claude Code's transcript is untouched");
@@ -141,6 +143,25 @@ describe('flow 4: a Claude Code session', () => {
         assert.match((await forkRow.textContent()) ?? '', /fork · /);
         await webviewFrame(page, entrySelector(prompt2), 30_000);
         await keyMomentScreenshot(vs!, 'flow4-claude-rewound');
+
+        // Continue in Claude Code: a terminal resumes the fork, which is the session in use from now on.
+        await clickNotificationButton(rewound, 'Continue in Claude Code');
+        await clearNotifications(page);
+        // palette Undo: the last rewind made in the workspace (made in the original session), whichever is active
+        await runCommand(page, 'Agent Rewind: Undo Last Rewind');
+        const undone = await waitForNotification(page, /Undid the last rewind|no file rewind to undo/);
+        const undoneText = (await undone.textContent()) ?? '';
+        assert.ok(/Undid the last rewind/.test(undoneText), `palette Undo answered: ${undoneText.slice(0, 160)}`);
+        await waitFor('Undo to put the files back', () => isDeepStrictEqual(readTree(workspace), final), 15_000).catch(() => {});
+        assert.deepEqual(readTree(workspace), final, 'the palette Undo put back the files the rewind changed');
+        await clearNotifications(page);
+        // palette Redo: that rewind again
+        await runCommand(page, 'Agent Rewind: Redo Last Rewind');
+        await waitForNotification(page, /Redid the rewind/);
+        await waitFor('Redo to rewind the files again', () => isDeepStrictEqual(readTree(workspace), atPrompt2), 15_000).catch(() => {});
+        assert.deepEqual(readTree(workspace), atPrompt2, 'the palette Redo rewound the files again');
+        assert.equal(createHash('sha256').update(readFileSync(transcript)).digest('hex'), transcriptHash, "Claude Code's transcript is still untouched");
+        await keyMomentScreenshot(vs!, 'flow4-claude-palette-redo');
       },
     ));
 });

@@ -83,8 +83,18 @@ interface Who {
 }
 const envFor = (t: Trial) => ({ ...process.env, HOME: t.base, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' });
 
-function cli(t: Trial, args: string[], who: Who = t.who): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--home', t.home], { cwd: t.base, encoding: 'utf8', env: envFor(t), timeout: 120_000, ...who });
+/** Preloaded into a CLI process to stop it between two of its file-system steps (step trials). */
+const KILL_AT_STEP = join(__dirname, 'kill-at-step.cjs');
+
+function cli(t: Trial, args: string[], who: Who = t.who, stepEnv: Record<string, string> = {}): Run {
+  const pre = Object.keys(stepEnv).length ? ['--require', KILL_AT_STEP] : [];
+  const r = spawnSync(process.execPath, [...pre, CLI, ...args, '--home', t.home], {
+    cwd: t.base,
+    encoding: 'utf8',
+    env: { ...envFor(t), ...stepEnv },
+    timeout: 120_000,
+    ...who,
+  });
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);
@@ -730,6 +740,12 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     if (!same(fingerprint(t.ws), edited)) t.problems.push(`the service acted after the CLI gave up: ${diffOf(edited, fingerprint(t.ws))}`);
     checkInvariants(t, [{ name: 'as the agent left it', print: edited }]);
   },
+  // Files and branch move together (RELIABILITY.md): rewind --files, undo-rewind and redo-rewind stopped by SIGKILL
+  // between every two of their file-system steps; the next undo and redo must find files and branch both at the old
+  // state or both at the new one, and go from one to the other.
+  'kill-steps-rewind': (t) => killAtEveryStep(t, 'rewind'),
+  'kill-steps-undo': (t) => killAtEveryStep(t, 'undo'),
+  'kill-steps-redo': (t) => killAtEveryStep(t, 'redo'),
   async 'concurrent-writers'(t) {
     const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
     t.session = made.json.file;
@@ -753,6 +769,113 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
   },
   'hostile-sessions': hostileSessions,
 };
+
+/** The kinds that run once, each going through every step of its command (the others run PER_KIND random trials). */
+const EVERY_STEP_KINDS = new Set(['kill-steps-rewind', 'kill-steps-undo', 'kill-steps-redo']);
+
+/** A small workspace whose rewind unlinks, renames, creates folders and changes a mode: a few dozen steps. */
+function smallHistory(t: Trial): void {
+  rmSync(t.ws, { recursive: true, force: true });
+  mkdirSync(join(t.ws, 'dir'), { recursive: true });
+  writeFileSync(join(t.ws, 'a.txt'), 'a at u1\n');
+  writeFileSync(join(t.ws, 'dir', 'b.txt'), 'b at u1\n');
+  writeFileSync(join(t.ws, 'run.sh'), '#!/bin/sh\n');
+  chmodSync(join(t.ws, 'run.sh'), 0o755);
+  const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
+  t.session = made.json.file;
+  appendUser(t, 'u1');
+  writeFileSync(join(t.ws, 'a.txt'), 'a after the agent\n');
+  unlinkSync(join(t.ws, 'dir', 'b.txt'));
+  mkdirSync(join(t.ws, 'new', 'deep'), { recursive: true });
+  writeFileSync(join(t.ws, 'new', 'deep', 'c.txt'), 'c made by the agent\n');
+  chmodSync(join(t.ws, 'run.sh'), 0o700);
+  must(t, 'append a1', cli(t, ['append', t.session, '--role', 'assistant', '--text', 'did it', '--id', 'a1', '--json']));
+  t.entries.push('a1');
+  appendUser(t, 'u2');
+}
+
+interface SessionState {
+  files: string[];
+  branch: string;
+}
+
+function stateOf(t: Trial): SessionState {
+  const branches = cli(t, ['branches', t.session, '--json']);
+  const active = branches.code === 0 ? (branches.json as { name: string; isActive: boolean }[]).find((b) => b.isActive)?.name : undefined;
+  return { files: fingerprint(t.ws), branch: active ?? `(cannot read the branches: ${branches.stderr.trim().slice(0, 200)})` };
+}
+
+const sameState = (a: SessionState, b: SessionState) => a.branch === b.branch && same(a.files, b.files);
+const nameOf = (s: SessionState, old: SessionState, now: SessionState) =>
+  sameState(s, old)
+    ? 'old'
+    : sameState(s, now)
+      ? 'new'
+      : `files ${same(s.files, old.files) ? 'old' : same(s.files, now.files) ? 'new' : 'of neither'} on branch ${s.branch}`;
+
+/**
+ * One command (rewind --files to u1, its undo, or its redo) killed before each of its file-system steps in turn, from
+ * the same starting point each time (the trial's folder copied back). After each kill the next undo-rewind must leave
+ * files and branch together at the state before the rewind, and the redo-rewind after it at the state after (a rewind
+ * rolled back by recovery leaves nothing to redo, and redo then refuses without changing anything).
+ */
+async function killAtEveryStep(t: Trial, which: 'rewind' | 'undo' | 'redo'): Promise<void> {
+  smallHistory(t);
+  const old = stateOf(t); // before the rewind: the files of u2, branch main
+  const args = {
+    rewind: ['rewind', t.session, 'u1', '--files', '--json'],
+    undo: ['undo-rewind', t.session, '--json'],
+    redo: ['redo-rewind', t.session, '--json'],
+  }[which];
+  if (which !== 'rewind') must(t, 'rewind', cli(t, ['rewind', t.session, 'u1', '--files', '--json']));
+  const rewound = which === 'rewind' ? undefined : stateOf(t);
+  if (which === 'redo') must(t, 'undo', cli(t, ['undo-rewind', t.session, '--json']));
+  const template = `${t.base}.start`;
+  const restoreStart = () => {
+    rmSync(t.base, { recursive: true, force: true });
+    spawnSync('cp', ['-a', template, t.base]);
+  };
+  spawnSync('cp', ['-a', t.base, template]);
+  try {
+    const countFile = join(tmpdir(), `arw-steps-${process.pid}-${which}`);
+    must(t, `${which} (counting its steps)`, cli(t, args, t.who, { AGENT_REWIND_FAULT_COUNT: countFile }));
+    const steps = Number(readFileSync(countFile, 'utf8'));
+    rmSync(countFile, { force: true });
+    // the state after the rewind: what the counting run left (rewind, redo) or what the rewind before the undo did
+    const states = { old, new: rewound ?? stateOf(t) };
+    let killed = 0;
+    const outcomes = new Map<string, number>();
+    for (let step = 1; step <= steps; step++) {
+      restoreStart();
+      const run = cli(t, args, t.who, { AGENT_REWIND_FAULT_KILL_AT: String(step) });
+      if (run.signal !== 'SIGKILL') {
+        t.problems.push(`step ${step}: the ${which} was not stopped (exit ${run.code}): ${run.stderr.trim().slice(0, 200)}`);
+        continue;
+      }
+      killed++;
+      totals.kills++;
+      const undo = cli(t, ['undo-rewind', t.session, '--json']);
+      const afterUndo = stateOf(t);
+      if (!sameState(afterUndo, states.old))
+        t.problems.push(
+          `step ${step}: after the kill, undo-rewind (exit ${undo.code}) left ${nameOf(afterUndo, states.old, states.new)}, not the state before the rewind`,
+        );
+      const redo = cli(t, ['redo-rewind', t.session, '--json']);
+      const afterRedo = stateOf(t);
+      const redoRefusedAfterRollback = which === 'rewind' && undo.code !== 0 && redo.code !== 0 && sameState(afterRedo, states.old);
+      if (!redoRefusedAfterRollback && !sameState(afterRedo, states.new))
+        t.problems.push(
+          `step ${step}: then redo-rewind (exit ${redo.code}${redo.code ? `: ${redo.stderr.trim().slice(0, 160)}` : ''}) left ${nameOf(afterRedo, states.old, states.new)}, not the state after the rewind`,
+        );
+      const outcome = redoRefusedAfterRollback ? 'rolled back' : 'finished or undone';
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push(`step ${step}: something outside the workspace changed`);
+    }
+    (t as Trial & { note?: string }).note = `${killed} of ${steps} steps killed; ${[...outcomes].map(([k, n]) => `${n} ${k}`).join(', ')}`;
+  } finally {
+    rmSync(template, { recursive: true, force: true });
+  }
+}
 
 // ── hostile session files (readers never leave the agent's folders or block) ─────────────────────────────────────
 /** How long a read command may take on a hostile session file; a reader that blocks on a FIFO never finishes. */
@@ -1111,8 +1234,13 @@ async function main(): Promise<void> {
   console.log(`fault suite: ${PER_KIND} trials per kind, seed ${SEED}${canDrop ? '' : ' (not root: the permission trial runs as this user and is skipped)'}`);
   for (const [kind, run] of Object.entries(kinds)) {
     if (only && !only.includes(kind)) continue;
-    // a late-service trial waits out the CLI's liveness check (15 s): fewer of them unless asked for
-    const trials = kind === 'late-service' && process.env.AGENT_REWIND_FAULT_TRIALS === undefined ? Math.ceil(PER_KIND / 3) : PER_KIND;
+    // a late-service trial waits out the CLI's liveness check (15 s): fewer of them unless asked for; a kill-steps kind
+    // kills its command at every step in one trial
+    const trials = EVERY_STEP_KINDS.has(kind)
+      ? 1
+      : kind === 'late-service' && process.env.AGENT_REWIND_FAULT_TRIALS === undefined
+        ? Math.ceil(PER_KIND / 3)
+        : PER_KIND;
     for (let n = 0; n < trials; n++) {
       if (kind === 'permission-restore' && !canDrop) continue;
       const t = newTrial(kind, n, kind === 'permission-restore' ? nobody : {});

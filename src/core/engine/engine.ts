@@ -49,7 +49,19 @@ import { recordMessage } from './record-message';
 import { scanForMessages, searchThroughCatalog, type MessageHit } from './message-search';
 export type { MessageHit };
 export { FolderNotOpenError };
-import { describeUndo, redoRewind, redoRewindIn, undoDepthOf, undoLastRewind, undoLastRewindIn, type UndoContext, type UndoOutcome } from './rewind-undo';
+import {
+  describeUndo,
+  journaled,
+  redoRewind,
+  redoRewindIn,
+  undoDepthOf,
+  undoLastRewind,
+  undoLastRewindIn,
+  withFolderLog,
+  type UndoContext,
+  type UndoOutcome,
+} from './rewind-undo';
+import { filesTopOf } from './rewind-recovery';
 export type { UndoOutcome };
 import type { EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
@@ -282,22 +294,25 @@ export class RewindEngine {
     });
   }
 
+  /** Makes another branch active. A rewind, undo or redo a killed process left unfinished in the folder is settled
+   *  first, so the switch does not start from half of one. */
   async switchBranch(sessionFile: string, name: string): Promise<BranchInfo> {
-    return (await this.conversation(sessionFile)).switchBranch(name);
+    const session = await this.session(sessionFile);
+    return withFolderLog(this.#undoContext, this.#folderOf(session), async () => (await this.conversation(sessionFile)).switchBranch(name));
   }
 
   /** A new branch whose head is the message (the conversation only: files and nothing else change). A rewind of the
    *  conversation: it goes into the rewind log, so Undo returns to the branch it left. */
   async fork(sessionFile: string, entryId: string): Promise<BranchInfo> {
-    return this.#rewindConversation(sessionFile, (c) => c.rewind(entryId));
+    return this.#rewindConversation(sessionFile, entryId, (c) => c.rewind(entryId));
   }
 
   /** A conversation rewind of one of our sessions (a new active branch), logged for Undo and Redo. */
-  async #rewindConversation(sessionFile: string, act: (c: Conversation<SessionManager>) => Promise<BranchInfo>): Promise<BranchInfo> {
+  async #rewindConversation(sessionFile: string, anchorHint: string, act: (c: Conversation<SessionManager>) => Promise<BranchInfo>): Promise<BranchInfo> {
     const session = await this.session(sessionFile);
-    return this.#logRewind(session, sessionFile, 'conversation', async () => {
+    return this.#logRewind(session, sessionFile, 'conversation', anchorHint, async () => {
       const branch = await act(await this.conversation(sessionFile));
-      return { result: branch, anchorEntryId: branch.headMessageId ?? '', filesChanged: [], toBranch: branch.name };
+      return { result: branch, anchorEntryId: branch.headMessageId ?? anchorHint, filesChanged: [], toBranch: branch.name };
     });
   }
 
@@ -332,7 +347,7 @@ export class RewindEngine {
 
   /** Rewinds the conversation to a named checkpoint (a new branch whose head is its message). */
   async restoreCheckpoint(sessionFile: string, name: string): Promise<BranchInfo> {
-    return this.#rewindConversation(sessionFile, (c) => c.restore(name));
+    return this.#rewindConversation(sessionFile, `checkpoint ${name}`.slice(0, 500), (c) => c.restore(name));
   }
 
   // ── recording (the exported API) ───────────────────────────────────────────
@@ -462,7 +477,7 @@ export class RewindEngine {
     const adapter = await this.#sources.adapterOf(sessionFile);
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
     if (mode !== 'conversation' && !cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-    return this.#logRewind<RewindOutcome>(session, sessionFile, mode, async () => {
+    return this.#logRewind<RewindOutcome>(session, sessionFile, mode, anchorEntryId, async () => {
       let filesChanged: string[] = [];
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
@@ -505,31 +520,41 @@ export class RewindEngine {
    * the fork written, whether files changed) for Undo and Redo, in the order rewinds happen in the folder whichever
    * front-end makes them. A files-only rewind that changed nothing leaves nothing to undo and is not logged.
    */
-  async #logRewind<T>(session: SessionView, sessionFile: string, mode: RewindMode, run: () => Promise<AppliedRewind<T>>): Promise<T> {
+  async #logRewind<T>(session: SessionView, sessionFile: string, mode: RewindMode, anchorHint: string, run: () => Promise<AppliedRewind<T>>): Promise<T> {
     const folder = this.#folderOf(session);
-    return this.#rewindLog.locked(folder, async () => {
+    return withFolderLog(this.#undoContext, folder, async (log) => {
       const now = await this.view(sessionFile);
       const fromBranch = isForeignView(now) ? undefined : branchesOf(now, this.#warn).active.name;
-      const applied = await run();
-      if (mode === 'files' && applied.filesChanged.length === 0) return applied.result;
-      const files = applied.filesChanged.length > 0;
-      const cp = files ? this.#checkpointerOf(now) : undefined;
-      const step: RewindStep = {
+      const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(now);
+      const filesTop = await filesTopOf(cp, now.sessionId);
+      const begun: RewindStep = {
         id: newStepId(),
         sessionFile: resolve(sessionFile),
         sessionId: now.sessionId,
-        ...(applied.fork ? { forkFile: resolve(applied.fork.file), forkSessionId: applied.fork.sessionId } : {}),
-        anchorEntryId: applied.anchorEntryId,
+        anchorEntryId: anchorHint,
         mode,
         ...(fromBranch !== undefined && mode !== 'files' ? { fromBranch } : {}),
-        ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
-        files,
-        ...(applied.overwroteUserModified ? { overwroteUserModified: true } : {}),
-        undoDepth: cp ? await undoDepthOf(cp, now.sessionId) : 0,
+        files: false,
+        undoDepth: 0,
         at: new Date().toISOString(),
       };
-      await this.#rewindLog.write(folder, withApplied(await this.#rewindLog.read(folder), step));
-      return applied.result;
+      return journaled(this.#undoContext, folder, log, { op: 'apply', step: begun, ...(filesTop ? { filesTop } : {}) }, async () => {
+        const applied = await run();
+        // a files-only rewind that changed nothing leaves nothing to undo
+        if (mode === 'files' && applied.filesChanged.length === 0) return { result: applied.result, log };
+        const files = applied.filesChanged.length > 0;
+        const step: RewindStep = {
+          ...begun,
+          ...(applied.fork ? { forkFile: resolve(applied.fork.file), forkSessionId: applied.fork.sessionId } : {}),
+          anchorEntryId: applied.anchorEntryId,
+          ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
+          files,
+          ...(applied.overwroteUserModified ? { overwroteUserModified: true } : {}),
+          undoDepth: files && cp ? await undoDepthOf(cp, now.sessionId) : 0,
+          at: new Date().toISOString(),
+        };
+        return { result: applied.result, log: withApplied(log, step) };
+      });
     });
   }
 
@@ -570,7 +595,7 @@ export class RewindEngine {
       });
     const result = opts.dryRun
       ? await rewind()
-      : await this.#logRewind(session, sessionFile, 'files', async () => {
+      : await this.#logRewind(session, sessionFile, 'files', anchorEntryId, async () => {
           const r = await rewind();
           return { result: r, anchorEntryId, filesChanged: r.filesChanged, overwroteUserModified: opts.overwriteUserModified === true };
         });
@@ -598,13 +623,13 @@ export class RewindEngine {
   }
 
   /** Undoes the last rewind made in the open workspace folders, whichever session it was made in (the palette's
-   *  Undo: the active session may be the fork that rewind wrote, or another one). */
-  async undoLastRewindInWorkspace(): Promise<UndoOutcome> {
+   *  Undo: the active session may be the fork that rewind wrote, or another one). Undefined: their logs hold none. */
+  async undoLastRewindInWorkspace(): Promise<UndoOutcome | undefined> {
     return undoLastRewindIn(this.#undoContext, this.#workspaceFolders());
   }
 
-  /** Applies the last undone rewind of the open workspace folders again. */
-  async redoRewindInWorkspace(): Promise<UndoOutcome> {
+  /** Applies the last undone rewind of the open workspace folders again. Undefined: their logs hold none. */
+  async redoRewindInWorkspace(): Promise<UndoOutcome | undefined> {
     return redoRewindIn(this.#undoContext, this.#workspaceFolders());
   }
 
@@ -617,9 +642,11 @@ export class RewindEngine {
       log: this.#rewindLog,
       view: (file) => this.view(file),
       checkpointerOf: (session) => this.#checkpointerOf(session),
-      switchBranch: (file, name) => this.switchBranch(file, name),
+      // the log's own moves, made holding the folder's log: not the public switchBranch, which takes it
+      switchBranch: async (file, name) => (await this.conversation(file)).switchBranch(name),
       folderOf: (session) => this.#folderOf(session),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
+      warn: this.#warn,
     };
   }
 

@@ -10,7 +10,9 @@ import type { BranchInfo } from '../branches/derive';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { filesAnchorOf } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
-import { ofSession, withRedone, withUndone, withoutSession, type FolderRewindLog, type RewindLog, type RewindStep } from './rewind-log';
+import type { Warn } from '../branches/records';
+import { ofSession, withRedone, withUndone, withoutSession, type FolderRewindLog, type PendingRewind, type RewindLog, type RewindStep } from './rewind-log';
+import { filesTopOf, settlePending } from './rewind-recovery';
 
 export interface UndoOutcome {
   filesChanged: string[];
@@ -32,6 +34,39 @@ export interface UndoContext {
   /** The workspace folder whose log a session's rewinds are in. */
   folderOf(session: SessionView): string;
   checkpointingEnabled: boolean;
+  warn: Warn;
+}
+
+/** Runs fn holding the folder's rewind log, after settling what a killed process left in it (rewind-recovery.ts). */
+export function withFolderLog<T>(ctx: UndoContext, folder: string, fn: (log: FolderRewindLog) => Promise<T>): Promise<T> {
+  return ctx.log.locked(folder, async () => fn(await settlePending(ctx, folder, await ctx.log.read(folder))));
+}
+
+/**
+ * Runs one rewind, undo or redo as a journaled operation of the folder's log: `pending` is written first, `act` moves
+ * the files and the branch, and the log it returns is written in its place (clearing `pending`) in one atomic write.
+ * When act fails, what it did is settled at once as after a crash (rolled back, or finished when its files moved).
+ */
+export async function journaled<T>(
+  ctx: UndoContext,
+  folder: string,
+  log: FolderRewindLog,
+  pending: Omit<PendingRewind, 'startedAt'>,
+  act: () => Promise<{ result: T; log: FolderRewindLog }>,
+): Promise<T> {
+  const started: FolderRewindLog = { ...log, pending: { ...pending, startedAt: new Date().toISOString() } };
+  await ctx.log.write(folder, started);
+  let done: { result: T; log: FolderRewindLog };
+  try {
+    done = await act();
+  } catch (error) {
+    await settlePending(ctx, folder, started).catch((settleError) =>
+      ctx.warn(`The failed operation could not be settled yet; the next one will try again: ${(settleError as Error).message}`),
+    );
+    throw error;
+  }
+  await ctx.log.write(folder, done.log);
+  return done.result;
 }
 
 /** How many file undos the session has (each keeps one pre-restore snapshot until it is undone). */
@@ -62,8 +97,7 @@ export async function describeUndo(ctx: UndoContext, session: SessionView): Prom
 /** Undoes the last rewind of the session (made in it, or in its origin as this fork). */
 export async function undoLastRewind(ctx: UndoContext, sessionFile: string, session: SessionView): Promise<UndoOutcome> {
   const folder = ctx.folderOf(session);
-  return ctx.log.locked(folder, async () => {
-    const log = await ctx.log.read(folder);
+  return withFolderLog(ctx, folder, async (log) => {
     const step = await currentStep(ctx, log, ofSession(session));
     if (step) return undoStep(ctx, folder, log, step);
     // not (or no longer) described by the log: the session's last file rewind alone
@@ -75,12 +109,12 @@ export async function undoLastRewind(ctx: UndoContext, sessionFile: string, sess
   });
 }
 
-/** Undoes the last rewind made in any of these folders (the newest of their logs' last steps). */
-export async function undoLastRewindIn(ctx: UndoContext, folders: readonly string[]): Promise<UndoOutcome> {
+/** Undoes the last rewind made in any of these folders (the newest of their logs' last steps); undefined when their
+ *  logs hold none. */
+export async function undoLastRewindIn(ctx: UndoContext, folders: readonly string[]): Promise<UndoOutcome | undefined> {
   const folder = await newestFolder(ctx, folders, 'undo');
-  if (!folder) throw new Error('There is no rewind to undo in this workspace.');
-  return ctx.log.locked(folder, async () => {
-    const log = await ctx.log.read(folder);
+  if (!folder) return undefined;
+  return withFolderLog(ctx, folder, async (log) => {
     const last = log.undo.at(-1);
     if (!last) throw new Error('There is no rewind to undo in this workspace.');
     const step = await currentStep(ctx, log, (s) => s.id === last.id);
@@ -97,41 +131,42 @@ export async function undoLastRewindIn(ctx: UndoContext, folders: readonly strin
 
 async function undoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, step: RewindStep): Promise<UndoOutcome> {
   const origin = await ctx.view(step.sessionFile);
-  let files = { filesChanged: [] as string[], userModified: [] as string[] };
-  if (step.files) {
-    const cp = ctx.checkpointerOf(origin);
-    if (!cp) throw new FolderNotOpenError(origin.cwd, 'there is no file rewind to undo here');
-    files = await cp.undoLastRewind(step.sessionId);
-  }
-  let branch: string | undefined;
-  if (step.mode !== 'files' && step.fromBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.fromBranch)).name;
-  await ctx.log.write(folder, withUndone(log, step.id));
-  return {
-    filesChanged: files.filesChanged,
-    userModified: files.userModified,
-    ...(branch ? { branch } : {}),
-    redoAvailable: true,
-    sessionFile: step.sessionFile,
-  };
+  const cp = step.files ? ctx.checkpointerOf(origin) : undefined;
+  if (step.files && !cp) throw new FolderNotOpenError(origin.cwd, 'there is no file rewind to undo here');
+  const filesTop = step.files ? await filesTopOf(cp, step.sessionId) : undefined;
+  return journaled(ctx, folder, log, { op: 'undo', step, ...(filesTop ? { filesTop } : {}) }, async () => {
+    let files = { filesChanged: [] as string[], userModified: [] as string[] };
+    if (cp) files = await cp.undoLastRewind(step.sessionId);
+    let branch: string | undefined;
+    if (step.mode !== 'files' && step.fromBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.fromBranch)).name;
+    return {
+      result: {
+        filesChanged: files.filesChanged,
+        userModified: files.userModified,
+        ...(branch ? { branch } : {}),
+        redoAvailable: true,
+        sessionFile: step.sessionFile,
+      },
+      log: withUndone(log, step.id),
+    };
+  });
 }
 
 /** Applies the last undone rewind of the session again. */
 export async function redoRewind(ctx: UndoContext, session: SessionView): Promise<UndoOutcome> {
   const folder = ctx.folderOf(session);
-  return ctx.log.locked(folder, async () => {
-    const log = await ctx.log.read(folder);
+  return withFolderLog(ctx, folder, async (log) => {
     const step = [...log.redo].reverse().find(ofSession(session));
     if (!step) throw new Error('There is no undone rewind to redo in this session.');
     return redoStep(ctx, folder, log, step);
   });
 }
 
-/** Applies the last undone rewind of any of these folders again. */
-export async function redoRewindIn(ctx: UndoContext, folders: readonly string[]): Promise<UndoOutcome> {
+/** Applies the last undone rewind of any of these folders again; undefined when their logs hold none. */
+export async function redoRewindIn(ctx: UndoContext, folders: readonly string[]): Promise<UndoOutcome | undefined> {
   const folder = await newestFolder(ctx, folders, 'redo');
-  if (!folder) throw new Error('There is no undone rewind to redo in this workspace.');
-  return ctx.log.locked(folder, async () => {
-    const log = await ctx.log.read(folder);
+  if (!folder) return undefined;
+  return withFolderLog(ctx, folder, async (log) => {
     const step = log.redo.at(-1);
     if (!step) throw new Error('There is no undone rewind to redo in this workspace.');
     return redoStep(ctx, folder, log, step);
@@ -141,26 +176,32 @@ export async function redoRewindIn(ctx: UndoContext, folders: readonly string[])
 async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, step: RewindStep): Promise<UndoOutcome> {
   const origin = await ctx.view(step.sessionFile);
   const cp = ctx.checkpointerOf(origin);
-  let files = { filesChanged: [] as string[], userModified: [] as string[] };
-  if (step.files) {
-    if (!cp) throw new FolderNotOpenError(origin.cwd, 'its files cannot be rewound here');
-    files = await cp.rewindFiles(step.sessionId, (await filesAnchorOf(origin, step.anchorEntryId, cp)).key, {
-      anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
-      overwriteUserModified: step.overwroteUserModified === true,
-    });
-  }
-  let branch: string | undefined;
-  if (step.mode !== 'files' && step.toBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.toBranch)).name;
-  const depth = step.files && cp ? await undoDepthOf(cp, step.sessionId) : step.undoDepth;
-  const next = withRedone(log, step.id, depth);
-  await ctx.log.write(folder, next);
-  return {
-    filesChanged: files.filesChanged,
-    userModified: files.userModified,
-    ...(branch ? { branch } : {}),
-    redoAvailable: next.redo.length > 0,
-    sessionFile: step.sessionFile,
-  };
+  if (step.files && !cp) throw new FolderNotOpenError(origin.cwd, 'its files cannot be rewound here');
+  const key = step.files && cp ? (await filesAnchorOf(origin, step.anchorEntryId, cp)).key : undefined;
+  const filesTop = step.files ? await filesTopOf(cp, step.sessionId) : undefined;
+  return journaled(ctx, folder, log, { op: 'redo', step, ...(filesTop ? { filesTop } : {}) }, async () => {
+    let files = { filesChanged: [] as string[], userModified: [] as string[] };
+    if (cp && key !== undefined) {
+      files = await cp.rewindFiles(step.sessionId, key, {
+        anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
+        overwriteUserModified: step.overwroteUserModified === true,
+      });
+    }
+    let branch: string | undefined;
+    if (step.mode !== 'files' && step.toBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.toBranch)).name;
+    const depth = step.files && cp ? await undoDepthOf(cp, step.sessionId) : step.undoDepth;
+    const next = withRedone(log, step.id, depth);
+    return {
+      result: {
+        filesChanged: files.filesChanged,
+        userModified: files.userModified,
+        ...(branch ? { branch } : {}),
+        redoAvailable: next.redo.length > 0,
+        sessionFile: step.sessionFile,
+      },
+      log: next,
+    };
+  });
 }
 
 /** Of these folders, the one whose last step (to undo, or undone to redo) is the newest. */

@@ -17,6 +17,7 @@ import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, 
 import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
+import { undoOrRedo } from './undo-redo-target';
 
 export interface CommandContext {
   engine: RewindEngine;
@@ -280,37 +281,38 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.undoLastRewind': async (arg) => {
-      // The current session without asking: Undo follows a rewind just made there (ask only when there is none).
-      const file = sessionFileOf(arg) ?? (await active.current()) ?? (await sessionOf(arg));
-      if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      // A session given (the view's menu, a notification's button): its last rewind. The palette and the keybinding:
+      // the last rewind made in the workspace, wherever it was made (undo-redo-target.ts).
+      const given = sessionFileOf(arg);
       // Progress in the status bar: a progress notification just before the result's would keep that one (with its
       // Redo button) from being shown as a toast.
       const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent Rewind: undoing the last rewind…' }, () =>
-        engine.undoLastRewind(file),
+        undoOrRedo(engine, 'undo', given, async () => (await active.current()) ?? (await sessionOf(arg))),
       );
-      await active.set(file);
-      changed(file);
+      if (!result) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      await active.set(result.sessionFile);
+      changed(result.sessionFile);
       const choice = await vscode.window.showInformationMessage(
         undoRedoSummary('Undid the last rewind', 'put back', result),
         ...(result.redoAvailable ? [REDO_ACTION] : []),
       );
-      if (choice === REDO_ACTION) await vscode.commands.executeCommand('agentRewind.redoLastRewind', { sessionFile: file });
+      if (choice === REDO_ACTION) await vscode.commands.executeCommand('agentRewind.redoLastRewind', given ? { sessionFile: given } : undefined);
       return result;
     },
 
     'agentRewind.redoLastRewind': async (arg) => {
-      const file = sessionFileOf(arg) ?? (await active.current()) ?? (await sessionOf(arg));
-      if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      const given = sessionFileOf(arg);
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: applying the undone rewind again…' },
-        () => engine.redoRewind(file),
+        () => undoOrRedo(engine, 'redo', given, async () => (await active.current()) ?? (await sessionOf(arg))),
       );
-      await active.set(file);
-      changed(file);
-      const undo = await engine.describeUndo(file).catch(() => undefined);
+      if (!result) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
+      await active.set(result.sessionFile);
+      changed(result.sessionFile);
+      const undo = await engine.describeUndo(result.sessionFile).catch(() => undefined);
       const text = `${undoRedoSummary('Redid the rewind', 'rewound', result)}${undo ? ` ${undo}` : ''}`;
       const choice = await vscode.window.showInformationMessage(text, ...(undo ? [UNDO_ACTION] : []));
-      if (choice === UNDO_ACTION) await vscode.commands.executeCommand('agentRewind.undoLastRewind', { sessionFile: file });
+      if (choice === UNDO_ACTION) await vscode.commands.executeCommand('agentRewind.undoLastRewind', given ? { sessionFile: given } : undefined);
       return result;
     },
 

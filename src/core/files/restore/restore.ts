@@ -58,6 +58,20 @@ const journalSchema = z.object({
 export type Journal = z.infer<typeof journalSchema>;
 
 /** A failure injected into restore steps by tests (a restore as root cannot be made to fail otherwise everywhere). */
+/** A folder this restore made and was killed before giving its mode (applyOp makes it 0700, then chmods it): the
+ *  restore's own unfinished step, which recovery finishes (or takes back), not a folder someone made since. */
+function halfMadeFolder(cur: EntryState | 'unknown', from: EntryState, to: EntryState | null): boolean {
+  return (
+    cur !== 'unknown' &&
+    cur?.kind === 'dir' &&
+    cur.mode === 0o700 &&
+    to?.kind === 'dir' &&
+    to.mode !== undefined &&
+    to.mode !== 0o700 &&
+    (from === null || from.kind !== 'dir')
+  );
+}
+
 export const restoreFaults: { hook?: (step: 'write' | 'unlink' | 'rmdir' | 'mkdir', rel: string, rollingBack: boolean) => void } = {};
 
 /** A restore that failed: `message` names the path and the reason, and says what was put back. */
@@ -457,7 +471,7 @@ export class Restorer {
         continue;
       }
       if (cur !== 'unknown' && sameState(cur, e.before)) continue;
-      if (cur === 'unknown' || !e.wrote.some((w) => sameState(cur, w))) {
+      if (cur === 'unknown' || !e.wrote.some((w) => sameState(cur, w) || halfMadeFolder(cur, e.before, w))) {
         left.push({ path, reason: 'changed since the rewind wrote it; left as it is now' });
         continue;
       }
@@ -555,7 +569,7 @@ export class Restorer {
       if (skippedPaths.has(op.path)) continue;
       const cur = this.currentState(op.path);
       if (cur !== 'unknown' && sameState(cur, op.to)) continue;
-      if (cur === 'unknown' || !sameState(cur, op.from)) {
+      if (cur === 'unknown' || !(sameState(cur, op.from) || halfMadeFolder(cur, op.from, op.to))) {
         skippedPaths.add(op.path);
         changed.push({ path: op.path, reason: 'changed since the interrupted rewind; left as it is now' });
         continue;
