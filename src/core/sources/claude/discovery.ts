@@ -7,8 +7,11 @@ import { forkTitle } from './reader';
 import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join, resolve, sep } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { isInside } from '../workspace-paths';
 import { oneLine } from '../../transcript/transcript';
+
+export { isInside };
 import { classifyLine, contentString, promptContent } from './classify';
 import { obj, str, type ClaudeRecord } from './lines';
 import { TitleCollector } from './title';
@@ -46,12 +49,6 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env, userHome:
 }
 
 /** Whether `cwd` is the workspace folder or inside it (whole path segments, so /a/b does not own /a/bc). */
-export function isInside(cwd: string, root: string): boolean {
-  const norm = (p: string) => (process.platform === 'win32' ? resolve(p).toLowerCase() : resolve(p));
-  const c = norm(cwd);
-  const r = norm(root);
-  return c === r || c.startsWith(r.endsWith(sep) ? r : r + sep);
-}
 
 /** Sessions whose cwd is one of the workspace roots or inside one (every session when `workspaceRoots` is empty). */
 export async function discoverClaudeSessions(opts: { workspaceRoots: readonly string[]; configDirs?: readonly string[] }): Promise<ClaudeSessionListing[]> {

@@ -8,7 +8,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { oneLine } from '../../transcript/transcript';
-import { isInside } from '../claude/discovery';
+import { isInside } from '../workspace-paths';
 import { classifyItem, messageText } from './classify';
 import { obj, payloadOf, str, type CodexRecord } from './lines';
 

@@ -3,10 +3,10 @@
 import { open as openFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SessionCache } from './session-cache';
-import { sessionFoldersFor } from './session-folders';
+import { sessionFoldersFor, sourceOfPath } from './session-folders';
 import type { SessionListing } from '../listings';
 import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../transcript/transcript';
-import { readSessionSummary } from '../../session/discovery';
+import { readSessionSummary } from './discovery';
 import { parseJsonlLenient } from '../../session/jsonl';
 import type { SessionManager } from '../../session/session-manager';
 import type { SessionEntry } from '../../session/types';
@@ -26,6 +26,10 @@ export class PiSource implements SourceAdapter {
 
   watchFolders(ctx: SourceContext): WatchedFolder[] {
     return sessionFoldersFor(ctx.settings, ctx.workspaceRoots);
+  }
+
+  kindOf(file: string): string {
+    return sourceOfPath(file);
   }
 
   /** A pi-format file starts with its session header (newer oh-my-pi files with a title line first). */

@@ -3,10 +3,10 @@
 // plus stat; the entry count is exact, counted by newlines in a chunked read.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { resolveHome } from '../home';
-import { sessionDirFor, sessionsRoot } from './paths';
-import { FileSessionStorage, type SessionStorage } from './storage';
-import type { SessionSource } from './types';
+import { resolveHome } from '../../home';
+import { sessionDirFor, sessionsRoot } from '../../session/paths';
+import { FileSessionStorage, type SessionStorage } from '../../session/storage';
+import type { SessionSource } from '../../session/types';
 
 export interface SessionSummary {
   id: string;
