@@ -347,14 +347,6 @@ async function loadPage(start: number, count: number): Promise<void> {
   }
 }
 
-const SOURCE_NAMES: Record<TranscriptModel['source'], string> = {
-  'agent-rewind': 'agent-rewind',
-  pi: 'pi',
-  omp: 'oh-my-pi',
-  claude: 'Claude Code',
-  codex: 'Codex',
-};
-
 function applyModel(version: number, next: TranscriptModel): void {
   const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;
   const previousTotal = heights.length;
@@ -374,7 +366,7 @@ function applyModel(version: number, next: TranscriptModel): void {
   const branch = document.getElementById('branch')!;
   branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
   branch.title = next.readOnly ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)` : `Active branch: ${next.branch}`;
-  const source = next.source === 'agent-rewind' ? '' : ` · ${SOURCE_NAMES[next.source]} session`;
+  const source = next.source === 'agent-rewind' ? '' : ` · ${next.sourceLabel} session`;
   document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
     rowsEl.innerHTML = `<p class="empty">This branch has no messages yet.</p>`;
