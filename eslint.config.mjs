@@ -47,10 +47,11 @@ export default tseslint.config(
         // snapshot command keep their module graphs small (test/unit/cli/lazy-commands.test.ts).
         {
           allow: [
+            'engine/record-message',
             'settings/settings-source',
             'settings/settings-file',
             'files/anchor-check',
-            'files/compaction-handoff',
+            'files/store/compaction-handoff',
             'service/client',
             'service/fresh-hook-snapshot',
             'sources/claude/hook-handler',

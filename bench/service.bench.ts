@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
-import { BACKGROUND_TEMP } from '../src/core/files/pack-writer';
+import { BACKGROUND_TEMP } from '../src/core/files/store/pack-writer';
 import { hookSocketPath } from '../src/core/service/paths';
 import { launcherScript } from '../src/core/service/launcher-script';
 import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep } from './bench-tools';

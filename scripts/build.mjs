@@ -8,11 +8,17 @@ const require = createRequire(import.meta.url);
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
 
 const targets = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/core/files/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { ...common, entryPoints: ['src/core/files/workers/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/service/service-worker.ts'], outfile: 'dist/service-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // dist/cli.js is a few lines that run dist/cli-bundle.js (the CLI) from V8's code cache (src/cli/code-cache.ts)
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-bundle.js', platform: 'node', format: 'cjs', target: 'node20' },

@@ -6,12 +6,13 @@
 //   npm start -- --fresh      recreate the demo workspace and sessions
 //   npm start -- --port 8123  a fixed port (default: a free one)
 //   npm start -- --smoke      start, check that the workbench answers, stop again (CI runs this on a fresh clone)
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchCodeServer } from './e2e/code-server.mjs';
 import { stopAllOnSignals, stoppingOnSignal } from './e2e/processes.mjs';
 import { createDemo } from './e2e/sessions.mjs';
+import { demoReuseNotice } from './e2e/start-notices.mjs';
 import { ensurePrerequisites } from './e2e/setup.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,7 +39,8 @@ try {
   const { codeServer } = await ensurePrerequisites((m) => console.log(m), { browser: false });
 
   if (fresh) rmSync(demo, { recursive: true, force: true });
-  if (!existsSync(workspace)) {
+  if (existsSync(workspace)) console.log(demoReuseNotice(demo, statSync(workspace).mtime));
+  else {
     console.log('creating the demo workspace and sessions (through the agent-rewind CLI)…');
     mkdirSync(workspace, { recursive: true });
     mkdirSync(home, { recursive: true });

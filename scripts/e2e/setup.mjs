@@ -8,6 +8,7 @@ import { homedir, tmpdir, arch } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { withDirLock } from './lock.mjs';
+import { aptPlan } from './start-notices.mjs';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 // The @vscode/ripgrep version code-server 4.100.3 pins (lib/vscode/npm-shrinkwrap.json); checked after install.
@@ -52,17 +53,19 @@ export function ensureAptPackages(log = console.log, { browser = true } = {}) {
   const missing = wanted.filter((p) => !dpkgInstalled(p));
   if (missing.length === 0) return;
   const isRoot = process.getuid?.() === 0;
-  const sudo = isRoot ? [] : ['sudo', '-n'];
   if (!isRoot && spawnSync('sh', ['-c', 'command -v sudo']).status !== 0) {
     throw new Error(`missing Debian packages: ${missing.join(' ')}. Install them as root: apt-get update && apt-get install -y ${missing.join(' ')}`);
   }
-  log(`installing Debian packages: ${missing.join(' ')}`);
+  if (process.env.AGENT_REWIND_NO_APT === '1') {
+    throw new Error(
+      `missing Debian packages: ${missing.join(' ')} (AGENT_REWIND_NO_APT=1, so they are not installed). Install them yourself: apt-get install -y ${missing.join(' ')}`,
+    );
+  }
+  const plan = aptPlan(missing, isRoot);
+  // Said before it happens: system packages are installed as root (the README says so too).
+  for (const line of plan.announce) log(line);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const [cmd, ...pre] = [...sudo, 'apt-get'];
-  // Another apt run (unattended upgrades, a parallel setup) may hold the dpkg lock: wait for it instead of failing.
-  const wait = ['-o', 'DPkg::Lock::Timeout=600'];
-  run(cmd, [...pre, ...wait, 'update'], { env });
-  run(cmd, [...pre, ...wait, 'install', '-y', '--no-install-recommends', ...missing], { env });
+  for (const [cmd, ...args] of plan.commands) run(cmd, args, { env });
 }
 
 export function chromiumPath() {

@@ -1,5 +1,5 @@
 // ESLint rule `agent-rewind/core-through-index`: src/extension and src/cli reach src/core only through each folder's
-// index (`../core/files`, never `../core/files/object-store`), so a folder's insides can move without touching the
+// index (`../core/files`, never `../core/files/store/object-store`), so a folder's insides can move without touching the
 // layers above it (docs/ARCHITECTURE.md, "Layers"). Static imports, re-exports and `import()` are all checked; the
 // path is resolved, so only what really lands in src/core counts. Inside src/core (core → core) deep imports stay
 // allowed: the rule is switched on for src/extension and src/cli only (eslint.config.mjs).
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const CORE = fileURLToPath(new URL('../../src/core', import.meta.url));
 
-/** The path inside src/core an import names ('files', 'files/object-store'), or undefined when it lands elsewhere. */
+/** The path inside src/core an import names ('files', 'files/store/object-store'), or undefined when it lands elsewhere. */
 function insideCore(fromFile, source) {
   if (!source.startsWith('.')) return undefined;
   const rel = relative(CORE, resolve(dirname(fromFile), source));

@@ -1,23 +1,39 @@
-// The engine facade for one CLI call on one session: the same code the extension runs (rewind with conversation and
-// files, the rewind log behind undo and redo, another agent's forks), with the session's folder (or --workspace) as
-// the only folder whose files may be touched.
+// The engine facade for one CLI call: the same code the extension runs (rewinds of the conversation and the files,
+// branches, checkpoints, state, the folder's rewind log behind undo and redo, another agent's forks). The session's
+// folder (or --workspace) is the only folder whose files may be touched.
 import { resolve } from 'node:path';
 import { CliError, type CommandContext } from './command';
 import { cliSettings, withViewArg } from './session-arg';
 import { forTerminal } from './terminal-text';
 import { RewindEngine } from '../core/engine';
+import type { FileCheckpointerOptions } from '../core/files';
 import { foreignSources } from '../core/sources';
 import { openFileCheckpoints } from '../core/service';
 
+/** Runs fn with an engine whose only workspace folder is the session's (or --workspace). */
 export async function withEngine<T>(ctx: CommandContext, file: string, fn: (engine: RewindEngine) => Promise<T>): Promise<T> {
   const cwd = await withViewArg(ctx, file, async (v) => v.cwd);
-  const root = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : cwd;
+  return withEngineIn(ctx, typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : cwd, fn);
+}
+
+/** Runs fn with an engine whose only workspace folder is `root`; its errors become CLI errors (exit 1). */
+export async function withEngineIn<T>(ctx: CommandContext, root: string, fn: (engine: RewindEngine) => Promise<T>): Promise<T> {
   const engine = new RewindEngine({
     settings: cliSettings(ctx),
     workspaceRoots: [root],
     foreignSources,
-    // rewind --files, undo and redo ask the home's checkpoint service first (its folder's tree is warm there)
-    openCheckpoints: openFileCheckpoints,
+    // rewinds, undo and redo ask the home's checkpoint service first (its folder's tree is warm there)
+    openCheckpoints: (options: FileCheckpointerOptions) => {
+      const fc = openFileCheckpoints(options);
+      // every path argument is resolved already; from inside the workspace the scan can lstat short relative paths,
+      // which spares the kernel a lookup of each parent folder on every one of 50,000 calls
+      try {
+        process.chdir(fc.workspaceRoot);
+      } catch {
+        /* absolute paths then */
+      }
+      return fc;
+    },
     warn: (m) => process.stderr.write(`agent-rewind: warning: ${forTerminal(m)}\n`),
   });
   try {

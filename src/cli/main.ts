@@ -7,7 +7,7 @@ import { forPerson, forTerminal } from './terminal-text';
 import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
 import { settingsSource } from '../core/settings/settings-source';
-import { setBackgroundCompactor } from '../core/files/compaction-handoff';
+import { setBackgroundCompactor } from '../core/files/store/compaction-handoff';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -38,8 +38,20 @@ function jsonForTerminal(value: unknown): string {
 }
 
 function usageError(name: string, command: Command, message: string): number {
-  process.stderr.write(`agent-rewind ${name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n`);
+  process.stderr.write(
+    `agent-rewind ${name}: ${forTerminal(message)}\nusage: agent-rewind ${command.usage}\n(agent-rewind ${name} --help explains every option)\n`,
+  );
   return 2;
+}
+
+/** node:util's parse error in our words, with the option meant when one was mistyped. */
+async function optionProblem(command: Command, err: Error): Promise<string> {
+  const unknown = /^Unknown option '(-{1,2})([^']+)'/.exec(err.message);
+  if (!unknown) return err.message;
+  const { closest } = await import('./command-help');
+  const known = Object.keys({ ...sharedOptions, ...command.options });
+  const meant = closest(unknown[2]!, known);
+  return `unknown option ${unknown[1]}${unknown[2]}${meant ? ` (did you mean --${meant}?)` : ''}`;
 }
 
 const POSITIONAL_HINTS: Record<string, string> = { '<session>': ' (a session id or a path to a .jsonl file)' };
@@ -67,8 +79,25 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    process.stderr.write(`agent-rewind: unknown command "${forTerminal(name, { oneLine: true })}"\n\n${helpText()}\n`);
+    const meant = (await import('./command-help')).closest(
+      name,
+      commands.map((c) => c.name),
+    );
+    process.stderr.write(
+      `agent-rewind: unknown command "${forTerminal(name, { oneLine: true })}"${meant ? ` (did you mean ${meant}?)` : ''}\n\n${helpText()}\n`,
+    );
     return 2;
+  }
+  // extra agents (docs/ARCHITECTURE.md, "Adding an agent"): the modules $AGENT_REWIND_AGENT_MODULES names are loaded
+  // before the command, so every command and `hook <id>` know them; without the variable nothing more is loaded
+  if (process.env.AGENT_REWIND_AGENT_MODULES) {
+    try {
+      const registry = await import('../core/sources/registry');
+      await registry.loadAgentModules(registry.agentModulesFromEnv());
+    } catch (err) {
+      process.stderr.write(`agent-rewind: ${forTerminal((err as Error).message)}\n`);
+      return 1;
+    }
   }
   const command = await entry.load();
   if (command.raw) return command.raw(rest);
@@ -76,10 +105,11 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: rest, options: { ...sharedOptions, ...command.options }, allowPositionals: true, strict: true });
   } catch (err) {
-    return usageError(name, command, (err as Error).message);
+    return usageError(name, command, await optionProblem(command, err as Error));
   }
   if (parsed.values.help) {
-    writeStdout(`usage: agent-rewind ${command.usage}\n`);
+    const { commandHelpText } = await import('./command-help');
+    writeStdout(commandHelpText(name, command.usage, Object.keys(command.options ?? {})) + '\n');
     return 0;
   }
   // `--home "$UNSET"` must not quietly mean ~/.agent-rewind

@@ -115,7 +115,7 @@ export class AgentRewindExtension extends Disposable {
     watcher.watch(engine.sessionFolders());
 
     this._register(new WorkspaceFileWatcher(engine));
-    this._register(vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, new SnapshotDocuments(engine)));
+    this._register(vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, this._register(new SnapshotDocuments(engine))));
 
     for (const d of registerCommands({
       engine,

@@ -60,7 +60,9 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     }
   }
 
-  /** The file at the anchor (left, read-only) against the file now (right); a side where it does not exist is empty. */
+  /** The file at the anchor (left) against the file now (right), both read-only: the diff only shows what the rewind
+   *  would undo, and an editable right side offered revert arrows that changed the real file on a stray click. A side
+   *  where the file does not exist is empty. */
   async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void> {
     const root = await this.engine.workspaceRootOf(ref.sessionFile);
     if (!root) throw new Error("This session's folder is not open in this window, so its files cannot be compared here.");
@@ -68,9 +70,9 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     const nowPath = absPath(root, relPath);
     const existedThen = (await this.engine.fileAtAnchor(ref.sessionFile, anchorEntryId, relPath)) !== undefined;
     const left = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existedThen ? {} : { empty: true }) }, 'then');
-    const right = existsSync(nowPath) ? vscode.Uri.file(nowPath) : snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, empty: true }, 'now');
+    const right = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existsSync(nowPath) ? { now: true } : { empty: true }) }, 'now');
     const name = relPath.split('/').pop() ?? relPath;
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now)`, { preview: true });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now, read-only)`, { preview: true });
   }
 
   async closeFileDiffs(ref: SessionRef, anchorEntryId: string): Promise<void> {
@@ -87,10 +89,7 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     // snapshots) never change, so they stay.
     const tabs = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
-      .filter(
-        (t) =>
-          t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && (t.input.modified.scheme === 'file' || t.input.modified.fragment === 'now'),
-      );
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && ours(t.input.original) && t.input.modified.fragment === 'now');
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 

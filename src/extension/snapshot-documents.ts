@@ -1,34 +1,74 @@
-// Read-only documents holding a file as it was at a user message's snapshot, for VS Code's diff editor
-// (agent-rewind-snapshot:/<rel path>?<session file + anchor>). Nothing here can write: the scheme has no
-// FileSystemProvider, so the editor opens them read-only.
+// Read-only documents for VS Code's diff editor: a file as it was at a user message's snapshot
+// (agent-rewind-snapshot:/<rel path>?<session file + anchor>), and the same file as it is now in the workspace (the
+// query says `now`). Nothing here can write: the scheme has no FileSystemProvider, so the editor opens them read-only,
+// and the rewind preview's diff has no revert arrows that would edit the real file on a stray click. A "now" document
+// follows the file on disk while it is open.
+import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../core/engine';
+import { absPath } from '../core/files';
+import { Disposable } from './disposable';
 
 export const SNAPSHOT_SCHEME = 'agent-rewind-snapshot';
 
-interface SnapshotQuery {
+export interface SnapshotQuery {
   sessionFile: string;
   anchorEntryId: string;
   /** Empty document: the side of a diff where the file does not exist. */
   empty?: boolean;
+  /** The file as it is in the session's workspace folder now (read-only), instead of at the anchor. */
+  now?: boolean;
 }
 
 export function snapshotUri(relPath: string, query: SnapshotQuery, label: string): vscode.Uri {
   return vscode.Uri.from({ scheme: SNAPSHOT_SCHEME, path: `/${relPath}`, query: JSON.stringify(query), fragment: label });
 }
 
-export class SnapshotDocuments implements vscode.TextDocumentContentProvider {
-  constructor(private readonly engine: RewindEngine) {}
+export function parseSnapshotQuery(uri: vscode.Uri): SnapshotQuery {
+  try {
+    return JSON.parse(uri.query) as SnapshotQuery;
+  } catch {
+    throw new Error(`Not an Agent Rewind snapshot: ${uri.toString()}`);
+  }
+}
+
+export class SnapshotDocuments extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidChange = this.changed.event;
+  private watching = false;
+
+  constructor(private readonly engine: RewindEngine) {
+    super();
+  }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    let query: SnapshotQuery;
-    try {
-      query = JSON.parse(uri.query) as SnapshotQuery;
-    } catch {
-      throw new Error(`Not an Agent Rewind snapshot: ${uri.toString()}`);
-    }
+    const query = parseSnapshotQuery(uri);
     if (query.empty) return '';
-    const bytes = await this.engine.fileAtAnchor(query.sessionFile, query.anchorEntryId, uri.path.replace(/^\//, ''));
+    const relPath = uri.path.replace(/^\//, '');
+    if (query.now) {
+      this.watchWorkspace();
+      const root = await this.engine.workspaceRootOf(query.sessionFile);
+      if (!root) throw new Error("This session's folder is not open in this window.");
+      // absPath refuses '..', absolute paths and .git: a crafted uri reaches nothing outside the folder.
+      return readFile(absPath(root, relPath), 'utf8').catch(() => '');
+    }
+    const bytes = await this.engine.fileAtAnchor(query.sessionFile, query.anchorEntryId, relPath);
     return bytes ? bytes.toString('utf8') : '';
+  }
+
+  /** Once a "now" document is open: any change of a workspace file refreshes the open "now" documents of its path. */
+  private watchWorkspace(): void {
+    if (this.watching || this.isDisposed) return;
+    this.watching = true;
+    const watcher = this._register(vscode.workspace.createFileSystemWatcher('**/*'));
+    const refresh = (changed: vscode.Uri) => {
+      for (const doc of vscode.workspace.textDocuments) {
+        if (doc.uri.scheme !== SNAPSHOT_SCHEME || !changed.path.endsWith(doc.uri.path)) continue;
+        if (parseSnapshotQuery(doc.uri).now) this.changed.fire(doc.uri);
+      }
+    };
+    this._register(watcher.onDidChange(refresh));
+    this._register(watcher.onDidCreate(refresh));
+    this._register(watcher.onDidDelete(refresh));
   }
 }

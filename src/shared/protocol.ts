@@ -53,7 +53,10 @@ export const transcriptToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fork'), entryId }).strict(),
   z.object({ type: z.literal('label'), entryId }).strict(),
   z.object({ type: z.literal('copyId'), requestId, entryId }).strict(),
+  /** Make a branch the active one (the conversation only: files are not changed). */
   z.object({ type: z.literal('switchBranch'), branch: z.string().min(1).max(500) }).strict(),
+  /** Show a branch in this transcript without switching to it. */
+  z.object({ type: z.literal('showBranch'), branch: z.string().min(1).max(500) }).strict(),
   /** Open Compare branches for this session (the branch shown is offered as one side). */
   z.object({ type: z.literal('compareBranches') }).strict(),
 ]);

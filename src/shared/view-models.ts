@@ -42,6 +42,9 @@ export interface TranscriptModel {
   /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */
   forkedFrom?: { sessionId: string; sessionFile?: string; title?: string };
   branch: string;
+  /** The session's active branch (another agent's: the one it continues on). When it is not `branch`, the transcript
+   *  shows a branch without switching to it, and says so. */
+  activeBranch?: string;
   /** Total rows; rows are sent in pages so 10,000+ message sessions stay smooth. */
   total: number;
 }

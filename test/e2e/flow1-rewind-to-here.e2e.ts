@@ -76,6 +76,13 @@ describe('flow 1: Rewind to here', () => {
         await diff.locator('.editor.original .view-lines').filter({ hasText: '3000' }).waitFor({ state: 'visible', timeout: 30_000 });
         await diff.locator('.editor.modified .view-lines').filter({ hasText: '8080' }).waitFor({ state: 'visible', timeout: 30_000 });
         await keyMomentScreenshot(vs!, 'flow1-file-diff');
+        // Both sides are read-only: typing into "now" changes neither the editor nor the file (an editable side with
+        // revert arrows changed the real file on a stray click).
+        await diff.locator('.editor.modified .view-lines').first().click();
+        await page.keyboard.type('STRAY');
+        await page.waitForTimeout(500);
+        assert.equal(await diff.locator('.editor.modified .view-lines').filter({ hasText: 'STRAY' }).count(), 0, 'the "now" side takes no typing');
+        assert.deepEqual(readTree(workspace), rewindSessionFinalFiles(), 'the diff changed nothing on disk');
 
         // Back to the preview: conversation and files, Confirm.
         if (

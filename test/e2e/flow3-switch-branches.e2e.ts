@@ -3,13 +3,14 @@
 // written by another process appears in the tree without a reload.
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { branchNames, cli, createBranchedSession, type BranchedSession } from '../../scripts/e2e/sessions.mjs';
-import { entrySelector, openTranscriptFromSidebar, sessionRow, switchBranchInTree } from './support/agent-rewind';
+import { branchRow, entrySelector, openTranscriptFromSidebar, sessionRow, switchBranchInTree } from './support/agent-rewind';
 import { pathOfLastEntry } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
 import { waitFor } from './support/wait';
-import { statusBarItem, treeRow, webviewFrame } from './support/workbench';
+import { statusBarItem, treeRow, waitForNotification, webviewFrame } from './support/workbench';
 
 describe('flow 3: Switch branches from the sidebar', () => {
   let vs: VsCode | undefined;
@@ -38,7 +39,19 @@ describe('flow 3: Switch branches from the sidebar', () => {
         assert.equal(await transcript.locator(entrySelector(s.oldHead)).count(), 0, "the other branch's answer is not shown");
         await statusBarItem(page, `${s.title} · ${s.newBranch}`).waitFor({ state: 'visible', timeout: 30_000 });
 
+        // A click on the other branch's row only shows it: the transcript shows its messages and says it is not the
+        // active branch; nothing is switched (the session file is as it was).
+        const sessionBefore = readFileSync(s.file, 'utf8');
+        await (await branchRow(page, s.title, s.oldBranch)).click();
+        const shown = await webviewFrame(page, '[data-testid="branch-banner"]:not([hidden])', 30_000);
+        await shown.locator(entrySelector(s.oldHead)).waitFor({ state: 'visible', timeout: 30_000 });
+        assert.match((await shown.locator('[data-testid="branch-banner"]').textContent()) ?? '', /not the active branch .*files stay as they are/);
+        assert.equal(readFileSync(s.file, 'utf8'), sessionBefore, 'a click switched nothing');
+        await keyMomentScreenshot(vs!, 'flow3-branch-shown');
+
         await switchBranchInTree(page, s.title, s.oldBranch, async () => pathOfLastEntry(s.file).includes(s.oldHead));
+        // The switch says that the files stay as they are.
+        await waitForNotification(page, /Now on branch .*Files were not changed/);
 
         // The session file: its last entry's path is now the old branch (so pi/oh-my-pi continue there too).
         const path = pathOfLastEntry(s.file);

@@ -17,7 +17,7 @@ import { readTree } from './support/disk';
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
 import { waitFor } from './support/wait';
-import { waitForNotification, webviewFrame } from './support/workbench';
+import { expandTreeRow, treeRowByLabel, waitForNotification, webviewFrame } from './support/workbench';
 
 const PROMPTS = ['Set up the notes app', 'Rename the entry point and edit the config', 'Add a changelog'];
 
@@ -134,8 +134,11 @@ describe('flow 4: a Claude Code session', () => {
         assert.equal(createHash('sha256').update(readFileSync(transcript)).digest('hex'), transcriptHash, "Claude Code's transcript is untouched");
         const siblings = readdirSync(join(transcript, '..')).filter((n) => n.endsWith('.jsonl') && n !== `${sessionId}.jsonl`);
         assert.equal(siblings.length, 1, `one fork beside the transcript (${siblings.join(', ')})`);
-        // the fork is listed beside the original, named as the fork it is, and the transcript shows its session again
-        await sessionRow(page, `${PROMPTS[0]} (fork)`);
+        // the fork is listed under the original (its Forks), named as the fork it is, and the transcript shows its session again
+        await expandTreeRow(await sessionRow(page, PROMPTS[0]!));
+        const forkRow = treeRowByLabel(page, `Fork: ${PROMPTS[0]}`);
+        await forkRow.waitFor({ state: 'visible', timeout: 30_000 });
+        assert.match((await forkRow.textContent()) ?? '', /fork · /);
         await webviewFrame(page, entrySelector(prompt2), 30_000);
         await keyMomentScreenshot(vs!, 'flow4-claude-rewound');
       },

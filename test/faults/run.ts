@@ -1,7 +1,8 @@
 // Standing fault-injection suite (`npm run test:faults`): the built CLI (dist/cli.js) runs as real child processes
 // while this runner kills them (SIGKILL) at random moments, damages the store, makes a path unwritable in the middle
 // of a restore, swaps a folder for a symlink while a restore runs, and lets two CLI processes write one session at
-// once. After every trial it checks what the product promises (RELIABILITY.md):
+// once, and has a dry run and the real rewind after it agree on a damaged store or a folder swapped for a symlink. After
+// every trial it checks what the product promises (RELIABILITY.md):
 //   - the workspace is exactly the state before or the state after the interrupted operation (bytes and modes);
 //   - nothing outside the workspace changed (a sentinel folder beside it);
 //   - every acknowledged session entry is in the session file;
@@ -31,7 +32,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
@@ -446,6 +447,62 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     appendUser(t, 'after-damage');
     checkInvariants(t);
   },
+  async 'preview-agrees'(t) {
+    // the dry run says what the real run then does: after damage the real run repairs (under the store lock) before it
+    // plans, and a folder on the way may be a symlink now. Both run as fresh CLI processes, as a user runs them
+    history(t);
+    const packDir = join(t.home, 'checkpoints');
+    const store = readdirSync(packDir).find((d) => existsSync(join(packDir, d, 'packs')))!;
+    const packs = join(packDir, store, 'packs');
+    const names = readdirSync(packs).filter((n) => n.endsWith('.pack'));
+    const pack = join(packs, pick(names)).slice(0, -5);
+    const how = pick(['delete-idx', 'truncate-idx', 'flip-idx', 'truncate-pack', 'flip-pack', 'marker', 'symlinked-parent', 'symlinked-parent'] as const);
+    if (how === 'symlinked-parent') {
+      const dir = pick(['dir3', 'dir3/sub', 'dir0/sub']);
+      rmSync(join(t.ws, dir), { recursive: true });
+      symlinkSync(t.sentinel, join(t.ws, dir));
+      (t as Trial & { note?: string }).note = `${dir} is a symlink to the sentinel folder`;
+    } else {
+      const file = how.endsWith('-idx') ? pack + '.idx' : pack + '.pack';
+      const size = statSync(file).size;
+      if (how === 'marker') writeFileSync(pack + '.damaged', 'x\n');
+      else if (how === 'delete-idx') unlinkSync(file);
+      else if (how.startsWith('truncate')) truncateSync(file, int(Math.max(1, size)));
+      else {
+        const buf = readFileSync(file);
+        buf[int(buf.length)]! ^= 1 << int(8);
+        writeFileSync(file, buf);
+      }
+      t.corrupted = true;
+      totals.corruptions++;
+      (t as Trial & { note?: string }).note = `${how} ${relative(t.home, file)}`;
+    }
+    const anchor = pick(['u1', 'u2']);
+    const dry = cli(t, ['rewind-files', t.session, anchor, '--dry-run', '--overwrite-user-modified', '--json']);
+    const real = cli(t, ['rewind-files', t.session, anchor, '--overwrite-user-modified', '--json']);
+    (t as Trial & { note?: string }).note += `; ${anchor}: ${real.code === 0 ? `rewound ${real.json?.filesChanged?.length} files` : 'refused'}`;
+    if (!dry.json) t.problems.push(`the dry run printed no result (exit ${dry.code}): ${dry.stderr.trim().slice(0, 300)}`);
+    else if (dry.json.canRewind) {
+      if (real.code !== 0) t.problems.push(`the dry run said it can rewind, the real run refused: ${real.stderr.trim().slice(0, 300)}`);
+      else
+        for (const k of ['filesChanged', 'insertions', 'deletions'] as const)
+          if (JSON.stringify(dry.json[k]) !== JSON.stringify(real.json[k]))
+            t.problems.push(
+              `the dry run's ${k} (${JSON.stringify(dry.json[k]).slice(0, 200)}) is not the real run's (${JSON.stringify(real.json[k]).slice(0, 200)})`,
+            );
+    } else {
+      const reason = String(dry.json.error).replace(/^Cannot preview the rewind: /, '');
+      if (real.code === 0) t.problems.push(`the dry run refused (${reason.slice(0, 200)}), the real run rewound`);
+      else if (!real.stderr.includes(reason))
+        t.problems.push(`the dry run refused with "${reason.slice(0, 200)}", the real run with "${real.stderr.trim().slice(0, 200)}"`);
+    }
+    if (how === 'symlinked-parent') {
+      // the promises that follow rewind to each snapshot: a refused rewind leaves the link, which is then taken away
+      for (const dir of ['dir3', 'dir3/sub', 'dir0/sub'])
+        if (lstatSync(join(t.ws, dir), { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(join(t.ws, dir));
+    }
+    checkInvariants(t);
+  },
   async 'permission-restore'(t) {
     // a folder the CLI (running as nobody) cannot write: the restore cannot finish
     history(t);
@@ -546,6 +603,153 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
   },
 };
 
+// ── the hooks installers (RELIABILITY.md promise 13) ─────────────────────────────────────────────────────────────────
+/** Another program editing a settings file as Claude Code does: read it, add a key, write it back (in place or by
+ *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (w1…wN). */
+const RMW_WRITER = `
+const fs = require('fs');
+const [file, stop, out] = process.argv.slice(1);
+const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+let k = 0;
+while (!fs.existsSync(stop)) {
+  let obj = {};
+  try { obj = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { if (e.code !== 'ENOENT') throw e; }
+  obj.writer = obj.writer || {};
+  obj.writer['w' + ++k] = k;
+  const text = JSON.stringify(obj, null, 2) + '\\n';
+  if (k % 2) fs.writeFileSync(file, text);
+  else { fs.writeFileSync(file + '.w', text); fs.renameSync(file + '.w', file); }
+  fs.writeFileSync(out, String(k));
+  pause(Math.random() * 3);
+}
+`;
+
+const installerStats = { races: 0, lost: 0, refused: 0, reasons: new Map<string, number>() };
+
+/** One `hooks install|uninstall <agent>` racing a writer of the same file; problems for any key of theirs lost. */
+async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'install' | 'uninstall', file: string): Promise<void> {
+  const stop = join(t.base, 'stop-writer');
+  const out = join(t.base, 'writer-count');
+  rmSync(stop, { force: true });
+  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let writerErr = '';
+  writer.stderr!.on('data', (d) => (writerErr += d));
+  const writerDone = new Promise<number | null>((res) => writer.on('close', res));
+  await sleep(int(40));
+  const { done } = cliChild(t, ['hooks', action, agent, '--cwd', t.ws, '--no-baseline', '--json']);
+  const run = await done;
+  await sleep(5 + int(20));
+  writeFileSync(stop, '');
+  const code = await writerDone;
+  installerStats.races++;
+  totals.races++;
+  if (code !== 0) t.problems.push(`the concurrent writer failed: ${writerErr.trim().slice(0, 300)}`);
+  if (run.code !== 0) {
+    // refusing is allowed (e.g. it read the writer's file half written in place), losing is not
+    installerStats.refused++;
+    const why = run.stderr.trim().split('\n')[0]!.replace(/\/\S+/g, '…').slice(0, 120);
+    installerStats.reasons.set(why, (installerStats.reasons.get(why) ?? 0) + 1);
+    if (!clear(run.stderr)) t.problems.push(`hooks ${action} ${agent} failed without a clear error: ${run.stderr.trim().slice(0, 300)}`);
+  }
+  const written = Number(readFileSync(out, 'utf8'));
+  const keys = (JSON.parse(readFileSync(file, 'utf8')) as { writer?: Record<string, number> }).writer ?? {};
+  const lost = Array.from({ length: written }, (_, i) => `w${i + 1}`).filter((k) => !(k in keys));
+  if (lost.length) {
+    installerStats.lost++;
+    t.problems.push(`hooks ${action} ${agent} lost the other program's change(s) ${lost.slice(0, 5).join(', ')} of ${written}`);
+  }
+}
+
+const installerKinds: Record<string, (t: Trial) => Promise<void>> = {
+  /** Installs and uninstalls racing another program that keeps editing the same settings file (issue 22, item 9). */
+  async 'install-race'(t) {
+    const claude = join(t.ws, '.claude', 'settings.local.json');
+    const codex = join(t.ws, '.codex', 'hooks.json');
+    mkdirSync(dirname(claude));
+    mkdirSync(dirname(codex));
+    writeFileSync(claude, '{\n  "model": "x"\n}\n');
+    writeFileSync(codex, '{}\n');
+    for (let round = 0; round < 5; round++)
+      for (const [agent, file] of [
+        ['claude', claude],
+        ['codex', codex],
+      ] as const) {
+        await raceInstaller(t, agent, 'install', file);
+        await raceInstaller(t, agent, 'uninstall', file);
+      }
+    if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push('something outside the workspace changed');
+  },
+  /** Settings files that are not what they seem (issue 22, items 7, 8, 10, 11): each refused or kept as it was. */
+  async 'install-hostile'(t) {
+    const dir = join(t.ws, '.claude');
+    const file = join(dir, 'settings.local.json');
+    mkdirSync(dir);
+    const hooks = (args: string[], extraEnv: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [CLI, 'hooks', ...args, '--no-baseline', '--home', t.home], {
+        cwd: t.base,
+        encoding: 'utf8',
+        env: { ...envFor(t), ...extraEnv },
+        timeout: 20_000,
+      });
+      return { code: r.status, stderr: r.stderr ?? '', timedOut: r.error !== undefined };
+    };
+    // a FIFO: refused at once, not waited on
+    spawnSync('mkfifo', [file]);
+    let r = hooks(['install', 'claude', '--cwd', t.ws]);
+    if (r.timedOut || r.code !== 1 || !/not a regular file/.test(r.stderr))
+      t.problems.push(`a FIFO settings file: ${r.timedOut ? 'hung (killed after 20 s)' : `exit ${r.code}: ${r.stderr.trim().slice(0, 200)}`}`);
+    if (!lstatSync(file).isFIFO()) t.problems.push('the FIFO was replaced');
+    rmSync(file);
+    // /dev/zero as the user's settings (a link there): refused, no crash
+    const cfg = join(t.base, 'claude-cfg');
+    mkdirSync(cfg);
+    symlinkSync('/dev/zero', join(cfg, 'settings.json'));
+    r = hooks(['install', 'claude', '--user'], { CLAUDE_CONFIG_DIR: cfg });
+    if (r.timedOut || r.code !== 1 || !/not a regular file/.test(r.stderr))
+      t.problems.push(`/dev/zero as settings: ${r.timedOut ? 'hung (killed after 20 s)' : `exit ${r.code}: ${r.stderr.trim().slice(0, 200)}`}`);
+    // a link out of the workspace: refused, the target untouched (the sentinel check below)
+    symlinkSync(join(t.sentinel, 'keep.txt'), file);
+    r = hooks(['install', 'claude', '--cwd', t.ws]);
+    if (r.code !== 1 || !/symbolic link/.test(r.stderr)) t.problems.push(`a symlinked settings file: exit ${r.code}: ${r.stderr.trim().slice(0, 200)}`);
+    rmSync(file);
+    // another program's handler ending in `hook claude`, and a number JSON.parse cannot hold: byte for byte after
+    // install + uninstall
+    const theirs =
+      '{\n  "seed": 12345678901234567890,\n  "hooks": {\n    "Stop": [\n      { "hooks": [ { "type": "command", "command": "other-tool hook claude" } ] }\n    ]\n  }\n}\n';
+    writeFileSync(file, theirs);
+    if (process.getuid?.() === 0) chownSync(file, 4242, 4343);
+    if (hooks(['install', 'claude', '--cwd', t.ws]).code !== 0) t.problems.push("install next to another program's handler failed");
+    if (!readFileSync(file, 'utf8').includes('"seed": 12345678901234567890')) t.problems.push('the big number was rewritten');
+    if (process.getuid?.() === 0 && statSync(file).uid !== 4242) t.problems.push(`the settings file changed owner to ${statSync(file).uid}`);
+    if (hooks(['uninstall', 'claude', '--cwd', t.ws]).code !== 0) t.problems.push('uninstall failed');
+    if (readFileSync(file, 'utf8') !== theirs)
+      t.problems.push(`install + uninstall changed another program's settings: ${readFileSync(file, 'utf8').slice(0, 200)}`);
+    // Codex: config.toml cannot be replaced (immutable, as root) → hooks.json is not left rewritten
+    if (process.getuid?.() === 0 && spawnSync('chattr', ['-h']).error === undefined) {
+      const codexDir = join(t.ws, '.codex');
+      mkdirSync(codexDir);
+      writeFileSync(join(codexDir, 'hooks.json'), '{\n  "hooks": {}\n}\n');
+      writeFileSync(join(codexDir, 'config.toml'), 'model = "x"\n');
+      if (spawnSync('chattr', ['+i', join(codexDir, 'config.toml')]).status === 0) {
+        try {
+          r = hooks(['install', 'codex', '--cwd', t.ws]);
+          if (r.code !== 1) t.problems.push(`install codex with an immutable config.toml: exit ${r.code}`);
+          if (readFileSync(join(codexDir, 'hooks.json'), 'utf8') !== '{\n  "hooks": {}\n}\n')
+            t.problems.push('a failed Codex install left hooks.json rewritten');
+          const left = readdirSync(codexDir).filter((f) => f !== 'hooks.json' && f !== 'config.toml');
+          if (left.length) t.problems.push(`a failed Codex install left ${left.join(', ')}`);
+        } finally {
+          spawnSync('chattr', ['-i', join(codexDir, 'config.toml')]);
+        }
+      }
+    }
+    totals.races++;
+    if (!same(fingerprint(t.sentinel), t.sentinelPrint))
+      t.problems.push(`something outside the workspace changed: ${diffOf(t.sentinelPrint, fingerprint(t.sentinel))}`);
+  },
+};
+Object.assign(kinds, installerKinds);
+
 async function main(): Promise<void> {
   const started = Date.now();
   const only = process.env.AGENT_REWIND_FAULT_KINDS?.split(',');
@@ -581,6 +785,10 @@ async function main(): Promise<void> {
   const secs = ((Date.now() - started) / 1000).toFixed(0);
   console.log('');
   for (const f of failures) console.log(`failed: ${f}`);
+  if (installerStats.races)
+    console.log(
+      `installers: ${installerStats.races} install/uninstall runs raced a writer of the same file; ${installerStats.lost} lost a change of the writer's, ${installerStats.refused} refused${[...installerStats.reasons].map(([why, n]) => `\n  ${n}× ${why}`).join('')}`,
+    );
   console.log(
     `${totals.passed} passed, ${totals.failed} failed (trials ${totals.trials}, kills ${totals.kills}, corruptions ${totals.corruptions}, races ${totals.races}; seed ${SEED}; ${secs} s)`,
   );

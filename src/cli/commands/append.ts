@@ -4,8 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { withSessionArg } from '../session-arg';
-import { snapshotForAppend } from './snapshot';
-import type { SessionManager, AgentMessage, SessionEntry } from '../../core/session';
+import { checkpointerFor, snapshotFolderExists } from './snapshot';
+import type { AgentMessage } from '../../core/session';
+import { recordMessage } from '../../core/engine/record-message';
+import type { ServiceFirstCheckpoints } from '../../core/service/client';
 
 export interface AppendTextOptions {
   role: 'user' | 'assistant';
@@ -13,15 +15,11 @@ export interface AppendTextOptions {
   id?: string;
 }
 
-/** The whole of what `append` does to a session. One function on purpose: features that must run around a user
- *  message (e.g. a file snapshot keyed by its id) wrap this call. Call it inside session.transaction(). */
-export function appendTextMessage(session: SessionManager, opts: AppendTextOptions): SessionEntry {
-  const message: AgentMessage =
-    opts.role === 'user'
-      ? { role: 'user', content: opts.text, timestamp: Date.now() }
-      : { role: 'assistant', content: [{ type: 'text', text: opts.text }], timestamp: Date.now() };
-  const id = session.appendMessage(message, opts.id === undefined ? {} : { id: opts.id });
-  return session.getEntry(id)!;
+/** The message `append` records for its options. */
+export function textMessage(opts: AppendTextOptions): AgentMessage {
+  return opts.role === 'user'
+    ? { role: 'user', content: opts.text, timestamp: Date.now() }
+    : { role: 'assistant', content: [{ type: 'text', text: opts.text }], timestamp: Date.now() };
 }
 
 /** --role, --id and the text: --text TEXT, or --text-file FILE ('-': standard input) for text longer than a command line
@@ -67,16 +65,26 @@ export const appendCommand: Command = {
     const opts = await readAppendOptions(ctx.values, ctx.cwd);
     let snapshotError: Error | undefined;
     const entry = await withSessionArg(ctx, ctx.positionals[0], async (session) => {
-      const appended = await session.transaction((s) => appendTextMessage(s, opts));
-      // file checkpointing (on by default for the CLI): user message → its snapshot, assistant → the turn-end one
-      if (ctx.values['no-snapshot'] !== true) {
-        try {
-          await snapshotForAppend(ctx, session, appended, opts.role);
-        } catch (err) {
-          snapshotError = err as Error;
-        }
+      // the engine's own policy (record-message.ts): user message → its snapshot, assistant → the turn-end one
+      let fc: ServiceFirstCheckpoints | undefined;
+      try {
+        const recorded = await recordMessage(session, textMessage(opts), {
+          ...(opts.id !== undefined ? { id: opts.id } : {}),
+          checkpointing: ctx.values['no-snapshot'] !== true && snapshotFolderExists(ctx, session),
+          checkpoints: () => {
+            try {
+              return (fc = checkpointerFor(ctx, session));
+            } catch (err) {
+              return { unavailable: err as Error };
+            }
+          },
+        });
+        if (recorded.snapshotError)
+          snapshotError = new CliError(`entry ${recorded.entryId} was appended, but the file snapshot failed: ${recorded.snapshotError.message}`);
+        return session.getEntry(recorded.entryId)!;
+      } finally {
+        await fc?.dispose();
       }
-      return appended;
     });
     // The message is saved even when its snapshot failed: print it, so a script does not append it a second time.
     const printed = snapshotError ? { ...entry, snapshotError: snapshotError.message } : entry;

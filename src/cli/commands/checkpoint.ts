@@ -5,6 +5,6 @@ import { conversationCommand } from './branches';
 export const checkpointCommand = conversationCommand({
   name: 'checkpoint',
   argument: '<name>',
-  act: (conversation, name) => conversation.checkpoint(name),
+  act: (engine, file, name) => engine.createCheckpoint(file, name),
   line: (info) => `checkpoint ${forTerminal(info.name, { oneLine: true })} → message ${info.messageId}`,
 });

@@ -1,6 +1,6 @@
 // `agent-rewind new [--cwd DIR] [--title T]`: creates a session file (header written at once) and prints its id and path.
 import { cwdOption, type Command } from '../command';
-import { SessionManager } from '../../core/session';
+import { withEngineIn } from '../engine-arg';
 
 export const newCommand: Command = {
   usage: 'new [--cwd DIR] [--title T] [--json] [--home DIR]',
@@ -9,8 +9,7 @@ export const newCommand: Command = {
   async run(ctx) {
     const cwd = cwdOption(ctx);
     const title = typeof ctx.values.title === 'string' ? ctx.values.title : undefined;
-    const session = SessionManager.create(cwd, { home: ctx.home, title, deferUntilAssistant: false });
-    await session.close();
-    ctx.out({ id: session.sessionId, file: session.sessionFile }, () => `${session.sessionId}\n${session.sessionFile}`);
+    const { id, file } = await withEngineIn(ctx, cwd, (engine) => engine.newSession(cwd, title ? { title } : {}));
+    ctx.out({ id, file }, () => `${id}\n${file}`);
   },
 };

@@ -4,6 +4,6 @@ import { branchLine, conversationCommand } from './branches';
 export const restoreCommand = conversationCommand({
   name: 'restore',
   argument: '<name>',
-  act: (conversation, name) => conversation.restore(name),
+  act: (engine, file, name) => engine.restoreCheckpoint(file, name),
   line: branchLine,
 });

@@ -1,11 +1,10 @@
 // `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]`:
 // preview or perform the rewind of the workspace files to the moment a user message was sent.
 import { field, forTerminal } from '../terminal-text';
-import { CliError, UsageError, type Command } from '../command';
-import { anchorCheckFor, type RewindFilesResult } from '../../core/files';
-import { withViewArg } from '../session-arg';
-import { filesAnchorOf } from '../../core/engine';
-import { checkpointerFor } from './snapshot';
+import { UsageError, type Command } from '../command';
+import type { RewindFilesResult } from '../../core/files';
+import { resolveSessionArg } from '../session-arg';
+import { withEngine } from '../engine-arg';
 
 export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
   if (!r.canRewind) return `cannot rewind files: ${forTerminal(r.error ?? '')}`;
@@ -31,21 +30,11 @@ export const rewindFilesCommand: Command = {
     const id = ctx.positionals[1];
     if (!id) throw new UsageError('missing <userMessageId>');
     const dryRun = ctx.values['dry-run'] === true;
-    await withViewArg(ctx, ctx.positionals[0], async (session) => {
-      const fc = checkpointerFor(ctx, session);
-      try {
-        const opts = { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true, anchor: anchorCheckFor(session, id, true) };
-        let result: RewindFilesResult & { note?: string };
-        try {
-          const { key, note } = await filesAnchorOf(session, id, fc);
-          result = { ...(await fc.rewindFiles(session.sessionId, key, opts)), ...(note ? { note } : {}) };
-        } catch (err) {
-          throw new CliError((err as Error).message);
-        }
-        ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun));
-      } finally {
-        await fc.dispose();
-      }
-    });
+    const file = await resolveSessionArg(ctx, ctx.positionals[0]);
+    // through the engine, as the extension's rewindFiles: a real rewind goes into the folder's rewind log
+    const result = await withEngine(ctx, file, (engine) =>
+      engine.rewindFiles(file, id, { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
+    );
+    ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun));
   },
 };

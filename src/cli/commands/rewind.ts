@@ -7,10 +7,9 @@ import { UsageError, type Command } from '../command';
 import { withEngine } from '../engine-arg';
 import { foreignAdaptersFor, resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import { branchLine, conversationOf } from './branches';
+import { branchLine } from './branches';
 import { foreignOwner, readFirstLine } from '../../core/sources';
 import type { RewindOutcome } from '../../shared/view-models';
-import { withSessionArg } from '../session-arg';
 
 function outcomeText(o: RewindOutcome): string {
   const lines: string[] = [];
@@ -27,8 +26,8 @@ function outcomeText(o: RewindOutcome): string {
 }
 
 export const rewindCommand: Command = {
-  usage: 'rewind <session> <messageId> [--files] [--workspace DIR] [--json] [--home DIR]',
-  options: { files: { type: 'boolean' }, workspace: { type: 'string' } },
+  usage: 'rewind <session> <messageId> [--files [--overwrite-user-modified]] [--workspace DIR] [--json] [--home DIR]',
+  options: { files: { type: 'boolean' }, 'overwrite-user-modified': { type: 'boolean' }, workspace: { type: 'string' } },
   positionals: ['<session>', '<messageId>'],
   async run(ctx) {
     const [sessionArg, messageId] = ctx.positionals as [string, string];
@@ -37,11 +36,14 @@ export const rewindCommand: Command = {
     const foreign = foreignOwner(foreignAdaptersFor(ctx), file, await readFirstLine(file)) !== undefined;
     const withFiles = ctx.values.files === true;
     if (!foreign && !withFiles) {
-      const branch = await withSessionArg(ctx, file, (session) => conversationOf(session).rewind(messageId));
+      // a conversation rewind of ours: a new branch, logged like every rewind so undo-rewind takes it in its turn
+      const branch = await withEngine(ctx, file, (engine) => engine.fork(file, messageId));
       ctx.out(branch, () => branchLine(branch));
       return;
     }
-    const outcome = await withEngine(ctx, file, (engine) => engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation'));
+    const outcome = await withEngine(ctx, file, (engine) =>
+      engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation', { overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
+    );
     ctx.out(outcome.fork ? { ...outcome.fork, mode: outcome.mode, filesChanged: outcome.filesChanged, undoAvailable: outcome.undoAvailable } : outcome, () =>
       outcomeText(outcome),
     );

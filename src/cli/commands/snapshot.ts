@@ -6,8 +6,8 @@ import { field } from '../terminal-text';
 import { CliError, UsageError, type Command, type CommandContext } from '../command';
 import { warnOnStderr, withSessionArg } from '../session-arg';
 import { cliCheckpointerOptions } from '../cli-settings';
-import type { SessionManager, SessionEntry } from '../../core/session';
 import { anchorCheckFor } from '../../core/files/anchor-check';
+import { snapshotAt } from '../../core/engine/record-message';
 import type { SnapshotSummary } from '../../core/files';
 import { openFileCheckpoints, type ServiceFirstCheckpoints } from '../../core/service/client';
 
@@ -33,31 +33,15 @@ export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): 
 }
 
 /**
- * `append` with checkpointing on (the CLI default): a user message snapshots the workspace anchored at its id, an
- * assistant message takes the turn-end snapshot that tells later rewinds which files the user changed by hand.
- * Without --workspace, a session whose folder does not exist (here) is appended to without a snapshot.
+ * Whether `append` snapshots a session's folder: without --workspace, a session whose folder does not exist (here) is
+ * appended to without a snapshot, which is said to humans (--json callers get the entry, and the missing folder is
+ * visible in the session header).
  */
-export async function snapshotForAppend(
-  ctx: CommandContext,
-  session: SessionManager,
-  entry: SessionEntry,
-  role: 'user' | 'assistant',
-): Promise<SnapshotSummary | undefined> {
-  if (typeof ctx.values.workspace !== 'string' && !existsSync(session.cwd)) {
-    // said to humans only: --json callers get the entry, and the missing folder is visible in the session header
-    if (!ctx.json)
-      process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${field(session.cwd)} does not exist (pass --workspace DIR)\n`);
-    return undefined;
-  }
-  let fc: ServiceFirstCheckpoints | undefined;
-  try {
-    fc = checkpointerFor(ctx, session);
-    return await fc.snapshot(session.sessionId, entry.id, role === 'user' ? 'user-message' : 'turn-end');
-  } catch (err) {
-    throw new CliError(`entry ${entry.id} was appended, but the file snapshot failed: ${(err as Error).message}`);
-  } finally {
-    await fc?.dispose();
-  }
+export function snapshotFolderExists(ctx: CommandContext, session: { cwd: string }): boolean {
+  if (typeof ctx.values.workspace === 'string' || existsSync(session.cwd)) return true;
+  if (!ctx.json)
+    process.stderr.write(`agent-rewind: note: no file snapshot: the session's folder ${field(session.cwd)} does not exist (pass --workspace DIR)\n`);
+  return false;
 }
 
 export function describeSnapshot(s: SnapshotSummary): string {
@@ -83,7 +67,7 @@ export const snapshotCommand: Command = {
       if (check.kind !== 'user-message') throw new CliError(`entry ${anchor} is not a user message; snapshots are anchored at user messages`);
       const fc = checkpointerFor(ctx, session);
       try {
-        const summary = await fc.snapshot(session.sessionId, anchor, 'user-message');
+        const summary = await snapshotAt(session, anchor, 'user-message', fc);
         ctx.out(summary, () => describeSnapshot(summary));
       } finally {
         await fc.dispose();

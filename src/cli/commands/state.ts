@@ -1,8 +1,8 @@
 // `agent-rewind state <session> [--at ID]`: session state (three scopes) and artifact versions as of an entry.
-import { BlobStore, blobsDir } from '../../core/session';
-import { scopeOf, SessionState } from '../../core/state';
+import { scopeOf } from '../../core/state';
 import { CliError, type Command, type CommandContext } from '../command';
-import { foreignAdaptersFor, resolveSessionArg, warnOnStderr, withSessionArg } from '../session-arg';
+import { withEngine } from '../engine-arg';
+import { foreignAdaptersFor, resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 import { foreignOwner, readFirstLine, agentName } from '../../core/sources';
 
@@ -22,9 +22,9 @@ export const stateCommand: Command = {
   async run(ctx) {
     const at = typeof ctx.values.at === 'string' ? ctx.values.at : undefined;
     await refuseForeign(ctx, ctx.positionals[0]);
-    await withSessionArg(ctx, ctx.positionals[0], async (session) => {
-      const state = new SessionState(session, { blobs: new BlobStore(blobsDir(ctx.home)), warn: warnOnStderr });
-      const snap = await state.stateAt(at);
+    const file = await resolveSessionArg(ctx, ctx.positionals[0]);
+    await withEngine(ctx, file, async (engine) => {
+      const snap = await engine.stateOf(file, at);
       const result = {
         entryId: snap.entryId,
         invocationId: snap.invocationId,

@@ -4,6 +4,6 @@ import { branchLine, conversationCommand } from './branches';
 export const switchCommand = conversationCommand({
   name: 'switch',
   argument: '<branch>',
-  act: (conversation, name) => conversation.switchBranch(name),
+  act: (engine, file, name) => engine.switchBranch(file, name),
   line: branchLine,
 });

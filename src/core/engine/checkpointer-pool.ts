@@ -4,8 +4,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions, FileCheckpoints } from '../files/types';
-import type { SyncResult } from '../files/watcher-sync';
-import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/worker-checkpointer';
+import type { SyncResult } from '../files/scan/watcher-sync';
+import { WorkerFileCheckpointer, type StartFilesWorker } from '../files/workers/worker-checkpointer';
 import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 
 /** Makes the checkpoints of a folder in this thread (default: a FileCheckpointer). */
@@ -41,6 +41,12 @@ export class CheckpointerPool {
       return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
     });
     return inside ? target : undefined;
+  }
+
+  /** The folder a session's rewinds are logged under: its workspace folder (rootFor), else its own cwd; a realpath,
+   *  so the extension and the CLI name one folder alike whichever way they reached it. */
+  folderOf(cwd: string): string {
+    return canonical(this.rootFor(cwd) ?? cwd);
   }
 
   /** The checkpointer of a session's workspace folder, or undefined when that folder is not open here. */

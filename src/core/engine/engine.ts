@@ -20,7 +20,7 @@ import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
 import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
-import type { StartFilesWorker } from '../files/worker-checkpointer';
+import type { StartFilesWorker } from '../files/workers/worker-checkpointer';
 import type { RewindFilesResult } from '../files/types';
 import type {
   BranchCompareModel,
@@ -32,7 +32,7 @@ import type {
   TranscriptModel,
 } from '../../shared/view-models';
 import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
-import type { SyncResult } from '../files/watcher-sync';
+import type { SyncResult } from '../files/scan/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
 import { compareBranches } from './branch-compare';
@@ -43,11 +43,12 @@ import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName, writableSources } from '../sources/registry';
 import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
-import { RewindLog, type RewindStep } from './rewind-log';
+import { RewindLog, newStepId, withApplied, type RewindStep } from './rewind-log';
+import { recordMessage } from './record-message';
 import { scanForMessages, searchThroughCatalog, type MessageHit } from './message-search';
 export type { MessageHit };
 export { FolderNotOpenError };
-import { describeUndo, redoRewind, undoDepthOf, undoLastRewind, type UndoContext, type UndoOutcome } from './rewind-undo';
+import { describeUndo, redoRewind, redoRewindIn, undoDepthOf, undoLastRewind, undoLastRewindIn, type UndoContext, type UndoOutcome } from './rewind-undo';
 export type { UndoOutcome };
 import type { EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
@@ -72,6 +73,16 @@ export interface AppendResult {
   /** The file snapshot this message took (user messages: the anchor for rewinds; assistant messages: turn end). */
   snapshot?: { files: number; hashedFiles: number; skipped: { path: string; reason: string }[] };
   snapshotError?: string;
+}
+
+/** What a rewind changed, for its step in the rewind log. */
+interface AppliedRewind<T> {
+  result: T;
+  overwroteUserModified?: boolean;
+  anchorEntryId: string;
+  filesChanged: readonly string[];
+  toBranch?: string;
+  fork?: { file: string; sessionId: string };
 }
 
 export interface UserMessageRef {
@@ -280,9 +291,19 @@ export class RewindEngine {
     return (await this.conversation(sessionFile)).switchBranch(name);
   }
 
-  /** A new branch whose head is the message (the conversation only: files and nothing else change). */
+  /** A new branch whose head is the message (the conversation only: files and nothing else change). A rewind of the
+   *  conversation: it goes into the rewind log, so Undo returns to the branch it left. */
   async fork(sessionFile: string, entryId: string): Promise<BranchInfo> {
-    return (await this.conversation(sessionFile)).rewind(entryId);
+    return this.#rewindConversation(sessionFile, (c) => c.rewind(entryId));
+  }
+
+  /** A conversation rewind of one of our sessions (a new active branch), logged for Undo and Redo. */
+  async #rewindConversation(sessionFile: string, act: (c: Conversation<SessionManager>) => Promise<BranchInfo>): Promise<BranchInfo> {
+    const session = await this.session(sessionFile);
+    return this.#logRewind(session, sessionFile, 'conversation', async () => {
+      const branch = await act(await this.conversation(sessionFile));
+      return { result: branch, anchorEntryId: branch.headMessageId ?? '', filesChanged: [], toBranch: branch.name };
+    });
   }
 
   async label(sessionFile: string, entryId: string, label: string | undefined): Promise<void> {
@@ -316,13 +337,18 @@ export class RewindEngine {
 
   /** Rewinds the conversation to a named checkpoint (a new branch whose head is its message). */
   async restoreCheckpoint(sessionFile: string, name: string): Promise<BranchInfo> {
-    return (await this.conversation(sessionFile)).restore(name);
+    return this.#rewindConversation(sessionFile, (c) => c.restore(name));
   }
 
   // ── recording (the exported API) ───────────────────────────────────────────
 
   /** A new session of a workspace folder, written at once so it can be listed and snapshotted right away. */
   async createSession(cwd: string, opts: { title?: string } = {}): Promise<string> {
+    return (await this.newSession(cwd, opts)).file;
+  }
+
+  /** createSession, with the new session's id. */
+  async newSession(cwd: string, opts: { title?: string } = {}): Promise<{ id: string; file: string }> {
     const session = SessionManager.create(resolve(cwd), {
       home: this.#settings.home,
       deferUntilAssistant: false,
@@ -331,7 +357,7 @@ export class RewindEngine {
     await session.flush();
     const file = session.sessionFile!;
     await session.close();
-    return file;
+    return { id: session.sessionId, file };
   }
 
   /**
@@ -341,18 +367,19 @@ export class RewindEngine {
    */
   async appendMessage(sessionFile: string, message: AgentMessage, opts: { id?: string } = {}): Promise<AppendResult> {
     const session = await this.session(sessionFile);
-    if (message.role === 'user') await this.#applyPendingAgentRewind(sessionFile);
-    const entryId = await session.transaction((s) => s.appendMessage(message, opts));
-    const kind = message.role === 'user' ? 'user-message' : message.role === 'assistant' ? 'turn-end' : undefined;
-    if (!kind || !this.#settings.fileCheckpointing.enabled) return { entryId };
-    const cp = this.#checkpointerOf(session);
-    if (!cp) return { entryId, snapshotError: new FolderNotOpenError(session.cwd, 'no file snapshot was taken').message };
-    try {
-      const summary = await cp.snapshot(session.sessionId, entryId, kind);
-      return { entryId, snapshot: { files: summary.files, hashedFiles: summary.hashedFiles, skipped: summary.skipped } };
-    } catch (error) {
-      return { entryId, snapshotError: `No file snapshot for this message: ${(error as Error).message}` };
-    }
+    const recorded = await recordMessage(session, message, {
+      ...(opts.id !== undefined ? { id: opts.id } : {}),
+      checkpointing: this.#settings.fileCheckpointing.enabled,
+      checkpoints: () => this.#checkpointerOf(session) ?? { unavailable: new FolderNotOpenError(session.cwd, 'no file snapshot was taken') },
+      beforeUserMessage: () => this.#applyPendingAgentRewind(sessionFile),
+    });
+    const { entryId, snapshot, snapshotError } = recorded;
+    if (snapshotError)
+      return {
+        entryId,
+        snapshotError: snapshotError instanceof FolderNotOpenError ? snapshotError.message : `No file snapshot for this message: ${snapshotError.message}`,
+      };
+    return snapshot ? { entryId, snapshot: { files: snapshot.files, hashedFiles: snapshot.hashedFiles, skipped: snapshot.skipped } } : { entryId };
   }
 
   async stateOf(sessionFile: string, entryId?: string): Promise<StateSnapshot> {
@@ -438,56 +465,94 @@ export class RewindEngine {
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
     const adapter = await this.#sources.adapterOf(sessionFile);
-    const fromBranch = adapter.writable ? branchesOf(session, this.#warn).active.name : undefined;
-    let filesChanged: string[] = [];
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
-    if (mode !== 'conversation') {
-      if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-      const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
-        overwriteUserModified: opts.overwriteUserModified === true,
-        anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
-      });
-      filesChanged = result.filesChanged;
-    }
-    const log = async (step: Pick<RewindStep, 'toBranch' | 'forkFile'>) =>
-      this.#rewindLog.applied(session.sessionId, {
-        anchorEntryId,
-        mode,
-        ...(fromBranch ? { fromBranch } : {}),
-        ...step,
-        files: filesChanged.length > 0,
-        undoDepth: cp ? await undoDepthOf(cp, session.sessionId) : 0,
-        at: new Date().toISOString(),
-      });
-    if (mode === 'files') {
-      await log({});
-      return { mode, filesChanged, undoAvailable: filesChanged.length > 0 };
-    }
-    let rewound: ConversationRewind;
-    try {
-      rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
-    } catch (error) {
-      if (cp && filesChanged.length > 0) {
-        await cp
-          .undoLastRewind(session.sessionId)
-          .catch((undoError) => this.#warn(`Undoing the file rewind after a failed conversation rewind failed too: ${(undoError as Error).message}`));
+    if (mode !== 'conversation' && !cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
+    return this.#logRewind<RewindOutcome>(session, sessionFile, mode, async () => {
+      let filesChanged: string[] = [];
+      if (cp) {
+        const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
+          overwriteUserModified: opts.overwriteUserModified === true,
+          anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
+        });
+        filesChanged = result.filesChanged;
       }
-      throw error;
-    }
-    if (rewound.kind === 'fork') {
-      await log({ forkFile: rewound.sessionFile });
-      const { kind: _kind, ...fork } = rewound;
-      return { mode, filesChanged, undoAvailable: filesChanged.length > 0, fork };
-    }
-    await log({ toBranch: rewound.branch.name });
-    return { mode, branch: { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId }, filesChanged, undoAvailable: true };
+      const overwroteUserModified = opts.overwriteUserModified === true;
+      if (mode === 'files')
+        return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, overwroteUserModified };
+      let rewound: ConversationRewind;
+      try {
+        rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
+      } catch (error) {
+        if (cp && filesChanged.length > 0) {
+          await cp
+            .undoLastRewind(session.sessionId)
+            .catch((undoError) => this.#warn(`Undoing the file rewind after a failed conversation rewind failed too: ${(undoError as Error).message}`));
+        }
+        throw error;
+      }
+      if (rewound.kind === 'fork') {
+        const { kind: _kind, ...fork } = rewound;
+        return {
+          result: { mode, filesChanged, undoAvailable: filesChanged.length > 0, fork },
+          anchorEntryId,
+          filesChanged,
+          overwroteUserModified,
+          fork: { file: rewound.sessionFile, sessionId: rewound.sessionId },
+        };
+      }
+      const branch = { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId };
+      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, overwroteUserModified, toBranch: rewound.branch.name };
+    });
+  }
+
+  /**
+   * Runs a rewind of a session holding its folder's rewind log, and logs what it changed (the branch left and made,
+   * the fork written, whether files changed) for Undo and Redo, in the order rewinds happen in the folder whichever
+   * front-end makes them. A files-only rewind that changed nothing leaves nothing to undo and is not logged.
+   */
+  async #logRewind<T>(session: SessionView, sessionFile: string, mode: RewindMode, run: () => Promise<AppliedRewind<T>>): Promise<T> {
+    const folder = this.#folderOf(session);
+    return this.#rewindLog.locked(folder, async () => {
+      const now = await this.view(sessionFile);
+      const fromBranch = isForeignView(now) ? undefined : branchesOf(now, this.#warn).active.name;
+      const applied = await run();
+      if (mode === 'files' && applied.filesChanged.length === 0) return applied.result;
+      const files = applied.filesChanged.length > 0;
+      const cp = files ? this.#checkpointerOf(now) : undefined;
+      const step: RewindStep = {
+        id: newStepId(),
+        sessionFile: resolve(sessionFile),
+        sessionId: now.sessionId,
+        ...(applied.fork ? { forkFile: resolve(applied.fork.file), forkSessionId: applied.fork.sessionId } : {}),
+        anchorEntryId: applied.anchorEntryId,
+        mode,
+        ...(fromBranch !== undefined && mode !== 'files' ? { fromBranch } : {}),
+        ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
+        files,
+        ...(applied.overwroteUserModified ? { overwroteUserModified: true } : {}),
+        undoDepth: cp ? await undoDepthOf(cp, now.sessionId) : 0,
+        at: new Date().toISOString(),
+      };
+      await this.#rewindLog.write(folder, withApplied(await this.#rewindLog.read(folder), step));
+      return applied.result;
+    });
+  }
+
+  /** The workspace folder a session's rewinds are logged under (its open folder, else its own cwd), as a realpath. */
+  #folderOf(session: SessionView): string {
+    return this.#checkpoints.folderOf(session.cwd);
   }
 
   /**
    * rewindFiles (docs/API.md, File checkpoints): the files only, as they were when the user message was sent. A dry run never throws
-   * (canRewind false + error); the real call throws with the same words.
+   * (canRewind false + error); the real call throws with the same words. The real one is logged as a rewind of the
+   * files, so Undo and Redo take it in its place among the others.
    */
-  async rewindFiles(sessionFile: string, anchorEntryId: string, opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {}): Promise<RewindFilesResult> {
+  async rewindFiles(
+    sessionFile: string,
+    anchorEntryId: string,
+    opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {},
+  ): Promise<RewindFilesResult & { note?: string }> {
     let session: SessionView;
     try {
       session = await this.view(sessionFile);
@@ -501,11 +566,20 @@ export class RewindEngine {
       if (!opts.dryRun) throw error;
       return cannotRewindFiles(error.message);
     }
-    return cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
-      dryRun: opts.dryRun === true,
-      overwriteUserModified: opts.overwriteUserModified === true,
-      anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
-    });
+    const { key, note } = await filesAnchorOf(session, anchorEntryId, cp);
+    const rewind = () =>
+      cp.rewindFiles(session.sessionId, key, {
+        dryRun: opts.dryRun === true,
+        overwriteUserModified: opts.overwriteUserModified === true,
+        anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
+      });
+    const result = opts.dryRun
+      ? await rewind()
+      : await this.#logRewind(session, sessionFile, 'files', async () => {
+          const r = await rewind();
+          return { result: r, anchorEntryId, filesChanged: r.filesChanged, overwroteUserModified: opts.overwriteUserModified === true };
+        });
+    return note ? { ...result, note } : result;
   }
 
   /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */
@@ -516,22 +590,40 @@ export class RewindEngine {
   /**
    * Undoes the last rewind of the session as a whole: the files it changed are put back (files edited by hand since
    * are kept) and the session returns to the branch it was on (the branch the rewind made stays, nothing is deleted).
-   * A file rewind made outside "Rewind to here" (rewind-files) is undone alone, as before.
+   * The session's rewinds include those made in its origin that wrote it as a fork. A file rewind the log does not
+   * describe (made by an older version) is undone alone.
    */
   async undoLastRewind(sessionFile: string): Promise<UndoOutcome> {
     return undoLastRewind(this.#undoContext, sessionFile, await this.view(sessionFile));
   }
 
-  /** Applies the last undone rewind again: its branch becomes active again and the files go back to the message. */
+  /** Applies the last undone rewind of the session again: its branch becomes active again and the files go back to the message. */
   async redoRewind(sessionFile: string): Promise<UndoOutcome> {
-    return redoRewind(this.#undoContext, sessionFile, await this.view(sessionFile));
+    return redoRewind(this.#undoContext, await this.view(sessionFile));
+  }
+
+  /** Undoes the last rewind made in the open workspace folders, whichever session it was made in (the palette's
+   *  Undo: the active session may be the fork that rewind wrote, or another one). */
+  async undoLastRewindInWorkspace(): Promise<UndoOutcome> {
+    return undoLastRewindIn(this.#undoContext, this.#workspaceFolders());
+  }
+
+  /** Applies the last undone rewind of the open workspace folders again. */
+  async redoRewindInWorkspace(): Promise<UndoOutcome> {
+    return redoRewindIn(this.#undoContext, this.#workspaceFolders());
+  }
+
+  #workspaceFolders(): string[] {
+    return this.#roots.map((r) => this.#checkpoints.folderOf(r));
   }
 
   get #undoContext(): UndoContext {
     return {
       log: this.#rewindLog,
+      view: (file) => this.view(file),
       checkpointerOf: (session) => this.#checkpointerOf(session),
       switchBranch: (file, name) => this.switchBranch(file, name),
+      folderOf: (session) => this.#folderOf(session),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
     };
   }

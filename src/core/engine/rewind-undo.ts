@@ -1,14 +1,16 @@
-// Undo and redo of a whole "Rewind to here": the rewind log (rewind-log.ts) says what the last rewind changed, so
-// undo puts back the files and the branch the session was on (the branch it made stays), and redo applies both again.
+// Undo and redo of a whole rewind: the folder's rewind log (rewind-log.ts) says what the last rewind changed, so undo
+// puts back the files and the branch the session was on (the branch it made stays), and redo applies both again.
+// A session's undo takes the last step made in it (or in its origin, as the fork it now is); the folder's undo (the
+// palette's) takes the last step made in the folder, whichever session is active.
 // A log step whose file undo count no longer matches was overtaken by a file rewind made outside it: then only the
-// files are undone, as before, and the log is cleared rather than replayed over other changes.
+// files are undone, as before, and the session's steps are dropped rather than replayed over other changes.
 import type { FileCheckpoints } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
 import type { BranchInfo } from '../branches/derive';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { filesAnchorOf } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
-import type { RewindLog, RewindStep } from './rewind-log';
+import { ofSession, withRedone, withUndone, withoutSession, type FolderRewindLog, type RewindLog, type RewindStep } from './rewind-log';
 
 export interface UndoOutcome {
   filesChanged: string[];
@@ -17,31 +19,38 @@ export interface UndoOutcome {
   /** The branch the session is on now, when the conversation moved too. */
   branch?: string;
   redoAvailable?: boolean;
+  /** The session whose rewind was undone or redone (the one it was made in). */
+  sessionFile?: string;
 }
 
 export interface UndoContext {
   log: RewindLog;
+  view(sessionFile: string): Promise<SessionView>;
   checkpointerOf(session: SessionView): FileCheckpoints | undefined;
+  /** Makes a branch active (the log's own moves: not logged themselves). */
   switchBranch(sessionFile: string, name: string): Promise<BranchInfo>;
+  /** The workspace folder whose log a session's rewinds are in. */
+  folderOf(session: SessionView): string;
   checkpointingEnabled: boolean;
 }
 
 /** How many file undos the session has (each keeps one pre-restore snapshot until it is undone). */
 export async function undoDepthOf(cp: FileCheckpoints, sessionId: string): Promise<number> {
-  return (await cp.listSnapshots(sessionId)).filter((r) => r.kind === 'pre-restore').length;
+  return (await cp.undoStack(sessionId)).length;
 }
 
-/** The last logged rewind of the session, while it still describes the files. */
-async function currentStep(ctx: UndoContext, session: SessionView): Promise<RewindStep | undefined> {
-  const step = await ctx.log.lastApplied(session.sessionId);
+/** The last logged rewind matching `match`, while it still describes the files. */
+async function currentStep(ctx: UndoContext, log: FolderRewindLog, match: (s: RewindStep) => boolean): Promise<RewindStep | undefined> {
+  const step = [...log.undo].reverse().find(match);
   if (!step) return undefined;
-  const cp = step.files ? ctx.checkpointerOf(session) : undefined;
-  if (step.files && (!cp || (await undoDepthOf(cp, session.sessionId)) !== step.undoDepth)) return undefined;
+  if (!step.files) return step;
+  const cp = ctx.checkpointerOf(await ctx.view(step.sessionFile));
+  if (!cp || (await undoDepthOf(cp, step.sessionId)) !== step.undoDepth) return undefined;
   return step;
 }
 
 export async function describeUndo(ctx: UndoContext, session: SessionView): Promise<string | undefined> {
-  const step = await currentStep(ctx, session);
+  const step = await currentStep(ctx, await ctx.log.read(ctx.folderOf(session)), ofSession(session));
   if (!step) return undefined;
   const parts: string[] = [];
   if (step.files) parts.push('put the files back as they were before the rewind');
@@ -50,36 +59,116 @@ export async function describeUndo(ctx: UndoContext, session: SessionView): Prom
   return parts.length ? `Undo will ${parts.join(' and ')}.` : undefined;
 }
 
+/** Undoes the last rewind of the session (made in it, or in its origin as this fork). */
 export async function undoLastRewind(ctx: UndoContext, sessionFile: string, session: SessionView): Promise<UndoOutcome> {
-  const cp = ctx.checkpointerOf(session);
-  const step = await currentStep(ctx, session);
-  if (!step) {
+  const folder = ctx.folderOf(session);
+  return ctx.log.locked(folder, async () => {
+    const log = await ctx.log.read(folder);
+    const step = await currentStep(ctx, log, ofSession(session));
+    if (step) return undoStep(ctx, folder, log, step);
+    // not (or no longer) described by the log: the session's last file rewind alone
+    const cp = ctx.checkpointerOf(session);
     if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
     const result = await cp.undoLastRewind(session.sessionId);
-    await ctx.log.clear(session.sessionId);
-    return { filesChanged: result.filesChanged, userModified: result.userModified };
-  }
-  let files = { filesChanged: [] as string[], userModified: [] as string[] };
-  if (step.files) files = await cp!.undoLastRewind(session.sessionId);
-  let branch: string | undefined;
-  if (step.mode !== 'files' && step.fromBranch && !isForeignView(session)) branch = (await ctx.switchBranch(sessionFile, step.fromBranch)).name;
-  await ctx.log.undone(session.sessionId);
-  return { filesChanged: files.filesChanged, userModified: files.userModified, ...(branch ? { branch } : {}), redoAvailable: true };
+    await ctx.log.write(folder, withoutSession(log, ofSession(session)));
+    return { filesChanged: result.filesChanged, userModified: result.userModified, sessionFile };
+  });
 }
 
-export async function redoRewind(ctx: UndoContext, sessionFile: string, session: SessionView): Promise<UndoOutcome> {
-  const step = await ctx.log.lastUndone(session.sessionId);
-  if (!step) throw new Error('There is no undone rewind to redo in this session.');
-  const cp = ctx.checkpointerOf(session);
+/** Undoes the last rewind made in any of these folders (the newest of their logs' last steps). */
+export async function undoLastRewindIn(ctx: UndoContext, folders: readonly string[]): Promise<UndoOutcome> {
+  const folder = await newestFolder(ctx, folders, 'undo');
+  if (!folder) throw new Error('There is no rewind to undo in this workspace.');
+  return ctx.log.locked(folder, async () => {
+    const log = await ctx.log.read(folder);
+    const last = log.undo.at(-1);
+    if (!last) throw new Error('There is no rewind to undo in this workspace.');
+    const step = await currentStep(ctx, log, (s) => s.id === last.id);
+    if (step) return undoStep(ctx, folder, log, step);
+    // its files were changed outside the log since: undo that session's last file rewind alone, as a session's undo does
+    const session = await ctx.view(last.sessionFile);
+    const cp = ctx.checkpointerOf(session);
+    if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
+    const result = await cp.undoLastRewind(session.sessionId);
+    await ctx.log.write(folder, withoutSession(log, ofSession(session)));
+    return { filesChanged: result.filesChanged, userModified: result.userModified, sessionFile: last.sessionFile };
+  });
+}
+
+async function undoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, step: RewindStep): Promise<UndoOutcome> {
+  const origin = await ctx.view(step.sessionFile);
   let files = { filesChanged: [] as string[], userModified: [] as string[] };
   if (step.files) {
-    if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-    files = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, step.anchorEntryId, cp)).key, {
-      anchor: anchorCheckFor(session, step.anchorEntryId, ctx.checkpointingEnabled),
+    const cp = ctx.checkpointerOf(origin);
+    if (!cp) throw new FolderNotOpenError(origin.cwd, 'there is no file rewind to undo here');
+    files = await cp.undoLastRewind(step.sessionId);
+  }
+  let branch: string | undefined;
+  if (step.mode !== 'files' && step.fromBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.fromBranch)).name;
+  await ctx.log.write(folder, withUndone(log, step.id));
+  return {
+    filesChanged: files.filesChanged,
+    userModified: files.userModified,
+    ...(branch ? { branch } : {}),
+    redoAvailable: true,
+    sessionFile: step.sessionFile,
+  };
+}
+
+/** Applies the last undone rewind of the session again. */
+export async function redoRewind(ctx: UndoContext, session: SessionView): Promise<UndoOutcome> {
+  const folder = ctx.folderOf(session);
+  return ctx.log.locked(folder, async () => {
+    const log = await ctx.log.read(folder);
+    const step = [...log.redo].reverse().find(ofSession(session));
+    if (!step) throw new Error('There is no undone rewind to redo in this session.');
+    return redoStep(ctx, folder, log, step);
+  });
+}
+
+/** Applies the last undone rewind of any of these folders again. */
+export async function redoRewindIn(ctx: UndoContext, folders: readonly string[]): Promise<UndoOutcome> {
+  const folder = await newestFolder(ctx, folders, 'redo');
+  if (!folder) throw new Error('There is no undone rewind to redo in this workspace.');
+  return ctx.log.locked(folder, async () => {
+    const log = await ctx.log.read(folder);
+    const step = log.redo.at(-1);
+    if (!step) throw new Error('There is no undone rewind to redo in this workspace.');
+    return redoStep(ctx, folder, log, step);
+  });
+}
+
+async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, step: RewindStep): Promise<UndoOutcome> {
+  const origin = await ctx.view(step.sessionFile);
+  const cp = ctx.checkpointerOf(origin);
+  let files = { filesChanged: [] as string[], userModified: [] as string[] };
+  if (step.files) {
+    if (!cp) throw new FolderNotOpenError(origin.cwd, 'its files cannot be rewound here');
+    files = await cp.rewindFiles(step.sessionId, (await filesAnchorOf(origin, step.anchorEntryId, cp)).key, {
+      anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
+      overwriteUserModified: step.overwroteUserModified === true,
     });
   }
   let branch: string | undefined;
-  if (step.mode !== 'files' && step.toBranch && !isForeignView(session)) branch = (await ctx.switchBranch(sessionFile, step.toBranch)).name;
-  await ctx.log.redone(session.sessionId, cp ? await undoDepthOf(cp, session.sessionId) : 0);
-  return { filesChanged: files.filesChanged, userModified: files.userModified, ...(branch ? { branch } : {}), redoAvailable: false };
+  if (step.mode !== 'files' && step.toBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.toBranch)).name;
+  const depth = step.files && cp ? await undoDepthOf(cp, step.sessionId) : step.undoDepth;
+  const next = withRedone(log, step.id, depth);
+  await ctx.log.write(folder, next);
+  return {
+    filesChanged: files.filesChanged,
+    userModified: files.userModified,
+    ...(branch ? { branch } : {}),
+    redoAvailable: next.redo.length > 0,
+    sessionFile: step.sessionFile,
+  };
+}
+
+/** Of these folders, the one whose last step (to undo, or undone to redo) is the newest. */
+async function newestFolder(ctx: UndoContext, folders: readonly string[], which: 'undo' | 'redo'): Promise<string | undefined> {
+  let best: { folder: string; at: string } | undefined;
+  for (const folder of new Set(folders)) {
+    const step = (await ctx.log.read(folder))[which].at(-1);
+    if (step && (!best || step.at > best.at)) best = { folder, at: step.at };
+  }
+  return best?.folder;
 }

@@ -38,6 +38,7 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
     sourceLabel: agentName(inputs.listing.source),
     sourceIcon: agentIcon(inputs.listing.source),
     branch: shown.name,
+    activeBranch: snap.active.name,
     total: items.length,
   };
   if (isForeignView(session)) {

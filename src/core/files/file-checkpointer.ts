@@ -9,23 +9,23 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
-import { ChangeTracker } from './change-tracker';
-import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './object-store';
-import { PathFilter } from './path-filter';
-import { orderOps, Restorer, type RestoreOp } from './restore';
-import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './rewind-planner';
+import { ChangeTracker } from './scan/change-tracker';
+import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
+import { PathFilter } from './scan/path-filter';
+import { Restorer, type RestoreOp } from './restore/restore';
+import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
 import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
-import { storeTree } from './snapshot-writer';
-import { gcStore } from './store-gc';
-import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store-compaction';
-import { withStoreLock } from './store-lock';
-import { treeTotals, type DirNode } from './tree';
-import { diffStoredTrees, TreeReader } from './tree-diff';
-import { lineStats } from './line-stats';
-import { finishAfter, parseAfter, type AfterRestore } from './undo-stack';
-import { Limiter, type ScanStats, type WorkspaceModel } from './workspace-model';
-import { ChangeFeed, type WatcherSync } from './watcher-sync';
+import { storeTree } from './scan/snapshot-writer';
+import { gcStore } from './store/store-gc';
+import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store/store-compaction';
+import { withStoreLock } from './store/store-lock';
+import { treeTotals, type DirNode } from './store/tree';
+import { diffStoredTrees, TreeReader } from './store/tree-diff';
+import { lineStats } from './restore/line-stats';
+import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
+import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
+import { ChangeFeed, type WatcherSync } from './scan/watcher-sync';
 import { DEFAULT_SCAN_TUNING } from './types';
 import type {
   AnchorCheck,
@@ -40,7 +40,7 @@ import type {
   SnapshotSummary,
 } from './types';
 import { resolveWorkspaceRoot } from './workspace-root';
-import { defaultStoreDir } from './store-dir';
+import { defaultStoreDir } from './store/store-dir';
 export { defaultStoreDir };
 
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;
@@ -162,7 +162,7 @@ export class FileCheckpointer {
   /** Starts the Node fs.watch-based watcher of this workspace feeding the tracker. */
   async startWatching(): Promise<void> {
     if (this.watcherStop) return;
-    const { watchWorkspace } = await import('./fs-watcher');
+    const { watchWorkspace } = await import('./scan/fs-watcher');
     this.startTracking();
     const feed = new ChangeFeed({ sink: (rels) => this.notifyChanged(rels) });
     const stop = await watchWorkspace(this.workspaceRoot, {
@@ -426,6 +426,11 @@ export class FileCheckpointer {
     return this.locked(() => this.records.delete(sessionId, anchorId));
   }
 
+  /** The session's file undos, oldest first (their pre-restore anchors), after recovery of an unfinished restore. */
+  undoStack(sessionId: string): Promise<string[]> {
+    return this.locked(async () => (await this.records.undoStack(sessionId)).map((u) => u.preRestoreAnchor));
+  }
+
   async hasSnapshot(sessionId: string, anchorId: string): Promise<boolean> {
     return (await this.records.get(sessionId, anchorId)) !== undefined;
   }
@@ -532,8 +537,7 @@ export class FileCheckpointer {
       const { result, ops, blobs } = await this.plan(store, check, opts.overwriteUserModified === true);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
-      // a refusal (a path through a symlink, say) comes before anything is written, the pre-restore snapshot too
-      this.restorer(store).preflight(orderOps(ops));
+      // a refusal (a path through a symlink, say) came from the plan, before anything is written
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
       const needed = new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : [])));

@@ -2,10 +2,10 @@
 // the files that tool tracked put back to what it saved for them. Stored as ordinary tree objects, so a rewind to it
 // is the same preview, user-edit protection, journal and undo as to any snapshot of ours; only the files that tool
 // tracked differ from now, so nothing else is touched.
-import { readFile } from 'node:fs/promises';
-import { hashObject, type ObjectStore, type PackWriter } from './object-store';
+import { hashObject, type ObjectStore, type PackWriter } from './store/object-store';
+import { readStableFile } from './safe-read';
 import { isStorableName } from './safe-paths';
-import { encodeTree, readTree, type TreeEntry } from './tree';
+import { encodeTree, readTree, type TreeEntry } from './store/tree';
 import type { SkippedFile } from './types';
 
 export interface ImportedFile {
@@ -43,7 +43,8 @@ export async function overlayTree(
     let data: Buffer | null = null;
     if (f.source !== null) {
       try {
-        data = await readFile(f.source);
+        // the agent's saved copy: a regular file, opened without blocking and not through a symlink
+        data = readStableFile(f.source).data;
       } catch (err) {
         skipped.push({ path: f.path, reason: `the saved copy cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
         continue;

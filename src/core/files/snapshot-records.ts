@@ -6,8 +6,8 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { stageFileAtomic, writeFileAtomic } from './atomic-write';
-import { isObjectHash } from './object-format';
-import { parseUndoStack } from './undo-record';
+import { isObjectHash } from './store/object-format';
+import { parseUndoStack } from './restore/undo-record';
 
 const recordSchema = z.object({
   v: z.literal(1),

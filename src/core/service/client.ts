@@ -17,7 +17,7 @@ import type {
   SnapshotKind,
   SnapshotSummary,
 } from '../files/types';
-import type { WatcherSync } from '../files/watcher-sync';
+import type { WatcherSync } from '../files/scan/watcher-sync';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
 import { checkpointOptionsKey } from './options-key';
 import { infoPath, socketPath } from './paths';
@@ -253,6 +253,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
     return this.remote('listSnapshots', { sessionId }, (fc) => fc.listSnapshots(sessionId), true);
+  }
+
+  /** In-process: it takes the store lock (recovering an interrupted restore first) and only reads records. */
+  async undoStack(sessionId: string): Promise<string[]> {
+    return (await this.localCheckpointer()).undoStack(sessionId);
   }
 
   async readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {

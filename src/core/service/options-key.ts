@@ -2,7 +2,7 @@
 // checkpointer of that folder was made with the same ones (else the client snapshots on its own), so a snapshot
 // through the service is always the one the client would have taken.
 import { resolve } from 'node:path';
-import { defaultStoreDir } from '../files/store-dir';
+import { defaultStoreDir } from '../files/store/store-dir';
 import type { FileCheckpointerOptions } from '../files/types';
 
 const DEFAULT_MAX_FILE = 50 * 1024 * 1024;

@@ -1,5 +1,6 @@
 // Lenient JSONL: a bad line is reported (1-based line number + reason) and skipped, never thrown, so one corrupt
-// line cannot make a whole session unreadable.
+// line cannot make a whole session unreadable. Values nested deeper than MAX_JSON_DEPTH are kept as their JSON text.
+import { parseBoundedJson } from '../json-depth';
 
 export interface SkippedLine {
   line: number;
@@ -50,7 +51,7 @@ export function parseJsonlColumns(text: string, firstLine = 1): ParsedJsonlColum
       let value: unknown;
       let ok = true;
       try {
-        value = JSON.parse(raw);
+        value = parseBoundedJson(raw);
       } catch (err) {
         ok = false;
         if (raw.trim() !== '') skipped.push({ line, reason: last && unterminated ? 'incomplete last line' : `invalid JSON: ${(err as Error).message}` });

@@ -7,7 +7,7 @@
 import { basename, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { resolveHome } from '../home';
-import { defaultStoreDir } from '../files/store-dir';
+import { defaultStoreDir } from '../files/store/store-dir';
 import type { FileCheckpointerOptions, ScanTuning } from '../files/types';
 
 export interface EngineSettings {

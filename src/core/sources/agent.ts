@@ -104,6 +104,9 @@ export interface AgentAdapter {
   readonly hooks?: AgentHooks;
   /** Extension commands that set its hooks up (declared in package.json; kept ids, so keybindings stay valid). */
   readonly hookCommands?: { install: string; uninstall: string };
+  /** How a person continues a fork in the agent's own CLI: the program its resume command starts, and the setting
+   *  (under agentRewind.) that replaces it (a path, `npx …`). */
+  readonly resume?: { program: string; commandSetting: string };
   /** Where its hooks go, in a person's words, for the extension's picker: this workspace's file, the user's. */
   readonly hookTargets?: { workspace: string; user: string };
 }

@@ -2,6 +2,7 @@
 // byte ranges. Works on the raw bytes (not one decoded string) so every line knows where it starts in the file: the
 // fork writers copy lines by those ranges and a hook snapshot is matched to a prompt by the file size it saw.
 // Lenient: a bad line is reported and skipped, a torn last line (still being written) left for later.
+import { parseBoundedJsonReporting } from '../json-depth';
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -12,6 +13,8 @@ export interface RawLine {
   byteStart: number;
   /** Exclusive; the newline is not included. */
   byteEnd: number;
+  /** Part of the line was nested deeper than MAX_JSON_DEPTH and is in `rec` as its JSON text: the bytes are the line. */
+  capped?: true;
 }
 
 export interface ScanResult {
@@ -46,9 +49,11 @@ export function forEachJsonLine(buf: Buffer, visit: (line: RawLine) => void, unu
     if (stop > start && !(unused && buf[stop - 1] === 125 && unused(buf, start, stop))) {
       const text = buf.toString('utf8', start, stop);
       let value: unknown;
+      let capped = false;
       let ok = true;
       try {
-        value = JSON.parse(text);
+        // deeper than MAX_JSON_DEPTH: kept as text, so nothing that reads the record recurses without bound
+        ({ value, capped } = parseBoundedJsonReporting(text));
       } catch (err) {
         ok = false;
         // a last line without its newline is a write in progress: it is read once it is complete, not reported
@@ -57,7 +62,7 @@ export function forEachJsonLine(buf: Buffer, visit: (line: RawLine) => void, unu
       }
       if (ok) {
         if (value !== null && typeof value === 'object' && !Array.isArray(value))
-          visit({ rec: value as JsonRecord, line: lineNo, byteStart: start, byteEnd: stop });
+          visit({ rec: value as JsonRecord, line: lineNo, byteStart: start, byteEnd: stop, ...(capped ? { capped: true as const } : {}) });
         else skipped.push({ line: lineNo, reason: 'not a JSON object' });
       }
     }

@@ -1,6 +1,7 @@
 // Listing another agent's sessions reads only the ends of each file: these parse what such a chunk holds, and list a
 // folder that may be missing. Shared by the Claude Code and Codex discovery.
 import { readdir } from 'node:fs/promises';
+import { parseBoundedJson } from '../json-depth';
 
 export type ListingRecord = Record<string, unknown>;
 
@@ -14,7 +15,7 @@ export function parseComplete(buf: Buffer, atStart: boolean, atEnd: boolean): Li
   for (const line of lines) {
     if (!line.trim()) continue;
     try {
-      const v: unknown = JSON.parse(line);
+      const v: unknown = parseBoundedJson(line);
       if (v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(v as ListingRecord);
     } catch {
       // a damaged line: listing goes on with the others

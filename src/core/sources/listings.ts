@@ -12,6 +12,10 @@ export interface SessionListing {
   createdAt?: string;
   /** The folder the session worked in, when the listing knows it. */
   cwd?: string;
+  /** Set for a fork (Rewind to here, `claude --fork-session`, a Codex fork): the session it was forked from, and the
+   *  first prompt sent in the fork itself, which is what tells the forks of one session apart (their titles are the
+   *  origin's), when the listing's read found one. */
+  fork?: { originSessionId: string; firstOwnPrompt?: string };
 }
 
 export interface BranchListing {

@@ -10,9 +10,12 @@ import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';
 import { FileCheckpointNode, NamedCheckpointNode } from '../tree/nodes';
 import { UNDO_ACTION } from '../webviews/preview-controller';
+import { switchedBranchNotice } from '../webviews/transcript-controller';
 import { TranscriptPanel } from '../webviews/transcript-panel';
 import { plural } from '../tree/format';
+import { withoutCodeMarks } from '../../shared/plain-text';
 import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
 
@@ -115,7 +118,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       },
       () => runLauncher(launcher.command, args, folder?.uri.fsPath),
     );
-    const change = JSON.parse(out) as { file: string };
+    const parsed = JSON.parse(out) as { file: string; target?: string };
+    // a symlinked user settings file is written through: name the file that changed
+    const change = { file: parsed.target ? `${parsed.file} (a link to ${parsed.target})` : parsed.file };
     void vscode.window.showInformationMessage(
       action === 'install'
         ? `${name} now snapshots the workspace at every prompt (shell changes included), through hooks in ${change.file}. Rewind to here on a ${name} message restores exactly that.`
@@ -153,11 +158,13 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const branch = await engine.switchBranch(file, name);
       await active.set(file);
       changed(file);
-      vscode.window.setStatusBarMessage(`$(git-branch) Agent Rewind: on branch "${branch.name}"`, 4000);
+      // The conversation moved and the files did not: say so (a transcript ending in "Added test/app.test.js." while
+      // test/ does not exist is confusing when nothing explained it).
+      void vscode.window.showInformationMessage(`Agent Rewind: ${switchedBranchNotice(branch.name)}`);
     },
 
     'agentRewind.showBranch': async (arg) => {
-      // A branch of another agent's session: shown in its transcript, nothing written.
+      // A click on a branch row: the branch is shown in the transcript, nothing is switched or written.
       const target = branchTargetOf(arg);
       if (!target) return;
       await active.set(target.sessionFile);
@@ -173,10 +180,22 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       const o = arg as { sessionFile?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
       const command = Array.isArray(o?.resumeCommand) && o.resumeCommand.every((p) => typeof p === 'string') ? (o.resumeCommand as string[]) : undefined;
       if (!command?.length) return;
+      const agent = typeof o?.agent === 'string' ? o.agent : 'Agent';
+      // The agent's program as the user configured it (not everyone has `claude` on PATH): checked before a terminal
+      // would only say "command not found".
+      const config = vscode.workspace.getConfiguration('agentRewind');
+      const resume = resumeLine(command, (key) => config.get<string>(key));
+      if (!(await findProgram(resume.program))) {
+        const actions = [...(resume.setting ? [OPEN_SETTING] : []), COPY_COMMAND, RUN_ANYWAY];
+        const choice = await vscode.window.showWarningMessage(`Agent Rewind: ${missingProgramMessage(agent, resume)}`, ...actions);
+        if (choice === OPEN_SETTING) return void (await vscode.commands.executeCommand('workbench.action.openSettings', resume.setting));
+        if (choice === COPY_COMMAND) return void (await vscode.env.clipboard.writeText(resume.line));
+        if (choice !== RUN_ANYWAY) return;
+      }
       const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      const terminal = vscode.window.createTerminal({ name: typeof o?.agent === 'string' ? o.agent : 'Agent', ...(cwd ? { cwd } : {}) });
+      const terminal = vscode.window.createTerminal({ name: agent, ...(cwd ? { cwd } : {}) });
       terminal.show();
-      terminal.sendText(command.map(shellQuote).join(' '));
+      terminal.sendText(resume.line);
     },
 
     'agentRewind.restoreCheckpoint': async (arg) => {
@@ -357,7 +376,8 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       try {
         return await handler(arg);
       } catch (error) {
-        void vscode.window.showErrorMessage(`Agent Rewind: ${(error as Error)?.message ?? String(error)}`);
+        // A notification shows text as it is: the engine's `code` marks would show as raw backticks.
+        void vscode.window.showErrorMessage(`Agent Rewind: ${withoutCodeMarks((error as Error)?.message ?? String(error))}`);
         return undefined;
       }
     }),
@@ -377,10 +397,10 @@ export function undoRedoSummary(what: string, verb: string, r: { filesChanged: s
   return `${what}${parts.length ? `: ${parts.join('; ')}` : ' (no file needed changing)'}.${kept}`;
 }
 
-/** One argument for a POSIX shell (ids and paths are passed as they are, never interpreted). */
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
+const OPEN_SETTING = 'Open Setting';
+const COPY_COMMAND = 'Copy Command';
+/** The terminal's shell may find what the extension host's PATH does not (a version manager set up in .bashrc). */
+const RUN_ANYWAY = 'Run Anyway';
 
 /** Runs the CLI through its launcher; resolves with its stdout, rejects with its own error message. */
 function runLauncher(command: string, args: string[], cwd: string | undefined): Promise<string> {

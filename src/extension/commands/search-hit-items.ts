@@ -1,5 +1,6 @@
 // What the "Search sessions" picker lists for the engine's hits: a separator per session, then one row per hit
 // with its snippet, the branch its message is on, and where it came from. No `vscode` here, so it is unit tested.
+import { withoutCodeMarks } from '../../shared/plain-text';
 
 /** What one search result needs to be shown (the engine's MessageHit fits). */
 export interface SessionSearchHit {
@@ -47,7 +48,8 @@ export function searchHitRows(hits: readonly SessionSearchHit[]): SearchHitRow[]
     }
     rows.push({
       separator: false,
-      label: `$(${KIND_ICONS[hit.kind] ?? 'comment'}) ${hit.preview}`,
+      // A quick pick shows text as it is: a snippet's markdown backticks would show raw.
+      label: `$(${KIND_ICONS[hit.kind] ?? 'comment'}) ${withoutCodeMarks(hit.preview)}`,
       description: branchText(hit),
       detail: `${hit.sessionTitle} · ${hit.kind}${hit.timestamp ? ` · ${hit.timestamp.slice(0, 16).replace('T', ' ')}` : ''}`,
       target: { sessionFile: hit.sessionFile, entryId: hit.entryId },

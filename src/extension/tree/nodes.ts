@@ -39,9 +39,19 @@ export class SessionNode extends TreeNode {
   constructor(
     private readonly source: SessionTreeSource,
     readonly listing: SessionListing,
+    /** The forks of this session that are listed too: shown under it, not beside it. */
+    readonly forks: readonly SessionListing[] = [],
+    parent?: ForksNode,
+    /** The session this one was forked from (its title, for the tooltip), when it is listed. */
+    readonly origin?: SessionListing,
   ) {
-    super(undefined);
+    super(parent);
     this.id = `session:${listing.sessionFile}`;
+  }
+
+  /** The tree's sessions: for building the forks below this one. */
+  get treeSource(): SessionTreeSource {
+    return this.source;
   }
 
   get sessionFile(): string {
@@ -49,15 +59,22 @@ export class SessionNode extends TreeNode {
   }
 
   toTreeItem(nowMs: number): TreeItemSpec {
-    const { title, source, modifiedMs, sessionFile, sessionId } = this.listing;
+    const { title, source, modifiedMs, sessionFile, sessionId, fork } = this.listing;
+    // A fork reads as its origin (same first prompt): it is shown under its origin, named by the first prompt of its
+    // own, and marked as a fork where the eye looks first (its icon and its description's first word).
+    const label = fork?.firstOwnPrompt ?? title;
+    const started = this.listing.createdAt ? `\n\nStarted ${this.listing.createdAt.slice(0, 16).replace('T', ' ')} UTC` : '';
+    const forkOf = fork
+      ? `\n\nFork of ${this.origin ? `**${escapeMarkdown(this.origin.title)}**` : `session \`${fork.originSessionId}\``}${fork.firstOwnPrompt ? '' : ' (nothing sent in it yet)'}`
+      : '';
     return {
       id: this.id,
-      label: title,
-      description: `${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}`,
-      tooltip: `**${escapeMarkdown(title)}**\n\n${sourceLabel(source)} session \`${sessionId}\`\n\n${escapeMarkdown(sessionFile)}`,
+      label,
+      description: `${fork ? 'fork · ' : ''}${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}`,
+      tooltip: `**${escapeMarkdown(label)}**${forkOf}\n\n${sourceLabel(source)} session \`${sessionId}\`${started}\n\n${escapeMarkdown(sessionFile)}`,
       contextValue: `session.${source}`,
       collapsible: 'collapsed',
-      icon: { id: agentIcon(source) },
+      icon: { id: fork ? 'repo-forked' : agentIcon(source) },
       command: { command: 'agentRewind.openTranscript', title: 'Open Transcript', arguments: [this] },
     };
   }
@@ -77,7 +94,35 @@ export class SessionNode extends TreeNode {
     if (agent?.hookCommands && agent.capabilities.hookSnapshots && details.fileCheckpoints.length === 0)
       children.push(new SetUpHooksNode(this, agent.displayName, agent.hookCommands.install));
     details.problems.forEach((problem, i) => children.push(new ProblemNode(this, problem, i)));
+    if (this.forks.length) children.push(new ForksNode(this));
     return children;
+  }
+}
+
+/** "Forks": the sessions forked from this one (Rewind to here on another agent's session, `claude --fork-session`),
+ *  newest first, each with its own forks under it. */
+export class ForksNode extends TreeNode {
+  readonly id: string;
+  constructor(readonly session: SessionNode) {
+    super(session);
+    this.id = `forks:${session.sessionFile}`;
+  }
+
+  toTreeItem(_nowMs?: number): TreeItemSpec {
+    return {
+      id: this.id,
+      label: 'Forks',
+      description: plural(this.session.forks.length, 'fork'),
+      tooltip: 'Sessions forked from this one: each continues its conversation from an earlier message, in a session of its own.',
+      contextValue: 'forks',
+      collapsible: 'expanded',
+      icon: { id: 'repo-forked' },
+    };
+  }
+
+  override async getChildren(): Promise<TreeNode[]> {
+    const all = await this.session.treeSource.listSessions();
+    return newestFirst(this.session.forks).map((f) => new SessionNode(this.session.treeSource, f, forksOf(f, all), this, this.session.listing));
   }
 }
 
@@ -130,16 +175,14 @@ export class BranchNode extends TreeNode {
       id: this.id,
       label: name,
       description: `${isActive ? 'active · ' : ''}${plural(messageCount, 'message')} · ${headPreview}`,
-      tooltip: `Branch **${escapeMarkdown(name)}**${isActive ? ' (active)' : ''}\n\n${plural(messageCount, 'message')}, head \`${headEntryId}\`\n\n${escapeMarkdown(headPreview)}`,
+      tooltip: `Branch **${escapeMarkdown(name)}**${isActive ? ' (active)' : ''}\n\n${plural(messageCount, 'message')}, head \`${headEntryId}\`\n\n${escapeMarkdown(headPreview)}\n\nClick to show it in the transcript${readOnly || isActive ? '' : '; Switch Branch makes it the active one (files are not changed)'}.`,
       contextValue: readOnly ? 'branch.readonly' : isActive ? 'branch.active' : 'branch',
       collapsible: 'none',
       icon: isActive ? { id: 'pass-filled', color: 'charts.green' } : { id: 'git-branch' },
-      // Another agent's session is never written: its branches are shown in the transcript instead of switched to.
-      command: readOnly
-        ? { command: 'agentRewind.showBranch', title: 'Show Branch', arguments: [this] }
-        : isActive
-          ? undefined
-          : { command: 'agentRewind.switchBranch', title: 'Switch Branch', arguments: [this] },
+      // A click only shows the branch in the transcript, as a click on a branch in VS Code's Source Control graph
+      // shows its commits without checking it out: switching is the explicit Switch Branch (inline, context menu, the
+      // transcript's banner), which says the files stay as they are. Another agent's session is never switched.
+      command: { command: 'agentRewind.showBranch', title: 'Show Branch', arguments: [this] },
     };
   }
 }
@@ -224,8 +267,9 @@ export class FileCheckpointNode extends TreeNode {
     return {
       id: this.id,
       label: preview,
-      description: plural(files, 'file'),
-      tooltip: `Files as they were when this message was sent (\`${anchorEntryId}\`), ${plural(files, 'file')}.\n\nRewind to here shows what would change first.`,
+      // What the count is: "3 files" beside a prompt read as "3 files changed".
+      description: `snapshot of ${plural(files, 'file')}`,
+      tooltip: `A snapshot of the workspace (${plural(files, 'file')}) taken when this message was sent (\`${anchorEntryId}\`).\n\nRewind to here shows what would change first.`,
       contextValue: 'checkpoint.file',
       collapsible: 'none',
       icon: { id: 'file-symlink-directory' },
@@ -281,12 +325,34 @@ export class ProblemNode extends TreeNode {
   }
 }
 
-/** The tree's roots: this workspace's sessions, newest first. */
+/** The tree's roots: this workspace's sessions, newest first; a fork whose origin is listed is under its origin. */
 export async function rootNodes(source: SessionTreeSource): Promise<SessionNode[]> {
   const sessions = await source.listSessions();
-  return [...sessions]
-    .sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile))
-    .map((listing) => new SessionNode(source, listing));
+  return newestFirst(sessions.filter((s) => !hasListedOrigin(s, sessions))).map((listing) => new SessionNode(source, listing, forksOf(listing, sessions)));
+}
+
+function newestFirst(sessions: readonly SessionListing[]): SessionListing[] {
+  return [...sessions].sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile));
+}
+
+/** The listed sessions forked from `session` (each shown once: under its origin). */
+function forksOf(session: SessionListing, all: readonly SessionListing[]): SessionListing[] {
+  return all.filter((s) => s.fork?.originSessionId === session.sessionId && s.sessionFile !== session.sessionFile && hasListedOrigin(s, all));
+}
+
+/** Whether a fork's origin is listed and reached from a root: forks naming each other in a loop stay at the root. */
+function hasListedOrigin(session: SessionListing, all: readonly SessionListing[]): boolean {
+  const seen = new Set<string>([session.sessionId]);
+  let at = session;
+  for (;;) {
+    const originId = at.fork?.originSessionId;
+    if (originId === undefined) return at !== session;
+    if (seen.has(originId)) return false;
+    seen.add(originId);
+    const origin = all.find((s) => s.sessionId === originId);
+    if (!origin) return at !== session;
+    at = origin;
+  }
 }
 
 function escapeMarkdown(text: string): string {

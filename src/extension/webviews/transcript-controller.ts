@@ -8,6 +8,12 @@ import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
 import type { SessionRef, TranscriptServices } from './services';
 
+/** What the transcript says after a switch: the conversation moved, the files did not (a user finds a transcript ending
+ *  in "Added test/app.test.js." while test/ does not exist otherwise). */
+export function switchedBranchNotice(branch: string): string {
+  return `Now on branch "${branch}". Files were not changed: they stay as they are now (Rewind to here on one of its messages puts them back as they were then).`;
+}
+
 /** Answers a request of this view with the result type its protocol declares for it. */
 const respond = responderFor<TranscriptResults>();
 
@@ -32,7 +38,8 @@ export class TranscriptController extends Disposable {
   private revealAfterSwitch: { entryId: string; branch: string } | undefined;
   /** Counts reveal requests, so an answer that arrives after a newer request is dropped. */
   private revealRequests = 0;
-  /** Another agent's session is never written: "switching" branch there only changes which branch is shown. */
+  /** A branch shown without switching to it (a click on a branch only shows it; another agent's session is never
+   *  switched at all). Undefined: the active branch, followed as it moves. */
   private shownBranch: string | undefined;
 
   constructor(
@@ -68,7 +75,7 @@ export class TranscriptController extends Disposable {
     else await this.deliverReveal();
   }
 
-  /** Shows another branch of a read-only session (another agent's) without writing anything. */
+  /** Shows a branch of the session without switching to it (nothing is written). */
   showBranch(name: string): Promise<void> {
     this.shownBranch = name;
     return this.refresh();
@@ -94,6 +101,8 @@ export class TranscriptController extends Disposable {
     if (this.isDisposed) return;
     try {
       const { model, items } = await this.services.loadTranscript(this.ref, this.shownBranch !== undefined ? { branch: this.shownBranch } : {});
+      // Showing the active branch (it became active, or is gone): follow the active branch from now on.
+      if (model.branch === model.activeBranch) this.shownBranch = undefined;
       this.items = items;
       this.model = { ...model, total: items.length };
       this.loadError = undefined;
@@ -207,15 +216,30 @@ export class TranscriptController extends Disposable {
       case 'compareBranches':
         await this.run(() => this.services.compareBranches(this.ref, this.model?.branch), 'Could not compare branches');
         return;
+      case 'showBranch':
       case 'switchBranch': {
-        // The branch a revealed message is on is offered too, though it may leave the tree far from this transcript.
+        // The branch a revealed message is on is offered too, though it may leave the tree far from this transcript;
+        // and the active branch, to go back to, and the branch shown, to switch to.
         const revealing = this.revealAfterSwitch?.branch === message.branch ? this.revealAfterSwitch : undefined;
-        const known = revealing !== undefined || this.items.some((i) => i.otherBranches?.some((b) => b.name === message.branch));
+        const known =
+          revealing !== undefined ||
+          message.branch === this.model?.activeBranch ||
+          message.branch === this.model?.branch ||
+          this.items.some((i) => i.otherBranches?.some((b) => b.name === message.branch));
         if (!known) return this.notice(`There is no branch "${message.branch}" here any more.`);
-        const switched = this.model?.readOnly
-          ? ((this.shownBranch = message.branch), true)
-          : await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
-        if (switched && revealing) {
+        let done: boolean;
+        if (message.type === 'showBranch' || this.model?.readOnly) {
+          // Nothing is written: the transcript shows that branch (another agent's session is never switched).
+          this.shownBranch = message.branch;
+          done = true;
+        } else {
+          done = await this.run(() => this.services.switchBranch(this.ref, message.branch), `Could not switch to branch "${message.branch}"`);
+          if (done) {
+            this.shownBranch = undefined;
+            this.notice(switchedBranchNotice(message.branch), 'info');
+          }
+        }
+        if (done && revealing) {
           this.revealAfterSwitch = undefined;
           this.revealRequests++;
           this.pendingReveal = revealing.entryId;

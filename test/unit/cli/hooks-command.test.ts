@@ -77,7 +77,7 @@ test(
       for (const event of ['UserPromptSubmit', 'Stop']) {
         assert.deepEqual(
           settings.hooks[event]!.flatMap((g) => g.hooks),
-          [{ type: 'command', command: launcher, args: ['hook', 'claude'], timeout: 30 }],
+          [{ type: 'command', command: launcher, args: ['hook', 'claude'], timeout: 30, installedBy: 'agent-rewind' }],
         );
       }
       const before = readFileSync(file, 'utf8');

@@ -16,7 +16,7 @@ const START_UP_SOURCES = [
   'src/cli/main.ts',
   'src/cli/stdout.ts',
   'src/cli/terminal-text.ts',
-  'src/core/files/compaction-handoff.ts',
+  'src/core/files/store/compaction-handoff.ts',
   'src/core/home.ts',
   'src/core/settings/settings-source.ts',
 ];

@@ -1,5 +1,5 @@
 // Undo undoes the whole rewind (files and the branch the session was on), Redo applies it again; the branch a rewind
-// made stays in the tree; a file rewind made outside Rewind to here is undone alone.
+// made stays in the tree; a file rewind (rewindFiles) is a step of the same log.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,15 +69,22 @@ describe('engine: undo and redo of a whole rewind', () => {
     assert.equal(await active(), 'main');
   });
 
-  it('a file rewind made outside Rewind to here is undone alone, and the log does not replay over it', async () => {
+  it('a file rewind (rewindFiles) is a step of the log too: undone alone first, then the rewind before it', async () => {
     await engine.applyRewind(file, ids.u2!, 'all');
     assert.equal(await read('a.txt'), 'two\n');
+    const branchAfterRewind = await active();
     await engine.rewindFiles(file, ids.u1!, { overwriteUserModified: true });
     assert.equal(await read('a.txt'), 'one\n');
-    const branchBefore = await active();
     const undone = await engine.undoLastRewind(file);
     assert.equal(undone.branch, undefined, 'only the files of the last file rewind');
     assert.equal(await read('a.txt'), 'two\n');
-    assert.equal(await active(), branchBefore);
+    assert.equal(await active(), branchAfterRewind);
+    const before = await engine.undoLastRewind(file);
+    assert.equal(before.branch, 'main');
+    assert.equal(await read('a.txt'), 'three\n');
+    // and redo replays both, in order (the file rewind over what the user had, as it did)
+    assert.equal((await engine.redoRewind(file)).branch, branchAfterRewind);
+    await engine.redoRewind(file);
+    assert.equal(await read('a.txt'), 'one\n');
   });
 });

@@ -9,7 +9,7 @@ interface Manifest {
   contributes: {
     commands: { command: string; title: string }[];
     keybindings: { command: string; key: string; when?: string }[];
-    menus: Record<string, { command: string; when?: string }[]>;
+    menus: Record<string, { command: string; when?: string; group?: string }[]>;
     viewsWelcome: { contents: string }[];
   };
 }
@@ -47,6 +47,35 @@ describe('package.json contributes', () => {
     // …and nothing the palette can run by asking (they pick a session, branch or message themselves).
     for (const c of ['agentRewind.undoLastRewind', 'agentRewind.redoLastRewind', 'agentRewind.rewindToHere', 'agentRewind.switchBranch'])
       assert.ok(!hidden.has(c), c);
+  });
+
+  it("the view's … menu lists Undo above Redo (VS Code sorts a group's items by their order, else by title)", () => {
+    const order = (command: string) => {
+      const group = menus['view/title']!.find((m) => m.command === command)?.group ?? '';
+      return { group: group.split('@')[0], at: Number(group.split('@')[1] ?? NaN) };
+    };
+    const undo = order('agentRewind.undoLastRewind');
+    const redo = order('agentRewind.redoLastRewind');
+    assert.equal(undo.group, redo.group);
+    assert.ok(undo.at < redo.at, `undo @${undo.at} before redo @${redo.at}`);
+  });
+
+  it('the active branch row does not offer to switch to itself', () => {
+    const switches = Object.values(menus)
+      .flat()
+      .filter((m) => m.command === 'agentRewind.switchBranch' && m.when?.includes('viewItem'));
+    assert.ok(switches.length > 0);
+    for (const m of switches) {
+      const pattern = new RegExp(m.when!.match(/viewItem =~ \/(.+?)\/(?: |$)/)![1]!);
+      assert.ok(pattern.test('branch'), m.when);
+      assert.ok(!pattern.test('branch.active'), `${m.when} leaves the active branch out`);
+    }
+  });
+
+  it("the empty view's primary button sets up Claude Code checkpoints (the first line that is only a link is the primary button)", () => {
+    const buttons = viewsWelcome[0]!.contents.split('\n').filter((line) => /^\[[^\]]+\]\(command:[\w.]+\)$/.test(line.trim()));
+    assert.match(buttons[0] ?? '', /\(command:agentRewind\.installClaudeHooks\)/);
+    assert.equal(buttons.length, 1, 'Refresh and the folders setting are links, not competing buttons');
   });
 
   it('"Add session folders" opens the setting where this window can edit it (machine-overridable)', () => {

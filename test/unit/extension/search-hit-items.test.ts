@@ -24,6 +24,11 @@ describe('search hit rows', () => {
     assert.equal(branchText(hit({})), '');
   });
 
+  it('shows a snippet without markdown backticks (a quick pick shows them raw; a snippet may cut a code span)', () => {
+    const [, row] = searchHitRows([hit({ preview: 'run `npm test` then ```js fence and a cut `half' })]);
+    assert.equal(row?.separator === false && row.label, '$(account) run npm test then js fence and a cut half');
+  });
+
   it('groups hits under a separator per session and targets the message', () => {
     const rows = searchHitRows([
       hit({ entryId: 'u1', branch: 'main', onActiveBranch: true, timestamp: '2026-01-02T03:04:05.000Z' }),

@@ -6,6 +6,7 @@ import {
   BranchNode,
   BranchesNode,
   CheckpointsNode,
+  ForksNode,
   FileCheckpointNode,
   NamedCheckpointNode,
   ProblemNode,
@@ -77,10 +78,12 @@ describe('sessions tree nodes', () => {
     assert.equal(active!.label, 'main-v2', 'the active branch comes first');
     assert.equal(active!.contextValue, 'branch.active');
     assert.match(active!.description!, /^active · 3 messages · try again$/);
-    assert.equal(active!.command, undefined, 'clicking the active branch does nothing');
+    assert.equal(active!.command?.command, 'agentRewind.showBranch', 'clicking the active branch shows it');
     assert.equal(other!.contextValue, 'branch');
-    assert.equal(other!.command?.command, 'agentRewind.switchBranch');
+    // A click only shows a branch: switching (which leaves the files as they are) is an explicit action.
+    assert.equal(other!.command?.command, 'agentRewind.showBranch');
     assert.equal(other!.command?.arguments[0], branches[1]);
+    assert.match(other!.tooltip!, /Switch Branch makes it the active one \(files are not changed\)/);
     assert.equal(children[0]!.toTreeItem(NOW).description, '2 branches · on main-v2');
 
     const checkpoints = await children[1]!.getChildren();
@@ -91,9 +94,80 @@ describe('sessions tree nodes', () => {
     assert.equal(checkpoints[0]!.toTreeItem(NOW).contextValue, 'checkpoint.named');
     const newestFile = checkpoints[1]!.toTreeItem(NOW);
     assert.equal(newestFile.label, 'second', 'file snapshots newest first');
-    assert.equal(newestFile.description, '1 file');
-    assert.equal(checkpoints[2]!.toTreeItem(NOW).description, '3 files');
+    assert.equal(newestFile.description, 'snapshot of 1 file', 'the count is the snapshot\'s size, not "files changed"');
+    assert.equal(checkpoints[2]!.toTreeItem(NOW).description, 'snapshot of 3 files');
     assert.equal(children[2]!.toTreeItem(NOW).label, 'line 7 skipped: not JSON');
+  });
+
+  it('shows forks under their origin, named by their own first prompt and marked as forks; a fork of an unlisted session stays at the root', async () => {
+    const title = 'Create a small calculator in src/ with add, subtract, multiply and divide';
+    const origin = { ...listing('/c/origin.jsonl', title, 30, 'claude'), sessionId: 'origin' };
+    const fork = (file: string, minutesAgo: number, firstOwnPrompt?: string, originSessionId = 'origin'): SessionListing => ({
+      ...listing(file, `Fork: ${title}`, minutesAgo, 'claude'),
+      sessionId: file,
+      createdAt: new Date(NOW - minutesAgo * 60_000).toISOString(),
+      fork: { originSessionId, ...(firstOwnPrompt ? { firstOwnPrompt } : {}) },
+    });
+    const sessions = [
+      origin,
+      fork('/c/f1.jsonl', 20, 'Use a square root button instead'),
+      fork('/c/f2.jsonl', 10, 'Add tests with node:test'),
+      fork('/c/f3.jsonl', 5),
+      fork('/c/f2-1.jsonl', 2, 'Name the tests after the operators', '/c/f2.jsonl'),
+      fork('/c/lost.jsonl', 1, 'From a session that is gone', 'not-listed'),
+    ];
+    const noDetails = {
+      branches: [richDetails.branches[0]!],
+      namedCheckpoints: [],
+      fileCheckpoints: [{ anchorEntryId: 'u1', preview: 'x', files: 1 }],
+      problems: [],
+    };
+    const source = fakeSource(sessions, Object.fromEntries(sessions.map((s) => [s.sessionFile, noDetails])));
+    const roots = await rootNodes(source);
+    assert.deepEqual(
+      roots.map((r) => r.sessionFile),
+      ['/c/lost.jsonl', '/c/origin.jsonl'],
+      'forks of a listed session are not beside it',
+    );
+    const lost = roots[0]!.toTreeItem(NOW);
+    assert.equal(lost.label, 'From a session that is gone');
+    assert.equal(lost.icon?.id, 'repo-forked');
+    assert.match(lost.tooltip!, /Fork of session `not-listed`/);
+
+    const group = (await roots[1]!.getChildren()).find((c) => c instanceof ForksNode)!;
+    assert.equal(group.toTreeItem(NOW).description, '3 forks');
+    const forks = (await group.getChildren()) as SessionNode[];
+    const items = forks.map((f) => f.toTreeItem(NOW));
+    assert.deepEqual(
+      items.map((i) => [i.label, i.description, i.icon?.id]),
+      [
+        [`Fork: ${title}`, 'fork · 5 min ago · Claude Code', 'repo-forked'],
+        ['Add tests with node:test', 'fork · 10 min ago · Claude Code', 'repo-forked'],
+        ['Use a square root button instead', 'fork · 20 min ago · Claude Code', 'repo-forked'],
+      ],
+    );
+    assert.match(items[1]!.tooltip!, /Fork of \*\*Create a small calculator/);
+    assert.match(items[1]!.tooltip!, /Started 2026-11-22 07:50 UTC/, "the fork's own start");
+    assert.equal(items[1]!.contextValue, 'session.claude', 'a fork is a session: every session command works on it');
+    // A fork of a fork is under that fork.
+    const nested = (await forks[1]!.getChildren()).find((c) => c instanceof ForksNode)!;
+    assert.deepEqual(
+      ((await nested.getChildren()) as SessionNode[]).map((n) => n.toTreeItem(NOW).label),
+      ['Name the tests after the operators'],
+    );
+  });
+
+  it('keeps forks that name each other in a loop at the root (each shown once)', async () => {
+    const a: SessionListing = { ...listing('/c/a.jsonl', 'A', 1, 'claude'), sessionId: 'a', fork: { originSessionId: 'b' } };
+    const b: SessionListing = { ...listing('/c/b.jsonl', 'B', 2, 'claude'), sessionId: 'b', fork: { originSessionId: 'a' } };
+    const roots = await rootNodes(fakeSource([a, b], {}));
+    assert.deepEqual(
+      roots.map((r) => [r.sessionFile, r.forks.length]),
+      [
+        ['/c/a.jsonl', 0],
+        ['/c/b.jsonl', 0],
+      ],
+    );
   });
 
   it('leaves out the checkpoints group when there are none', async () => {

@@ -63,8 +63,8 @@ export async function replaceFiles(dir: string, files: Record<string, string>): 
 
 export const userAnchor = { checkpointingEnabled: true, kind: 'user-message' as const };
 
-/** Starts src/core/files/files-worker.ts in a worker thread (the extension starts the bundled dist/files-worker.js). */
+/** Starts src/core/files/workers/files-worker.ts in a worker thread (the extension starts the bundled dist/files-worker.js). */
 export function startTsFilesWorker(): Worker {
-  const source = join(__dirname, '../../../src/core/files/files-worker.ts');
+  const source = join(__dirname, '../../../src/core/files/workers/files-worker.ts');
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
 }

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { lstatSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { readKnownFile } from '../../../src/core/files/safe-read';
-import { storeTree } from '../../../src/core/files/snapshot-writer';
-import { emptyDir, encodeTree, type DirNode, type FileNode } from '../../../src/core/files/tree';
-import { Limiter } from '../../../src/core/files/workspace-model';
+import { storeTree } from '../../../src/core/files/scan/snapshot-writer';
+import { emptyDir, encodeTree, type DirNode, type FileNode } from '../../../src/core/files/store/tree';
+import { Limiter } from '../../../src/core/files/scan/workspace-model';
 import { tempBase } from './helpers';
 
 async function fileNode(abs: string, data: Buffer): Promise<FileNode> {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { diffLines } from 'diff';
-import { lineStats } from '../../../src/core/files/line-stats';
+import { lineStats } from '../../../src/core/files/restore/line-stats';
 
 /** The counts as they were computed before (a line diff of the whole files). */
 function reference(a: Buffer | undefined, b: Buffer | undefined) {

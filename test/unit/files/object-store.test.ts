@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempBase } from './helpers';

@@ -6,10 +6,10 @@ import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeF
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { F_DICTIONARY, F_TREE, StoreCorruptError } from '../../../src/core/files/object-format';
-import { ObjectStore } from '../../../src/core/files/object-store';
-import { OBJ_HEADER, PACK_MAGIC } from '../../../src/core/files/pack-format';
-import { encodeIndex, entryAt, indexCount } from '../../../src/core/files/pack-index';
+import { F_DICTIONARY, F_TREE, StoreCorruptError } from '../../../src/core/files/store/object-format';
+import { ObjectStore } from '../../../src/core/files/store/object-store';
+import { OBJ_HEADER, PACK_MAGIC } from '../../../src/core/files/store/pack-format';
+import { encodeIndex, entryAt, indexCount } from '../../../src/core/files/store/pack-index';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 
 const entries = (packDir: string, pack: string) => {

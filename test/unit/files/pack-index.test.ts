@@ -1,7 +1,7 @@
 // The pack index's bounds check (entriesFitIn), which every process runs on every index it opens.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeIndex, entriesFitIn } from '../../../src/core/files/pack-index';
+import { encodeIndex, entriesFitIn } from '../../../src/core/files/store/pack-index';
 
 const hash = (n: number) => n.toString(16).padStart(64, '0');
 

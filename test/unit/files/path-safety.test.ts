@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer, PathSafetyError } from '../../../src/core/files';
-import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { SnapshotRecords } from '../../../src/core/files/snapshot-records';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 

@@ -5,12 +5,12 @@ import { test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeLstat } from '../../../src/core/files/raw-lstat';
-import { changedSinceIndex } from '../../../src/core/files/stat-check';
-import { encodeStatIndex, StatIndex } from '../../../src/core/files/stat-index';
-import { WorkspaceModel } from '../../../src/core/files/workspace-model';
-import { PathFilter } from '../../../src/core/files/path-filter';
-import { hashTrees } from '../../../src/core/files/tree';
+import { nodeLstat } from '../../../src/core/files/scan/raw-lstat';
+import { changedSinceIndex } from '../../../src/core/files/scan/stat-check';
+import { encodeStatIndex, StatIndex } from '../../../src/core/files/scan/stat-index';
+import { WorkspaceModel } from '../../../src/core/files/scan/workspace-model';
+import { PathFilter } from '../../../src/core/files/scan/path-filter';
+import { hashTrees } from '../../../src/core/files/store/tree';
 import { tempBase } from './helpers';
 
 const posix = process.platform !== 'win32';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { SnapshotRecords } from '../../../src/core/files/snapshot-records';
 import { tempBase, userAnchor, writeTree } from './helpers';
 

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
+import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { SnapshotRecords } from '../../../src/core/files/snapshot-records';
 import { tempBase, userAnchor, writeTree } from './helpers';
 import { exactFingerprint } from './reliability-helpers';

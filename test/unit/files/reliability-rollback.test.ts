@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer, PathSafetyError } from '../../../src/core/files';
-import { restoreFaults } from '../../../src/core/files/restore';
+import { restoreFaults } from '../../../src/core/files/restore/restore';
 import { tempBase, userAnchor, writeTree } from './helpers';
 import { chattr, chattrWorks, exactFingerprint } from './reliability-helpers';
 

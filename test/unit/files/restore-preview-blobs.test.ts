@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { ObjectStore } from '../../../src/core/files/object-store';
+import { ObjectStore } from '../../../src/core/files/store/object-store';
 import { tempBase, userAnchor, writeTree } from './helpers';
 
 const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`src/d${i % 4}/f${i}.txt`, `line ${i}\n`.repeat(20)]));

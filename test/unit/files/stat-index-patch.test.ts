@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { encodeStatIndex, StatIndex } from '../../../src/core/files/stat-index';
-import { applyStatPatch, decodeStatPatch, encodeStatPatch, statPatchFor } from '../../../src/core/files/stat-index-patch';
-import { hashTrees, treeTotals, type DirNode, type Node } from '../../../src/core/files/tree';
-import type { FileNodeState } from '../../../src/core/files/workspace-model';
+import { encodeStatIndex, StatIndex } from '../../../src/core/files/scan/stat-index';
+import { applyStatPatch, decodeStatPatch, encodeStatPatch, statPatchFor } from '../../../src/core/files/scan/stat-index-patch';
+import { hashTrees, treeTotals, type DirNode, type Node } from '../../../src/core/files/store/tree';
+import type { FileNodeState } from '../../../src/core/files/scan/workspace-model';
 
 const KEY = 'ws\0rules\0limit';
 const h = (c: string) => c.repeat(64);

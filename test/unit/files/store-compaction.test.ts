@@ -8,13 +8,13 @@ import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFil
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { F_DICT, F_DICTIONARY, F_TREE } from '../../../src/core/files/object-format';
-import { ObjectStore } from '../../../src/core/files/object-store';
-import { BACKGROUND_TEMP } from '../../../src/core/files/pack-writer';
-import { entryAt, indexCount } from '../../../src/core/files/pack-index';
-import { setBackgroundCompactor } from '../../../src/core/files/compaction-handoff';
-import { CompactionAborted, compactStore, type Locked } from '../../../src/core/files/store-compaction';
-import { withStoreLock } from '../../../src/core/files/store-lock';
+import { F_DICT, F_DICTIONARY, F_TREE } from '../../../src/core/files/store/object-format';
+import { ObjectStore } from '../../../src/core/files/store/object-store';
+import { BACKGROUND_TEMP } from '../../../src/core/files/store/pack-writer';
+import { entryAt, indexCount } from '../../../src/core/files/store/pack-index';
+import { setBackgroundCompactor } from '../../../src/core/files/store/compaction-handoff';
+import { CompactionAborted, compactStore, type Locked } from '../../../src/core/files/store/store-compaction';
+import { withStoreLock } from '../../../src/core/files/store/store-lock';
 import { prng } from '../../support/prng';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 

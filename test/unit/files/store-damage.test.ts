@@ -7,9 +7,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, truncateSync, unl
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
-import { hashObject, ObjectStore } from '../../../src/core/files/object-store';
-import { decodeTree } from '../../../src/core/files/tree';
-import { entryAt, indexCount } from '../../../src/core/files/pack-index';
+import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
+import { decodeTree } from '../../../src/core/files/store/tree';
+import { entryAt, indexCount } from '../../../src/core/files/store/pack-index';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 
 const packDir = (fc: FileCheckpointer) => join(fc.storeDir, 'packs');

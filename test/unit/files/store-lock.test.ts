@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { threadId } from 'node:worker_threads';
-import { releaseLockOfThread, withStoreLock } from '../../../src/core/files/store-lock';
+import { releaseLockOfThread, withStoreLock } from '../../../src/core/files/store/store-lock';
 import { tempBase } from './helpers';
 
 test("a dead worker thread's lock blocks the store until the thread's owner releases it; another's is left alone", async () => {

@@ -23,7 +23,7 @@ async function ruleErrors(relPath: string, code: string): Promise<string[]> {
 
 test('a deep import of src/core from src/cli or src/extension is an error, in every form', async () => {
   const planted: [string, string][] = [
-    ['src/cli/commands/planted.ts', "import { ObjectStore } from '../../core/files/object-store';\nexport const x = ObjectStore;\n"],
+    ['src/cli/commands/planted.ts', "import { ObjectStore } from '../../core/files/store/object-store';\nexport const x = ObjectStore;\n"],
     ['src/cli/planted.ts', "import type { SessionEntry } from '../core/session/types';\nexport type X = SessionEntry;\n"],
     ['src/extension/planted.ts', "export { RewindEngine } from '../core/engine/engine';\n"],
     ['src/extension/tree/planted.ts', "export * from '../../core/catalog/catalog';\n"],
@@ -50,7 +50,7 @@ test("a folder's index, a top-level core module and the listed lazy entries pass
 });
 
 test('src/core, test/, bench/ and scripts/ may import deep: the rule is for src/extension and src/cli only', async () => {
-  const deep = (prefix: string) => `import { ObjectStore } from '${prefix}core/files/object-store';\nexport const x = ObjectStore;\n`;
+  const deep = (prefix: string) => `import { ObjectStore } from '${prefix}core/files/store/object-store';\nexport const x = ObjectStore;\n`;
   assert.deepEqual(await ruleErrors('src/core/engine/planted.ts', deep('../')), []);
   assert.deepEqual(await ruleErrors('test/unit/files/planted.test.ts', deep('../../../src/')), []);
   assert.deepEqual(await ruleErrors('bench/files/planted.ts', deep('../../src/')), []);

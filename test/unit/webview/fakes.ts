@@ -178,10 +178,13 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   failLocate: Error | undefined;
   private listeners = new Set<() => void>();
 
-  async loadTranscript(ref: SessionRef) {
-    this.calls.push({ method: 'loadTranscript', args: [ref] });
+  /** The active branch's transcript (`transcript`), or with opts.branch a branch of `branchTranscripts` shown. */
+  async loadTranscript(ref: SessionRef, opts: { branch?: string } = {}) {
+    this.calls.push({ method: 'loadTranscript', args: [ref, ...(opts.branch !== undefined ? [opts] : [])] });
     if (this.failLoad) throw this.failLoad;
-    return { model: { ...this.transcript.model }, items: [...this.transcript.items] };
+    const activeBranch = this.transcript.model.branch;
+    const shown = (opts.branch !== undefined && opts.branch !== activeBranch && this.branchTranscripts.get(opts.branch)) || this.transcript;
+    return { model: { ...shown.model, activeBranch }, items: [...shown.items] };
   }
   async locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
     this.calls.push({ method: 'locateEntry', args: [ref, entryId] });

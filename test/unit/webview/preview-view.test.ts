@@ -59,8 +59,35 @@ describe('Confirm', () => {
     assert.equal(confirmState(m, ui({ mode: 'files' })).label, 'Rewind 2 files');
     assert.equal(confirmState(m, ui({ mode: 'conversation' })).label, 'Rewind conversation');
   });
+  it('never reads "Rewind 0 files": with every file already as it was, files only has nothing to do and the whole rewind says so', () => {
+    const clean = samplePreview({ files: { ok: true, filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [] } });
+    assert.deepEqual(confirmState(clean, ui({ mode: 'files' })), { enabled: false, label: 'No file to rewind' });
+    assert.deepEqual(confirmState(clean, ui()), { enabled: true, label: 'Rewind conversation (files already match)' });
+    assert.doesNotMatch(renderPreview(clean, ui()), /\b0 files\b/);
+    // A file changed by hand and kept is no file to write, until the box is ticked.
+    const onlyHandEdits = samplePreview();
+    onlyHandEdits.files = { ...(onlyHandEdits.files as Extract<typeof onlyHandEdits.files, { ok: true }>), filesChanged: [], insertions: 0, deletions: 0 };
+    assert.equal(confirmState(onlyHandEdits, ui({ mode: 'files' })).enabled, false);
+    assert.deepEqual(confirmState(onlyHandEdits, ui({ mode: 'files', overwriteUserModified: true })), { enabled: true, label: 'Rewind 1 file' });
+  });
   it('is disabled while the rewind runs', () => {
     assert.deepEqual(confirmState(samplePreview(), ui({ busy: true })), { enabled: false, label: 'Rewinding…' });
+  });
+});
+
+describe("a fork (another agent's session)", () => {
+  it('starts its sentence with a capital: "…is not changed. A new Claude Code session is written beside it"', () => {
+    const m = samplePreview({
+      conversation: {
+        ok: true,
+        currentBranch: 'main',
+        newBranchName: 'a new Claude Code session',
+        messagesLeftOnOldBranch: [],
+        fork: { agent: 'Claude Code', resumeHint: 'claude --resume <id>' },
+      },
+    });
+    const html = renderPreview(m, ui());
+    assert.match(html, /is not changed\. <strong[^>]*>A new Claude Code session<\/strong> is written beside it/);
   });
 });
 

@@ -26,6 +26,7 @@ describe('transcript webview → host messages', () => {
     { type: 'label', entryId: 'a1b2c3d4' },
     { type: 'copyId', requestId: 2, entryId: 'a1b2c3d4' },
     { type: 'switchBranch', branch: 'main' },
+    { type: 'showBranch', branch: 'main' },
   ];
   for (const message of valid) {
     it(`accepts ${message.type}`, () => assert.deepEqual(parseMessage(transcriptToHostSchema, message), message));

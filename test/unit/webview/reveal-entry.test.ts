@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TranscriptToWebview } from '../../../src/shared/protocol';
-import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
+import { switchedBranchNotice, TranscriptController } from '../../../src/extension/webviews/transcript-controller';
 import { FakeServices, FakeUi, generateTranscript } from './fakes';
 
 const ref = { sessionFile: '/work/s.jsonl' };
@@ -75,26 +75,43 @@ describe('revealEntry', () => {
     );
   });
 
-  it('a message on another branch: says which, and switching there shows it', async () => {
+  it('a message on another branch: says which, and showing that branch shows it without switching', async () => {
     const h = harness();
     withAltBranch(h.services);
     await h.controller.handle({ type: 'ready' });
     await h.controller.reveal('alt-msg');
     assert.deepEqual(h.reveals()[0]?.target, { on: 'otherBranch', branch: 'alt', activeBranch: 'main', preview: 'try it the other way' });
-    // "alt" leaves the tree nowhere in this transcript, but it is the branch just offered, so the switch is allowed.
-    await h.controller.handle({ type: 'switchBranch', branch: 'alt' });
-    assert.deepEqual(
-      h.services.called('switchBranch').map((c) => c.args[1]),
-      ['alt'],
-    );
+    // "alt" leaves the tree nowhere in this transcript, but it is the branch just offered, so showing it is allowed.
+    await h.controller.handle({ type: 'showBranch', branch: 'alt' });
+    assert.equal(h.services.called('switchBranch').length, 0, 'showing a branch switches nothing');
     const after = h.posted.slice(h.posted.findIndex((m) => m.type === 'revealEntry') + 1);
     assert.deepEqual(
       after.map((m) => m.type),
       ['model', 'revealEntry'],
     );
-    assert.equal((after[0] as { model: { branch: string } }).model.branch, 'alt');
+    assert.deepEqual(
+      [(after[0] as { model: { branch: string } }).model.branch, (after[0] as { model: { activeBranch: string } }).model.activeBranch],
+      ['alt', 'main'],
+    );
     assert.deepEqual((after[1] as { target: unknown }).target, { on: 'activeBranch', index: 3 });
     assert.deepEqual(h.notices(), []);
+  });
+
+  it('switching to the branch shown makes it active and says the files were not changed', async () => {
+    const h = harness();
+    withAltBranch(h.services);
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.showBranch('alt');
+    await h.controller.handle({ type: 'switchBranch', branch: 'alt' });
+    assert.deepEqual(
+      h.services.called('switchBranch').map((c) => c.args[1]),
+      ['alt'],
+    );
+    const info = h.posted.filter((m) => m.type === 'notice').map((m) => (m as { message: string }).message);
+    assert.deepEqual(info, [switchedBranchNotice('alt')]);
+    assert.match(info[0]!, /Files were not changed/);
+    const last = h.posted.filter((m) => m.type === 'model').at(-1) as { model: { branch: string; activeBranch: string } };
+    assert.deepEqual([last.model.branch, last.model.activeBranch], ['alt', 'alt']);
   });
 
   it('does not switch to that branch once the user moved on to another message', async () => {

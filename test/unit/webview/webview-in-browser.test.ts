@@ -64,17 +64,31 @@ describe('webviews in Chromium', { skip: missing }, () => {
     assert.equal(await page.locator('[data-entry-id="e0000001"] [data-action="rewind-to-here"]').count(), 0, 'only user messages rewind');
 
     await first.locator('[data-action="rewind-to-here"]').click();
-    await page.locator('[data-entry-id="e0000006"] [data-action="switch-branch"][data-branch="try-tabs"]').click();
     await page.locator('[data-entry-id="e0000002"] [data-action="fork"]').click();
     await until('the services to be called', async () => (services.called('fork').length ? true : undefined));
     assert.deepEqual(
       services.called('previewRewind').map((c) => c.args[1]),
       ['e0000000'],
     );
+    // A branch button only shows that branch; the banner says so and offers the switch, which keeps the files.
+    services.branchTranscripts.set('try-tabs', generateTranscript(10, 'try-tabs'));
+    await page.locator('[data-entry-id="e0000006"] [data-action="show-branch"][data-branch="try-tabs"]').click();
+    const banner = page.locator('[data-testid="branch-banner"]');
+    await banner.waitFor();
+    assert.match(
+      (await banner.textContent()) ?? '',
+      /Showing branch try-tabs, not the active branch main\. Switching to it changes the conversation only: files stay as they are\./,
+    );
+    assert.equal(await page.locator('#branch').textContent(), 'try-tabs');
+    assert.equal(services.called('switchBranch').length, 0, 'showing switched nothing');
+    await banner.locator('[data-testid="switch-to-shown"]').click();
+    await until('the switch', async () => (services.called('switchBranch').length ? true : undefined));
     assert.deepEqual(
       services.called('switchBranch').map((c) => c.args[1]),
       ['try-tabs'],
     );
+    await until('the banner to go', async () => ((await banner.isVisible()) ? undefined : true));
+    assert.match((await page.locator('#notice').textContent()) ?? '', /Now on branch "try-tabs"\. Files were not changed/);
     assert.deepEqual(problems, [], 'no script ran, no CSP violation, no error');
     await page.close();
   });
@@ -206,9 +220,25 @@ describe('webviews in Chromium', { skip: missing }, () => {
     await page.keyboard.press('PageDown');
     await until('a page further', async () => (Number(await activeIndex()) > 1 ? true : undefined));
     assert.equal(await page.locator('#rows [role="listitem"][tabindex="0"]').count(), 1, 'still one Tab stop');
-    // Tab leaves the list for the row's own buttons, not the next message.
+    // The list is one Tab stop: Tab leaves it in one step (no row's buttons on the way), Shift+Tab comes back.
+    const focusedRow = await activeIndex();
     await page.keyboard.press('Tab');
-    assert.notEqual(await page.evaluate(`document.activeElement?.getAttribute('role')`), 'listitem');
+    assert.equal(await page.evaluate(`document.getElementById('rows').contains(document.activeElement)`), false, 'one Tab leaves the list');
+    await page.keyboard.press('Shift+Tab');
+    await until('the row focused again', async () => ((await activeIndex()) === focusedRow ? true : undefined));
+    // → (or Enter) moves into the message's own buttons, Tab goes through them and then out; Escape goes back.
+    const focused = () =>
+      page.evaluate(`[document.activeElement?.dataset?.action, document.activeElement?.closest('[role="listitem"]')?.dataset?.index]`) as Promise<
+        [string, string]
+      >;
+    await page.keyboard.press('ArrowRight');
+    const [firstAction, inRow] = await focused();
+    assert.ok(firstAction, 'a button of the row has the focus');
+    assert.equal(inRow, focusedRow, 'the button is in the focused message');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused())[1], focusedRow, "Tab moves among the message's buttons");
+    await page.keyboard.press('Escape');
+    assert.equal(await activeIndex(), focusedRow, 'Escape goes back to the message');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -22,3 +22,9 @@ export function truncate(text: string, max: number): string {
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return `${text.slice(0, end)}…`;
 }
+
+/** A message from the engine as HTML: escaped, with its `code` marks (commands, paths, ids) shown as code instead of
+ *  as raw backticks. A lone backtick stays as it is. */
+export function escapeWithCode(text: string): string {
+  return escapeHtml(text).replace(/`([^`\n]+)`/g, '<code>$1</code>');
+}

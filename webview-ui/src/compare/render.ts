@@ -4,7 +4,7 @@
 // session text goes through escapeHtml. The data-testid hooks are the ones the e2e test relies on.
 import type { BranchCompareModel, BranchCompareSide, FileDifference, MessageRef } from '../../../src/shared/view-models';
 import { countsAria } from '../common/counts';
-import { escapeHtml, truncate } from '../common/escape';
+import { escapeHtml, escapeWithCode, truncate } from '../common/escape';
 import { KIND_META } from '../common/kinds';
 
 /** Messages drawn per column; the rest are counted (the model itself is bounded too). */
@@ -80,7 +80,7 @@ function renderFiles(model: BranchCompareModel, ui: CompareUiState): string {
   const f = model.files;
   let body: string;
   if (!f.ok) {
-    body = `<p class="problem" data-testid="files-error" role="status"><span class="codicon codicon-info" aria-hidden="true"></span>${escapeHtml(f.error)}</p>`;
+    body = `<p class="problem" data-testid="files-error" role="status"><span class="codicon codicon-info" aria-hidden="true"></span>${escapeWithCode(f.error)}</p>`;
   } else if (f.files.length === 0) {
     body = `<p class="muted" data-testid="files-none">${f.sameSnapshot ? 'Both branches are at the same file snapshot (taken before they part), so there is no file difference to show.' : 'The files are the same on both branches.'}</p>`;
   } else {
@@ -90,7 +90,7 @@ function renderFiles(model: BranchCompareModel, ui: CompareUiState): string {
       `<ul class="file-list">${f.files.map((x) => renderFileRow(x, ui)).join('')}</ul>`;
   }
   const error = ui.diffError
-    ? `<p class="problem error" role="alert" data-testid="diff-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(ui.diffError)}</p>`
+    ? `<p class="problem error" role="alert" data-testid="diff-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeWithCode(ui.diffError)}</p>`
     : '';
   return `<section class="files" data-testid="files" aria-labelledby="h-files"><h2 id="h-files"><span class="codicon codicon-files" aria-hidden="true"></span>Files that differ</h2>${error}${body}</section>`;
 }
@@ -115,7 +115,7 @@ export function renderLoading(branchA?: string, branchB?: string): string {
 
 export function renderLoadError(message: string): string {
   return (
-    `<p class="problem error" role="alert" data-testid="compare-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeHtml(message)}</p>` +
+    `<p class="problem error" role="alert" data-testid="compare-error"><span class="codicon codicon-error" aria-hidden="true"></span>${escapeWithCode(message)}</p>` +
     `<p><button type="button" class="secondary-button" data-action="refresh">Try again</button></p>`
   );
 }

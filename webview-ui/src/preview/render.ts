@@ -3,7 +3,7 @@
 // the e2e tests rely on.
 import type { FileChangePreview, RewindPreviewModel } from '../../../src/shared/view-models';
 import { countsAria } from '../common/counts';
-import { escapeHtml, truncate } from '../common/escape';
+import { escapeHtml, escapeWithCode, truncate } from '../common/escape';
 import { KIND_META } from '../common/kinds';
 import {
   confirmState,
@@ -41,6 +41,11 @@ function section(id: string, icon: string, title: string, body: string, dimmed: 
   );
 }
 
+/** A name that opens a sentence ("a new Claude Code session") starts with a capital there. */
+function sentenceStart(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function unavailable(what: string): string {
   return `<p class="muted"><span class="codicon codicon-circle-slash" aria-hidden="true"></span> ${escapeHtml(what)} (see above).</p>`;
 }
@@ -59,7 +64,7 @@ function renderConversation(model: RewindPreviewModel, dimmed: boolean): string 
   const more = left.length > LISTED_MESSAGES ? `<li class="muted">and ${plural(left.length - LISTED_MESSAGES, 'more message', 'more messages')}</li>` : '';
   if (c.fork) {
     const forkBody =
-      `<p>The ${escapeHtml(c.fork.agent)} session itself is not changed. <strong class="branch-name" data-testid="new-branch">${escapeHtml(c.newBranchName)}</strong> is written beside it, holding the conversation up to just before this message, so you can send it again (or something else) there: <code>${escapeHtml(c.fork.resumeHint)}</code>.</p>` +
+      `<p>The ${escapeHtml(c.fork.agent)} session itself is not changed. <strong class="branch-name" data-testid="new-branch">${escapeHtml(sentenceStart(c.newBranchName))}</strong> is written beside it, holding the conversation up to just before this message, so you can send it again (or something else) there: <code>${escapeHtml(c.fork.resumeHint)}</code>.</p>` +
       (left.length === 0
         ? ''
         : `<p>${plural(left.length, 'message stays', 'messages stay')} in the original session only:</p><ul class="left-behind">${items}${more}</ul>`);
@@ -124,8 +129,10 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
   const userModified = f.files.filter((x) => x.userModified).length;
   const t = fileTotals(model, ui);
   const totals =
-    `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
-    `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
+    t.files === 0
+      ? `<p class="totals" data-testid="totals"><span data-testid="files-changed">No file to restore</span></p>`
+      : `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
+        `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
   const list = f.files.length
     ? `<p class="muted">Changes since this message, which the rewind undoes (click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x))).join('')}</ul>`
     : `<p class="muted">Every file is already as it was at this message.</p>`;
@@ -136,12 +143,12 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
     ? `<details class="skipped" open><summary>${plural(f.skipped.length, 'file is', 'files are')} left alone by your settings</summary><ul>${f.skipped
         .map(
           (s) =>
-            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeHtml(s.reason)}</span></li>`,
+            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeWithCode(s.reason)}</span></li>`,
         )
         .join('')}</ul></details>`
     : '';
   const note = f.note
-    ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeHtml(f.note)}</p>`
+    ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeWithCode(f.note)}</p>`
     : '';
   return section('files', 'files', 'Files', `${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
@@ -149,7 +156,7 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
 function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {
   const problems = problemsOf(model, ui);
   if (problems.length === 0) return '';
-  const items = problems.map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeHtml(p.detail)}</li>`).join('');
+  const items = problems.map((p) => `<li data-part="${p.part}"><strong>${escapeHtml(p.headline)}</strong> ${escapeWithCode(p.detail)}</li>`).join('');
   return `<div class="problems" data-testid="preview-error" role="alert"><span class="codicon codicon-warning" aria-hidden="true"></span><ul>${items}</ul></div>`;
 }
 

@@ -115,6 +115,9 @@ export function confirmState(model: RewindPreviewModel, ui: PreviewUiState): { e
   if (!mode) return { enabled: false, label: 'Rewind' };
   if (mode === 'conversation') return { enabled: true, label: 'Rewind conversation' };
   const files = fileTotals(model, ui).files;
+  // No file to write is said as such: "Rewind 0 files" reads as a rewind that does nothing, or as a fault.
+  if (files === 0)
+    return mode === 'all' ? { enabled: true, label: 'Rewind conversation (files already match)' } : { enabled: false, label: 'No file to rewind' };
   const what = `${files} ${files === 1 ? 'file' : 'files'}`;
   return { enabled: true, label: mode === 'all' ? `Rewind conversation and ${what}` : `Rewind ${what}` };
 }

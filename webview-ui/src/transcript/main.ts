@@ -7,7 +7,7 @@ import type { RevealTarget, TranscriptResults, TranscriptToHost } from '../../..
 import { RequestClient } from '../../../src/shared/request-client';
 import { transcriptToWebview } from '../../../src/shared/to-webview';
 import type { TranscriptModel } from '../../../src/shared/view-models';
-import { escapeHtml } from '../common/escape';
+import { escapeHtml, escapeWithCode } from '../common/escape';
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { anchorAt, HeightMap, scrollTopFor, type ScrollAnchor, type VisibleRange } from './height-map';
 import { renderPlaceholder, renderRow } from './render-row';
@@ -61,6 +61,7 @@ app.innerHTML = `
       <button type="button" class="icon-button" data-action="go-latest" aria-label="Go to the latest message" title="Go to the latest message"><span class="codicon codicon-arrow-down" aria-hidden="true"></span></button>
     </span></header>
   <div id="notice" class="notice" role="status" hidden></div>
+  <div id="branch-banner" class="notice reveal-banner" data-testid="branch-banner" role="status" hidden></div>
   <div id="reveal-banner" class="notice reveal-banner" data-testid="reveal-banner" role="status" hidden></div>
   <main id="scroller" class="scroller" tabindex="-1" aria-label="Messages">
     <div id="top-spacer"></div><div id="rows" role="list" aria-label="Messages (arrow keys move between them)" aria-busy="true"></div><div id="bottom-spacer"></div>
@@ -71,6 +72,7 @@ const topSpacer = document.getElementById('top-spacer')!;
 const bottomSpacer = document.getElementById('bottom-spacer')!;
 const noticeEl = document.getElementById('notice')!;
 const revealBanner = document.getElementById('reveal-banner')!;
+const branchBanner = document.getElementById('branch-banner')!;
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 function showNotice(message: string, severity: 'info' | 'error'): void {
@@ -80,7 +82,21 @@ function showNotice(message: string, severity: 'info' | 'error'): void {
   noticeEl.hidden = false;
   noticeEl.className = `notice ${severity}`;
   noticeEl.setAttribute('role', severity === 'error' ? 'alert' : 'status');
-  noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeHtml(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+  noticeEl.innerHTML = `<span class="codicon codicon-${severity === 'error' ? 'error' : 'info'}" aria-hidden="true"></span><span>${escapeWithCode(message)}</span><button type="button" class="icon-button" data-action="dismiss-notice" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
+}
+
+/** A branch shown without switching to it (a click on a branch only shows it): say so, with the explicit switch,
+ *  and that a switch leaves the files as they are. */
+function showBranchBanner(next: TranscriptModel): void {
+  const active = next.activeBranch;
+  branchBanner.hidden = active === undefined || active === next.branch;
+  if (branchBanner.hidden || active === undefined) return;
+  const shown = `<strong>${escapeHtml(next.branch)}</strong>`;
+  const back = `<button type="button" class="secondary-button" data-action="show-branch" data-branch="${escapeHtml(active)}">Show ${escapeHtml(active)}</button>`;
+  branchBanner.innerHTML = next.readOnly
+    ? `<span class="codicon codicon-eye" aria-hidden="true"></span><span>Showing branch ${shown}; ${escapeHtml(next.readOnly.agent)} continues on ${escapeHtml(active)}.</span>${back}`
+    : `<span class="codicon codicon-eye" aria-hidden="true"></span><span>Showing branch ${shown}, not the active branch ${escapeHtml(active)}. Switching to it changes the conversation only: files stay as they are.</span>` +
+      `<button type="button" class="primary-button" data-action="switch-branch" data-testid="switch-to-shown" data-branch="${escapeHtml(next.branch)}">Switch to ${escapeHtml(next.branch)}</button>${back}`;
 }
 
 /** Scrolls so the message sits a third of the way down the viewport (context above it), then highlights it. */
@@ -100,7 +116,7 @@ function showElsewhere(target: Exclude<RevealTarget, { on: 'activeBranch' }>): v
   revealBanner.innerHTML =
     target.on === 'otherBranch'
       ? `<span class="codicon codicon-git-branch" aria-hidden="true"></span><span>This message is on branch <strong>${escapeHtml(target.branch)}</strong>, not on the active branch ${escapeHtml(target.activeBranch)}: ${quote}</span>` +
-        `<button type="button" class="primary-button" data-action="switch-branch" data-branch="${escapeHtml(target.branch)}">${model?.readOnly ? 'Show' : 'Switch to'} ${escapeHtml(target.branch)}</button>`
+        `<button type="button" class="primary-button" data-action="show-branch" data-branch="${escapeHtml(target.branch)}">Show ${escapeHtml(target.branch)}</button>`
       : `<span class="codicon codicon-warning" aria-hidden="true"></span><span>This message is on no branch (the messages before it are missing from the file), so it cannot be shown here: ${quote}</span>`;
   revealBanner.innerHTML += `<button type="button" class="icon-button" data-action="dismiss-reveal" aria-label="Dismiss" title="Dismiss"><span class="codicon codicon-close" aria-hidden="true"></span></button>`;
   revealBanner.hidden = false;
@@ -178,6 +194,7 @@ function createRow(index: number): HTMLElement {
   el.setAttribute('aria-setsize', String(heights.length));
   el.setAttribute('aria-posinset', String(index + 1));
   el.tabIndex = -1;
+  setControlsTabbable(el, false);
   return el;
 }
 
@@ -260,7 +277,25 @@ function render(): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Keyboard: the rows are one list with one Tab stop; arrows, Home/End and PageUp/PageDown move between messages,
-// as in VS Code's own lists. Rows outside the rendered window are scrolled into it first.
+// as in VS Code's own lists. Rows outside the rendered window are scrolled into it first. A row's own buttons and
+// links are out of the Tab order (so Tab leaves the list in one step) until → or Enter moves into them; Escape or ←
+// on one of them goes back to its row.
+
+const CONTROLS = 'button, a[href], input, select, textarea, summary, [tabindex]:not([role="listitem"])';
+
+/** Puts a row's buttons and links in the Tab order, or takes them out of it. */
+function setControlsTabbable(row: HTMLElement, tabbable: boolean): void {
+  for (const control of row.querySelectorAll<HTMLElement>(CONTROLS)) control.tabIndex = tabbable ? 0 : -1;
+}
+
+/** Moves the focus from a row into its first button (they become Tab stops while the focus is in the row). */
+function enterRow(row: HTMLElement): boolean {
+  const first = row.querySelector<HTMLElement>(CONTROLS);
+  if (!first) return false;
+  setControlsTabbable(row, true);
+  first.focus();
+  return true;
+}
 
 /** Makes `index` the list's Tab stop (tabindex 0 on its row, -1 on every other). */
 function setActive(index: number): void {
@@ -311,9 +346,21 @@ function rowsPerPage(): number {
 }
 
 rowsEl.addEventListener('keydown', (event) => {
-  // Only on a row itself: inside it, the keys belong to its buttons and links.
   const target = event.target;
-  if (!(target instanceof HTMLElement) || target.getAttribute('role') !== 'listitem' || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!(target instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (target.getAttribute('role') !== 'listitem') {
+    // Inside a row the keys belong to its buttons and links, but Escape (and ← on a button) go back to the row.
+    const row = target.closest<HTMLElement>('[role="listitem"]');
+    if (row && (event.key === 'Escape' || (event.key === 'ArrowLeft' && target.tagName === 'BUTTON'))) {
+      event.preventDefault();
+      row.focus({ preventScroll: true });
+    }
+    return;
+  }
+  if ((event.key === 'ArrowRight' || event.key === 'Enter') && enterRow(target)) {
+    event.preventDefault();
+    return;
+  }
   const index = Number(target.dataset.index);
   if (!Number.isInteger(index)) return;
   const last = heights.length - 1;
@@ -328,6 +375,12 @@ rowsEl.addEventListener('keydown', (event) => {
   if (next === undefined) return;
   event.preventDefault();
   focusRow(next);
+});
+// A row's buttons leave the Tab order again once the focus is out of them.
+rowsEl.addEventListener('focusout', (event) => {
+  const row = event.target instanceof Element ? (event.target.closest('[role="listitem"]') as HTMLElement | null) : null;
+  const next = event.relatedTarget instanceof Node ? event.relatedTarget : null;
+  if (row && event.target !== row && !(next && row.contains(next) && next !== row)) setControlsTabbable(row, false);
 });
 // Clicking or tabbing into a row (or a button in it) makes it the list's Tab stop.
 rowsEl.addEventListener('focusin', (event) => {
@@ -365,7 +418,13 @@ function applyModel(version: number, next: TranscriptModel): void {
   document.title = `Transcript: ${next.title}`;
   const branch = document.getElementById('branch')!;
   branch.innerHTML = `<span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(next.branch)}`;
-  branch.title = next.readOnly ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)` : `Active branch: ${next.branch}`;
+  const viewing = next.activeBranch !== undefined && next.activeBranch !== next.branch;
+  branch.title = next.readOnly
+    ? `Showing branch ${next.branch} (${next.readOnly.agent} session, read only)`
+    : viewing
+      ? `Showing branch ${next.branch} (not active; the active branch is ${next.activeBranch})`
+      : `Active branch: ${next.branch}`;
+  showBranchBanner(next);
   const source = next.source === 'agent-rewind' ? '' : ` · ${next.sourceLabel} session`;
   document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
@@ -428,6 +487,9 @@ document.addEventListener('click', (event) => {
       break;
     case 'switch-branch':
       host.post({ type: 'switchBranch', branch: el.dataset.branch ?? '' });
+      break;
+    case 'show-branch':
+      host.post({ type: 'showBranch', branch: el.dataset.branch ?? '' });
       break;
     case 'compare-branches':
       host.post({ type: 'compareBranches' });

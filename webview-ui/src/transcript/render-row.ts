@@ -70,7 +70,7 @@ function renderBranches(item: TranscriptItem, expanded: boolean, viewOnly: boole
   const buttons = shown
     .map(
       (b) =>
-        `<button type="button" class="branch-button" data-action="switch-branch" data-branch="${escapeHtml(b.name)}" title="${viewOnly ? 'Show' : 'Switch to'} branch ${escapeHtml(b.name)}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
+        `<button type="button" class="branch-button" data-action="show-branch" data-branch="${escapeHtml(b.name)}" title="Show branch ${escapeHtml(b.name)}${viewOnly ? '' : ' (nothing is switched: the transcript offers the switch)'}"><span class="codicon codicon-git-branch" aria-hidden="true"></span>${escapeHtml(b.name)}</button>`,
     )
     .join('');
   const more =
@@ -112,17 +112,25 @@ export function renderRow(item: TranscriptItem, options: RowOptions): string {
     : item.isError
       ? `<span class="error-badge"><span class="codicon codicon-error" aria-hidden="true"></span>error</span>`
       : '';
+  // The snapshot's size, not a change count: "5 files" beside a prompt read as "5 files changed".
+  const snapshotFiles = item.fileCheckpoint ? `${item.fileCheckpoint.files} ${item.fileCheckpoint.files === 1 ? 'file' : 'files'}` : '';
   const checkpoint =
     kind === 'user' && item.fileCheckpoint
-      ? `<span class="checkpoint-badge" title="Files as they were when this message was sent can be restored"><span class="codicon codicon-save" aria-hidden="true"></span>${item.fileCheckpoint.files} ${item.fileCheckpoint.files === 1 ? 'file' : 'files'}</span>`
+      ? `<span class="checkpoint-badge" title="A snapshot of the workspace (${snapshotFiles}) was taken when this message was sent: Rewind to here can put the files back as they were then"><span class="codicon codicon-save" aria-hidden="true"></span>snapshot</span>`
       : '';
+  // Rewind and Fork both start a branch at the message; what tells them apart is said where the choice is made.
+  const rewindTip = options.readOnly
+    ? 'Rewind to here: preview continuing in a new session from just before this message, with the files as they were when it was sent. Nothing changes until you confirm.'
+    : 'Rewind to here: preview going back to this message, a new branch from here and the files as they were when it was sent. Nothing changes until you confirm.';
   const rewind =
     kind === 'user'
-      ? `<button type="button" class="text-button" data-action="rewind-to-here" data-target="${id}" title="Preview rewinding the conversation and files to this message"><span class="codicon codicon-history" aria-hidden="true"></span>Rewind to here</button>`
+      ? `<button type="button" class="text-button" data-action="rewind-to-here" data-target="${id}" title="${rewindTip}"><span class="codicon codicon-history" aria-hidden="true"></span>Rewind to here</button>`
       : '';
   const actions = [
     rewind,
-    options.readOnly ? '' : iconButton('fork', 'repo-forked', 'Fork from this message', item.entryId),
+    options.readOnly
+      ? ''
+      : iconButton('fork', 'repo-forked', 'Fork from this message: a new branch from here, at once, conversation only (files stay as they are)', item.entryId),
     options.readOnly ? '' : iconButton('label', 'tag', 'Label this message', item.entryId),
     iconButton('copy-id', 'copy', 'Copy message id', item.entryId),
   ].join('');

@@ -13,7 +13,8 @@ export function describeClaudeHooksChange(c: HooksChange, action: 'install' | 'u
   if (c.alreadyPresent.length) parts.push(`already present: ${c.alreadyPresent.join(', ')}`);
   if (c.removed.length) parts.push(`removed ${c.removed.join(', ')}`);
   if (parts.length === 0) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');
-  const where = c.written ? `${c.created ? 'created' : 'wrote'} ${c.file}` : `${c.file} unchanged`;
+  const file = c.target ? `${c.file} (a link to ${c.target})` : c.file;
+  const where = c.written ? `${c.created ? 'created' : 'wrote'} ${file}` : `${file} unchanged`;
   return `Claude Code hooks (${c.scope}): ${parts.join('; ')} — ${where}`;
 }
 
@@ -56,5 +57,6 @@ export const claudeAgent: AgentAdapter = {
   source: (settings) => new (require('./claude-source') as typeof import('./claude-source')).ClaudeSource({ home: settings.home }),
   hooks,
   hookCommands: { install: 'agentRewind.installClaudeHooks', uninstall: 'agentRewind.uninstallClaudeHooks' },
+  resume: { program: 'claude', commandSetting: 'claudeCode.command' },
   hookTargets: { workspace: '.claude/settings.local.json (not committed)', user: "Claude Code's user settings" },
 };

@@ -54,6 +54,7 @@ export class ClaudeSource implements SourceAdapter {
       modifiedMs: l.modifiedMs,
       createdAt: l.createdAt,
       cwd: l.cwd,
+      ...(l.fork ? { fork: l.fork } : {}),
     }));
   }
 

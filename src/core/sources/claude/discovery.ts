@@ -2,10 +2,11 @@
 // the folder name is a lossy encoding of the cwd (paths differing only in `_`, `-` or `.` share it), so a session is
 // attributed by the `cwd` its lines carry, never by decoding the folder name. Listing reads a bounded prefix (cwd,
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
+import { openRegularFile } from '../agent-files';
 import { listDir, parseComplete } from '../listing-reads';
-import { forkTitle } from './reader';
+import { forkTitle } from '../fork-title';
 import { existsSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { isInside } from '../workspace-paths';
@@ -21,9 +22,10 @@ export interface ClaudeSessionListing {
   sessionId: string;
   cwd: string;
   title: string;
-  /** ISO time of the first line. */
+  /** ISO time of the first line of its own (a fork's copied lines keep the origin's times). */
   createdAt: string;
   modifiedMs: number;
+  fork?: { originSessionId: string; firstOwnPrompt?: string };
 }
 
 const PREFIX_BYTES = 64 * 1024;
@@ -78,13 +80,30 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
   let cwd: string | undefined;
   let createdAt: string | undefined;
   let firstPrompt: string | undefined;
+  let origin: string | undefined;
+  let firstOwnPrompt: string | undefined;
   const titles = new TitleCollector();
   const uuids = new Set<string>();
   for (const rec of head) {
     if (rec.isSidechain === true) continue;
     cwd ??= str(rec.cwd);
-    createdAt ??= str(rec.timestamp);
-    if (firstPrompt === undefined && classifyLine(rec) === 'prompt') firstPrompt = contentString(promptContent(rec));
+    const copiedFrom = str(obj(rec.forkedFrom)?.sessionId);
+    origin ??= copiedFrom;
+    // a fork's copied lines keep the origin's times and prompts: its own start and first prompt are its own lines'
+    if (copiedFrom === undefined) createdAt ??= str(rec.timestamp);
+    const prompt = classifyLine(rec) === 'prompt' ? contentString(promptContent(rec)) : undefined;
+    if (prompt === undefined) continue;
+    firstPrompt ??= prompt;
+    if (copiedFrom === undefined && origin !== undefined) firstOwnPrompt ??= prompt;
+  }
+  // a long copied history: the fork's own first prompt may be past the head, and the tail holds its latest ones
+  if (origin !== undefined && firstOwnPrompt === undefined) {
+    for (const rec of tail) {
+      if (rec.isSidechain !== true && obj(rec.forkedFrom) === undefined && classifyLine(rec) === 'prompt') {
+        firstOwnPrompt = contentString(promptContent(rec));
+        break;
+      }
+    }
   }
   for (const rec of [...head, ...tail]) {
     const u = str(rec.uuid);
@@ -98,16 +117,19 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
     cwd,
     title: forkTitle(
       titles.title((u) => uuids.has(u), firstPrompt === undefined ? undefined : oneLine(firstPrompt, 200)),
-      head.some((r) => obj(r.forkedFrom) !== undefined),
+      origin !== undefined,
     ),
     createdAt: createdAt ?? new Date(st.birthtimeMs || st.mtimeMs).toISOString(),
     modifiedMs: st.mtimeMs,
+    ...(origin !== undefined
+      ? { fork: { originSessionId: origin, ...(firstOwnPrompt !== undefined ? { firstOwnPrompt: oneLine(firstOwnPrompt, 200) } : {}) } }
+      : {}),
   };
 }
 
 /** Complete lines of the first and last bytes of a file (the whole file once when it is small). */
 async function readEnds(file: string, size: number): Promise<{ head: ClaudeRecord[]; tail: ClaudeRecord[] }> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const read = async (pos: number, len: number) => {
       const buf = Buffer.alloc(len);

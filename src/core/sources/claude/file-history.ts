@@ -3,7 +3,10 @@
 // touched during a turn come as `file-history-delta` lines instead. A path's first record under a prompt is its
 // content before that turn changed it; later records under the same prompt are post-edit versions and are ignored.
 // Seen in 2.1.330: a delta's messageId is the assistant line of the editing tool call and snapshotMessageId the
-// prompt; tracking paths are relative to the backup's realParentDir.
+// prompt. A relative tracking path is relative to the session's cwd (the project folder); the backup's realParentDir
+// is the file's own folder with symlinks resolved (`src/util.js` comes with realParentDir `<project>/src`), so it is
+// never joined with the tracking path: that made `<project>/src/src/util.js`, and a rewind missed the subfolder file
+// (or wrote one where none had been).
 import { isAbsolute, join, resolve } from 'node:path';
 import { obj, str, type ClaudeRecord } from './lines';
 
@@ -22,8 +25,6 @@ interface Checkpoint {
 
 interface Backup {
   name: string | null;
-  /** What a relative tracking path is relative to, when the record says. */
-  dir?: string;
 }
 
 export class FileHistory {
@@ -74,7 +75,7 @@ export class FileHistory {
     }
     return {
       files: [...seen].map(([path, b]) => ({
-        path: isAbsolute(path) ? path : resolve(b.dir ?? cwd, path),
+        path: isAbsolute(path) ? path : resolve(cwd, path),
         backupFile: b.name === null ? null : join(this.backupDir, b.name),
       })),
     };
@@ -97,7 +98,6 @@ export class FileHistory {
     const name = str(b.backupFileName);
     // a backup name with a path in it would point outside the session's backup folder
     if (name !== undefined && (name.includes('/') || name.includes('\\') || name === '..')) return;
-    const dir = str(b.realParentDir);
-    cp.files.set(path, dir && isAbsolute(dir) ? { name: name ?? null, dir } : { name: name ?? null });
+    cp.files.set(path, { name: name ?? null });
   }
 }

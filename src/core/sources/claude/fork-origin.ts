@@ -2,8 +2,10 @@
 // file with the same uuids and a new sessionId; some versions (and our fork writer) mark them with
 // `forkedFrom {sessionId, messageUuid}`, 2.1.330 does not. Without the mark, the origin is the other transcript of
 // the same project folder that holds our first line's uuid and was created before us.
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isInsideFolders, openRegularFile, readRegularFile } from '../agent-files';
+import { isSafeSessionId } from './prompt-records';
 
 const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 const PREFIX_BYTES = 64 * 1024;
@@ -30,14 +32,16 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
   const dir = dirname(sessionFile);
   const marked = fromMarks(clues);
   if (marked) {
+    // the mark is only an id: a transcript of the same project folder, never a path out of it
     const candidate = join(dir, `${marked.sessionId}.jsonl`);
-    if (await exists(candidate)) marked.sessionFile = candidate;
+    if (await isInsideFolders(candidate, [dir])) marked.sessionFile = candidate;
     return marked;
   }
   if (!searchFolder) return undefined;
   const first = clues.uuids[0];
   if (first === undefined) return undefined;
-  const needle = `"uuid":"${first}"`;
+  // a transcript may be written with spaces after the colons (`"uuid": "…"`): both layouts are found
+  const needle = new RegExp(`"uuid"\\s*:\\s*"${escapeRegExp(first)}"`);
   const own = await stat(sessionFile);
   // searching reads the start of every older transcript of the project: only worth it when ours looks copied
   const first0 = clues.firstTimestamp ? Date.parse(clues.firstTimestamp) : NaN;
@@ -57,21 +61,22 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
       const created = createdMs(st);
       if (created > createdMs(own)) continue;
       if (best && created >= best.created) continue;
-      if ((await prefix(file)).includes(needle)) best = { file, created };
+      if (needle.test(await prefix(file))) best = { file, created };
     } catch {
       // a file that vanished while listing is not the origin
     }
   }
   if (!best) return undefined;
   const originUuids = new Set<string>();
-  for (const m of (await readFile(best.file, 'utf8')).matchAll(/"uuid":"([^"]+)"/g)) originUuids.add(m[1]!);
+  for (const m of (await readRegularFile(best.file)).toString('utf8').matchAll(/"uuid"\s*:\s*"([^"]+)"/g)) originUuids.add(m[1]!);
   const inherited = new Set<string>();
   for (const u of clues.uuids) if (originUuids.has(u)) inherited.add(u);
   return { sessionId: basename(best.file, '.jsonl'), sessionFile: best.file, inherited };
 }
 
+/** The origin the marks name. A mark whose id is not a session id (`../../x`) is ignored: ids become file names. */
 function fromMarks(clues: ForkClues): ForkInfo | undefined {
-  const first = clues.marks[0];
+  const first = clues.marks.find((m) => isSafeSessionId(m.sessionId));
   if (!first) return undefined;
   const info: ForkInfo = { sessionId: first.sessionId, inherited: new Set() };
   for (const m of clues.marks) if (m.sessionId === info.sessionId) info.inherited.add(m.uuid);
@@ -84,7 +89,7 @@ function createdMs(st: { birthtimeMs: number; ctimeMs: number }): number {
 }
 
 async function prefix(file: string): Promise<string> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const buf = Buffer.alloc(PREFIX_BYTES);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
@@ -94,11 +99,6 @@ async function prefix(file: string): Promise<string> {
   }
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

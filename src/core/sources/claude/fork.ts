@@ -2,9 +2,9 @@
 // a new <uuid>.jsonl in the same project folder holding the raw lines from the root to just before a prompt, uuids
 // kept, sessionId rewritten, each marked forkedFrom. The original is only read. The new file is written under a
 // temporary name, fsynced, then linked into place (link fails rather than replace a file that exists).
+import { readRegularFile } from '../agent-files';
 import { writeNewFile } from '../write-new-file';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { classifyLine } from './classify';
 import { splitClaudeLines, str, type RawLine } from './lines';
@@ -25,19 +25,29 @@ export async function writeClaudeFork(
   if (promptId === undefined || !session.userPrompts().some((p) => p.entryId === promptId)) {
     throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
   }
-  const { lines } = splitClaudeLines(await readFile(session.sessionFile));
+  const buf = await readRegularFile(session.sessionFile);
+  const { lines } = splitClaudeLines(buf);
   const copied = linesBefore(lines, promptId);
   if (copied === undefined) throw new Error(`Cannot fork at ${promptId}: the prompt is no longer in ${session.sessionFile}`);
   if (!copied.some((l) => classifyLine(l.rec) !== 'hidden')) {
     throw new Error(`Cannot fork at ${promptId}: it is the first prompt of the session, so the fork would have no conversation before it`);
   }
   const sessionId = opts.sessionId ?? randomUUID();
-  const text =
-    copied.map((l) => JSON.stringify({ ...l.rec, sessionId, forkedFrom: { sessionId: session.sessionId, messageUuid: l.rec.uuid } })).join('\n') + '\n';
+  const text = copied.map((l) => forkLine(buf, l, sessionId, session.sessionId)).join('\n') + '\n';
   const dir = dirname(session.sessionFile);
   const sessionFile = join(dir, `${sessionId}.jsonl`);
   await writeNewFile(dir, sessionFile, text);
   return { sessionId, sessionFile };
+}
+
+/** A copied line: the record with the fork's sessionId and its forkedFrom mark. A line the reader holds with a part
+ *  kept as text (nested deeper than MAX_JSON_DEPTH) is copied as its own bytes with the two keys appended instead,
+ *  which JSON readers (Claude Code's included) take over the earlier sessionId, so nothing of it is rewritten. */
+function forkLine(buf: Buffer, l: RawLine, sessionId: string, originId: string): string {
+  const forkedFrom = { sessionId: originId, messageUuid: l.rec.uuid };
+  if (!l.capped) return JSON.stringify({ ...l.rec, sessionId, forkedFrom });
+  const raw = buf.toString('utf8', l.byteStart, l.byteEnd).trimEnd();
+  return `${raw.slice(0, -1)},"sessionId":${JSON.stringify(sessionId)},"forkedFrom":${JSON.stringify(forkedFrom)}}`;
 }
 
 /** The lines on the raw graph path root → the prompt's parent, in file order (compact boundaries followed through

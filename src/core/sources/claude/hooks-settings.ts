@@ -5,16 +5,18 @@
 // Where: the workspace's `.claude/settings.local.json` (per project, not committed), or with scope 'user' the user's
 // settings: `$CLAUDE_CONFIG_DIR/settings.json` (its first entry when comma-separated), else `~/.claude/settings.json`.
 // Shape (Claude Code hooks, exec form: no shell, absolute paths): event → matcher group `{hooks:[handler]}` →
-// `{type:"command", command, args:[…, "hook", "claude"], timeout}`.
+// `{type:"command", command, args:[…, "hook", "claude"], timeout, installedBy: "agent-rewind"}`.
 //
-// Everything else in the file is kept: other settings, other hooks, other handlers in the same group. Our handler
-// is recognised by its trailing `hook claude` arguments (or, in the shell form, a command ending in `hook claude`),
-// so installing twice changes nothing and uninstalling removes only ours. The file is replaced atomically (temp file +
-// rename, through a symlink to its target); a file that is not valid JSON is refused and left as it is.
-import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+// Everything else in the file is kept byte for byte (hooks-json.ts edits only where our handler goes): other
+// settings, other hooks, other handlers in the same group. Our handler is recognised by its mark (isOurHandler), so
+// installing twice changes nothing and uninstalling removes only ours. The file is read and replaced safely
+// (settings-file.ts: regular files only, no symlink in a project, owner and mode kept, a concurrent change noticed
+// and the edit applied again); a file that is not valid JSON is refused and left as it is.
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { eventsWithHandler, HANDLER_MARK, installHandlers, removeHandlers, type HooksJsonEdit } from '../hooks-json';
+import { editSettingsFiles, readSettingsFile, refuseLinkedFolder, type SettingsFileRef } from '../settings-file';
 
 /** The events our hook is registered for. UserPromptSubmit: the snapshot for each prompt; Stop: the turn-end one. */
 export const CLAUDE_HOOK_EVENTS = ['UserPromptSubmit', 'Stop'] as const;
@@ -46,8 +48,10 @@ export interface HooksLocation {
 }
 
 export interface HooksChange {
-  /** The settings file (as named; a symlink is written through). */
+  /** The settings file (as named). */
   file: string;
+  /** The file written when `file` is a symlink (user scope only; a project's symlink is refused). */
+  target?: string;
   scope: HooksScope;
   /** Whether the file was written (false: it already said what we wanted, or did not exist and had nothing of ours). */
   written: boolean;
@@ -77,155 +81,49 @@ export function claudeSettingsFile(loc: HooksLocation): string {
   return join(loc.homeDir ?? homedir(), '.claude', 'settings.json');
 }
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type JsonObject = { [k: string]: Json };
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const LAUNCHER_NAMES = new Set(['agent-rewind', 'agent-rewind.cmd']);
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A handler of ours: exec form whose args end with `hook claude`, or shell form whose command ends with it. */
+/**
+ * A handler of ours: the one we write carries HANDLER_MARK. Handlers written by versions before the mark are ours
+ * only when they are exactly what those versions wrote: `{type, command, args, timeout: 30}` and nothing else, with
+ * `args` `[hook, claude]` after an agent-rewind launcher, or `[<…/cli.js>, hook, claude]` after a runtime, all paths
+ * absolute. Another program's handler whose command merely ends in `hook claude` is not ours.
+ */
 export function isOurHandler(h: unknown): boolean {
   if (!isObject(h) || h.type !== 'command') return false;
-  if (Array.isArray(h.args)) {
-    const a = h.args;
-    return a.length >= 2 && a[a.length - 2] === HOOK_ARGS[0] && a[a.length - 1] === HOOK_ARGS[1];
-  }
-  return typeof h.command === 'string' && /(^|\s)hook\s+claude\s*$/.test(h.command);
+  if (h[HANDLER_MARK.key] === HANDLER_MARK.value) return true;
+  const keys = Object.keys(h).sort().join(',');
+  if (keys !== 'args,command,timeout,type' || h.timeout !== HOOK_TIMEOUT_SECONDS) return false;
+  const { command, args } = h;
+  if (typeof command !== 'string' || !isAbsolute(command) || !Array.isArray(args) || !args.every((a) => typeof a === 'string')) return false;
+  if (args.length === 2) return args[0] === HOOK_ARGS[0] && args[1] === HOOK_ARGS[1] && LAUNCHER_NAMES.has(basename(command));
+  const [script, hook, agent] = args as string[];
+  return args.length === 3 && isAbsolute(script!) && basename(script!) === 'cli.js' && hook === HOOK_ARGS[0] && agent === HOOK_ARGS[1];
 }
 
-export function ourHandler(launcher: HookLauncher): JsonObject {
+export function ourHandler(launcher: HookLauncher): Record<string, unknown> {
   if (!launcher.command) throw new ClaudeSettingsError('the hook launcher needs a command');
-  return { type: 'command', command: launcher.command, args: [...(launcher.args ?? []), ...HOOK_ARGS], timeout: HOOK_TIMEOUT_SECONDS };
+  return {
+    type: 'command',
+    command: launcher.command,
+    args: [...(launcher.args ?? []), ...HOOK_ARGS],
+    timeout: HOOK_TIMEOUT_SECONDS,
+    [HANDLER_MARK.key]: HANDLER_MARK.value,
+  };
 }
 
-const sameJson = (a: Json, b: Json): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-interface Loaded {
-  /** The file written (the symlink's target when the settings file is a symlink). */
-  target: string;
-  exists: boolean;
-  raw: string;
-  settings: JsonObject;
-  indent: string | number;
-  trailingNewline: boolean;
-  mode?: number;
-}
-
-function load(file: string): Loaded {
-  let target = file;
-  try {
-    if (lstatSync(file).isSymbolicLink()) target = realpathSync(file);
-  } catch {
-    /* missing: created below */
-  }
-  let raw: string;
-  try {
-    raw = readFileSync(target, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { target, exists: false, raw: '', settings: {}, indent: 2, trailingNewline: true };
-    throw new ClaudeSettingsError(`cannot read ${file}: ${(err as Error).message}`);
-  }
-  const mode = statSync(target).mode & 0o7777;
-  // an empty file holds no settings to lose: treated as {}
-  if (raw.trim() === '') return { target, exists: true, raw, settings: {}, indent: 2, trailingNewline: true, mode };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw);
-  } catch (err) {
-    throw new ClaudeSettingsError(`${file} is not valid JSON (${(err as Error).message}); fix or remove it, it was left as it is`);
-  }
-  if (!isObject(parsed)) throw new ClaudeSettingsError(`${file} does not hold a JSON object; it was left as it is`);
-  const indentMatch = /^[{[]\r?\n([ \t]+)\S/.exec(raw.replace(/^\ufeff/, ''));
-  const indent = indentMatch ? (indentMatch[1]!.includes('\t') ? '\t' : indentMatch[1]!.length) : raw.includes('\n') ? 2 : 0;
-  return { target, exists: true, raw, settings: parsed, indent, trailingNewline: raw.endsWith('\n'), mode };
-}
-
-/** The `hooks` object and the group list of an event, checked (a shape we do not know is refused, not rewritten). */
-function eventGroups(settings: JsonObject, file: string, event: string, create: boolean): Json[] | undefined {
-  let hooks = settings.hooks;
-  if (hooks === undefined) {
-    if (!create) return undefined;
-    hooks = settings.hooks = {};
-  }
-  if (!isObject(hooks)) throw new ClaudeSettingsError(`${file}: "hooks" is not an object; it was left as it is`);
-  let groups = hooks[event];
-  if (groups === undefined) {
-    if (!create) return undefined;
-    groups = hooks[event] = [];
-  }
-  if (!Array.isArray(groups)) throw new ClaudeSettingsError(`${file}: "hooks.${event}" is not a list; it was left as it is`);
-  return groups;
-}
-
-interface Found {
-  group: JsonObject;
-  index: number;
-}
-
-function findOurs(groups: Json[]): Found[] {
-  const out: Found[] = [];
-  for (const g of groups) {
-    if (!isObject(g) || !Array.isArray(g.hooks)) continue;
-    g.hooks.forEach((h, index) => {
-      if (isOurHandler(h)) out.push({ group: g, index });
-    });
-  }
-  return out;
-}
-
-/** Removes handlers (indexes per group, highest first), then groups left with no handler, then an empty event. */
-function removeHandlers(settings: JsonObject, event: string, groups: Json[], found: Found[]): void {
-  const byGroup = new Map<JsonObject, number[]>();
-  for (const f of found) byGroup.set(f.group, [...(byGroup.get(f.group) ?? []), f.index]);
-  for (const [g, idx] of byGroup) {
-    const list = g.hooks as Json[];
-    for (const i of idx.sort((a, b) => b - a)) list.splice(i, 1);
-    if (list.length === 0) groups.splice(groups.indexOf(g), 1);
-  }
-  const hooks = settings.hooks as JsonObject;
-  if (groups.length === 0) delete hooks[event];
-}
-
-function serialize(l: Loaded): string {
-  const text = JSON.stringify(l.settings, null, l.indent);
-  return l.trailingNewline ? text + '\n' : text;
-}
-
-/** Temp file + rename next to the target; the old file's mode is kept. Refuses when someone else changed the file
- *  since it was read (Claude Code itself writes settings.local.json): the caller reads again and retries. */
-function writeAtomic(l: Loaded, text: string): boolean {
-  const dir = dirname(l.target);
-  mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${randomBytes(6).toString('hex')}.agent-rewind.tmp`);
-  writeFileSync(tmp, text, { flag: 'wx', mode: l.mode ?? 0o644 });
-  try {
-    let now: string | undefined;
-    try {
-      now = readFileSync(l.target, 'utf8');
-    } catch {
-      now = undefined;
-    }
-    if ((now ?? '') !== l.raw || (now !== undefined) !== l.exists) {
-      unlinkSync(tmp);
-      return false;
-    }
-    renameSync(tmp, l.target);
-    return true;
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already renamed or gone */
-    }
-    throw err;
-  }
-}
+const fail = (message: string) => new ClaudeSettingsError(message);
 
 function change(file: string, scope: HooksScope): HooksChange {
   return { file, scope, written: false, created: false, added: [], alreadyPresent: [], updated: [], removed: [] };
 }
 
-function edit(loc: HooksLocation, apply: (l: Loaded, file: string, c: HooksChange) => void): HooksChange {
+/** The settings file as a reference: a project's file is never a symlink, nor under a linked `.claude` folder; the
+ *  user's may be one (dotfiles), and is then written through, its real path named in the change. */
+function settingsRef(loc: HooksLocation): SettingsFileRef {
   const file = claudeSettingsFile(loc);
+  if (!isAbsolute(file)) throw new ClaudeSettingsError(`settings path ${file} is not absolute`);
   if (loc.scope === 'workspace') {
     const ws = resolve(loc.workspace!);
     let ok = false;
@@ -235,71 +133,43 @@ function edit(loc: HooksLocation, apply: (l: Loaded, file: string, c: HooksChang
       ok = false;
     }
     if (!ok) throw new ClaudeSettingsError(`workspace folder ${ws} does not exist or is not a folder`);
+    refuseLinkedFolder(dirname(file), fail);
   }
-  if (!isAbsolute(file)) throw new ClaudeSettingsError(`settings path ${file} is not absolute`);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const l = load(file);
-    const c = change(file, loc.scope);
-    apply(l, file, c);
-    if (c.added.length + c.updated.length + c.removed.length === 0) return c;
-    if (writeAtomic(l, serialize(l))) {
-      c.written = true;
-      c.created = !l.exists;
-      return c;
-    }
-  }
-  throw new ClaudeSettingsError(`${file} kept changing while it was being updated; try again`);
+  return { file, followLink: loc.scope === 'user' };
+}
+
+function edit(loc: HooksLocation, apply: (text: string, file: string) => HooksJsonEdit): HooksChange {
+  const ref = settingsRef(loc);
+  const { result, reads, written } = editSettingsFiles(
+    [ref],
+    ([read]) => {
+      const e = apply(read!.text, ref.file);
+      return { texts: [e.text], result: e };
+    },
+    fail,
+  );
+  const read = reads[0]!;
+  const c = change(ref.file, loc.scope);
+  Object.assign(c, { added: result.added, updated: result.updated, alreadyPresent: result.alreadyPresent, removed: result.removed });
+  if (read.target !== ref.file) c.target = read.target;
+  c.written = written[0]!;
+  c.created = c.written && !read.exists;
+  return c;
 }
 
 /** Adds our handler to each event (UserPromptSubmit, Stop) of the scope's settings file. */
 export function installClaudeHooks(loc: HooksLocation, launcher: HookLauncher): HooksChange {
   const wanted = ourHandler(launcher);
-  return edit(loc, (l, file, c) => {
-    for (const event of CLAUDE_HOOK_EVENTS) {
-      const groups = eventGroups(l.settings, file, event, true)!;
-      const found = findOurs(groups);
-      if (found.length === 0) {
-        groups.push({ hooks: [wanted] });
-        c.added.push(event);
-        continue;
-      }
-      const [first, ...extra] = found;
-      const list = first!.group.hooks as Json[];
-      if (extra.length === 0 && sameJson(list[first!.index]!, wanted)) {
-        c.alreadyPresent.push(event);
-        continue;
-      }
-      list[first!.index] = wanted;
-      if (extra.length) removeHandlers(l.settings, event, groups, extra);
-      c.updated.push(event);
-    }
-  });
+  return edit(loc, (text, file) => installHandlers(text, file, CLAUDE_HOOK_EVENTS, wanted, isOurHandler, fail));
 }
 
 /** Removes every handler of ours (and only ours) from every event of the scope's settings file. */
 export function uninstallClaudeHooks(loc: HooksLocation): HooksChange {
-  return edit(loc, (l, file, c) => {
-    if (!l.exists) return;
-    const hooks = l.settings.hooks;
-    if (hooks === undefined) return;
-    if (!isObject(hooks)) throw new ClaudeSettingsError(`${file}: "hooks" is not an object; it was left as it is`);
-    for (const event of Object.keys(hooks)) {
-      const groups = hooks[event];
-      if (!Array.isArray(groups)) continue;
-      const found = findOurs(groups);
-      if (found.length === 0) continue;
-      removeHandlers(l.settings, event, groups, found);
-      c.removed.push(event);
-    }
-    if (c.removed.length && Object.keys(hooks).length === 0) delete l.settings.hooks;
-  });
+  return edit(loc, (text, file) => removeHandlers(text, file, isOurHandler, fail));
 }
 
 /** What the scope's settings file says about our hooks, without changing it. */
 export function claudeHooksStatus(loc: HooksLocation): { file: string; events: string[] } {
-  const file = claudeSettingsFile(loc);
-  const l = load(file);
-  const hooks = l.settings.hooks;
-  if (!isObject(hooks)) return { file, events: [] };
-  return { file, events: Object.keys(hooks).filter((e) => Array.isArray(hooks[e]) && findOurs(hooks[e] as Json[]).length > 0) };
+  const ref = settingsRef(loc);
+  return { file: ref.file, events: eventsWithHandler(readSettingsFile(ref, fail).text, ref.file, isOurHandler, fail) };
 }

@@ -8,9 +8,10 @@
 //      transcript's size at hook time whose text has the same sha256.
 // One JSONL file per session: <home>/claude/prompts/<session_id>.jsonl. Every line read back is validated.
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readRegularFileSync } from '../agent-files';
 
 export const promptRecordSchema = z.object({
   v: z.literal(1),
@@ -72,7 +73,7 @@ export function appendPromptRecord(home: string, sessionId: string, rec: PromptR
 export function readPromptRecords(home: string, sessionId: string): PromptRecord[] {
   let text: string;
   try {
-    text = readFileSync(promptRecordsFile(home, sessionId), 'utf8');
+    text = readRegularFileSync(promptRecordsFile(home, sessionId)).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;

@@ -1,8 +1,10 @@
 // readClaudeSession: one read of the transcript and one pass over its lines, each line handed on as soon as it is
 // parsed (nothing keeps the raw records), then the pieces that need the whole graph (branch flattening, subagents,
 // fork origin). Never writes anything.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readRegularFile } from '../agent-files';
+import { forkTitle } from '../fork-title';
 import { FileHistory } from './file-history';
 import { flattenArtifactForks } from './flatten';
 import { detectForkOrigin, type ForkClues } from './fork-origin';
@@ -24,7 +26,7 @@ export interface ReadClaudeSessionOptions {
 export async function readClaudeSession(file: string, opts: ReadClaudeSessionOptions = {}): Promise<ClaudeSession> {
   let buf: Buffer;
   try {
-    buf = await readFile(file);
+    buf = await readRegularFile(file);
   } catch (err) {
     throw new Error(`Cannot read the Claude Code transcript ${file}: ${(err as Error).message}`);
   }
@@ -44,7 +46,8 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
       return;
     }
     cwd ??= str(rec.cwd);
-    createdAt ??= str(rec.timestamp);
+    // A fork's copied lines keep the origin's times: it started with its first line of its own (else when written).
+    if (obj(rec.forkedFrom) === undefined) createdAt ??= str(rec.timestamp);
     const uuid = str(rec.uuid);
     if (uuid === undefined) {
       if (!titles.add(rec)) fileHistory.add(rec, l.line);
@@ -78,7 +81,7 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
       titles.title((u) => builder.has(u), tree.prompts[0]?.text),
       clues.marks.length > 0,
     ),
-    createdAt: createdAt ?? new Date((await stat(file)).birthtimeMs).toISOString(),
+    createdAt: createdAt ?? (await fileCreatedAt(file)),
     tree,
     report: { skipped },
     subagents,
@@ -96,7 +99,8 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
   });
 }
 
-/** A session forked by Rewind to here is named as its origin was, marked as the fork it is. */
-export function forkTitle(title: string, forked: boolean): string {
-  return forked && !title.endsWith(' (fork)') ? `${title} (fork)` : title;
+/** When a file was made (birth time where the file system keeps one, else its last change). */
+export async function fileCreatedAt(file: string): Promise<string> {
+  const st = await stat(file);
+  return new Date(st.birthtimeMs || st.mtimeMs).toISOString();
 }

@@ -2,8 +2,9 @@
 // versions in <project>/agent-<id>.jsonl beside the session (their lines carry the parent's sessionId), and in the
 // oldest as isSidechain lines of the main file. Each is attached to the tool call whose result names its agentId;
 // without one, to the Task/Agent call whose `prompt` input is the subagent's first prompt.
-import { open, readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { openRegularFile, readRegularFile } from '../agent-files';
 import type { SubagentView } from '../session-view';
 import { pathToLeaf } from '../../session/context';
 import { splitClaudeLines, str, obj, type RawLine } from './lines';
@@ -103,7 +104,7 @@ async function listAgentFiles(dir: string): Promise<string[]> {
 
 async function readAgentFile(file: string): Promise<NormalizedTree | undefined> {
   try {
-    return normalizeLines(splitClaudeLines(await readFile(file)).lines, { includeSidechains: true });
+    return normalizeLines(splitClaudeLines(await readRegularFile(file)).lines, { includeSidechains: true });
   } catch {
     return undefined; // vanished or unreadable: the main conversation still reads
   }
@@ -113,7 +114,7 @@ async function readAgentFile(file: string): Promise<NormalizedTree | undefined> 
 async function belongsTo(file: string, sessionId: string): Promise<boolean> {
   let fh;
   try {
-    fh = await open(file, 'r');
+    fh = await openRegularFile(file);
     const buf = Buffer.alloc(SIDE_FILE_PREFIX_BYTES);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     const nl = buf.subarray(0, bytesRead).indexOf(10);

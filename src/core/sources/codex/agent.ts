@@ -9,6 +9,7 @@ const locationOf = (t: HooksTarget): CodexHooksLocation => (t.scope === 'user' ?
 function describe(change: CodexHooksChange, scope: string, action: 'install' | 'uninstall', trusted: readonly string[]): { text: string; notes: string[] } {
   const parts: string[] = [];
   if (change.added.length) parts.push(`added ${change.added.join(', ')}`);
+  if (change.updated.length) parts.push(`updated ${change.updated.join(', ')}`);
   if (change.alreadyPresent.length) parts.push(`already present: ${change.alreadyPresent.join(', ')}`);
   if (change.removed.length) parts.push(`removed ${change.removed.join(', ')}`);
   if (!parts.length) parts.push(action === 'uninstall' ? 'no agent-rewind hooks were there' : 'nothing to do');
@@ -62,4 +63,5 @@ export const codexAgent: AgentAdapter = {
   // required on first use, so a hook process or the service, which only route hooks, never evaluate the reader
   source: () => new (require('./codex-source') as typeof import('./codex-source')).CodexSource(),
   hooks,
+  resume: { program: 'codex', commandSetting: 'codex.command' },
 };

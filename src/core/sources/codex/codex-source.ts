@@ -44,6 +44,7 @@ export class CodexSource implements SourceAdapter {
       modifiedMs: l.modifiedMs,
       createdAt: l.createdAt,
       cwd: l.cwd,
+      ...(l.forkedFromId ? { fork: { originSessionId: l.forkedFromId } } : {}),
     }));
   }
 

@@ -2,9 +2,11 @@
 // rollout-<time>-<thread id>.jsonl` (plus `archived_sessions/` with the same layout and legacy flat
 // `sessions/rollout-*.jsonl`), so a rollout belongs to a workspace by the `cwd` its `session_meta` / `turn_context`
 // names (the folder or inside it). Listing reads a bounded prefix and tail of each file, never the whole rollout.
+import { openRegularFile } from '../agent-files';
+import { forkTitle } from '../fork-title';
 import { listDir, parseComplete } from '../listing-reads';
 import { existsSync } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { oneLine } from '../../transcript/transcript';
@@ -111,10 +113,13 @@ export async function readSessionIndex(home: string): Promise<Map<string, string
   const names = new Map<string, string>();
   let text: string;
   try {
-    const file = join(home, 'session_index.jsonl');
-    const st = await stat(file);
-    if (st.size > 32 * 1024 * 1024) return names;
-    text = await readFile(file, 'utf8');
+    const fh = await openRegularFile(join(home, 'session_index.jsonl'));
+    try {
+      if ((await fh.stat()).size > 32 * 1024 * 1024) return names;
+      text = await fh.readFile('utf8');
+    } finally {
+      await fh.close();
+    }
   } catch {
     return names;
   }
@@ -188,7 +193,9 @@ async function listOne(file: string, index: ReadonlyMap<string, string>, roots: 
   }
   id ??= threadIdFromName(file);
   if (!cwd || !id) return undefined;
-  const title = threadName ?? index.get(id) ?? (firstPrompt !== undefined ? oneLine(firstPrompt, TITLE_LENGTH) : 'Codex session');
+  // a fork's first prompt is its origin's: named as the fork it is, unless it was given a name of its own
+  const title =
+    threadName ?? index.get(id) ?? (firstPrompt !== undefined ? forkTitle(oneLine(firstPrompt, TITLE_LENGTH), forkedFromId !== undefined) : 'Codex session');
   return {
     sessionFile: file,
     sessionId: id,
@@ -223,7 +230,7 @@ function metaFromText(text: string): { cwd?: string; id?: string; timestamp?: st
 }
 
 async function readHead(file: string, len: number): Promise<string> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const buf = Buffer.alloc(len);
     const { bytesRead } = await fh.read(buf, 0, len, 0);
@@ -234,7 +241,7 @@ async function readHead(file: string, len: number): Promise<string> {
 }
 
 async function readEnds(file: string, size: number): Promise<{ head: CodexRecord[]; tail: CodexRecord[]; headText: string }> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const read = async (pos: number, len: number) => {
       const buf = Buffer.alloc(len);

@@ -7,7 +7,8 @@
 // (link fails rather than replace a file that exists).
 import { writeNewFile } from '../write-new-file';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { readRegularFile } from '../agent-files';
 import { join } from 'node:path';
 import { classifyItem } from './classify';
 import { payloadOf, splitRolloutLines, str, type RawLine } from './lines';
@@ -66,17 +67,17 @@ export async function writeCodexFork(
     }
   };
   for (const seg of before) {
-    const buf = await readFile(seg.file);
+    const buf = await readRegularFile(seg.file);
     const { lines } = splitRolloutLines(buf);
     take(buf, seg.cutByte === undefined ? lines : lines.filter((l) => l.byteEnd < seg.cutByte!));
   }
-  const buf = await readFile(own.file);
+  const buf = await readRegularFile(own.file);
   const { lines } = splitRolloutLines(buf);
   const at = lines.findIndex((l) => l.line === prompt.line);
   if (at < 0) throw new Error(`Cannot fork at ${userEntryId}: the prompt is no longer in ${own.file}`);
   take(buf, lines.slice(0, turnStart(lines, at, prompt.turnId)));
   // the new session_meta is the session's own (its cwd, model provider, instructions), with a new id
-  const meta = (own.prefix === '' ? lines : splitRolloutLines(await readFile(session.sessionFile)).lines).find((l) => l.rec.type === 'session_meta');
+  const meta = (own.prefix === '' ? lines : splitRolloutLines(await readRegularFile(session.sessionFile)).lines).find((l) => l.rec.type === 'session_meta');
   const inheritedPrompts = session.userPrompts().filter((p) => p.prefix.startsWith('ref')).length;
   if (!inheritedPrompts && !hasConversation) {
     throw new Error(`Cannot fork at ${userEntryId}: it is the first prompt of the session, so the fork would have no conversation before it`);

@@ -8,13 +8,17 @@
 // unless run with `--dangerously-bypass-hook-trust`).
 //
 // hooks.json has Claude Code's shape: `{hooks: {Event: [{hooks: [{type: "command", command}]}]}}`; `command` is a
-// shell command line. Ours is recognised by ending in `hook codex`, so installing twice changes nothing and
-// uninstalling removes only ours. Everything else in both files is kept; files are replaced atomically (temp file +
-// rename); a hooks.json that is not a JSON object, or a config.toml we cannot edit safely, is refused and left as is.
-import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// shell command line. Ours carries the mark `installedBy: "agent-rewind"` (isOurCodexHandler), so installing twice
+// changes nothing and uninstalling removes only ours. Everything else in both files keeps its bytes (hooks-json.ts
+// edits only where our handler goes; config.toml is edited line by line). Both files are read and replaced safely
+// and together (settings-file.ts: regular files only, no symlink in a project, owner and mode kept, a concurrent
+// change noticed and the edit applied again, both written or neither); a hooks.json that is not a JSON object, or a
+// config.toml we cannot edit safely, is refused and left as is.
+import { statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { codexHome } from './discovery';
+import { eventsWithHandler, HANDLER_MARK, installHandlers, removeHandlers } from '../hooks-json';
+import { editSettingsFiles, readSettingsFile, refuseLinkedFolder, type SettingsFileRef } from '../settings-file';
 
 /** UserPromptSubmit: the snapshot for each prompt (fires in `codex exec` too); Stop: the turn-end one. */
 export const CODEX_HOOK_EVENTS = ['UserPromptSubmit', 'Stop'] as const;
@@ -35,8 +39,10 @@ export interface CodexHooksLocation {
 export interface CodexHooksChange {
   hooksFile: string;
   configFile: string;
-  /** Events our handler was added to / was already in / was removed from. */
+  /** Events our handler was added to / was rewritten in (another launcher, an older install, duplicates) / was
+   *  already in / was removed from. */
   added: string[];
+  updated: string[];
   alreadyPresent: string[];
   removed: string[];
   /** Whether `[features] hooks = true` was added (install) or our line removed (uninstall). */
@@ -59,141 +65,121 @@ export function shellCommand(argv: readonly string[]): string {
   return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const LAUNCHER_NAMES = new Set(['agent-rewind', 'agent-rewind.cmd']);
 
-export function isOurCodexHandler(h: unknown): boolean {
-  return isObject(h) && h.type === 'command' && typeof h.command === 'string' && /(^|\s)'?hook'?\s+'?codex'?\s*$/.test(h.command);
+/** The words of a command line as shellCommand writes it (bare words and single-quoted ones), else undefined. */
+function shellWords(line: string): string[] | undefined {
+  const words = [...line.matchAll(/(?:[A-Za-z0-9_@%+=:,./-]+|'(?:[^']|'\\'')*')(?= |$)/g)].map((m) => m[0]);
+  const argv = words.map((w) => (w.startsWith("'") ? w.slice(1, -1).replace(/'\\''/g, "'") : w));
+  return shellCommand(argv) === line ? argv : undefined;
 }
 
 /**
+ * A handler of ours: the one we write carries HANDLER_MARK. Handlers written by versions before the mark are ours
+ * only when they are exactly what those versions wrote: `{type, command}` and nothing else, the command being
+ * shellCommand of an agent-rewind launcher, or of a runtime and a `…/cli.js`, followed by `hook codex`. Another
+ * program's handler whose command merely ends in `hook codex` is not ours.
+ */
+export function isOurCodexHandler(h: unknown): boolean {
+  if (!isObject(h) || h.type !== 'command' || typeof h.command !== 'string') return false;
+  if (h[HANDLER_MARK.key] === HANDLER_MARK.value) return true;
+  if (Object.keys(h).sort().join(',') !== 'command,type') return false;
+  const argv = shellWords(h.command);
+  if (!argv || argv.length < 3 || argv[argv.length - 2] !== CODEX_HOOK_ARGS[0] || argv[argv.length - 1] !== CODEX_HOOK_ARGS[1]) return false;
+  const launcher = argv.slice(0, -2);
+  if (launcher.length === 1) return isAbsolute(launcher[0]!) && LAUNCHER_NAMES.has(basename(launcher[0]!));
+  return launcher.length === 2 && isAbsolute(launcher[0]!) && isAbsolute(launcher[1]!) && basename(launcher[1]!) === 'cli.js';
+}
+
+const fail = (message: string) => new CodexSettingsError(message);
+
+/** Both files as references: in a project neither may be a symlink nor sit under a linked `.codex` folder; in
+ *  CODEX_HOME (the user's own) a link is written through. */
+function refs(loc: CodexHooksLocation): { hooks: SettingsFileRef; config: SettingsFileRef } {
+  const { hooksFile, configFile } = codexHooksFiles(loc);
+  if (loc.scope === 'project') {
+    let ok = false;
+    try {
+      ok = statSync(resolve(loc.projectDir!)).isDirectory();
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw fail(`project folder ${resolve(loc.projectDir!)} does not exist or is not a folder`);
+    refuseLinkedFolder(dirname(hooksFile), fail);
+  }
+  const followLink = loc.scope === 'user';
+  return { hooks: { file: hooksFile, followLink }, config: { file: configFile, followLink } };
+}
+
+const emptyChange = (hooksFile: string, configFile: string): CodexHooksChange => ({
+  hooksFile,
+  configFile,
+  added: [],
+  updated: [],
+  alreadyPresent: [],
+  removed: [],
+  featureChanged: false,
+});
+
+/**
  * Adds our handler for UserPromptSubmit and Stop. `command` is the handler's argv without the trailing
- * `hook codex` (e.g. `[process.execPath, '/abs/dist/cli.js']`), which is appended.
+ * `hook codex` (e.g. `[process.execPath, '/abs/dist/cli.js']`), which is appended. hooks.json and config.toml are
+ * written together or not at all.
  */
 export function installCodexHooks(loc: CodexHooksLocation, command: readonly string[]): CodexHooksChange {
   if (command.length === 0) throw new CodexSettingsError('the hook command is empty');
-  const { hooksFile, configFile } = codexHooksFiles(loc);
-  const hooks = loadHooks(hooksFile);
-  const config = loadText(configFile);
-  const featured = withFeature(config.text ?? '', configFile); // checked before anything is written
-  const handler = { type: 'command', command: shellCommand([...command, ...CODEX_HOOK_ARGS]) };
-  const change: CodexHooksChange = { hooksFile, configFile, added: [], alreadyPresent: [], removed: [], featureChanged: false };
-  for (const event of CODEX_HOOK_EVENTS) {
-    const groups = eventGroups(hooks.value, hooksFile, event, true)!;
-    const ours = groups.flatMap((g) => (isObject(g) && Array.isArray(g.hooks) ? g.hooks.filter(isOurCodexHandler) : []));
-    if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(handler)) {
-      change.alreadyPresent.push(event);
-      continue;
-    }
-    dropOurs(groups);
-    groups.push({ hooks: [handler] });
-    change.added.push(event);
-  }
-  if (change.added.length) writeAtomic(hooksFile, JSON.stringify(hooks.value, null, 2) + '\n');
-  if (featured !== (config.text ?? '')) {
-    writeAtomic(configFile, featured);
-    change.featureChanged = true;
-  }
-  return change;
+  const r = refs(loc);
+  const handler = { type: 'command', command: shellCommand([...command, ...CODEX_HOOK_ARGS]), [HANDLER_MARK.key]: HANDLER_MARK.value };
+  const { result } = editSettingsFiles(
+    [r.hooks, r.config],
+    ([hooks, config]) => {
+      const featured = withFeature(config!.text, r.config.file); // refused before anything is written
+      const e = installHandlers(hooks!.text, r.hooks.file, CODEX_HOOK_EVENTS, handler, isOurCodexHandler, fail);
+      const change = { ...emptyChange(r.hooks.file, r.config.file), added: e.added, updated: e.updated, alreadyPresent: e.alreadyPresent };
+      change.featureChanged = featured !== config!.text;
+      return { texts: [e.text, featured], result: change };
+    },
+    fail,
+  );
+  return result;
 }
 
 /** Removes our handlers (only ours), and the feature line we added once no hook is left in that hooks.json. */
 export function uninstallCodexHooks(loc: CodexHooksLocation): CodexHooksChange {
-  const { hooksFile, configFile } = codexHooksFiles(loc);
-  const change: CodexHooksChange = { hooksFile, configFile, added: [], alreadyPresent: [], removed: [], featureChanged: false };
-  const hooks = loadHooks(hooksFile);
-  if (hooks.exists) {
-    for (const event of CODEX_HOOK_EVENTS) {
-      const groups = eventGroups(hooks.value, hooksFile, event, false);
-      if (groups && dropOurs(groups)) {
-        change.removed.push(event);
-        if (groups.length === 0) delete (hooks.value.hooks as JsonObject)[event];
-      }
-    }
-    if (isObject(hooks.value.hooks) && Object.keys(hooks.value.hooks).length === 0) delete hooks.value.hooks;
-    if (change.removed.length) writeAtomic(hooksFile, JSON.stringify(hooks.value, null, 2) + '\n');
-  }
-  const left = isObject(hooks.value.hooks) && Object.keys(hooks.value.hooks).length > 0;
-  const config = loadText(configFile);
-  if (!left && config.text?.includes(FEATURE_MARK)) {
-    const text = config.text
-      .split('\n')
-      .filter((l) => !(l.includes(FEATURE_MARK) && /^\s*hooks\s*=/.test(l)))
-      .join('\n');
-    writeAtomic(configFile, text);
-    change.featureChanged = true;
-  }
-  return change;
+  const r = refs(loc);
+  const { result } = editSettingsFiles(
+    [r.hooks, r.config],
+    ([hooks, config]) => {
+      const e = removeHandlers(hooks!.text, r.hooks.file, isOurCodexHandler, fail);
+      const change = { ...emptyChange(r.hooks.file, r.config.file), removed: e.removed };
+      const left = e.text.trim() === '' ? undefined : (JSON.parse(e.text.replace(/^\ufeff/, '')) as { hooks?: unknown }).hooks;
+      const anyLeft = isObject(left) && Object.keys(left).length > 0;
+      const unfeatured = anyLeft ? config!.text : withoutFeature(config!.text);
+      change.featureChanged = unfeatured !== config!.text;
+      return { texts: [e.text, unfeatured], result: change };
+    },
+    fail,
+  );
+  return result;
 }
 
 /** Which events have our handler (for a status line). */
 export function codexHooksInstalled(loc: CodexHooksLocation): CodexHookEvent[] {
-  const { hooksFile } = codexHooksFiles(loc);
   try {
-    const hooks = loadHooks(hooksFile);
-    return CODEX_HOOK_EVENTS.filter((e) =>
-      (eventGroups(hooks.value, hooksFile, e, false) ?? []).some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isOurCodexHandler)),
-    );
+    const r = refs(loc);
+    const events = eventsWithHandler(readSettingsFile(r.hooks, fail).text, r.hooks.file, isOurCodexHandler, fail);
+    return CODEX_HOOK_EVENTS.filter((e) => events.includes(e));
   } catch {
     return [];
   }
 }
 
-function dropOurs(groups: unknown[]): boolean {
-  let dropped = false;
-  for (let i = groups.length - 1; i >= 0; i--) {
-    const g = groups[i];
-    if (!isObject(g) || !Array.isArray(g.hooks)) continue;
-    const kept = g.hooks.filter((h) => !isOurCodexHandler(h));
-    if (kept.length === g.hooks.length) continue;
-    dropped = true;
-    if (kept.length === 0) groups.splice(i, 1);
-    else g.hooks = kept;
-  }
-  return dropped;
-}
-
-function eventGroups(value: JsonObject, file: string, event: string, create: boolean): unknown[] | undefined {
-  if (value.hooks === undefined) {
-    if (!create) return undefined;
-    value.hooks = {};
-  }
-  if (!isObject(value.hooks)) throw new CodexSettingsError(`${file}: "hooks" is not an object; it was left as it is`);
-  const h = value.hooks;
-  if (h[event] === undefined) {
-    if (!create) return undefined;
-    h[event] = [];
-  }
-  if (!Array.isArray(h[event])) throw new CodexSettingsError(`${file}: "hooks.${event}" is not a list; it was left as it is`);
-  return h[event] as unknown[];
-}
-
-function loadText(file: string): { text: string | undefined } {
-  try {
-    return { text: readFileSync(file, 'utf8') };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: undefined };
-    throw new CodexSettingsError(`cannot read ${file}: ${(err as Error).message}`);
-  }
-}
-
-function loadHooks(file: string): { exists: boolean; value: JsonObject } {
-  const { text } = loadText(file);
-  if (text === undefined || text.trim() === '') return { exists: text !== undefined, value: {} };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.replace(/^\ufeff/, ''));
-  } catch (err) {
-    throw new CodexSettingsError(`${file} is not valid JSON (${(err as Error).message}); fix or remove it, it was left as it is`);
-  }
-  if (!isObject(parsed)) throw new CodexSettingsError(`${file} does not hold a JSON object; it was left as it is`);
-  return { exists: true, value: parsed };
-}
-
 /**
  * config.toml with `hooks = true` in its `[features]` table (added after the header, or a new table at the end).
  * There is no TOML parser here, so only shapes we can edit line by line are touched; others are refused: an inline
- * `features = {…}`, a `[features]` header twice, an open multi-line string.
+ * `features = {…}`, a `[features]` header twice, an open multi-line string. Every line written carries FEATURE_MARK
+ * (a `hooks = …` line it replaces is kept in the mark), so that withoutFeature can give the file back as it was.
  */
 export function withFeature(text: string, file = 'config.toml'): string {
   const lines = text.split('\n');
@@ -208,6 +194,7 @@ export function withFeature(text: string, file = 'config.toml'): string {
   if (root.some((l) => /^\s*features\s*=/.test(l)))
     throw new CodexSettingsError(`${file} sets features inline; add \`hooks = true\` to it by hand (it was left as it is)`);
   if (root.some((l) => /^\s*features\.hooks\s*=\s*true\b/.test(l))) return text;
+  const cr = text.includes('\r\n') ? '\r' : '';
   if (headers.length === 1) {
     const start = headers[0]!;
     let end = lines.length;
@@ -220,44 +207,32 @@ export function withFeature(text: string, file = 'config.toml'): string {
       const m = /^(\s*hooks\s*=\s*)(\w+)(.*)$/.exec(lines[i]!);
       if (!m) continue;
       if (m[2] === 'true') return text;
-      lines[i] = `hooks = true ${FEATURE_MARK}`;
+      const was = lines[i]!.replace(/\r$/, '');
+      lines[i] = `hooks = true ${FEATURE_MARK} (was: ${was})${lines[i]!.endsWith('\r') ? '\r' : ''}`;
       return lines.join('\n');
     }
-    lines.splice(start + 1, 0, `hooks = true ${FEATURE_MARK}`);
+    lines.splice(start + 1, 0, `hooks = true ${FEATURE_MARK}${cr}`);
     return lines.join('\n');
   }
-  const sep = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
-  return `${text}${sep}[features]\nhooks = true ${FEATURE_MARK}\n`;
+  const nl = `${cr}\n`;
+  const sep = text === '' || text.endsWith('\n') ? '' : nl;
+  return `${text}${sep}[features] ${FEATURE_MARK}${nl}hooks = true ${FEATURE_MARK}${nl}`;
 }
 
-/** Temp file + rename beside the target; a symlinked file is written through to its target (the link is kept). */
-function writeAtomic(named: string, text: string): void {
-  let file = named;
-  try {
-    if (lstatSync(named).isSymbolicLink()) file = realpathSync(named);
-  } catch {
-    /* missing: created */
+/** config.toml without what withFeature wrote: its lines removed, a `hooks = …` line it replaced put back, and a
+ *  `[features]` table it added removed once nothing else is in it. */
+export function withoutFeature(text: string): string {
+  const ours = new RegExp(`^hooks = true ${FEATURE_MARK}(?: \\(was: (.*)\\))?(\r?)$`);
+  const ourTable = new RegExp(`^\\[features\\] ${FEATURE_MARK}\r?$`);
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const m = ours.exec(line);
+    if (!m) lines.push(line);
+    else if (m[1] !== undefined) lines.push(`${m[1]}${m[2]}`);
   }
-  const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
-  let mode = 0o644;
-  try {
-    mode = statSync(file).mode & 0o7777;
-  } catch {
-    /* new file */
-  }
-  const tmp = join(dir, `.${randomBytes(6).toString('hex')}.agent-rewind.tmp`);
-  writeFileSync(tmp, text, { flag: 'wx', mode });
-  try {
-    renameSync(tmp, file);
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* gone */
-    }
-    throw err;
-  }
+  const at = lines.findIndex((l) => ourTable.test(l));
+  if (at >= 0 && lines.slice(at + 1).every((l) => l.trim() === '')) return lines.slice(0, at).join('\n') + (at > 0 ? '\n' : '');
+  return lines.join('\n');
 }
 
 const EVENT_KEYS: Record<CodexHookEvent, string> = { UserPromptSubmit: 'user_prompt_submit', Stop: 'stop' };
@@ -272,6 +247,6 @@ const EVENT_KEYS: Record<CodexHookEvent, string> = { UserPromptSubmit: 'user_pro
 export function codexHooksTrustRecorded(loc: CodexHooksLocation): CodexHookEvent[] {
   const { hooksFile } = codexHooksFiles(loc);
   const userConfig = join(resolve(loc.codexHome ?? codexHome()), 'config.toml');
-  const text = loadText(userConfig).text ?? '';
+  const { text } = readSettingsFile({ file: userConfig, followLink: true }, fail);
   return CODEX_HOOK_EVENTS.filter((e) => text.includes(`[hooks.state.${JSON.stringify(`${hooksFile}:${EVENT_KEYS[e]}:`).slice(0, -1)}`));
 }

@@ -13,24 +13,46 @@ export function splitRolloutLines(buf: Buffer): SplitResult {
 }
 
 // Line kinds the reader never uses, told from the line's first bytes without parsing it. Codex writes the envelope
-// as `{"timestamp":…,("ordinal":…,)"type":"<kind>","payload":{"type":"<event>"…`, so the first `"type":"` is the
-// line's kind and, for an event_msg, the second one is the event's.
+// as `{"timestamp":…,("ordinal":…,)"type":"<kind>","payload":{"type":"<event>"…`, so the first `"type"` key is the
+// line's kind and, for an event_msg, the second one is the event's. A rollout written (or re-written by a tool) with
+// spaces after the colons, `"type": "<kind>"`, is read the same way.
 const UNUSED_KINDS = new Set(['token_usage_record', 'world_state', 'turn_diff', 'ghost_snapshot']);
 const USED_EVENTS = new Set(['task_started', 'turn_started', 'thread_rolled_back', 'patch_apply_end', 'item_completed', 'thread_name_updated']);
-const TYPE_KEY = Buffer.from('"type":"');
+const TYPE_KEY = Buffer.from('"type"');
+/** How far into the line (or past the previous `"type"`) the key is looked for, and how long a kind may be. */
+const KEY_WINDOW = 160;
+const MAX_KIND = 64;
 
-function typeAt(buf: Buffer, from: number, end: number): { value: string; next: number } | undefined {
-  const at = buf.indexOf(TYPE_KEY, from);
-  if (at < 0 || at >= end || at - from > 160) return undefined;
-  const start = at + TYPE_KEY.length;
-  const close = buf.indexOf(34, start);
-  if (close < 0 || close > end || close - start > 64) return undefined;
-  return { value: buf.toString('latin1', start, close), next: close };
+const isBlank = (c: number | undefined) => c === 32 || c === 9;
+
+/**
+ * The value of the first `"type": "<value>"` in buf[from, end), only looking KEY_WINDOW bytes on. The search is held
+ * to that window: a line without the key must not send it to the end of the file, which made a rollout of
+ * lines without the compact key quadratic to open (every line searched the rest of the file).
+ */
+export function typeAt(buf: Buffer, from: number, end: number): { value: string; next: number } | undefined {
+  const window = buf.subarray(from, Math.min(end, from + KEY_WINDOW + TYPE_KEY.length));
+  let at = window.indexOf(TYPE_KEY);
+  while (at >= 0 && at <= KEY_WINDOW) {
+    let i = from + at + TYPE_KEY.length;
+    while (i < end && isBlank(buf[i])) i++;
+    if (buf[i] === 58) {
+      i++;
+      while (i < end && isBlank(buf[i])) i++;
+      if (buf[i] !== 34) return undefined;
+      const start = i + 1;
+      const close = buf.subarray(start, Math.min(end, start + MAX_KIND + 1)).indexOf(34);
+      if (close < 0) return undefined;
+      return { value: buf.toString('latin1', start, start + close), next: start + close };
+    }
+    at = window.indexOf(TYPE_KEY, at + 1);
+  }
+  return undefined;
 }
 
 /** Whether a line can be left unparsed by the reader: a kind it never uses, an event it ignores, or an
  *  item_completed that is not a FileChange. Anything unexpected is parsed (and reported when broken). */
-function unusedLine(buf: Buffer, start: number, end: number): boolean {
+export function unusedLine(buf: Buffer, start: number, end: number): boolean {
   const kind = typeAt(buf, start, end);
   if (!kind) return false;
   if (UNUSED_KINDS.has(kind.value)) return true;

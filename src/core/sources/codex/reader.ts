@@ -1,9 +1,11 @@
 // readCodexSession: one read of the rollout (plus, for a `rollout_reference`, the referenced parents, followed in a
 // loop up to their max_depth), one replay pass, never a write.
-import { readFile, stat } from 'node:fs/promises';
+import { forkTitle } from '../fork-title';
+import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { codexHome, listRolloutFiles, newestSegments, parseRolloutName, readSessionIndex, threadIdFromName } from './discovery';
 import { pathToLeaf } from '../../session/context';
+import { isInsideFolders, readRegularFile } from '../agent-files';
 import { classifyItem } from './classify';
 import { obj, payloadOf, splitRolloutLinesForReading, str, uuidV7Ms, type RawLine } from './lines';
 import { replayRollout, type ReplayLine } from './replay';
@@ -21,7 +23,7 @@ const MAX_REFERENCE_DEPTH = 8;
 export async function readCodexSession(file: string, opts: ReadCodexSessionOptions = {}): Promise<CodexSession> {
   let buf: Buffer;
   try {
-    buf = await readFile(file);
+    buf = await readRegularFile(file);
   } catch (err) {
     throw new Error(`Cannot read the Codex rollout ${file}: ${(err as Error).message}`);
   }
@@ -80,12 +82,10 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
   // the first prompt of the conversation as it stands (not of a branch abandoned by a backtrack)
   const leaf = tree.leafId === null ? undefined : tree.byId.get(tree.leafId);
   const onPath = new Set(leaf ? pathToLeaf(leaf, tree.byId).map((e) => e.id) : []);
-  const title =
-    tree.threadNames[tree.threadNames.length - 1] ??
-    index?.get(sessionId) ??
-    firstPromptTitle(tree.prompts.filter((p) => onPath.has(p.entryId))) ??
-    firstPromptTitle(tree.prompts) ??
-    'Codex session';
+  const named = tree.threadNames[tree.threadNames.length - 1] ?? index?.get(sessionId);
+  const prompted = firstPromptTitle(tree.prompts.filter((p) => onPath.has(p.entryId))) ?? firstPromptTitle(tree.prompts);
+  // a fork's first prompt is its origin's: named as the fork it is, unless it was given a name of its own
+  const title = named ?? (prompted !== undefined ? forkTitle(prompted, forkedFromId !== undefined) : 'Codex session');
   const createdAt = str(mp.timestamp) ?? str(meta?.rec.timestamp) ?? new Date((await stat(file)).birthtimeMs).toISOString();
   return new CodexSession({
     sessionId,
@@ -183,7 +183,7 @@ async function followSegments(
     used.add(resolve(f));
     let lines: RawLine[];
     try {
-      lines = splitRolloutLinesForReading(await readFile(f)).lines;
+      lines = splitRolloutLinesForReading(await readRegularFile(f)).lines;
     } catch {
       break;
     }
@@ -211,7 +211,7 @@ async function followSegments(
     const st = await stat(f).catch(() => undefined);
     if (!st || st.mtimeMs > ownTime) continue; // a later segment continues elsewhere: not part of this file's story
     try {
-      const lines = splitRolloutLinesForReading(await readFile(f)).lines;
+      const lines = splitRolloutLinesForReading(await readRegularFile(f)).lines;
       detached.push({ prefix: `old${segmentKey(f)}:`, file: f, lines, cut: lines.length });
     } catch {
       // gone meanwhile
@@ -223,7 +223,7 @@ async function followSegments(
 async function turnIdsOf(file: string): Promise<Set<string>> {
   const out = new Set<string>();
   try {
-    for (const l of splitRolloutLinesForReading(await readFile(file)).lines) {
+    for (const l of splitRolloutLinesForReading(await readRegularFile(file)).lines) {
       const p = payloadOf(l.rec);
       const t = str(p.turn_id);
       if (t && (l.rec.type === 'turn_context' || p.type === 'task_started' || p.type === 'turn_started')) out.add(t);
@@ -255,12 +255,15 @@ async function followReferences(own: readonly RawLine[], home: string): Promise<
     const threadId = str(p.thread_id);
     let file = str(p.rollout_path);
     if (file && !isAbsolute(file)) file = join(home, file);
+    // a path written in the rollout is followed only into CODEX_HOME (resolved, symlinks and all); else the thread
+    // id finds the parent among the home's rollouts
+    if (file && !(await isInsideFolders(file, [home]))) file = undefined;
     if (!file && threadId) file = await findRollout(home, threadId);
     if (!file || seen.has(resolve(file))) break;
     seen.add(resolve(file));
     let parentLines: RawLine[];
     try {
-      parentLines = splitRolloutLinesForReading(await readFile(file)).lines;
+      parentLines = splitRolloutLinesForReading(await readRegularFile(file)).lines;
     } catch {
       break; // the parent is gone: the fork is shown from its own lines
     }

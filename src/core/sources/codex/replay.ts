@@ -6,6 +6,7 @@
 // apply_patch changes (`patch_apply_end`, 0.169's `item_completed` FileChange) are folded into their call's result.
 // Entry ids come from the line numbers (`l<line>`, `l<line>.r<n>` for a replacement item), so they stay the same as
 // the file grows. No recursion anywhere: a deep or hostile file costs one loop.
+import { parseBoundedJson } from '../../json-depth';
 import type { AgentMessage, CompactionEntry, ContentBlock, MessageEntry, SessionEntry } from '../../session/types';
 import { classifyItem, messageBlocks, messageText } from './classify';
 import { epochMs, obj, payloadOf, str, type CodexRecord } from './lines';
@@ -291,7 +292,7 @@ function toolArguments(item: CodexRecord): unknown {
       const a = item.arguments;
       if (typeof a !== 'string') return a ?? {};
       try {
-        return JSON.parse(a);
+        return parseBoundedJson(a);
       } catch {
         return { raw: a };
       }

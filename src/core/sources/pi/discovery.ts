@@ -1,6 +1,7 @@
 // Finding sessions on disk: ours (<home>/sessions), pi's (~/.pi/agent/sessions) and oh-my-pi's (~/.omp/agent/sessions),
 // all laid out as <root>/--<encoded cwd>--/<timestamp>_<id>.jsonl. Metadata comes from the first 4 KiB of each file
 // plus stat; the entry count is exact, counted by newlines in a chunked read.
+import { parseBoundedJson } from '../../json-depth';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { resolveHome } from '../../home';
@@ -59,8 +60,8 @@ function firstRecords(prefix: string, wholeFile: boolean): Record<string, unknow
   for (const line of lines) {
     if (!line.trim()) continue;
     try {
-      const v = JSON.parse(line);
-      if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v);
+      const v = parseBoundedJson(line);
+      if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v as Record<string, unknown>);
     } catch {
       // a bad line in the prefix: metadata just comes from the others
     }

@@ -1,6 +1,7 @@
 // Ours, pi's and oh-my-pi's sessions: the same JSONL tree format (docs/ARCHITECTURE.md, session files), one file per session under
 // <root>/--<encoded cwd>--/. These are the only sessions agent-rewind writes to.
-import { open as openFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { openRegularFile } from '../agent-files';
 import { join } from 'node:path';
 import { SessionCache } from './session-cache';
 import { sessionFoldersFor, sourceOfPath } from './session-folders';
@@ -87,7 +88,7 @@ const TITLE_PREFIX_BYTES = 16 * 1024;
 
 /** A title for a session without one: its first user message, from the start of the file only. */
 async function firstUserMessagePreview(file: string): Promise<string | undefined> {
-  const handle = await openFile(file, 'r');
+  const handle = await openRegularFile(file);
   try {
     const buf = Buffer.alloc(TITLE_PREFIX_BYTES);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);

@@ -58,24 +58,33 @@ test('fileHistoryAt is undefined for a session without file history', async (ctx
   assert.equal((await readClaudeSession(t.write(tempConfigDir(ctx)))).fileHistoryAt(p), undefined);
 });
 
-test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId the prompt; paths relative to realParentDir', async (ctx) => {
+test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId the prompt; paths relative to the cwd, not to realParentDir', async (ctx) => {
+  // as Claude Code 2.1.330 writes them (test/agents/claude-code-own-history.e2e.ts): a Write of src/util.js is tracked
+  // as `src/util.js` with realParentDir `<cwd>/src`, the file's own folder; a top-level file's realParentDir is the cwd
   const t = new Transcript();
   const p1 = t.user(null, 'write it');
   t.raw({ type: 'file-history-snapshot', messageId: p1, isSnapshotUpdate: false, snapshot: { messageId: p1, timestamp: t.tick(), trackedFileBackups: {} } });
-  const a = t.toolUse(p1, 'msg_A', 'toolu_1', 'Write', { file_path: '/elsewhere/w.txt', content: 'x' });
+  const a = t.toolUse(p1, 'msg_A', 'toolu_1', 'Write', { file_path: '/work/proj/src/util.js', content: 'x' });
   t.raw({
     type: 'file-history-delta',
     messageId: a,
     snapshotMessageId: p1,
-    trackingPath: 'w.txt',
-    backup: { ...backup(null, 1), realParentDir: '/elsewhere' },
+    trackingPath: 'README.md',
+    backup: { ...backup(null, 1), realParentDir: '/work/proj' },
   });
   t.raw({
     type: 'file-history-delta',
     messageId: a,
     snapshotMessageId: p1,
-    trackingPath: 'w.txt',
-    backup: { ...backup('h@v2', 2), realParentDir: '/elsewhere' },
+    trackingPath: 'src/util.js',
+    backup: { ...backup(null, 1), realParentDir: '/work/proj/src' },
+  });
+  t.raw({
+    type: 'file-history-delta',
+    messageId: a,
+    snapshotMessageId: p1,
+    trackingPath: 'src/util.js',
+    backup: { ...backup('h@v2', 2), realParentDir: '/work/proj/src' },
   });
   const r = t.toolResult(a, 'toolu_1', 'ok');
   const p2 = t.user(r, 'again');
@@ -83,10 +92,28 @@ test('2.1.330 deltas: messageId is the editing assistant line, snapshotMessageId
     type: 'file-history-snapshot',
     messageId: p2,
     isSnapshotUpdate: false,
-    snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { 'w.txt': { ...backup('h@v2', 2), realParentDir: '/elsewhere' } } },
+    snapshot: { messageId: p2, timestamp: t.tick(), trackedFileBackups: { 'src/util.js': { ...backup('h@v2', 2), realParentDir: '/work/proj/src' } } },
+  });
+  t.raw({
+    type: 'file-history-delta',
+    messageId: p2,
+    snapshotMessageId: p2,
+    trackingPath: 'docs/guide/intro.md',
+    backup: { ...backup(null, 1), realParentDir: '/work/proj/docs/guide' },
   });
   const configDir = tempConfigDir(ctx);
   const s = await readClaudeSession(t.write(configDir));
-  assert.deepEqual(s.fileHistoryAt(p1), { files: [{ path: '/elsewhere/w.txt', backupFile: null }] });
-  assert.deepEqual(s.fileHistoryAt(p2), { files: [{ path: '/elsewhere/w.txt', backupFile: join(configDir, 'file-history', t.sessionId, 'h@v2') }] });
+  assert.deepEqual(s.fileHistoryAt(p1), {
+    files: [
+      { path: '/work/proj/README.md', backupFile: null },
+      { path: '/work/proj/src/util.js', backupFile: null },
+      { path: '/work/proj/docs/guide/intro.md', backupFile: null },
+    ],
+  });
+  assert.deepEqual(s.fileHistoryAt(p2), {
+    files: [
+      { path: '/work/proj/src/util.js', backupFile: join(configDir, 'file-history', t.sessionId, 'h@v2') },
+      { path: '/work/proj/docs/guide/intro.md', backupFile: null },
+    ],
+  });
 });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { readClaudeSession } from '../../../../src/core/sources/claude';
 import { Transcript, tempConfigDir } from './builder';
 
@@ -57,4 +58,19 @@ test('a transcript whose first line is as new as the file is an original: the fo
   f.raw({ ...o.lines[0]!, sessionId: FORK, timestamp: new Date().toISOString() });
   const s = await readClaudeSession(f.write(dir));
   assert.equal(s.forkedFrom, undefined);
+});
+
+test('an origin written with spaces after the colons is found as the compact one is (copied entries inherited)', async (ctx) => {
+  const dir = tempConfigDir(ctx);
+  const { t: o, p1, a1 } = origin();
+  const spaced = (l: object) => JSON.stringify(l, null, 1).replace(/\n\s*/g, ' ');
+  const originFile = o.write(dir);
+  writeFileSync(originFile, o.lines.map(spaced).join('\n') + '\n');
+  await new Promise((r) => setTimeout(r, 20));
+  const f = new Transcript(FORK);
+  for (const l of o.lines.slice(0, 2)) f.raw({ ...l, sessionId: FORK });
+  const fp = f.user(a1, 'q2 in fork');
+  const s = await readClaudeSession(f.write(dir));
+  assert.equal(s.forkedFrom?.sessionId, ORIGIN);
+  assert.deepEqual([s.isInherited(p1), s.isInherited(a1), s.isInherited(fp)], [true, true, false]);
 });

@@ -115,6 +115,13 @@ describe('Codex fork writer', () => {
     );
     assert.equal(f.forkedFrom?.sessionId, r.threadId);
     assert.equal(f.forkedFrom?.sessionFile, file);
+    // Named as the fork it is (its first prompt is its origin's), in the listing too, linked to its origin.
+    assert.equal(f.title, 'Fork: one');
+    const listed = (await new CodexSource({ home }).list({ workspaceRoots: [r.cwd] } as unknown as Parameters<CodexSource['list']>[0])).find(
+      (l) => l.sessionId === fork.sessionId,
+    );
+    assert.equal(listed?.title, 'Fork: one');
+    assert.deepEqual(listed?.fork, { originSessionId: r.threadId });
     assert.ok(f.getPath().every((e) => f.isInherited(e.id)));
     // nothing else left behind (no temp files)
     assert.deepEqual(

@@ -1,0 +1,268 @@
+// Rewind planning: what a rewind to a snapshot would change (the ops a restore applies, and the preview with
+// +/- lines, files the user changed by hand and what is left alone), for a rewind and for an undo.
+import { readdirSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ObjectStore } from '../store/object-store';
+import { checkPlannedPaths, orderOps, type RestoreOp } from './restore';
+import { absPath, ensureSafeParents } from '../safe-paths';
+import type { SnapshotRecord, SnapshotRecords, UndoRecord } from '../snapshot-records';
+import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from '../store/tree-diff';
+import { lineStats } from './line-stats';
+import type { DirNode } from '../store/tree';
+import { readStableFile } from '../safe-read';
+import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
+import type { FileChange, RewindFilesResult, SkippedFile } from '../types';
+
+export function failure(error: string): RewindFilesResult {
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+}
+
+/**
+ * The folders an undo of `ops` reads in its pre-restore snapshot: every folder on the way to each path, and the path
+ * itself (when it is a folder, what is below it comes back too). '' is the root.
+ */
+export function foldersOnPaths(ops: readonly { path: string }[]): Set<string> {
+  const dirs = new Set<string>(['']);
+  for (const { path } of ops) {
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
+    dirs.add(path);
+  }
+  return dirs;
+}
+
+export const isFileish = (s: EntryState): s is Exclude<EntryState, null | { kind: 'dir' }> => s !== null && s.kind !== 'dir';
+
+export interface Plan {
+  result: RewindFilesResult;
+  ops: RestoreOp[];
+  /**
+   * Blobs the preview read (and checked against their hash) to count lines, by hash, for the restore to write
+   * without reading and inflating them again. Content-addressed, so they cannot go stale: a file changed since is
+   * found by the model's refresh as before, which changes the plan, not these bytes.
+   */
+  blobs: ReadonlyMap<string, Buffer>;
+}
+
+/** Bytes of blobs a plan keeps for its restore (a plan is kept until the next one, or the rewind). */
+const PLAN_BLOB_BUDGET = 32 * 1024 * 1024;
+
+export class RewindPlanner {
+  /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
+  private lastPlan?: { key: string; plan: Plan };
+
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly records: SnapshotRecords,
+  ) {}
+
+  /** Forgets the cached plan (the workspace is about to change). */
+  forget(): void {
+    this.lastPlan = undefined;
+  }
+
+  /**
+   * The plan of a rewind of the (freshly refreshed) `model` to the snapshot `rec`. Throws what the restore would
+   * refuse (a folder on the way that is a symlink now, a file the model knows that is a folder now), with the
+   * restore's words, so that a preview refuses it too and the real rewind before it writes anything.
+   */
+  async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const plan = await this.planFor(store, rec, overwriteUserModified, model, scanSkipped);
+    // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips)
+    checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops));
+    return plan;
+  }
+
+  private async planFor(
+    store: ObjectStore,
+    rec: SnapshotRecord,
+    overwriteUserModified: boolean,
+    model: WorkspaceModel,
+    scanSkipped: SkippedFile[],
+  ): Promise<Plan> {
+    const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
+    // the key is known before the trees are diffed: a rewind right after its preview skips the diff too (on 1,000
+    // changed files among 50,000, that is most of the planning)
+    const key = JSON.stringify([rec.sessionId, rec.anchorId, rec.root, model.root.hash, turnEnd?.root ?? null, overwriteUserModified]);
+    if (this.lastPlan?.key === key) {
+      // the covered files hash the same as when it was planned; only files outside the checkpoints may have
+      // appeared where a restore would create one, so those are checked again
+      const creates = this.lastPlan.plan.ops.filter((o) => o.from === null && o.to !== null);
+      let fresh = true;
+      for (const o of creates) if (await this.lstatRel(o.path)) fresh = false;
+      if (fresh) return this.lastPlan.plan;
+    }
+    const reader = new TreeReader(store);
+    const diffs = await diffTrees(reader, rec.root, model.root);
+    const userModified = new Set<string>();
+    if (turnEnd) {
+      for (const d of diffs) {
+        if (!isFileish(d.now) && !isFileish(d.target)) continue;
+        if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
+      }
+    }
+    const plan = await this.buildPlan(store, model, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
+    this.lastPlan = { key, plan };
+    return plan;
+  }
+
+  /** The plan of an undo: put back what `top` wrote, except paths changed by hand since. */
+  async undoPlan(store: ObjectStore, top: UndoRecord, pre: SnapshotRecord, model: WorkspaceModel): Promise<Plan> {
+    const reader = new TreeReader(store);
+    const diffs: PathDiff[] = [];
+    const userModified = new Set<string>();
+    for (const { path, state } of top.written) {
+      const now = stateOfNode(model.get(path));
+      const target = await reader.lookup(pre.root, path);
+      if (sameState(now, target)) continue;
+      diffs.push({ path, now, target });
+      if (!sameState(now, state)) userModified.add(path);
+    }
+    diffs.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return this.buildPlan(store, model, diffs, userModified, false, []);
+  }
+
+  private async buildPlan(
+    store: ObjectStore,
+    model: WorkspaceModel,
+    diffs: PathDiff[],
+    userModified: Set<string>,
+    overwrite: boolean,
+    scanSkipped: SkippedFile[],
+  ): Promise<Plan> {
+    const skipped: SkippedFile[] = [];
+    const kept = new Set<string>(); // paths left as they are, so folders above them stay
+    for (const d of diffs) {
+      if (userModified.has(d.path) && !overwrite) {
+        kept.add(d.path);
+        continue;
+      }
+      if (d.now === null && d.target !== null) {
+        // something the scan does not cover sits where the snapshot has a file: never overwrite it blindly
+        const existing = await this.lstatRel(d.path);
+        if (existing) {
+          skipped.push({ path: d.path, reason: 'exists now but is not covered by checkpoints (ignored, too large or unreadable); left as it is' });
+          kept.add(d.path);
+        }
+      }
+    }
+    const keptUnder = (p: string) => [...kept].some((k) => k.startsWith(p + '/'));
+    const ops: RestoreOp[] = [];
+    const listed: PathDiff[] = [];
+    for (const d of diffs) {
+      if (kept.has(d.path)) {
+        if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
+        continue;
+      }
+      if (d.now?.kind === 'dir' && d.target?.kind !== 'dir' && (keptUnder(d.path) || (isFileish(d.target) && this.holdsUncovered(d.path, model)))) {
+        // the folder stays because something in it stays; a file the snapshot has at its place cannot come back
+        if (isFileish(d.target)) skipped.push({ path: d.path, reason: 'a folder with files that are kept is in the way' });
+        continue;
+      }
+      ops.push({ path: d.path, from: d.now, to: d.target });
+      if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
+    }
+    const reads = new Limiter(16);
+    const applied = new Set(ops.map((o) => o.path));
+    const blobs = new Map<string, Buffer>();
+    let budget = PLAN_BLOB_BUDGET;
+    const keep = (path: string, hash: string, data: Buffer) => {
+      if (!applied.has(path) || data.length > budget || blobs.has(hash)) return;
+      budget -= data.length;
+      blobs.set(hash, data);
+    };
+    const files: FileChange[] = await Promise.all(
+      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d, keep, model)), userModified: userModified.has(d.path) }))),
+    );
+    model.dropRecentReads();
+    const changed = files.filter((f) => applied.has(f.path));
+    const seen = new Set(skipped.map((s) => s.path));
+    for (const s of scanSkipped) if (!seen.has(s.path)) skipped.push(s);
+    return {
+      ops,
+      blobs,
+      result: {
+        canRewind: true,
+        filesChanged: changed.map((f) => f.path),
+        insertions: changed.reduce((a, f) => a + f.insertions, 0),
+        deletions: changed.reduce((a, f) => a + f.deletions, 0),
+        userModified: files.filter((f) => f.userModified).map((f) => f.path),
+        skipped,
+        files,
+      },
+    };
+  }
+
+  /**
+   * The folder `rel` holds something the model does not cover (ignored, too large, unreadable): a restore cannot
+   * remove it (it removes only what it knows), so a file the snapshot has at its place cannot come back.
+   */
+  private holdsUncovered(rel: string, model: WorkspaceModel): boolean {
+    const node = model.get(rel);
+    if (node?.kind !== 'dir') return false;
+    const stack: [string, DirNode][] = [[absPath(this.workspaceRoot, rel), node]];
+    while (stack.length > 0) {
+      const [abs, dir] = stack.pop()!;
+      let names: string[];
+      try {
+        names = readdirSync(abs);
+      } catch {
+        continue; // gone or unreadable: the restore meets what is there then
+      }
+      for (const name of names) {
+        const child = dir.children.get(name);
+        if (!child) return true;
+        if (child.kind === 'dir') stack.push([join(abs, name), child]);
+      }
+    }
+    return false;
+  }
+
+  private async lstatRel(rel: string): Promise<boolean> {
+    try {
+      if (!(await ensureSafeParents(this.workspaceRoot, rel, false))) return false;
+      await lstat(absPath(this.workspaceRoot, rel));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async fileChange(
+    store: ObjectStore,
+    d: PathDiff,
+    keep: (path: string, hash: string, data: Buffer) => void,
+    model: WorkspaceModel,
+  ): Promise<Omit<FileChange, 'userModified'>> {
+    const status: FileChange['status'] =
+      d.target === null
+        ? 'added'
+        : d.now === null
+          ? 'deleted'
+          : d.now.kind !== d.target.kind
+            ? 'typeChanged'
+            : isFileish(d.now) && isFileish(d.target) && d.now.hash === d.target.hash
+              ? 'modeChanged'
+              : 'modified';
+    let anchorData: Buffer | undefined;
+    let nowData: Buffer | undefined;
+    if (d.target?.kind === 'file') {
+      anchorData = await store.read(d.target.hash, 'blob', d.path);
+      keep(d.path, d.target.hash, anchorData);
+    }
+    if (d.now?.kind === 'file') {
+      // the bytes the model's refresh just hashed, when it kept them; else read (sync: small and many)
+      nowData = model.recentRead(d.path, d.now.hash);
+      if (!nowData) {
+        try {
+          nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data;
+        } catch {
+          nowData = undefined;
+        }
+      }
+    }
+    const textual = (d.target === null || d.target.kind === 'file') && (d.now === null || d.now.kind === 'file') && status !== 'modeChanged';
+    const s = textual ? lineStats(anchorData, nowData) : { insertions: 0, deletions: 0, binary: false };
+    return { path: d.path, status, insertions: s.insertions, deletions: s.deletions, binary: s.binary };
+  }
+}

@@ -1,0 +1,156 @@
+// Change tracking: the scanned model of the workspace kept up to date between operations, from a watcher's reports
+// (with its barrier), from the stat index a fresh process loads, or by a full check.
+import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
+import { join, relative, sep } from 'node:path';
+import type { PackWriter } from '../store/pack-writer';
+import type { PathFilter } from './path-filter';
+import { loadStatIndex, patchFileOf, saveStatIndex, type StatIndex } from './stat-index';
+import { encodeStatPatch, statPatchFor, type StatPatch } from './stat-index-patch';
+import { writeFileAtomic } from '../atomic-write';
+import { hashTrees, type DirNode } from '../store/tree';
+import { WorkspaceModel, type ScanStats } from './workspace-model';
+import type { WatcherSync } from './watcher-sync';
+
+export class ChangeTracker {
+  model?: WorkspaceModel;
+  private modelLoaded = false;
+  /** Paths a watcher reported since the last refresh; 'all' forces a full check. */
+  private dirty: Set<string> | 'all' = 'all';
+  tracking = false;
+  lastFullCheck = 0;
+  /** A full check ran since the stat cache was last saved by a snapshot. */
+  fullCheckUnsaved = false;
+  /** The barrier a tracked refresh awaits so that changes made just before it have been reported. */
+  sync?: WatcherSync;
+  /** Called after a refresh that may have changed which folders are ignored (a full check, or a `.gitignore`
+   *  reported): a watcher that leaves ignored folders out must start watching the ones that no longer are. */
+  onRulesRefreshed?: (model: WorkspaceModel) => void;
+  /** What the stat index file holds, as far as this process knows (loaded or last saved). */
+  private statIndexBytes: Buffer | undefined;
+  /** The index just loaded, until the first refresh has checked the workspace against it. */
+  private uncheckedIndex: StatIndex | undefined;
+  /** A fresh process's loaded index (with the patch it came with), until its snapshot saves a patch of it. */
+  private patchable: { index: StatIndex; patch?: StatPatch } | undefined;
+  /** Paths the last refresh skipped (too large, unreadable…): a tracked refresh looks at them again, as a fresh
+   *  process does, so that a snapshot reports every file it left out and not only those reported since. */
+  private lastSkipped: string[] = [];
+
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly storeDir: string,
+    private readonly filter: PathFilter,
+    private readonly maxFileSize: number,
+    private readonly fullCheckInterval: number,
+    /** Scan switches, passed in from the one place that composes settings (core reads no environment variables). */
+    private readonly tuning: ScanTuning = DEFAULT_SCAN_TUNING,
+  ) {}
+
+  private get statIndexFile(): string {
+    return join(this.storeDir, 'stat-index.bin');
+  }
+  private get cacheKey(): string {
+    return `${this.workspaceRoot}\0${this.filter.key}\0${this.maxFileSize}`;
+  }
+
+  /** Paths (absolute, or workspace-relative with '/') a watcher reported. */
+  notifyChanged(paths: Iterable<string>): void {
+    if (this.dirty === 'all') return;
+    for (const p of paths) {
+      const rel = p.startsWith(this.workspaceRoot) ? relative(this.workspaceRoot, p).split(sep).join('/') : p;
+      if (rel.startsWith('..')) continue;
+      this.dirty.add(rel === '.' ? '' : rel);
+    }
+  }
+
+  markAllDirty(): void {
+    this.dirty = 'all';
+  }
+
+  /** A path this process is about to write: the next refresh looks at it again. */
+  noteWritten(rel: string): void {
+    if (this.dirty !== 'all') this.dirty.add(rel);
+  }
+
+  /** Whether the model may be saved at dispose (it was loaded or scanned in tracking mode). */
+  get savable(): boolean {
+    return this.tracking && this.model !== undefined && this.modelLoaded;
+  }
+
+  async saveStatIndex(root: DirNode): Promise<void> {
+    this.patchable = undefined;
+    this.statIndexBytes = await saveStatIndex(this.statIndexFile, this.cacheKey, root, this.statIndexBytes);
+  }
+
+  /**
+   * A fresh process that left the index as it is (few paths changed) writes what it learnt beside it instead
+   * (stat-index-patch.ts), once, after its snapshot: `root` is the tree it stored. Nothing when the tree no longer
+   * has the index's folders and names: the next processes look at those paths again, as before patches.
+   */
+  async saveStatPatch(root: DirNode): Promise<void> {
+    const base = this.patchable;
+    this.patchable = undefined;
+    if (!base) return;
+    const patch = statPatchFor(base.index, root, base.patch);
+    if (!patch || (patch.dirs.size === 0 && patch.files.size === 0)) return;
+    const bytes = encodeStatPatch(patch);
+    if (base.patch && bytes.equals(encodeStatPatch(base.patch))) return;
+    try {
+      // a few KiB: written with synchronous calls (atomic-write.ts), not durable (a cache)
+      await writeFileAtomic(patchFileOf(this.statIndexFile), bytes);
+    } catch {
+      /* a cache: the snapshot is stored, and the next process only reads those files again */
+    }
+  }
+
+  async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
+    if (!this.model) {
+      this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
+      this.model.tuning = this.tuning;
+    }
+    const model = this.model;
+    if (!this.modelLoaded) {
+      const loaded = await loadStatIndex(this.statIndexFile, this.cacheKey);
+      if (loaded) {
+        model.root = loaded.index.root();
+        // a patched index is not the file's bytes: a whole save must write it (and drop the patch)
+        this.statIndexBytes = loaded.patch ? undefined : loaded.bytes;
+        this.uncheckedIndex = loaded.index;
+        if (!this.tracking) this.patchable = { index: loaded.index, patch: loaded.patch };
+      }
+      this.modelLoaded = true;
+    }
+    // the background timer normally does the periodic check; this catches up if it could not run
+    let full = forceFull || !this.tracking || this.dirty === 'all' || Date.now() - this.lastFullCheck > 2 * this.fullCheckInterval;
+    // the watcher may not have reported changes made just before this call yet: wait until it has (or check all)
+    if (!full && this.sync && (await this.sync.settle()) === 'unsynced') full = true;
+    const dirty = this.dirty;
+    if (dirty === 'all') full = true;
+    this.dirty = new Set();
+    if (full) {
+      // a fresh process checks the paths its index knows instead of walking the tree (the periodic check walks)
+      let drift: { changed: number; known: number } | undefined;
+      if (this.uncheckedIndex && !forceFull) drift = await model.refreshFromIndex(this.uncheckedIndex, stats, writer);
+      else await model.fullScan(stats, writer);
+      this.uncheckedIndex = undefined;
+      this.lastFullCheck = Date.now();
+      // a fresh process that found only a few paths changed among many leaves the index as it is: writing 50,000
+      // entries costs a tenth of such a snapshot (the index is a cache checked against lstat, so a stale one only
+      // costs re-reads, never a wrong snapshot); what it read again goes into a patch beside the index instead. An
+      // index from before patches has no id for a patch to name: it is written again once, with one
+      this.fullCheckUnsaved =
+        this.tracking ||
+        drift === undefined ||
+        this.patchable?.index.id === '' ||
+        (drift.changed + (this.patchable?.patch?.files.size ?? 0)) * (this.tuning.staleIndexShare ?? DEFAULT_SCAN_TUNING.staleIndexShare!) > drift.known;
+      if (this.fullCheckUnsaved || forceFull) this.patchable = undefined;
+    } else {
+      for (const p of this.lastSkipped) (dirty as Set<string>).add(p);
+      await model.refreshPaths(dirty as Set<string>, stats, writer);
+    }
+    this.lastSkipped = stats.skipped.map((s) => s.path).filter((p) => p !== '.' && p !== '');
+    hashTrees(model.root);
+    if (this.onRulesRefreshed && (full || [...(dirty as Set<string>)].some((p) => p === '.gitignore' || p.endsWith('/.gitignore'))))
+      this.onRulesRefreshed(model);
+    return model;
+  }
+}

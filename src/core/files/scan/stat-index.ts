@@ -1,0 +1,514 @@
+// The last scan's stat data and hashes, persisted so a fresh process (the CLI) checks the workspace with one lstat
+// per known path and re-reads only what changed, like git's index. Folders are expanded into objects only when
+// something below them is looked at; untouched folders are copied from the old index byte for byte when it is
+// written again. Only an optimisation: anything odd in the file and we start from nothing.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { isSafeName } from '../safe-paths';
+import { writeFileAtomic } from '../atomic-write';
+import type { DirNode, Node, TreeTotals } from '../store/tree';
+import type { FileNodeState } from './workspace-model';
+import { applyStatPatch, decodeStatPatch, type StatPatch } from './stat-index-patch';
+
+const MAGIC = 0x49575241; // 'ARWI' little-endian
+const VERSION = 2;
+const HEAD = 20; // magic, version, header bytes, name bytes, file count
+/** Per file in the number section: size, mtimeMs, ino, meta (mode | SYMLINK | RACY). */
+const NUMS = 4;
+const SYMLINK = 0x10000;
+const RACY = 0x20000;
+const HASH_BYTES = 32;
+const ID = /^[0-9a-f]{32}$/;
+export const newIndexId = (): string => randomBytes(16).toString('hex');
+/** A CRC-32 of everything before it ends the file: a flipped byte in a name or a number must not pass for data. */
+const CHECK_BYTES = 4;
+
+/** One folder, in depth-first pre-order; its files follow those of the folders before it. */
+export interface DirRecord {
+  parent: number;
+  name: string;
+  mode: number;
+  hash?: string;
+  rulesKey?: string;
+  listedMtimeMs?: number;
+  dirIno?: number;
+  ignoredHere?: number;
+  /** Names listed but not kept (skipped or vanished): looked at again by every check. */
+  extra: string[];
+  fileCount: number;
+  /** Bytes of this folder's file names in the names section (each name ends with a NUL). */
+  nameBytes: number;
+  /** Index after the last folder of this subtree. */
+  end: number;
+  totals: TreeTotals;
+}
+
+type Packed = [
+  number,
+  string,
+  number,
+  string | null,
+  string | null,
+  number | null,
+  number | null,
+  number,
+  string[],
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+
+const pack = (r: DirRecord): Packed => [
+  r.parent,
+  r.name,
+  r.mode,
+  r.hash ?? null,
+  r.rulesKey ?? null,
+  r.listedMtimeMs ?? null,
+  r.dirIno ?? null,
+  r.ignoredHere ?? 0,
+  r.extra,
+  r.fileCount,
+  r.end,
+  r.totals.files,
+  r.totals.bytes,
+  r.totals.ignored,
+  r.nameBytes,
+];
+
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const opt = <T>(x: T | null): T | undefined => (x === null ? undefined : x);
+
+function unpack(p: unknown, i: number, count: number): DirRecord {
+  if (!Array.isArray(p) || p.length !== 15) throw new Error('bad folder record');
+  const [parent, name, mode, hash, rulesKey, listed, ino, ignored, extra, fileCount, end, files, bytes, ign, nameBytes] = p as Packed;
+  const ok =
+    (i === 0 ? parent === -1 && name === '' : isNum(parent) && parent >= 0 && parent < i && typeof name === 'string' && isSafeName(name)) &&
+    isNum(mode) &&
+    (hash === null || (typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash))) &&
+    (rulesKey === null || typeof rulesKey === 'string') &&
+    (listed === null || isNum(listed)) &&
+    (ino === null || isNum(ino)) &&
+    isNum(ignored) &&
+    Array.isArray(extra) &&
+    extra.every((n) => typeof n === 'string' && isSafeName(n)) &&
+    isNum(fileCount) &&
+    fileCount >= 0 &&
+    isNum(end) &&
+    end > i &&
+    end <= count &&
+    isNum(files) &&
+    isNum(bytes) &&
+    isNum(ign) &&
+    isNum(nameBytes) &&
+    nameBytes >= fileCount;
+  if (!ok) throw new Error('bad folder record');
+  return {
+    parent,
+    name,
+    mode,
+    hash: opt(hash),
+    rulesKey: opt(rulesKey),
+    listedMtimeMs: opt(listed),
+    dirIno: opt(ino),
+    ignoredHere: ignored,
+    extra,
+    fileCount,
+    nameBytes,
+    end,
+    totals: { files, bytes, ignored: ign },
+  };
+}
+
+export class StatIndex {
+  /** Workspace-relative path of each folder ('' for the root). */
+  readonly dirRel: string[];
+  /** First file of each folder (and the total at the end). */
+  readonly fileStart: Uint32Array;
+  /** Where each folder's names begin in the names section (and its length at the end): untouched folders are
+   *  written again by copying these bytes. */
+  readonly nameStart: Uint32Array;
+
+  private constructor(
+    readonly dirs: DirRecord[],
+    readonly names: string[],
+    readonly nameSection: Buffer,
+    readonly nums: Float64Array,
+    readonly hashes: Buffer,
+    /** Random, new with every write of different content: what a patch (stat-index-patch.ts) names as its base.
+     *  '' for an index written before patches existed: no patch applies to it. */
+    readonly id: string,
+  ) {
+    this.dirRel = new Array(dirs.length);
+    this.fileStart = new Uint32Array(dirs.length + 1);
+    this.nameStart = new Uint32Array(dirs.length + 1);
+    for (let i = 0; i < dirs.length; i++) {
+      const d = dirs[i]!;
+      this.dirRel[i] = i === 0 ? '' : d.parent === 0 ? d.name : `${this.dirRel[d.parent]}/${d.name}`;
+      this.fileStart[i + 1] = this.fileStart[i]! + d.fileCount;
+      this.nameStart[i + 1] = this.nameStart[i]! + d.nameBytes;
+    }
+  }
+
+  static parse(buf: Buffer, key: string): StatIndex {
+    if (buf.length < HEAD + CHECK_BYTES || buf.readUInt32LE(0) !== MAGIC || buf.readUInt32LE(4) !== VERSION) throw new Error('not a stat index');
+    if (crc32(buf.subarray(0, buf.length - CHECK_BYTES)) !== buf.readUInt32LE(buf.length - CHECK_BYTES)) throw new Error('stat index is damaged');
+    const headerBytes = buf.readUInt32LE(8);
+    const nameBytes = buf.readUInt32LE(12);
+    const fileCount = buf.readUInt32LE(16);
+    const numsAt = align8(HEAD + headerBytes + nameBytes);
+    const hashesAt = numsAt + fileCount * NUMS * 8;
+    if (buf.length !== hashesAt + fileCount * HASH_BYTES + CHECK_BYTES) throw new Error('stat index has the wrong size');
+    const header = JSON.parse(buf.toString('utf8', HEAD, HEAD + headerBytes)) as { key: unknown; id?: unknown; dirs: unknown };
+    if (header.key !== key || !Array.isArray(header.dirs) || header.dirs.length === 0) throw new Error('stat index of other settings');
+    const id = typeof header.id === 'string' && ID.test(header.id) ? header.id : '';
+    const dirs = header.dirs.map((p, i, all) => unpack(p, i, all.length));
+    const nameSection = buf.subarray(HEAD + headerBytes, HEAD + headerBytes + nameBytes);
+    const nameText = nameSection.toString('utf8');
+    if (!safeNameList(nameText)) throw new Error('bad file names');
+    const names = nameText.split('\0');
+    names.pop(); // after the last NUL
+    if (names.length !== fileCount || names.some((n) => n.length > 255)) throw new Error('bad file names');
+    if (dirs.reduce((n, d) => n + d.nameBytes, 0) !== nameBytes) throw new Error('bad name lengths');
+    if (dirs.reduce((n, d) => n + d.fileCount, 0) !== fileCount) throw new Error('bad file counts');
+    let nums: Float64Array;
+    if ((buf.byteOffset + numsAt) % 8 === 0) nums = new Float64Array(buf.buffer, buf.byteOffset + numsAt, fileCount * NUMS);
+    else {
+      // copied so the numbers are 8-byte aligned whatever the buffer pool gave us
+      nums = new Float64Array(fileCount * NUMS);
+      new Uint8Array(nums.buffer).set(buf.subarray(numsAt, hashesAt));
+    }
+    const index = new StatIndex(dirs, names, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES), id);
+    for (let i = 0; i < dirs.length; i++) {
+      // each folder's names must end exactly where its byte count says (a NUL before the next folder's)
+      const [a, b] = [index.nameStart[i]!, index.nameStart[i + 1]!];
+      if (b > a ? nameSection[b - 1] !== 0 : dirs[i]!.fileCount !== 0) throw new Error('bad name lengths');
+    }
+    // subtrees must nest, so that walking a folder's range finds exactly its sub-folders
+    let reached = 1;
+    for (let i = 0; i < dirs.length; i++) {
+      const d = dirs[i]!;
+      if (i > 0 && (i >= dirs[d.parent]!.end || d.end > dirs[d.parent]!.end)) throw new Error('bad folder nesting');
+      // subdirs(i), without a generator per folder: this runs cold in every fresh process
+      for (let c = i + 1; c < d.end; c = dirs[c]!.end) {
+        if (dirs[c]!.parent !== i) throw new Error('bad folder nesting');
+        reached++;
+      }
+    }
+    if (reached !== dirs.length) throw new Error('bad folder nesting');
+    return index;
+  }
+
+  root(): IndexedDir {
+    return new IndexedDir(this, 0);
+  }
+
+  /** Whether file `f` has the stat data of an unchanged file (and was not racy when it was hashed). */
+  fileMatches(f: number, kind: 'file' | 'symlink' | undefined, mode: number, size: number, mtimeMs: number, ino: number): boolean {
+    const o = f * NUMS;
+    const meta = this.nums[o + 3]!;
+    return (
+      (meta & RACY) === 0 &&
+      kind === ((meta & SYMLINK) !== 0 ? 'symlink' : 'file') &&
+      (meta & 0o7777) === mode &&
+      this.nums[o]! === size &&
+      this.nums[o + 1]! === mtimeMs &&
+      this.nums[o + 2]! === ino
+    );
+  }
+
+  /** File f's numbers as the index stores them (size, mtimeMs, ino, meta) and its hash, both views into the index. */
+  fileEntry(f: number): { nums: Float64Array; hash: Buffer } {
+    return { nums: this.nums.subarray(f * NUMS, (f + 1) * NUMS), hash: this.hashes.subarray(f * HASH_BYTES, (f + 1) * HASH_BYTES) };
+  }
+
+  fileNode(f: number): FileNodeState {
+    const o = f * NUMS;
+    const meta = this.nums[o + 3]!;
+    const node: FileNodeState = {
+      kind: (meta & SYMLINK) !== 0 ? 'symlink' : 'file',
+      mode: meta & 0o7777,
+      size: this.nums[o]!,
+      mtimeMs: this.nums[o + 1]!,
+      ino: this.nums[o + 2]!,
+      hash: this.hashes.toString('hex', f * HASH_BYTES, (f + 1) * HASH_BYTES),
+    };
+    if ((meta & RACY) !== 0) node.racy = true;
+    this.made.set(node, { f, hash: node.hash });
+    return node;
+  }
+
+  /** The file nodes fileNode made, with the hash they were made with: a patch compares a node that still has it
+   *  (and the index's numbers) without decoding its hash again. */
+  private readonly made = new WeakMap<FileNodeState, { f: number; hash: string }>();
+
+  /** Whether `node` is file f's node as fileNode made it, its hash unchanged (its numbers are not looked at). */
+  madeWithHash(node: FileNodeState, f: number): boolean {
+    const m = this.made.get(node);
+    return m !== undefined && m.f === f && m.hash === node.hash;
+  }
+
+  /** The direct sub-folders of folder `d`. */
+  *subdirs(d: number): Generator<number> {
+    const end = this.dirs[d]!.end;
+    for (let c = d + 1; c < end; c = this.dirs[c]!.end) yield c;
+  }
+
+  childrenOf(d: number): Map<string, Node> {
+    const children = new Map<string, Node>();
+    for (let f = this.fileStart[d]!; f < this.fileStart[d + 1]!; f++) children.set(this.names[f]!, this.fileNode(f));
+    for (const c of this.subdirs(d)) children.set(this.dirs[c]!.name, new IndexedDir(this, c));
+    return children;
+  }
+
+  listedNames(d: number): string[] {
+    const out = this.names.slice(this.fileStart[d]!, this.fileStart[d + 1]!);
+    for (const c of this.subdirs(d)) out.push(this.dirs[c]!.name);
+    out.push(...this.dirs[d]!.extra);
+    return out;
+  }
+}
+
+/** A folder of a loaded index: its children are built from the index the first time anything reads them. */
+export class IndexedDir implements DirNode {
+  readonly kind = 'dir';
+  mode: number;
+  hash?: string;
+  rulesKey?: string;
+  listedMtimeMs?: number;
+  dirIno?: number;
+  ignoredHere?: number;
+  #children?: Map<string, Node>;
+  #listed?: { value: string[] | undefined };
+
+  constructor(
+    readonly index: StatIndex,
+    readonly at: number,
+  ) {
+    const r = index.dirs[at]!;
+    this.mode = r.mode;
+    this.hash = r.hash;
+    this.rulesKey = r.rulesKey;
+    this.listedMtimeMs = r.listedMtimeMs;
+    this.dirIno = r.dirIno;
+    this.ignoredHere = r.ignoredHere;
+  }
+
+  get children(): Map<string, Node> {
+    return (this.#children ??= this.index.childrenOf(this.at));
+  }
+  set children(value: Map<string, Node>) {
+    this.#children = value;
+  }
+
+  get listed(): string[] | undefined {
+    this.#listed ??= { value: this.listedMtimeMs === undefined ? undefined : this.index.listedNames(this.at) };
+    return this.#listed.value;
+  }
+  set listed(value: string[] | undefined) {
+    this.#listed = { value };
+  }
+
+  /** Nothing below was looked at or changed since the index was loaded: the index's records still describe it. */
+  get untouched(): boolean {
+    const r = this.index.dirs[this.at]!;
+    return (
+      this.#children === undefined &&
+      this.#listed === undefined &&
+      this.hash === r.hash &&
+      this.mode === r.mode &&
+      this.rulesKey === r.rulesKey &&
+      this.listedMtimeMs === r.listedMtimeMs &&
+      this.dirIno === r.dirIno &&
+      this.ignoredHere === r.ignoredHere
+    );
+  }
+
+  get summary(): TreeTotals | undefined {
+    return this.untouched ? this.index.dirs[this.at]!.totals : undefined;
+  }
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** Writes a file's numbers as the index stores them (size, mtimeMs, ino, meta) into `out` at `at`. */
+export function fileNums(f: FileNodeState, out: Float64Array, at: number): void {
+  out[at] = f.size;
+  out[at + 1] = f.mtimeMs;
+  out[at + 2] = f.ino;
+  out[at + 3] = f.mode | (f.kind === 'symlink' ? SYMLINK : 0) | (f.racy ? RACY : 0);
+}
+
+/** Whether `meta` is one fileNums writes: permission bits and the two flags, nothing else. */
+export const isFileMeta = (meta: number): boolean => Number.isInteger(meta) && meta >= 0 && (meta & ~(0o7777 | SYMLINK | RACY)) === 0;
+
+/** isSafeName (but the length) for every name of a list of NUL-terminated names, in one pass instead of 50,000. */
+function safeNameList(text: string): boolean {
+  if (text === '') return true;
+  return text.endsWith('\0') && !UNSAFE_IN_NAME_LIST.test(text);
+}
+// a backslash is an ordinary character of a POSIX name (see isSafeName)
+const UNSAFE_IN_NAME_LIST = process.platform === 'win32' ? /[/\\:]|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i : /\/|\0\0|^\0|(?:^|\0)(?:\.\.?|\.git)\0/i;
+
+/** Builds the index of a tree; untouched folders of a loaded index are copied from it without being expanded. */
+export function encodeStatIndex(key: string, root: DirNode, id: string = newIndexId()): Buffer {
+  const dirs: DirRecord[] = [];
+  let fileCount = 0;
+  const nameParts: Buffer[] = [];
+  const numParts: Float64Array[] = [];
+  const hashParts: Buffer[] = [];
+
+  const copy = (from: IndexedDir, parent: number, name: string): TreeTotals => {
+    const src = from.index;
+    const base = dirs.length;
+    const first = from.at;
+    const end = src.dirs[first]!.end;
+    for (let c = first; c < end; c++) {
+      const r = src.dirs[c]!;
+      dirs.push({ ...r, parent: c === first ? parent : r.parent - first + base, name: c === first ? name : r.name, end: r.end - first + base });
+    }
+    const f0 = src.fileStart[first]!;
+    const f1 = src.fileStart[end]!;
+    fileCount += f1 - f0;
+    nameParts.push(src.nameSection.subarray(src.nameStart[first], src.nameStart[end]));
+    numParts.push(src.nums.subarray(f0 * NUMS, f1 * NUMS));
+    hashParts.push(src.hashes.subarray(f0 * HASH_BYTES, f1 * HASH_BYTES));
+    return src.dirs[first]!.totals;
+  };
+
+  const visit = (dir: DirNode, parent: number, name: string): TreeTotals => {
+    if (dir instanceof IndexedDir && dir.untouched) return copy(dir, parent, name);
+    const at = dirs.length;
+    const rec: DirRecord = {
+      parent,
+      name,
+      mode: dir.mode,
+      hash: dir.hash,
+      rulesKey: dir.rulesKey,
+      listedMtimeMs: dir.listedMtimeMs,
+      dirIno: dir.dirIno,
+      ignoredHere: dir.ignoredHere ?? 0,
+      extra: [],
+      fileCount: 0,
+      nameBytes: 0,
+      end: 0,
+      totals: { files: 0, bytes: 0, ignored: dir.ignoredHere ?? 0 },
+    };
+    dirs.push(rec);
+    const subdirs: [string, DirNode][] = [];
+    const files: [string, FileNodeState][] = [];
+    for (const [n, node] of dir.children) {
+      if (node.kind === 'dir') subdirs.push([n, node]);
+      else files.push([n, node as FileNodeState]);
+    }
+    const nums = new Float64Array(files.length * NUMS);
+    const hashes = Buffer.alloc(files.length * HASH_BYTES);
+    let nameText = '';
+    files.forEach(([n, f], i) => {
+      nameText += n + '\0';
+      fileNums(f, nums, i * NUMS);
+      hashes.write(f.hash, i * HASH_BYTES, HASH_BYTES, 'hex');
+      rec.totals.files++;
+      rec.totals.bytes += f.size;
+    });
+    const nameBuf = Buffer.from(nameText, 'utf8');
+    nameParts.push(nameBuf);
+    numParts.push(nums);
+    hashParts.push(hashes);
+    rec.fileCount = files.length;
+    rec.nameBytes = nameBuf.length;
+    fileCount += files.length;
+    if (dir.listed) rec.extra = dir.listed.filter((n) => !dir.children.has(n));
+    for (const [n, sub] of subdirs) {
+      const t = visit(sub, at, n);
+      rec.totals.files += t.files;
+      rec.totals.bytes += t.bytes;
+      rec.totals.ignored += t.ignored;
+    }
+    rec.end = dirs.length;
+    return rec.totals;
+  };
+  visit(root, -1, '');
+
+  // the id right after the key, where saveStatIndex finds it to put a new one in (idAt)
+  const header = Buffer.from(JSON.stringify({ key, id, dirs: dirs.map(pack) }), 'utf8');
+  const nameBuf = Buffer.concat(nameParts);
+  const numsAt = align8(HEAD + header.length + nameBuf.length);
+  const out = Buffer.alloc(numsAt + fileCount * NUMS * 8 + fileCount * HASH_BYTES + CHECK_BYTES);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt32LE(VERSION, 4);
+  out.writeUInt32LE(header.length, 8);
+  out.writeUInt32LE(nameBuf.length, 12);
+  out.writeUInt32LE(fileCount, 16);
+  header.copy(out, HEAD);
+  nameBuf.copy(out, HEAD + header.length);
+  let at = numsAt;
+  for (const p of numParts) {
+    out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
+    at += p.byteLength;
+  }
+  for (const h of hashParts) {
+    h.copy(out, at);
+    at += h.length;
+  }
+  out.writeUInt32LE(crc32(out.subarray(0, at)), at);
+  return out;
+}
+
+/** Where the id of an index written with this key is (see encodeStatIndex's header). */
+const idAt = (key: string) => HEAD + Buffer.byteLength(`{"key":${JSON.stringify(key)},"id":"`);
+
+/** The id of index bytes written by encodeStatIndex with this key ('' when they have none). */
+function idIn(bytes: Buffer, key: string): string {
+  const at = idAt(key);
+  const id = bytes.toString('latin1', at, at + 32);
+  return bytes.toString('latin1', at - 7, at) === ',"id":"' && ID.test(id) ? id : '';
+}
+
+export const patchFileOf = (file: string) => `${file.replace(/\.bin$/, '')}.patch`;
+
+export async function loadStatIndex(file: string, key: string): Promise<{ index: StatIndex; bytes: Buffer; patch?: StatPatch } | undefined> {
+  let index: StatIndex;
+  let bytes: Buffer;
+  try {
+    // on this thread: one 4 MB read from the page cache costs less than the thread pool's round trips
+    bytes = readFileSync(file);
+    index = StatIndex.parse(bytes, key);
+  } catch {
+    return undefined;
+  }
+  // what later fresh processes found changed, unless it was written for another index (or is damaged): then the
+  // index alone, older but still true (every entry is checked against lstat), is what this process starts from
+  const patch = index.id ? decodeStatPatch(readOrUndefined(patchFileOf(file)), index) : undefined;
+  if (patch) applyStatPatch(index, patch);
+  return { index, bytes, patch };
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the index unless it would be exactly `previous` (the bytes last loaded or saved); returns the bytes. A
+ *  patch beside it is removed: it was written for an older index, or what it says is in this one now. */
+export async function saveStatIndex(file: string, key: string, root: DirNode, previous?: Buffer): Promise<Buffer> {
+  const previousId = previous ? idIn(previous, key) : '';
+  let bytes = encodeStatIndex(key, root, previousId || newIndexId());
+  if (previous && bytes.equals(previous)) return bytes;
+  if (previousId) {
+    // other content under the old id would let a patch written for the old index apply to this one
+    bytes.write(newIndexId(), idAt(key), 32, 'latin1');
+    bytes.writeUInt32LE(crc32(bytes.subarray(0, bytes.length - CHECK_BYTES)), bytes.length - CHECK_BYTES);
+  }
+  await writeFileAtomic(file, bytes);
+  await unlink(patchFileOf(file)).catch(() => {});
+  return bytes;
+}

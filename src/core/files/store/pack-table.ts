@@ -1,0 +1,238 @@
+// Which packs the store has and where each object is in them: the in-memory side of the pack indexes, no I/O.
+import { F_DICTIONARY, F_TREE, isObjectHash, StoreCorruptError } from './object-format';
+import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry } from './pack-index';
+
+/** Where an object's stored bytes are. */
+export interface Loc {
+  pack: string;
+  offset: number;
+  length: number;
+  rawSize: number;
+  flags: number;
+}
+
+export interface PackIndex {
+  /** Index entries sorted by hash (binary-searched; no per-object allocation for packs nobody reads). */
+  idx: Buffer;
+  count: number;
+  size: number;
+}
+
+/** Packs up to this many objects are also indexed in one shared map: after many small snapshots a lookup would
+ *  otherwise binary-search a hundred tiny indexes (a restore looks up every file of every folder it touches). */
+export const SMALL_PACK = 4096;
+
+/**
+ * Compacted packs (store-compaction.ts) end their names with this: versions without compaction do not take such a
+ * name for a pack, so they leave these alone instead of reading objects they cannot inflate as damaged ones.
+ */
+export const COMPACTED_SUFFIX = '-c';
+export const isCompacted = (pack: string): boolean => pack.endsWith(COMPACTED_SUFFIX);
+
+/** Every entry of the index lies inside a pack of `size` bytes. */
+export const fitsIn = entriesFitIn;
+
+/** The 32 bytes of a hash, or undefined when it is not 64 lowercase hex digits (as isObjectHash, without a regex). */
+function hashKey(hash: string): Buffer | undefined {
+  if (hash.length !== 64) return undefined;
+  const key = Buffer.from(hash, 'hex');
+  return key.length === 32 && key.toString('hex') === hash ? key : undefined;
+}
+
+export class PackTable {
+  private readonly packs = new Map<string, PackIndex>();
+  /** Hash (hex) → entry number, for the objects of small packs, per pack; see SMALL_PACK. */
+  private readonly smallPacks = new Map<string, Map<string, number>>();
+  private readonly inSmallPacks = new Map<string, string>();
+  private readonly dicts = new Map<string, (Loc & { hash: string })[]>();
+  private readonly blobs = new Map<string, number>();
+
+  has(pack: string): boolean {
+    return this.packs.has(pack);
+  }
+
+  names(): string[] {
+    return [...this.packs.keys()];
+  }
+
+  /** The packs small enough to be merged (see ObjectStore.consolidateSmallPacks). */
+  small(): [string, PackIndex][] {
+    return [...this.packs].filter(([name, p]) => p.count <= SMALL_PACK && !isCompacted(name));
+  }
+
+  /** The index of `pack` as loaded (undefined when it is not). */
+  indexOf(pack: string): Buffer | undefined {
+    return this.packs.get(pack)?.idx;
+  }
+
+  /** Every pack with what its index says (store-compaction.ts picks its sources from these). */
+  all(): [string, PackIndex][] {
+    return [...this.packs];
+  }
+
+  /** Stored bytes of the blobs of a pack (its trees and dictionary left out); counted once per pack. */
+  blobBytes(pack: string, p: PackIndex): number {
+    let n = this.blobs.get(pack);
+    if (n === undefined) {
+      n = 0;
+      for (let i = 0; i < p.count; i++) {
+        const loc = entryLoc(p.idx, i);
+        if (!(loc.flags & (F_TREE | F_DICTIONARY))) n += loc.length;
+      }
+      this.blobs.set(pack, n);
+    }
+    return n;
+  }
+
+  /** The dictionary entries of a pack (see F_DICTIONARY): its index is scanned once, on the first read that needs it. */
+  dictionaries(pack: string): (Loc & { hash: string })[] {
+    const cached = this.dicts.get(pack);
+    if (cached) return cached;
+    const p = this.packs.get(pack);
+    if (!p) return [];
+    const out: (Loc & { hash: string })[] = [];
+    for (let i = 0; i < p.count; i++) {
+      const loc = entryLoc(p.idx, i);
+      if (loc.flags & F_DICTIONARY && loc.offset + loc.length <= p.size) out.push({ pack, hash: entryHash(p.idx, i), ...loc });
+    }
+    this.dicts.set(pack, out);
+    return out;
+  }
+
+  /** Bytes of the packs and indexes loaded. */
+  get knownSize(): number {
+    let total = 0;
+    for (const p of this.packs.values()) total += p.size + p.idx.length;
+    return total;
+  }
+
+  /** How many small packs there are, counting no further than `upTo`. */
+  smallCount(upTo: number): number {
+    let n = 0;
+    for (const [name, p] of this.packs) if (p.count <= SMALL_PACK && !isCompacted(name) && ++n >= upTo) break;
+    return n;
+  }
+
+  get objectCount(): number {
+    let n = 0;
+    for (const p of this.packs.values()) n += p.count;
+    return n;
+  }
+
+  add(pack: string, p: PackIndex): void {
+    this.packs.set(pack, p);
+    if (p.count > SMALL_PACK) return;
+    const entries = new Map<string, number>();
+    for (let i = 0; i < p.count; i++) {
+      const hash = entryHash(p.idx, i);
+      entries.set(hash, i);
+      if (!this.inSmallPacks.has(hash)) this.inSmallPacks.set(hash, pack);
+    }
+    this.smallPacks.set(pack, entries);
+  }
+
+  remove(pack: string): void {
+    this.packs.delete(pack);
+    this.dicts.delete(pack);
+    this.blobs.delete(pack);
+    const entries = this.smallPacks.get(pack);
+    if (!entries) return;
+    this.smallPacks.delete(pack);
+    for (const hash of entries.keys()) {
+      if (this.inSmallPacks.get(hash) !== pack) continue;
+      this.inSmallPacks.delete(hash);
+      for (const [other, e] of this.smallPacks) {
+        if (e.has(hash)) {
+          this.inSmallPacks.set(hash, other);
+          break;
+        }
+      }
+    }
+  }
+
+  locAt(pack: string, p: PackIndex, i: number): Loc {
+    const { offset, length, rawSize, flags } = entryLoc(p.idx, i);
+    if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
+    return { pack, offset, length, rawSize, flags };
+  }
+
+  /** Every place the store keeps `hash` (two writers that did not see each other's packs may both store it). */
+  locations(hash: string): Loc[] {
+    const out: Loc[] = [];
+    if (!isObjectHash(hash)) return out;
+    let key: Buffer | undefined;
+    const head = parseInt(hash.slice(0, 8), 16);
+    for (const [pack, p] of this.packs) {
+      let i: number | undefined;
+      if (p.count <= SMALL_PACK) i = this.smallPacks.get(pack)?.get(hash);
+      else {
+        key ??= Buffer.from(hash, 'hex');
+        i = findEntry(p.idx, p.count, key, head);
+      }
+      if (i !== undefined && i >= 0) {
+        const e = entryAt(p.idx, i);
+        if (e.offset + e.length <= p.size) out.push({ pack, offset: e.offset, length: e.length, rawSize: e.rawSize, flags: e.flags });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The first place `hash` is kept; throws StoreCorruptError when that index points past its pack. Called for every
+   * file of a snapshot: no regular expression here (a string that is not a hash finds nothing in the maps, and the
+   * binary search gets no key).
+   */
+  find(hash: string): Loc | undefined {
+    const small = this.inSmallPacks.get(hash);
+    if (small !== undefined) {
+      const p = this.packs.get(small);
+      const i = this.smallPacks.get(small)?.get(hash);
+      if (p && i !== undefined) return this.locAt(small, p, i);
+    }
+    let key: Buffer | undefined;
+    let head = 0;
+    for (const [pack, p] of this.packs) {
+      if (p.count <= SMALL_PACK) continue;
+      if (!key) {
+        key = hashKey(hash);
+        if (!key) return undefined;
+        head = key.readUInt32BE(0);
+      }
+      const i = findEntry(p.idx, p.count, key, head);
+      if (i >= 0) return this.locAt(pack, p, i);
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether `hash` is kept in any pack: find() without building its location (a snapshot asks this of every file in
+   * each folder it writes again, several hundred times per prompt). Every index was checked to fit its pack when it
+   * was loaded (fitsIn) or written by this process, so no bounds are checked here.
+   */
+  contains(hash: string): boolean {
+    const small = this.inSmallPacks.get(hash);
+    if (small !== undefined && this.packs.has(small) && this.smallPacks.get(small)?.has(hash)) return true;
+    let key: Buffer | undefined;
+    let head = 0;
+    for (const p of this.packs.values()) {
+      if (p.count <= SMALL_PACK) continue;
+      if (!key) {
+        key = hashKey(hash);
+        if (!key) return false;
+        head = key.readUInt32BE(0);
+      }
+      if (findEntry(p.idx, p.count, key, head) >= 0) return true;
+    }
+    return false;
+  }
+
+  /** Every object of every pack (gc). */
+  *entries(): Generator<{ hash: string; loc: Loc }> {
+    for (const [pack, p] of this.packs) {
+      for (let i = 0; i < p.count; i++) {
+        const { hash, ...loc } = entryAt(p.idx, i);
+        yield { hash, loc: { pack, ...loc } };
+      }
+    }
+  }
+}
