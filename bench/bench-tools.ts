@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { prng } from './workspace-generator';
+import { bundleThreadsInto } from '../test/unit/files/helpers';
 
 export const now = () => performance.now();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,9 +40,10 @@ export async function editRandomFiles(ws: string, files: string[], count: number
 }
 
 /** The CLI bundled as it ships in dist/ (CommonJS, Node 20): `outfile` runs cli-bundle.js beside it from V8's code
- *  cache (src/cli/code-cache.ts), which its first run writes. */
+ *  cache (src/cli/code-cache.ts), which its first run writes; the threads it starts are bundled beside it too. */
 export async function bundleCli(outfile: string): Promise<void> {
   const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' } as const;
   await build({ ...common, entryPoints: [join(__dirname, '../src/cli/main.ts')], outfile: join(dirname(outfile), 'cli-bundle.js') });
   await build({ ...common, entryPoints: [join(__dirname, '../src/cli/start.ts')], outfile });
+  bundleThreadsInto(dirname(outfile)); // as in dist/: the hashing and compaction threads' bundles beside the CLI's
 }

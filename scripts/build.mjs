@@ -19,6 +19,15 @@ const common = {
 const targets = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/core/files/workers/files-worker.ts'], outfile: 'dist/files-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // threads the others start, each found beside the bundle that starts it (src/core/files/workers/thread-start.ts)
+  ...['blob-thread-main', 'compaction-thread-main'].map((name) => ({
+    ...common,
+    entryPoints: [`src/core/files/workers/${name}.ts`],
+    outfile: `dist/${name}.js`,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  })),
   { ...common, entryPoints: ['src/core/service/service-worker.ts'], outfile: 'dist/service-worker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // dist/cli.js is a few lines that run dist/cli-bundle.js (the CLI) from V8's code cache (src/cli/code-cache.ts)
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-bundle.js', platform: 'node', format: 'cjs', target: 'node20' },

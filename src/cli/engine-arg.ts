@@ -1,7 +1,7 @@
 // The engine facade for one CLI call: the same code the extension runs (rewinds of the conversation and the files,
 // branches, checkpoints, state, the folder's rewind log behind undo and redo, another agent's forks). The session's
 // folder (or --workspace) is the only folder whose files may be touched.
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { CliError, type CommandContext } from './command';
 import { cliSettings, withViewArg } from './session-arg';
 import { forTerminal } from './terminal-text';
@@ -10,10 +10,17 @@ import type { FileCheckpointerOptions } from '../core/files';
 import { foreignSources } from '../core/sources';
 import { openFileCheckpoints } from '../core/service';
 
-/** Runs fn with an engine whose only workspace folder is the session's (or --workspace). */
+/** Runs fn with an engine whose only workspace folder is the session's (or --workspace, which must hold it). */
 export async function withEngine<T>(ctx: CommandContext, file: string, fn: (engine: RewindEngine) => Promise<T>): Promise<T> {
   const cwd = await withViewArg(ctx, file, async (v) => v.cwd);
-  return withEngineIn(ctx, typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : cwd, fn);
+  if (typeof ctx.values.workspace !== 'string') return withEngineIn(ctx, cwd, fn);
+  const workspace = resolve(ctx.cwd, ctx.values.workspace);
+  const rel = relative(workspace, resolve(cwd));
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new CliError(
+      `the session worked in ${cwd}, which is not inside --workspace ${workspace}: its files are only snapshotted and restored in its own folder. Leave out --workspace (or name a folder that holds ${cwd}).`,
+    );
+  return withEngineIn(ctx, workspace, fn);
 }
 
 /** Runs fn with an engine whose only workspace folder is `root`; its errors become CLI errors (exit 1). */

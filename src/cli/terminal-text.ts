@@ -3,12 +3,15 @@
 // printed raw they recolor, clear or retitle the user's terminal, or reorder what is shown (bidi controls). --json is
 // not affected: JSON escapes control characters and machines read the exact text.
 
+import { displayPath } from '../shared/display-path';
+
 // C0 and C1 controls (tab and newline kept apart below), DEL, and the bidi embedding/override/isolate controls.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** `text` safe to print on a terminal: unsafe controls become U+FFFD; with oneLine, tabs and newlines become spaces. */
+/** `text` safe to print on a terminal: unsafe controls become U+FFFD, the bytes of a file name that is not valid
+ *  UTF-8 \xNN (displayPath); with oneLine, tabs and newlines become spaces. */
 export function forTerminal(text: string, opts: { oneLine?: boolean } = {}): string {
-  const safe = text.replace(UNSAFE, '\uFFFD');
+  const safe = displayPath(text.replace(UNSAFE, '\uFFFD'));
   return opts.oneLine ? safe.replace(/[\t\n]/g, ' ') : safe;
 }
 

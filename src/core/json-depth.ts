@@ -8,22 +8,24 @@
 /** Containers nested deeper than this are kept as their JSON text. */
 export const MAX_JSON_DEPTH = 100;
 
-/** Whether `value` has an array or object nested deeper than `max` levels (an iterative walk over containers only). */
+/** Whether `value` has an array or object nested deeper than `max` levels. Recursive, but never deeper than `max` + 1
+ *  calls: it stops at the first container past the bound. No allocation: it runs on every line a reader parses. */
 export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const values: object[] = [value];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const v = values.pop()!;
-    const depth = depths.pop()!;
-    if (depth > max) return true;
-    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
-    for (const c of children) {
-      if (c !== null && typeof c === 'object') {
-        values.push(c);
-        depths.push(depth + 1);
-      }
+  return value !== null && typeof value === 'object' && deeperThan(value, 1, max);
+}
+
+function deeperThan(v: object, depth: number, max: number): boolean {
+  if (depth > max) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const c: unknown = v[i];
+      if (c !== null && typeof c === 'object' && deeperThan(c, depth + 1, max)) return true;
     }
+    return false;
+  }
+  for (const k in v) {
+    const c: unknown = (v as Record<string, unknown>)[k];
+    if (c !== null && typeof c === 'object' && deeperThan(c, depth + 1, max)) return true;
   }
   return false;
 }

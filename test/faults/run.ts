@@ -1,15 +1,18 @@
 // Standing fault-injection suite (`npm run test:faults`): the built CLI (dist/cli.js) runs as real child processes
 // while this runner kills them (SIGKILL) at random moments, damages the store, makes a path unwritable in the middle
-// of a restore, swaps a folder for a symlink while a restore runs, and lets two CLI processes write one session at
-// once, and has a dry run and the real rewind after it agree on a damaged store or a folder swapped for a symlink. After
-// every trial it checks what the product promises (RELIABILITY.md):
+// of a restore, swaps a folder for a symlink while a restore runs, lets two CLI processes write one session at once,
+// snapshots and restores files named with bytes that are not valid UTF-8, has a dry run and the real rewind after it
+// agree on a damaged store or a folder swapped for a symlink, and hands the readers hostile session files (paths out
+// of the agent's folders, FIFOs, deep nesting, a spaced layout). After every trial it checks what the product
+// promises (RELIABILITY.md):
 //   - the workspace is exactly the state before or the state after the interrupted operation (bytes and modes);
 //   - nothing outside the workspace changed (a sentinel folder beside it);
 //   - every acknowledged session entry is in the session file;
 //   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
 //   - the next command works.
-// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 110 trials, about 4 to 6 minutes on two shared cores);
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 10: 120 trials, about 4 to 6 minutes on two shared cores);
 // AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
+import { isUtf8 } from 'node:buffer';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -29,10 +32,13 @@ import {
   symlinkSync,
   truncateSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { nameFromBytes } from '../../src/core/files/file-names';
+import { displayPath } from '../../src/shared/display-path';
 
 const ROOT = resolve(__dirname, '../..');
 const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
@@ -56,7 +62,8 @@ const BIN = mkdtempSync(join(tmpdir(), 'arw-faults-bin-'));
 function installCli(): string {
   const dist = join(ROOT, 'dist');
   if (!existsSync(join(dist, 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build (npm run test:faults does)');
-  for (const f of ['cli.js', 'cli-bundle.js', 'sql-wasm.wasm']) if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
+  for (const f of ['cli.js', 'cli-bundle.js', 'blob-thread-main.js', 'compaction-thread-main.js', 'sql-wasm.wasm'])
+    if (existsSync(join(dist, f))) copyFileSync(join(dist, f), join(BIN, f));
   chmodSync(BIN, 0o755);
   for (const f of readdirSync(BIN)) chmodSync(join(BIN, f), 0o755);
   return join(BIN, 'cli.js');
@@ -110,21 +117,26 @@ function cliChild(t: Trial, args: string[]): { child: ChildProcess; done: Promis
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ── workspaces ────────────────────────────────────────────────────────────────────────────────────────────────────
-/** Every path under root: type, mode and content hash (or link target), sorted. */
+/** A path's bytes, exactly: its text when valid UTF-8, else its bytes in hex. */
+const shown = (b: Buffer) => (isUtf8(b) ? b.toString('utf8') : `hex:${b.toString('hex')}`);
+
+/** Every path under root: type, mode and content hash (or link target), sorted. Names (and link targets) are read as
+ *  bytes, so a name that is not valid UTF-8 is compared exactly. */
 function fingerprint(root: string): string[] {
   const out: string[] = [];
-  const stack = [''];
+  const stack: Buffer[] = [Buffer.alloc(0)];
+  const under = (rel: Buffer) => Buffer.concat([Buffer.from(root), rel.length ? Buffer.from('/') : Buffer.alloc(0), rel]);
   while (stack.length) {
     const rel = stack.pop()!;
-    for (const name of readdirSync(join(root, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const p = join(root, r);
+    for (const name of readdirSync(under(rel), { encoding: 'buffer' })) {
+      const r = rel.length ? Buffer.concat([rel, Buffer.from('/'), name]) : name;
+      const p = under(r);
       const st = lstatSync(p);
-      if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(p)}`);
+      if (st.isSymbolicLink()) out.push(`${shown(r)} -> ${shown(readlinkSync(p, { encoding: 'buffer' }))}`);
       else if (st.isDirectory()) {
-        out.push(`${r}/ ${(st.mode & 0o7777).toString(8)}`);
+        out.push(`${shown(r)}/ ${(st.mode & 0o7777).toString(8)}`);
         stack.push(r);
-      } else out.push(`${r} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
+      } else out.push(`${shown(r)} ${(st.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
     }
   }
   return out.sort();
@@ -503,6 +515,30 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     }
     checkInvariants(t);
   },
+  async 'non-utf8-names'(t) {
+    // files, a folder and a link target named with bytes that are not valid UTF-8 (random ones each trial) come back
+    // exactly: every snapshot's rewind below compares names and targets byte for byte (fingerprint)
+    const stray = () => Buffer.from(Array.from({ length: 1 + int(4) }, () => (rand() < 0.6 ? 0x80 + int(0x80) : 0x61 + int(26))).concat([0xff - int(0x3f)]));
+    const at = (...parts: (string | Buffer)[]) => Buffer.concat([Buffer.from(t.ws + '/'), ...parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))]);
+    const [a, folder, b, c] = [stray(), stray(), stray(), stray()];
+    writeFileSync(at(a), text(10));
+    mkdirSync(at(folder));
+    writeFileSync(at(folder, '/', b), text(20));
+    writeFileSync(at('dir1/', c, '.txt'), text(5));
+    symlinkSync(at(folder, '/', b), at('link-', a));
+    history(t); // u1 holds them; the agent's work, then u2
+    writeFileSync(at(a), text(12));
+    rmSync(at(folder), { recursive: true });
+    writeFileSync(at('dir2/', b), text(3));
+    appendUser(t, 'u3');
+    const dry = cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--overwrite-user-modified']);
+    const name = displayPath(nameFromBytes(a)); // as the CLI shows it
+    if (dry.code !== 0) t.problems.push(`the dry run failed: ${dry.stderr.trim().slice(0, 300)}`);
+    else if (!dry.stdout.includes(`modified    ${name} `))
+      t.problems.push(`the dry run does not show ${name} (each stray byte as \\xNN): ${dry.stdout.slice(0, 600)}`);
+    (t as Trial & { note?: string }).note = `names ${[a, folder, b, c].map(shown).join(', ')}`;
+    checkInvariants(t);
+  },
   async 'permission-restore'(t) {
     // a folder the CLI (running as nobody) cannot write: the restore cannot finish
     history(t);
@@ -601,21 +637,214 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     for (const id of t.entries) if (/^[pq][02]$/.test(id)) t.snapshots.set(id, print);
     checkInvariants(t, [{ name: 'unchanged', print }]);
   },
+  'hostile-sessions': hostileSessions,
 };
+
+// ── hostile session files (readers never leave the agent's folders or block) ─────────────────────────────────────
+/** How long a read command may take on a hostile session file; a reader that blocks on a FIFO never finishes. */
+const READ_BOUND_MS = 30_000;
+const HOSTILE = ['claude-traversal', 'claude-fifos', 'codex-reference', 'deep-nesting', 'codex-spaced'] as const;
+const UUID = (n: number) => `${n.toString(16).padStart(8, '0')}-2222-4333-8444-555555555555`;
+const THREAD = (n: number) => `01a20aad-def5-7222-afbb-${n.toString(16).padStart(12, '0')}`;
+
+function mkfifo(path: string): void {
+  if (spawnSync('mkfifo', [path]).status !== 0) throw new Error(`mkfifo ${path} failed`);
+}
+
+/** A decoy regular file outside the agent's folders whose access time moves if anything reads it (relatime). */
+function decoy(path: string, content: string): () => boolean {
+  writeFileSync(path, content);
+  const old = new Date('2020-01-01T00:00:00Z');
+  utimesSync(path, old, new Date());
+  return () => statSync(path).atimeMs !== old.getTime();
+}
+
+function claudeLine(sessionId: string, cwd: string, fields: Record<string, unknown>): string {
+  return JSON.stringify({ parentUuid: null, isSidechain: false, cwd, sessionId, version: '2.1.330', timestamp: new Date().toISOString(), ...fields });
+}
+
+/** A Claude Code transcript of the workspace: a prompt, a reply, another prompt; `extra` fields on every line. */
+function claudeTranscript(dir: string, id: string, cwd: string, extra: Record<string, unknown> = {}, raw?: (line: string) => string): string {
+  mkdirSync(dir, { recursive: true });
+  const lines = [
+    claudeLine(id, cwd, { type: 'user', uuid: `${id}-p1`, message: { role: 'user', content: 'first prompt' }, ...extra }),
+    claudeLine(id, cwd, {
+      type: 'assistant',
+      uuid: `${id}-a1`,
+      parentUuid: `${id}-p1`,
+      message: { id: `msg_${id}`, role: 'assistant', content: [{ type: 'text', text: 'a reply' }] },
+      ...extra,
+    }),
+    claudeLine(id, cwd, { type: 'user', uuid: `${id}-p2`, parentUuid: `${id}-a1`, message: { role: 'user', content: 'second prompt' }, ...extra }),
+  ].map((l) => (raw ? raw(l) : l));
+  const file = join(dir, `${id}.jsonl`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+function rolloutLine(type: string, payload: Record<string, unknown>, spaced = false): string {
+  const v = { timestamp: new Date().toISOString(), type, payload };
+  return spaced ? JSON.stringify(v, null, 1).replace(/\n\s*/g, ' ') : JSON.stringify(v);
+}
+
+/** A Codex rollout of the workspace with `turns` turns; `before` lines come right after session_meta. */
+function rollout(home: string, thread: string, cwd: string, turns: number, opts: { spaced?: boolean; before?: string[]; args?: string } = {}): string {
+  const dir = join(home, 'sessions', '2026', '11', '23');
+  mkdirSync(dir, { recursive: true });
+  const sp = opts.spaced === true;
+  const lines = [rolloutLine('session_meta', { id: thread, timestamp: new Date().toISOString(), cwd, originator: 'codex_exec', cli_version: '0.169.0' }, sp)];
+  lines.push(...(opts.before ?? []));
+  for (let i = 0; i < turns; i++) {
+    const turnId = THREAD(0x100000 + i);
+    lines.push(rolloutLine('event_msg', { type: 'task_started', turn_id: turnId }, sp));
+    lines.push(rolloutLine('turn_context', { turn_id: turnId, cwd, model: 'gpt-5.5' }, sp));
+    lines.push(rolloutLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `prompt ${i}` }] }, sp));
+    lines.push(rolloutLine('world_state', { full: false, state: { cwd } }, sp));
+    if (opts.args !== undefined) {
+      lines.push(rolloutLine('response_item', { type: 'function_call', name: 'exec_command', arguments: opts.args, call_id: `call_${i}` }, sp));
+      lines.push(rolloutLine('response_item', { type: 'function_call_output', call_id: `call_${i}`, output: 'ok' }, sp));
+    }
+    lines.push(rolloutLine('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `reply ${i}` }] }, sp));
+    lines.push(rolloutLine('event_msg', { type: 'token_count', info: { total: i } }, sp));
+    lines.push(rolloutLine('event_msg', { type: 'task_complete', turn_id: turnId }, sp));
+  }
+  const file = join(dir, `rollout-2026-11-23T10-00-00-${thread}.jsonl`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+/** `{"k":{"k":…}}` nested `depth` objects deep. */
+const deepJson = (depth: number) => '{"k":'.repeat(depth - 1) + '{"k":"bottom"}' + '}'.repeat(depth - 1);
+
+/** Runs the read commands on a session file (and the folder-wide ones); each must end within READ_BOUND_MS. */
+function readAll(t: Trial, files: string[], prompts: Map<string, string>): void {
+  const bounded = (args: string[]) => {
+    const started = Date.now();
+    const r = spawnSync(process.execPath, [CLI, ...args, '--home', t.home], {
+      cwd: t.base,
+      encoding: 'utf8',
+      env: envFor(t),
+      timeout: READ_BOUND_MS,
+      maxBuffer: 1 << 30,
+    });
+    const ms = Date.now() - started;
+    slowest = Math.max(slowest, ms);
+    if (r.signal) t.problems.push(`${args[0]} did not finish within ${READ_BOUND_MS / 1000} s (${r.signal} after ${ms} ms)`);
+    return { code: r.status, signal: r.signal, stderr: r.stderr ?? '', ms };
+  };
+  for (const args of [
+    ['sessions', '--cwd', t.ws, '--json'],
+    ['search', 'prompt', '--cwd', t.ws, '--json'],
+  ]) {
+    const r = bounded(args);
+    if (r.code !== 0 && !r.signal) t.problems.push(`${args[0]} failed: ${r.stderr.trim().slice(0, 300)}`);
+  }
+  for (const file of files) {
+    for (const args of [
+      ['tree', file, '--json'],
+      ['context', file, '--json'],
+    ]) {
+      const r = bounded(args);
+      if (r.code !== 0) t.problems.push(`${args[0]} ${file.slice(t.base.length)} failed: ${r.stderr.trim().slice(0, 300)}`);
+    }
+    const prompt = prompts.get(file);
+    if (prompt) {
+      const r = bounded(['rewind-files', file, prompt, '--dry-run', '--json', '--workspace', t.ws]);
+      if (r.code !== 0 && !clear(r.stderr)) t.problems.push(`rewind-files --dry-run gave no clear answer: ${r.stderr.trim().slice(0, 300)}`);
+    }
+  }
+}
+let slowest = 0;
+
+/** One hostile session setup per trial, in turn; then the reads, then the usual invariants. */
+async function hostileSessions(t: Trial): Promise<void> {
+  history(t);
+  const which = HOSTILE[t.n % HOSTILE.length]!;
+  (t as Trial & { note?: string }).note = which;
+  const claudeDir = join(t.base, '.claude'); // HOME is t.base: ~/.claude and ~/.codex are the agents' folders
+  const project = join(claudeDir, 'projects', '-ws');
+  const codexHome = join(t.base, '.codex');
+  const outside = join(t.base, 'outside');
+  mkdirSync(outside);
+  const files: string[] = [];
+  const prompts = new Map<string, string>();
+  const decoys: (() => boolean)[] = [];
+  slowest = 0;
+  if (which === 'claude-traversal') {
+    // from <config>/projects/-ws, ../../../outside/x.jsonl is <base>/outside/x.jsonl: a FIFO; y.jsonl a readable decoy
+    mkfifo(join(outside, 'x.jsonl'));
+    decoys.push(
+      decoy(join(outside, 'y.jsonl'), claudeLine(UUID(9), t.ws, { type: 'user', uuid: 'decoy', message: { role: 'user', content: 'decoy' } }) + '\n'),
+    );
+    for (const [n, target] of [
+      [1, '../../../outside/x'],
+      [2, '../../../outside/y'],
+      [3, join(outside, 'x')],
+    ] as const) {
+      const id = UUID(n);
+      files.push(claudeTranscript(project, id, t.ws, { forkedFrom: { sessionId: target, messageUuid: 'm' } }));
+      prompts.set(files.at(-1)!, `${id}-p2`);
+    }
+  } else if (which === 'claude-fifos') {
+    const id = UUID(4);
+    files.push(claudeTranscript(project, id, t.ws));
+    prompts.set(files[0]!, `${id}-p2`);
+    mkfifo(join(project, `${UUID(5)}.jsonl`)); // a FIFO where a transcript would be
+    mkfifo(join(project, 'agent-a1.jsonl')); // and an old-layout subagent file
+    mkdirSync(join(project, id, 'subagents'), { recursive: true });
+    mkfifo(join(project, id, 'subagents', 'agent-a2.jsonl'));
+    mkdirSync(join(t.home, 'claude', 'prompts'), { recursive: true });
+    mkfifo(join(t.home, 'claude', 'prompts', `${id}.jsonl`)); // our hooks' prompt records
+    mkdirSync(join(claudeDir, 'file-history', id), { recursive: true });
+  } else if (which === 'codex-reference') {
+    mkfifo(join(outside, 'parent.jsonl'));
+    decoys.push(decoy(join(outside, 'decoy.jsonl'), rolloutLine('session_meta', { id: THREAD(7), cwd: t.ws }) + '\n'));
+    mkdirSync(codexHome, { recursive: true });
+    mkfifo(join(codexHome, 'session_index.jsonl'));
+    for (const [n, path] of [
+      [1, join(outside, 'parent.jsonl')],
+      [2, join(outside, 'decoy.jsonl')],
+      [3, '../outside/parent.jsonl'],
+    ] as const) {
+      const ref = rolloutLine('rollout_reference', { rollout_path: path, nth_user_message: 1, max_depth: 4 });
+      files.push(rollout(codexHome, THREAD(n), t.ws, 2, { before: [ref] }));
+    }
+  } else if (which === 'deep-nesting') {
+    const deep = deepJson(10_000);
+    const id = UUID(6);
+    files.push(claudeTranscript(project, id, t.ws, {}, (l) => l.replace('"content":"first prompt"', `"content":"first prompt","deep":${deep}`)));
+    prompts.set(files[0]!, `${id}-p2`);
+    files.push(rollout(codexHome, THREAD(8), t.ws, 2, { args: `{"cmd":"ls","deep":${deep}}` }));
+    // and one of ours: an assistant message whose tool call arguments are as deep
+    const line = `{"type":"message","id":"deep1","parentId":"${t.entries.at(-1)}","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"write","arguments":${deep}}]}}`;
+    writeFileSync(t.session, readFileSync(t.session, 'utf8') + line + '\n');
+    t.entries.push('deep1');
+    files.push(t.session);
+  } else {
+    // 6,000 turns written with spaces after the colons: it opened in quadratic time (did not open within 30 s)
+    files.push(rollout(codexHome, THREAD(9), t.ws, 6000, { spaced: true }));
+  }
+  const outsidePrint = readdirSync(outside).sort().join(',');
+  readAll(t, files, prompts);
+  if (decoys.some((read) => read())) t.problems.push('a file outside the agent folders was read');
+  if (readdirSync(outside).sort().join(',') !== outsidePrint) t.problems.push('the folder outside the agent folders changed');
+  (t as Trial & { note?: string }).note = `${which}, slowest command ${slowest} ms`;
+  checkInvariants(t);
+}
 
 // ── the hooks installers (RELIABILITY.md promise 13) ─────────────────────────────────────────────────────────────────
 /** Another program editing a settings file as Claude Code does: read it, add a key, write it back (in place or by
- *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (w1…wN). */
+ *  rename, alternately), every 0-3 ms until `stop` exists; `out` holds how many keys it wrote (<tag>w1…<tag>wN). */
 const RMW_WRITER = `
 const fs = require('fs');
-const [file, stop, out] = process.argv.slice(1);
+const [file, stop, out, tag] = process.argv.slice(1);
 const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 let k = 0;
 while (!fs.existsSync(stop)) {
   let obj = {};
   try { obj = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { if (e.code !== 'ENOENT') throw e; }
   obj.writer = obj.writer || {};
-  obj.writer['w' + ++k] = k;
+  obj.writer[tag + 'w' + ++k] = k;
   const text = JSON.stringify(obj, null, 2) + '\\n';
   if (k % 2) fs.writeFileSync(file, text);
   else { fs.writeFileSync(file + '.w', text); fs.renameSync(file + '.w', file); }
@@ -631,10 +860,14 @@ async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'insta
   const stop = join(t.base, 'stop-writer');
   const out = join(t.base, 'writer-count');
   rmSync(stop, { force: true });
-  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const tag = `r${installerStats.races}`;
+  const writer = spawn(process.execPath, ['-e', RMW_WRITER, file, stop, out, tag], { stdio: ['ignore', 'ignore', 'pipe'] });
   let writerErr = '';
   writer.stderr!.on('data', (d) => (writerErr += d));
   const writerDone = new Promise<number | null>((res) => writer.on('close', res));
+  rmSync(out, { force: true });
+  // the writer is at work before the installer starts (a loaded machine can take a while to start it)
+  for (let waited = 0; !existsSync(out) && waited < 5000; waited += 5) await sleep(5);
   await sleep(int(40));
   const { done } = cliChild(t, ['hooks', action, agent, '--cwd', t.ws, '--no-baseline', '--json']);
   const run = await done;
@@ -651,9 +884,9 @@ async function raceInstaller(t: Trial, agent: 'claude' | 'codex', action: 'insta
     installerStats.reasons.set(why, (installerStats.reasons.get(why) ?? 0) + 1);
     if (!clear(run.stderr)) t.problems.push(`hooks ${action} ${agent} failed without a clear error: ${run.stderr.trim().slice(0, 300)}`);
   }
-  const written = Number(readFileSync(out, 'utf8'));
+  const written = existsSync(out) ? Number(readFileSync(out, 'utf8')) : 0;
   const keys = (JSON.parse(readFileSync(file, 'utf8')) as { writer?: Record<string, number> }).writer ?? {};
-  const lost = Array.from({ length: written }, (_, i) => `w${i + 1}`).filter((k) => !(k in keys));
+  const lost = Array.from({ length: written }, (_, i) => `${tag}w${i + 1}`).filter((k) => !(k in keys));
   if (lost.length) {
     installerStats.lost++;
     t.problems.push(`hooks ${action} ${agent} lost the other program's change(s) ${lost.slice(0, 5).join(', ')} of ${written}`);
@@ -669,7 +902,7 @@ const installerKinds: Record<string, (t: Trial) => Promise<void>> = {
     mkdirSync(dirname(codex));
     writeFileSync(claude, '{\n  "model": "x"\n}\n');
     writeFileSync(codex, '{}\n');
-    for (let round = 0; round < 5; round++)
+    for (let round = 0; round < 2; round++)
       for (const [agent, file] of [
         ['claude', claude],
         ['codex', codex],

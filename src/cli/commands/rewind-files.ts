@@ -1,24 +1,51 @@
 // `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]`:
 // preview or perform the rewind of the workspace files to the moment a user message was sent.
-import { field, forTerminal } from '../terminal-text';
-import { UsageError, type Command } from '../command';
-import type { RewindFilesResult } from '../../core/files';
+import { field } from '../terminal-text';
+import { CliError, UsageError, type Command } from '../command';
+import type { FileChange, RewindFilesResult } from '../../core/files';
 import { resolveSessionArg } from '../session-arg';
 import { withEngine } from '../engine-arg';
 
-export function describeRewind(r: RewindFilesResult, dryRun: boolean): string {
-  if (!r.canRewind) return `cannot rewind files: ${forTerminal(r.error ?? '')}`;
-  const lines = [`${dryRun ? 'would change' : 'changed'} ${r.filesChanged.length} files (+${r.insertions} −${r.deletions} lines undone)`];
+/** "1 file", "2 files". */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What the rewind does to a file, from what happened to it since the message (the plan's status). */
+const ACTIONS: Record<FileChange['status'], { done: string; todo: string }> = {
+  added: { done: 'deleted', todo: 'delete' },
+  deleted: { done: 're-created', todo: 're-create' },
+  modified: { done: 'restored', todo: 'restore' },
+  typeChanged: { done: 'replaced', todo: 'replace' },
+  modeChanged: { done: 'mode reset', todo: 'reset mode' },
+};
+
+/** What a rewind of the files did (or, dry run, would do) in `root`, file by file, in the words of what it does. */
+export function describeRewind(r: RewindFilesResult, dryRun: boolean, root: string | undefined): string {
+  const where = root ? `in ${field(root)}: ` : '';
   const applied = new Set(r.filesChanged);
-  for (const f of r.files) {
-    const mark = applied.has(f.path) ? ' ' : '!';
-    lines.push(
-      ` ${mark} ${f.status.padEnd(11)} ${field(f.path)}${f.binary ? ' (binary)' : ` +${f.insertions} −${f.deletions}`}${f.userModified ? '  [changed by hand after the last turn]' : ''}`,
-    );
+  const acted = r.files.filter((f) => applied.has(f.path));
+  const lines: string[] = [];
+  if (acted.length === 0)
+    lines.push(`${where}${dryRun ? 'nothing to rewind' : 'nothing rewound'}: every file the rewind may change is as it was at that message`);
+  else {
+    const lineCounts =
+      r.insertions || r.deletions ? ` (${countOf(r.insertions, 'line')} added since taken out, ${countOf(r.deletions, 'line')} removed since put back)` : '';
+    lines.push(`${where}${dryRun ? 'would rewind' : 'rewound'} ${countOf(acted.length, 'file')}${lineCounts}`);
   }
-  if (r.userModified.length && r.userModified.some((p) => !applied.has(p)))
-    lines.push("files marked ! were changed after the agent's last turn and are left alone; pass --overwrite-user-modified to rewind them too");
+  const width = Math.max(0, ...acted.map((f) => (dryRun ? ACTIONS[f.status].todo : ACTIONS[f.status].done).length));
+  for (const f of acted) {
+    const action = dryRun ? ACTIONS[f.status].todo : ACTIONS[f.status].done;
+    const counts = f.binary || f.status === 'modeChanged' || f.status === 'typeChanged' ? '' : `  +${f.insertions} −${f.deletions}`;
+    lines.push(`  ${action.padEnd(width)}  ${field(f.path)}${f.binary ? '  (binary)' : counts}`);
+  }
+  const leftAlone = r.files.filter((f) => !applied.has(f.path) && f.userModified);
+  if (leftAlone.length) {
+    lines.push(`left as they are (changed by hand after the agent's last turn; --overwrite-user-modified rewinds them too):`);
+    for (const f of leftAlone) lines.push(`  ${field(f.path)}`);
+  }
   for (const s of r.skipped) lines.push(`  skipped ${field(s.path)}: ${field(s.reason)}`);
+  if (!dryRun && acted.length) lines.push('undo-rewind puts them back');
   return lines.join('\n');
 }
 
@@ -32,9 +59,12 @@ export const rewindFilesCommand: Command = {
     const dryRun = ctx.values['dry-run'] === true;
     const file = await resolveSessionArg(ctx, ctx.positionals[0]);
     // through the engine, as the extension's rewindFiles: a real rewind goes into the folder's rewind log
-    const result = await withEngine(ctx, file, (engine) =>
-      engine.rewindFiles(file, id, { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
-    );
-    ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun));
+    const { result, root } = await withEngine(ctx, file, async (engine) => ({
+      result: await engine.rewindFiles(file, id, { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
+      root: await engine.workspaceRootOf(file),
+    }));
+    // a rewind that cannot be done is an error, dry run or not: stderr and exit 1, nothing on stdout
+    if (!result.canRewind) throw new CliError(result.error ?? 'the files cannot be rewound to that message');
+    ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun, root));
   },
 };

@@ -7,7 +7,7 @@ import { UsageError, type Command } from '../command';
 import { withEngine } from '../engine-arg';
 import { foreignAdaptersFor, resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
-import { branchLine } from './branches';
+import { countOf } from './rewind-files';
 import { foreignOwner, readFirstLine } from '../../core/sources';
 import type { RewindOutcome } from '../../shared/view-models';
 
@@ -21,7 +21,9 @@ function outcomeText(o: RewindOutcome): string {
   } else if (o.branch) {
     lines.push(`now on branch ${o.branch.name} (head ${o.branch.headMessageId})`);
   }
-  if (o.mode !== 'conversation') lines.push(`files: ${o.filesChanged.length} changed${o.undoAvailable ? ' (undo-rewind puts them back)' : ''}`);
+  if (o.mode !== 'conversation')
+    lines.push(`files: ${countOf(o.filesChanged.length, 'file')} rewound${o.undoAvailable ? ' (undo-rewind puts them back)' : ''}`);
+  else lines.push('the files are as they were: add --files to rewind them too');
   return lines.map((l) => forTerminal(l, { oneLine: true })).join('\n');
 }
 
@@ -38,7 +40,12 @@ export const rewindCommand: Command = {
     if (!foreign && !withFiles) {
       // a conversation rewind of ours: a new branch, logged like every rewind so undo-rewind takes it in its turn
       const branch = await withEngine(ctx, file, (engine) => engine.fork(file, messageId));
-      ctx.out(branch, () => branchLine(branch));
+      ctx.out(branch, () =>
+        [
+          `now on branch ${forTerminal(branch.name, { oneLine: true })} (head ${branch.headMessageId}); the branch you left stays`,
+          'the files are as they were: add --files to rewind them too (undo-rewind undoes this rewind)',
+        ].join('\n'),
+      );
       return;
     }
     const outcome = await withEngine(ctx, file, (engine) =>

@@ -7,15 +7,16 @@ import { listAllSessions, listSessions, type SessionSummary } from '../../core/s
 
 function table(list: SessionSummary[]): string {
   if (list.length === 0) return '(no sessions)';
-  return list
-    .map(
-      (s) =>
-        forTerminal(
-          `${s.created.slice(0, 19).replace('T', ' ')}  ${s.source.padEnd(12)}  ${String(s.entryCount ?? '?').padStart(6)}  ${s.id}  ${s.title ?? ''}${s.problem ? `  [${s.problem}]` : ''}`,
-          { oneLine: true },
-        ) + `\n    ${forTerminal(s.file, { oneLine: true })}`,
-    )
-    .join('\n');
+  // entries are counted where the listing knows them without reading the session whole (ours, pi's); "–" elsewhere
+  const header = `${'STARTED'.padEnd(19)}  ${'AGENT'.padEnd(12)}  ${'ENTRIES'.padStart(7)}  ${'ID'.padEnd(36)}  TITLE\n${''.padEnd(4)}FILE`;
+  const rows = list.map(
+    (s) =>
+      forTerminal(
+        `${s.created.slice(0, 19).replace('T', ' ')}  ${s.source.padEnd(12)}  ${String(s.entryCount ?? '–').padStart(7)}  ${s.id.padEnd(36)}  ${s.title ?? ''}${s.problem ? `  [${s.problem}]` : ''}`,
+        { oneLine: true },
+      ) + `\n    ${forTerminal(s.file, { oneLine: true })}`,
+  );
+  return [header, ...rows].join('\n');
 }
 
 export const sessionsCommand: Command = {

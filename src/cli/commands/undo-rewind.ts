@@ -7,9 +7,10 @@ import { withEngine } from '../engine-arg';
 import { resolveSessionArg } from '../session-arg';
 import { forTerminal } from '../terminal-text';
 import type { UndoOutcome } from '../../core/engine';
+import { countOf } from './rewind-files';
 
 export function describeUndo(r: UndoOutcome, verb: string): string {
-  const lines = [`${verb} ${r.filesChanged.length} files${r.branch ? `; now on branch ${r.branch}` : ''}`];
+  const lines = [`${verb} ${countOf(r.filesChanged.length, 'file')}${r.branch ? `; now on branch ${r.branch}` : ''}`];
   for (const p of r.filesChanged) lines.push(`  ${p}`);
   if (r.userModified.length) lines.push(`left as they are (changed by hand since): ${r.userModified.join(', ')}`);
   return lines.map((l) => forTerminal(l, { oneLine: true })).join('\n');

@@ -8,7 +8,7 @@ export interface SessionEntryLookup {
 
 export function anchorCheckFor(session: SessionEntryLookup, anchorId: string, checkpointingEnabled: boolean): AnchorCheck {
   const entry = session.getEntry(anchorId);
-  if (!entry) return { checkpointingEnabled, kind: 'missing' };
+  if (!entry) return { checkpointingEnabled, kind: 'missing', messageId: anchorId };
   const isUser = entry.type === 'message' && (entry as { message?: { role?: unknown } }).message?.role === 'user';
-  return { checkpointingEnabled, kind: isUser ? 'user-message' : 'other-entry' };
+  return { checkpointingEnabled, kind: isUser ? 'user-message' : 'other-entry', messageId: anchorId };
 }

@@ -4,7 +4,7 @@
 // done by ChangeTracker (what changed), storeTree (snapshot writing), RewindPlanner (what a rewind changes),
 // Restorer (applying it under a journal), undo-stack.ts and store-gc.ts.
 import { SerialQueue } from '../serial-queue';
-import { overlayTree, type ImportedFile } from './imported-snapshot';
+import { overlayTree } from './imported-snapshot';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
@@ -15,7 +15,8 @@ import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
 import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
 import { splitRelPath } from './safe-paths';
-import { SnapshotRecords, type SnapshotRecord, type StagedRecord, type UndoRecord } from './snapshot-records';
+import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
+import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
 import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store/store-compaction';
@@ -26,7 +27,7 @@ import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
 import { ChangeFeed, type WatcherSync } from './scan/watcher-sync';
-import { DEFAULT_SCAN_TUNING } from './types';
+import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   AnchorCheck,
   FileCheckpointerOptions,
@@ -493,17 +494,18 @@ export class FileCheckpointer {
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   private async checkAnchor(sessionId: string, anchorId: string, anchor: AnchorCheck): Promise<string | SnapshotRecord> {
+    const shown = anchor.messageId ?? anchorId;
     if (!anchor.checkpointingEnabled)
       return 'File checkpointing is off, so there are no file snapshots to rewind to. Turn it on before sending messages to be able to rewind files.';
     if (anchor.kind === 'missing') {
       const owner = await this.records.ownerOf(anchorId, sessionId);
-      if (owner) return `Message ${anchorId} belongs to another session (${owner}); files can only be rewound from the session that made the snapshot.`;
-      return `There is no message ${anchorId} in this session.`;
+      if (owner) return `Message ${shown} belongs to another session (${owner}); files can only be rewound from the session that made the snapshot.`;
+      return `There is no message ${shown} in this session.`;
     }
-    if (anchor.kind !== 'user-message') return `Entry ${anchorId} is not a user message; files can only be rewound to the moment a user message was sent.`;
+    if (anchor.kind !== 'user-message') return `Entry ${shown} is not a user message; files can only be rewound to the moment a user message was sent.`;
     const rec = await this.records.get(sessionId, anchorId);
     if (!rec || rec.kind !== 'user-message')
-      return `Message ${anchorId} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
+      return `Message ${shown} has no file snapshot (it was sent while file checkpointing was off, or its snapshot was removed to stay under the storage limit).`;
     return rec;
   }
 

@@ -6,14 +6,7 @@ import { hashObject, type ObjectStore, type PackWriter } from './store/object-st
 import { readStableFile } from './safe-read';
 import { isStorableName } from './safe-paths';
 import { encodeTree, readTree, type TreeEntry } from './store/tree';
-import type { SkippedFile } from './types';
-
-export interface ImportedFile {
-  /** Workspace-relative, '/'-separated. */
-  path: string;
-  /** The file whose bytes it had (read now), or null: it did not exist then. */
-  source: string | null;
-}
+import type { ImportedFile, SkippedFile } from './types';
 
 const MAX_DEPTH = 1024;
 

@@ -3,6 +3,7 @@
 import { lstatSync, mkdirSync } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fsPath, nameByteLength } from './file-names';
 
 export class PathSafetyError extends Error {}
 
@@ -34,9 +35,10 @@ export function isHostileName(name: string): boolean {
   return name.length === 0 || name === '.' || name === '..' || name.includes('/') || name.includes('\0') || name.toLowerCase() === '.git';
 }
 
-/** A safe name a restore can also create on this platform (NAME_MAX is 255 bytes, not characters). */
+/** A safe name a restore can also create on this platform (NAME_MAX is 255 bytes, not characters; a name that is
+ *  not valid UTF-8 counts its own bytes, see file-names.ts). */
 export function isStorableName(name: string): boolean {
-  return isSafeName(name) && (name.length <= 85 || Buffer.byteLength(name, 'utf8') <= 255);
+  return isSafeName(name) && (name.length <= 85 || nameByteLength(name) <= 255);
 }
 
 /** Splits a workspace-relative path and rejects anything that could leave the workspace or touch a `.git`. */
@@ -66,11 +68,11 @@ export async function ensureSafeParents(root: string, rel: string, create: boole
     cur = join(cur, parts[i]!);
     let st;
     try {
-      st = await lstat(cur);
+      st = await lstat(fsPath(cur));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       if (!create) return false;
-      await mkdir(cur);
+      await mkdir(fsPath(cur));
       continue;
     }
     if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${parts.slice(0, i + 1).join('/')}`);
@@ -85,10 +87,10 @@ export function ensureSafeParentsSync(root: string, rel: string, create: boolean
   let cur = root;
   for (let i = 0; i < parts.length - 1; i++) {
     cur = join(cur, parts[i]!);
-    const st = lstatSync(cur, { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(cur), { throwIfNoEntry: false });
     if (!st) {
       if (!create) return false;
-      mkdirSync(cur);
+      mkdirSync(fsPath(cur));
       continue;
     }
     if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${parts.slice(0, i + 1).join('/')}`);

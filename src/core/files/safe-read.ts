@@ -4,6 +4,7 @@
 // again a few times and then reported as "changed while being read" instead of stored half old, half new. A file
 // modified in the last second must also read the same twice (see RECENT_MS).
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { fsPath } from './file-names';
 
 export class UnreadableFileError extends Error {
   constructor(
@@ -26,9 +27,9 @@ const RECENT_MS = 1000;
 
 const sameStat = (a: Stats, b: Stats) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 
-function readOnce(path: string, follow: boolean): { data: Buffer; st: Stats; stable: boolean; started: number } {
+function readOnce(path: string | Buffer, follow: boolean): { data: Buffer; st: Stats; stable: boolean; started: number } {
   const started = Date.now();
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
+  const fd = openSync(typeof path === 'string' ? fsPath(path) : path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UnreadableFileError('not a regular file', 'ENOTREG');
@@ -52,7 +53,7 @@ function readOnce(path: string, follow: boolean): { data: Buffer; st: Stats; sta
  * `follow` lets the last component be a symlink (ignore-rule files); workspace files are never read through one.
  * Throws UnreadableFileError ('ENOTREG' or 'ECHANGED'), or the fs error (ENOENT, EACCES, ELOOP…).
  */
-export function readStableFile(path: string, follow = false): { data: Buffer; st: Stats } {
+export function readStableFile(path: string | Buffer, follow = false): { data: Buffer; st: Stats } {
   let prev: { data: Buffer; st: Stats } | undefined;
   for (let i = 0; i < TRIES; i++) {
     const r = readOnce(path, follow);
@@ -82,7 +83,7 @@ export interface KnownVersion {
  * readStableFile's back-to-back pair could; any difference falls back to readStableFile's own pair. Also returns
  * the blob hash, which the caller needs anyway.
  */
-export function readKnownFile(path: string, known: KnownVersion, hashOf: (data: Buffer) => string): { data: Buffer; st: Stats; hash: string } {
+export function readKnownFile(path: string | Buffer, known: KnownVersion, hashOf: (data: Buffer) => string): { data: Buffer; st: Stats; hash: string } {
   const r = readOnce(path, false);
   if (r.stable) {
     const hash = hashOf(r.data);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { stageFileAtomic, writeFileAtomic } from './atomic-write';
 import { isObjectHash } from './store/object-format';
-import { parseUndoStack } from './restore/undo-record';
+import { parseUndoStack, type UndoRecord } from './restore/undo-record';
 
 const recordSchema = z.object({
   v: z.literal(1),
@@ -20,25 +20,6 @@ const recordSchema = z.object({
   totalBytes: z.number().min(0),
 });
 export type SnapshotRecord = z.infer<typeof recordSchema>;
-
-const entryState = z.union([
-  z.null(),
-  z.object({ kind: z.enum(['file', 'symlink']), hash: z.string().refine(isObjectHash), mode: z.number().int().min(0).max(0o7777) }),
-  z.object({ kind: z.literal('dir') }),
-]);
-export type EntryState = z.infer<typeof entryState>;
-
-export const undoSchema = z.object({
-  v: z.literal(1),
-  sessionId: z.string(),
-  anchorId: z.string(),
-  /** The pre-restore snapshot that undo brings back. */
-  preRestoreAnchor: z.string(),
-  createdAt: z.string(),
-  /** What the restore wrote at each path: undo only puts back paths nobody touched since. */
-  written: z.array(z.object({ path: z.string(), state: entryState })),
-});
-export type UndoRecord = z.infer<typeof undoSchema>;
 
 /** A second user-message snapshot of the same (session, anchor) with other content: the first one stays. */
 export class SnapshotExistsError extends Error {}

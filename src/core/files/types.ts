@@ -1,6 +1,5 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
 import type { FileChangePreview, FileDifference } from '../../shared/view-models';
-import type { ImportedFile } from './imported-snapshot';
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
@@ -39,6 +38,14 @@ export interface ScanTuning {
 
 export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };
 
+/** A file of another tool's checkpoint to put into an imported snapshot (imported-snapshot.ts). */
+export interface ImportedFile {
+  /** Workspace-relative, '/'-separated. */
+  path: string;
+  /** The file whose bytes it had (read now), or null: it did not exist then. */
+  source: string | null;
+}
+
 export interface SkippedFile {
   path: string;
   reason: string;
@@ -69,6 +76,9 @@ export interface SnapshotSummary {
 export interface AnchorCheck {
   checkpointingEnabled: boolean;
   kind: 'user-message' | 'other-entry' | 'missing';
+  /** The message's id as the user knows it, when the snapshot is kept under another key (an agent's prompt id): the
+   *  messages name this one, never a key the user has not seen. */
+  messageId?: string;
 }
 
 export type FileChange = FileChangePreview;

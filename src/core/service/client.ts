@@ -7,10 +7,10 @@ import { createConnection, type Socket } from 'node:net';
 // service never evaluates it
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
-import type { ImportedFile } from '../files/imported-snapshot';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
+  ImportedFile,
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,

@@ -41,7 +41,7 @@ export const requestSchema = z.discriminatedUnion('method', [
         .object({
           dryRun: z.boolean().optional(),
           overwriteUserModified: z.boolean().optional(),
-          anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']) }).strict(),
+          anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
         })
         .strict(),
     })

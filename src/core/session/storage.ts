@@ -1,5 +1,7 @@
 // Every filesystem operation the session store performs goes through SessionStorage, so the same SessionManager
 // runs on the real disk (FileSessionStorage) or on a map (MemorySessionStorage, for tests and in-memory sessions).
+// a session file is read only when it is a regular file, opened without blocking (a FIFO named *.jsonl would hang)
+import { openRegularFile, readRegularFile } from '../agent-files';
 import { SerialQueue } from '../serial-queue';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -178,11 +180,11 @@ export class FileSessionStorage implements SessionStorage {
       throw err;
     }
   }
-  readText(path: string): Promise<string> {
-    return fsp.readFile(path, 'utf8');
+  async readText(path: string): Promise<string> {
+    return (await readRegularFile(path)).toString('utf8');
   }
   async readTextPrefix(path: string, maxBytes: number): Promise<string> {
-    const fh = await fsp.open(path, 'r');
+    const fh = await openRegularFile(path);
     try {
       const buf = Buffer.alloc(maxBytes);
       const { bytesRead } = await fh.read(buf, 0, maxBytes, 0);
@@ -192,7 +194,7 @@ export class FileSessionStorage implements SessionStorage {
     }
   }
   async readBytesFrom(path: string, start: number): Promise<Buffer> {
-    const fh = await fsp.open(path, 'r');
+    const fh = await openRegularFile(path);
     try {
       const { size } = await fh.stat();
       if (size <= start) return Buffer.alloc(0);
@@ -244,7 +246,7 @@ export class FileSessionStorage implements SessionStorage {
     return new FileWriter(await fsp.open(path, 'a'));
   }
   async countNewlines(path: string): Promise<number> {
-    const fh = await fsp.open(path, 'r');
+    const fh = await openRegularFile(path);
     try {
       const buf = Buffer.alloc(1 << 16);
       let count = 0;

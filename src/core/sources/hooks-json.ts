@@ -5,6 +5,7 @@
 // `12345678901234567000`). jsonc-parser gives each value's place in the text; what is inserted follows the file's
 // indentation, and a removal takes out exactly what the matching insertion put in, so install then uninstall gives
 // the file back byte for byte.
+// the ES module build: the package's "main" is a UMD build whose require() calls a bundler cannot follow
 import { findNodeAtLocation, getNodeValue, parseTree, type Node } from 'jsonc-parser/lib/esm/main.js';
 import type { SettingsFail } from './settings-file';
 

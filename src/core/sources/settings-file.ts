@@ -250,16 +250,39 @@ function checkUnchanged(s: Staged, fail: SettingsFail): boolean {
   return false;
 }
 
-/** What was written into the replaced file after the check, if anything (and closes it). */
+/**
+ * What was written into the replaced file after the check, if anything (and closes it). That write may still be under
+ * way: the file is read until two reads 10 ms apart agree and it is not empty (an empty file is most likely a write
+ * between its truncate and its data, and a loaded machine can hold a writer there for a while), for up to 500 ms, so
+ * that what is put back is the other program's whole write.
+ */
 function writtenSinceCheck(s: Staged, fail: SettingsFail): Buffer | undefined {
   if (s.old === undefined) return undefined;
   try {
-    const bytes = readAll(s.old, s.read.file, fail);
-    return bytes.equals(s.read.bytes) ? undefined : bytes;
+    let bytes = readAll(s.old, s.read.file, fail);
+    if (bytes.equals(s.read.bytes)) return undefined;
+    for (let waited = 0; waited < 500; waited += 10) {
+      pause(10);
+      const again = readAll(s.old, s.read.file, fail);
+      if (again.equals(bytes) && again.length > 0) break;
+      bytes = again;
+    }
+    return bytes;
   } finally {
     closeSync(s.old);
     s.old = undefined;
   }
+}
+
+/** Waits (up to 500 ms) for an empty file modified in the last second to be written: it is most likely another
+ *  program's write between its truncate and its data. Whether it changed meanwhile. */
+function settled(refs: readonly SettingsFileRef[], reads: SettingsRead[], fail: SettingsFail): boolean {
+  for (let waited = 0; waited < 500; waited += 10) {
+    pause(10);
+    const again = refs.map((r) => readSettingsFile(r, fail));
+    if (again.some((r, i) => !r.bytes.equals(reads[i]!.bytes))) return false;
+  }
+  return true;
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -299,11 +322,7 @@ export function editSettingsFiles<R>(
   for (let attempt = 0; attempt < SETTINGS_EDIT_TRIES; attempt++) {
     const reads = refs.map((r) => readSettingsFile(r, fail));
     // an empty file just modified may be another program's write between its truncate and its write: looked at again
-    if (reads.some((r) => r.exists && r.bytes.length === 0 && isRecent(r))) {
-      pause(20);
-      const again = refs.map((r) => readSettingsFile(r, fail));
-      if (again.some((r, i) => !r.bytes.equals(reads[i]!.bytes))) continue;
-    }
+    if (reads.some((r) => r.exists && r.bytes.length === 0 && isRecent(r)) && !settled(refs, reads, fail)) continue;
     let edited: { texts: (string | undefined)[]; result: R };
     try {
       edited = edit(reads);

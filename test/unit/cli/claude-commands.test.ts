@@ -118,3 +118,18 @@ test('rewind writes a fork beside it and prints its id and file; the first promp
   assert.match(first.stderr, /first prompt of the session/);
   assert.equal(sha(), before);
 });
+
+test('sessions has a header and no "?" for a count the listing does not know; a rewind-files that cannot be done names the message id the user gave, on stderr', () => {
+  const sessions = run(['sessions']);
+  assert.equal(sessions.code, 0, sessions.stderr);
+  assert.match(sessions.stdout, /^STARTED +AGENT +ENTRIES +ID +TITLE\n +FILE\n/);
+  assert.doesNotMatch(sessions.stdout, / \? /);
+  // no hooks ran, so the prompt has no snapshot: the reason names ids.p1, never the prompt id or an internal key
+  for (const args of [['--dry-run'], ['--dry-run', '--json'], []]) {
+    const r = run(['rewind-files', file, ids.p1!, ...args]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, new RegExp(`^agent-rewind rewind-files: Message ${ids.p1} has no file snapshot`));
+    assert.doesNotMatch(r.stderr, /entry:|p-1/);
+  }
+});

@@ -115,7 +115,7 @@ test('usage errors exit 2, failures exit 1, with the reason on stderr and nothin
     [['append', id, '--role', 'system', '--text', 'x'], 2, /--role must be user or assistant/],
     [['append', id, '--role', 'user'], 2, /missing --text/],
     [['append', '--role', 'user', '--text', 'x'], 2, /missing <session>/],
-    [['context', id, '--bogus'], 2, /Unknown option '--bogus'/],
+    [['context', id, '--bogus'], 2, /unknown option --bogus\n/],
     [['context', 'no-such-id'], 1, /no session with id "no-such-id"/],
     [['context', join(dir, 'missing.jsonl')], 1, /session file not found/],
     [['context', id, '--leaf', 'zzzz'], 1, /no entry "zzzz"/],

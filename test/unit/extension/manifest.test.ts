@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { hookAgents } from '../../../src/core/sources/registry';
+import { THREADS } from '../../../src/core/files/workers/thread-start';
 
 interface Manifest {
   contributes: {
@@ -92,5 +93,14 @@ describe('package.json contributes', () => {
     const workers = [...extension.matchAll(/new Worker\(join\(__dirname, '([\w-]+\.js)'\)\)/g)].map((m) => `dist/${m[1]}`);
     assert.ok(workers.length >= 2, `found the workers: ${workers.join(', ')}`);
     for (const w of workers) assert.ok(shipped.has(w), `${w} is listed in .vscodeignore`);
+  });
+
+  it('builds and ships every thread the checkpointer starts (src/core/files/workers/thread-start.ts), beside the bundles that start them', () => {
+    const ignore = readFileSync(new URL('../../../.vscodeignore', `file://${__filename}`), 'utf8').split('\n');
+    const build = readFileSync(new URL('../../../scripts/build.mjs', `file://${__filename}`), 'utf8');
+    for (const name of THREADS) {
+      assert.ok(ignore.includes(`!dist/${name}.js`), `dist/${name}.js is listed in .vscodeignore`);
+      assert.ok(build.includes(`'${name}'`), `scripts/build.mjs builds ${name}`);
+    }
   });
 });

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { readFile, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { tempBase, writeTree } from './helpers';
+import { bundleThreadsInto, tempBase, writeTree } from './helpers';
 import { cliRunOf } from '../qa/cli-harness';
 
 const ROOT = join(__dirname, '../../..');
@@ -17,11 +17,13 @@ before(async () => {
   base = await tempBase('arw-files-cli-');
   cli = join(base.dir, 'cli.js');
   buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  // as in dist/: the hashing and compaction threads' bundles beside the CLI's
+  bundleThreadsInto(base.dir);
 });
 after(() => base.cleanup());
 
-function run(home: string, args: string[]) {
-  return cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env: { ...process.env, AGENT_REWIND_HOME: '' } }));
+function run(home: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  return cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env: { ...process.env, AGENT_REWIND_HOME: '', ...env } }));
 }
 
 test('CLI: append snapshots automatically; rewind-files previews, rewinds, refuses with exit 1; undo-rewind; gc', async () => {
@@ -44,15 +46,16 @@ test('CLI: append snapshots automatically; rewind-files previews, rewinds, refus
   assert.deepEqual(dry.json.userModified, ['notes.md']);
   assert.equal(dry.json.canRewind, true);
   const human = run(home, ['rewind-files', id, 'u1', '--dry-run']);
-  assert.match(human.stdout, /would change 2 files/);
-  assert.match(human.stdout, /! modified +notes\.md/);
+  assert.match(human.stdout, /would rewind 2 files/);
+  assert.match(human.stdout, /changed by hand after the agent's last turn.*\n  notes\.md/);
 
   const refused = run(home, ['rewind-files', id, 'a1']);
   assert.equal(refused.code, 1);
   assert.equal(refused.stderr, 'agent-rewind rewind-files: Entry a1 is not a user message; files can only be rewound to the moment a user message was sent.\n');
   const refusedDry = run(home, ['rewind-files', id, 'a1', '--dry-run', '--json']);
-  assert.equal(refusedDry.code, 0);
-  assert.equal(refusedDry.json.canRewind, false);
+  assert.equal(refusedDry.code, 1);
+  assert.equal(refusedDry.stdout, '');
+  assert.equal(refusedDry.stderr, refused.stderr);
 
   const real = run(home, ['rewind-files', id, 'u1', '--json']);
   assert.equal(real.code, 0, real.stderr);
@@ -130,4 +133,24 @@ test('CLI: a snapshot that leaves the store due for compaction starts one detach
   const back = run(home, ['rewind-files', id, 'u1', '--json']);
   assert.equal(back.code, 0, back.stderr);
   assert.equal(await readFile(join(ws, 'data/r0.txt'), 'utf8'), tree['data/r0.txt']);
+});
+
+test('CLI: a snapshot on the hashing thread (its own bundle, beside the CLI) stores what one without it stores', async () => {
+  const ws = join(base.dir, 'ws-thread');
+  const tree: Record<string, string> = { 'empty.txt': '', 'tiny.txt': 'x\n' };
+  for (let i = 0; i < 60; i++) tree[`d${i % 5}/f${i}.txt`] = `line ${i}\n`.repeat(1 + (i % 50));
+  for (let i = 0; i < 3; i++) tree[`bin/r${i}.b64`] = randomBytes(4000).toString('base64');
+  await writeTree(ws, tree);
+  const snapshotIn = (home: string, env: NodeJS.ProcessEnv) => {
+    const { id } = run(home, ['new', '--cwd', ws, '--json']).json;
+    assert.equal(run(home, ['append', id, '--role', 'user', '--text', 'go', '--id', 'u1', '--no-snapshot', '--json']).code, 0);
+    const r = run(home, ['snapshot', id, '--anchor', 'u1', '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return r.json;
+  };
+  const threaded = snapshotIn(join(base.dir, 'home-thread'), { AGENT_REWIND_HASH_THREAD_AFTER: '0' });
+  const inline = snapshotIn(join(base.dir, 'home-inline'), { AGENT_REWIND_HASH_THREAD: '0' });
+  assert.deepEqual(threaded.skipped, []);
+  assert.equal(threaded.files, Object.keys(tree).length);
+  assert.equal(threaded.root, inline.root);
 });

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { FileCheckpointer } from '../../../src/core/files';
-import { fingerprint, tempBase, writeTree } from './helpers';
+import { bundleThreadsInto, fingerprint, tempBase, writeTree } from './helpers';
 
 const RUNS = Number(process.env.AGENT_REWIND_CRASH_RUNS ?? 100);
 
@@ -46,6 +46,7 @@ test(`SIGKILL during a restore at ${RUNS} random moments: after recover() the wo
       outfile: script,
       logLevel: 'error',
     });
+    bundleThreadsInto(base.dir); // as in dist/: the threads' bundles beside the one that starts them
 
     // template: state A snapshotted as u1, then changed into state B (the "before" of every restore)
     const tplWs = join(base.dir, 'tpl-ws');

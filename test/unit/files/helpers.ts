@@ -4,6 +4,8 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, unlink, writeFi
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
+import { THREADS } from '../../../src/core/files/workers/thread-start';
 
 export async function tempBase(prefix = 'arw-files-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -67,4 +69,13 @@ export const userAnchor = { checkpointingEnabled: true, kind: 'user-message' as 
 export function startTsFilesWorker(): Worker {
   const source = join(__dirname, '../../../src/core/files/workers/files-worker.ts');
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
+}
+
+/** Bundles the worker threads' code into `dir`, where a CLI bundled into `dir` starts them from, as dist/ holds them
+ *  beside dist/cli-bundle.js (scripts/build.mjs). */
+export function bundleThreadsInto(dir: string): void {
+  for (const name of THREADS) {
+    const entry = join(__dirname, `../../../src/core/files/workers/${name}.ts`);
+    buildSync({ entryPoints: [entry], outfile: join(dir, `${name}.js`), bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+  }
 }

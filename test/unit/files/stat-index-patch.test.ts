@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { encodeStatIndex, StatIndex } from '../../../src/core/files/scan/stat-index';
 import { applyStatPatch, decodeStatPatch, encodeStatPatch, statPatchFor } from '../../../src/core/files/scan/stat-index-patch';
-import { hashTrees, treeTotals, type DirNode, type Node } from '../../../src/core/files/store/tree';
-import type { FileNodeState } from '../../../src/core/files/scan/workspace-model';
+import { hashTrees, treeTotals, type DirNode, type FileNodeState, type Node } from '../../../src/core/files/store/tree';
 
 const KEY = 'ws\0rules\0limit';
 const h = (c: string) => c.repeat(64);

@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { encodeStatIndex, IndexedDir, StatIndex } from '../../../src/core/files/scan/stat-index';
-import { treeTotals, type DirNode, type Node } from '../../../src/core/files/store/tree';
-import type { FileNodeState } from '../../../src/core/files/scan/workspace-model';
+import { treeTotals, type DirNode, type FileNodeState, type Node } from '../../../src/core/files/store/tree';
 
 const KEY = 'ws\0rules\0limit';
 const h = (c: string) => c.repeat(64);

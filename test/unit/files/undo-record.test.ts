@@ -4,8 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { undoSchema } from '../../../src/core/files/snapshot-records';
-import { parseUndoRecord, parseUndoStack } from '../../../src/core/files/restore/undo-record';
+import { parseUndoRecord, parseUndoStack, undoSchema } from '../../../src/core/files/restore/undo-record';
 
 const reference = (x: unknown) => {
   const r = z.array(undoSchema).safeParse(x);

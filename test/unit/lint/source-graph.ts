@@ -48,7 +48,7 @@ export function topFolderOf(root: string, file: string): string {
 }
 
 /** The file a relative import names, as TypeScript resolves it: `x.ts`, else the folder `x`'s index. */
-function importedFile(fromFile: string, spec: string): string {
+export function importedFile(fromFile: string, spec: string): string {
   const target = resolve(dirname(fromFile), spec);
   if (target.endsWith('.ts') || existsSync(`${target}.ts`)) return target.endsWith('.ts') ? target : `${target}.ts`;
   return join(target, 'index.ts');

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
+import { bundleThreadsInto } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -57,6 +58,7 @@ export function cliHarness(): CliHarness {
     outfile: bundle,
     logLevel: 'error',
   });
+  bundleThreadsInto(dir); // as in dist/: the hashing and compaction threads' bundles beside the CLI's
   const env = { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' };
   const run = (args: string[], opts: { home?: string | null; cwd?: string; input?: string } = {}): CliRun => {
     const homeArgs = opts.home === null ? [] : ['--home', opts.home ?? home];

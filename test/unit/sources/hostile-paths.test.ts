@@ -14,6 +14,9 @@ import { ClaudeSource } from '../../../src/core/sources/claude/claude-source';
 import { readCodexSession } from '../../../src/core/sources/codex';
 import { promptRecordsFile } from '../../../src/core/sources/claude/prompt-records';
 import { guardFifo, makeFifo, primeAtime, type FifoGuard } from '../../support/fifo-guard';
+import { readSessionSummary } from '../../../src/core/sources/pi/discovery';
+import { SessionManager } from '../../../src/core/session/session-manager';
+import { FileSessionStorage } from '../../../src/core/session/storage';
 import { tempDir } from '../session/helpers';
 import { Transcript } from './claude/builder';
 import { Rollout } from './codex/builder';
@@ -125,4 +128,16 @@ test('Codex: a rollout_reference whose rollout_path leaves CODEX_HOME is not fol
   assert.equal(indexFifo.fired(), false, 'a reader blocked on session_index.jsonl');
   assert.equal(inHome.fired(), false, 'a reader blocked on a FIFO rollout');
   assert.equal(statSync(decoy).atimeMs, old, 'the decoy outside CODEX_HOME was read');
+});
+
+test('ours and pi: a FIFO named like a session file blocks neither reading it nor listing its folder', async (t) => {
+  const root = tempDir(t, 'ar-hostile-');
+  const fifo = join(root, 'fifo.jsonl');
+  const guard = guarded(t, fifo);
+  const storage = new FileSessionStorage();
+  await assert.rejects(storage.readText(fifo), /not a regular file/);
+  await assert.rejects(storage.readTextPrefix(fifo, 4096), /not a regular file/);
+  await assert.rejects(SessionManager.open(fifo, { home: root }));
+  assert.equal(await readSessionSummary(fifo, 'agent-rewind').catch(() => undefined), undefined);
+  assert.equal(guard.fired(), false, 'a reader blocked on the FIFO');
 });

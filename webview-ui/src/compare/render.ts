@@ -5,6 +5,7 @@
 import type { BranchCompareModel, BranchCompareSide, FileDifference, MessageRef } from '../../../src/shared/view-models';
 import { countsAria } from '../common/counts';
 import { escapeHtml, escapeWithCode, truncate } from '../common/escape';
+import { displayPath } from '../../../src/shared/display-path';
 import { KIND_META } from '../common/kinds';
 
 /** Messages drawn per column; the rest are counted (the model itself is bounded too). */
@@ -71,7 +72,7 @@ function renderFileRow(f: FileDifference, ui: CompareUiState): string {
   const opening = ui.opening === f.path;
   return (
     `<li><button type="button" class="file-row" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" data-status="${f.status}" title="Open the diff of ${escapeHtml(f.path)}: A ↔ B"${opening ? ' aria-busy="true"' : ''}>` +
-    `<span class="codicon codicon-${opening ? 'loading codicon-modifier-spin' : meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(f.path)}</span>` +
+    `<span class="codicon codicon-${opening ? 'loading codicon-modifier-spin' : meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(displayPath(f.path))}</span>` +
     `<span class="status-word muted">${meta.word}</span><span class="counts"${f.binary ? '' : countsAria(f.insertions, f.deletions)}>${counts}</span></button></li>`
   );
 }

@@ -4,6 +4,7 @@
 import type { FileChangePreview, RewindPreviewModel } from '../../../src/shared/view-models';
 import { countsAria } from '../common/counts';
 import { escapeHtml, escapeWithCode, truncate } from '../common/escape';
+import { displayPath } from '../../../src/shared/display-path';
 import { KIND_META } from '../common/kinds';
 import {
   confirmState,
@@ -118,7 +119,7 @@ function renderFileRow(f: FileChangePreview, fate: FileFate): string {
       : '';
   return (
     `<li><button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
-    `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(f.path)}</span>` +
+    `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(displayPath(f.path))}</span>` +
     `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts"${f.binary ? '' : countsAria(f.insertions, f.deletions)}>${counts}</span></button></li>`
   );
 }
@@ -143,7 +144,7 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
     ? `<details class="skipped" open><summary>${plural(f.skipped.length, 'file is', 'files are')} left alone by your settings</summary><ul>${f.skipped
         .map(
           (s) =>
-            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(s.path)}</code> <span class="muted">— ${escapeWithCode(s.reason)}</span></li>`,
+            `<li data-testid="skipped-file" data-path="${escapeHtml(s.path)}"><code>${escapeHtml(displayPath(s.path))}</code> <span class="muted">— ${escapeWithCode(s.reason)}</span></li>`,
         )
         .join('')}</ul></details>`
     : '';

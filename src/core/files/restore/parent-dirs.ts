@@ -8,6 +8,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathSafetyError, ensureSafeParentsSync, splitRelPath } from '../safe-paths';
+import { fsPath } from '../file-names';
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 /** Open folders kept beyond those in use (writes come sorted by path, so most reuse the last few). */
@@ -108,7 +109,7 @@ export class ParentDirs {
 
   /** Whether the folder held open is still the one at `rel`; throws when a symlink (or nothing) is there instead. */
   private stillThere(rel: string, h: Held): boolean {
-    const st = lstatSync(join(this.root, rel), { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(join(this.root, rel)), { throwIfNoEntry: false });
     if (st?.isDirectory() && st.ino === h.ino && st.dev === h.dev) return true;
     if (st?.isDirectory()) return false;
     throw new PathSafetyError(
@@ -130,7 +131,7 @@ export class ParentDirs {
 
   /** The folder at `rel` must still be the one just opened: not a symlink, not another folder put in its place. */
   private verify(rel: string, h: Held): void {
-    const st = lstatSync(join(this.root, rel), { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(join(this.root, rel)), { throwIfNoEntry: false });
     if (!st || !st.isDirectory() || st.ino !== h.ino || st.dev !== h.dev) {
       throw new PathSafetyError(
         `${rel} was replaced while the rewind ran (${!st ? 'it is gone' : st.isSymbolicLink() ? 'it is a symlink now' : 'another entry is there now'}); refusing to write through it`,
@@ -145,7 +146,7 @@ export class ParentDirs {
     let owned = false;
     try {
       for (let i = 0; i < parts.length; i++) {
-        const p = `/proc/self/fd/${fd}/${parts[i]}`;
+        const p = fsPath(`/proc/self/fd/${fd}/${parts[i]}`);
         let next: number;
         try {
           next = openSync(p, DIR_FLAGS);

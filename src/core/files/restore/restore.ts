@@ -26,6 +26,7 @@ import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write';
+import { fsPath } from '../file-names';
 import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
 import { PathSafetyError, splitRelPath } from '../safe-paths';
@@ -124,7 +125,7 @@ export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[]): 
   const checked = new Set<string>();
   for (const op of ordered) {
     checkParents(workspaceRoot, op, becomesDir, checked);
-    const st = lstatSync(join(workspaceRoot, ...splitRelPath(op.path)), { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(join(workspaceRoot, ...splitRelPath(op.path))), { throwIfNoEntry: false });
     if (!st) continue;
     if (op.to === null) {
       if (st.isDirectory() && op.from?.kind !== 'dir') throw new PathSafetyError(`${op.path} is a folder now; refusing to remove it`);
@@ -142,7 +143,7 @@ function checkParents(workspaceRoot: string, op: RestoreOp, becomesDir: Set<stri
     cur = join(cur, parts[i]!);
     if (checked.has(at)) continue;
     if (becomesDir.has(at)) break; // replaced by a folder first (its old self is removed, never entered)
-    const st = lstatSync(cur, { throwIfNoEntry: false });
+    const st = lstatSync(fsPath(cur), { throwIfNoEntry: false });
     if (!st) break; // made by the restore
     if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
     if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);
@@ -226,7 +227,7 @@ export class Restorer {
       const h = this.parentDirs().acquire(parentOf(op.path), false);
       if (!h) return; // its folder is gone, so it is too
       try {
-        const p = `${h.path}/${name}`;
+        const p = fsPath(`${h.path}/${name}`);
         const st = lstatSync(p, { throwIfNoEntry: false });
         if (!st) return; // already gone
         if (st.isDirectory()) {
@@ -252,7 +253,7 @@ export class Restorer {
     const h = this.parentDirs().acquire(parentOf(op.path), true)!;
     let handed = false;
     try {
-      const abs = `${h.path}/${name}`;
+      const abs = fsPath(`${h.path}/${name}`);
       if (op.to.kind === 'dir') {
         const st = lstatSync(abs, { throwIfNoEntry: false });
         if (st && !st.isDirectory()) throw new PathSafetyError(`${op.path} exists and is not a folder`);
@@ -265,10 +266,10 @@ export class Restorer {
         if (mode !== undefined && (!st || (st.mode & 0o7777) !== mode)) chmodSync(abs, mode);
         return;
       }
-      const tmp = `${h.path}/${this.tmpName(tag, i)}`;
+      const tmp = fsPath(`${h.path}/${this.tmpName(tag, i)}`);
       const to = op.to;
       const makeTemp = () => {
-        if (to.kind === 'symlink') return symlinkSync(data!.toString('utf8'), tmp); // a link is recreated, never written through
+        if (to.kind === 'symlink') return symlinkSync(data!, tmp); // a link is recreated (its target's bytes), never written through
         const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
         try {
           writeSync(fd, data!);
@@ -313,7 +314,7 @@ export class Restorer {
       let h: ParentHandle | undefined;
       try {
         h = this.parentDirs().acquire(parentOf(op.path), false);
-        if (h) unlinkSync(`${h.path}/${this.tmpName(tag, i)}`);
+        if (h) unlinkSync(fsPath(`${h.path}/${this.tmpName(tag, i)}`));
       } catch {
         /* not there */
       } finally {
@@ -415,12 +416,12 @@ export class Restorer {
     const h = this.parentDirs().acquire(parentOf(rel), false);
     if (!h) return null;
     try {
-      const p = `${h.path}/${nameOf(rel)}`;
+      const p = fsPath(`${h.path}/${nameOf(rel)}`);
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) return null;
       const mode = st.mode & 0o7777;
       if (st.isDirectory()) return { kind: 'dir', mode };
-      if (st.isSymbolicLink()) return { kind: 'symlink', hash: hashObject('blob', Buffer.from(readlinkSync(p), 'utf8')), mode };
+      if (st.isSymbolicLink()) return { kind: 'symlink', hash: hashObject('blob', readlinkSync(p, { encoding: 'buffer' })), mode };
       if (st.isFile()) return { kind: 'file', hash: hashObject('blob', readStableFile(p).data), mode };
       return 'unknown';
     } finally {

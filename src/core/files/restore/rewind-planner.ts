@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import type { ObjectStore } from '../store/object-store';
 import { checkPlannedPaths, orderOps, type RestoreOp } from './restore';
 import { absPath, ensureSafeParents } from '../safe-paths';
-import type { SnapshotRecord, SnapshotRecords, UndoRecord } from '../snapshot-records';
+import { fsPath, nameFromBytes } from '../file-names';
+import type { SnapshotRecord, SnapshotRecords } from '../snapshot-records';
+import type { UndoRecord } from './undo-record';
 import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from '../store/tree-diff';
 import { lineStats } from './line-stats';
 import type { DirNode } from '../store/tree';
@@ -205,7 +207,7 @@ export class RewindPlanner {
       const [abs, dir] = stack.pop()!;
       let names: string[];
       try {
-        names = readdirSync(abs);
+        names = readdirSync(fsPath(abs), { encoding: 'buffer' }).map(nameFromBytes);
       } catch {
         continue; // gone or unreadable: the restore meets what is there then
       }
@@ -221,7 +223,7 @@ export class RewindPlanner {
   private async lstatRel(rel: string): Promise<boolean> {
     try {
       if (!(await ensureSafeParents(this.workspaceRoot, rel, false))) return false;
-      await lstat(absPath(this.workspaceRoot, rel));
+      await lstat(fsPath(absPath(this.workspaceRoot, rel)));
       return true;
     } catch {
       return false;

@@ -1,7 +1,7 @@
 // The undo stack of a session's rewinds, and the store-side bookkeeping a restore finishes after the workspace is
 // done (kept in the restore journal, so recovery finishes it too).
-import type { SnapshotRecords, UndoRecord } from '../snapshot-records';
-import { parseUndoRecord } from './undo-record';
+import type { SnapshotRecords } from '../snapshot-records';
+import { parseUndoRecord, type UndoRecord } from './undo-record';
 
 export type AfterRestore = { kind: 'push-undo'; undo: UndoRecord } | { kind: 'pop-undo'; sessionId: string; preRestoreAnchor: string };
 

@@ -3,6 +3,7 @@
 import { lstatSync, watch, type FSWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fsPath, nameFromBytes } from '../file-names';
 
 export interface WatchHandlers {
   /** Workspace-relative paths that changed (files, or folders whose listing changed). */
@@ -34,8 +35,9 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<Wa
     const abs = rel === '' ? root : join(root, rel);
     let w: FSWatcher;
     try {
-      w = watch(abs, { persistent: false }, (event, filename) => {
-        const name = filename?.toString();
+      // names as bytes: one that is not valid UTF-8 is reported as the model names it (file-names.ts)
+      w = watch(fsPath(abs), { persistent: false, encoding: 'buffer' }, (event, filename) => {
+        const name = filename ? nameFromBytes(filename) : undefined;
         if (!name) return h.onChange([rel]);
         if (name === '.git' || name.startsWith('.git/')) return;
         const childRel = rel === '' ? name : `${rel}/${name}`;
@@ -56,7 +58,10 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<Wa
     watchers.set(rel, w);
     let entries;
     try {
-      entries = await readdir(abs, { withFileTypes: true });
+      entries = (await readdir(fsPath(abs), { withFileTypes: true, encoding: 'buffer' })).map((e) => ({
+        name: nameFromBytes(e.name),
+        isDirectory: () => e.isDirectory(),
+      }));
     } catch {
       return;
     }
@@ -73,7 +78,7 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<Wa
     try {
       // synchronous: a few microseconds on a cached entry, where the thread-pool round trip costs more and waits
       // behind a restore's renames (one event per file it writes)
-      if (lstatSync(join(root, rel)).isDirectory() && !h.skip?.(rel)) await add(rel);
+      if (lstatSync(fsPath(join(root, rel))).isDirectory() && !h.skip?.(rel)) await add(rel);
     } catch {
       const w = watchers.get(rel);
       if (w) {

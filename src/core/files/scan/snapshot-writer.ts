@@ -2,6 +2,7 @@
 // yet) and returns the root tree hash. Iterative, children before parents: folder nesting is as deep as the
 // workspace makes it, and one stack frame (or async call chain) per level overflows on deep trees.
 import { readlink } from 'node:fs/promises';
+import { fsPath } from '../file-names';
 import { join } from 'node:path';
 import { hashObject } from '../store/object-format';
 import type { PackWriter } from '../store/pack-writer';
@@ -41,7 +42,7 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
             // the model hashed this file moments ago (a pre-restore snapshot: the preview did): that read is the
             // first of the two a recently edited file needs
             if (n.kind === 'file') ({ data, hash } = readKnownFile(abs, n, (d) => hashObject('blob', d)));
-            else hash = hashObject('blob', (data = Buffer.from(await readlink(abs), 'utf8')));
+            else hash = hashObject('blob', (data = await readlink(fsPath(abs), { encoding: 'buffer' })));
           } catch (err) {
             dir.children.delete(name);
             changed.add(dir);

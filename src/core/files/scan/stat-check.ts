@@ -4,6 +4,7 @@ import { constants as fsConstants, lstatSync, type Stats } from 'node:fs';
 import { rulesKeyOf, type IgnoreLevel } from './path-filter';
 import type { StatIndex } from './stat-index';
 import { nodeLstat, type RawLstat } from './raw-lstat';
+import { fsPath, hasEscapedBytes } from '../file-names';
 
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
@@ -33,23 +34,28 @@ function jsSource(index: StatIndex, prefix: string, raw?: RawLstat): StatSource 
   const stat = raw ?? statOrUndefined;
   let baseOf = -1;
   let base = '';
+  let escaped = false;
+  // a folder whose name (or a parent's) is not valid UTF-8 is reached by its bytes (file-names.ts); its files' names
+  // are never looked at here (such a folder's own listing is never trusted)
+  const statOf = (path: string, esc: boolean) => (esc ? statOrUndefined(fsPath(path)) : stat(path));
   return {
     dir: (d) => {
       // a copy: the raw answer is reused by the next call, and a folder's is read after its files are stat-ed
-      const st = stat(dirRel[d] === '' ? prefix || '.' : prefix + dirRel[d]);
+      const st = statOf(dirRel[d] === '' ? prefix || '.' : prefix + dirRel[d], hasEscapedBytes(dirRel[d]!));
       return st && { mode: st.mode, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
     },
     file: (d, f) => {
       if (d !== baseOf) {
         baseOf = d;
         base = dirRel[d] === '' ? prefix : `${prefix}${dirRel[d]}/`;
+        escaped = hasEscapedBytes(dirRel[d]!);
       }
-      return stat(base + names[f]!);
+      return statOf(base + names[f]!, escaped);
     },
   };
 }
 
-function statOrUndefined(path: string): Stats | undefined {
+function statOrUndefined(path: string | Buffer): Stats | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false });
   } catch {

@@ -7,11 +7,11 @@
 // index was written (each process writes it whole again), and only says what the index's own layout can hold: the
 // same folders with the same names. A patch that does not fit (another index, damaged, other names) is not used:
 // the index alone is older but still true, since every entry is checked against lstat before it is trusted.
+import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { isSafeName } from '../safe-paths';
-import { fileNums, IndexedDir, isFileMeta, type DirRecord, type StatIndex } from './stat-index';
-import { treeTotals, type DirNode, type TreeTotals } from '../store/tree';
-import type { FileNodeState } from './workspace-model';
+import { fileNums, IndexedDir, isFileMeta, patchFileOf, StatIndex, type DirRecord } from './stat-index';
+import { treeTotals, type DirNode, type FileNodeState, type TreeTotals } from '../store/tree';
 
 const MAGIC = 0x50575241; // 'ARWP' little-endian
 const VERSION = 1;
@@ -210,4 +210,30 @@ function sameDir(a: DirPatch, b: DirPatch): boolean {
     (a.ignoredHere ?? 0) === (b.ignoredHere ?? 0) &&
     t(a.totals) === t(b.totals)
   );
+}
+
+/** The stat index in `file` with the patch beside it applied, or undefined when the index is missing or damaged. */
+export async function loadStatIndex(file: string, key: string): Promise<{ index: StatIndex; bytes: Buffer; patch?: StatPatch } | undefined> {
+  let index: StatIndex;
+  let bytes: Buffer;
+  try {
+    // on this thread: one 4 MB read from the page cache costs less than the thread pool's round trips
+    bytes = readFileSync(file);
+    index = StatIndex.parse(bytes, key);
+  } catch {
+    return undefined;
+  }
+  // what later fresh processes found changed, unless it was written for another index (or is damaged): then the
+  // index alone, older but still true (every entry is checked against lstat), is what this process starts from
+  const patch = index.id ? decodeStatPatch(readOrUndefined(patchFileOf(file)), index) : undefined;
+  if (patch) applyStatPatch(index, patch);
+  return { index, bytes, patch };
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
 }

@@ -3,14 +3,11 @@
 // something below them is looked at; untouched folders are copied from the old index byte for byte when it is
 // written again. Only an optimisation: anything odd in the file and we start from nothing.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { isSafeName } from '../safe-paths';
 import { writeFileAtomic } from '../atomic-write';
-import type { DirNode, Node, TreeTotals } from '../store/tree';
-import type { FileNodeState } from './workspace-model';
-import { applyStatPatch, decodeStatPatch, type StatPatch } from './stat-index-patch';
+import type { DirNode, FileNodeState, Node, TreeTotals } from '../store/tree';
 
 const MAGIC = 0x49575241; // 'ARWI' little-endian
 const VERSION = 2;
@@ -471,31 +468,6 @@ function idIn(bytes: Buffer, key: string): string {
 }
 
 export const patchFileOf = (file: string) => `${file.replace(/\.bin$/, '')}.patch`;
-
-export async function loadStatIndex(file: string, key: string): Promise<{ index: StatIndex; bytes: Buffer; patch?: StatPatch } | undefined> {
-  let index: StatIndex;
-  let bytes: Buffer;
-  try {
-    // on this thread: one 4 MB read from the page cache costs less than the thread pool's round trips
-    bytes = readFileSync(file);
-    index = StatIndex.parse(bytes, key);
-  } catch {
-    return undefined;
-  }
-  // what later fresh processes found changed, unless it was written for another index (or is damaged): then the
-  // index alone, older but still true (every entry is checked against lstat), is what this process starts from
-  const patch = index.id ? decodeStatPatch(readOrUndefined(patchFileOf(file)), index) : undefined;
-  if (patch) applyStatPatch(index, patch);
-  return { index, bytes, patch };
-}
-
-function readOrUndefined(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Writes the index unless it would be exactly `previous` (the bytes last loaded or saved); returns the bytes. A
  *  patch beside it is removed: it was written for an older index, or what it says is in this one now. */

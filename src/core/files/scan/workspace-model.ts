@@ -2,19 +2,19 @@
 // stats everything and re-hashes only what the stat data says changed; a partial refresh (fed by a watcher)
 // looks only at the paths it is told about. Either way only changed folders lose their tree hash.
 import { createHash } from 'node:crypto';
-import { isUtf8 } from 'node:buffer';
 import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
-import { emptyDir, type DirNode, type FileNode, type Node } from '../store/tree';
+import { emptyDir, type DirNode, type FileNode, type FileNodeState, type Node } from '../store/tree';
 import type { SkippedFile } from '../types';
 import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
 import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
 import { readStableFile, unreadableReason } from '../safe-read';
+import { fsPath, hasEscapedBytes, nameFromBytes } from '../file-names';
 import { isStorableName } from '../safe-paths';
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 
@@ -47,12 +47,6 @@ const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
 
 /** Files modified this close to a scan may change again within the same mtime tick: re-hash them next time. */
 const RACY_MS = 2000;
-
-export interface FileNodeState extends FileNode {
-  racy?: boolean;
-  /** When it was hashed in this process: a racy file is not re-hashed twice in one refresh. */
-  hashedAt?: number;
-}
 
 export class WorkspaceModel {
   root: DirNode = emptyDir();
@@ -257,7 +251,7 @@ export class WorkspaceModel {
       const chain = this.chainFor(parentRel);
       let st: Stats | undefined;
       try {
-        st = await lstat(this.abs(rel));
+        st = await lstat(fsPath(this.abs(rel)));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel, reason: statFailure(code) }); // else gone
@@ -294,9 +288,9 @@ export class WorkspaceModel {
   private async recountIgnored(rel: string): Promise<void> {
     const dir = this.get(rel);
     if (!dir || dir.kind !== 'dir') return;
-    let dirents: Dirent[];
+    let dirents: Listed[];
     try {
-      dirents = await readdir(this.abs(rel), { withFileTypes: true });
+      dirents = listFolder(this.abs(rel));
     } catch {
       return; // gone or unreadable: its parent's refresh deals with it
     }
@@ -374,7 +368,7 @@ export class WorkspaceModel {
     const absDir = this.abs(rel);
     let dst: Stats;
     try {
-      dst = lstatSync(absDir);
+      dst = lstatSync(fsPath(absDir));
       mode = dst.mode & 0o7777;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -386,21 +380,21 @@ export class WorkspaceModel {
     const listTime = Date.now();
     let names: string[] | undefined;
     if (old?.listedMtimeMs !== undefined && old.listedMtimeMs === dst.mtimeMs && old.dirIno === dst.ino && old.listed) names = old.listed;
-    const readListing = (): Dirent[] | undefined => {
+    const readListing = (): Listed[] | undefined => {
       try {
-        return readdirSync(absDir, { withFileTypes: true });
+        return listFolder(absDir);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel || '.', reason: `folder unreadable (${code ?? 'error'})` });
         return undefined;
       }
     };
-    let dirents: Dirent[] | undefined = names ? undefined : readListing();
+    let dirents: Listed[] | undefined = names ? undefined : readListing();
     if (!names && !dirents) return { kind: 'dir', mode, children: new Map() };
     /** Names of this listing that cannot be stored or restored here: reported, and the listing not reused. */
     let refused: Set<string> | undefined;
     const checkNames = () => {
-      refused = dirents ? this.refusedNames(rel, absDir, dirents, stats) : undefined;
+      refused = dirents ? this.refusedNames(rel, dirents, stats) : undefined;
     };
     checkNames();
     const hasGitignore = () =>
@@ -449,7 +443,9 @@ export class WorkspaceModel {
       listed.push(name);
       let st: Stats | undefined;
       try {
-        st = lstatSync(prefix + name, MAY_BE_GONE);
+        // a name that is not valid UTF-8 (here or above) reaches the system as its bytes (no local for it: this frame
+        // is on the stack once per level of a 2,000-deep tree, and such a test has little room to spare)
+        st = lstatSync(fsPath(prefix + name), MAY_BE_GONE);
       } catch (err) {
         // e.g. a path longer than the system allows (ENAMETOOLONG): that path is reported, the snapshot goes on
         stats.skipped.push({ path: rel === '' ? name : `${rel}/${name}`, reason: statFailure((err as NodeJS.ErrnoException).code) });
@@ -491,7 +487,9 @@ export class WorkspaceModel {
     }
     const result: DirNode = { kind: 'dir', mode, children, rulesKey, ignoredHere, dirIno: dst.ino, listed };
     // a listing is only trusted next time when the folder had not changed within the mtime tick we listed it in
-    if (dst.mtimeMs < listTime - RACY_MS && !refused?.size) result.listedMtimeMs = dst.mtimeMs;
+    // nor one with a name that is not valid UTF-8: the stat index keeps file names as text, and its fast check would
+    // look for that file under another name
+    if (dst.mtimeMs < listTime - RACY_MS && !refused?.size && !holdsEscapedNames(rel, dirents)) result.listedMtimeMs = dst.mtimeMs;
     if (!changed && old?.hash !== undefined && old.mode === mode && sameChildren(old, result)) result.hash = old.hash;
     return result;
   }
@@ -532,7 +530,7 @@ export class WorkspaceModel {
         return p;
       try {
         const data = await this.reads.run(async (): Promise<{ hash: string; size: number; mtimeMs: number; ino: number }> => {
-          const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 ? this.blobThreadFor(stats) : undefined;
+          const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 && !hasEscapedBytes(rel) ? this.blobThreadFor(stats) : undefined;
           if (helper?.hasRoom) {
             const blob = await helper.prepare(this.abs(rel));
             stats.hashedFiles++;
@@ -544,7 +542,7 @@ export class WorkspaceModel {
           let content: Buffer;
           let fst: { mtimeMs: number; ino: number } = st;
           if (kind === 'file') ({ data: content, st: fst } = readStableFile(this.abs(rel)));
-          else content = Buffer.from(readlinkSync(this.abs(rel)), 'utf8');
+          else content = readlinkSync(fsPath(this.abs(rel)), { encoding: 'buffer' }); // a target's bytes, as they are
           const hash = createHash('sha256').update(content).digest('hex');
           stats.hashedFiles++;
           if (kind === 'file' && content.length <= this.recentReadBudget) {
@@ -572,40 +570,17 @@ export class WorkspaceModel {
   }
 
   /**
-   * The names of a fresh listing that cannot be stored here, each reported once: names that are not valid UTF-8
-   * (a snapshot stores names as text, so they would come back under another name, or not at all) and names a restore
-   * could not create on this platform. Only listings with such a name pay for more than a string check.
+   * The names of a fresh listing that a restore could not create on this platform, each reported once. A name that is
+   * not valid UTF-8 is stored as its bytes (file-names.ts), so it is no longer among them.
    */
-  private refusedNames(rel: string, absDir: string, dirents: Dirent[], stats: ScanStats): Set<string> | undefined {
+  private refusedNames(rel: string, dirents: Listed[], stats: ScanStats): Set<string> | undefined {
     let refused: Set<string> | undefined;
-    const at = (name: string) => (rel === '' ? name : `${rel}/${name}`);
-    let replaced = false;
     for (const d of dirents) {
       const name = d.name;
-      if (name.includes('\uFFFD')) replaced = true;
-      else if (!isStorableName(name) && !(name.length === 4 && name.toLowerCase() === '.git')) {
+      if (!isStorableName(name) && !(name.length === 4 && name.toLowerCase() === '.git')) {
         (refused ??= new Set()).add(name);
-        stats.skipped.push({ path: at(name), reason: 'name cannot be restored on this platform' });
+        stats.skipped.push({ path: rel === '' ? name : `${rel}/${name}`, reason: 'name cannot be restored on this platform' });
       }
-    }
-    if (!replaced) return refused;
-    // a name read with U+FFFD in it: either it really has that character, or its bytes are not valid UTF-8
-    let raw: Buffer[];
-    try {
-      raw = readdirSync(absDir, { encoding: 'buffer' });
-    } catch {
-      return refused;
-    }
-    const valid = new Set<string>();
-    const invalid: Buffer[] = [];
-    for (const b of raw) isUtf8(b) ? valid.add(b.toString('utf8')) : invalid.push(b);
-    for (const b of invalid) {
-      const decoded = b.toString('utf8');
-      if (!valid.has(decoded)) (refused ??= new Set()).add(decoded);
-      stats.skipped.push({
-        path: at(escapeName(b)),
-        reason: 'name is not valid UTF-8 (snapshots store names as text, so it could not be restored under its own name)',
-      });
     }
     return refused;
   }
@@ -622,6 +597,33 @@ export class WorkspaceModel {
   }
 }
 
+/** A folder entry as a listing gives it. */
+type Listed = Pick<Dirent, 'name' | 'isDirectory'>;
+
+/**
+ * The entries of a folder, each name as the system has it (file-names.ts): a listing read as text shows a name that
+ * is not valid UTF-8 with U+FFFD in it, and only then is the folder listed again as bytes.
+ */
+function listFolder(abs: string): Listed[] {
+  const dirents = readdirSync(fsPath(abs), { withFileTypes: true });
+  if (!dirents.some((d) => d.name.includes('\uFFFD'))) return dirents;
+  const raw = readdirSync(fsPath(abs), { withFileTypes: true, encoding: 'buffer' }).map((d) => ({
+    name: nameFromBytes(d.name),
+    isDirectory: () => d.isDirectory(),
+  }));
+  listedAsBytes.add(raw);
+  return raw;
+}
+
+/** The folder `rel`, listed as `dirents`, has a name that is not valid UTF-8 in its path or among its entries. */
+function holdsEscapedNames(rel: string, dirents: Listed[] | undefined): boolean {
+  return hasEscapedBytes(rel) || (dirents !== undefined && listedAsBytes.has(dirents) && dirents.some((d) => hasEscapedBytes(d.name)));
+}
+
+/** Listings listFolder read as bytes: only these can hold a name that is not valid UTF-8 (so only these are looked
+ *  through for one). */
+const listedAsBytes = new WeakSet<Listed[]>();
+
 function sameChildren(a: DirNode, b: DirNode): boolean {
   if (a.children.size !== b.children.size) return false;
   for (const [name, n] of b.children) {
@@ -637,13 +639,6 @@ function sameChildren(a: DirNode, b: DirNode): boolean {
 /** The reason a path whose lstat failed (other than it being gone) is reported with. */
 function statFailure(code: string | undefined): string {
   return code === 'ENAMETOOLONG' ? 'path longer than the system allows (ENAMETOOLONG)' : `unreadable (${code ?? 'error'})`;
-}
-
-/** A file name's bytes for a report: printable ASCII as is, every other byte as \\xNN. */
-function escapeName(b: Buffer): string {
-  let out = '';
-  for (const c of b) out += c >= 0x20 && c < 0x7f && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
-  return out;
 }
 
 export function formatBytes(n: number): string {

@@ -1,7 +1,7 @@
 // What an object is, apart from where it is stored: its kind, its hash (a tree's is salted so a blob can never pass
 // for a tree), the flags a pack keeps beside its bytes, and the check that stored bytes are the object they claim.
 import { createHash } from 'node:crypto';
-import { inflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 export type ObjectKind = 'blob' | 'tree';
 
@@ -19,6 +19,20 @@ export const F_DICT = 4;
  * lookup of a blob or tree ever finds it.
  */
 export const F_DICTIONARY = 8;
+/** Objects smaller than this are stored as they are: a deflate stream costs more than it saves on them. */
+export const MIN_DEFLATE = 64;
+/**
+ * How a bulk snapshot's blobs are deflated (pack-writer.ts, BULK_OBJECTS): Huffman coding only, still raw deflate, so
+ * every version reads them; compaction recompresses them soon after.
+ */
+export const HUFFMAN_ONLY = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
+
+/** A bulk snapshot's blob as its pack stores it: Huffman-coded when that makes it smaller, else as it is. */
+export function bulkStored(data: Buffer): { stored: Buffer; deflated: boolean } {
+  const z = data.length < MIN_DEFLATE ? undefined : deflateRawSync(data, HUFFMAN_ONLY);
+  return z && z.length < data.length ? { stored: z, deflated: true } : { stored: data, deflated: false };
+}
+
 /** Objects are capped so sizes fit the index; maxFileSize is clamped to this. */
 export const MAX_OBJECT_SIZE = 0xffff_ffff;
 

@@ -4,9 +4,22 @@
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { F_DICT, F_DICTIONARY, StoreCorruptError, verifyStored } from './object-format';
-import type { ObjectStore } from './object-store';
 import { entryHash } from './pack-index';
-import { isCompacted, type Loc } from './pack-table';
+import type { PackReaders } from './pack-readers';
+import { isCompacted, type Loc, type PackTable } from './pack-table';
+import type { PackKind, PackWriter } from './pack-writer';
+
+/** What rewriting packs needs of the store (ObjectStore): a structural type, so that the store can call it. */
+export interface PackSet {
+  readonly table: PackTable;
+  readonly readers: PackReaders;
+  readonly packDir: string;
+  dictionaryOf(pack: string): Buffer | undefined;
+  newPack(opts?: { kind?: PackKind }): PackWriter;
+  dropPack(pack: string): Promise<void>;
+  reload(opts?: { repair?: boolean }): Promise<void>;
+  sizeOnDisk(): Promise<number>;
+}
 
 /** More small packs than this and the next snapshot merges them. */
 export const MAX_SMALL_PACKS = 32;
@@ -15,7 +28,7 @@ export const MAX_SMALL_PACKS = 32;
  * Keeps only the objects in `live`: packs with nothing live are deleted, packs partly live are rewritten. Temp files
  * and packs without an index are removed too.
  */
-export async function gcPacks(store: ObjectStore, live: Set<string>): Promise<{ removedObjects: number; freedBytes: number }> {
+export async function gcPacks(store: PackSet, live: Set<string>): Promise<{ removedObjects: number; freedBytes: number }> {
   const before = await store.sizeOnDisk();
   const byPack = new Map<string, { hash: string; loc: Loc }[]>();
   for (const { hash, loc } of store.table.entries()) {
@@ -74,7 +87,7 @@ export async function gcPacks(store: ObjectStore, live: Set<string>): Promise<{ 
 }
 
 /** Merges the small packs into one once there are more than `max` of them. Returns how many packs were merged. */
-export async function mergeSmallPacks(store: ObjectStore, max = MAX_SMALL_PACKS): Promise<number> {
+export async function mergeSmallPacks(store: PackSet, max = MAX_SMALL_PACKS): Promise<number> {
   const small = store.table.small();
   if (small.length <= max) return 0;
   const w = store.newPack();

@@ -5,13 +5,28 @@ import { closeSync, fsync, openSync, renameSync, writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { constants, deflateRaw, deflateRawSync } from 'node:zlib';
+import { deflateRaw, deflateRawSync } from 'node:zlib';
 import { syncDir } from '../atomic-write';
-import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, MAX_OBJECT_SIZE, type ObjectKind } from './object-format';
-import type { ObjectStore } from './object-store';
+import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, HUFFMAN_ONLY, MAX_OBJECT_SIZE, MIN_DEFLATE, type ObjectKind } from './object-format';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
 import { COMPACTED_SUFFIX } from './pack-table';
+
+/**
+ * What a pack writer needs of the store it writes into (ObjectStore): a structural type, so that the store can
+ * create writers without the two modules importing each other.
+ */
+export interface PackStore {
+  readonly packDir: string;
+  readonly filesEpoch: number;
+  has(hash: string): boolean;
+  hasVerified(hash: string, kind: ObjectKind): boolean;
+  isBlob(hash: string): boolean;
+  isKnownStored(file: { hash: string }): boolean;
+  noteStoredFiles(files: readonly { hash: string }[], epoch: number): void;
+  register(pack: string, idx: Buffer, count: number, size: number): void;
+  noteWrittenIntact(hashes: Iterable<string>): void;
+}
 
 /** What a compacted pack (store-compaction.ts) is written with. */
 export interface PackKind {
@@ -24,7 +39,7 @@ export interface PackKind {
   dictionary?: Buffer;
   /**
    * Written without the store lock (compaction): temp names a locked reload does not take for a snapshot's pack
-   * that lost its rename (ObjectStore's orphan adoption would put it in place, or delete it, while it is written).
+   * that lost its rename (the store's orphan adoption would put it in place, or delete it, while it is written).
    */
   background?: boolean;
 }
@@ -39,11 +54,11 @@ const fsyncFd = promisify(fsync);
  * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch): its blobs are
  * then only Huffman-coded (raw deflate still, so every version reads them), about 35% less CPU than deflate level 1 for
  * about 45% more bytes, as compaction (store-compaction.ts) recompresses them soon after anyway. A first snapshot is
- * mostly compression: this cut its CPU time by a quarter. The hashing thread (blob-thread.ts) codes the same way.
+ * mostly compression: this cut its CPU time by a quarter. The hashing thread (blob-thread-main.ts) stores the same bytes
+ * (bulkStored).
  */
 export const BULK_OBJECTS = 1000;
 const LEVEL_1 = { level: 1 };
-const HUFFMAN_ONLY = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
 
 /** Appends new objects to one pack; positional writes let many compressions finish in any order. */
 export class PackWriter {
@@ -60,7 +75,7 @@ export class PackWriter {
   private readonly filesEpoch: number;
 
   constructor(
-    private readonly store: ObjectStore,
+    private readonly store: PackStore,
     /** Blobs whose existing copy must read back intact before it counts (trees always do, when set). */
     private readonly verify?: ReadonlySet<string>,
     /**
@@ -143,7 +158,7 @@ export class PackWriter {
       // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time;
       // past BULK_OBJECTS, Huffman coding only. Small objects inline: a zlib stream per call costs more than a few KiB
       const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : HUFFMAN_ONLY;
-      const z = data.length < 64 ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
+      const z = data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
       const stored = z && z.length < data.length ? z : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });

@@ -1,6 +1,7 @@
 // Folder trees: the in-memory model of a scanned workspace and the tree objects stored for it (like git trees, an
 // unchanged folder keeps its hash, so a snapshot writes only the trees on the path to a change).
 import { isHostileName, isStorableName } from '../safe-paths';
+import { hasEscapedBytes, nameFromBytes, nameToBytes } from '../file-names';
 import { hashObject, isObjectHash, type ObjectStore } from './object-store';
 
 export interface FileNode {
@@ -12,6 +13,14 @@ export interface FileNode {
   ino: number;
   /** Blob hash: the file content, or the link target for symlinks. */
   hash: string;
+}
+
+/** A file node as the scan keeps it (workspace-model.ts, stat-index.ts). */
+export interface FileNodeState extends FileNode {
+  /** Modified so close to its scan that it may change again within the same mtime tick: hashed again next time. */
+  racy?: boolean;
+  /** When it was hashed in this process: a racy file is not re-hashed twice in one refresh. */
+  hashedAt?: number;
 }
 
 export interface DirNode {
@@ -81,12 +90,33 @@ export interface TreeEntry {
 const TYPE = { file: 'f', symlink: 'l', dir: 'd' } as const;
 const KIND = { f: 'file', l: 'symlink', d: 'dir' } as const;
 
-/** Why a stored entry ([name, type, mode, hash, size]) is invalid, or undefined. Checked by hand rather than with a
- *  schema: a restore decodes every tree on the path to 1,000 files, and the schema cost more than the rest of it. */
+/**
+ * The flag of an entry whose name is not valid UTF-8: [hex of the name's bytes, type, mode, hash, size, NAME_BYTES].
+ * Every other entry keeps the five fields it always had (so trees of such folders hash as before); a version that
+ * does not know the flag refuses the tree as invalid rather than restoring a file under another name.
+ */
+const NAME_BYTES = 'x';
+const HEX_NAME = /^(?:[0-9a-f]{2}){1,255}$/;
+
+/** The name of a stored entry: its text, or (flagged) its bytes, which must not be valid UTF-8 (one way to store a
+ *  name, so one tree per folder) nor hold a '/' or a NUL. Undefined when it is neither. */
+function entryName(e: unknown[]): string | undefined {
+  if (e.length === 5) return typeof e[0] === 'string' ? e[0] : undefined;
+  if (e[5] !== NAME_BYTES || typeof e[0] !== 'string' || !HEX_NAME.test(e[0])) return undefined;
+  const bytes = Buffer.from(e[0], 'hex');
+  if (bytes.includes(0x2f) || bytes.includes(0)) return undefined;
+  const name = nameFromBytes(bytes);
+  return hasEscapedBytes(name) ? name : undefined;
+}
+
+/** Why a stored entry ([name, type, mode, hash, size], or flagged, see NAME_BYTES) is invalid, or undefined. Checked
+ *  by hand rather than with a schema: a restore decodes every tree on the path to 1,000 files, and the schema cost
+ *  more than the rest of it. */
 function entryProblem(e: unknown): string | undefined {
-  if (!Array.isArray(e) || e.length !== 5) return 'bad shape';
-  const [name, t, mode, hash, size] = e as unknown[];
-  if (typeof name !== 'string' || isHostileName(name)) return 'unsafe name';
+  if (!Array.isArray(e) || (e.length !== 5 && e.length !== 6)) return 'bad shape';
+  const [, t, mode, hash, size] = e as unknown[];
+  const name = entryName(e as unknown[]);
+  if (name === undefined || isHostileName(name)) return 'unsafe name';
   if (t !== 'f' && t !== 'l' && t !== 'd') return 'bad kind';
   if (typeof mode !== 'number' || !Number.isInteger(mode) || mode < 0 || mode > 0o7777) return 'bad mode';
   if (!isObjectHash(hash)) return 'bad hash';
@@ -96,7 +126,15 @@ function entryProblem(e: unknown): string | undefined {
 
 export function encodeTree(entries: TreeEntry[]): Buffer {
   const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return Buffer.from(JSON.stringify(sorted.map((e) => [e.name, TYPE[e.kind], e.mode, e.hash, e.size])));
+  return Buffer.from(
+    JSON.stringify(
+      sorted.map((e) =>
+        hasEscapedBytes(e.name)
+          ? [nameToBytes(e.name).toString('hex'), TYPE[e.kind], e.mode, e.hash, e.size, NAME_BYTES]
+          : [e.name, TYPE[e.kind], e.mode, e.hash, e.size],
+      ),
+    ),
+  );
 }
 
 /**
@@ -123,7 +161,8 @@ export function decodeTreeChecked(data: Buffer): { entries: TreeEntry[]; unresto
     const e = json[i] as unknown;
     const problem = entryProblem(e);
     if (problem) throw new Error(`tree object is invalid: ${problem}`);
-    const [name, t, mode, hash, size] = e as [string, 'f' | 'l' | 'd', number, string, number];
+    const [, t, mode, hash, size] = e as [string, 'f' | 'l' | 'd', number, string, number];
+    const name = entryName(e as unknown[])!;
     if (names.has(name)) throw new Error(`tree object lists ${name} twice`);
     names.add(name);
     if (!isStorableName(name)) unrestorable.push(name);

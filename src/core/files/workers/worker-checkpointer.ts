@@ -1,11 +1,11 @@
 // The extension host's side of files-worker: the same async methods as FileCheckpointer, each a message to a
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
-import type { ImportedFile } from '../imported-snapshot';
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotRecord } from '../snapshot-records';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
+  ImportedFile,
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,

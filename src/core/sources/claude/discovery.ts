@@ -2,7 +2,7 @@
 // the folder name is a lossy encoding of the cwd (paths differing only in `_`, `-` or `.` share it), so a session is
 // attributed by the `cwd` its lines carry, never by decoding the folder name. Listing reads a bounded prefix (cwd,
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
-import { openRegularFile } from '../agent-files';
+import { openRegularFile } from '../../agent-files';
 import { listDir, parseComplete } from '../listing-reads';
 import { forkTitle } from '../fork-title';
 import { existsSync } from 'node:fs';

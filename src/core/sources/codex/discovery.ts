@@ -2,7 +2,7 @@
 // rollout-<time>-<thread id>.jsonl` (plus `archived_sessions/` with the same layout and legacy flat
 // `sessions/rollout-*.jsonl`), so a rollout belongs to a workspace by the `cwd` its `session_meta` / `turn_context`
 // names (the folder or inside it). Listing reads a bounded prefix and tail of each file, never the whole rollout.
-import { openRegularFile } from '../agent-files';
+import { openRegularFile } from '../../agent-files';
 import { forkTitle } from '../fork-title';
 import { listDir, parseComplete } from '../listing-reads';
 import { existsSync } from 'node:fs';

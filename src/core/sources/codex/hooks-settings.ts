@@ -247,6 +247,11 @@ const EVENT_KEYS: Record<CodexHookEvent, string> = { UserPromptSubmit: 'user_pro
 export function codexHooksTrustRecorded(loc: CodexHooksLocation): CodexHookEvent[] {
   const { hooksFile } = codexHooksFiles(loc);
   const userConfig = join(resolve(loc.codexHome ?? codexHome()), 'config.toml');
-  const { text } = readSettingsFile({ file: userConfig, followLink: true }, fail);
+  let text: string;
+  try {
+    text = readSettingsFile({ file: userConfig, followLink: true }, fail).text;
+  } catch {
+    return []; // a hint after installing: a config.toml that cannot be read (a FIFO, too large) has no trust record we can see
+  }
   return CODEX_HOOK_EVENTS.filter((e) => text.includes(`[hooks.state.${JSON.stringify(`${hooksFile}:${EVENT_KEYS[e]}:`).slice(0, -1)}`));
 }

@@ -1,7 +1,7 @@
 // Ours, pi's and oh-my-pi's sessions: the same JSONL tree format (docs/ARCHITECTURE.md, session files), one file per session under
 // <root>/--<encoded cwd>--/. These are the only sessions agent-rewind writes to.
 import { readdir } from 'node:fs/promises';
-import { openRegularFile } from '../agent-files';
+import { openRegularFile } from '../../agent-files';
 import { join } from 'node:path';
 import { SessionCache } from './session-cache';
 import { sessionFoldersFor, sourceOfPath } from './session-folders';

@@ -153,6 +153,11 @@ describe('Codex hooks settings', () => {
     assert.throws(() => installCodexHooks({ scope: 'project', projectDir: proj }, ['node']), /config\.toml is not a regular file/);
     assert.deepEqual(await readdir(join(proj, '.codex')), ['config.toml']);
     await rm(join(proj, '.codex', 'config.toml'));
+    // the trust hint read after installing does not wait on a FIFO either
+    const fifoHome = join(dir, 'fifo-home');
+    await mkdir(fifoHome);
+    execFileSync('mkfifo', [join(fifoHome, 'config.toml')]);
+    assert.deepEqual(codexHooksTrustRecorded({ scope: 'project', projectDir: proj, codexHome: fifoHome }), []);
     const outside = join(dir, 'outside-hooks.json');
     await writeFile(outside, '{}');
     await symlink(outside, join(proj, '.codex', 'hooks.json'));
