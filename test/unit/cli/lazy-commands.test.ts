@@ -19,6 +19,7 @@ const START_UP_SOURCES = [
   'src/core/files/store/compaction-handoff.ts',
   'src/core/home.ts',
   'src/core/settings/settings-source.ts',
+  'src/shared/display-path.ts', // terminal-text shows a name's stray bytes as \xNN with it; it imports nothing
 ];
 /** tsx and the esbuild it compiles with: loaded by the test's own process, not by the CLI. */
 const LOADER_PACKAGES = /^node_modules\/(tsx|esbuild|get-tsconfig|resolve-pkg-maps)\//;
