@@ -88,6 +88,17 @@ export async function runCli(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  // extra agents (docs/ARCHITECTURE.md, "Adding an agent"): the modules $AGENT_REWIND_AGENT_MODULES names are loaded
+  // before the command, so every command and `hook <id>` know them; without the variable nothing more is loaded
+  if (process.env.AGENT_REWIND_AGENT_MODULES) {
+    try {
+      const registry = await import('../core/sources/registry');
+      await registry.loadAgentModules(registry.agentModulesFromEnv());
+    } catch (err) {
+      process.stderr.write(`agent-rewind: ${forTerminal((err as Error).message)}\n`);
+      return 1;
+    }
+  }
   const command = await entry.load();
   if (command.raw) return command.raw(rest);
   let parsed;

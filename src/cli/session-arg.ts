@@ -4,13 +4,14 @@ import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
 import { forTerminal } from './terminal-text';
 import { loadCliSettings } from './cli-settings';
-import { findSessionFilesById, sessionsRoot, InvalidSessionFileError, SessionManager, FileSessionStorage } from '../core/session';
+import { sessionsRoot, InvalidSessionFileError, SessionManager, FileSessionStorage } from '../core/session';
+import { findSessionFilesById } from '../core/sources';
 import type { EngineSettings } from '../core/engine';
 // the source layer's modules themselves, not its index (which also brings the agents' hook installers)
-import { foreignOwner, foreignSources } from '../core/sources/foreign';
+import { agentName, foreignOwner, foreignSources } from '../core/sources/registry';
 import { readFirstLine } from '../core/sources/session-sources';
 import { ReadOnlySessionError } from '../core/sources/source-adapter';
-import { agentName, isForeignView } from '../core/sources/session-view';
+import { isForeignView } from '../core/sources/session-view';
 import type { SessionView, SourceAdapter } from '../core/sources';
 
 const AMBIGUOUS_SHOWN = 10;

@@ -32,7 +32,11 @@ export interface TranscriptItem {
 export interface TranscriptModel {
   sessionId: string;
   title: string;
-  source: 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+  /** The kind of session (an agent's kind id, 'agent-rewind' for ours). */
+  source: string;
+  /** The agent that wrote it as a person knows it, and its codicon: the webview names no agent itself. */
+  sourceLabel: string;
+  sourceIcon: string;
   /** Set for another agent's session (Claude Code, Codex): shown, never written; `branch` is the branch shown. */
   readOnly?: { agent: string };
   /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */

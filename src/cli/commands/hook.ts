@@ -1,15 +1,15 @@
-// `agent-rewind hook claude`: what Claude Code's hooks run (see `agent-rewind hooks install claude`). It reads the
-// hook's JSON on stdin and snapshots the workspace (src/core/sources/claude/hook-handler.ts).
+// `agent-rewind hook <agent>`: what an agent's hooks run (see `agent-rewind hooks install <agent>`). It reads the
+// hook's JSON on stdin and hands it to that agent's hook handler (the registry's, by id: src/core/sources/registry.ts),
+// with a fresh process's snapshot (service/fresh-hook-snapshot.ts).
 //
-// A hook must never get in Claude Code's way: it ALWAYS exits 0 (exit 2 would block the prompt) and prints NOTHING
-// (UserPromptSubmit stdout is given to the model). Every problem goes to one line of <home>/logs/claude-hooks.log.
-// stdin is bounded (size and time: a writer that never closes it cannot hang the hook), and the whole run has a
-// deadline below Claude Code's 30 s hook timeout. Its module graph stays small: no catalog, no sql.js.
+// A hook must never get in the agent's way: it ALWAYS exits 0 (exit 2 would block Claude Code's prompt) and prints
+// NOTHING (a prompt hook's stdout is given to the model). Every problem goes to one line of the agent's log,
+// <home>/logs/<agent>-hooks.log (an unknown agent: hooks.log). stdin is bounded (size and time: a writer that never
+// closes it cannot hang the hook), and the whole run has a deadline below the agents' 30 s hook timeout. Its module
+// graph stays small: no catalog, no sql.js.
 import type { Command } from '../command';
 import { resolveHome } from '../../core/home';
-import { logHookProblem } from '../../core/sources/claude/hook-log';
-
-export { hookLogFile, logHookProblem, LOG_CAP_BYTES } from '../../core/sources/claude/hook-log';
+import { appendHookLog } from '../../core/sources/hook-log';
 
 /** stdin larger than this is refused (a prompt with pasted logs is big; 32 MiB is far beyond any real one). */
 export const MAX_STDIN_BYTES = 32 * 1024 * 1024;
@@ -56,61 +56,58 @@ export function readBounded(stream: NodeJS.ReadableStream & { destroy?: () => vo
 }
 
 /** The hook's whole run; resolves to 0 in every case. */
-export async function runClaudeHook(argv: string[], io: { stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number> {
-  // `--home DIR` may follow `claude` (the launcher's args are ours to choose); nothing else is accepted
+export async function runAgentHook(argv: string[], io: { stdin: NodeJS.ReadableStream; env: NodeJS.ProcessEnv }): Promise<number> {
+  // `--home DIR` may follow the agent (the launcher's args are ours to choose); nothing else is accepted
   const homeAt = argv.indexOf('--home');
   const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined, io.env);
+  let logProblem = (message: string) => appendHookLog(home, 'hooks.log', message);
   try {
-    if (argv[0] !== 'claude' && argv[0] !== 'codex') {
-      logHookProblem(home, undefined, undefined, `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook claude|codex)`);
-      return 0;
-    }
-    const stdin = await readBounded(io.stdin, MAX_STDIN_BYTES, STDIN_TIMEOUT_MS);
-    if (argv[0] === 'codex') {
-      // Codex's handler validates and logs on its own (<home>/logs/codex-hooks.log), and never throws
-      const [{ handleCodexHook, appendCodexHookLog }, { freshProcessSnapshot }] = await Promise.all([
-        import('../../core/sources/codex/hook-handler'),
-        import('../../core/service/fresh-hook-snapshot'),
-      ]);
-      const snapshot = freshProcessSnapshot(home, (m) => appendCodexHookLog(home, m));
-      await handleCodexHook(stdin.problem ? '' : (stdin.text ?? ''), { home, snapshot });
-      return 0;
-    }
-    if (stdin.problem) {
-      logHookProblem(home, undefined, undefined, stdin.problem);
-      return 0;
-    }
-    const [{ runClaudeHookText }, { freshProcessSnapshot }] = await Promise.all([
-      import('../../core/sources/claude/hook-handler'),
+    const [{ agentById, hookAgents }, { freshProcessSnapshot }] = await Promise.all([
+      import('../../core/sources/registry'),
       import('../../core/service/fresh-hook-snapshot'),
     ]);
-    await runClaudeHookText(stdin.text ?? '', { home, env: io.env, snapshot: freshProcessSnapshot(home, () => {}) });
+    const hooks = agentById(argv[0] ?? '')?.hooks;
+    if (!hooks) {
+      logProblem(
+        `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook ${hookAgents()
+          .map((a) => a.id)
+          .join('|')})`,
+      );
+      return 0;
+    }
+    logProblem = (message) => hooks.logProblem(home, message);
+    const stdin = await readBounded(io.stdin, MAX_STDIN_BYTES, STDIN_TIMEOUT_MS);
+    if (stdin.problem) {
+      logProblem(stdin.problem);
+      return 0;
+    }
+    await hooks.handle(stdin.text ?? '', { home, env: io.env, snapshot: freshProcessSnapshot(home, logProblem) });
   } catch (err) {
-    logHookProblem(home, undefined, undefined, (err as Error)?.message ?? String(err));
+    logProblem((err as Error)?.message ?? String(err));
   }
   return 0;
 }
 
 export const hookCommand: Command = {
-  usage: 'hook claude|codex   (run by Claude Code / Codex hooks: reads the hook JSON on stdin, prints nothing, always exits 0)',
+  usage: "hook <agent>   (run by an agent's hooks: reads the hook JSON on stdin, prints nothing, always exits 0)",
   async raw(argv) {
     const homeAt = argv.indexOf('--home');
     const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined);
-    // a last guard: whatever hangs (a store lock held elsewhere…), the hook ends quietly before Claude Code's timeout
+    // a last guard: whatever hangs (a store lock held elsewhere…), the hook ends quietly before the agent's timeout
     const guard = setTimeout(() => {
-      logHookProblem(home, undefined, undefined, `gave up after ${RUN_DEADLINE_MS} ms`);
+      appendHookLog(home, 'hooks.log', `gave up after ${RUN_DEADLINE_MS} ms`);
       process.exit(0);
     }, RUN_DEADLINE_MS);
     guard.unref();
     process.on('uncaughtException', (err) => {
-      logHookProblem(home, undefined, undefined, `uncaught: ${err?.message ?? err}`);
+      appendHookLog(home, 'hooks.log', `uncaught: ${err?.message ?? err}`);
       process.exit(0);
     });
     process.on('unhandledRejection', (err) => {
-      logHookProblem(home, undefined, undefined, `unhandled: ${(err as Error)?.message ?? err}`);
+      appendHookLog(home, 'hooks.log', `unhandled: ${(err as Error)?.message ?? err}`);
       process.exit(0);
     });
-    const code = await runClaudeHook(argv, { stdin: process.stdin, env: process.env });
+    const code = await runAgentHook(argv, { stdin: process.stdin, env: process.env });
     clearTimeout(guard);
     return code;
   },

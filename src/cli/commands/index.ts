@@ -30,12 +30,12 @@ export const commands: CommandEntry[] = [
   { name: 'gc', summary: 'remove file-checkpoint data no snapshot reaches', load: async () => (await import('./gc')).gcCommand },
   {
     name: 'hook',
-    summary: 'what Claude Code and Codex hooks run: snapshot the workspace for a prompt or a turn end (stdin JSON, silent)',
+    summary: "what an agent's hooks run: snapshot the workspace for a prompt or a turn end (stdin JSON, silent)",
     load: async () => (await import('./hook')).hookCommand,
   },
   {
     name: 'hooks',
-    summary: 'install or uninstall the Claude Code or Codex hooks that snapshot the workspace on every prompt',
+    summary: 'install or uninstall the hooks that snapshot the workspace on every prompt, for an agent that has them',
     load: async () => (await import('./hooks')).hooksCommand,
   },
   { name: 'new', summary: 'create a new session', load: async () => (await import('./new')).newCommand },
@@ -71,7 +71,7 @@ export const commands: CommandEntry[] = [
   },
   {
     name: 'sessions',
-    summary: 'list the sessions of a folder (agent-rewind, pi, oh-my-pi, Claude Code)',
+    summary: "list the sessions of a folder, every agent's",
     load: async () => (await import('./sessions')).sessionsCommand,
   },
   { name: 'snapshot', summary: 'snapshot the workspace files, anchored at a user message', load: async () => (await import('./snapshot')).snapshotCommand },

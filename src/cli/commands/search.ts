@@ -3,7 +3,8 @@
 import { join, resolve } from 'node:path';
 import { CliError, UsageError, type Command } from '../command';
 import { Catalog, type CatalogFolder, type SearchHit } from '../../core/catalog';
-import { sessionRoots, sessionDirFor, FileSessionStorage } from '../../core/session';
+import { sessionDirFor, FileSessionStorage } from '../../core/session';
+import { sessionRoots } from '../../core/sources';
 import { BOLD_OFF, BOLD_ON, field, forTerminal, unmarked } from '../terminal-text';
 import { foreignSources } from '../../core/sources';
 import { cliSettings, warnOnStderr } from '../session-arg';

@@ -3,7 +3,7 @@ import { cwdOption, type Command } from '../command';
 import { cliSettings, warnOnStderr } from '../session-arg';
 import { foreignSources } from '../../core/sources';
 import { forTerminal } from '../terminal-text';
-import { listAllSessions, listSessions, type SessionSummary } from '../../core/session';
+import { listAllSessions, listSessions, type SessionSummary } from '../../core/sources';
 
 function table(list: SessionSummary[]): string {
   if (list.length === 0) return '(no sessions)';

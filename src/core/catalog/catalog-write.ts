@@ -3,7 +3,7 @@
 // decides when, one pass at a time.
 import { dirname, join, resolve } from 'node:path';
 import type { Database } from 'sql.js';
-import type { SessionSummary } from '../session/discovery';
+import type { SessionSummary } from '../sources';
 import { FileSessionStorage } from '../session/storage';
 import type { SessionSource } from '../session/types';
 import type { IndexedSession } from './session-reader';

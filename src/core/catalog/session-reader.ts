@@ -7,6 +7,7 @@ import { SnapshotRecords } from '../files/snapshot-records';
 import { SessionManager } from '../session/session-manager';
 import type { SessionEntry, SessionSource } from '../session/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
+import { isReadOnlySource } from '../sources/registry';
 import { snapshotsByEntry } from '../sources/file-anchors';
 import { ReadOnlySessionStorage } from './read-only-storage';
 import { TimeSlicer } from './time-slice';
@@ -116,7 +117,8 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
   const storage = new ReadOnlySessionStorage();
   const before = await storage.stat(path);
   if (!before?.isFile) return undefined;
-  if (source === 'claude' || source === 'codex') {
+  // another agent's session (the registry's read-only kinds) is read through its adapter, ours with a read-only store
+  if (isReadOnlySource(source)) {
     const view = await opts.openForeign?.(path);
     if (!view || !isForeignView(view)) return undefined;
     const report = view.getLoadReport();

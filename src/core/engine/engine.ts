@@ -37,11 +37,10 @@ import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
 import { compareBranches } from './branch-compare';
 import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from '../sources/session-details';
-import { sourceOfPath } from '../sources/pi/session-folders';
-import { PiSource } from '../sources/pi/pi-source';
 import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
-import { agentName, isForeignView, type SessionView } from '../sources/session-view';
+import { isForeignView, type SessionView } from '../sources/session-view';
+import { agentName, writableSources } from '../sources/registry';
 import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
 import { RewindLog, newStepId, withApplied, type RewindStep } from './rewind-log';
@@ -126,7 +125,13 @@ export class RewindEngine {
   }
 
   #makeSources(settings: EngineSettings): SessionSources {
-    return new SessionSources([new PiSource(settings.home), ...this.#foreignSources(settings)]);
+    return new SessionSources([...writableSources(settings), ...this.#foreignSources(settings)]);
+  }
+
+  /** The kind of session a file is, as its adapter tells (a foreign view says its own). */
+  async #kindOf(sessionFile: string): Promise<string> {
+    const adapter = await this.#sources.adapterOf(sessionFile);
+    return adapter.kindOf?.(sessionFile) ?? adapter.kinds[0]!;
   }
 
   get #sourceContext(): SourceContext {
@@ -203,7 +208,7 @@ export class RewindEngine {
   async describeSession(sessionFile: string): Promise<SessionDetails> {
     const session = await this.view(sessionFile);
     const info = await stat(sessionFile);
-    const listing = listingOf(session, sourceOfPath(sessionFile), info.mtimeMs);
+    const listing = listingOf(session, await this.#kindOf(sessionFile), info.mtimeMs);
     return describeSession(session, listing, await this.fileSnapshotsOf(session), this.#warn);
   }
 
@@ -245,7 +250,7 @@ export class RewindEngine {
     return transcriptOf(session, {
       ...opts,
       snapshots: await this.fileSnapshotsOf(session),
-      listing: listingOf(session, sourceOfPath(sessionFile), 0),
+      listing: listingOf(session, await this.#kindOf(sessionFile), 0),
       warn: this.#warn,
     });
   }
@@ -287,7 +292,7 @@ export class RewindEngine {
     const session = await this.view(sessionFile);
     return compareBranches(session, branchA, branchB, {
       sessionFile,
-      title: listingOf(session, sourceOfPath(sessionFile), 0).title,
+      title: listingOf(session, await this.#kindOf(sessionFile), 0).title,
       checkpointer: this.#checkpointerOf(session),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,

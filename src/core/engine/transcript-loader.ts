@@ -5,7 +5,8 @@ import type { BranchView } from '../branches/derive';
 import { EntryIndex } from '../branches/entry-index';
 import type { Warn } from '../branches/records';
 import type { SessionEntry } from '../session/types';
-import { agentName, isForeignView, type ForeignSessionView, type SessionView } from '../sources/session-view';
+import { isForeignView, type ForeignSessionView, type SessionView } from '../sources/session-view';
+import { agentIcon, agentName } from '../sources/registry';
 import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { branchesOf, type FileSnapshotInfo } from '../sources/session-details';
 import { buildTranscriptItems, toTranscriptItem } from '../transcript/transcript';
@@ -34,6 +35,8 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
     sessionId: session.sessionId,
     title: inputs.listing.title,
     source: inputs.listing.source,
+    sourceLabel: agentName(inputs.listing.source),
+    sourceIcon: agentIcon(inputs.listing.source),
     branch: shown.name,
     activeBranch: snap.active.name,
     total: items.length,

@@ -1,9 +1,10 @@
 // The agents' hooks, answered by the checkpoint service itself: an HTTP endpoint on a second Unix socket
 // (<home>/service/hook.sock, 0600, in the 0700 folder), so the hook process can be `sh` + `curl` (the launcher's fast
-// path, launcher-script.ts) instead of a Node start-up that costs more than the snapshot. POST /hook/claude and
-// POST /hook/codex; the body is the per-user secret (line 1), $CLAUDE_PROJECT_DIR (line 2, may be empty; Codex uses
-// none) and the hook's stdin JSON as the agent wrote it. The very same handlers as `agent-rewind hook claude|codex`
-// run here (validation, anchors, prompt records, logs), with this service's warm checkpointer of the folder.
+// path, launcher-script.ts) instead of a Node start-up that costs more than the snapshot. POST /hook/<agent id>, for
+// every agent of the registry with hooks; the body is the per-user secret (line 1), the project folder the agent gave
+// its hook (line 2: the value of its hooks' projectDirVariable, may be empty) and the hook's stdin JSON as the agent
+// wrote it. The very same handler as `agent-rewind hook <agent>` runs here (the agent's hooks.handle: validation,
+// anchors, prompt records, logs), with this service's warm checkpointer of the folder.
 //
 // Every request carries the moment its client gives up, `X-Agent-Rewind-Deadline: <epoch seconds>` (protocol.ts,
 // LATE_MARGIN_MS): the hook is not acted on after it, nor once the client has closed its connection, and its snapshot
@@ -20,9 +21,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
-import { runClaudeHookText } from '../sources/claude/hook-handler';
-import { appendCodexHookLog, runCodexHook } from '../sources/codex/hook-handler';
+import type { AgentHooks } from '../sources/agent';
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../sources/hook-snapshot';
+import { agentById } from '../sources/registry';
 import { checkpointOptionsKey } from './options-key';
 import { isLate } from './protocol';
 import { sameSecret } from './secret';
@@ -33,8 +34,6 @@ export const MAX_HOOK_BODY_BYTES = 8 * 1024 * 1024;
 /** The header with the moment the client gives up, in seconds since the epoch. */
 export const DEADLINE_HEADER = 'x-agent-rewind-deadline';
 const MAX_DIR_BYTES = 4096;
-
-export type HookAgent = 'claude' | 'codex';
 
 export interface HookEndpointOptions {
   home: string;
@@ -93,14 +92,15 @@ export class HookEndpoint {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const agent: HookAgent | undefined = req.url === '/hook/claude' ? 'claude' : req.url === '/hook/codex' ? 'codex' : undefined;
+    const id = /^\/hook\/([a-z][a-z0-9-]*)$/.exec(req.url ?? '')?.[1];
+    const agent = id === undefined ? undefined : agentById(id);
     const send = (a: HookAnswer) => {
       if (res.headersSent) return;
       const body = JSON.stringify({ code: a.code });
       res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
       res.end(body);
     };
-    if (req.method !== 'POST' || !agent) {
+    if (req.method !== 'POST' || !agent?.hooks) {
       req.resume();
       return send({ status: 404, code: 'not-found' });
     }
@@ -139,9 +139,9 @@ export class HookEndpoint {
         if (gone) throw new SnapshotDeclined('late', 'the hook client went away before its snapshot was recorded');
         if (isLate(deadline)) throw new SnapshotDeclined('late', `the hook client gave up at ${new Date(deadline).toISOString()}`);
       };
-      void this.handle(agent, Buffer.concat(chunks), stillWanted)
+      void this.handle(agent.hooks!, Buffer.concat(chunks), stillWanted)
         .catch((err: Error): HookAnswer => {
-          this.opts.log(`hook ${agent}: ${err?.message ?? String(err)}`);
+          this.opts.log(`hook ${agent.id}: ${err?.message ?? String(err)}`);
           return { status: 500, code: 'failed' };
         })
         .then((a) => {
@@ -150,14 +150,14 @@ export class HookEndpoint {
           const ms = performance.now() - t;
           // answered first: the hook waits for the answer, not for this line
           send(a);
-          if (this.opts.trace || a.status === 500 || a.code === 'late') this.opts.log(`hook ${agent} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
+          if (this.opts.trace || a.status === 500 || a.code === 'late') this.opts.log(`hook ${agent.id} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
         });
     });
   }
 
   /** One hook request's body → its answer (the snapshot taken, or why not). `stillWanted` throws SnapshotDeclined
    *  ('late') once the client has given up: checked before anything is done and before the snapshot is recorded. */
-  async handle(agent: HookAgent, body: Buffer, stillWanted: () => void = () => {}): Promise<HookAnswer> {
+  async handle(hooks: AgentHooks, body: Buffer, stillWanted: () => void = () => {}): Promise<HookAnswer> {
     const nl1 = body.indexOf(10);
     // the secret first: someone without it learns nothing, not even what is wrong with the body
     if (!sameSecret(body.subarray(0, nl1 < 0 ? body.length : nl1).toString('latin1'), this.opts.secret)) return { status: 401, code: 'unauthorized' };
@@ -171,7 +171,7 @@ export class HookEndpoint {
     let snapshotMs: number | undefined;
     // as a fresh process would, but with this service's checkpointer of the folder; declined before anything is written
     const snapshot: HookSnapshot = async ({ root, sessionId, anchorId, kind }) => {
-      const warn = agent === 'codex' ? (m: string) => appendCodexHookLog(home, m) : () => {};
+      const warn = (m: string) => hooks.logProblem(home, m);
       let options: FileCheckpointerOptions;
       let real: string;
       try {
@@ -194,14 +194,10 @@ export class HookEndpoint {
       }
     };
     try {
-      if (agent === 'claude') {
-        const status = await runClaudeHookText(text, { home, env: dir ? { CLAUDE_PROJECT_DIR: dir } : {}, snapshot });
-        if (status === 'done') return { status: 200, code: 'ok', workspace, snapshotMs };
-        return status === 'bad-input' ? { status: 400, code: 'bad-request', workspace } : { status: 500, code: 'failed', workspace, snapshotMs };
-      }
-      const r = await runCodexHook(text, { home, snapshot });
-      if (r.action !== 'failed') return { status: 200, code: 'ok', workspace, snapshotMs };
-      return r.problem === 'snapshot' ? { status: 500, code: 'failed', workspace, snapshotMs } : { status: 400, code: 'bad-request', workspace };
+      const env = dir && hooks.projectDirVariable ? { [hooks.projectDirVariable]: dir } : {};
+      const { status } = await hooks.handle(text, { home, env, snapshot });
+      if (status === 'done') return { status: 200, code: 'ok', workspace, snapshotMs };
+      return status === 'bad-input' ? { status: 400, code: 'bad-request', workspace } : { status: 500, code: 'failed', workspace, snapshotMs };
     } catch (err) {
       if (err instanceof SnapshotDeclined) return { status: 409, code: err.code, workspace };
       throw err;

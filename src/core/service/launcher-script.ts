@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { hookAgents } from '../sources/registry';
 import { PERL_HOOK_CLIENT } from './perl-hook-client';
 
 /** POSIX shell single-quoting, so paths with spaces or quotes pass through as they are. */
@@ -32,6 +33,24 @@ export interface LauncherScriptOptions {
   /** Who writes (and rewrites) the script, for its comment line. */
   writtenBy: string;
   platform?: NodeJS.Platform;
+  /** The agents whose `hook <id>` takes the fast path (default: the registry's agents with hooks). */
+  hookAgents?: readonly LauncherHookAgent[];
+}
+
+/** What the launcher's shell text needs of an agent with hooks (sources/agent.ts AgentHooks). */
+export interface LauncherHookAgent {
+  id: string;
+  /** The variable naming the project folder, forwarded to the service (line 2 of the request). */
+  projectDirVariable?: string;
+  /** Its log has event and session columns, written as `-` by the launcher. */
+  logColumns?: number;
+}
+
+const SHELL_WORD = /^[a-z][a-z0-9-]*$/;
+const SHELL_VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function registryHookAgents(): LauncherHookAgent[] {
+  return hookAgents().map((a) => ({ id: a.id, projectDirVariable: a.hooks!.projectDirVariable, logColumns: a.hooks!.logColumns }));
 }
 
 /** curl's time limit for a hook, below Claude Code's 30 s hook timeout. */
@@ -56,24 +75,39 @@ export function launcherScript(o: LauncherScriptOptions): string {
   const homeArg = o.home ? ' --home "$arw_home"' : '';
   // the Perl client only where its sockaddr_un layout is known (perl-hook-client.ts); elsewhere curl as before
   const perl = ['linux', 'darwin', 'freebsd', 'openbsd', 'netbsd'].includes(platform);
+  // ids and variable names go into the shell text as they are: only plain words (the registry's ids are)
+  const agents = (o.hookAgents ?? registryHookAgents()).filter(
+    (a) => SHELL_WORD.test(a.id) && (a.projectDirVariable === undefined || SHELL_VARIABLE.test(a.projectDirVariable)),
+  );
+  const ids = agents.map((a) => a.id).join('|') || 'no-agent';
+  const casesOf = (pick: (a: LauncherHookAgent) => string | undefined) =>
+    agents.flatMap((a) => {
+      const body = pick(a);
+      return body ? [`${a.id}) ${body} ;;`] : [];
+    });
+  const logPrefix = casesOf((a) => (a.logColumns ? `arw_pre="${' -'.repeat(a.logColumns)}"` : undefined));
+  const projectDir = casesOf((a) => (a.projectDirVariable ? `arw_dir=\${${a.projectDirVariable}-}` : undefined));
   return [
     '#!/bin/sh',
     `# agent-rewind, ${o.writtenBy}`,
-    '# `hook claude|codex`: sh + perl or curl to the checkpoint service when it runs, else the Node hook (src/core/service/launcher-script.ts)',
+    `# \`hook ${ids}\`: sh + perl or curl to the checkpoint service when it runs, else the Node hook (src/core/service/launcher-script.ts)`,
     ...run,
-    'if [ "$#" -eq 2 ] && [ "$1" = hook ] && { [ "$2" = claude ] || [ "$2" = codex ]; }; then',
+    `arw_hook_agent() { case $1 in ${ids}) return 0 ;; esac; return 1; }`,
+    'if [ "$#" -eq 2 ] && [ "$1" = hook ] && arw_hook_agent "$2"; then',
     `  ${home}`,
     '  case $arw_home in /*) ;; *) arw_home=$PWD/$arw_home ;; esac',
     '  arw_agent=$2',
     '  arw_log() {',
     '    mkdir -p "$arw_home/logs" 2>/dev/null',
-    '    if [ "$arw_agent" = claude ]; then arw_pre=" - -"; else arw_pre=; fi',
+    '    arw_pre=',
+    ...(logPrefix.length ? [`    case $arw_agent in ${logPrefix.join(' ')} esac`] : []),
     '    printf \'%s%s %s\\n\' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$arw_pre" "$1" >>"$arw_home/logs/$arw_agent-hooks.log" 2>/dev/null',
     '  }',
     '  arw_sock=$arw_home/service/hook.sock',
-    // Codex's hook takes its folder from the payload's cwd; Claude Code's from $CLAUDE_PROJECT_DIR first
+    // an agent that names the project folder in a variable (its hooks' projectDirVariable) has it forwarded; the
+    // others' handlers take the folder from the payload
     '  arw_dir=',
-    '  if [ "$arw_agent" = claude ]; then arw_dir=${CLAUDE_PROJECT_DIR-}; fi',
+    ...(projectDir.length ? [`  case $arw_agent in ${projectDir.join(' ')} esac`] : []),
     // AGENT_REWIND_SERVICE=off: the Node hook ignores the service too; a folder name with a line break does not fit
     // the body's second line
     '  arw_fast=1',

@@ -18,13 +18,3 @@ export { migrateSession } from './migrations';
 export { encodeCwd, sessionDirFor, sessionFileName, sessionsRoot, blobsDir } from './paths';
 export { MAX_PERSIST_CHARS, TRUNCATION_NOTICE, BLOB_EXTERNALIZE_THRESHOLD, prepareForPersist } from './persist-transform';
 export { newEntryId, newSessionId } from './ids';
-export {
-  listSessions,
-  listAllSessions,
-  findMostRecentSession,
-  findSessionFilesById,
-  readSessionSummary,
-  sessionRoots,
-  type SessionSummary,
-  type DiscoveryOptions,
-} from './discovery';

@@ -1,7 +1,7 @@
 // Every filesystem operation the session store performs goes through SessionStorage, so the same SessionManager
 // runs on the real disk (FileSessionStorage) or on a map (MemorySessionStorage, for tests and in-memory sessions).
 // a session file is read only when it is a regular file, opened without blocking (a FIFO named *.jsonl would hang)
-import { openRegularFile, readRegularFile } from '../regular-files';
+import { openRegularFile, readRegularFile } from '../agent-files';
 import { SerialQueue } from '../serial-queue';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';

@@ -169,9 +169,9 @@ export const KNOWN_ENTRY_TYPES = [
   'session_info',
 ] as const;
 
-/** Which agent wrote the session: ours, pi (~/.pi/agent), oh-my-pi (~/.omp/agent), Claude Code or Codex. The last two
- *  are read in place and never written (src/core/sources). */
-export type SessionSource = 'agent-rewind' | 'pi' | 'omp' | 'claude' | 'codex';
+/** Which kind of session it is (and so which agent wrote it): an id an agent of src/core/sources/registry.ts declares
+ *  among its `kinds` ('agent-rewind' for ours). Opaque here: the registry gives its label, icon and capabilities. */
+export type SessionSource = string;
 
 export interface SessionContext {
   messages: AgentMessage[];

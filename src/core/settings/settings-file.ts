@@ -55,6 +55,21 @@ function getterOf(obj: Record<string, unknown>): (key: string) => unknown {
   return (key) => obj[`agentRewind.${key}`] ?? obj[key] ?? nested(['agentRewind', ...key.split('.')]) ?? nested(key.split('.'));
 }
 
+/** The keys of every boolean setting in the object, in the forms getterOf reads: the file holds only what the person
+ *  set, so each agent's switch (settings.ts `switches`) is among them when it is set at all. */
+function booleanKeysOf(obj: Record<string, unknown>): string[] {
+  const keys: string[] = [];
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(o)) {
+      const key = prefix + k;
+      if (typeof v === 'boolean') keys.push(key.replace(/^agentRewind\./, ''));
+      else if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, `${key}.`);
+    }
+  };
+  walk(obj, '');
+  return keys;
+}
+
 export interface CliSettings {
   settings: EngineSettings;
   /** The file the settings came from; undefined: the defaults. */
@@ -66,18 +81,21 @@ export interface CliSettings {
 export function loadCliSettings(home: string, env: NodeJS.ProcessEnv = process.env, userHome?: string): CliSettings {
   const source = settingsSource(home, userHome);
   let get: (key: string) => unknown = () => undefined;
+  let switchKeys: string[] = [];
   let problem: string | undefined;
   if (source) {
     try {
       const parsed = parseJsonc(readFileSync(source, 'utf8'));
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) get = getterOf(parsed as Record<string, unknown>);
-      else problem = `${source} does not hold a JSON object`;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        get = getterOf(parsed as Record<string, unknown>);
+        switchKeys = booleanKeysOf(parsed as Record<string, unknown>);
+      } else problem = `${source} does not hold a JSON object`;
     } catch (err) {
       problem = `${source} cannot be read: ${(err as Error).message}`;
     }
   }
   // the home is the CLI's own (--home, $AGENT_REWIND_HOME): the settings do not move it under the command's feet
-  const settings = parseSettings((key) => (key === 'home' ? home : get(key)), env);
+  const settings = parseSettings((key) => (key === 'home' ? home : get(key)), env, switchKeys);
   return { settings, ...(source && !problem ? { source } : {}), ...(problem ? { problem } : {}) };
 }
 

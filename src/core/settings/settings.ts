@@ -24,13 +24,14 @@ export interface EngineSettings {
   };
   /** Extra folders scanned and watched for session files. */
   sessionFolders: string[];
-  includePiSessions: boolean;
   /** Scan switches (AGENT_REWIND_HASH_THREAD, AGENT_REWIND_HASH_THREAD_AFTER). */
   tuning: ScanTuning;
-  /** Also list this workspace's Claude Code sessions ($CLAUDE_CONFIG_DIR, ~/.claude, ~/.config/claude). */
-  includeClaudeSessions: boolean;
-  /** Also list this workspace's Codex CLI sessions ($CODEX_HOME, else ~/.codex). */
-  includeCodexSessions: boolean;
+  /** Boolean settings by key, for the parts that declare their own: each agent's switch for its sessions
+   *  (sources/agent.ts `enabledSetting`). A key not here is unset (the declaring part's default applies). */
+  switches: Readonly<Record<string, boolean>>;
+  /** Modules of extra agents to load (agentRewind.agentModules; absolute paths, each exporting `agent`): see
+   *  docs/ARCHITECTURE.md, "Adding an agent". */
+  agentModules: string[];
 }
 
 const MB = 1024 * 1024;
@@ -73,8 +74,8 @@ export function fileCheckpointerOptions(settings: EngineSettings, workspaceRoot:
   };
 }
 
-/** `get(key)` returns the raw value of `agentRewind.<key>` (undefined when unset). */
-export function parseSettings(get: (key: string) => unknown, env: NodeJS.ProcessEnv = process.env): EngineSettings {
+/** `get(key)` returns the raw value of `agentRewind.<key>` (undefined when unset). `switchKeys`: the boolean settings to read into `switches` (the agents' enabledSetting keys). */
+export function parseSettings(get: (key: string) => unknown, env: NodeJS.ProcessEnv = process.env, switchKeys: readonly string[] = []): EngineSettings {
   const str = (key: string) => {
     const v = get(key);
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
@@ -105,10 +106,9 @@ export function parseSettings(get: (key: string) => unknown, env: NodeJS.Process
       storeSizeCapBytes: Math.round(num('fileCheckpointing.storeSizeCapMB', d.storeSizeCapMB) * MB),
     },
     sessionFolders: list('sessionFolders', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
-    includePiSessions: bool('includePiSessions', true),
     tuning: scanTuningFrom(env),
-    includeClaudeSessions: bool('includeClaudeCodeSessions', true),
-    includeCodexSessions: bool('includeCodexSessions', true),
+    switches: Object.fromEntries(switchKeys.flatMap((k) => (typeof get(k) === 'boolean' ? [[k, get(k) as boolean]] : []))),
+    agentModules: list('agentModules', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
   };
 }
 

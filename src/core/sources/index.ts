@@ -1,12 +1,52 @@
-// The source layer's public surface (docs/ARCHITECTURE.md, "The source layer"): one interface over every agent's
-// sessions, and the agents' hook settings. Import from here rather than from the individual files.
-export { foreignSources, foreignOwner } from './foreign';
+// The source layer's public surface (docs/ARCHITECTURE.md, "The source layer"): the agents (registry.ts) behind one
+// interface, their sessions and their hooks. Import from here rather than from the individual files.
+export {
+  agents,
+  agentById,
+  agentOfKind,
+  agentName,
+  agentIcon,
+  isReadOnlySource,
+  sessionKindLabels,
+  agentSwitchKeys,
+  registerAgent,
+  unregisterAgent,
+  loadAgentModules,
+  agentModulesFromEnv,
+  foreignSources,
+  foreignOwner,
+  writableSources,
+  hookAgents,
+} from './registry';
+export {
+  agentEnabled,
+  HooksSettingsError,
+  type AgentAdapter,
+  type AgentHooks,
+  type AgentCapabilities,
+  type HooksTarget,
+  type HookCommand,
+  type HooksReport,
+  type HookRun,
+  type HookOutcome,
+  type SessionKindInfo,
+} from './agent';
+export { HookProblem, SnapshotDeclined, type HookSnapshot, type HookSnapshotRequest } from './hook-snapshot';
+export type * from './listings';
+export {
+  listSessions,
+  listAllSessions,
+  findMostRecentSession,
+  findSessionFilesById,
+  readSessionSummary,
+  sessionRoots,
+  type SessionSummary,
+  type DiscoveryOptions,
+} from './pi/discovery';
 export { SessionSources, readFirstLine } from './session-sources';
 export { ReadOnlySessionError, type SourceAdapter, type SourceContext, type WatchedFolder, type ConversationRewind } from './source-adapter';
 export {
-  agentName,
   isForeignView,
-  isReadOnlySource,
   type SessionView,
   type ForeignSessionView,
   type SessionSourceKind,
@@ -14,23 +54,3 @@ export {
   type SubagentView,
   type ForkOrigin,
 } from './session-view';
-export {
-  ClaudeSettingsError,
-  installClaudeHooks,
-  uninstallClaudeHooks,
-  claudeHooksStatus,
-  type HookLauncher,
-  type HooksChange,
-  type HooksScope,
-  type HooksLocation,
-} from './claude/hooks-settings';
-export {
-  CodexSettingsError,
-  installCodexHooks,
-  uninstallCodexHooks,
-  codexHooksInstalled,
-  codexHooksTrustRecorded,
-  type CodexHooksChange,
-  type CodexHooksScope,
-  type CodexHooksLocation,
-} from './codex/hooks-settings';

@@ -1,7 +1,7 @@
 // Every kind of session behind one door: the engine asks here for a workspace's sessions and for one session's view,
 // and never needs to know which agent wrote it. Which adapter reads a file is decided once per file, from where it
 // lives and its first line.
-import { openRegularFile } from '../regular-files';
+import { openRegularFile } from '../agent-files';
 import { resolve } from 'node:path';
 import type { SessionListing } from './listings';
 import type { SessionView } from './session-view';

@@ -6,7 +6,7 @@
 // pi-shaped on disk (Claude Code, Codex) converts on read and is read-only: it never writes the agent's own files.
 import type { SessionContext, SessionEntry, SessionHeader, SessionSource } from '../session/types';
 
-/** Which agent wrote a session: ours, pi (~/.pi/agent), oh-my-pi (~/.omp/agent), Claude Code, Codex. */
+/** Which agent wrote a session: a kind id of an agent in src/core/sources/registry.ts, which gives its name. */
 export type SessionSourceKind = SessionSource;
 
 export interface SessionViewLoadReport {
@@ -64,7 +64,8 @@ export interface SessionView {
 
 /** What a foreign (read-only) session adds to the view. */
 export interface ForeignSessionView extends SessionView {
-  readonly source: Exclude<SessionSourceKind, 'agent-rewind' | 'pi' | 'omp'>;
+  /** Its kind (an agent's kind id, src/core/sources/registry.ts). */
+  readonly source: SessionSourceKind;
   /** The title a person recognises (custom title, AI title, summary, else the first real prompt). */
   readonly title: string;
   readonly createdAt: string;
@@ -93,25 +94,4 @@ export interface ForeignSessionView extends SessionView {
 
 export function isForeignView(view: SessionView): view is ForeignSessionView {
   return typeof (view as Partial<ForeignSessionView>).checkpointKeysOf === 'function' && typeof (view as Partial<ForeignSessionView>).source === 'string';
-}
-
-/** Sessions only their own agent writes: agent-rewind reads them in place and forks them, never changes them. */
-export function isReadOnlySource(source: SessionSourceKind): boolean {
-  return source === 'claude' || source === 'codex';
-}
-
-/** The agent's name as a person knows it. */
-export function agentName(source: SessionSourceKind): string {
-  switch (source) {
-    case 'pi':
-      return 'pi';
-    case 'omp':
-      return 'oh-my-pi';
-    case 'claude':
-      return 'Claude Code';
-    case 'codex':
-      return 'Codex';
-    default:
-      return 'agent-rewind';
-  }
 }

@@ -37,6 +37,8 @@ export interface SourceAdapter {
   watchFolders(ctx: SourceContext): WatchedFolder[];
   /** Session files whose id is `id` (else starts with it), for a session named by id on the command line. */
   findById?(id: string, ctx: SourceContext): Promise<string[]>;
+  /** Which of its kinds a file of its own is (default: the first). */
+  kindOf?(file: string): SessionSource;
   /** Whether `file` is one of this kind's session files (from where it lives, else its first line). */
   owns(file: string, firstLine: string | undefined): boolean;
   /** The session, up to date with the file. Throws a clear error for a missing or unreadable file. */

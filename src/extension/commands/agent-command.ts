@@ -1,12 +1,16 @@
 // "Continue in <agent>": the command line a terminal runs to resume a fork in the agent's own CLI, with the program
-// the user configured for that agent (agentRewind.claudeCode.command, agentRewind.codex.command), and whether that
+// the user configured for that agent (its `resume.commandSetting` in the registry), and whether that
 // program can be found before a terminal is opened on a "command not found". No `vscode` here, so it is unit tested.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { agents } from '../../core/sources';
 
-/** The setting (under agentRewind.) holding each agent's command, by the program the engine's resume command names. */
-export const AGENT_COMMAND_SETTINGS: Readonly<Record<string, string>> = { claude: 'claudeCode.command', codex: 'codex.command' };
+/** The setting (under agentRewind.) holding each agent's command, by the program the engine's resume command names
+ *  (as the registry's agents declare them). */
+export const AGENT_COMMAND_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(
+  agents().flatMap((a) => (a.resume ? [[a.resume.program, a.resume.commandSetting]] : [])),
+);
 
 export interface ResumeLine {
   /** What the terminal runs: the configured command as the user wrote it, then the resume arguments quoted. */

@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine';
+import { hookAgents, type AgentAdapter } from '../../core/sources';
 import type { ActiveSession } from '../active-session';
 import type { CliLauncher } from '../cli-launcher';
 import type { SessionEvents } from '../session-events';
@@ -82,28 +83,30 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     ctx.showCompare(file, a, b);
   };
 
-  /** Registers (or removes) the Claude Code hooks that snapshot the workspace at every prompt, through the CLI. */
-  const setUpClaudeHooks = async (action: 'install' | 'uninstall'): Promise<void> => {
+  /** Registers (or removes) an agent's hooks that snapshot the workspace at every prompt, through the CLI. */
+  const setUpHooks = async (agent: AgentAdapter, action: 'install' | 'uninstall'): Promise<void> => {
+    const name = agent.displayName;
     const launcher = await ctx.launcher;
     if (!launcher)
-      throw new Error('the agent-rewind command could not be installed for this window (see the Agent Rewind output), so Claude Code has nothing to run.');
+      throw new Error(`the agent-rewind command could not be installed for this window (see the Agent Rewind output), so ${name} has nothing to run.`);
     const folders = vscode.workspace.workspaceFolders ?? [];
-    const folder = folders.length <= 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Claude Code checkpoints for which folder?' });
+    const folder = folders.length <= 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: `${name} checkpoints for which folder?` });
+    const where = agent.hookTargets ?? { workspace: 'its settings in this folder', user: `${name}'s user settings` };
     const scope = await vscode.window.showQuickPick(
       [
-        ...(folder ? [{ label: 'This workspace', description: `${folder.name}/.claude/settings.local.json (not committed)`, user: false }] : []),
-        { label: 'All my projects', description: "Claude Code's user settings", user: true },
+        ...(folder ? [{ label: 'This workspace', description: `${folder.name}/${where.workspace}`, user: false }] : []),
+        { label: 'All my projects', description: where.user, user: true },
       ],
       {
         placeHolder:
-          action === 'install' ? 'Snapshot the workspace at every Claude Code prompt: where should the hooks go?' : 'Remove the Agent Rewind hooks from…',
+          action === 'install' ? `Snapshot the workspace at every ${name} prompt: where should the hooks go?` : 'Remove the Agent Rewind hooks from…',
       },
     );
     if (!scope) return;
     const args = [
       'hooks',
       action,
-      'claude',
+      agent.id,
       '--json',
       ...(scope.user ? ['--user'] : ['--cwd', folder!.uri.fsPath]),
       ...(action === 'install' ? ['--command', launcher.command] : []),
@@ -112,9 +115,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       {
         location: vscode.ProgressLocation.Notification,
         title:
-          action === 'install'
-            ? 'Agent Rewind: setting up Claude Code checkpoints (a first snapshot of the folder)…'
-            : 'Agent Rewind: removing the Claude Code hooks…',
+          action === 'install' ? `Agent Rewind: setting up ${name} checkpoints (a first snapshot of the folder)…` : `Agent Rewind: removing the ${name} hooks…`,
       },
       () => runLauncher(launcher.command, args, folder?.uri.fsPath),
     );
@@ -123,7 +124,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     const change = { file: parsed.target ? `${parsed.file} (a link to ${parsed.target})` : parsed.file };
     void vscode.window.showInformationMessage(
       action === 'install'
-        ? `Claude Code now snapshots the workspace at every prompt (shell changes included), through hooks in ${change.file}. Rewind to here on a Claude Code message restores exactly that.`
+        ? `${name} now snapshots the workspace at every prompt (shell changes included), through hooks in ${change.file}. Rewind to here on a ${name} message restores exactly that.`
         : `The Agent Rewind hooks were removed from ${change.file}; everything else there was kept.`,
     );
     ctx.refreshAll();
@@ -162,9 +163,6 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       // test/ does not exist is confusing when nothing explained it).
       void vscode.window.showInformationMessage(`Agent Rewind: ${switchedBranchNotice(branch.name)}`);
     },
-
-    'agentRewind.installClaudeHooks': async () => setUpClaudeHooks('install'),
-    'agentRewind.uninstallClaudeHooks': async () => setUpClaudeHooks('uninstall'),
 
     'agentRewind.showBranch': async (arg) => {
       // A click on a branch row: the branch is shown in the transcript, nothing is switched or written.
@@ -363,6 +361,12 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       changed(target.sessionFile);
     },
   };
+  // each agent's hook commands, by the ids it declares (package.json contributes them)
+  for (const agent of hookAgents()) {
+    if (!agent.hookCommands) continue;
+    handlers[agent.hookCommands.install] = async () => setUpHooks(agent, 'install');
+    handlers[agent.hookCommands.uninstall] = async () => setUpHooks(agent, 'uninstall');
+  }
 
   return Object.entries(handlers).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (arg?: unknown) => {

@@ -1,7 +1,7 @@
 // The Sessions tree, one class per node type. Nodes describe themselves as plain TreeItemSpecs (no `vscode` import):
 // the provider turns a spec into a vscode.TreeItem, and the tests check nodes in plain Node.
 // Ids are derived from the session file and the thing's own name, so a refresh keeps what the user expanded.
-import { isReadOnlySource } from '../../core/sources';
+import { agentIcon, agentOfKind, isReadOnlySource } from '../../core/sources';
 import type { BranchListing, FileCheckpointListing, NamedCheckpointListing, SessionDetails, SessionListing } from '../../core/engine';
 import { formatAge, plural, sourceLabel } from './format';
 
@@ -74,7 +74,7 @@ export class SessionNode extends TreeNode {
       tooltip: `**${escapeMarkdown(label)}**${forkOf}\n\n${sourceLabel(source)} session \`${sessionId}\`${started}\n\n${escapeMarkdown(sessionFile)}`,
       contextValue: `session.${source}`,
       collapsible: 'collapsed',
-      icon: { id: fork ? 'repo-forked' : source === 'agent-rewind' ? 'comment-discussion' : 'terminal' },
+      icon: { id: fork ? 'repo-forked' : agentIcon(source) },
       command: { command: 'agentRewind.openTranscript', title: 'Open Transcript', arguments: [this] },
     };
   }
@@ -89,8 +89,10 @@ export class SessionNode extends TreeNode {
     const children: TreeNode[] = [new BranchesNode(this, details.branches)];
     const checkpoints = details.namedCheckpoints.length + details.fileCheckpoints.length;
     if (checkpoints > 0) children.push(new CheckpointsNode(this, details.namedCheckpoints, details.fileCheckpoints));
-    // Without our hooks, a Claude Code prompt has no snapshot of ours: say how to get them, where it matters.
-    if (this.listing.source === 'claude' && details.fileCheckpoints.length === 0) children.push(new SetUpHooksNode(this));
+    // Without our hooks, a prompt of an agent that has them has no snapshot of ours: say how to get them, where it matters.
+    const agent = agentOfKind(this.listing.source);
+    if (agent?.hookCommands && agent.capabilities.hookSnapshots && details.fileCheckpoints.length === 0)
+      children.push(new SetUpHooksNode(this, agent.displayName, agent.hookCommands.install));
     details.problems.forEach((problem, i) => children.push(new ProblemNode(this, problem, i)));
     if (this.forks.length) children.push(new ForksNode(this));
     return children;
@@ -278,7 +280,11 @@ export class FileCheckpointNode extends TreeNode {
 /** "No file snapshots yet": one click sets up the hooks that take one at every prompt. */
 export class SetUpHooksNode extends TreeNode {
   readonly id: string;
-  constructor(readonly session: SessionNode) {
+  constructor(
+    readonly session: SessionNode,
+    readonly agent: string,
+    readonly installCommand: string,
+  ) {
     super(session);
     this.id = `setup-hooks:${session.sessionFile}`;
   }
@@ -286,13 +292,12 @@ export class SetUpHooksNode extends TreeNode {
   toTreeItem(_nowMs?: number): TreeItemSpec {
     return {
       id: this.id,
-      label: 'No file snapshots yet: set up Claude Code checkpoints',
-      tooltip:
-        'Installs hooks that snapshot the workspace at every Claude Code prompt (shell changes included), so Rewind to here can restore the files exactly.',
+      label: `No file snapshots yet: set up ${this.agent} checkpoints`,
+      tooltip: `Installs hooks that snapshot the workspace at every ${this.agent} prompt (shell changes included), so Rewind to here can restore the files exactly.`,
       contextValue: 'hint',
       collapsible: 'none',
       icon: { id: 'plug' },
-      command: { command: 'agentRewind.installClaudeHooks', title: 'Set Up Claude Code Checkpoints', arguments: [] },
+      command: { command: this.installCommand, title: `Set Up ${this.agent} Checkpoints`, arguments: [] },
     };
   }
 }

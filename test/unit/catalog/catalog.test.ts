@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Catalog } from '../../../src/core/catalog';
 import { loadSqlJs } from '../../../src/core/catalog/sqljs-loader';
-import { readSessionSummary } from '../../../src/core/session/discovery';
+import { readSessionSummary } from '../../../src/core/sources/pi/discovery';
 import { catalogFixture, fingerprint, type CatalogFixture } from './catalog-fixture';
 
 const SIMPLE = 'simple-session.v3.jsonl';

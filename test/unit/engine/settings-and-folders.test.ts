@@ -16,7 +16,7 @@ describe('settings', () => {
     assert.deepEqual(s.fileCheckpointing.exclude, DEFAULT_EXCLUDES);
     assert.equal(s.fileCheckpointing.maxFileSizeBytes, 10 * MB);
     assert.equal(s.fileCheckpointing.storeSizeCapBytes, 2048 * MB);
-    assert.equal(s.includePiSessions, true);
+    assert.deepEqual(s.switches, {});
     assert.equal(parseSettings(() => undefined, {}).home, join(homedir(), '.agent-rewind'));
   });
 
@@ -32,7 +32,7 @@ describe('settings', () => {
       sessionFolders: ['/x/sessions', 'rel'],
       includePiSessions: false,
     };
-    const s = parseSettings((k) => values[k], { AGENT_REWIND_HOME: '/ignored' });
+    const s = parseSettings((k) => values[k], { AGENT_REWIND_HOME: '/ignored' }, ['includePiSessions', 'notSet']);
     assert.equal(s.home, join(homedir(), 'ar'), 'the setting wins over the environment');
     assert.equal(s.fileCheckpointing.enabled, false);
     assert.equal(s.fileCheckpointing.storeDir, join(homedir(), 'ar', 'store'));
@@ -41,7 +41,7 @@ describe('settings', () => {
     assert.equal(s.fileCheckpointing.maxFileSizeBytes, Math.round(1.5 * MB));
     assert.equal(s.fileCheckpointing.storeSizeCapBytes, 0);
     assert.deepEqual(s.sessionFolders, ['/x/sessions', join(homedir(), 'ar', 'rel')]);
-    assert.equal(s.includePiSessions, false);
+    assert.deepEqual(s.switches, { includePiSessions: false }, 'the switches asked for, those set');
   });
 
   it('ignores values of the wrong type instead of failing', () => {
@@ -76,7 +76,7 @@ describe('session folders', () => {
   });
 
   it('leaves pi and oh-my-pi out when asked, and lists a folder once', () => {
-    const noPi = { ...settings, includePiSessions: false, sessionFolders: ['/h/sessions/--w-app--'] };
+    const noPi = { ...settings, switches: { includePiSessions: false }, sessionFolders: ['/h/sessions/--w-app--'] };
     assert.deepEqual(sessionFoldersFor(noPi, ['/w/app', '/w/app/'], '/u'), [{ path: '/h/sessions/--w-app--', source: 'agent-rewind' }]);
   });
 

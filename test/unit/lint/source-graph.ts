@@ -148,3 +148,20 @@ export function codeWithoutComments(file: string, text: string): string {
   }
   return out + text.slice(at);
 }
+
+/** The words of a text as the names in it read: split at anything but letters and digits and at camelCase humps,
+ *  lower-cased ("installClaudeHooks" → install, claude, hooks; "oh-my-pi" → oh, my, pi). */
+export function wordsOf(text: string): string[] {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .flatMap((w) => w.split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/))
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+/** Whether the word sequence `name` occurs in `words`. */
+export function hasWords(words: readonly string[], name: readonly string[]): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i + name.length <= words.length; i++) if (name.every((w, j) => words[i + j] === w)) return true;
+  return false;
+}

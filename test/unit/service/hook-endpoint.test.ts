@@ -13,7 +13,8 @@ import { MAX_HOOK_BODY_BYTES } from '../../../src/core/service/hook-endpoint';
 import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 import { FileCheckpointer } from '../../../src/core/files';
 import { readPromptRecords } from '../../../src/core/sources/claude/prompt-records';
-import { hookLogFile, runClaudeHook } from '../../../src/cli/commands/hook';
+import { runAgentHook } from '../../../src/cli/commands/hook';
+import { hookLogFile } from '../../../src/core/sources/claude/hook-log';
 import { tempBase, writeTree } from '../files/helpers';
 
 export async function hookSetup(prefix: string) {
@@ -173,7 +174,7 @@ test('UserPromptSubmit and Stop through the endpoint: the snapshots a fresh proc
     ]);
     // the fresh-process hook on the same input, in another home: the same record (but the time)
     const home2 = join(base.dir, 'home2');
-    await runClaudeHook(['claude'], { stdin: Readable.from([Buffer.from(promptInput(ws, 'p-1'))]), env: { AGENT_REWIND_HOME: home2, CLAUDE_PROJECT_DIR: ws } });
+    await runAgentHook(['claude'], { stdin: Readable.from([Buffer.from(promptInput(ws, 'p-1'))]), env: { AGENT_REWIND_HOME: home2, CLAUDE_PROJECT_DIR: ws } });
     const strip = ({ at, ...r }: { at: string }) => (assert.ok(at), r);
     assert.deepEqual(readPromptRecords(home, 'sess-1').map(strip), readPromptRecords(home2, 'sess-1').map(strip));
     assert.equal(readPromptRecords(home, 'sess-1').length, 1);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findMostRecentSession, findSessionFilesById, listAllSessions, listSessions, readSessionSummary } from '../../../src/core/session/discovery';
+import { findMostRecentSession, findSessionFilesById, listAllSessions, listSessions, readSessionSummary } from '../../../src/core/sources/pi/discovery';
 import { encodeCwd, sessionDirFor } from '../../../src/core/session/paths';
 import { SessionManager } from '../../../src/core/session/session-manager';
 import { PI_FIXTURES, tempDir } from './helpers';

@@ -14,7 +14,7 @@ import { ClaudeSource } from '../../../src/core/sources/claude/claude-source';
 import { readCodexSession } from '../../../src/core/sources/codex';
 import { promptRecordsFile } from '../../../src/core/sources/claude/prompt-records';
 import { guardFifo, makeFifo, primeAtime, type FifoGuard } from '../../support/fifo-guard';
-import { readSessionSummary } from '../../../src/core/session/discovery';
+import { readSessionSummary } from '../../../src/core/sources/pi/discovery';
 import { SessionManager } from '../../../src/core/session/session-manager';
 import { FileSessionStorage } from '../../../src/core/session/storage';
 import { tempDir } from '../session/helpers';

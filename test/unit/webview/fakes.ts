@@ -43,7 +43,18 @@ export function generateTranscript(n: number, branch = 'main'): { model: Transcr
       ];
     items.push(item);
   }
-  return { model: { sessionId: 'session-1', title: 'Refactor the parser', source: 'agent-rewind', branch, total: n }, items };
+  return {
+    model: {
+      sessionId: 'session-1',
+      title: 'Refactor the parser',
+      source: 'agent-rewind',
+      sourceLabel: 'agent-rewind',
+      sourceIcon: 'comment-discussion',
+      branch,
+      total: n,
+    },
+    items,
+  };
 }
 
 /** A dry run with everything: a new branch, state changes, an artifact, files (one changed by hand), a skipped one. */

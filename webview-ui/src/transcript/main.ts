@@ -400,14 +400,6 @@ async function loadPage(start: number, count: number): Promise<void> {
   }
 }
 
-const SOURCE_NAMES: Record<TranscriptModel['source'], string> = {
-  'agent-rewind': 'agent-rewind',
-  pi: 'pi',
-  omp: 'oh-my-pi',
-  claude: 'Claude Code',
-  codex: 'Codex',
-};
-
 function applyModel(version: number, next: TranscriptModel): void {
   const sameBranch = model !== undefined && model.sessionId === next.sessionId && model.branch === next.branch;
   const previousTotal = heights.length;
@@ -433,7 +425,7 @@ function applyModel(version: number, next: TranscriptModel): void {
       ? `Showing branch ${next.branch} (not active; the active branch is ${next.activeBranch})`
       : `Active branch: ${next.branch}`;
   showBranchBanner(next);
-  const source = next.source === 'agent-rewind' ? '' : ` · ${SOURCE_NAMES[next.source]} session`;
+  const source = next.source === 'agent-rewind' ? '' : ` · ${next.sourceLabel} session`;
   document.getElementById('count')!.textContent = `${next.total.toLocaleString('en-US')} ${next.total === 1 ? 'message' : 'messages'}${source}`;
   if (next.total === 0) {
     rowsEl.innerHTML = `<p class="empty">This branch has no messages yet.</p>`;

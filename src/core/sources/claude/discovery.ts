@@ -2,14 +2,17 @@
 // the folder name is a lossy encoding of the cwd (paths differing only in `_`, `-` or `.` share it), so a session is
 // attributed by the `cwd` its lines carry, never by decoding the folder name. Listing reads a bounded prefix (cwd,
 // first prompt) and a bounded tail (titles are appended later) of each file, so a 100 MB transcript costs 128 KiB.
-import { openRegularFile } from '../../regular-files';
+import { openRegularFile } from '../../agent-files';
 import { listDir, parseComplete } from '../listing-reads';
 import { forkTitle } from '../fork-title';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join, resolve, sep } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { isInside } from '../workspace-paths';
 import { oneLine } from '../../transcript/transcript';
+
+export { isInside };
 import { classifyLine, contentString, promptContent } from './classify';
 import { obj, str, type ClaudeRecord } from './lines';
 import { TitleCollector } from './title';
@@ -48,12 +51,6 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env, userHome:
 }
 
 /** Whether `cwd` is the workspace folder or inside it (whole path segments, so /a/b does not own /a/bc). */
-export function isInside(cwd: string, root: string): boolean {
-  const norm = (p: string) => (process.platform === 'win32' ? resolve(p).toLowerCase() : resolve(p));
-  const c = norm(cwd);
-  const r = norm(root);
-  return c === r || c.startsWith(r.endsWith(sep) ? r : r + sep);
-}
 
 /** Sessions whose cwd is one of the workspace roots or inside one (every session when `workspaceRoots` is empty). */
 export async function discoverClaudeSessions(opts: { workspaceRoots: readonly string[]; configDirs?: readonly string[] }): Promise<ClaudeSessionListing[]> {

@@ -16,10 +16,10 @@ export function flattenArtifactForks(entries: SessionEntry[], promptEntries: Rea
   const childCount = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const p = entries[i]!.parentId;
-    const pi = p === null ? undefined : index.get(p);
-    if (pi !== undefined && pi < i) {
-      parent[i] = pi;
-      childCount[pi]!++;
+    const at = p === null ? undefined : index.get(p);
+    if (at !== undefined && at < i) {
+      parent[i] = at;
+      childCount[at]!++;
     }
   }
   // the latest entry of each subtree: children come after parents, so a reverse pass sees children first

@@ -4,7 +4,7 @@
 // the same project folder that holds our first line's uuid and was created before us.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isInsideFolders, openRegularFile, readRegularFile } from '../../regular-files';
+import { isInsideFolders, openRegularFile, readRegularFile } from '../../agent-files';
 import { isSafeSessionId } from './prompt-records';
 
 const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;

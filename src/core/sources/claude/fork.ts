@@ -2,7 +2,7 @@
 // a new <uuid>.jsonl in the same project folder holding the raw lines from the root to just before a prompt, uuids
 // kept, sessionId rewritten, each marked forkedFrom. The original is only read. The new file is written under a
 // temporary name, fsynced, then linked into place (link fails rather than replace a file that exists).
-import { readRegularFile } from '../../regular-files';
+import { readRegularFile } from '../../agent-files';
 import { writeNewFile } from '../write-new-file';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';

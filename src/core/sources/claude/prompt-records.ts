@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readRegularFileSync } from '../../regular-files';
+import { readRegularFileSync } from '../../agent-files';
 
 export const promptRecordSchema = z.object({
   v: z.literal(1),

@@ -3,7 +3,7 @@
 // fork origin). Never writes anything.
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { readRegularFile } from '../../regular-files';
+import { readRegularFile } from '../../agent-files';
 import { forkTitle } from '../fork-title';
 import { FileHistory } from './file-history';
 import { flattenArtifactForks } from './flatten';

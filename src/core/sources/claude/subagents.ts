@@ -4,7 +4,7 @@
 // without one, to the Task/Agent call whose `prompt` input is the subagent's first prompt.
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { openRegularFile, readRegularFile } from '../../regular-files';
+import { openRegularFile, readRegularFile } from '../../agent-files';
 import type { SubagentView } from '../session-view';
 import { pathToLeaf } from '../../session/context';
 import { splitClaudeLines, str, obj, type RawLine } from './lines';

@@ -2,7 +2,7 @@
 // rollout-<time>-<thread id>.jsonl` (plus `archived_sessions/` with the same layout and legacy flat
 // `sessions/rollout-*.jsonl`), so a rollout belongs to a workspace by the `cwd` its `session_meta` / `turn_context`
 // names (the folder or inside it). Listing reads a bounded prefix and tail of each file, never the whole rollout.
-import { openRegularFile } from '../../regular-files';
+import { openRegularFile } from '../../agent-files';
 import { forkTitle } from '../fork-title';
 import { listDir, parseComplete } from '../listing-reads';
 import { existsSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { oneLine } from '../../transcript/transcript';
-import { isInside } from '../claude/discovery';
+import { isInside } from '../workspace-paths';
 import { classifyItem, messageText } from './classify';
 import { obj, payloadOf, str, type CodexRecord } from './lines';
 

@@ -8,7 +8,7 @@
 import { writeNewFile } from '../write-new-file';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { readRegularFile } from '../../regular-files';
+import { readRegularFile } from '../../agent-files';
 import { join } from 'node:path';
 import { classifyItem } from './classify';
 import { payloadOf, splitRolloutLines, str, type RawLine } from './lines';

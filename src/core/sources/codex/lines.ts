@@ -1,15 +1,15 @@
 // A Codex rollout is JSON lines `{timestamp, type, payload}` (RolloutLine with a flattened, tagged RolloutItem). The
-// byte-level splitting is the same as Claude Code's (lenient: bad lines reported, a torn last line left for later),
-// so it is shared; this file adds the envelope's accessors.
-import { epochMs, forEachClaudeLine, obj, splitClaudeLines, str, type ClaudeRecord, type RawLine, type SplitResult } from '../claude/lines';
+// byte-level splitting is the shared line reader's (sources/jsonl-lines.ts: lenient, bad lines reported, a torn last
+// line left for later); this file adds the envelope's accessors.
+import { epochMs, forEachJsonLine, obj, splitJsonLines, str, type JsonRecord, type RawLine, type SplitResult } from '../jsonl-lines';
 
-export type CodexRecord = ClaudeRecord;
+export type CodexRecord = JsonRecord;
 export type { RawLine, SplitResult };
 export { epochMs, obj, str };
 
 /** Every line parsed, with its byte range (what the fork writer copies). */
 export function splitRolloutLines(buf: Buffer): SplitResult {
-  return splitClaudeLines(buf);
+  return splitJsonLines(buf);
 }
 
 // Line kinds the reader never uses, told from the line's first bytes without parsing it. Codex writes the envelope
@@ -69,7 +69,7 @@ export function unusedLine(buf: Buffer, start: number, end: number): boolean {
  *  real rollout, where token counts, world state and item_completed copies are most of the file). */
 export function splitRolloutLinesForReading(buf: Buffer): SplitResult {
   const lines: RawLine[] = [];
-  return { lines, ...forEachClaudeLine(buf, (l) => lines.push(l), unusedLine) };
+  return { lines, ...forEachJsonLine(buf, (l) => lines.push(l), unusedLine) };
 }
 
 /** The line's payload (an empty object when missing or not an object). */

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { codexHome, listRolloutFiles, newestSegments, parseRolloutName, readSessionIndex, threadIdFromName } from './discovery';
 import { pathToLeaf } from '../../session/context';
-import { isInsideFolders, readRegularFile } from '../../regular-files';
+import { isInsideFolders, readRegularFile } from '../../agent-files';
 import { classifyItem } from './classify';
 import { obj, payloadOf, splitRolloutLinesForReading, str, uuidV7Ms, type RawLine } from './lines';
 import { replayRollout, type ReplayLine } from './replay';

@@ -1,13 +1,13 @@
 // Ours, pi's and oh-my-pi's sessions: the same JSONL tree format (docs/ARCHITECTURE.md, session files), one file per session under
 // <root>/--<encoded cwd>--/. These are the only sessions agent-rewind writes to.
 import { readdir } from 'node:fs/promises';
-import { openRegularFile } from '../../regular-files';
+import { openRegularFile } from '../../agent-files';
 import { join } from 'node:path';
 import { SessionCache } from './session-cache';
-import { sessionFoldersFor } from './session-folders';
+import { sessionFoldersFor, sourceOfPath } from './session-folders';
 import type { SessionListing } from '../listings';
 import { isTitleWorthyPrompt, isUserMessage, oneLine, previewOf } from '../../transcript/transcript';
-import { readSessionSummary } from '../../session/discovery';
+import { readSessionSummary } from './discovery';
 import { parseJsonlLenient } from '../../session/jsonl';
 import type { SessionManager } from '../../session/session-manager';
 import type { SessionEntry } from '../../session/types';
@@ -27,6 +27,10 @@ export class PiSource implements SourceAdapter {
 
   watchFolders(ctx: SourceContext): WatchedFolder[] {
     return sessionFoldersFor(ctx.settings, ctx.workspaceRoots);
+  }
+
+  kindOf(file: string): string {
+    return sourceOfPath(file);
   }
 
   /** A pi-format file starts with its session header (newer oh-my-pi files with a title line first). */

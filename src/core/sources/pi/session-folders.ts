@@ -6,6 +6,7 @@ import { join, resolve, sep } from 'node:path';
 import { sessionDirFor, sessionsRoot } from '../../session/paths';
 import type { SessionSource } from '../../session/types';
 import type { EngineSettings } from '../../settings/settings';
+import { INCLUDE_PI_SESSIONS } from './agent';
 
 export interface SessionFolder {
   path: string;
@@ -32,7 +33,7 @@ export function sessionFoldersFor(settings: EngineSettings, workspaceRoots: read
   for (let root of workspaceRoots) {
     root = resolve(root);
     add(sessionDirFor(sessionsRoot(settings.home), root), 'agent-rewind');
-    if (settings.includePiSessions) {
+    if (settings.switches[INCLUDE_PI_SESSIONS] !== false) {
       add(sessionDirFor(piSessionsRoot(userHome), root), 'pi');
       add(sessionDirFor(ompSessionsRoot(userHome), root), 'omp');
     }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { spawnSync } from 'node:child_process';
 import { test, beforeEach, afterEach } from 'node:test';
-import { hookLogFile, readBounded, runClaudeHook } from '../../../../src/cli/commands/hook';
+import { readBounded, runAgentHook } from '../../../../src/cli/commands/hook';
+import { hookLogFile } from '../../../../src/core/sources/claude/hook-log';
 import { FileCheckpointer } from '../../../../src/core/files/file-checkpointer';
 import { readPromptRecords } from '../../../../src/core/sources/claude/prompt-records';
 
@@ -24,7 +25,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const stdinOf = (text: string) => Readable.from([Buffer.from(text)]);
 const log = () => (existsSync(hookLogFile(home)) ? readFileSync(hookLogFile(home), 'utf8') : '');
 const run = (input: unknown, env: NodeJS.ProcessEnv = {}) =>
-  runClaudeHook(['claude'], { stdin: stdinOf(typeof input === 'string' ? input : JSON.stringify(input)), env: { AGENT_REWIND_HOME: home, ...env } });
+  runAgentHook(['claude'], { stdin: stdinOf(typeof input === 'string' ? input : JSON.stringify(input)), env: { AGENT_REWIND_HOME: home, ...env } });
 
 test('UserPromptSubmit snapshots the workspace at the prompt id and records the prompt; Stop takes the turn-end one', async () => {
   const transcript = join(dir, 't.jsonl');
@@ -92,8 +93,9 @@ test('bad input is logged, one line each, exit 0, nothing snapshotted', async ()
   }
   assert.equal(existsSync(join(home, 'checkpoints')), false);
   assert.equal(existsSync(join(home, 'claude')), false);
-  assert.equal(await runClaudeHook(['cursor'], { stdin: stdinOf('{}'), env: { AGENT_REWIND_HOME: home } }), 0);
-  assert.match(log(), /unknown agent "cursor"/);
+  assert.equal(await runAgentHook(['cursor'], { stdin: stdinOf('{}'), env: { AGENT_REWIND_HOME: home } }), 0);
+  // no agent to log for: the hooks' common log
+  assert.match(readFileSync(join(home, 'logs', 'hooks.log'), 'utf8'), /unknown agent "cursor" \(usage: agent-rewind hook claude\|codex\)/);
 });
 
 test('stdin is bounded in size and in time', async () => {

@@ -1,13 +1,13 @@
 // Finding sessions on disk: ours (<home>/sessions), pi's (~/.pi/agent/sessions) and oh-my-pi's (~/.omp/agent/sessions),
 // all laid out as <root>/--<encoded cwd>--/<timestamp>_<id>.jsonl. Metadata comes from the first 4 KiB of each file
 // plus stat; the entry count is exact, counted by newlines in a chunked read.
-import { parseBoundedJson } from '../json-depth';
+import { parseBoundedJson } from '../../json-depth';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { resolveHome } from '../home';
-import { sessionDirFor, sessionsRoot } from './paths';
-import { FileSessionStorage, type SessionStorage } from './storage';
-import type { SessionSource } from './types';
+import { resolveHome } from '../../home';
+import { sessionDirFor, sessionsRoot } from '../../session/paths';
+import { FileSessionStorage, type SessionStorage } from '../../session/storage';
+import type { SessionSource } from '../../session/types';
 
 export interface SessionSummary {
   id: string;
