@@ -150,7 +150,8 @@ export class HookEndpoint {
           const ms = performance.now() - t;
           // answered first: the hook waits for the answer, not for this line
           send(a);
-          if (this.opts.trace || a.status === 500 || a.code === 'late') this.opts.log(`hook ${agent.id} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
+          if (this.opts.trace || a.status === 500 || a.code === 'late')
+            this.opts.log(`hook ${agent.id} ${a.workspace ?? '-'} ${a.code} ${ms.toFixed(1)} ms${of}`);
         });
     });
   }

@@ -42,7 +42,12 @@ export async function hookSetup(prefix: string) {
 
 /** POSTs a body to the hook socket with a deadline (seconds since the epoch; 28 s from now unless given, null: none);
  *  resolves with the status code and the answer's code. */
-function answer(home: string, path: string, body: Buffer | string, deadline: number | null = Math.floor(Date.now() / 1000) + 28): Promise<{ status: number; code: string }> {
+function answer(
+  home: string,
+  path: string,
+  body: Buffer | string,
+  deadline: number | null = Math.floor(Date.now() / 1000) + 28,
+): Promise<{ status: number; code: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(body) };
     if (deadline !== null) headers['x-agent-rewind-deadline'] = deadline;
