@@ -32,6 +32,9 @@ export interface EngineSettings {
   /** Modules of extra agents to load (agentRewind.agentModules; absolute paths, each exporting `agent`): see
    *  docs/ARCHITECTURE.md, "Adding an agent". */
   agentModules: string[];
+  /** The folder where the editor agent-rewind runs in keeps this window's data (VS Code: the parent of the
+   *  extension's storageUri), for agents whose sessions that editor writes itself; unset outside an editor. */
+  editorStorage?: string;
 }
 
 const MB = 1024 * 1024;

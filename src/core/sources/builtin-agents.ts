@@ -4,5 +4,6 @@ import type { AgentAdapter } from './agent';
 import { claudeAgent } from './claude/agent';
 import { codexAgent } from './codex/agent';
 import { piAgent } from './pi/agent';
+import { vscodeChatAgent } from './vscode-chat/agent';
 
-export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent];
+export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, vscodeChatAgent];
