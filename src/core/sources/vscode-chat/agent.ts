@@ -75,5 +75,6 @@ export const vscodeChatAgent: AgentAdapter = {
       ...(settings.editorStorage ? { editorStorage: settings.editorStorage } : {}),
     }),
   hooks,
+  hookCommands: { install: 'agentRewind.installVsCodeChatHooks', uninstall: 'agentRewind.uninstallVsCodeChatHooks' },
   hookTargets: { workspace: '.github/hooks/agent-rewind.json', user: "(VS Code's agent reads workspace hook files only)" },
 };
