@@ -21,4 +21,5 @@ export function launchCodeServer(o: {
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
   port?: number;
+  node?: string;
 }): Promise<CodeServerInstance>;

@@ -36,8 +36,9 @@ const USER_SETTINGS = {
  * @param {Record<string,string>} [o.env]  extra environment (AGENT_REWIND_HOME, …)
  * @param {Record<string,unknown>} [o.settings] extra user settings
  * @param {number} [o.port]       a fixed port (npm start); a free one otherwise
+ * @param {string} [o.node]       the Node that runs code-server (a newer code-server needs a newer one)
  */
-export async function launchCodeServer({ codeServer, dir, workspace, extensions, env = {}, settings = {}, port }) {
+export async function launchCodeServer({ codeServer, dir, workspace, extensions, env = {}, settings = {}, port, node = process.execPath }) {
   const userDataDir = join(dir, 'user-data');
   const extensionsDir = join(dir, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
@@ -53,7 +54,7 @@ export async function launchCodeServer({ codeServer, dir, workspace, extensions,
   for (let attempt = 1; ; attempt++) {
     const p = port ?? (await freePort());
     const proc = startProcess(
-      process.execPath,
+      node,
       [
         codeServer,
         '--config',
