@@ -20,20 +20,20 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
   ) {}
 
   loadTranscript(ref: SessionRef, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
-    return this.engine.loadTranscript(ref.sessionFile, opts);
+    return this.engine.loadTranscript(ref.sessionRef, opts);
   }
 
   locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
-    return this.engine.locateEntry(ref.sessionFile, entryId);
+    return this.engine.locateEntry(ref.sessionRef, entryId);
   }
 
   onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable {
-    return this.events.onDidChangeFile(ref.sessionFile, listener);
+    return this.events.onDidChangeFile(ref.sessionRef, listener);
   }
 
   async switchBranch(ref: SessionRef, branchName: string): Promise<void> {
-    await this.engine.switchBranch(ref.sessionFile, branchName);
-    this.events.fire([ref.sessionFile]);
+    await this.engine.switchBranch(ref.sessionRef, branchName);
+    this.events.fire([ref.sessionRef]);
   }
 
   async previewRewind(ref: SessionRef, entryId: string): Promise<void> {
@@ -41,22 +41,22 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
   }
 
   async fork(ref: SessionRef, entryId: string): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.forkFromMessage', { sessionFile: ref.sessionFile, entryId });
+    await vscode.commands.executeCommand('agentRewind.forkFromMessage', { sessionRef: ref.sessionRef, entryId });
   }
 
   async label(ref: SessionRef, entryId: string): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.labelMessage', { sessionFile: ref.sessionFile, entryId });
+    await vscode.commands.executeCommand('agentRewind.labelMessage', { sessionRef: ref.sessionRef, entryId });
   }
 
   preview(ref: SessionRef, anchorEntryId: string): Promise<RewindPreviewModel> {
-    return this.engine.previewRewind(ref.sessionFile, anchorEntryId);
+    return this.engine.previewRewind(ref.sessionRef, anchorEntryId);
   }
 
   async apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome> {
     try {
-      return await this.engine.applyRewind(ref.sessionFile, anchorEntryId, mode, options);
+      return await this.engine.applyRewind(ref.sessionRef, anchorEntryId, mode, options);
     } finally {
-      this.events.fire([ref.sessionFile]);
+      this.events.fire([ref.sessionRef]);
     }
   }
 
@@ -64,13 +64,13 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
    *  would undo, and an editable right side offered revert arrows that changed the real file on a stray click. A side
    *  where the file does not exist is empty. */
   async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void> {
-    const root = await this.engine.workspaceRootOf(ref.sessionFile);
+    const root = await this.engine.workspaceRootOf(ref.sessionRef);
     if (!root) throw new Error("This session's folder is not open in this window, so its files cannot be compared here.");
     // Refuses '..', absolute paths and .git before anything is read.
     const nowPath = absPath(root, relPath);
-    const existedThen = (await this.engine.fileAtAnchor(ref.sessionFile, anchorEntryId, relPath)) !== undefined;
-    const left = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existedThen ? {} : { empty: true }) }, 'then');
-    const right = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existsSync(nowPath) ? { now: true } : { empty: true }) }, 'now');
+    const existedThen = (await this.engine.fileAtAnchor(ref.sessionRef, anchorEntryId, relPath)) !== undefined;
+    const left = snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId, ...(existedThen ? {} : { empty: true }) }, 'then');
+    const right = snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId, ...(existsSync(nowPath) ? { now: true } : { empty: true }) }, 'now');
     const name = relPath.split('/').pop() ?? relPath;
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now, read-only)`, { preview: true });
   }
@@ -79,8 +79,8 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     const ours = (uri: vscode.Uri) => {
       if (uri.scheme !== SNAPSHOT_SCHEME) return false;
       try {
-        const q = JSON.parse(uri.query) as { sessionFile?: unknown; anchorEntryId?: unknown };
-        return q.sessionFile === ref.sessionFile && q.anchorEntryId === anchorEntryId;
+        const q = JSON.parse(uri.query) as { sessionRef?: unknown; anchorEntryId?: unknown };
+        return q.sessionRef === ref.sessionRef && q.anchorEntryId === anchorEntryId;
       } catch {
         return false;
       }
@@ -94,15 +94,15 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
   }
 
   describeUndo(ref: SessionRef): Promise<string | undefined> {
-    return this.engine.describeUndo(ref.sessionFile);
+    return this.engine.describeUndo(ref.sessionRef);
   }
 
   async compareBranches(ref: SessionRef, branch: string | undefined): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.compareBranches', { sessionFile: ref.sessionFile, ...(branch ? { branch } : {}) });
+    await vscode.commands.executeCommand('agentRewind.compareBranches', { sessionRef: ref.sessionRef, ...(branch ? { branch } : {}) });
   }
 
   compare(ref: CompareRef): Promise<BranchCompareModel> {
-    return this.engine.compareBranches(ref.sessionFile, ref.branchA, ref.branchB);
+    return this.engine.compareBranches(ref.sessionRef, ref.branchA, ref.branchB);
   }
 
   /** The file at A's snapshot (left) against the file at B's (right), both read-only; a side without it is empty. */
@@ -115,8 +115,8 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     // Refuses '..' and absolute paths before anything is read (the snapshot store is never reached through them).
     if (relPath.startsWith('/') || relPath.split('/').some((p) => p === '..' || p === '')) throw new Error(`Not a workspace-relative path: ${relPath}`);
     const side = async (s: { branch: string; anchorEntryId: string }) => {
-      const exists = (await this.engine.fileAtAnchor(ref.sessionFile, s.anchorEntryId, relPath)) !== undefined;
-      return snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
+      const exists = (await this.engine.fileAtAnchor(ref.sessionRef, s.anchorEntryId, relPath)) !== undefined;
+      return snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
     };
     const [left, right] = await Promise.all([side(a), side(b)]);
     const name = relPath.split('/').pop() ?? relPath;
@@ -124,6 +124,6 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
   }
 
   async openMessage(ref: SessionRef, entryId: string): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionFile: ref.sessionFile, entryId });
+    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionRef: ref.sessionRef, entryId });
   }
 }

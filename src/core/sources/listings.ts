@@ -3,7 +3,7 @@
 import type { SessionSource } from '../session/types';
 
 export interface SessionListing {
-  sessionFile: string;
+  sessionRef: string;
   sessionId: string;
   title: string;
   source: SessionSource;

@@ -34,8 +34,8 @@ export class SessionSources {
       ),
     );
     const all = lists.flat();
-    for (const l of all) this.#ownerOf.set(resolve(l.sessionFile), this.#adapters[lists.findIndex((x) => x.includes(l))]!);
-    return all.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile));
+    for (const l of all) this.#ownerOf.set(resolve(l.sessionRef), this.#adapters[lists.findIndex((x) => x.includes(l))]!);
+    return all.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionRef.localeCompare(b.sessionRef));
   }
 
   watchFolders(ctx: SourceContext): WatchedFolder[] {

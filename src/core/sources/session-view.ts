@@ -31,7 +31,7 @@ export interface SubagentView {
 export interface ForkOrigin {
   sessionId: string;
   /** The origin's file when it was found. */
-  sessionFile?: string;
+  sessionRef?: string;
   /** The last entry the fork shares with its origin. */
   entryId?: string;
 }
@@ -46,7 +46,7 @@ export interface OriginCheckpoint {
 /** The read side every session offers. SessionManager (ours, pi, oh-my-pi) implements it too. */
 export interface SessionView {
   readonly sessionId: string;
-  readonly sessionFile: string | undefined;
+  readonly sessionRef: string | undefined;
   /** The folder the session worked in (its files are snapshotted and restored there). */
   readonly cwd: string;
   getHeader(): SessionHeader;

@@ -25,7 +25,7 @@ export interface WatchedFolder {
 
 /** What rewinding a conversation to a message made: a branch in the same file, or a new session file (a fork). */
 export type ConversationRewind =
-  { kind: 'branch'; branch: BranchInfo } | { kind: 'fork'; sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
+  { kind: 'branch'; branch: BranchInfo } | { kind: 'fork'; sessionId: string; sessionRef: string; agent: string; resumeCommand: string[]; promptText: string };
 
 export interface SourceAdapter {
   /** The kinds this adapter reads (the first is what a file it owns is labelled when nothing says otherwise). */

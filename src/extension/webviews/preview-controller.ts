@@ -36,7 +36,7 @@ function failedModel(ref: SessionRef, anchorEntryId: string, error: string): Rew
   return {
     sessionId: '',
     anchorEntryId,
-    anchorPreview: `Message ${anchorEntryId} in ${ref.sessionFile}`,
+    anchorPreview: `Message ${anchorEntryId} in ${ref.sessionRef}`,
     conversation: { ok: false, error },
     state: { ok: false, error },
     files: { ok: false, error },
@@ -160,8 +160,8 @@ export class RewindPreviewController extends Disposable {
     const continueAction = fork ? `Continue in ${fork.agent}` : undefined;
     const text = undo ? `${summary} ${undo}` : summary;
     const choice = await this.ui.showInfo(text, ...(continueAction ? [continueAction] : []), ...(undo || outcome.undoAvailable ? [UNDO_ACTION] : []));
-    if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionFile: ref.sessionFile });
+    if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionRef: ref.sessionRef });
     if (fork && choice === continueAction)
-      await this.ui.executeCommand(CONTINUE_COMMAND, { sessionFile: fork.sessionFile, agent: fork.agent, resumeCommand: fork.resumeCommand });
+      await this.ui.executeCommand(CONTINUE_COMMAND, { sessionRef: fork.sessionRef, agent: fork.agent, resumeCommand: fork.resumeCommand });
   }
 }

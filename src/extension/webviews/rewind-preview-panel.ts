@@ -5,7 +5,7 @@
 //   RewindPreviewPanel.show(extensionUri: vscode.Uri, ref: SessionRef, anchorEntryId: string, services: PreviewServices, ui?: PanelUi): RewindPreviewPanel
 //   RewindPreviewPanel.current: RewindPreviewPanel | undefined
 // After Confirm the panel runs services.apply under a progress notification, closes, and shows
-// "Rewound …" with an Undo button that runs agentRewind.undoLastRewind with { sessionFile }.
+// "Rewound …" with an Undo button that runs agentRewind.undoLastRewind with { sessionRef }.
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { PanelUi } from './panel-ui';

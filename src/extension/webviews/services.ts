@@ -13,7 +13,7 @@ import type {
 
 /** Identifies a session everywhere in the extension: its .jsonl file (ours, pi's or oh-my-pi's). */
 export interface SessionRef {
-  sessionFile: string;
+  sessionRef: string;
 }
 
 export interface TranscriptServices {

@@ -109,7 +109,7 @@ export class TranscriptController extends Disposable {
       this.version++;
       this.options.onModel?.(this.model);
     } catch (error) {
-      this.loadError = `The transcript of ${this.ref.sessionFile} could not be read: ${messageOf(error)}`;
+      this.loadError = `The transcript of ${this.ref.sessionRef} could not be read: ${messageOf(error)}`;
     }
     await this.sendCurrent();
   }
@@ -118,7 +118,7 @@ export class TranscriptController extends Disposable {
     if (!this.ready || this.isDisposed) return;
     if (this.loadError) this.post({ type: 'loadError', message: this.loadError });
     else if (this.model) {
-      this.post({ type: 'model', version: this.version, model: this.model, sessionFile: this.ref.sessionFile });
+      this.post({ type: 'model', version: this.version, model: this.model, sessionRef: this.ref.sessionRef });
       await this.deliverReveal();
     }
   }

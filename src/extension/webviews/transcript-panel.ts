@@ -21,7 +21,7 @@ export class TranscriptPanel extends Disposable {
   private static readonly open = new Map<string, TranscriptPanel>();
 
   static show(extensionUri: vscode.Uri, ref: SessionRef, services: TranscriptServices, ui: PanelUi = vscodePanelUi()): TranscriptPanel {
-    const existing = TranscriptPanel.open.get(ref.sessionFile);
+    const existing = TranscriptPanel.open.get(ref.sessionRef);
     if (existing) {
       existing.panel.reveal();
       return existing;
@@ -41,16 +41,18 @@ export class TranscriptPanel extends Disposable {
     services: TranscriptServices,
     ui: PanelUi = vscodePanelUi(),
   ): TranscriptPanel | undefined {
-    const sessionFile = typeof state === 'object' && state !== null && 'sessionFile' in state ? state.sessionFile : undefined;
-    if (typeof sessionFile !== 'string' || sessionFile === '' || TranscriptPanel.open.has(sessionFile)) {
+    // `sessionFile`: the state a window saved before sessions were named by refs.
+    const saved = typeof state === 'object' && state !== null ? (state as { sessionRef?: unknown; sessionFile?: unknown }) : {};
+    const sessionRef = saved.sessionRef ?? saved.sessionFile;
+    if (typeof sessionRef !== 'string' || sessionRef === '' || TranscriptPanel.open.has(sessionRef)) {
       panel.dispose();
       return undefined;
     }
-    return new TranscriptPanel(panel, extensionUri, { sessionFile }, services, ui);
+    return new TranscriptPanel(panel, extensionUri, { sessionRef }, services, ui);
   }
 
   static get(ref: SessionRef): TranscriptPanel | undefined {
-    return TranscriptPanel.open.get(ref.sessionFile);
+    return TranscriptPanel.open.get(ref.sessionRef);
   }
 
   private readonly controller: TranscriptController;
@@ -64,7 +66,7 @@ export class TranscriptPanel extends Disposable {
     ui: PanelUi,
   ) {
     super();
-    TranscriptPanel.open.set(ref.sessionFile, this);
+    TranscriptPanel.open.set(ref.sessionRef, this);
     panel.iconPath = panelIcon(extensionUri);
     panel.webview.options = webviewOptions(extensionUri);
     this.controller = this._register(
@@ -94,7 +96,7 @@ export class TranscriptPanel extends Disposable {
   override dispose(): void {
     if (this.closing) return;
     this.closing = true;
-    if (TranscriptPanel.open.get(this.ref.sessionFile) === this) TranscriptPanel.open.delete(this.ref.sessionFile);
+    if (TranscriptPanel.open.get(this.ref.sessionRef) === this) TranscriptPanel.open.delete(this.ref.sessionRef);
     super.dispose();
     this.panel.dispose();
   }

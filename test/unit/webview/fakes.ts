@@ -99,7 +99,7 @@ export function samplePreview(overrides: Partial<RewindPreviewModel> = {}): Rewi
 export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): BranchCompareModel {
   return {
     sessionId: 'session-1',
-    sessionFile: '/sessions/s1.jsonl',
+    sessionRef: '/sessions/s1.jsonl',
     title: 'Pick a database',
     divergence: { entryId: 'u2', kind: 'user', preview: 'What about many writers?' },
     a: {
