@@ -6,7 +6,7 @@ import { parseMessage, previewToHostSchema, type PreviewToHost, type PreviewToWe
 import { responderFor } from '../../shared/request-client';
 import type { RewindOutcome, RewindPreviewModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
-import type { PreviewServices, SessionRef } from './services';
+import type { PreviewServices, SessionTarget } from './services';
 
 /** Answers a request of this view with the result type its protocol declares for it. */
 const respond = responderFor<PreviewResults>();
@@ -32,7 +32,7 @@ export function rewindSummary(outcome: RewindOutcome, anchorPreview: string): st
 }
 
 /** A model in which every part failed with the same reason (the services broke their never-throw promise). */
-function failedModel(ref: SessionRef, anchorEntryId: string, error: string): RewindPreviewModel {
+function failedModel(ref: SessionTarget, anchorEntryId: string, error: string): RewindPreviewModel {
   return {
     sessionId: '',
     anchorEntryId,
@@ -50,7 +50,7 @@ export class RewindPreviewController extends Disposable {
   private applying = false;
 
   constructor(
-    private ref: SessionRef,
+    private ref: SessionTarget,
     private anchorEntryId: string,
     private readonly services: PreviewServices,
     private readonly post: (message: PreviewToWebview) => unknown,
@@ -61,12 +61,12 @@ export class RewindPreviewController extends Disposable {
     super();
   }
 
-  get target(): { ref: SessionRef; anchorEntryId: string } {
+  get target(): { ref: SessionTarget; anchorEntryId: string } {
     return { ref: this.ref, anchorEntryId: this.anchorEntryId };
   }
 
   /** Shows the preview of another message in the same panel. */
-  retarget(ref: SessionRef, anchorEntryId: string): Promise<void> {
+  retarget(ref: SessionTarget, anchorEntryId: string): Promise<void> {
     this.ref = ref;
     this.anchorEntryId = anchorEntryId;
     this.model = undefined;

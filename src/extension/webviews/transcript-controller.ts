@@ -6,7 +6,7 @@ import { parseMessage, transcriptToHostSchema, type TranscriptToHost, type Trans
 import { responderFor } from '../../shared/request-client';
 import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
-import type { SessionRef, TranscriptServices } from './services';
+import type { SessionTarget, TranscriptServices } from './services';
 
 /** What the transcript says after a switch: the conversation moved, the files did not (a user finds a transcript ending
  *  in "Added test/app.test.js." while test/ does not exist otherwise). */
@@ -43,7 +43,7 @@ export class TranscriptController extends Disposable {
   private shownBranch: string | undefined;
 
   constructor(
-    readonly ref: SessionRef,
+    readonly ref: SessionTarget,
     private readonly services: TranscriptServices,
     private readonly post: (message: TranscriptToWebview) => unknown,
     private readonly ui: PanelUi,

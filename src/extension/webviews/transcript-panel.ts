@@ -1,17 +1,17 @@
 // The Transcript panel (viewType agentRewind.transcript): one per session; showing it again reveals it.
 //
 // Entry points (constructed by the extension's command glue):
-//   TranscriptPanel.show(extensionUri: vscode.Uri, ref: SessionRef, services: TranscriptServices, ui?: PanelUi): TranscriptPanel
+//   TranscriptPanel.show(extensionUri: vscode.Uri, ref: SessionTarget, services: TranscriptServices, ui?: PanelUi): TranscriptPanel
 //   TranscriptPanel.revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, state: unknown, services: TranscriptServices, ui?: PanelUi): TranscriptPanel | undefined
 //     (for a vscode.WebviewPanelSerializer registered for TranscriptPanel.viewType; `state` is what the webview saved)
-//   TranscriptPanel.get(ref: SessionRef): TranscriptPanel | undefined;  panel.refresh(): Promise<void>
+//   TranscriptPanel.get(ref: SessionTarget): TranscriptPanel | undefined;  panel.refresh(): Promise<void>
 //   panel.revealEntry(entryId: string): Promise<void>  (scroll to a message, or say which branch holds it)
 // retainContextWhenHidden is off: the webview saves its scroll position and expanded rows with setState and gets
 // its rows again from the host when it is shown again.
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { PanelUi } from './panel-ui';
-import type { SessionRef, TranscriptServices } from './services';
+import type { SessionTarget, TranscriptServices } from './services';
 import { TranscriptController } from './transcript-controller';
 import { vscodePanelUi } from './vscode-panel-ui';
 import { panelIcon, renderWebviewPage, webviewOptions } from './webview-page';
@@ -20,7 +20,7 @@ export class TranscriptPanel extends Disposable {
   static readonly viewType = 'agentRewind.transcript';
   private static readonly open = new Map<string, TranscriptPanel>();
 
-  static show(extensionUri: vscode.Uri, ref: SessionRef, services: TranscriptServices, ui: PanelUi = vscodePanelUi()): TranscriptPanel {
+  static show(extensionUri: vscode.Uri, ref: SessionTarget, services: TranscriptServices, ui: PanelUi = vscodePanelUi()): TranscriptPanel {
     const existing = TranscriptPanel.open.get(ref.sessionRef);
     if (existing) {
       existing.panel.reveal();
@@ -51,7 +51,7 @@ export class TranscriptPanel extends Disposable {
     return new TranscriptPanel(panel, extensionUri, { sessionRef }, services, ui);
   }
 
-  static get(ref: SessionRef): TranscriptPanel | undefined {
+  static get(ref: SessionTarget): TranscriptPanel | undefined {
     return TranscriptPanel.open.get(ref.sessionRef);
   }
 
@@ -61,7 +61,7 @@ export class TranscriptPanel extends Disposable {
   private constructor(
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    readonly ref: SessionRef,
+    readonly ref: SessionTarget,
     services: TranscriptServices,
     ui: PanelUi,
   ) {
