@@ -13,7 +13,8 @@ import { VSCODE_CHAT_KIND } from './session';
 import { editingFolderOf, sessionFilesIn, sessionIdOfFile } from './storage-folders';
 
 export interface VsChatListing {
-  sessionFile: string;
+  /** The session's log (its ref). */
+  sessionRef: string;
   sessionId: string;
   title: string;
   cwd: string;
@@ -55,7 +56,7 @@ async function listOne(file: string, windowFolder: string | undefined, roots: re
   if (!cwd) return undefined;
   const created = typeof s.state?.creationDate === 'number' ? s.state.creationDate : st.birthtimeMs || st.mtimeMs;
   return {
-    sessionFile: file,
+    sessionRef: file,
     sessionId: str(s.state?.sessionId) ?? sessionIdOfFile(file),
     title: s.title ?? titleOf(s.state) ?? 'VS Code chat',
     cwd,

@@ -72,7 +72,7 @@ export async function readVsChatSession(file: string, opts: ReadVsChatOptions): 
   const created = typeof state.creationDate === 'number' ? state.creationDate : (await stat(file)).birthtimeMs;
   return new VsChatSession({
     sessionId,
-    sessionFile: file,
+    sessionRef: file,
     cwd,
     title: titleOf(state) ?? 'VS Code chat',
     createdAt: new Date(created).toISOString(),

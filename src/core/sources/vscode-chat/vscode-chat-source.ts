@@ -1,19 +1,22 @@
 // VS Code's own chat behind the source interface: sessions found in the window storage folders of every VS Code on
 // the machine (storage-folders.ts), read in place and never written. VS Code continues a conversation only from its
 // own chat view, so "Rewind to here" puts the files back and leaves the conversation to VS Code (forkNote says so).
-import { resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Warn } from '../../branches/records';
 import type { SessionListing } from '../listings';
 import { ReadCache } from '../read-cache';
+import { fileStamp } from '../session-ref';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import type { SessionView } from '../session-view';
 import { listStorageFolder } from './discovery';
 import { matchPromptRecords, readVsPromptRecords } from './prompt-records';
 import { readVsChatSession } from './reader';
 import { VSCODE_CHAT_KIND, type VsChatSession } from './session';
-import { SESSIONS_DIR, sessionFilesIn, sessionIdOfFile, storageFolderOf, storageFolders } from './storage-folders';
+import { EDITING_DIR, editingFolderOf, SESSIONS_DIR, sessionFilesIn, sessionIdOfFile, storageFolderOf, storageFolders } from './storage-folders';
 
 const AGENT = 'VS Code chat';
+/** Under a window storage folder: the session logs and the editing states beside them. */
+const WATCHED = `{${SESSIONS_DIR}/*.jsonl,${SESSIONS_DIR}/*.json,${EDITING_DIR}/*/state.json}`;
 const MAX_CACHED = 16;
 
 export interface VsChatSourceOptions {
@@ -61,15 +64,39 @@ export class VsChatSource implements SourceAdapter {
     for (const storage of this.#storages()) {
       const windowFolder = this.#windowFolderOf(storage);
       for (const l of await listStorageFolder(storage, { roots: ctx.workspaceRoots, ...(windowFolder ? { windowFolder } : {}) })) {
-        this.#placed.set(resolve(l.sessionFile), l.cwd);
+        this.#placed.set(resolve(l.sessionRef), l.cwd);
         out.push(l);
       }
     }
     return out.sort((a, b) => b.modifiedMs - a.modifiedMs);
   }
 
+  /** The change signal: a session is its log and its editing state (`chatEditingSessions/<id>/state.json`). */
   watchFolders(): WatchedFolder[] {
-    return this.#storages().map((s) => ({ path: resolve(s, SESSIONS_DIR), source: VSCODE_CHAT_KIND, pattern: '*.{jsonl,json}' }));
+    return this.#storages().map((s) => ({ path: resolve(s), source: VSCODE_CHAT_KIND, pattern: WATCHED }));
+  }
+
+  /** A change of the log is its session's; one of an editing state is the session of that id in the same window. */
+  async refsOfChange(path: string): Promise<string[]> {
+    const p = resolve(path);
+    const session = dirname(p);
+    if (basename(p) === 'state.json' && basename(dirname(session)) === EDITING_DIR) {
+      const id = basename(session);
+      return sessionFilesIn(dirname(dirname(session))).filter((f) => sessionIdOfFile(f) === id);
+    }
+    return [p];
+  }
+
+  /** The log's size and mtime, and its editing state's. */
+  async stamp(ref: string): Promise<string | undefined> {
+    const log = await fileStamp(ref);
+    if (log === undefined) return undefined;
+    const editing = editingFolderOf(ref);
+    return `${log}|${(editing && (await fileStamp(join(editing, 'state.json')))) || '-'}`;
+  }
+
+  fileOf(ref: string): string {
+    return ref;
   }
 
   owns(file: string): boolean {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readVsChatSession } from '../../../../src/core/sources/vscode-chat/reader';
 import { VsChatSource } from '../../../../src/core/sources/vscode-chat/vscode-chat-source';
+import { SessionSources } from '../../../../src/core/sources/session-sources';
 import { appendVsPromptRecord, sha256Hex } from '../../../../src/core/sources/vscode-chat/prompt-records';
 import type { AgentMessage, MessageEntry } from '../../../../src/core/session/types';
 import { fileUri, initialState, lines, plantSession, request, SESSION_ID, T0 } from './builder';
@@ -168,18 +169,32 @@ test('the source lists the sessions of the open folder only, from every user-dat
   const source = new VsChatSource({ home: join(dir, 'home'), env: { AGENT_REWIND_VSCODE_USER_DATA: ud }, userHome: join(dir, 'nohome') });
   const listed = await source.list({ settings: {} as never, workspaceRoots: [ws], warn: () => {} });
   assert.deepEqual(
-    listed.map((l) => [l.sessionFile, l.sessionId, l.title, l.source, l.cwd]),
+    listed.map((l) => [l.sessionRef, l.sessionId, l.title, l.source, l.cwd]),
     [[mine, SESSION_ID, 'create a.txt', 'vscode-chat', ws]],
   );
   assert.ok(source.owns(mine));
   assert.deepEqual(await source.findById(SESSION_ID.slice(0, 8)), [mine]);
+  // the change signal: the log and its editing state, both mapped to the session, both in its stamp
+  const storage = join(ud, 'User', 'workspaceStorage', 'w1');
   assert.deepEqual(
     source
       .watchFolders()
       .map((w) => w.path)
       .sort(),
-    [join(ud, 'User', 'workspaceStorage', 'w1', 'chatSessions'), join(ud, 'User', 'workspaceStorage', 'w2', 'chatSessions')],
+    [storage, join(ud, 'User', 'workspaceStorage', 'w2')],
   );
+  const editing = join(storage, 'chatEditingSessions', SESSION_ID);
+  mkdirSync(editing, { recursive: true });
+  writeFileSync(join(editing, 'state.json'), '{"version":2}');
+  const changes = new SessionSources([source]);
+  const ctx = { settings: {} as never, workspaceRoots: [ws], warn: () => {} };
+  assert.deepEqual(await changes.refsOfChange(join(editing, 'state.json'), ctx), [mine]);
+  assert.deepEqual(await changes.refsOfChange(mine, ctx), [mine]);
+  assert.deepEqual(await changes.refsOfChange(join(storage, 'chatEditingSessions', 'nobody', 'state.json'), ctx), []);
+  const stamp = await source.stamp(mine);
+  writeFileSync(join(editing, 'state.json'), '{"version":2,"timeline":{}}');
+  assert.notEqual(await source.stamp(mine), stamp, 'a change of the editing state changes the stamp');
+  assert.equal(await source.stamp(join(storage, 'chatSessions', 'gone.jsonl')), undefined);
   const view = await source.open(mine);
   assert.equal(view.cwd, ws);
   // a hook recorded after the view was read is tied at the next open, though the log did not change
@@ -211,7 +226,7 @@ test("the extension's own window storage folder places its sessions in the windo
   const source = new VsChatSource({ home: dir, editorStorage: storage, env: {}, userHome: join(dir, 'nohome') });
   const listed = await source.list({ settings: {} as never, workspaceRoots: [ws], warn: () => {} });
   assert.deepEqual(
-    listed.map((l) => [l.sessionFile, l.cwd]),
+    listed.map((l) => [l.sessionRef, l.cwd]),
     [[file, ws]],
   );
   writeFileSync(join(dir, 'unrelated.jsonl'), '');
