@@ -154,7 +154,7 @@ function responseMessages(req: JsonRecord, info: ChatRequestInfo): ResponseMessa
           role: 'toolResult',
           toolCallId: callId,
           toolName: name,
-          content: [{ type: 'text', text: toolResultText(part) }],
+          content: toolResultText(part).map((text) => ({ type: 'text' as const, text })),
           isError: toolFailed(part),
           timestamp: ts,
         },
@@ -223,13 +223,14 @@ function messageText(v: unknown): string {
   return str(v) ?? str(obj(v)?.value) ?? '';
 }
 
-function toolResultText(part: JsonRecord): string {
+/** What a tool call did, in text blocks (a terminal's output kept as its own block: it can be long, and is not copied). */
+function toolResultText(part: JsonRecord): string[] {
   const data = obj(part.toolSpecificData);
   const output = str(obj(data?.terminalCommandOutput)?.text);
   const exit = num(obj(data?.terminalCommandState)?.exitCode);
   const said = messageText(part.pastTenseMessage) || messageText(part.invocationMessage);
-  const parts = [said, output !== undefined ? output : '', exit !== undefined && exit !== 0 ? `exit code ${exit}` : ''].filter((s) => s !== '');
-  return parts.join('\n\n') || (part.isComplete === false ? '(not finished)' : '(done)');
+  const parts = [said, output ?? '', exit !== undefined && exit !== 0 ? `exit code ${exit}` : ''].filter((s) => s !== '');
+  return parts.length ? parts : [part.isComplete === false ? '(not finished)' : '(done)'];
 }
 
 function toolFailed(part: JsonRecord): boolean {
