@@ -19,6 +19,9 @@ function toolResults(message) {
   return (message.content || []).filter((p) => p instanceof vscode.LanguageModelToolResultPart || (p.callId !== undefined && p.content !== undefined)).length;
 }
 
+/** The markers of the steps whose final reply the model has given. */
+const finished = new Set();
+
 function makeProvider(script, log) {
   return {
     provideLanguageModelChatInformation() {
@@ -52,7 +55,10 @@ function makeProvider(script, log) {
       const call = step.calls[done];
       log(`model: ${step.marker} round ${done} of ${step.calls.length}`);
       if (call) progress.report(new vscode.LanguageModelToolCallPart(`call_${step.marker}_${done}`, call.name, call.input));
-      else progress.report(new vscode.LanguageModelTextPart(step.reply));
+      else {
+        finished.add(step.marker);
+        progress.report(new vscode.LanguageModelTextPart(step.reply));
+      }
     },
     async provideTokenCount(model, text) {
       return Math.ceil((typeof text === 'string' ? text.length : JSON.stringify(text).length) / 4);
@@ -93,8 +99,12 @@ async function drive(script, log) {
     const t = Date.now();
     const r = await vscode.commands.executeCommand('workbench.action.chat.open', { query: step.prompt, mode: 'agent', blockOnResponse: true });
     log(`prompt ${n + 1} answered after ${Date.now() - t} ms: ${JSON.stringify(r).slice(0, 200)}`);
+    // the very first prompt may come back at once while VS Code's agent takes it over and runs it: the next prompt is
+    // sent (and the workspace recorded for it) only once this step's last reply was given and its edits are saved
+    for (let i = 0; i < 240 && !finished.has(step.marker); i++) await sleep(500);
+    log(`step ${step.marker} finished: ${finished.has(step.marker)}`);
     results.push({ ms: Date.now() - t, result: r });
-    await sleep(1500);
+    await sleep(3000);
   }
   return results;
 }
