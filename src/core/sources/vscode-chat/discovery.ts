@@ -8,6 +8,7 @@ import { parseComplete } from '../listing-reads';
 import { obj, str, type JsonRecord } from '../jsonl-lines';
 import { isInside } from '../workspace-paths';
 import { chooseFolder, editingStatePaths, pathsNamedIn, workspaceJsonFolder, type NamedPaths } from './attribution';
+import { requestInfo } from './convert';
 import { replayChatFile, titleOf } from './reader';
 import { VSCODE_CHAT_KIND } from './session';
 import { editingFolderOf, sessionFilesIn, sessionIdOfFile } from './storage-folders';
@@ -21,6 +22,8 @@ export interface VsChatListing {
   createdAt: string;
   modifiedMs: number;
   source: typeof VSCODE_CHAT_KIND;
+  /** The model and mode of its latest request ("fake-model · agent"). */
+  detail?: string;
 }
 
 export const FULL_READ_BYTES = 4 * 1024 * 1024;
@@ -55,6 +58,7 @@ async function listOne(file: string, windowFolder: string | undefined, roots: re
   const cwd = chooseFolder({ ...(windowFolder ? { windowFolder } : {}), named, roots });
   if (!cwd) return undefined;
   const created = typeof s.state?.creationDate === 'number' ? s.state.creationDate : st.birthtimeMs || st.mtimeMs;
+  const detail = modelAndMode(requests);
   return {
     sessionRef: file,
     sessionId: str(s.state?.sessionId) ?? sessionIdOfFile(file),
@@ -63,7 +67,16 @@ async function listOne(file: string, windowFolder: string | undefined, roots: re
     createdAt: new Date(created).toISOString(),
     modifiedMs: st.mtimeMs,
     source: VSCODE_CHAT_KIND,
+    ...(detail ? { detail } : {}),
   };
+}
+
+/** The model (without its vendor) and the mode of the latest request, as the chat view's pickers name them. */
+export function modelAndMode(requests: readonly unknown[] | undefined): string | undefined {
+  const last = requests?.length ? requestInfo(obj(requests[requests.length - 1]) ?? {}, false) : undefined;
+  const model = last?.modelId?.split('/').pop();
+  const parts = [model, last?.mode].filter((p): p is string => !!p);
+  return parts.length ? parts.join(' · ') : undefined;
 }
 
 async function summaryWhole(file: string): Promise<Summary> {

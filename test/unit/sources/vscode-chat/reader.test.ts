@@ -169,8 +169,8 @@ test('the source lists the sessions of the open folder only, from every user-dat
   const source = new VsChatSource({ home: join(dir, 'home'), env: { AGENT_REWIND_VSCODE_USER_DATA: ud }, userHome: join(dir, 'nohome') });
   const listed = await source.list({ settings: {} as never, workspaceRoots: [ws], warn: () => {} });
   assert.deepEqual(
-    listed.map((l) => [l.sessionRef, l.sessionId, l.title, l.source, l.cwd]),
-    [[mine, SESSION_ID, 'create a.txt', 'vscode-chat', ws]],
+    listed.map((l) => [l.sessionRef, l.sessionId, l.title, l.source, l.cwd, l.detail]),
+    [[mine, SESSION_ID, 'create a.txt', 'vscode-chat', ws, 'fake-model · agent']],
   );
   assert.ok(source.owns(mine));
   assert.deepEqual(await source.findById(SESSION_ID.slice(0, 8)), [mine]);
