@@ -91,6 +91,8 @@ export interface AgentHooks {
 export interface AgentAdapter {
   /** Stable, lower-case: `agent-rewind hook <id>`, `hooks install <id>`, settings, the catalog. */
   readonly id: string;
+  /** Other names a person may type for it on the command line (`hooks install <alias>`), never stored anywhere. */
+  readonly aliases?: readonly string[];
   /** As a person knows it. */
   readonly displayName: string;
   /** A codicon name (https://microsoft.github.io/vscode-codicons/), shown beside its sessions. */

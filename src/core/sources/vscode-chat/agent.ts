@@ -63,6 +63,8 @@ async function runVscodeHookLazily(stdin: string, run: Parameters<AgentHooks['ha
 
 export const vscodeChatAgent: AgentAdapter = {
   id: 'vscode-chat',
+  // what issue 24 and a person type: `agent-rewind hooks install vscode`
+  aliases: ['vscode'],
   displayName: 'VS Code chat',
   icon: 'comment-discussion',
   kinds: [{ id: VSCODE_CHAT_KIND, label: 'VS Code chat' }],

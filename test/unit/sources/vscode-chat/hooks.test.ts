@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
 import { runAgentHook } from '../../../../src/cli/commands/hook';
 import { FileCheckpointer } from '../../../../src/core/files/file-checkpointer';
 import { agentById, hookHandlerFor } from '../../../../src/core/sources/registry';
@@ -94,6 +95,33 @@ test("someone else's handler in our file is kept, by install and by uninstall; b
   mkdirSync(join(dir, 'elsewhere'));
   symlinkSync(join(dir, 'elsewhere'), join(ws2, '.github'));
   await assert.rejects(vscode().hooks!.install({ scope: 'workspace', workspace: ws2 }, launcher), /symbolic link/);
+});
+
+test('`hooks install vscode` (an alias) installs them from the CLI, in the folder given', () => {
+  const root = join(__dirname, '../../../..');
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'src/cli/main.ts'),
+      'hooks',
+      'install',
+      'vscode',
+      '--cwd',
+      ws,
+      '--no-baseline',
+      '--command',
+      '/usr/bin/agent-rewind',
+      '--home',
+      home,
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /VS Code chat hooks \(workspace\): added UserPromptSubmit, Stop/);
+  const doc = JSON.parse(readFileSync(hooksFile(), 'utf8')) as { hooks: Record<string, { command: string }[]> };
+  assert.equal(doc.hooks.Stop![0]!.command, '/usr/bin/agent-rewind hook vscode-chat');
 });
 
 test('UserPromptSubmit snapshots under an anchor of its own and records the prompt; Stop takes the turn-end one', async () => {
