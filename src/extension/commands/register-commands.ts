@@ -14,7 +14,8 @@ import { switchedBranchNotice } from '../webviews/transcript-controller';
 import { TranscriptPanel } from '../webviews/transcript-panel';
 import { plural } from '../tree/format';
 import { withoutCodeMarks } from '../../shared/plain-text';
-import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { askName, comparePicker, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { chooseComparison, type CompareChoice } from './compare-target';
 import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
@@ -27,8 +28,8 @@ export interface CommandContext {
   refreshAll(): void;
   showTranscript(sessionFile: string): void;
   showPreview(sessionFile: string, anchorEntryId: string): void;
-  /** Opens (or retargets) the Compare branches panel. */
-  showCompare(sessionFile: string, branchA: string, branchB: string): void;
+  /** Opens (or retargets) the Compare panel: A of `sessionFile`, B of `sessionFileB` when set (another session). */
+  showCompare(choice: CompareChoice): void;
   /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
   selectedNode(): unknown;
   /** The agent-rewind launcher on the terminals' PATH (what agent hooks run). */
@@ -63,24 +64,25 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return node instanceof NamedCheckpointNode ? node : undefined;
   };
 
-  /** Compare branches: A and B from the argument ({ sessionFile, branchA, branchB }, a branch row, the transcript's
-   *  { sessionFile, branch }), the rest asked for. */
+  /** Compare: A and B from the argument ({ sessionFile, branchA, branchB[, sessionFileB] }, a branch row, the
+   *  transcript's { sessionFile, branch }), the rest asked for; B may be a branch of another session (compare-target.ts). */
   const compareBranches: Handler = async (arg) => {
     const target = branchTargetOf(arg);
     const file = target?.sessionFile ?? (await sessionOf(arg));
     if (!file) return;
-    const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown }) : {};
-    const a =
-      typeof o.branchA === 'string' && o.branchA
-        ? o.branchA
-        : (target?.branch ?? (await pickBranchToCompare(engine, file, { title: 'Compare branches: the first branch (A, left)' })));
-    if (!a) return;
-    const b =
-      typeof o.branchB === 'string' && o.branchB
-        ? o.branchB
-        : await pickBranchToCompare(engine, file, { title: `Compare "${a}" with… (B, right)`, exclude: a });
-    if (!b) return;
-    ctx.showCompare(file, a, b);
+    const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown; sessionFileB?: unknown }) : {};
+    const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+    const branchA = text(o.branchA) ?? target?.branch;
+    const branchB = text(o.branchB);
+    const sessionFileB = text(o.sessionFileB);
+    const choice = await chooseComparison(engine, comparePicker, {
+      sessionFile: file,
+      ...(branchA ? { branchA } : {}),
+      ...(branchB ? { branchB } : {}),
+      ...(sessionFileB ? { sessionFileB } : {}),
+    });
+    if (choice) ctx.showCompare(choice);
+    return choice;
   };
 
   /** Registers (or removes) an agent's hooks that snapshot the workspace at every prompt, through the CLI. */

@@ -47,9 +47,9 @@ export class CompareController extends Disposable {
 
   /** Compares another pair (or another session's) in the same panel. */
   retarget(ref: CompareRef): Promise<void> {
-    const sameFile = ref.sessionFile === this.ref.sessionFile;
+    const sameFiles = ref.sessionFile === this.ref.sessionFile && ref.sessionFileB === this.ref.sessionFileB;
     this.ref = ref;
-    if (!sameFile) this.watch();
+    if (!sameFiles) this.watch();
     this.model = undefined;
     return this.compute();
   }
@@ -84,9 +84,12 @@ export class CompareController extends Disposable {
     return this.computing;
   }
 
+  /** Both sessions when B is of another one: an append to either changes the comparison. */
   private watch(): void {
     this.watching?.dispose();
-    this.watching = this.services.onDidChangeSession(this.ref, () => this.scheduleRefresh());
+    const files = [this.ref.sessionFile, ...(this.ref.sessionFileB && this.ref.sessionFileB !== this.ref.sessionFile ? [this.ref.sessionFileB] : [])];
+    const subscriptions = files.map((sessionFile) => this.services.onDidChangeSession({ sessionFile }, () => this.scheduleRefresh()));
+    this.watching = { dispose: () => subscriptions.forEach((d) => d.dispose()) };
   }
 
   private scheduleRefresh(): void {
@@ -112,15 +115,21 @@ export class CompareController extends Disposable {
         return;
       case 'refresh':
         return this.compute();
-      case 'swap':
-        return this.retarget({ ...this.ref, branchA: this.ref.branchB, branchB: this.ref.branchA });
+      case 'swap': {
+        const { sessionFile, sessionFileB, branchA, branchB } = this.ref;
+        const sessions =
+          sessionFileB !== undefined && sessionFileB !== sessionFile ? { sessionFile: sessionFileB, sessionFileB: sessionFile } : { sessionFile };
+        return this.retarget({ ...sessions, branchA: branchB, branchB: branchA });
+      }
       case 'openMessage': {
-        // Only messages this comparison shows: the id is never used to reach anything else.
+        // Only messages this comparison shows: the id is never used to reach anything else. A message listed on a side
+        // opens in that side's session; where they part is in both (A's is opened).
         const m = this.model;
-        const listed = m && (m.divergence?.entryId === message.entryId || [m.a, m.b].some((s) => s.messages.some((x) => x.entryId === message.entryId)));
-        if (!listed) return;
+        if (!m) return;
+        const side = [m.a, m.b].find((s) => s.messages.some((x) => x.entryId === message.entryId));
+        if (!side && m.divergence?.entryId !== message.entryId) return;
         try {
-          await this.services.openMessage(this.ref, message.entryId);
+          await this.services.openMessage({ sessionFile: side?.session?.sessionFile ?? m.a.session?.sessionFile ?? m.sessionFile }, message.entryId);
         } catch (error) {
           this.ui.showError(`Could not open the message: ${messageOf(error)}`);
         }
@@ -141,9 +150,8 @@ export class CompareController extends Disposable {
     }
     try {
       await this.services.openBranchFileDiff(
-        { sessionFile: m.sessionFile, branchA: m.a.name, branchB: m.b.name },
-        { branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
-        { branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
+        { sessionFile: m.a.session?.sessionFile ?? m.sessionFile, branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
+        { sessionFile: m.b.session?.sessionFile ?? m.sessionFile, branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
         path,
       );
       if (!this.isDisposed) this.post(respond({ type: 'openFileDiff', requestId }, { ok: true, result: { opened: path } }));

@@ -81,7 +81,11 @@ describe('CompareController', () => {
     await h.controller.handle({ type: 'ready' });
     await h.controller.handle({ type: 'openFileDiff', requestId: 7, path: 'db.txt' });
     const [call] = h.services.called('openBranchFileDiff');
-    assert.deepEqual(call?.args, [ref, { branch: 'main', anchorEntryId: 'u3' }, { branch: 'main-v2', anchorEntryId: 'u3b' }, 'db.txt']);
+    assert.deepEqual(call?.args, [
+      { sessionFile: ref.sessionFile, branch: 'main', anchorEntryId: 'u3' },
+      { sessionFile: ref.sessionFile, branch: 'main-v2', anchorEntryId: 'u3b' },
+      'db.txt',
+    ]);
     assert.deepEqual(h.posted.at(-1), { type: 'response', requestId: 7, ok: true, result: { opened: 'db.txt' } });
   });
 
@@ -117,6 +121,58 @@ describe('CompareController', () => {
     assert.deepEqual(h.controller.target, { ...ref, branchA: 'main-v2', branchB: 'main' });
     assert.equal(lastModel(h.posted)?.a.name, 'main-v2');
     assert.deepEqual(h.titles, ['main|main-v2', 'main-v2|main']);
+  });
+
+  describe('B of another session (a Claude Code original and its fork)', () => {
+    const forkFile = '/claude/fork.jsonl';
+    const twoSessions = () => {
+      const base = sampleCompare();
+      const model = sampleCompare({
+        a: { ...base.a, name: 'main', session: { sessionFile: ref.sessionFile, sessionId: 'session-1', title: 'Pick a database' } },
+        b: { ...base.b, name: 'main', session: { sessionFile: forkFile, sessionId: 'fork-1', title: 'Pick a database' } },
+      });
+      const services = new FakeServices();
+      services.compareModel = model;
+      const posted: CompareToWebview[] = [];
+      const target = { sessionFile: ref.sessionFile, branchA: 'main', branchB: 'main', sessionFileB: forkFile };
+      const controller = new CompareController(target, services, (m) => posted.push(m), new FakeUi(), { refreshDelayMs: 5 });
+      return { services, posted, controller, target };
+    };
+
+    it("watches both sessions, opens each side's messages and snapshots in its own session", async () => {
+      const h = twoSessions();
+      assert.deepEqual(
+        h.services.called('onDidChangeSession').map((c) => c.args[0]),
+        [{ sessionFile: ref.sessionFile }, { sessionFile: forkFile }],
+      );
+      await h.controller.handle({ type: 'ready' });
+      assert.deepEqual(h.services.called('compare')[0]?.args, [h.target]);
+      await h.controller.handle({ type: 'openMessage', entryId: 'b2' });
+      await h.controller.handle({ type: 'openMessage', entryId: 'a2' });
+      await h.controller.handle({ type: 'openMessage', entryId: 'u2' });
+      assert.deepEqual(
+        h.services.called('openMessage').map((c) => c.args),
+        [
+          [{ sessionFile: forkFile }, 'b2'],
+          [{ sessionFile: ref.sessionFile }, 'a2'],
+          [{ sessionFile: ref.sessionFile }, 'u2'],
+        ],
+      );
+      await h.controller.handle({ type: 'openFileDiff', requestId: 3, path: 'db.txt' });
+      assert.deepEqual(h.services.called('openBranchFileDiff')[0]?.args, [
+        { sessionFile: ref.sessionFile, branch: 'main', anchorEntryId: 'u3' },
+        { sessionFile: forkFile, branch: 'main', anchorEntryId: 'u3b' },
+        'db.txt',
+      ]);
+    });
+
+    it('swaps the sessions with the branches', async () => {
+      const h = twoSessions();
+      await h.controller.handle({ type: 'ready' });
+      await h.controller.handle({ type: 'swap' });
+      assert.deepEqual(h.controller.target, { sessionFile: forkFile, sessionFileB: ref.sessionFile, branchA: 'main', branchB: 'main' });
+      assert.equal(lastModel(h.posted)?.a.session?.sessionFile, forkFile);
+    });
   });
 
   it('shows why the comparison failed, and recomputes when the session file changes', async () => {
@@ -185,11 +241,29 @@ describe('renderCompare', () => {
     assert.match(html, /No messages after the point where they part/);
   });
 
+  it("names each side's session when the two are of two sessions (a session and its fork)", () => {
+    const m = sampleCompare({ divergence: null });
+    m.a = { ...m.a, session: { sessionFile: '/a.jsonl', sessionId: 'a', title: 'Pick a database' } };
+    m.b = { ...m.b, session: { sessionFile: '/b.jsonl', sessionId: 'b', title: 'Fork: Pick a database' } };
+    const html = renderCompare(m);
+    assert.match(html, /data-testid="session-title">Pick a database ↔ Fork: Pick a database</);
+    assert.equal(html.match(/data-testid="side-session"/g)?.length, 2);
+    assert.match(html, /data-testid="column-b"[^]*data-testid="side-session">.*of <span class="quoted">Fork: Pick a database</);
+    assert.match(html, /share no message \(two separate conversations\)/);
+    assert.doesNotMatch(renderCompare(sampleCompare()), /side-session/);
+  });
+
   it('keeps hostile session text as text everywhere', () => {
     const evil = '<img src=x onerror=alert(1)><script>alert(1)</script>" onmouseover="x';
     const m = sampleCompare({ title: evil, divergence: { entryId: `${evil}`, kind: 'user', preview: evil }, readOnly: { agent: evil } });
-    m.a = { ...m.a, name: evil, messages: [{ entryId: evil, kind: 'assistant', preview: evil }], snapshot: { ...m.a.snapshot!, preview: evil } };
-    m.b = { ...m.b, name: `${evil}2` };
+    m.a = {
+      ...m.a,
+      name: evil,
+      messages: [{ entryId: evil, kind: 'assistant', preview: evil }],
+      snapshot: { ...m.a.snapshot!, preview: evil },
+      session: { sessionFile: evil, sessionId: evil, title: evil },
+    };
+    m.b = { ...m.b, name: `${evil}2`, session: { sessionFile: evil, sessionId: evil, title: evil } };
     m.files = {
       ok: true,
       files: [{ path: evil, status: 'modified', insertions: 1, deletions: 1, binary: false }],
