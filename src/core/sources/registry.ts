@@ -64,6 +64,12 @@ export async function loadAgentModules(paths: readonly string[], base = process.
   return added;
 }
 
+/** The modules loadAgentModules loaded (absolute paths, in load order): what a launcher passes on to the CLIs it
+ *  starts, so a process started by an agent's hook knows the agents its writer knew. */
+export function loadedAgentModules(): string[] {
+  return [...loadedModules];
+}
+
 /** The agent modules named by the environment ($AGENT_REWIND_AGENT_MODULES, path-delimiter separated). */
 export function agentModulesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const v = env.AGENT_REWIND_AGENT_MODULES;

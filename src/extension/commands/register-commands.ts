@@ -16,6 +16,7 @@ import { plural } from '../tree/format';
 import { withoutCodeMarks } from '../../shared/plain-text';
 import { askName, comparePicker, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { chooseComparison, type CompareChoice } from './compare-target';
+import { chooseHookAgent } from './hook-agent-target';
 import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
@@ -134,6 +135,17 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
   const handlers: Record<string, Handler> = {
     'agentRewind.refresh': async () => ctx.refreshAll(),
+
+    // every agent with hooks, built-in or loaded from agentRewind.agentModules, through one picker ({ agent: id } or
+    // the id as the argument picks it)
+    'agentRewind.setUpAgentCheckpoints': async (arg) => {
+      const agent = await chooseHookAgent(hookAgents(), arg, 'install', comparePicker);
+      if (agent) await setUpHooks(agent, 'install');
+    },
+    'agentRewind.removeAgentHooks': async (arg) => {
+      const agent = await chooseHookAgent(hookAgents(), arg, 'uninstall', comparePicker);
+      if (agent) await setUpHooks(agent, 'uninstall');
+    },
 
     'agentRewind.openTranscript': async (arg) => {
       // { sessionFile, entryId } and checkpoint nodes open at their message; a session opens where it was.
@@ -363,7 +375,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       changed(target.sessionFile);
     },
   };
-  // each agent's hook commands, by the ids it declares (package.json contributes them)
+  // each agent's own hook commands, by the ids it declares (package.json contributes them; they keep working)
   for (const agent of hookAgents()) {
     if (!agent.hookCommands) continue;
     handlers[agent.hookCommands.install] = async () => setUpHooks(agent, 'install');
