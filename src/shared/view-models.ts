@@ -40,7 +40,7 @@ export interface TranscriptModel {
   /** Set for another agent's session (Claude Code, Codex): shown, never written; `branch` is the branch shown. */
   readOnly?: { agent: string };
   /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */
-  forkedFrom?: { sessionId: string; sessionFile?: string; title?: string };
+  forkedFrom?: { sessionId: string; sessionRef?: string; title?: string };
   branch: string;
   /** The session's active branch (another agent's: the one it continues on). When it is not `branch`, the transcript
    *  shows a branch without switching to it, and says so. */
@@ -90,7 +90,7 @@ export interface BranchCompareSide {
   name: string;
   /** Set on both sides when they are branches of two sessions (a session and its fork, or any two of the folder):
    *  the session this side's branch, messages and snapshot are of. */
-  session?: { sessionFile: string; sessionId: string; title: string };
+  session?: { sessionRef: string; sessionId: string; title: string };
   isActive: boolean;
   /** The branch's last message (null: it has none). */
   headEntryId: string | null;
@@ -112,10 +112,10 @@ export interface BranchCompareSide {
 }
 
 /** Two branches side by side (of one session, or of two: see BranchCompareSide.session): where they part, what each
- *  says after that, how their files differ. sessionId, sessionFile and title are A's session's. */
+ *  says after that, how their files differ. sessionId, sessionRef and title are A's session's. */
 export interface BranchCompareModel {
   sessionId: string;
-  sessionFile: string;
+  sessionRef: string;
   title: string;
   /** Set when a side is another agent's session (read-only: nothing here writes anyway). */
   readOnly?: { agent: string };
@@ -187,5 +187,5 @@ export interface RewindOutcome {
   /** Present when the file part can be undone with undoLastRewind. */
   undoAvailable: boolean;
   /** A foreign session's conversation rewind: the new session that continues from before the message. */
-  fork?: { sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
+  fork?: { sessionId: string; sessionRef: string; agent: string; resumeCommand: string[]; promptText: string };
 }

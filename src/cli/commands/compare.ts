@@ -58,7 +58,7 @@ export const compareCommand: Command = {
     const engine = new RewindEngine({ settings: cliSettings(ctx), workspaceRoots: [root], foreignSources, warn: warnOnStderr });
     let model: BranchCompareModel;
     try {
-      model = await engine.compareBranches(file, a, b, other === undefined ? {} : { sessionFileB: other });
+      model = await engine.compareBranches(file, a, b, other === undefined ? {} : { sessionRefB: other });
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {

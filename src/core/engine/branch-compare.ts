@@ -29,7 +29,7 @@ export const MAX_COMPARED_MESSAGES = 2000;
 /** One side of a comparison: a branch of a session. */
 export interface CompareSideInput {
   session: SessionView;
-  sessionFile: string;
+  sessionRef: string;
   title: string;
   branch: string;
   /** undefined: the session's folder is not open here, so its snapshots cannot be read. */
@@ -43,7 +43,7 @@ export interface CompareInputs {
 }
 
 export async function compareBranches(inA: CompareSideInput, inB: CompareSideInput, inputs: CompareInputs): Promise<BranchCompareModel> {
-  const twoSessions = inA.sessionFile !== inB.sessionFile;
+  const twoSessions = inA.sessionRef !== inB.sessionRef;
   const pathA = pathOf(inA, inputs.warn);
   const pathB = pathOf(inB, inputs.warn);
   const { commonA, commonB } = twoSessions ? sharedMessages(pathA.path, pathB.path) : sharedEntries(pathA.path, pathB.path);
@@ -69,7 +69,7 @@ export async function compareBranches(inA: CompareSideInput, inB: CompareSideInp
   }
   const model: BranchCompareModel = {
     sessionId: inA.session.sessionId,
-    sessionFile: inA.sessionFile,
+    sessionRef: inA.sessionRef,
     title: inA.title,
     divergence,
     a: a.side,
@@ -115,7 +115,7 @@ function sameMessage(x: SessionEntry, y: SessionEntry): boolean {
 }
 
 function sessionOf(input: CompareSideInput): NonNullable<BranchCompareSide['session']> {
-  return { sessionFile: input.sessionFile, sessionId: input.session.sessionId, title: input.title };
+  return { sessionRef: input.sessionRef, sessionId: input.session.sessionId, title: input.title };
 }
 
 /** Snapshots live in a store per folder: two sessions of different folders have no snapshots in common to diff. */

@@ -6,16 +6,16 @@
 import type { SessionDetails, SessionListing } from '../../core/engine';
 import { nothingToCompareMessage } from './compare-messages';
 
-/** What to compare: A of `sessionFile`, B of `sessionFileB` when set (another session), else of the same session. */
+/** What to compare: A of `sessionRef`, B of `sessionRefB` when set (another session), else of the same session. */
 export interface CompareChoice {
-  sessionFile: string;
+  sessionRef: string;
   branchA: string;
   branchB: string;
-  sessionFileB?: string;
+  sessionRefB?: string;
 }
 
 export interface CompareTargetEngine {
-  describeSession(sessionFile: string): Promise<SessionDetails>;
+  describeSession(sessionRef: string): Promise<SessionDetails>;
   listSessions(): Promise<SessionListing[]>;
 }
 
@@ -33,20 +33,20 @@ export interface ComparePicker {
   inform(message: string): void;
 }
 
-type Other = { kind: 'branch'; name: string } | { kind: 'session'; sessionFile: string; title: string };
+type Other = { kind: 'branch'; name: string } | { kind: 'session'; sessionRef: string; title: string };
 
 /**
  * The comparison for a command: `given` holds what its argument said (a branch row's branch is A; a full
- * { sessionFile, branchA, branchB[, sessionFileB] } asks nothing); the rest is asked. Undefined: dismissed, or nothing
+ * { sessionRef, branchA, branchB[, sessionRefB] } asks nothing); the rest is asked. Undefined: dismissed, or nothing
  * to compare (then said).
  */
 export async function chooseComparison(
   engine: CompareTargetEngine,
   ui: ComparePicker,
-  given: { sessionFile: string; branchA?: string; branchB?: string; sessionFileB?: string },
+  given: { sessionRef: string; branchA?: string; branchB?: string; sessionRefB?: string },
 ): Promise<CompareChoice | undefined> {
-  const { sessionFile } = given;
-  const details = await engine.describeSession(sessionFile);
+  const { sessionRef } = given;
+  const details = await engine.describeSession(sessionRef);
   const branchA =
     given.branchA ??
     (details.branches.length === 1
@@ -54,8 +54,8 @@ export async function chooseComparison(
       : await ui.pick(branchRows(details), { title: 'Compare: the first branch (A, left)', placeHolder: 'A branch of this session (nothing is changed)' }));
   if (branchA === undefined) return undefined;
   if (given.branchB !== undefined) {
-    const other = given.sessionFileB !== undefined && given.sessionFileB !== sessionFile ? { sessionFileB: given.sessionFileB } : {};
-    return { sessionFile, branchA, branchB: given.branchB, ...other };
+    const other = given.sessionRefB !== undefined && given.sessionRefB !== sessionRef ? { sessionRefB: given.sessionRefB } : {};
+    return { sessionRef, branchA, branchB: given.branchB, ...other };
   }
 
   const rows = await otherRows(engine, details, branchA);
@@ -68,14 +68,14 @@ export async function chooseComparison(
     placeHolder: 'Another branch of this session, or a branch of another session (nothing is changed)',
   });
   if (!other) return undefined;
-  if (other.kind === 'branch') return { sessionFile, branchA, branchB: other.name };
-  const theirs = await engine.describeSession(other.sessionFile);
+  if (other.kind === 'branch') return { sessionRef, branchA, branchB: other.name };
+  const theirs = await engine.describeSession(other.sessionRef);
   const branchB =
     theirs.branches.length === 1
       ? theirs.branches[0]!.name
       : await ui.pick(branchRows(theirs), { title: `Compare with which branch of "${other.title}"? (B, right)`, placeHolder: 'A branch of that session' });
   if (branchB === undefined) return undefined;
-  return { sessionFile, branchA, branchB, sessionFileB: other.sessionFile };
+  return { sessionRef, branchA, branchB, sessionRefB: other.sessionRef };
 }
 
 function branchRows(details: SessionDetails, exclude?: string): PickRow<string>[] {
@@ -94,8 +94,8 @@ function branchRows(details: SessionDetails, exclude?: string): PickRow<string>[
 async function otherRows(engine: CompareTargetEngine, details: SessionDetails, branchA: string): Promise<PickRow<Other>[]> {
   const all = await engine.listSessions();
   // the listing knows a fork's origin; a session's details may not
-  const me = all.find((s) => s.sessionFile === details.listing.sessionFile) ?? details.listing;
-  const sessions = all.filter((s) => s.sessionFile !== me.sessionFile);
+  const me = all.find((s) => s.sessionRef === details.listing.sessionRef) ?? details.listing;
+  const sessions = all.filter((s) => s.sessionRef !== me.sessionRef);
   const originId = me.fork?.originSessionId;
   const related = (s: SessionListing) =>
     s.fork?.originSessionId === me.sessionId || s.sessionId === originId || (originId !== undefined && s.fork?.originSessionId === originId);
@@ -105,7 +105,7 @@ async function otherRows(engine: CompareTargetEngine, details: SessionDetails, b
     return {
       label: `${s.fork ? '$(repo-forked)' : '$(comment-discussion)'} ${s.fork?.firstOwnPrompt ?? s.title}`,
       description: [role, s.fork?.firstOwnPrompt ? s.title : ''].filter(Boolean).join(' · '),
-      value: { kind: 'session', sessionFile: s.sessionFile, title: s.title },
+      value: { kind: 'session', sessionRef: s.sessionRef, title: s.title },
     };
   };
   const group = (heading: string, rows: PickRow<Other>[]): PickRow<Other>[] => (rows.length ? [{ label: heading }, ...rows] : []);

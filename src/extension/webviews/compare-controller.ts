@@ -47,7 +47,7 @@ export class CompareController extends Disposable {
 
   /** Compares another pair (or another session's) in the same panel. */
   retarget(ref: CompareRef): Promise<void> {
-    const sameFiles = ref.sessionFile === this.ref.sessionFile && ref.sessionFileB === this.ref.sessionFileB;
+    const sameFiles = ref.sessionRef === this.ref.sessionRef && ref.sessionRefB === this.ref.sessionRefB;
     this.ref = ref;
     if (!sameFiles) this.watch();
     this.model = undefined;
@@ -87,8 +87,8 @@ export class CompareController extends Disposable {
   /** Both sessions when B is of another one: an append to either changes the comparison. */
   private watch(): void {
     this.watching?.dispose();
-    const files = [this.ref.sessionFile, ...(this.ref.sessionFileB && this.ref.sessionFileB !== this.ref.sessionFile ? [this.ref.sessionFileB] : [])];
-    const subscriptions = files.map((sessionFile) => this.services.onDidChangeSession({ sessionFile }, () => this.scheduleRefresh()));
+    const files = [this.ref.sessionRef, ...(this.ref.sessionRefB && this.ref.sessionRefB !== this.ref.sessionRef ? [this.ref.sessionRefB] : [])];
+    const subscriptions = files.map((sessionRef) => this.services.onDidChangeSession({ sessionRef }, () => this.scheduleRefresh()));
     this.watching = { dispose: () => subscriptions.forEach((d) => d.dispose()) };
   }
 
@@ -116,9 +116,8 @@ export class CompareController extends Disposable {
       case 'refresh':
         return this.compute();
       case 'swap': {
-        const { sessionFile, sessionFileB, branchA, branchB } = this.ref;
-        const sessions =
-          sessionFileB !== undefined && sessionFileB !== sessionFile ? { sessionFile: sessionFileB, sessionFileB: sessionFile } : { sessionFile };
+        const { sessionRef, sessionRefB, branchA, branchB } = this.ref;
+        const sessions = sessionRefB !== undefined && sessionRefB !== sessionRef ? { sessionRef: sessionRefB, sessionRefB: sessionRef } : { sessionRef };
         return this.retarget({ ...sessions, branchA: branchB, branchB: branchA });
       }
       case 'openMessage': {
@@ -129,7 +128,7 @@ export class CompareController extends Disposable {
         const side = [m.a, m.b].find((s) => s.messages.some((x) => x.entryId === message.entryId));
         if (!side && m.divergence?.entryId !== message.entryId) return;
         try {
-          await this.services.openMessage({ sessionFile: side?.session?.sessionFile ?? m.a.session?.sessionFile ?? m.sessionFile }, message.entryId);
+          await this.services.openMessage({ sessionRef: side?.session?.sessionRef ?? m.a.session?.sessionRef ?? m.sessionRef }, message.entryId);
         } catch (error) {
           this.ui.showError(`Could not open the message: ${messageOf(error)}`);
         }
@@ -150,8 +149,8 @@ export class CompareController extends Disposable {
     }
     try {
       await this.services.openBranchFileDiff(
-        { sessionFile: m.a.session?.sessionFile ?? m.sessionFile, branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
-        { sessionFile: m.b.session?.sessionFile ?? m.sessionFile, branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
+        { sessionRef: m.a.session?.sessionRef ?? m.sessionRef, branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
+        { sessionRef: m.b.session?.sessionRef ?? m.sessionRef, branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
         path,
       );
       if (!this.isDisposed) this.post(respond({ type: 'openFileDiff', requestId }, { ok: true, result: { opened: path } }));

@@ -75,6 +75,6 @@ export class ComparePanel extends Disposable {
 }
 
 function titleOf(ref: CompareRef): string {
-  const twoSessions = ref.sessionFileB !== undefined && ref.sessionFileB !== ref.sessionFile;
+  const twoSessions = ref.sessionRefB !== undefined && ref.sessionRefB !== ref.sessionRef;
   return `Compare: ${ref.branchA} ↔ ${ref.branchB}${twoSessions ? ' (two sessions)' : ''}`;
 }

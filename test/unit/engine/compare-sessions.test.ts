@@ -82,7 +82,7 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
     // Rewind to here on the second prompt (conversation only), then the user asks again in the fork
     const rewound = await engine.applyRewind(originFile, ids.p2, 'conversation');
     assert.ok(rewound.fork);
-    forkFile = rewound.fork.sessionFile;
+    forkFile = rewound.fork.sessionRef;
     forkId = rewound.fork.sessionId;
     const f = new Transcript(forkId, ws);
     ids.fp = f.user(ids.a1, 'use a hand-written lexer', { uuid: 'eeeeeeee-0001', promptId: 'pid-fork' });
@@ -104,7 +104,7 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
     assert.equal((await engine.branches(forkFile)).length, 1);
     const forks = (await engine.listSessions()).filter((s) => s.fork?.originSessionId === ORIGIN);
     assert.deepEqual(
-      forks.map((s) => s.sessionFile),
+      forks.map((s) => s.sessionRef),
       [forkFile],
     );
   });
@@ -114,7 +114,7 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
     const [b] = await engine.branches(forkFile);
     const store = join(home, 'checkpoints');
     const before = [await sha(originFile), await sha(forkFile), (await readdir(store, { recursive: true })).length];
-    const m = await engine.compareBranches(originFile, a!.name, b!.name, { sessionFileB: forkFile });
+    const m = await engine.compareBranches(originFile, a!.name, b!.name, { sessionRefB: forkFile });
     assert.equal(m.readOnly?.agent, 'Claude Code');
     assert.equal(m.divergence?.entryId, ids.a1, 'they part after the reply both have');
     assert.deepEqual(
@@ -125,8 +125,8 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
       m.b.messages.map((x) => x.entryId),
       [ids.fp, ids.fa],
     );
-    assert.equal(m.a.session?.sessionFile, originFile);
-    assert.equal(m.b.session?.sessionFile, forkFile);
+    assert.equal(m.a.session?.sessionRef, originFile);
+    assert.equal(m.b.session?.sessionRef, forkFile);
     assert.equal(m.b.session?.sessionId, forkId);
     assert.equal(m.a.snapshot?.anchorEntryId, ids.p2);
     assert.equal(m.b.snapshot?.anchorEntryId, ids.fp);
@@ -144,8 +144,8 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
   });
 
   it('A and B swapped: the fork against the original, from the fork files to the original files', async () => {
-    const m = await engine.compareBranches(forkFile, 'main', 'main', { sessionFileB: originFile });
-    assert.equal(m.a.session?.sessionFile, forkFile);
+    const m = await engine.compareBranches(forkFile, 'main', 'main', { sessionRefB: originFile });
+    assert.equal(m.a.session?.sessionRef, forkFile);
     assert.equal(m.divergence?.entryId, ids.a1);
     assert.ok(m.files.ok);
     assert.deepEqual(
@@ -159,7 +159,7 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
   });
 
   it('compares any two sessions of the folder: no shared message, files from their snapshots', async () => {
-    const m = await engine.compareBranches(originFile, 'main', 'main', { sessionFileB: otherFile });
+    const m = await engine.compareBranches(originFile, 'main', 'main', { sessionRefB: otherFile });
     assert.equal(m.divergence, null);
     assert.equal(m.a.messages.length, 4);
     assert.equal(m.b.messages.length, 2);
@@ -175,13 +175,13 @@ describe('engine.compareBranches across sessions: a Claude Code original and its
   });
 
   it('two sessions of different folders: the conversations are compared, the files are refused with the reason', async () => {
-    const m = await engine.compareBranches(originFile, 'main', 'main', { sessionFileB: elsewhereFile });
+    const m = await engine.compareBranches(originFile, 'main', 'main', { sessionRefB: elsewhereFile });
     assert.equal(m.b.messages.length, 1);
     assert.ok(!m.files.ok);
     assert.match(m.files.error, /The two sessions worked in different folders \(.*ws and .*ws2-.*\), so their files cannot be compared/);
   });
 
-  it('one session and no sessionFileB: the branches of that session, as before (no session on the sides)', async () => {
+  it('one session and no sessionRefB: the branches of that session, as before (no session on the sides)', async () => {
     const m = await engine.compareBranches(originFile, 'main', 'main');
     assert.equal(m.a.session, undefined);
     assert.equal(m.b.session, undefined);

@@ -64,7 +64,7 @@ describe('Compare… on a Claude Code original: its fork is offered as B', () =>
       foreignSources: () => [new ClaudeSource({ configDirs: [config], home })],
     });
     const rewound = await engine.applyRewind(originFile, p2, 'conversation');
-    forkFile = rewound.fork!.sessionFile;
+    forkFile = rewound.fork!.sessionRef;
     const f = new Transcript(rewound.fork!.sessionId, root);
     f.text(f.user(a1, 'use a lexer', { uuid: 'efefefef-0001', promptId: 'pid-f' }), 'msg_3', 'Lexer.', { uuid: 'efefefef-0002' });
     await appendFile(forkFile, f.lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -77,7 +77,7 @@ describe('Compare… on a Claude Code original: its fork is offered as B', () =>
 
   it('takes the one branch as A, offers the fork (then the other sessions) as B, and compares the original with it', async () => {
     const ui = new ScriptedPicker(rowLabelled(/use a lexer/));
-    const choice = await chooseComparison(engine, ui, { sessionFile: originFile });
+    const choice = await chooseComparison(engine, ui, { sessionRef: originFile });
     assert.deepEqual(ui.said, []);
     assert.equal(ui.asked.length, 1, 'A is not asked: the original has one branch; B is one pick (the fork has one branch)');
     const rows = ui.asked[0]!.rows;
@@ -86,9 +86,9 @@ describe('Compare… on a Claude Code original: its fork is offered as B', () =>
     assert.match(fork.label, /^\$\(repo-forked\) use a lexer$/);
     assert.match(fork.description ?? '', /^a fork of this session · Fork: /);
     assert.match(rows[3]!.label, /an unrelated task/);
-    assert.deepEqual(choice, { sessionFile: originFile, branchA: 'main', branchB: 'main', sessionFileB: forkFile });
+    assert.deepEqual(choice, { sessionRef: originFile, branchA: 'main', branchB: 'main', sessionRefB: forkFile });
 
-    const m = await engine.compareBranches(choice!.sessionFile, choice!.branchA, choice!.branchB, { sessionFileB: choice!.sessionFileB! });
+    const m = await engine.compareBranches(choice!.sessionRef, choice!.branchA, choice!.branchB, { sessionRefB: choice!.sessionRefB! });
     assert.equal(m.divergence?.entryId, a1);
     assert.deepEqual(
       m.b.messages.map((x) => x.preview),
@@ -98,21 +98,21 @@ describe('Compare… on a Claude Code original: its fork is offered as B', () =>
 
   it('from the fork, its origin is offered first', async () => {
     const ui = new ScriptedPicker(rowLabelled(/comment-discussion\) write the parser/));
-    const choice = await chooseComparison(engine, ui, { sessionFile: forkFile });
+    const choice = await chooseComparison(engine, ui, { sessionRef: forkFile });
     assert.equal(ui.asked[0]!.rows[1]!.description, 'the origin of this fork');
-    assert.deepEqual(choice, { sessionFile: forkFile, branchA: 'main', branchB: 'main', sessionFileB: originFile });
+    assert.deepEqual(choice, { sessionRef: forkFile, branchA: 'main', branchB: 'main', sessionRefB: originFile });
   });
 
   it('asks nothing when the argument names both sides, and nothing is compared when a pick is dismissed', async () => {
     const none = new ScriptedPicker(() => undefined);
-    assert.deepEqual(await chooseComparison(engine, none, { sessionFile: originFile, branchA: 'main', branchB: 'main', sessionFileB: otherFile }), {
-      sessionFile: originFile,
+    assert.deepEqual(await chooseComparison(engine, none, { sessionRef: originFile, branchA: 'main', branchB: 'main', sessionRefB: otherFile }), {
+      sessionRef: originFile,
       branchA: 'main',
       branchB: 'main',
-      sessionFileB: otherFile,
+      sessionRefB: otherFile,
     });
     assert.equal(none.asked.length, 0);
-    assert.equal(await chooseComparison(engine, none, { sessionFile: originFile }), undefined);
+    assert.equal(await chooseComparison(engine, none, { sessionRef: originFile }), undefined);
     assert.equal(none.asked.length, 1);
   });
 });
@@ -140,7 +140,7 @@ describe('Compare… on our own sessions', () => {
     const file = await engine.createSession(root, { title: 'Alone' });
     await engine.appendMessage(file, { role: 'user', content: 'hello' });
     const ui = new ScriptedPicker(() => assert.fail('nothing should be asked'));
-    assert.equal(await chooseComparison(engine, ui, { sessionFile: file }), undefined);
+    assert.equal(await chooseComparison(engine, ui, { sessionRef: file }), undefined);
     assert.deepEqual(ui.said, [nothingToCompareMessage('Alone')]);
   });
 
@@ -152,8 +152,8 @@ describe('Compare… on our own sessions', () => {
     const ui = new ScriptedPicker((rows, title) =>
       title.startsWith('Compare: the first branch') ? rowLabelled(/ main$/)(rows) : rowLabelled(/main-v2/)(rows),
     );
-    const choice = await chooseComparison(engine, ui, { sessionFile: file });
-    assert.deepEqual(choice, { sessionFile: file, branchA: 'main', branchB: 'main-v2' });
+    const choice = await chooseComparison(engine, ui, { sessionRef: file });
+    assert.deepEqual(choice, { sessionRef: file, branchA: 'main', branchB: 'main-v2' });
     assert.deepEqual(headings(ui.asked[1]!.rows), ['Branches of this session', 'Other sessions of this workspace']);
     assert.ok(!ui.asked[1]!.rows.some((r) => / main$/.test(r.label)), 'A itself is not offered as B');
   });

@@ -63,7 +63,7 @@ describe("the Sessions tree's set-up hint for a loaded agent", () => {
 
   it('runs the generic command with the agent id (the agent has no command of its own)', async () => {
     registerAgent(toy);
-    const listing = { sessionFile: '/toy/t1.toydb', sessionId: 't1', title: 'Toy session', source: 'toy', modifiedMs: 0 };
+    const listing = { sessionRef: '/toy/t1.toydb', sessionId: 't1', title: 'Toy session', source: 'toy', modifiedMs: 0 };
     const [session] = await rootNodes({
       listSessions: async () => [listing],
       describeSession: async () => ({ listing, branches: [], namedCheckpoints: [], fileCheckpoints: [], problems: [] }),

@@ -34,7 +34,7 @@ describe('compare webview in Chromium', { skip: missing }, () => {
     const m = sampleCompare({ title: HOSTILE });
     m.a = { ...m.a, messages: [...m.a.messages, { entryId: 'evil', kind: 'assistant', preview: HOSTILE }] };
     services.compareModel = m;
-    const ref = { sessionFile: m.sessionFile, branchA: 'main', branchB: 'main-v2' };
+    const ref = { sessionRef: m.sessionRef, branchA: 'main', branchB: 'main-v2' };
     const { page, problems } = await openWebview(browser, 'compare', (post) => {
       const controller = new CompareController(ref, services, (x) => void post(x), new FakeUi());
       return (x) => controller.handle(x);
@@ -54,8 +54,8 @@ describe('compare webview in Chromium', { skip: missing }, () => {
     await page.keyboard.press('Enter');
     await until('the diff to be opened', async () => (services.called('openBranchFileDiff').length ? true : undefined));
     assert.deepEqual(services.called('openBranchFileDiff')[0]?.args, [
-      { sessionFile: '/sessions/s1.jsonl', branch: 'main', anchorEntryId: 'u3' },
-      { sessionFile: '/sessions/s1.jsonl', branch: 'main-v2', anchorEntryId: 'u3b' },
+      { sessionRef: '/sessions/s1.jsonl', branch: 'main', anchorEntryId: 'u3' },
+      { sessionRef: '/sessions/s1.jsonl', branch: 'main-v2', anchorEntryId: 'u3b' },
       'replica.conf',
     ]);
     // Focus stays on the row across the re-render.

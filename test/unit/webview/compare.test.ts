@@ -10,7 +10,7 @@ import { renderCompare, renderLoadError, renderLoading } from '../../../webview-
 import { FakeServices, FakeUi, sampleCompare } from './fakes';
 import { inertnessProblems } from './inert-html';
 
-const ref = { sessionFile: '/sessions/s1.jsonl', branchA: 'main', branchB: 'main-v2' };
+const ref = { sessionRef: '/sessions/s1.jsonl', branchA: 'main', branchB: 'main-v2' };
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 function harness() {
@@ -82,8 +82,8 @@ describe('CompareController', () => {
     await h.controller.handle({ type: 'openFileDiff', requestId: 7, path: 'db.txt' });
     const [call] = h.services.called('openBranchFileDiff');
     assert.deepEqual(call?.args, [
-      { sessionFile: ref.sessionFile, branch: 'main', anchorEntryId: 'u3' },
-      { sessionFile: ref.sessionFile, branch: 'main-v2', anchorEntryId: 'u3b' },
+      { sessionRef: ref.sessionRef, branch: 'main', anchorEntryId: 'u3' },
+      { sessionRef: ref.sessionRef, branch: 'main-v2', anchorEntryId: 'u3b' },
       'db.txt',
     ]);
     assert.deepEqual(h.posted.at(-1), { type: 'response', requestId: 7, ok: true, result: { opened: 'db.txt' } });
@@ -128,13 +128,13 @@ describe('CompareController', () => {
     const twoSessions = () => {
       const base = sampleCompare();
       const model = sampleCompare({
-        a: { ...base.a, name: 'main', session: { sessionFile: ref.sessionFile, sessionId: 'session-1', title: 'Pick a database' } },
-        b: { ...base.b, name: 'main', session: { sessionFile: forkFile, sessionId: 'fork-1', title: 'Pick a database' } },
+        a: { ...base.a, name: 'main', session: { sessionRef: ref.sessionRef, sessionId: 'session-1', title: 'Pick a database' } },
+        b: { ...base.b, name: 'main', session: { sessionRef: forkFile, sessionId: 'fork-1', title: 'Pick a database' } },
       });
       const services = new FakeServices();
       services.compareModel = model;
       const posted: CompareToWebview[] = [];
-      const target = { sessionFile: ref.sessionFile, branchA: 'main', branchB: 'main', sessionFileB: forkFile };
+      const target = { sessionRef: ref.sessionRef, branchA: 'main', branchB: 'main', sessionRefB: forkFile };
       const controller = new CompareController(target, services, (m) => posted.push(m), new FakeUi(), { refreshDelayMs: 5 });
       return { services, posted, controller, target };
     };
@@ -143,7 +143,7 @@ describe('CompareController', () => {
       const h = twoSessions();
       assert.deepEqual(
         h.services.called('onDidChangeSession').map((c) => c.args[0]),
-        [{ sessionFile: ref.sessionFile }, { sessionFile: forkFile }],
+        [{ sessionRef: ref.sessionRef }, { sessionRef: forkFile }],
       );
       await h.controller.handle({ type: 'ready' });
       assert.deepEqual(h.services.called('compare')[0]?.args, [h.target]);
@@ -153,15 +153,15 @@ describe('CompareController', () => {
       assert.deepEqual(
         h.services.called('openMessage').map((c) => c.args),
         [
-          [{ sessionFile: forkFile }, 'b2'],
-          [{ sessionFile: ref.sessionFile }, 'a2'],
-          [{ sessionFile: ref.sessionFile }, 'u2'],
+          [{ sessionRef: forkFile }, 'b2'],
+          [{ sessionRef: ref.sessionRef }, 'a2'],
+          [{ sessionRef: ref.sessionRef }, 'u2'],
         ],
       );
       await h.controller.handle({ type: 'openFileDiff', requestId: 3, path: 'db.txt' });
       assert.deepEqual(h.services.called('openBranchFileDiff')[0]?.args, [
-        { sessionFile: ref.sessionFile, branch: 'main', anchorEntryId: 'u3' },
-        { sessionFile: forkFile, branch: 'main', anchorEntryId: 'u3b' },
+        { sessionRef: ref.sessionRef, branch: 'main', anchorEntryId: 'u3' },
+        { sessionRef: forkFile, branch: 'main', anchorEntryId: 'u3b' },
         'db.txt',
       ]);
     });
@@ -170,8 +170,8 @@ describe('CompareController', () => {
       const h = twoSessions();
       await h.controller.handle({ type: 'ready' });
       await h.controller.handle({ type: 'swap' });
-      assert.deepEqual(h.controller.target, { sessionFile: forkFile, sessionFileB: ref.sessionFile, branchA: 'main', branchB: 'main' });
-      assert.equal(lastModel(h.posted)?.a.session?.sessionFile, forkFile);
+      assert.deepEqual(h.controller.target, { sessionRef: forkFile, sessionRefB: ref.sessionRef, branchA: 'main', branchB: 'main' });
+      assert.equal(lastModel(h.posted)?.a.session?.sessionRef, forkFile);
     });
   });
 
@@ -201,12 +201,12 @@ describe('CompareController', () => {
 describe('the transcript toolbar asks for Compare branches with the branch it shows', () => {
   it('relays compareBranches with the shown branch', async () => {
     const services = new FakeServices();
-    const c = new TranscriptController({ sessionFile: '/s.jsonl' }, services, () => {}, new FakeUi());
+    const c = new TranscriptController({ sessionRef: '/s.jsonl' }, services, () => {}, new FakeUi());
     await c.refresh();
     await c.handle({ type: 'compareBranches' });
     assert.deepEqual(
       services.called('compareBranches').map((x) => x.args),
-      [[{ sessionFile: '/s.jsonl' }, 'main']],
+      [[{ sessionRef: '/s.jsonl' }, 'main']],
     );
     c.dispose();
   });
@@ -243,8 +243,8 @@ describe('renderCompare', () => {
 
   it("names each side's session when the two are of two sessions (a session and its fork)", () => {
     const m = sampleCompare({ divergence: null });
-    m.a = { ...m.a, session: { sessionFile: '/a.jsonl', sessionId: 'a', title: 'Pick a database' } };
-    m.b = { ...m.b, session: { sessionFile: '/b.jsonl', sessionId: 'b', title: 'Fork: Pick a database' } };
+    m.a = { ...m.a, session: { sessionRef: '/a.jsonl', sessionId: 'a', title: 'Pick a database' } };
+    m.b = { ...m.b, session: { sessionRef: '/b.jsonl', sessionId: 'b', title: 'Fork: Pick a database' } };
     const html = renderCompare(m);
     assert.match(html, /data-testid="session-title">Pick a database ↔ Fork: Pick a database</);
     assert.equal(html.match(/data-testid="side-session"/g)?.length, 2);
@@ -261,9 +261,9 @@ describe('renderCompare', () => {
       name: evil,
       messages: [{ entryId: evil, kind: 'assistant', preview: evil }],
       snapshot: { ...m.a.snapshot!, preview: evil },
-      session: { sessionFile: evil, sessionId: evil, title: evil },
+      session: { sessionRef: evil, sessionId: evil, title: evil },
     };
-    m.b = { ...m.b, name: `${evil}2`, session: { sessionFile: evil, sessionId: evil, title: evil } };
+    m.b = { ...m.b, name: `${evil}2`, session: { sessionRef: evil, sessionId: evil, title: evil } };
     m.files = {
       ok: true,
       files: [{ path: evil, status: 'modified', insertions: 1, deletions: 1, binary: false }],
