@@ -26,7 +26,7 @@ const cellsOf = (line: string): string[] =>
     .split('|')
     .map((c) => c.trim());
 
-const isRule = (cells: string[]) => cells.every((c) => /^:?-{2,}:?$/.test(c));
+const isRule = (cells: string[]) => cells.every((c) => /^:?-+:?$/.test(c));
 
 /** Every duration in the markdown tables of a bench section, keyed "<measure> · <column>" (with "#2", "#3" for a
  *  cell's second and third durations: p95 beside p50). Rows and columns are matched by their text, so a bench whose

@@ -64,7 +64,10 @@ function runOnce(tree: string, file: string, quick: boolean): Promise<{ figures:
       const line = out.split('\n').find((l) => l.startsWith(RESULT_MARKER));
       if (code !== 0 || !line) return reject(new Error(`${file} in ${tree} failed (exit ${code}): ${err.trim().slice(-2000)}`));
       const section = JSON.parse(line.slice(RESULT_MARKER.length)) as { markdown: string; ok: boolean };
-      resolveRun({ figures: figuresOf(section.markdown), ok: section.ok });
+      const figures = figuresOf(section.markdown);
+      // a table read wrongly must not pass as "nothing changed"
+      if (figures.length === 0) return reject(new Error(`${file} in ${tree} printed no duration in a table:\n${section.markdown}`));
+      resolveRun({ figures, ok: section.ok });
     });
   });
 }
