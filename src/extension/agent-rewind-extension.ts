@@ -23,6 +23,7 @@ import type { TreeNode } from './tree/nodes';
 import { refreshAgesWhileVisible } from './tree/age-refresh';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
 import { ComparePanel } from './webviews/compare-panel';
+import type { CompareRef } from './webviews/services';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
 import { TranscriptPanel } from './webviews/transcript-panel';
 import { WorkspaceFileWatcher } from './workspace-file-watcher';
@@ -91,8 +92,7 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionRef: string) => void TranscriptPanel.show(context.extensionUri, { sessionRef }, services);
     const showPreview = (sessionRef: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionRef }, anchor, services);
-    const showCompare = (sessionRef: string, branchA: string, branchB: string) =>
-      void ComparePanel.show(context.extensionUri, { sessionRef, branchA, branchB }, services);
+    const showCompare = (choice: CompareRef) => void ComparePanel.show(context.extensionUri, choice, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {

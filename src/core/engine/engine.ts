@@ -323,18 +323,20 @@ export class RewindEngine {
   /**
    * Two branches side by side: where they part, the messages of each after that, and the files that differ between
    * the latest file snapshot on each branch's path (the agent's last reply's turn-end snapshot, else the last user
-   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
-   * fileAtAnchor(sessionRef, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
+   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones
+   * included. B is a branch of `opts.sessionRefB` when given: another session of the folder (the session's fork, its
+   * origin, any other), so a Claude Code original, which has one branch, is compared with its fork. The diff editor
+   * reads a side's file with fileAtAnchor(side's session file, side.snapshot.anchorEntryId, path). Throws for an
+   * unknown branch.
    */
-  async compareBranches(sessionRef: string, branchA: string, branchB: string): Promise<BranchCompareModel> {
-    const session = await this.view(sessionRef);
-    return compareBranches(session, branchA, branchB, {
-      sessionRef,
-      title: listingOf(session, await this.#kindOf(sessionRef), 0).title,
-      checkpointer: this.#checkpointerOf(session),
-      checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
-      warn: this.#warn,
-    });
+  async compareBranches(sessionRef: string, branchA: string, branchB: string, opts: { sessionRefB?: string } = {}): Promise<BranchCompareModel> {
+    const sideOf = async (file: string, branch: string) => {
+      const session = await this.view(file);
+      return { session, sessionRef: file, branch, title: listingOf(session, await this.#kindOf(file), 0).title, checkpointer: this.#checkpointerOf(session) };
+    };
+    const a = await sideOf(sessionRef, branchA);
+    const b = opts.sessionRefB !== undefined && opts.sessionRefB !== sessionRef ? await sideOf(opts.sessionRefB, branchB) : { ...a, branch: branchB };
+    return compareBranches(a, b, { checkpointingEnabled: this.#settings.fileCheckpointing.enabled, warn: this.#warn });
   }
 
   /** Makes another branch active. A rewind, undo or redo a killed process left unfinished in the folder is settled
