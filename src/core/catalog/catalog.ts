@@ -26,7 +26,7 @@ import {
 } from './catalog-query';
 import { deleteSessionRows, filesToIndex, inTransaction, knownFiles, writeSessionRows, type CatalogFile, type CatalogFolder } from './catalog-write';
 import { readSessionForCatalog, type IndexedBranch, type IndexedCheckpoint, type IndexedSession } from './session-reader';
-import { loadSqlJs } from './sqljs-loader';
+import { loadSqlJs } from '../sqljs-loader';
 
 export type { CatalogScope, CatalogSession, SearchHit, SearchOptions } from './catalog-query';
 export type { CatalogFile, CatalogFolder } from './catalog-write';

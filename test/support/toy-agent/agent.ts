@@ -12,7 +12,7 @@ import type { SessionListing } from '../../../src/core/sources/listings';
 import type { ForeignSessionView, SessionView, SubagentView } from '../../../src/core/sources/session-view';
 import { ForeignSessionBase } from '../../../src/core/sources/foreign-session';
 import { isInside } from '../../../src/core/sources/workspace-paths';
-import { loadSqlJs } from '../../../src/core/catalog/sqljs-loader';
+import { loadSqlJs } from '../../../src/core/sqljs-loader';
 import type { SessionEntry } from '../../../src/core/session/types';
 
 export interface ToyMessage {
