@@ -3,7 +3,7 @@
 // Paths are built only from names that are OpenCode ids (no `..`, no separators) below the storage folder; a
 // symlink, a FIFO or anything else that is not a folder or a regular file is passed over, and a file that does not
 // parse (a torn write) is skipped and counted.
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRegularFile } from '../../agent-files';
 import { parseBoundedJson } from '../../json-depth';
@@ -31,6 +31,8 @@ async function jsonIds(dir: string): Promise<string[]> {
 
 async function readJson(path: string): Promise<Json | undefined> {
   try {
+    // a link is never followed, even one put where a session's file goes: it could lead out of OpenCode's folder
+    if (!(await lstat(path)).isFile()) return undefined;
     return obj(parseBoundedJson((await readRegularFile(path)).toString('utf8')));
   } catch {
     return undefined;
@@ -54,6 +56,17 @@ function sessionInfo(data: Json | undefined, id: string): OcSessionInfo | undefi
     ...(parentId && OC_ID.test(parentId) ? { parentId } : {}),
     ...(revert ? { revert } : {}),
   };
+}
+
+/** The session file of that id (the first project folder holding one), without reading it. */
+export async function jsonSessionFile(storageDir: string, sessionId: string): Promise<string | undefined> {
+  if (!OC_ID.test(sessionId)) return undefined;
+  const root = join(storageDir, 'session');
+  for (const project of (await entries(root)).dirs.filter((d) => PROJECT_DIR.test(d))) {
+    const file = join(root, project, `${sessionId}.json`);
+    if ((await lstat(file).catch(() => undefined))?.isFile()) return file;
+  }
+  return undefined;
 }
 
 /** Every session file of the layout, as info (no messages). */

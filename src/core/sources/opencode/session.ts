@@ -8,7 +8,7 @@ import type { OcSessionInfo } from './rows';
 
 export interface OpenCodeSessionParts {
   info: OcSessionInfo;
-  sessionFile: string;
+  sessionRef: string;
   tree: OcTree;
   report: SessionViewLoadReport;
 }
@@ -26,7 +26,7 @@ export class OpenCodeSession extends ForeignSessionBase implements ForeignSessio
     super(
       {
         sessionId: parts.info.id,
-        sessionFile: parts.sessionFile,
+        sessionRef: parts.sessionRef,
         cwd: parts.info.directory,
         title: parts.info.title.trim() || first.slice(0, 200) || parts.info.id,
         createdAt: new Date(parts.info.createdMs).toISOString(),
