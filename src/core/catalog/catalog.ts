@@ -39,7 +39,7 @@ import {
   type KnownSession,
 } from './catalog-write';
 import { readSessionForCatalog, type IndexedBranch, type IndexedCheckpoint, type IndexedSession, type SessionVersion } from './session-reader';
-import { loadSqlJs } from './sqljs-loader';
+import { loadSqlJs } from '../sqljs-loader';
 
 export type { CatalogScope, CatalogSession, SearchHit, SearchOptions } from './catalog-query';
 export type { CatalogRef, CatalogFolder } from './catalog-write';

@@ -14,4 +14,4 @@ export { catalogPath, CATALOG_FILE_NAME, type CatalogRebuildReason } from './cat
 export { CATALOG_SCHEMA_VERSION } from './schema';
 export { toFtsQuery, type FtsQuery } from './fts-query';
 export { MAX_INDEXED_CHARS, type IndexedBranch, type IndexedCheckpoint, type IndexedMessage, type IndexedSession, type SessionVersion } from './session-reader';
-export { loadSqlJs, defaultWasmPath } from './sqljs-loader';
+export { loadSqlJs, defaultWasmPath } from '../sqljs-loader';

@@ -16,7 +16,7 @@ import type { SessionRef, SessionStamp } from '../../../src/core/sources/session
 import { ForeignSessionBase } from '../../../src/core/sources/foreign-session';
 import { ReadCache } from '../../../src/core/sources/read-cache';
 import { isInside } from '../../../src/core/sources/workspace-paths';
-import { loadSqlJs } from '../../../src/core/catalog/sqljs-loader';
+import { loadSqlJs } from '../../../src/core/sqljs-loader';
 import type { SessionEntry } from '../../../src/core/session/types';
 
 export interface ToyMessage {

@@ -4,7 +4,7 @@ import { appendFile, readdir, readFile, rm, truncate, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Catalog } from '../../../src/core/catalog';
-import { loadSqlJs } from '../../../src/core/catalog/sqljs-loader';
+import { loadSqlJs } from '../../../src/core/sqljs-loader';
 import { readSessionSummary } from '../../../src/core/sources/pi/discovery';
 import { catalogFixture, fingerprint, type CatalogFixture } from './catalog-fixture';
 
