@@ -81,7 +81,8 @@ interface Who {
   uid?: number;
   gid?: number;
 }
-const envFor = (t: Trial) => ({ ...process.env, HOME: t.base, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' });
+// no checkpoint service started behind a trial's back (the auto-service kind turns it on for its own)
+const envFor = (t: Trial) => ({ ...process.env, HOME: t.base, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '', AGENT_REWIND_SERVICE_AUTOSTART: 'off' });
 
 /** Preloaded into a CLI process to stop it between two of its file-system steps (step trials). */
 const KILL_AT_STEP = join(__dirname, 'kill-at-step.cjs');
