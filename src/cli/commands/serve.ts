@@ -105,7 +105,7 @@ function describeStatus(s: ServiceStatus): string {
     `checkpoint service: pid ${s.pid}, started ${s.startedAt} by ${by}`,
     `serving: ${s.workspaces.length ? s.workspaces.join(', ') : 'no folder'}`,
   ];
-  if (s.requests !== undefined) lines.push(`requests answered: ${s.requests} (hooks and commands, pings left out)`);
+  if (s.requests !== undefined) lines.push(`requests answered: ${s.requests} (hooks, snapshots, rewinds, lists)`);
   if (s.rssBytes !== undefined)
     lines.push(`memory: ${(s.rssBytes / 1024 / 1024).toFixed(1)} MB resident${s.origin === 'extension' ? ' (the whole extension host)' : ''}`);
   if (s.idleMs !== undefined)

@@ -97,7 +97,7 @@ export interface PingValue {
   origin?: ServiceOrigin;
   /** The resident memory of the process it runs in (for `extension`: the whole extension host). */
   rssBytes?: number;
-  /** Requests it took on since it started (pings left out), hooks included. */
+  /** Snapshots, rewinds, lists and hooks it took on since it started (pings, `serve` and `stop` left out). */
   requests?: number;
   /** Its idle time in ms (0: never stops by itself) and how much of it is left now. */
   idleMs?: number;

@@ -368,7 +368,7 @@ export class CheckpointService {
     if (callId) this.calls.set(callId, call);
     open?.add(call);
     this.inFlight++;
-    if (req.method !== 'ping') this.answered++;
+    if (req.method !== 'ping' && req.method !== 'serve' && req.method !== 'stop') this.answered++;
     const t = performance.now();
     let outcome = 'ok';
     try {
