@@ -14,11 +14,10 @@ import { join } from 'node:path';
 import { discoverGeminiSessions, listSessionFiles, looksLikeGeminiSession } from './discovery';
 import { geminiHome } from './home';
 import { readGeminiSession } from './reader';
+import { RECORDS_FOLDER } from './records-folder';
 import type { GeminiSession } from './session';
 
 export const AGENT = 'Gemini CLI';
-/** The folder under the agent-rewind home where the hooks keep their prompt records. */
-export const RECORDS_FOLDER = 'gemini';
 const MAX_CACHED = 16;
 
 export class GeminiSource implements SourceAdapter {
