@@ -105,7 +105,7 @@ async function listOne(file: string, roots: readonly string[]): Promise<GeminiSe
       sessionId ??= rec.sessionId;
       hash ??= str(rec.projectHash);
       startTime ??= str(rec.startTime);
-      forkedFromId ??= str(rec.forkedFrom) ?? str(obj(rec.agentRewind)?.forkedFrom);
+      forkedFromId ??= str(rec.forkedFrom);
       summary = str(rec.summary)?.trim() || summary;
       for (const m of Array.isArray(rec.messages) ? rec.messages : []) if (obj(m)) see(obj(m)!);
     }

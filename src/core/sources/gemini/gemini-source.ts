@@ -8,7 +8,7 @@ import { contentText } from '../../transcript/transcript';
 import type { SessionListing } from '../listings';
 import { isSafeSessionId, matchPromptRecords, readPromptRecords } from '../prompt-records';
 import { ReadCache } from '../read-cache';
-import type { SessionView } from '../session-view';
+import type { OriginCheckpoint, SessionView } from '../session-view';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import { join } from 'node:path';
 import { discoverGeminiSessions, listSessionFiles, looksLikeGeminiSession } from './discovery';
@@ -19,6 +19,8 @@ import type { GeminiSession } from './session';
 
 export const AGENT = 'Gemini CLI';
 const MAX_CACHED = 16;
+/** Forks of forks followed back this far for a copied prompt's snapshot. */
+const MAX_FORK_CHAIN = 4;
 
 export class GeminiSource implements SourceAdapter {
   readonly kinds = ['gemini'] as const;
@@ -79,7 +81,39 @@ export class GeminiSource implements SourceAdapter {
 
   /** Read afresh whenever the file's size or mtime moved (Gemini appends while it runs). */
   async open(file: string): Promise<GeminiSession> {
-    return this.#cache.get(file, async (path) => this.#withHookRecords(await readGeminiSession(path, { home: this.#home })));
+    return this.#cache.get(file, async (path) => this.#withOriginKeys(this.#withHookRecords(await readGeminiSession(path, { home: this.#home }))));
+  }
+
+  /**
+   * A fork's copied prompts were snapshotted by its origin's hook, under the origin's session id: the origins (a fork
+   * of a fork too, a few deep) are read to tell the engine where to look. Prompts keep their ids in a fork, so a copied
+   * prompt is one its origin has. An origin that is gone leaves the fork as it is.
+   */
+  async #withOriginKeys(session: GeminiSession): Promise<GeminiSession> {
+    const keys = new Map<string, OriginCheckpoint[]>();
+    const seen = new Set([session.sessionId]);
+    let originId = session.forkedFrom?.sessionId;
+    for (let depth = 0; originId && !seen.has(originId) && depth < MAX_FORK_CHAIN; depth++) {
+      seen.add(originId);
+      const file = (await this.findById(originId).catch(() => [] as string[]))[0];
+      if (!file) break;
+      let origin: GeminiSession;
+      try {
+        origin = this.#withHookRecords(await readGeminiSession(file, { home: this.#home }));
+      } catch {
+        break;
+      }
+      if (origin.sessionId !== originId) break;
+      for (const p of session.userPrompts()) {
+        if (!origin.promptOf(p.entryId)) continue;
+        const chain = keys.get(p.entryId) ?? [];
+        chain.push({ sessionId: originId, keys: origin.checkpointKeysOf(p.entryId) });
+        keys.set(p.entryId, chain);
+      }
+      originId = origin.forkedFrom?.sessionId;
+    }
+    if (keys.size) session.useOriginKeys(keys);
+    return session;
   }
 
   #withHookRecords(session: GeminiSession): GeminiSession {

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { readRegularFile } from '../../agent-files';
 import { parseBoundedJson } from '../../json-depth';
 import { oneLine } from '../../transcript/transcript';
+import { forkTitle } from '../fork-title';
 import { obj, splitJsonLines } from '../jsonl-lines';
 import { convertGeminiReplay } from './convert';
 import { geminiHome, pickRoot, projectFolderOf, projectRootsOf, readProjects } from './home';
@@ -51,9 +52,22 @@ export async function readGeminiSession(file: string, opts: ReadGeminiSessionOpt
   const sessionId = replay.meta.sessionId ?? sessionIdFromName(file) ?? file;
   const cwd = (await rootOf(file, home, replay)) ?? dirname(file);
   const first = tree.prompts.find((p) => p.text.trim());
-  const title = replay.meta.summary?.trim() || (first ? oneLine(first.text, TITLE_LENGTH) : 'Gemini CLI session');
+  const forkedFrom = replay.meta.forkedFrom;
+  // a fork's first prompt is its origin's: named as the fork it is, unless Gemini summarised it
+  const title = replay.meta.summary?.trim() || (first ? forkTitle(oneLine(first.text, TITLE_LENGTH), forkedFrom !== undefined) : 'Gemini CLI session');
   const createdAt = replay.meta.startTime ?? new Date((await stat(file)).birthtimeMs).toISOString();
-  return new GeminiSession({ sessionId, sessionFile: file, cwd, title, createdAt, tree, replay, report, legacyJson });
+  return new GeminiSession({
+    sessionId,
+    sessionFile: file,
+    cwd,
+    title,
+    createdAt,
+    tree,
+    replay,
+    report,
+    legacyJson,
+    ...(forkedFrom ? { forkedFrom: { sessionId: forkedFrom } } : {}),
+  });
 }
 
 /** `session-<time>-<first 8 of the id>.jsonl`: the id's start, when the file says nothing. */

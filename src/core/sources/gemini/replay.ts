@@ -28,6 +28,8 @@ export interface GeminiMeta {
   lastUpdated?: string;
   summary?: string;
   kind?: string;
+  /** Set by agent-rewind in a fork's metadata: the session it was forked from. */
+  forkedFrom?: string;
 }
 
 export interface GeminiReplay {
@@ -47,7 +49,7 @@ export interface GeminiLine {
   byteStart: number;
 }
 
-const META_KEYS = ['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'summary', 'kind'] as const;
+const META_KEYS = ['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'summary', 'kind', 'forkedFrom'] as const;
 
 export function isMessageRecord(rec: JsonRecord): boolean {
   return typeof rec.id === 'string' && rec.id !== '' && typeof rec.type === 'string';

@@ -2,7 +2,7 @@
 // with where their records start in the file (Gemini's hooks give no prompt id: a hook snapshot is tied to its prompt
 // by the hook's record of the file's size and the prompt's text), the model, and the lines a fork copies.
 import { ForeignSessionBase } from '../foreign-session';
-import type { ForeignSessionView, SessionViewLoadReport, SubagentView } from '../session-view';
+import type { ForeignSessionView, ForkOrigin, OriginCheckpoint, SessionViewLoadReport, SubagentView } from '../session-view';
 import type { GeminiPrompt, GeminiTree } from './convert';
 import type { GeminiReplay } from './replay';
 
@@ -17,6 +17,7 @@ export interface GeminiSessionParts {
   report: SessionViewLoadReport;
   /** The old layout: one JSON document, not a log of lines. */
   legacyJson: boolean;
+  forkedFrom?: ForkOrigin;
 }
 
 export class GeminiSession extends ForeignSessionBase implements ForeignSessionView {
@@ -43,6 +44,20 @@ export class GeminiSession extends ForeignSessionBase implements ForeignSessionV
 
   useMatchedKeys(keys: ReadonlyMap<string, string>): void {
     this.matchedKeys = keys;
+  }
+
+  /** Set by the source once it has read the origins of a fork: copied prompt's entry id → where its snapshot is. */
+  private originKeys: ReadonlyMap<string, readonly OriginCheckpoint[]> = new Map();
+  useOriginKeys(keys: ReadonlyMap<string, readonly OriginCheckpoint[]>): void {
+    this.originKeys = keys;
+  }
+
+  originCheckpointsOf(userEntryId: string): readonly OriginCheckpoint[] {
+    return this.originKeys.get(userEntryId) ?? [];
+  }
+
+  isInherited(entryId: string): boolean {
+    return this.originKeys.has(entryId);
   }
 
   /** Every typed prompt in the order recorded (rewound-away ones included). */
