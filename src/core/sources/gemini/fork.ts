@@ -29,14 +29,14 @@ export async function writeGeminiFork(
   userEntryId: string,
   opts: GeminiForkOptions = {},
 ): Promise<{ sessionId: string; sessionFile: string }> {
-  if (session.legacyJson) throw new Error(`Cannot fork ${session.sessionFile}: the old .json layout is not resumed by the current Gemini CLI`);
+  if (session.legacyJson) throw new Error(`Cannot fork ${session.sessionRef}: the old .json layout is not resumed by the current Gemini CLI`);
   const node = session.replay().byId.get(userEntryId);
   if (!session.promptOf(userEntryId) || !node?.own)
-    throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
-  const buf = await readRegularFile(session.sessionFile);
+    throw new Error(`Cannot fork ${session.sessionRef} at ${userEntryId}: it is not a user prompt of this session`);
+  const buf = await readRegularFile(session.sessionRef);
   const { lines } = splitJsonLines(buf);
   const at = lines.findIndex((l) => l.rec.id === userEntryId && isMessageRecord(l.rec));
-  if (at < 0) throw new Error(`Cannot fork at ${userEntryId}: the prompt is no longer in ${session.sessionFile}`);
+  if (at < 0) throw new Error(`Cannot fork at ${userEntryId}: the prompt is no longer in ${session.sessionRef}`);
   const now = opts.now ?? new Date();
   const sessionId = opts.sessionId ?? randomUUID();
   const copied: string[] = [];
@@ -65,7 +65,7 @@ export async function writeGeminiFork(
     kind: 'main',
     forkedFrom: session.sessionId,
   };
-  const dir = dirname(session.sessionFile);
+  const dir = dirname(session.sessionRef);
   const sessionFile = join(dir, sessionFileName(sessionId, now));
   await writeNewFile(dir, sessionFile, [JSON.stringify(meta), ...copied].join('\n') + '\n');
   return { sessionId, sessionFile };

@@ -45,7 +45,7 @@ export class GeminiSource implements SourceAdapter {
     if (!this.#enabled || ctx.workspaceRoots.length === 0) return [];
     const found = await discoverGeminiSessions({ workspaceRoots: ctx.workspaceRoots, home: this.#home });
     return found.map((l) => ({
-      sessionFile: l.sessionFile,
+      sessionRef: l.sessionFile,
       sessionId: l.sessionId,
       title: l.title,
       source: 'gemini' as const,
@@ -135,7 +135,7 @@ export class GeminiSource implements SourceAdapter {
     const { sessionId, sessionFile } = await writeGeminiFork(session, userEntryId);
     const entry = session.getEntry(userEntryId);
     const promptText = entry?.type === 'message' ? contentText((entry.message as AgentMessage).content) : '';
-    return { kind: 'fork', sessionId, sessionFile, agent: AGENT, resumeCommand: ['gemini', '--resume', sessionId], promptText };
+    return { kind: 'fork', sessionId, sessionRef: sessionFile, agent: AGENT, resumeCommand: ['gemini', '--resume', sessionId], promptText };
   }
 
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {

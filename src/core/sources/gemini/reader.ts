@@ -58,7 +58,7 @@ export async function readGeminiSession(file: string, opts: ReadGeminiSessionOpt
   const createdAt = replay.meta.startTime ?? new Date((await stat(file)).birthtimeMs).toISOString();
   return new GeminiSession({
     sessionId,
-    sessionFile: file,
+    sessionRef: file,
     cwd,
     title,
     createdAt,

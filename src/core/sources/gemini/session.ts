@@ -8,7 +8,7 @@ import type { GeminiReplay } from './replay';
 
 export interface GeminiSessionParts {
   sessionId: string;
-  sessionFile: string;
+  sessionRef: string;
   cwd: string;
   title: string;
   createdAt: string;

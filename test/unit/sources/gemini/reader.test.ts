@@ -169,7 +169,7 @@ describe('Gemini CLI reader', () => {
     assert.equal(s.cwd, '/work/proj');
     const listed = await new GeminiSource({ home }).list({ workspaceRoots: ['/work/proj'], settings: {} as never, warn: () => {} });
     assert.deepEqual(
-      listed.map((l) => l.sessionFile),
+      listed.map((l) => l.sessionRef),
       [file],
     );
   });
@@ -201,7 +201,7 @@ describe('Gemini CLI reader', () => {
     const source = new GeminiSource({ home });
     const listed = await source.list({ workspaceRoots: [join(dir, 'ws')], settings: {} as never, warn: () => {} });
     assert.deepEqual(
-      listed.map((l) => [l.sessionFile, l.sessionId, l.title, l.source]),
+      listed.map((l) => [l.sessionRef, l.sessionId, l.title, l.source]),
       [[file, log.sessionId, 'the prompt', 'gemini']],
     );
     assert.deepEqual(await source.findById(log.sessionId.slice(0, 6)), [file]);
@@ -223,7 +223,7 @@ describe('Gemini CLI reader', () => {
     await assert.rejects(readGeminiSession(fifo, { home }), /not a regular file/);
     const listed = await new GeminiSource({ home }).list({ workspaceRoots: ['/work/proj'], settings: {} as never, warn: () => {} });
     assert.deepEqual(
-      listed.map((l) => l.sessionFile),
+      listed.map((l) => l.sessionRef),
       [file],
     );
     assert.deepEqual(readFileSync(file), bytes);
