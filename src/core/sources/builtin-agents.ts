@@ -4,6 +4,7 @@ import type { AgentAdapter } from './agent';
 import { claudeAgent } from './claude/agent';
 import { codexAgent } from './codex/agent';
 import { geminiAgent } from './gemini/agent';
+import { openCodeAgent } from './opencode/agent';
 import { piAgent } from './pi/agent';
 
-export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, geminiAgent];
+export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, openCodeAgent, geminiAgent];
