@@ -8,6 +8,10 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchModule, BenchSection } from './types';
 
+// a fresh hook or CLI process measures a fresh process: no checkpoint service started behind it (service.bench.ts
+// turns it on for its own auto-start series)
+process.env.AGENT_REWIND_SERVICE_AUTOSTART ??= 'off';
+
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const filters = args.filter((a) => !a.startsWith('--'));

@@ -100,13 +100,21 @@ export class AgentRewindExtension extends Disposable {
       }),
     );
 
-    // Session files changed (another process, or us): refresh what shows them. The tree keeps its expansion.
+    // Sessions changed (another process, or us): refresh what shows them. The tree keeps its expansion. The watcher
+    // reports paths; the engine says which sessions they changed (only those whose stamp moved).
     const watcher = this._register(new SessionWatcher());
-    this._register(watcher.onDidChange((files) => events.fire(files)));
     this._register(
-      events.onDidChange((files) => {
-        log.info(`session files changed: ${files.join(', ')}`);
-        void Promise.all(files.map((f) => engine.sessionChanged(f))).then(() => {
+      watcher.onDidChange((paths) => {
+        void engine.changedSessions(paths).then(
+          (refs) => events.fire(refs),
+          (error: Error) => log.warn(`could not tell which sessions changed: ${error.message}`),
+        );
+      }),
+    );
+    this._register(
+      events.onDidChange((refs) => {
+        log.info(`sessions changed: ${refs.join(', ')}`);
+        void Promise.all(refs.map((r) => engine.sessionChanged(r))).then(() => {
           tree.refresh();
           void status.refresh();
         });

@@ -284,8 +284,14 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.revealSessionFile': async (arg) => {
-      const file = await sessionOf(arg);
-      if (!file) return;
+      const ref = await sessionOf(arg);
+      if (!ref) return;
+      // the file that holds the session, as its agent's adapter says (a row's: its database)
+      const file = await engine.sessionFileOf(ref);
+      if (!file) {
+        void vscode.window.showInformationMessage('Agent Rewind: this session is not kept in a file of its own.');
+        return;
+      }
       const uri = vscode.Uri.file(file);
       if (vscode.workspace.getWorkspaceFolder(uri)) await vscode.commands.executeCommand('revealInExplorer', uri);
       else if (vscode.env.uiKind === vscode.UIKind.Desktop && vscode.env.remoteName === undefined) await vscode.commands.executeCommand('revealFileInOS', uri);
