@@ -133,7 +133,7 @@ export async function runCompare(o: CompareOptions): Promise<void> {
     const command = `npm run bench -- --compare ${o.rev} ${files.map((f) => f.replace('.bench.ts', '')).join(' ')}${o.quick ? ' --quick' : ''} --rounds ${o.rounds}`;
     const parts = [
       `Measured ${date} UTC on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, with \`${command}\`: before = ${short}, after = ${head}${dirty}.`,
-      `Each round ran every bench once per side, each run its own process, in the order before, after, then after, before (${o.rounds} rounds: ${o.rounds} samples of every figure a side). p50 / p95 are over those samples; the ratio is after / before at p50; the noise is how far the two halves of one side's own samples (odd and even rounds) differ, the larger of the two sides'; a ratio farther from 1 than that is "beyond noise". A figure is every duration the bench's table prints, its references included (they run the same code on both sides, so they show the noise too).`,
+      `Each round ran every bench once per side, each run its own process, in the order before, after, then after, before (${o.rounds} rounds: ${o.rounds} samples of every figure a side). p50 / p95 are over those samples; the ratio is after / before at p50; the noise is how far the two halves of one side's own samples (odd and even rounds) differ, the larger of the two sides'; a ratio farther from 1 than that is "beyond noise". A figure is every duration the bench's table prints, its references included (a reference that runs the same code on both sides shows the noise too).`,
     ];
     for (const file of files) {
       const r = runs.get(file)!;

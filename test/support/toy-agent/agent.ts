@@ -76,9 +76,12 @@ function nextVersion(db: import('sql.js').Database): number {
 /** Writes one session (its row and its message rows, replacing what the database held of it); returns its ref. */
 export async function writeToySession(home: string, s: ToySessionRows): Promise<SessionRef> {
   await changeDatabase(home, (db) => {
+    // the version before the row goes: taken after, a database of this one session gave it 1 at every write, so its
+    // stamp never moved and the catalog kept the first write's messages (flow 8's search found nothing)
+    const version = nextVersion(db);
     db.run('DELETE FROM message WHERE session_id = ?', [s.id]);
     db.run('DELETE FROM session WHERE id = ?', [s.id]);
-    db.run('INSERT INTO session VALUES (?, ?, ?, ?, ?, ?)', [s.id, s.cwd, s.title, s.created, s.forkedFrom ?? null, nextVersion(db)]);
+    db.run('INSERT INTO session VALUES (?, ?, ?, ?, ?, ?)', [s.id, s.cwd, s.title, s.created, s.forkedFrom ?? null, version]);
     s.messages.forEach((m, i) => db.run('INSERT INTO message VALUES (?, ?, ?, ?, ?, ?, ?)', [s.id, i, m.id, m.parentId, m.role, m.text, m.at]));
   });
   return toyRef(toyDatabase(home), s.id);
