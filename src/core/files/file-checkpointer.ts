@@ -16,6 +16,7 @@ import { Restorer, type RestoreOp } from './restore/restore';
 import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
 import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
+import { Timeline } from './timeline';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
@@ -66,6 +67,8 @@ export class FileCheckpointer {
   private readonly fullCheckInterval: number;
   private readonly filter: PathFilter;
   private readonly records: SnapshotRecords;
+  /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
+  readonly timeline: Timeline;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
@@ -100,6 +103,7 @@ export class FileCheckpointer {
       ...DEFAULT_SCAN_TUNING,
       ...opts.tuning,
     });
+    this.timeline = new Timeline(this.storeDir, this.records);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records);
   }
 
@@ -313,12 +317,13 @@ export class FileCheckpointer {
     let staging: Promise<StagedRecord> | undefined;
     let packSynced: Promise<void>;
     let totals: ReturnType<typeof treeTotals>;
+    let rec: SnapshotRecord;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
       root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
-      const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
+      rec = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
       // the record is written (and fsynced) while the pack is, and put in place only once the pack's data is on disk
       staging = this.records.stage(rec);
       staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
@@ -342,6 +347,15 @@ export class FileCheckpointer {
       throw err;
     }
     const [saved] = await Promise.all([staged.commit(), packSynced]);
+    // a new snapshot takes its place on the folder's timeline (an unchanged user message's keeps its first one); a
+    // failed append loses nothing: the record is there, and reconcile() puts it back on the timeline
+    if (saved.createdAt === rec.createdAt) {
+      try {
+        this.timeline.append(saved);
+      } catch {
+        /* mended from the records */
+      }
+    }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
@@ -401,7 +415,17 @@ export class FileCheckpointer {
       const importedAnchor = `${anchorId}@${baseRoot.slice(0, 16)}`;
       const existing = await this.records.get(sessionId, importedAnchor);
       if (existing?.root !== root)
-        await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
+        await this.records.put({
+          v: 1,
+          sessionId,
+          anchorId: importedAnchor,
+          kind: 'user-message',
+          root,
+          createdAt,
+          files: count,
+          totalBytes,
+          derived: 'imported',
+        });
       return {
         sessionId,
         anchorId: importedAnchor,
@@ -431,7 +455,7 @@ export class FileCheckpointer {
     return this.locked(async () => {
       const from = await this.records.get(fromSessionId, fromAnchorId);
       if (from?.kind !== 'user-message') return undefined;
-      return this.records.put({ ...from, sessionId, anchorId });
+      return this.records.put({ ...from, sessionId, anchorId, derived: 'adopted' });
     });
   }
 
@@ -649,7 +673,12 @@ export class FileCheckpointer {
    * then compacts what is left.
    */
   async gc(): Promise<GcResult> {
-    const res = await this.locked((store) => gcStore(store, this.records, this.sizeCap));
+    const res = await this.locked(async (store) => {
+      const r = await gcStore(store, this.records, this.sizeCap);
+      // the timeline drops what gc dropped and takes back any record a crash left off it
+      await this.timeline.reconcile().catch(() => {});
+      return r;
+    });
     const compacted = await this.compact();
     return compacted ? { ...res, compacted } : res;
   }
