@@ -87,18 +87,20 @@ export const commandHelp: Record<string, CommandHelp> = {
       "Rewinds the conversation to a message: a new branch <current>-vN whose last message is that one (the old branch stays). Another agent's session is never changed: a new session of that agent holds the conversation up to the message, and the command to continue it is printed. The files stay as they are unless --files is given.",
     options: {
       files: 'also put the workspace files back as they were when the message was sent (undo-rewind undoes both)',
-      'overwrite-user-modified': "with --files: also rewind files changed by hand after the agent's last turn",
+      'overwrite-user-modified': 'with --files: also rewind files you changed by hand since the message',
+      'include-other-sessions': "with --files: also rewind files another session's turns changed since the message",
       workspace: WORKSPACE,
     },
     examples: ['agent-rewind rewind <session> <messageId>', 'agent-rewind rewind <session> <messageId> --files'],
   },
   'rewind-files': {
     description:
-      "Puts the workspace files back as they were when a user message was sent, or with --dry-run says what that would do. Files changed by hand after the agent's last turn are left alone unless you say so; undo-rewind puts everything back.",
+      "Puts back the files this session's turns changed since a user message was sent, as they were then, or with --dry-run says what that would do (with --json, each file's changedBy: this-session, other-session with otherSession and otherPrompt, several, or user). Files you or another session changed since are left alone unless you say so; undo-rewind puts everything back.",
     options: {
       'dry-run': 'change nothing: list what the rewind would delete, re-create and restore',
       workspace: WORKSPACE,
-      'overwrite-user-modified': "also rewind files changed by hand after the agent's last turn",
+      'overwrite-user-modified': 'also rewind files you changed by hand since the message (outside any agent turn)',
+      'include-other-sessions': "also rewind files another session's turns changed since the message",
     },
     examples: ['agent-rewind rewind-files <session> <userMessageId> --dry-run', 'agent-rewind rewind-files <session> <userMessageId>'],
   },

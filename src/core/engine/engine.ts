@@ -4,6 +4,7 @@
 //
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
+import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Conversation } from '../branches/conversation';
@@ -90,7 +91,8 @@ export interface AppendResult {
 /** What a rewind changed, for its step in the rewind log. */
 interface AppliedRewind<T> {
   result: T;
-  overwroteUserModified?: boolean;
+  /** Which files changed by others it brought back too (redo does the same). */
+  choice?: FilesChoice;
   anchorEntryId: string;
   filesChanged: readonly string[];
   toBranch?: string;
@@ -475,7 +477,7 @@ export class RewindEngine {
    * Runs the rewind the user confirmed. Files first: when they cannot be restored nothing else changes; when the
    * conversation then fails, the file restore is undone. Throws with a user-readable message.
    */
-  async applyRewind(sessionFile: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
+  async applyRewind(sessionFile: string, anchorEntryId: string, mode: RewindMode, opts: FilesChoice = {}): Promise<RewindOutcome> {
     const session = await this.view(sessionFile);
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
@@ -486,14 +488,13 @@ export class RewindEngine {
       let filesChanged: string[] = [];
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
-          overwriteUserModified: opts.overwriteUserModified === true,
+          ...choiceOptions(opts),
           anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
         });
         filesChanged = result.filesChanged;
       }
-      const overwroteUserModified = opts.overwriteUserModified === true;
-      if (mode === 'files')
-        return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, overwroteUserModified };
+      const choice = opts;
+      if (mode === 'files') return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, choice };
       let rewound: ConversationRewind;
       try {
         rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
@@ -511,12 +512,12 @@ export class RewindEngine {
           result: { mode, filesChanged, undoAvailable: filesChanged.length > 0, fork },
           anchorEntryId,
           filesChanged,
-          overwroteUserModified,
+          choice,
           fork: { file: rewound.sessionFile, sessionId: rewound.sessionId },
         };
       }
       const branch = { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId };
-      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, overwroteUserModified, toBranch: rewound.branch.name };
+      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, choice, toBranch: rewound.branch.name };
     });
   }
 
@@ -554,7 +555,7 @@ export class RewindEngine {
           anchorEntryId: applied.anchorEntryId,
           ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
           files,
-          ...(applied.overwroteUserModified ? { overwroteUserModified: true } : {}),
+          ...choiceOfStep(applied.choice),
           undoDepth: files && cp ? await undoDepthOf(cp, now.sessionId) : 0,
           at: new Date().toISOString(),
         };
@@ -573,11 +574,7 @@ export class RewindEngine {
    * (canRewind false + error); the real call throws with the same words. The real one is logged as a rewind of the
    * files, so Undo and Redo take it in its place among the others.
    */
-  async rewindFiles(
-    sessionFile: string,
-    anchorEntryId: string,
-    opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {},
-  ): Promise<RewindFilesResult & { note?: string }> {
+  async rewindFiles(sessionFile: string, anchorEntryId: string, opts: FilesChoice & { dryRun?: boolean } = {}): Promise<RewindFilesResult & { note?: string }> {
     let session: SessionView;
     try {
       session = await this.view(sessionFile);
@@ -595,14 +592,14 @@ export class RewindEngine {
     const rewind = () =>
       cp.rewindFiles(session.sessionId, key, {
         dryRun: opts.dryRun === true,
-        overwriteUserModified: opts.overwriteUserModified === true,
+        ...choiceOptions(opts),
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
     const result = opts.dryRun
       ? await rewind()
       : await this.#logRewind(session, sessionFile, 'files', anchorEntryId, async () => {
           const r = await rewind();
-          return { result: r, anchorEntryId, filesChanged: r.filesChanged, overwroteUserModified: opts.overwriteUserModified === true };
+          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: opts };
         });
     return note ? { ...result, note } : result;
   }
@@ -710,5 +707,5 @@ function failed(error: string): { ok: false; error: string } {
 }
 
 function cannotRewindFiles(error: string): RewindFilesResult {
-  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
 }

@@ -36,6 +36,8 @@ const stepSchema = z.object({
   files: z.boolean(),
   /** The rewind overwrote files changed by hand after the last turn: redo does the same. */
   overwroteUserModified: z.boolean().optional(),
+  /** It also brought back files whose last change was another session's: redo does the same. */
+  includedOtherSessions: z.boolean().optional(),
   /** How many file undos the session had right after this step: a different count later means files were rewound or
    *  put back outside the log, and the step no longer describes them. */
   undoDepth: z.number().int().min(0),

@@ -13,7 +13,7 @@ import { ChangeTracker } from './scan/change-tracker';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
-import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
+import { failure, foldersOnPaths, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
 import { splitRelPath } from './safe-paths';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
 import { Timeline } from './timeline';
@@ -104,7 +104,7 @@ export class FileCheckpointer {
       ...opts.tuning,
     });
     this.timeline = new Timeline(this.storeDir, this.records);
-    this.planner = new RewindPlanner(this.workspaceRoot, this.records);
+    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
   }
 
   private restorer(store: ObjectStore): Restorer {
@@ -546,10 +546,10 @@ export class FileCheckpointer {
     return rec;
   }
 
-  private async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean): Promise<Plan> {
+  private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions): Promise<Plan> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
-    return this.planner.plan(store, rec, overwriteUserModified, model, stats.skipped);
+    return this.planner.plan(store, rec, include, model, stats.skipped);
   }
 
   /**
@@ -564,7 +564,7 @@ export class FileCheckpointer {
           if (typeof check === 'string') return failure(check);
           const store = await this.store();
           await store.reload();
-          return (await this.plan(store, check, opts.overwriteUserModified === true)).result;
+          return (await this.plan(store, check, opts)).result;
         } catch (err) {
           return failure(`Cannot preview the rewind: ${(err as Error).message}`);
         }
@@ -573,7 +573,7 @@ export class FileCheckpointer {
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
     return this.locked(async (store, recovered) => {
-      const { result, ops, blobs } = await this.plan(store, check, opts.overwriteUserModified === true);
+      const { result, ops, blobs } = await this.plan(store, check, opts);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
       // a refusal (a path through a symlink, say) came from the plan, before anything is written

@@ -1,5 +1,6 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
-import type { FileChangePreview, FileDifference } from '../../shared/view-models';
+import type { FileAttribution, FileChangePreview, FileDifference } from '../../shared/view-models';
+export type { FileAttribution };
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
@@ -99,8 +100,11 @@ export interface RewindFilesResult {
   insertions: number;
   /** Lines removed since the anchor in filesChanged, which the rewind brings back. */
   deletions: number;
-  /** Files changed after the agent's last turn ended: left alone unless overwriteUserModified. */
+  /** Files the user changed (see FileChangePreview.userModified): left alone unless overwriteUserModified. */
   userModified: string[];
+  /** Files whose last change was another session's turn (or several sessions' at once): left alone unless
+   *  includeOtherSessions. */
+  otherSessions: string[];
   /** Files the rewind leaves alone, and why. */
   skipped: SkippedFile[];
   /** Every difference between now and the anchor; status says what happened since the anchor. */
@@ -116,6 +120,8 @@ export type ActGuard = () => void;
 export interface RewindFilesOptions {
   dryRun?: boolean;
   overwriteUserModified?: boolean;
+  /** Also bring back files whose last change since the message was another session's (or several sessions'). */
+  includeOtherSessions?: boolean;
   anchor: AnchorCheck;
 }
 

@@ -263,6 +263,8 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       anchor: { checkpointingEnabled: opts.anchor.checkpointingEnabled, kind: opts.anchor.kind },
       ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}),
       ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}),
+      // sent only when asked for: a service of an earlier version refuses fields it does not know
+      ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }

@@ -67,6 +67,7 @@ export const requestSchema = z.discriminatedUnion('method', [
         .object({
           dryRun: z.boolean().optional(),
           overwriteUserModified: z.boolean().optional(),
+          includeOtherSessions: z.boolean().optional(),
           anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
         })
         .strict(),

@@ -14,10 +14,15 @@ import { lineStats } from './line-stats';
 import type { DirNode } from '../store/tree';
 import { readStableFile } from '../safe-read';
 import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
-import type { FileChange, RewindFilesResult, SkippedFile } from '../types';
+import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
+import type { Timeline } from '../timeline';
+import { attributeChanges } from './attribution';
+
+/** Which files changed since the message by someone other than this session's turns a rewind brings back too. */
+export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions'>;
 
 export function failure(error: string): RewindFilesResult {
-  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
 }
 
 /**
@@ -56,6 +61,7 @@ export class RewindPlanner {
   constructor(
     private readonly workspaceRoot: string,
     private readonly records: SnapshotRecords,
+    private readonly timeline: Timeline,
   ) {}
 
   /** Forgets the cached plan (the workspace is about to change). */
@@ -68,24 +74,30 @@ export class RewindPlanner {
    * refuse (a folder on the way that is a symlink now, a file the model knows that is a folder now), with the
    * restore's words, so that a preview refuses it too and the real rewind before it writes anything.
    */
-  async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
-    const plan = await this.planFor(store, rec, overwriteUserModified, model, scanSkipped);
+  async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const plan = await this.planFor(store, rec, include, model, scanSkipped);
     // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips)
     checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops));
     return plan;
   }
 
-  private async planFor(
-    store: ObjectStore,
-    rec: SnapshotRecord,
-    overwriteUserModified: boolean,
-    model: WorkspaceModel,
-    scanSkipped: SkippedFile[],
-  ): Promise<Plan> {
+  private async planFor(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
     const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
+    const points = await this.timeline.pointsWithSession(rec.sessionId);
+    const lastPoint = points.at(-1);
     // the key is known before the trees are diffed: a rewind right after its preview skips the diff too (on 1,000
     // changed files among 50,000, that is most of the planning)
-    const key = JSON.stringify([rec.sessionId, rec.anchorId, rec.root, model.root.hash, turnEnd?.root ?? null, overwriteUserModified]);
+    const key = JSON.stringify([
+      rec.sessionId,
+      rec.anchorId,
+      rec.root,
+      model.root.hash,
+      turnEnd?.root ?? null,
+      points.length,
+      lastPoint ? [lastPoint.sessionId, lastPoint.anchorId, lastPoint.root] : null,
+      include.overwriteUserModified === true,
+      include.includeOtherSessions === true,
+    ]);
     if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have
       // appeared where a restore would create one, so those are checked again
@@ -96,14 +108,22 @@ export class RewindPlanner {
     }
     const reader = new TreeReader(store);
     const diffs = await diffTrees(reader, rec.root, model.root);
+    const fileish = diffs.filter((d) => isFileish(d.now) || isFileish(d.target)).map((d) => d.path);
+    const attribution = await attributeChanges(reader, points, rec, model.root, fileish);
     const userModified = new Set<string>();
-    if (turnEnd) {
-      for (const d of diffs) {
-        if (!isFileish(d.now) && !isFileish(d.target)) continue;
-        if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
+    const keep = new Set<string>();
+    if (attribution) {
+      for (const [path, a] of attribution) {
+        if (a.changedBy === 'user') userModified.add(path);
+        if (a.changedBy === 'user' ? !include.overwriteUserModified : a.changedBy !== 'this-session' && !include.includeOtherSessions) keep.add(path);
       }
+    } else if (turnEnd) {
+      // a snapshot the timeline does not have (taken before it existed): a file that differs from the session's
+      // last turn end was changed by hand
+      for (const path of fileish) if (!sameState(await reader.lookup(turnEnd.root, path), stateOfNode(model.get(path)))) userModified.add(path);
+      if (!include.overwriteUserModified) for (const p of userModified) keep.add(p);
     }
-    const plan = await this.buildPlan(store, model, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
+    const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped], attribution);
     this.lastPlan = { key, plan };
     return plan;
   }
@@ -121,7 +141,7 @@ export class RewindPlanner {
       if (!sameState(now, state)) userModified.add(path);
     }
     diffs.sort((a, b) => (a.path < b.path ? -1 : 1));
-    return this.buildPlan(store, model, diffs, userModified, false, []);
+    return this.buildPlan(store, model, diffs, userModified, userModified, []);
   }
 
   private async buildPlan(
@@ -129,13 +149,14 @@ export class RewindPlanner {
     model: WorkspaceModel,
     diffs: PathDiff[],
     userModified: Set<string>,
-    overwrite: boolean,
+    keep: Set<string>,
     scanSkipped: SkippedFile[],
+    attribution?: Map<string, FileAttribution>,
   ): Promise<Plan> {
     const skipped: SkippedFile[] = [];
     const kept = new Set<string>(); // paths left as they are, so folders above them stay
     for (const d of diffs) {
-      if (userModified.has(d.path) && !overwrite) {
+      if (keep.has(d.path)) {
         kept.add(d.path);
         continue;
       }
@@ -168,13 +189,20 @@ export class RewindPlanner {
     const applied = new Set(ops.map((o) => o.path));
     const blobs = new Map<string, Buffer>();
     let budget = PLAN_BLOB_BUDGET;
-    const keep = (path: string, hash: string, data: Buffer) => {
+    const keepBlob = (path: string, hash: string, data: Buffer) => {
       if (!applied.has(path) || data.length > budget || blobs.has(hash)) return;
       budget -= data.length;
       blobs.set(hash, data);
     };
     const files: FileChange[] = await Promise.all(
-      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d, keep, model)), userModified: userModified.has(d.path) }))),
+      listed.map((d) =>
+        reads.run(async () => ({
+          ...(await this.fileChange(store, d, keepBlob, model)),
+          userModified: userModified.has(d.path),
+          ...attribution?.get(d.path),
+          kept: !applied.has(d.path),
+        })),
+      ),
     );
     model.dropRecentReads();
     const changed = files.filter((f) => applied.has(f.path));
@@ -189,6 +217,7 @@ export class RewindPlanner {
         insertions: changed.reduce((a, f) => a + f.insertions, 0),
         deletions: changed.reduce((a, f) => a + f.deletions, 0),
         userModified: files.filter((f) => f.userModified).map((f) => f.path),
+        otherSessions: files.filter((f) => f.changedBy === 'other-session' || f.changedBy === 'several').map((f) => f.path),
         skipped,
         files,
       },
