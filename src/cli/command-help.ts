@@ -101,8 +101,13 @@ export const commandHelp: Record<string, CommandHelp> = {
       workspace: WORKSPACE,
       'overwrite-user-modified': 'also rewind files you changed by hand since the message (outside any agent turn)',
       'include-other-sessions': "also rewind files another session's turns changed since the message",
+      only: 'bring back exactly this file (or everything below this folder), whoever changed it, and nothing else; repeat it for more (undo-rewind puts them back)',
     },
-    examples: ['agent-rewind rewind-files <session> <userMessageId> --dry-run', 'agent-rewind rewind-files <session> <userMessageId>'],
+    examples: [
+      'agent-rewind rewind-files <session> <userMessageId> --dry-run',
+      'agent-rewind rewind-files <session> <userMessageId>',
+      'agent-rewind rewind-files <session> <userMessageId> --only src/app.ts --only README.md',
+    ],
   },
   search: {
     description:

@@ -1,6 +1,8 @@
 // `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]
 // [--include-other-sessions]`: preview or perform the rewind of the workspace files to the moment a user message was
 // sent. By default only this session's own changes are rewound; the user's and other sessions' are kept unless asked.
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { field } from '../terminal-text';
 import { CliError, UsageError, type Command } from '../command';
 import type { FileChange, RewindFilesResult } from '../../core/files';
@@ -63,13 +65,37 @@ export function describeRewind(r: RewindFilesResult, dryRun: boolean, root: stri
   return lines.join('\n');
 }
 
+/**
+ * A path typed in a terminal (relative to its folder, or absolute) as the workspace-relative path the rewind takes.
+ * The file may be gone now (a rewind brings deleted files back), so only the part that exists is resolved.
+ */
+export function workspacePath(root: string, cwd: string, typed: string): string {
+  let existing = resolve(cwd, typed);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      existing = realpathSync(existing);
+      break;
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
+  }
+  const rel = relative(root, join(existing, ...rest));
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new CliError(`--only ${typed}: not a path inside the workspace ${root}`);
+  return rel.split(sep).join('/');
+}
+
 export const rewindFilesCommand: Command = {
-  usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified] [--include-other-sessions]',
+  usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified] [--include-other-sessions] [--only PATH]...',
   options: {
     'dry-run': { type: 'boolean' },
     workspace: { type: 'string' },
     'overwrite-user-modified': { type: 'boolean' },
     'include-other-sessions': { type: 'boolean' },
+    only: { type: 'string', multiple: true },
   },
   positionals: ['<session>', '<userMessageId>'],
   async run(ctx) {
@@ -78,14 +104,18 @@ export const rewindFilesCommand: Command = {
     const dryRun = ctx.values['dry-run'] === true;
     const file = await resolveSessionArg(ctx, ctx.positionals[0]);
     // through the engine, as the extension's rewindFiles: a real rewind goes into the folder's rewind log
-    const { result, root } = await withEngine(ctx, file, async (engine) => ({
-      result: await engine.rewindFiles(file, id, {
+    const { result, root } = await withEngine(ctx, file, async (engine) => {
+      const root = await engine.workspaceRootOf(file);
+      const paths = ctx.values.only as string[] | undefined;
+      const only = paths && root ? paths.map((p) => workspacePath(root, ctx.cwd, p)) : undefined;
+      const result = await engine.rewindFiles(file, id, {
         dryRun,
         overwriteUserModified: ctx.values['overwrite-user-modified'] === true,
         includeOtherSessions: ctx.values['include-other-sessions'] === true,
-      }),
-      root: await engine.workspaceRootOf(file),
-    }));
+        ...(only ? { only } : {}),
+      });
+      return { result, root };
+    });
     // a rewind that cannot be done is an error, dry run or not: stderr and exit 1, nothing on stdout
     if (!result.canRewind) throw new CliError(result.error ?? 'the files cannot be rewound to that message');
     ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun, root));

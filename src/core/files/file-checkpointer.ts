@@ -557,6 +557,15 @@ export class FileCheckpointer {
    * never throws and never touches the workspace; the real call throws with the same message when it cannot.
    */
   async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions, stillWanted?: ActGuard): Promise<RewindFilesResult> {
+    if (opts.only) {
+      // a selection names paths inside the workspace, never a way out of it
+      try {
+        opts = { ...opts, only: opts.only.map(selectedPath) };
+      } catch (err) {
+        if (opts.dryRun) return failure((err as Error).message);
+        throw err;
+      }
+    }
     if (opts.dryRun) {
       return this.serialize(async () => {
         try {
@@ -687,6 +696,15 @@ export class FileCheckpointer {
   async storeSize(): Promise<number> {
     return (await this.store()).sizeOnDisk();
   }
+}
+
+/** A path of a selection (`only`), workspace-relative with '/', a trailing '/' dropped; a path out of the workspace throws. */
+function selectedPath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '' || trimmed === '.')
+    throw new Error('--only needs a path of a file or folder inside the workspace (the workspace itself is a whole rewind)');
+  splitRelPath(trimmed);
+  return trimmed;
 }
 
 /** Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). */

@@ -122,6 +122,9 @@ export interface RewindFilesOptions {
   overwriteUserModified?: boolean;
   /** Also bring back files whose last change since the message was another session's (or several sessions'). */
   includeOtherSessions?: boolean;
+  /** Only these paths (workspace-relative, '/'-separated; a folder stands for everything below it) are brought back,
+   *  whoever changed them; every other file is left as it is. */
+  only?: string[];
   anchor: AnchorCheck;
 }
 

@@ -265,6 +265,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}),
       // sent only when asked for: a service of an earlier version refuses fields it does not know
       ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
+      ...(opts.only ? { only: opts.only } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }

@@ -31,7 +31,7 @@ async function scenario() {
   const home = join(`${ws}-home`);
   await writeTree(ws, start);
   const env = { ...process.env, AGENT_REWIND_HOME: home, HOME: base.dir, CLAUDE_CONFIG_DIR: join(base.dir, 'claude') };
-  const run = (args: string[]) => cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env }));
+  const run = (args: string[]) => cliRunOf(spawnSync(process.execPath, [cli, ...args, '--home', home], { encoding: 'utf8', env, cwd: ws }));
   const hook = (input: object) => {
     const r = spawnSync(process.execPath, [cli, 'hook', 'claude'], { encoding: 'utf8', env, input: JSON.stringify({ session_id: B, cwd: ws, ...input }) });
     assert.equal(r.status, 0, r.stderr);
@@ -95,4 +95,30 @@ test("the default rewind brings back only this session's changes, byte for byte;
   const others = run(['rewind-files', id, 'u1', '--include-other-sessions', '--json']);
   assert.equal(others.code, 0, others.stderr);
   assert.deepEqual(await readTree(ws), { ...now, 'a.txt': start['a.txt'], 'b.txt': start['b.txt'] });
+});
+
+test('rewind-files --only brings back exactly the named files, whoever changed them; undo-rewind and redo-rewind follow the selection', async () => {
+  const { ws, id, run } = await scenario();
+  const before = await fingerprint(ws);
+  const now = await readTree(ws);
+  const dry = run(['rewind-files', id, 'u1', '--only', 'b.txt', '--only', join(ws, 'u.txt'), '--dry-run', '--json']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual((dry.json as { filesChanged: string[] }).filesChanged, ['b.txt', 'u.txt']);
+  const real = run(['rewind-files', id, 'u1', '--only', 'b.txt', '--only', join(ws, 'u.txt')]);
+  assert.equal(real.code, 0, real.stderr);
+  assert.match(real.stdout, /rewound 2 files/);
+  const chosen = { ...now, 'b.txt': start['b.txt'], 'u.txt': start['u.txt'] };
+  assert.deepEqual(await readTree(ws), chosen);
+  const after = await fingerprint(ws);
+  assert.equal(run(['undo-rewind', id]).code, 0);
+  assert.deepEqual(await fingerprint(ws), before);
+  assert.equal(run(['redo-rewind', id]).code, 0);
+  assert.deepEqual(await fingerprint(ws), after, 'redo brings back the same two files only');
+  assert.equal(run(['undo-rewind', id]).code, 0);
+  assert.deepEqual(await fingerprint(ws), before);
+
+  const outside = run(['rewind-files', id, 'u1', '--only', join(ws, '..', 'elsewhere.txt')]);
+  assert.equal(outside.code, 1);
+  assert.match(outside.stderr, /not a path inside the workspace/);
+  assert.deepEqual(await fingerprint(ws), before);
 });

@@ -19,7 +19,12 @@ import type { Timeline } from '../timeline';
 import { attributeChanges } from './attribution';
 
 /** Which files changed since the message by someone other than this session's turns a rewind brings back too. */
-export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions'>;
+export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions' | 'only'>;
+
+/** Whether `path` is one of `only` or below one of them. */
+export function isSelected(path: string, only: readonly string[]): boolean {
+  return only.some((o) => path === o || path.startsWith(`${o}/`));
+}
 
 export function failure(error: string): RewindFilesResult {
   return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
@@ -53,6 +58,26 @@ export interface Plan {
 
 /** Bytes of blobs a plan keeps for its restore (a plan is kept until the next one, or the rewind). */
 const PLAN_BLOB_BUDGET = 32 * 1024 * 1024;
+
+/**
+ * Adds to `keep` the folders a rewind has no reason to touch: one that would come back (or get its mode back) although
+ * every file below it stays as it is, and, with a selection, any folder outside it. A folder on the way to a file
+ * that is brought back is never kept.
+ */
+function keepFoldersOfKeptFiles(diffs: readonly PathDiff[], fileish: readonly string[], keep: Set<string>, only: readonly string[] | undefined): void {
+  const onTheWay = new Set<string>();
+  const below = new Set<string>();
+  for (const path of fileish) {
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) {
+      below.add(path.slice(0, i));
+      if (!keep.has(path)) onTheWay.add(path.slice(0, i));
+    }
+  }
+  for (const d of diffs) {
+    if (isFileish(d.now) || isFileish(d.target) || onTheWay.has(d.path)) continue;
+    if (only ? !isSelected(d.path, only) : d.now === null && below.has(d.path)) keep.add(d.path);
+  }
+}
 
 export class RewindPlanner {
   /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
@@ -97,6 +122,7 @@ export class RewindPlanner {
       lastPoint ? [lastPoint.sessionId, lastPoint.anchorId, lastPoint.root] : null,
       include.overwriteUserModified === true,
       include.includeOtherSessions === true,
+      include.only ?? null,
     ]);
     if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have
@@ -123,7 +149,17 @@ export class RewindPlanner {
       for (const path of fileish) if (!sameState(await reader.lookup(turnEnd.root, path), stateOfNode(model.get(path)))) userModified.add(path);
       if (!include.overwriteUserModified) for (const p of userModified) keep.add(p);
     }
-    const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped], attribution);
+    if (include.only) {
+      // an explicit selection: exactly those files, whoever changed them
+      const only = include.only;
+      keep.clear();
+      for (const path of fileish) if (!isSelected(path, only)) keep.add(path);
+    }
+    keepFoldersOfKeptFiles(diffs, fileish, keep, include.only);
+    const unchosen = (include.only ?? [])
+      .filter((o) => !diffs.some((d) => isSelected(d.path, [o])))
+      .map((path) => ({ path, reason: 'as it was at that message already: nothing to bring back' }));
+    const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped, ...unchosen], attribution);
     this.lastPlan = { key, plan };
     return plan;
   }
