@@ -47,10 +47,22 @@ export const commandHelp: Record<string, CommandHelp> = {
     options: { leaf: 'the entry to build the context from (default: the active branch’s last entry)' },
     examples: ['agent-rewind context <session>', 'agent-rewind context <session> --leaf <entryId> --json'],
   },
+  blame: {
+    description:
+      "Prints each line of a file with the prompt that last changed it (its agent, session and user message id) or \"you\" (changed outside every agent's turn), from the folder's file snapshots, not git. With --json each line's owner is { by: 'turn', sessionId, prompt, messageId }, { by: 'several', sessions } or { by: 'user' }.",
+    options: { workspace: 'the folder whose snapshots to read (default: the nearest folder above the file that has some)' },
+    examples: ['agent-rewind blame src/app.ts', 'agent-rewind blame src/app.ts --json'],
+  },
   gc: {
     description: 'Removes file-checkpoint data that no snapshot reaches any more, and compacts the store.',
     options: { workspace: 'the folder whose checkpoint store to clean (default: the current folder)' },
     examples: ['agent-rewind gc'],
+  },
+  history: {
+    description:
+      "Lists the changes to a file, newest first: which prompt (any agent, named by its session and user message id) or you made each, with its diff; a file renamed by mv is followed to its old name. From the folder's file snapshots, not git.",
+    options: { workspace: 'the folder whose snapshots to read (default: the nearest folder above the file that has some)' },
+    examples: ['agent-rewind history src/app.ts', 'agent-rewind history src/app.ts --json'],
   },
   hook: {
     description:

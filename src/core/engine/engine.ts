@@ -4,9 +4,10 @@
 //
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
+import { namedBlame, namedHistory, type NamedBlame, type NamedHistory, type PromptNamingContext } from './file-history';
 import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
@@ -32,7 +33,7 @@ import type {
   TranscriptItem,
   TranscriptModel,
 } from '../../shared/view-models';
-import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
+import { CheckpointerPool, canonicalPath, type OpenCheckpoints } from './checkpointer-pool';
 import type { SyncResult } from '../files/scan/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
@@ -602,6 +603,34 @@ export class RewindEngine {
           return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: opts };
         });
     return note ? { ...result, note } : result;
+  }
+
+  /**
+   * The changes to a file (an absolute path inside an open folder) by any session's turns or by hand, newest first,
+   * each prompt named by its session and user message id; from the folder's timeline, not git.
+   */
+  async fileHistory(absPath: string): Promise<NamedHistory & { root: string }> {
+    const { root, rel, cp } = this.#fileOfFolder(absPath);
+    return { root, ...(await namedHistory(this.#namingContext(cp), rel)) };
+  }
+
+  /** Per line of a file now, the prompt (any agent) that last wrote it, or the user. */
+  async blame(absPath: string): Promise<NamedBlame & { root: string }> {
+    const { root, rel, cp } = this.#fileOfFolder(absPath);
+    return { root, ...(await namedBlame(this.#namingContext(cp), rel)) };
+  }
+
+  #namingContext(cp: FileCheckpoints): PromptNamingContext {
+    return { checkpoints: cp, listSessions: () => this.listSessions(), view: (f) => this.view(f) };
+  }
+
+  #fileOfFolder(absPath: string): { root: string; rel: string; cp: FileCheckpoints } {
+    const root = this.#checkpoints.openRootHolding(absPath);
+    const cp = root === undefined ? undefined : this.#checkpoints.forCwd(root);
+    if (root === undefined || !cp) throw new Error(`${absPath} is not inside a workspace folder open here: a file's history is kept with its folder's`);
+    const rel = relative(canonicalPath(root), canonicalPath(absPath)).split(sep).join('/');
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${absPath} is not a file inside ${root}`);
+    return { root, rel, cp };
   }
 
   /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */

@@ -14,7 +14,11 @@ import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-st
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
 import { failure, foldersOnPaths, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
-import { splitRelPath } from './safe-paths';
+import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
+import { readStableFile } from './safe-read';
+import { fsPath } from './file-names';
+import { fileBlame, fileHistory } from './file-history';
+import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
 import { Timeline } from './timeline';
 import type { UndoRecord } from './restore/undo-record';
@@ -32,7 +36,9 @@ import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   ActGuard,
   AnchorCheck,
+  FileBlame,
   FileCheckpointerOptions,
+  FileHistory,
   GcResult,
   RecoverResult,
   RewindFilesOptions,
@@ -526,6 +532,36 @@ export class FileCheckpointer {
         }),
       ),
     );
+  }
+
+  /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
+  async fileHistory(relPath: string): Promise<FileHistory> {
+    const { reader, store, points, now } = await this.historyInputs(relPath);
+    return fileHistory(reader, store, points, relPath, now);
+  }
+
+  /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
+  async blame(relPath: string): Promise<FileBlame> {
+    const { reader, store, points, now } = await this.historyInputs(relPath);
+    return fileBlame(reader, store, points, relPath, now);
+  }
+
+  private async historyInputs(relPath: string) {
+    splitRelPath(relPath);
+    const store = await this.store();
+    await store.reload();
+    const points = await this.timeline.points();
+    let now: Buffer | null = null;
+    // read only: a regular file at the path, reached through real folders (never a symlink out of the workspace)
+    if (await ensureSafeParents(this.workspaceRoot, relPath, false).catch(() => false)) {
+      try {
+        const abs = absPath(this.workspaceRoot, relPath);
+        if (lstatSync(fsPath(abs)).isFile()) now = readStableFile(fsPath(abs)).data;
+      } catch {
+        now = null;
+      }
+    }
+    return { reader: new TreeReader(store), store, points, now };
   }
 
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────

@@ -164,6 +164,10 @@ export interface FileCheckpoints {
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
+  /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline). */
+  fileHistory(relPath: string): Promise<FileHistory>;
+  /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
+  blame(relPath: string): Promise<FileBlame>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   /** Another session's user-message snapshot recorded under this session too (see FileCheckpointer.adoptSnapshot). */
@@ -171,4 +175,43 @@ export interface FileCheckpoints {
   notifyChanged(paths: Iterable<string>): void;
   setWatcherSync(sync: WatcherSync | undefined): void;
   dispose(): Promise<void>;
+}
+
+/** Who made a change on the folder's timeline: a prompt's turn of one session (`prompt`: its snapshot anchor, the user
+ *  message id for our sessions), turns of several sessions at once, or nobody's turn (the user). */
+export type ChangeOwner = { by: 'turn'; sessionId: string; prompt: string } | { by: 'several'; sessions: string[] } | { by: 'user' };
+
+/** One change of a file's history (file-history.ts). */
+export interface FileHistoryEntry {
+  owner: ChangeOwner;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  /** The path after the change (before it, for a deletion). */
+  path: string;
+  /** For 'renamed': the path before. */
+  from?: string;
+  /** When the snapshot that first shows the change was taken, or 'now' (changed since the last snapshot). */
+  at: string;
+  insertions: number;
+  deletions: number;
+  binary: boolean;
+  /** A unified diff of the change ('' for a binary file). */
+  diff: string;
+}
+
+export interface FileHistory {
+  path: string;
+  /** Newest first. */
+  entries: FileHistoryEntry[];
+}
+
+export interface BlameLine {
+  /** 1-based. */
+  line: number;
+  text: string;
+  owner: ChangeOwner;
+}
+
+export interface FileBlame {
+  path: string;
+  lines: BlameLine[];
 }

@@ -15,6 +15,8 @@ import type {
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
+  FileHistory,
+  FileBlame,
   SnapshotKind,
   SnapshotSummary,
 } from '../files/types';
@@ -289,6 +291,15 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
     return (await this.localCheckpointer()).diffSnapshots(sessionId, anchorA, anchorB);
+  }
+
+  // read only, from the store: in this process, as diffSnapshots
+  async fileHistory(relPath: string): Promise<FileHistory> {
+    return (await this.localCheckpointer()).fileHistory(relPath);
+  }
+
+  async blame(relPath: string): Promise<FileBlame> {
+    return (await this.localCheckpointer()).blame(relPath);
   }
 
   /** In-process: it reads another tool's backups, which the service has no business opening. */

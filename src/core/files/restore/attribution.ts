@@ -5,7 +5,7 @@
 import type { DirNode } from '../store/tree';
 import { diffStoredTrees, diffTrees, sameState, type EntryState, type TreeReader } from '../store/tree-diff';
 import type { TimelinePoint } from '../timeline';
-import type { FileAttribution } from '../types';
+import type { ChangeOwner, FileAttribution } from '../types';
 
 interface Window {
   sessionId: string;
@@ -37,23 +37,33 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
   return out;
 }
 
-/** Who worked in each interval j (point j to point j+1, the last one to now), for j from `from` on. */
-function ownersFrom(points: readonly TimelinePoint[], from: number, sessionId: string): FileAttribution[] {
-  const windows = windowsOf(points);
-  const out: FileAttribution[] = [];
+/** Who worked in each interval j (point j to point j+1, the last one to now): one session's turn, several sessions'
+ *  turns at once, or nobody's (the user). */
+export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
+  const windows = windowsOf(points); // in order of their start
+  const out: ChangeOwner[] = [];
   let active: Window[] = [];
   let w = 0;
   for (let j = 0; j < points.length; j++) {
     while (w < windows.length && windows[w]!.start <= j) active.push(windows[w++]!);
     active = active.filter((x) => x.end >= j + 1);
-    if (j < from) continue;
     const sessions = [...new Set(active.map((x) => x.sessionId))];
-    if (sessions.length === 0) out.push({ changedBy: 'user' });
-    else if (sessions.length > 1) out.push({ changedBy: 'several', sessions });
-    else if (sessions[0] === sessionId) out.push({ changedBy: 'this-session' });
-    else out.push({ changedBy: 'other-session', otherSession: active[0]!.sessionId, otherPrompt: active[0]!.prompt });
+    if (sessions.length === 0) out.push({ by: 'user' });
+    else if (sessions.length > 1) out.push({ by: 'several', sessions });
+    else out.push({ by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt });
   }
   return out;
+}
+
+/** The same, for j from `from` on, as seen from the session `sessionId`. */
+function ownersFrom(points: readonly TimelinePoint[], from: number, sessionId: string): FileAttribution[] {
+  return intervalOwners(points)
+    .slice(from)
+    .map((o): FileAttribution => {
+      if (o.by === 'user') return { changedBy: 'user' };
+      if (o.by === 'several') return { changedBy: 'several', sessions: o.sessions };
+      return o.sessionId === sessionId ? { changedBy: 'this-session' } : { changedBy: 'other-session', otherSession: o.sessionId, otherPrompt: o.prompt };
+    });
 }
 
 /**

@@ -9,6 +9,8 @@ import type {
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
+  FileHistory,
+  FileBlame,
   SnapshotKind,
   SnapshotSummary,
 } from '../types';
@@ -144,6 +146,14 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
 
   diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
     return this.call('diffSnapshots', [sessionId, anchorA, anchorB]);
+  }
+
+  fileHistory(relPath: string): Promise<FileHistory> {
+    return this.call('fileHistory', [relPath]);
+  }
+
+  blame(relPath: string): Promise<FileBlame> {
+    return this.call('blame', [relPath]);
   }
 
   notifyChanged(paths: Iterable<string>): void {
