@@ -102,3 +102,30 @@ test("a rewind and its undo are not anyone's change: afterwards every file is at
     assert.deepEqual(await who(), before);
   });
 });
+
+test("a turn with several turn ends (ours takes one at each assistant message) is one turn: the agent's edits between them are its own", async () => {
+  const base = await tempBase('arw-attribution-');
+  const ws = join(base.dir, 'ws');
+  await writeTree(ws, { 'x.txt': 'x0\n', 'y.txt': 'y0\n', 'z.txt': 'z0\n' });
+  const a = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+  try {
+    await a.snapshot('A', 'u1', 'user-message');
+    await writeFile(join(ws, 'x.txt'), 'x1\n');
+    await a.snapshot('A', 'm1', 'turn-end');
+    await writeFile(join(ws, 'y.txt'), 'y1 by the next tool call\n');
+    await a.snapshot('A', 'm2', 'turn-end');
+    await writeFile(join(ws, 'z.txt'), 'z1 by hand\n');
+    const dry = await a.rewindFiles('A', 'u1', { dryRun: true, anchor: userAnchor });
+    assert.deepEqual(
+      dry.files.map((f) => [f.path, f.changedBy]),
+      [
+        ['x.txt', 'this-session'],
+        ['y.txt', 'this-session'],
+        ['z.txt', 'user'],
+      ],
+    );
+  } finally {
+    await a.dispose();
+    await base.cleanup();
+  }
+});

@@ -12,27 +12,27 @@ interface Window {
   prompt: string;
   /** Index of its prompt-start point. */
   start: number;
-  /** Index of its turn-end point (or the same session's next prompt start); Infinity while it is still open. */
+  /** Index of its last turn-end point (or the same session's next prompt start); Infinity while it is still open. */
   end: number;
 }
 
-/** The turns of every session, in order of their start: a prompt start opens one, the turn's end (or the session's
- *  next prompt) closes it. */
+/** The turns of every session, in order of their start: a prompt start opens one; it ends at the last turn end of
+ *  that session before its next prompt (ours takes one at every assistant message of a turn, and the agent works on
+ *  between them), else at its next prompt, else it is still open. */
 function windowsOf(points: readonly TimelinePoint[]): Window[] {
-  const open = new Map<string, Window>();
+  const last = new Map<string, Window & { ended: boolean }>();
   const out: Window[] = [];
   points.forEach((p, k) => {
     if (p.kind === 'pre-restore') return;
-    const w = open.get(p.sessionId);
-    if (w) {
-      w.end = k;
-      open.delete(p.sessionId);
+    const w = last.get(p.sessionId);
+    if (p.kind === 'turn-end') {
+      if (w) ((w.end = k), (w.ended = true));
+      return;
     }
-    if (p.kind === 'user-message') {
-      const next: Window = { sessionId: p.sessionId, prompt: p.anchorId, start: k, end: Infinity };
-      open.set(p.sessionId, next);
-      out.push(next);
-    }
+    if (w && !w.ended) w.end = k;
+    const next = { sessionId: p.sessionId, prompt: p.anchorId, start: k, end: Infinity, ended: false };
+    last.set(p.sessionId, next);
+    out.push(next);
   });
   return out;
 }
@@ -70,8 +70,8 @@ function ownersFrom(points: readonly TimelinePoint[], from: number, sessionId: s
  * The attribution of each of `paths` (files that differ between the prompt's snapshot and now): who first produced
  * the state each has now, since the prompt `anchorId` of `sessionId`. The first producer, not the last writer: a
  * rewind or an undo only brings back a state someone made before, so the file stays theirs. Undefined when that
- * prompt is not on the timeline (a snapshot made before the timeline existed, adopted or imported): the caller then
- * falls back to the turn-end rule.
+ * prompt is not on the timeline (a snapshot made before the timeline existed, adopted or imported) or a tree on the
+ * way cannot be read: the caller then falls back to the turn-end rule.
  */
 export async function attributeChanges(
   reader: TreeReader,
@@ -103,8 +103,9 @@ export async function attributeChanges(
       if (typeof next !== 'string') changed = (await diffTrees(reader, root, next)).map((d) => ({ path: d.path, after: d.now }));
       else changed = next === root ? [] : (await diffStoredTrees(reader, root, next)).map((d) => ({ path: d.path, after: d.b }));
     } catch {
-      // a point whose tree is gone (gc dropped it) merges with the interval before it
-      continue;
+      // a point whose tree cannot be read (damaged): who made what is not known, and the caller falls back to the
+      // session's turn-end rule rather than keeping files as nobody's
+      return undefined;
     }
     for (const { path, after } of changed) {
       if (!wanted.has(path)) continue;
