@@ -6,8 +6,8 @@ import type { SessionListing } from '../sources/listings';
 import { snapshotsByEntry } from '../sources/file-anchors';
 import type { SessionView } from '../sources/session-view';
 
-/** A change's owner with its prompt named: `messageId` (the user message id) and `sessionFile`, where found. */
-export type NamedOwner = ChangeOwner & { messageId?: string; sessionFile?: string; agent?: string };
+/** A change's owner with its prompt named: `messageId` (the user message id), `sessionRef` and `agent`, where found. */
+export type NamedOwner = ChangeOwner & { messageId?: string; sessionRef?: string; agent?: string };
 
 export interface NamedHistory extends Omit<FileHistory, 'entries'> {
   entries: (Omit<FileHistory['entries'][number], 'owner'> & { owner: NamedOwner })[];
@@ -19,7 +19,7 @@ export interface NamedBlame extends Omit<FileBlame, 'lines'> {
 export interface PromptNamingContext {
   checkpoints: FileCheckpoints;
   listSessions(): Promise<SessionListing[]>;
-  view(sessionFile: string): Promise<SessionView>;
+  view(sessionRef: string): Promise<SessionView>;
 }
 
 /** Names every turn owner among `owners`: its session's file and agent, and the user message its prompt anchor is. */
@@ -32,7 +32,7 @@ async function namer(ctx: PromptNamingContext, owners: readonly ChangeOwner[]): 
       if (!sessions.has(listing.sessionId) || bySession.has(listing.sessionId)) continue;
       const messageOf = new Map<string, string>();
       try {
-        const view = await ctx.view(listing.sessionFile);
+        const view = await ctx.view(listing.sessionRef);
         for (const [entryId, rec] of await snapshotsByEntry(view, ctx.checkpoints)) messageOf.set(rec.anchorId, entryId);
       } catch {
         /* unreadable now: the prompt keeps its anchor */
@@ -45,7 +45,7 @@ async function namer(ctx: PromptNamingContext, owners: readonly ChangeOwner[]): 
     const found = bySession.get(o.sessionId);
     if (!found) return o;
     const messageId = found.messageOf.get(o.prompt);
-    return { ...o, ...(messageId ? { messageId } : {}), sessionFile: found.listing.sessionFile, agent: found.listing.source };
+    return { ...o, ...(messageId ? { messageId } : {}), sessionRef: found.listing.sessionRef, agent: found.listing.source };
   };
 }
 
