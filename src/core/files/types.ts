@@ -139,6 +139,12 @@ export interface RecoverResult {
   notRestored?: SkippedFile[];
 }
 
+/** One stored snapshot: the session it was taken for and its anchor. */
+export interface SnapshotId {
+  sessionId: string;
+  anchorId: string;
+}
+
 export interface GcResult {
   removedObjects: number;
   freedBytes: number;
@@ -162,8 +168,9 @@ export interface FileCheckpoints {
   undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
-  /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
-  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
+  /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
+   *  any two sessions of the folder); read from the store only; throws when one does not exist. */
+  diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]>;
   /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline). */
   fileHistory(relPath: string): Promise<FileHistory>;
   /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
