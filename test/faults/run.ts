@@ -431,6 +431,54 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     await killDuring(t, 'gc', ['gc', '--json']);
     checkInvariants(t, [{ name: 'unchanged', print }]);
   },
+  async 'timeline-damage'(t) {
+    // the folder's timeline (issue 27) is an index of the snapshot records: damaged, cut short or lost, the dry run
+    // must still say who changed each file exactly as before, gc must write it whole again, and nothing else changes
+    history(t);
+    agentWork(t.ws);
+    must(t, 'append a2', cli(t, ['append', t.session, '--role', 'assistant', '--text', 'did more', '--id', 'a2', '--json']));
+    t.entries.push('a2');
+    writeFileSync(join(t.ws, 'by-hand.txt'), text(5)); // after the turn ended: the user's
+    const print = fingerprint(t.ws);
+    const who = (when: string): string[] => {
+      const r = cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--json']);
+      if (r.code !== 0) {
+        t.problems.push(`the dry run ${when} failed: ${r.stderr.trim().slice(0, 300)}`);
+        return [];
+      }
+      return (r.json.files as { path: string; changedBy?: string }[]).map((f) => `${f.path}:${f.changedBy}`);
+    };
+    const before = who('before the damage');
+    if (!before.some((w) => w.endsWith(':this-session')) || !before.some((w) => w.endsWith(':user')))
+      t.problems.push(`the dry run does not tell the agent's files from the user's: ${before.join(' ')}`);
+    const store = readdirSync(join(t.home, 'checkpoints')).map((d) => join(t.home, 'checkpoints', d))[0]!;
+    const file = join(store, 'timeline.jsonl');
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+    const how = pick(['flip', 'truncate', 'delete', 'garbage'] as const);
+    (t as Trial & { note?: string }).note = how;
+    if (how === 'delete') unlinkSync(file);
+    else if (how === 'truncate') truncateSync(file, int(statSync(file).size));
+    else if (how === 'garbage') writeFileSync(file, readFileSync(file, 'utf8') + '0badc0de {"session":"x"\n', { flag: 'w' });
+    else {
+      const buf = readFileSync(file);
+      const at = int(buf.length);
+      buf[at] = buf[at] === 0x30 ? 0x31 : 0x30;
+      writeFileSync(file, buf);
+    }
+    const damaged = who(`after the timeline was damaged (${how})`);
+    if (damaged.join(' ') !== before.join(' ')) t.problems.push(`after ${how} the dry run says ${damaged.join(' ')} instead of ${before.join(' ')}`);
+    const gc = cli(t, ['gc']);
+    if (gc.code !== 0) t.problems.push(`gc after the damage failed: ${gc.stderr.trim().slice(0, 300)}`);
+    const mended = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+    if (mended !== lines) t.problems.push(`gc left the timeline with ${mended} points where it had ${lines}`);
+    const after = who('after gc');
+    if (after.join(' ') !== before.join(' ')) t.problems.push(`after gc the dry run says ${after.join(' ')} instead of ${before.join(' ')}`);
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
   async 'kill-compaction'(t) {
     // gc compacts what it keeps (store-compaction.ts): killed while the blobs are recompressed, or while the new packs
     // are put in place and the old removed, the store must still hold every snapshot

@@ -4,8 +4,10 @@
 //
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
+import { namedBlame, namedHistory, type NamedBlame, type NamedHistory, type PromptNamingContext } from './file-history';
+import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
@@ -31,7 +33,7 @@ import type {
   TranscriptItem,
   TranscriptModel,
 } from '../../shared/view-models';
-import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
+import { CheckpointerPool, canonicalPath, type OpenCheckpoints } from './checkpointer-pool';
 import type { SyncResult } from '../files/scan/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
@@ -91,7 +93,8 @@ export interface AppendResult {
 /** What a rewind changed, for its step in the rewind log. */
 interface AppliedRewind<T> {
   result: T;
-  overwroteUserModified?: boolean;
+  /** Which files changed by others it brought back too (redo does the same). */
+  choice?: FilesChoice;
   anchorEntryId: string;
   filesChanged: readonly string[];
   toBranch?: string;
@@ -515,7 +518,7 @@ export class RewindEngine {
    * Runs the rewind the user confirmed. Files first: when they cannot be restored nothing else changes; when the
    * conversation then fails, the file restore is undone. Throws with a user-readable message.
    */
-  async applyRewind(sessionRef: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
+  async applyRewind(sessionRef: string, anchorEntryId: string, mode: RewindMode, opts: FilesChoice = {}): Promise<RewindOutcome> {
     const session = await this.view(sessionRef);
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
@@ -526,14 +529,13 @@ export class RewindEngine {
       let filesChanged: string[] = [];
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
-          overwriteUserModified: opts.overwriteUserModified === true,
+          ...choiceOptions(opts),
           anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
         });
         filesChanged = result.filesChanged;
       }
-      const overwroteUserModified = opts.overwriteUserModified === true;
-      if (mode === 'files')
-        return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, overwroteUserModified };
+      const choice = opts;
+      if (mode === 'files') return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, choice };
       let rewound: ConversationRewind;
       try {
         rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
@@ -551,12 +553,12 @@ export class RewindEngine {
           result: { mode, filesChanged, undoAvailable: filesChanged.length > 0, fork },
           anchorEntryId,
           filesChanged,
-          overwroteUserModified,
+          choice,
           fork: { ref: rewound.sessionRef, sessionId: rewound.sessionId },
         };
       }
       const branch = { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId };
-      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, overwroteUserModified, toBranch: rewound.branch.name };
+      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, choice, toBranch: rewound.branch.name };
     });
   }
 
@@ -594,7 +596,7 @@ export class RewindEngine {
           anchorEntryId: applied.anchorEntryId,
           ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
           files,
-          ...(applied.overwroteUserModified ? { overwroteUserModified: true } : {}),
+          ...choiceOfStep(applied.choice),
           undoDepth: files && cp ? await undoDepthOf(cp, now.sessionId) : 0,
           at: new Date().toISOString(),
         };
@@ -613,11 +615,7 @@ export class RewindEngine {
    * (canRewind false + error); the real call throws with the same words. The real one is logged as a rewind of the
    * files, so Undo and Redo take it in its place among the others.
    */
-  async rewindFiles(
-    sessionRef: string,
-    anchorEntryId: string,
-    opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {},
-  ): Promise<RewindFilesResult & { note?: string }> {
+  async rewindFiles(sessionRef: string, anchorEntryId: string, opts: FilesChoice & { dryRun?: boolean } = {}): Promise<RewindFilesResult & { note?: string }> {
     let session: SessionView;
     try {
       session = await this.view(sessionRef);
@@ -635,16 +633,44 @@ export class RewindEngine {
     const rewind = () =>
       cp.rewindFiles(session.sessionId, key, {
         dryRun: opts.dryRun === true,
-        overwriteUserModified: opts.overwriteUserModified === true,
+        ...choiceOptions(opts),
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
     const result = opts.dryRun
       ? await rewind()
       : await this.#logRewind(session, sessionRef, 'files', anchorEntryId, async () => {
           const r = await rewind();
-          return { result: r, anchorEntryId, filesChanged: r.filesChanged, overwroteUserModified: opts.overwriteUserModified === true };
+          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: opts };
         });
     return note ? { ...result, note } : result;
+  }
+
+  /**
+   * The changes to a file (an absolute path inside an open folder) by any session's turns or by hand, newest first,
+   * each prompt named by its session and user message id; from the folder's timeline, not git.
+   */
+  async fileHistory(absPath: string): Promise<NamedHistory & { root: string }> {
+    const { root, rel, cp } = this.#fileOfFolder(absPath);
+    return { root, ...(await namedHistory(this.#namingContext(cp), rel)) };
+  }
+
+  /** Per line of a file now, the prompt (any agent) that last wrote it, or the user. */
+  async blame(absPath: string): Promise<NamedBlame & { root: string }> {
+    const { root, rel, cp } = this.#fileOfFolder(absPath);
+    return { root, ...(await namedBlame(this.#namingContext(cp), rel)) };
+  }
+
+  #namingContext(cp: FileCheckpoints): PromptNamingContext {
+    return { checkpoints: cp, listSessions: () => this.listSessions(), view: (f) => this.view(f) };
+  }
+
+  #fileOfFolder(absPath: string): { root: string; rel: string; cp: FileCheckpoints } {
+    const root = this.#checkpoints.openRootHolding(absPath);
+    const cp = root === undefined ? undefined : this.#checkpoints.forCwd(root);
+    if (root === undefined || !cp) throw new Error(`${absPath} is not inside a workspace folder open here: a file's history is kept with its folder's`);
+    const rel = relative(canonicalPath(root), canonicalPath(absPath)).split(sep).join('/');
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${absPath} is not a file inside ${root}`);
+    return { root, rel, cp };
   }
 
   /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */
@@ -750,5 +776,5 @@ function failed(error: string): { ok: false; error: string } {
 }
 
 function cannotRewindFiles(error: string): RewindFilesResult {
-  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
 }

@@ -13,9 +13,14 @@ import { ChangeTracker } from './scan/change-tracker';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
-import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
-import { splitRelPath } from './safe-paths';
+import { failure, foldersOnPaths, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
+import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
+import { readStableFile } from './safe-read';
+import { fsPath } from './file-names';
+import { fileBlame, fileHistory } from './file-history';
+import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
+import { Timeline } from './timeline';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
@@ -31,7 +36,9 @@ import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   ActGuard,
   AnchorCheck,
+  FileBlame,
   FileCheckpointerOptions,
+  FileHistory,
   GcResult,
   RecoverResult,
   RewindFilesOptions,
@@ -67,6 +74,8 @@ export class FileCheckpointer {
   private readonly fullCheckInterval: number;
   private readonly filter: PathFilter;
   private readonly records: SnapshotRecords;
+  /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
+  readonly timeline: Timeline;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
@@ -101,7 +110,8 @@ export class FileCheckpointer {
       ...DEFAULT_SCAN_TUNING,
       ...opts.tuning,
     });
-    this.planner = new RewindPlanner(this.workspaceRoot, this.records);
+    this.timeline = new Timeline(this.storeDir, this.records);
+    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
   }
 
   private restorer(store: ObjectStore): Restorer {
@@ -314,12 +324,13 @@ export class FileCheckpointer {
     let staging: Promise<StagedRecord> | undefined;
     let packSynced: Promise<void>;
     let totals: ReturnType<typeof treeTotals>;
+    let rec: SnapshotRecord;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
       root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
-      const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
+      rec = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
       // the record is written (and fsynced) while the pack is, and put in place only once the pack's data is on disk
       staging = this.records.stage(rec);
       staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
@@ -343,6 +354,15 @@ export class FileCheckpointer {
       throw err;
     }
     const [saved] = await Promise.all([staged.commit(), packSynced]);
+    // a new snapshot takes its place on the folder's timeline (an unchanged user message's keeps its first one); a
+    // failed append loses nothing: the record is there, and reconcile() puts it back on the timeline
+    if (saved.createdAt === rec.createdAt) {
+      try {
+        this.timeline.append(saved);
+      } catch {
+        /* mended from the records */
+      }
+    }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
@@ -402,7 +422,17 @@ export class FileCheckpointer {
       const importedAnchor = `${anchorId}@${baseRoot.slice(0, 16)}`;
       const existing = await this.records.get(sessionId, importedAnchor);
       if (existing?.root !== root)
-        await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
+        await this.records.put({
+          v: 1,
+          sessionId,
+          anchorId: importedAnchor,
+          kind: 'user-message',
+          root,
+          createdAt,
+          files: count,
+          totalBytes,
+          derived: 'imported',
+        });
       return {
         sessionId,
         anchorId: importedAnchor,
@@ -432,7 +462,7 @@ export class FileCheckpointer {
     return this.locked(async () => {
       const from = await this.records.get(fromSessionId, fromAnchorId);
       if (from?.kind !== 'user-message') return undefined;
-      return this.records.put({ ...from, sessionId, anchorId });
+      return this.records.put({ ...from, sessionId, anchorId, derived: 'adopted' });
     });
   }
 
@@ -507,6 +537,36 @@ export class FileCheckpointer {
     );
   }
 
+  /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
+  async fileHistory(relPath: string): Promise<FileHistory> {
+    const { reader, store, points, now } = await this.historyInputs(relPath);
+    return fileHistory(reader, store, points, relPath, now);
+  }
+
+  /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
+  async blame(relPath: string): Promise<FileBlame> {
+    const { reader, store, points, now } = await this.historyInputs(relPath);
+    return fileBlame(reader, store, points, relPath, now);
+  }
+
+  private async historyInputs(relPath: string) {
+    splitRelPath(relPath);
+    const store = await this.store();
+    await store.reload();
+    const points = await this.timeline.points();
+    let now: Buffer | null = null;
+    // read only: a regular file at the path, reached through real folders (never a symlink out of the workspace)
+    if (await ensureSafeParents(this.workspaceRoot, relPath, false).catch(() => false)) {
+      try {
+        const abs = absPath(this.workspaceRoot, relPath);
+        if (lstatSync(fsPath(abs)).isFile()) now = readStableFile(fsPath(abs)).data;
+      } catch {
+        now = null;
+      }
+    }
+    return { reader: new TreeReader(store), store, points, now };
+  }
+
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   private async checkAnchor(sessionId: string, anchorId: string, anchor: AnchorCheck): Promise<string | SnapshotRecord> {
@@ -525,10 +585,10 @@ export class FileCheckpointer {
     return rec;
   }
 
-  private async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean): Promise<Plan> {
+  private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions): Promise<Plan> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
-    return this.planner.plan(store, rec, overwriteUserModified, model, stats.skipped);
+    return this.planner.plan(store, rec, include, model, stats.skipped);
   }
 
   /**
@@ -536,6 +596,15 @@ export class FileCheckpointer {
    * never throws and never touches the workspace; the real call throws with the same message when it cannot.
    */
   async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions, stillWanted?: ActGuard): Promise<RewindFilesResult> {
+    if (opts.only) {
+      // a selection names paths inside the workspace, never a way out of it
+      try {
+        opts = { ...opts, only: opts.only.map(selectedPath) };
+      } catch (err) {
+        if (opts.dryRun) return failure((err as Error).message);
+        throw err;
+      }
+    }
     if (opts.dryRun) {
       return this.serialize(async () => {
         try {
@@ -543,7 +612,7 @@ export class FileCheckpointer {
           if (typeof check === 'string') return failure(check);
           const store = await this.store();
           await store.reload();
-          return (await this.plan(store, check, opts.overwriteUserModified === true)).result;
+          return (await this.plan(store, check, opts)).result;
         } catch (err) {
           return failure(`Cannot preview the rewind: ${(err as Error).message}`);
         }
@@ -552,7 +621,7 @@ export class FileCheckpointer {
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
     return this.locked(async (store, recovered) => {
-      const { result, ops, blobs } = await this.plan(store, check, opts.overwriteUserModified === true);
+      const { result, ops, blobs } = await this.plan(store, check, opts);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
       // a refusal (a path through a symlink, say) came from the plan, before anything is written
@@ -652,7 +721,12 @@ export class FileCheckpointer {
    * then compacts what is left.
    */
   async gc(): Promise<GcResult> {
-    const res = await this.locked((store) => gcStore(store, this.records, this.sizeCap));
+    const res = await this.locked(async (store) => {
+      const r = await gcStore(store, this.records, this.sizeCap);
+      // the timeline drops what gc dropped and takes back any record a crash left off it
+      await this.timeline.reconcile().catch(() => {});
+      return r;
+    });
     const compacted = await this.compact();
     return compacted ? { ...res, compacted } : res;
   }
@@ -661,6 +735,15 @@ export class FileCheckpointer {
   async storeSize(): Promise<number> {
     return (await this.store()).sizeOnDisk();
   }
+}
+
+/** A path of a selection (`only`), workspace-relative with '/', a trailing '/' dropped; a path out of the workspace throws. */
+function selectedPath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '' || trimmed === '.')
+    throw new Error('--only needs a path of a file or folder inside the workspace (the workspace itself is a whole rewind)');
+  splitRelPath(trimmed);
+  return trimmed;
 }
 
 /** Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). */

@@ -16,6 +16,8 @@ import type {
   RewindFilesResult,
   SnapshotFileDiff,
   SnapshotId,
+  FileHistory,
+  FileBlame,
   SnapshotKind,
   SnapshotSummary,
 } from '../files/types';
@@ -289,6 +291,9 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       anchor: { checkpointingEnabled: opts.anchor.checkpointingEnabled, kind: opts.anchor.kind },
       ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}),
       ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}),
+      // sent only when asked for: a service of an earlier version refuses fields it does not know
+      ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
+      ...(opts.only ? { only: opts.only } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
@@ -312,6 +317,15 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   async diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
     return (await this.localCheckpointer()).diffSnapshots(a, b);
+  }
+
+  // read only, from the store: in this process, as diffSnapshots
+  async fileHistory(relPath: string): Promise<FileHistory> {
+    return (await this.localCheckpointer()).fileHistory(relPath);
+  }
+
+  async blame(relPath: string): Promise<FileBlame> {
+    return (await this.localCheckpointer()).blame(relPath);
   }
 
   /** In-process: it reads another tool's backups, which the service has no business opening. */

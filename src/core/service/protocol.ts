@@ -67,6 +67,8 @@ export const requestSchema = z.discriminatedUnion('method', [
         .object({
           dryRun: z.boolean().optional(),
           overwriteUserModified: z.boolean().optional(),
+          includeOtherSessions: z.boolean().optional(),
+          only: z.array(z.string().min(1).max(4096)).max(10_000).optional(),
           anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
         })
         .strict(),

@@ -10,6 +10,8 @@ import type {
   RewindFilesResult,
   SnapshotFileDiff,
   SnapshotId,
+  FileHistory,
+  FileBlame,
   SnapshotKind,
   SnapshotSummary,
 } from '../types';
@@ -145,6 +147,14 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
 
   diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
     return this.call('diffSnapshots', [a, b]);
+  }
+
+  fileHistory(relPath: string): Promise<FileHistory> {
+    return this.call('fileHistory', [relPath]);
+  }
+
+  blame(relPath: string): Promise<FileBlame> {
+    return this.call('blame', [relPath]);
   }
 
   notifyChanged(paths: Iterable<string>): void {
