@@ -42,7 +42,11 @@ interface Measured {
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
   const counts = quick ? [2000] : (process.env.AGENT_REWIND_BENCH_AUTOSTART_FILES ?? '50000').split(',').map(Number);
   const results: Measured[] = [];
-  for (const n of counts) results.push(await measure(n, quick ? 2 : 10));
+  for (const n of counts) {
+    results.push(await measure(n, quick ? 2 : 10));
+    // the raw figures as soon as they are there: a long run cut short keeps what it measured
+    console.log(JSON.stringify(results.at(-1)));
+  }
   let ok = true;
   const parts: string[] = [
     `Each session starts with no service running (stopped with \`agent-rewind serve --stop\`, untimed) and runs 12 prompts through the \`agent-rewind\` launcher (\`<launcher> hook claude\`, stdin JSON as Claude Code sends it), 10 files changed before each. The first hook of a session takes its snapshot as a fresh process and then spawns \`agent-rewind serve --auto\` (detached); the later ones reach that service through the launcher's sh + perl fast path. "Fresh process" is today's path, the same hook with \`AGENT_REWIND_SERVICE_AUTOSTART=off\`, run in the same session right before the first hook (so both see the same load). Reference for hooks 3–12: \`git add . && git commit\` of a shadow repository on the same tree right after each hook. Load: the 1-minute load average when each sample started (median, min–max), 2 cores shared with other work.`,
