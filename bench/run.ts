@@ -1,6 +1,8 @@
 // `npm run bench [filter…] [--quick]`: runs every bench/*.bench.ts and rewrites BENCHMARKS.md.
 // Each module measures its own reference in the same run, because this machine is shared and noisy:
 // figures are reported as ratios against that reference, not as absolute targets.
+// `npm run bench -- --compare <rev> [filter…] [--quick] [--rounds N]`: the same benches at an older revision and in
+// this tree, interleaved in one run (bench/compare.ts).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +27,8 @@ function sectionBlock(file: string, s: BenchSection, command: string): string {
 }
 
 async function main(): Promise<void> {
+  const compare = (await import('./compare')).compareOptionsOf(args);
+  if (compare) return (await import('./compare')).runCompare(compare);
   let doc: string;
   try {
     doc = readFileSync('BENCHMARKS.md', 'utf8');

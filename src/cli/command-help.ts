@@ -38,9 +38,10 @@ export const commandHelp: Record<string, CommandHelp> = {
     examples: ['agent-rewind checkpoint <session> before-refactor'],
   },
   compare: {
-    description: 'Compares two branches of a session: the last message they share, the messages of each after it, and the files that differ (+/− lines).',
-    options: { workspace: WORKSPACE },
-    examples: ['agent-rewind compare <session> main main-v2'],
+    description:
+      'Compares two branches: the last message they share, the messages of each after it, and the files that differ (+/− lines). Both of one session, or B of another session of the folder (--with: a fork, its origin, any other).',
+    options: { with: 'B is a branch of this session (a fork of <session>, its origin, any session of the folder)', workspace: WORKSPACE },
+    examples: ['agent-rewind compare <session> main main-v2', 'agent-rewind compare <claude-session> main main --with <its-fork>'],
   },
   context: {
     description: 'Prints what the model sees from a message: the messages of its branch, root first.',

@@ -15,6 +15,7 @@ import type {
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
+  SnapshotId,
   SnapshotKind,
   SnapshotSummary,
 } from '../files/types';
@@ -309,8 +310,8 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     return (await this.localCheckpointer()).readFileAtAnchor(sessionId, anchorId, relPath);
   }
 
-  async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    return (await this.localCheckpointer()).diffSnapshots(sessionId, anchorA, anchorB);
+  async diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
+    return (await this.localCheckpointer()).diffSnapshots(a, b);
   }
 
   /** In-process: it reads another tool's backups, which the service has no business opening. */

@@ -3,6 +3,7 @@
 import type { AgentAdapter } from './agent';
 import { claudeAgent } from './claude/agent';
 import { codexAgent } from './codex/agent';
+import { openCodeAgent } from './opencode/agent';
 import { piAgent } from './pi/agent';
 
-export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent];
+export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, openCodeAgent];
