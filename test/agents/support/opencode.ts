@@ -76,7 +76,13 @@ export function runOpenCode(
   return new Promise((ok) => {
     const child = spawn(bin, ['run', '--format', 'json', ...args], {
       cwd: opts.cwd,
-      env: { PATH: process.env.PATH, ...opts.oc.env, ...opts.env },
+      // the hooks must not start a checkpoint service that outlives the test (run-agent-tests.mjs sets it off)
+      env: {
+        PATH: process.env.PATH,
+        ...(process.env.AGENT_REWIND_SERVICE_AUTOSTART ? { AGENT_REWIND_SERVICE_AUTOSTART: process.env.AGENT_REWIND_SERVICE_AUTOSTART } : {}),
+        ...opts.oc.env,
+        ...opts.env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -302,9 +302,9 @@ test('a serve request adds a folder only by its exact real path, with the option
     t.after(() => service.stop());
     const real = realpathSync(other);
     const key = checkpointOptionsKey({ workspaceRoot: real, home }, real);
-    // a connection each: the service ends one after a bad request
+    // a connection each: the service ends one after a bad request (and time to connect on a loaded machine)
     const ask = async (method: string, fields: Record<string, unknown>) => {
-      const client = (await ServiceClient.connect(home))!;
+      const client = (await ServiceClient.connect(home, 10_000))!;
       try {
         return await client.request(method, fields);
       } finally {
