@@ -19,6 +19,9 @@ import { withDirLock } from './e2e/lock.mjs';
 import { killRunProcesses } from './e2e/processes.mjs';
 import { ensurePrerequisites } from './e2e/setup.mjs';
 
+// hooks run by the tests must not leave a checkpoint service running after them (start-service-later.ts)
+process.env.AGENT_REWIND_SERVICE_AUTOSTART ??= 'off';
+
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const flag = (name) => {

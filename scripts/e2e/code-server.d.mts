@@ -20,5 +20,6 @@ export function launchCodeServer(o: {
   extensions: string[];
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
+  machineSettings?: Record<string, unknown>;
   port?: number;
 }): Promise<CodeServerInstance>;

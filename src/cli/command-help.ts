@@ -38,9 +38,10 @@ export const commandHelp: Record<string, CommandHelp> = {
     examples: ['agent-rewind checkpoint <session> before-refactor'],
   },
   compare: {
-    description: 'Compares two branches of a session: the last message they share, the messages of each after it, and the files that differ (+/− lines).',
-    options: { workspace: WORKSPACE },
-    examples: ['agent-rewind compare <session> main main-v2'],
+    description:
+      'Compares two branches: the last message they share, the messages of each after it, and the files that differ (+/− lines). Both of one session, or B of another session of the folder (--with: a fork, its origin, any other).',
+    options: { with: 'B is a branch of this session (a fork of <session>, its origin, any session of the folder)', workspace: WORKSPACE },
+    examples: ['agent-rewind compare <session> main main-v2', 'agent-rewind compare <claude-session> main main --with <its-fork>'],
   },
   context: {
     description: 'Prints what the model sees from a message: the messages of its branch, root first.',
@@ -114,13 +115,17 @@ export const commandHelp: Record<string, CommandHelp> = {
     examples: ['agent-rewind search "date parser"', 'agent-rewind search timezone --all --json'],
   },
   serve: {
-    description: 'Runs the checkpoint service for one or more folders, so that hooks and commands snapshot in milliseconds. Stops by itself when idle.',
+    description:
+      'Runs the checkpoint service for one or more folders, so that hooks and commands snapshot in milliseconds. Stops by itself when idle. You need not run it: a hook or command that snapshots a folder no service serves starts one in the background (agentRewind.checkpointService.autoStart, AGENT_REWIND_SERVICE_AUTOSTART=off).',
     options: {
       workspace: 'a folder to serve (repeatable; default: the current folder)',
-      'idle-minutes': 'stop after N minutes without a request (0: never)',
+      'idle-minutes': 'stop after N minutes without a request (0: never; default: agentRewind.checkpointService.idleMinutes, 30)',
       verbose: 'log each request on stderr',
+      status: 'show the running service: its process, folders, memory, requests answered and idle timer (and whether auto-start is on)',
+      stop: 'stop the running service (it finishes the requests in flight first)',
+      auto: 'what a hook starts in the background: log to <home>/logs/service.log; when a service runs already, ask it to serve these folders too',
     },
-    examples: ['agent-rewind serve', 'agent-rewind serve --workspace ~/a --workspace ~/b --idle-minutes 0'],
+    examples: ['agent-rewind serve --status', 'agent-rewind serve --stop', 'agent-rewind serve --workspace ~/a --workspace ~/b --idle-minutes 0'],
   },
   sessions: {
     description:

@@ -1,5 +1,7 @@
-// `<session>` on the command line: a path to a .jsonl file, or a session id (or a unique prefix of one) looked up in
-// <home>/sessions/*/. The CLI never turns a file without a valid header into a new session: it refuses instead.
+// `<session>` on the command line: a path to a session file, a session's ref as `sessions --json` prints it (another
+// agent's, e.g. a row of its database), or a session id (or a unique prefix of one) looked up in <home>/sessions/*/
+// and then through the other agents' adapters. The CLI never turns a file without a valid header into a new session:
+// it refuses instead.
 import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
 import { forTerminal } from './terminal-text';
@@ -20,16 +22,19 @@ function looksLikePath(arg: string): boolean {
   return arg.endsWith('.jsonl') || arg.includes('/') || arg.includes('\\');
 }
 
-/** The session file `arg` names. Throws a UsageError when it is missing, a CliError when nothing matches. */
+/** The session (its ref) `arg` names. Throws a UsageError when it is missing, a CliError when nothing matches. */
 export async function resolveSessionArg(ctx: CommandContext, arg: string | undefined): Promise<string> {
   if (arg === undefined || arg === '') throw new UsageError('missing <session> (a session id or a path to a .jsonl file)');
   if (namesNoFile(ctx, arg)) return arg;
   if (looksLikePath(arg)) {
     const file = resolve(ctx.cwd, arg);
     const st = new FileSessionStorage().statSync(file);
+    if (st?.isFile) return file;
+    // not a file: another agent's ref (a row of its database) when its adapter knows the session
+    const owner = st ? undefined : foreignAdaptersFor(ctx).find((a) => a.owns(file, undefined));
+    if (owner && (await (owner.stamp?.(file) ?? Promise.resolve(undefined))) !== undefined) return file;
     if (!st) throw new CliError(`session file not found: ${file}`);
-    if (!st.isFile) throw new CliError(`not a file: ${file}`);
-    return file;
+    throw new CliError(`not a file: ${file}`);
   }
   let files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
   if (files.length === 0) {

@@ -88,6 +88,9 @@ export interface MessageRef {
 /** One side of a branch comparison. */
 export interface BranchCompareSide {
   name: string;
+  /** Set on both sides when they are branches of two sessions (a session and its fork, or any two of the folder):
+   *  the session this side's branch, messages and snapshot are of. */
+  session?: { sessionRef: string; sessionId: string; title: string };
   isActive: boolean;
   /** The branch's last message (null: it has none). */
   headEntryId: string | null;
@@ -108,12 +111,13 @@ export interface BranchCompareSide {
   } | null;
 }
 
-/** Two branches of one session side by side: where they part, what each says after that, how their files differ. */
+/** Two branches side by side (of one session, or of two: see BranchCompareSide.session): where they part, what each
+ *  says after that, how their files differ. sessionId, sessionRef and title are A's session's. */
 export interface BranchCompareModel {
   sessionId: string;
   sessionRef: string;
   title: string;
-  /** Set for another agent's session (read-only: nothing here writes anyway). */
+  /** Set when a side is another agent's session (read-only: nothing here writes anyway). */
   readOnly?: { agent: string };
   /** The last entry both branches share, as its nearest chat message; null: they share no message. */
   divergence: MessageRef | null;

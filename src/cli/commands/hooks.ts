@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { CliError, UsageError, cwdOption, type Command, type CommandContext } from '../command';
 import { launcherScript, writeLauncher } from '../../core/service';
-import { HooksSettingsError, hookAgents, type HookCommand, type HooksReport, type HooksTarget } from '../../core/sources';
+import { HooksSettingsError, hookAgents, loadedAgentModules, type HookCommand, type HooksReport, type HooksTarget } from '../../core/sources';
 
 /** How an agent's hooks start this CLI: this node binary and this script, both absolute. */
 export function selfLauncher(): HookCommand {
@@ -41,6 +41,8 @@ export function hooksLauncher(home: string): HookCommand {
       runtimeKind: 'node',
       home,
       writtenBy: 'written by `agent-rewind hooks install` (rewritten by each install)',
+      // an agent loaded from $AGENT_REWIND_AGENT_MODULES is known to its hooks, whatever environment they run in
+      agentModules: loadedAgentModules(),
     }),
   );
   return { command: file };

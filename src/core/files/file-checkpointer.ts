@@ -38,6 +38,7 @@ import type {
   RewindFilesResult,
   SkippedFile,
   SnapshotFileDiff,
+  SnapshotId,
   SnapshotKind,
   SnapshotSummary,
 } from './types';
@@ -469,10 +470,12 @@ export class FileCheckpointer {
    * seen from A to B: 'added' exists only at B, 'deleted' only at A; insertions are lines B has and A has not.
    * Reads only the store, never the workspace. Throws when either snapshot does not exist.
    */
-  async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    const [a, b] = await Promise.all([this.records.get(sessionId, anchorA), this.records.get(sessionId, anchorB)]);
-    if (!a) throw new Error(`There is no file snapshot ${anchorA} in this session.`);
-    if (!b) throw new Error(`There is no file snapshot ${anchorB} in this session.`);
+  async diffSnapshots(snapA: SnapshotId, snapB: SnapshotId): Promise<SnapshotFileDiff[]> {
+    const [a, b] = await Promise.all([this.records.get(snapA.sessionId, snapA.anchorId), this.records.get(snapB.sessionId, snapB.anchorId)]);
+    const missing = (s: SnapshotId) =>
+      `There is no file snapshot ${s.anchorId} in ${s.sessionId === snapA.sessionId ? 'this session' : `session ${s.sessionId}`}.`;
+    if (!a) throw new Error(missing(snapA));
+    if (!b) throw new Error(missing(snapB));
     const store = await this.store();
     await store.reload();
     const diffs = await diffStoredTrees(new TreeReader(store), a.root, b.root);

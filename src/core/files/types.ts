@@ -130,6 +130,12 @@ export interface RecoverResult {
   notRestored?: SkippedFile[];
 }
 
+/** One stored snapshot: the session it was taken for and its anchor. */
+export interface SnapshotId {
+  sessionId: string;
+  anchorId: string;
+}
+
 export interface GcResult {
   removedObjects: number;
   freedBytes: number;
@@ -153,8 +159,9 @@ export interface FileCheckpoints {
   undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
-  /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
-  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
+  /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
+   *  any two sessions of the folder); read from the store only; throws when one does not exist. */
+  diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   /** Another session's user-message snapshot recorded under this session too (see FileCheckpointer.adoptSnapshot). */

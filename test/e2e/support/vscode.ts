@@ -27,6 +27,8 @@ export interface OpenOptions {
   /** Runs before VS Code starts: write workspace files and sessions here. */
   prepare?: (ctx: { workspace: string; home: string }) => void | Promise<void>;
   settings?: Record<string, unknown>;
+  /** Settings of the machine (machine-scoped ones, such as agentRewind.agentModules, are read only there). */
+  machineSettings?: Record<string, unknown>;
   /** Installs the host-test runner too and tells it where to write results. */
   hostTestsResultFile?: string;
   env?: Record<string, string>;
@@ -60,6 +62,7 @@ export async function openVsCode(o: OpenOptions): Promise<VsCode> {
     workspace,
     extensions,
     settings: o.settings,
+    ...(o.machineSettings ? { machineSettings: o.machineSettings } : {}),
     env: {
       AGENT_REWIND_HOME: home,
       ...(o.hostTestsResultFile ? { AGENT_REWIND_HOST_TESTS_RESULT: o.hostTestsResultFile } : {}),

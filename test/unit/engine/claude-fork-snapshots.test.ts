@@ -95,7 +95,7 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     const source = new ClaudeSource({ configDirs: [config], home });
     const catalog = await Catalog.open({ home, openForeign: (f) => source.open(f) });
     try {
-      assert.equal(await catalog.refreshFile(forkRef, 'claude'), 'indexed');
+      assert.equal(await catalog.refreshSession(forkRef, 'claude'), 'indexed');
       const files = catalog.checkpointsOf(forkRef).filter((c) => c.kind === 'file');
       assert.deepEqual(files.map((c) => c.entryId).sort(), [ids.p1, ids.p2, ids.fp].sort());
     } finally {

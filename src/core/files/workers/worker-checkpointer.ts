@@ -9,6 +9,7 @@ import type {
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
+  SnapshotId,
   SnapshotKind,
   SnapshotSummary,
 } from '../types';
@@ -142,8 +143,8 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return this.call('adoptSnapshot', [fromSessionId, fromAnchorId, sessionId, anchorId]);
   }
 
-  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    return this.call('diffSnapshots', [sessionId, anchorA, anchorB]);
+  diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
+    return this.call('diffSnapshots', [a, b]);
   }
 
   notifyChanged(paths: Iterable<string>): void {
