@@ -78,8 +78,8 @@ test('sessions, context, rewind-files and undo-rewind on an OpenCode session nam
   const sessions = run(['sessions', '--json']);
   assert.equal(sessions.code, 0, sessions.stderr);
   assert.deepEqual(
-    sessions.json.map((s: { id: string; source: string; file: string }) => [s.id, s.source, s.file]),
-    [[session.id, 'opencode', ref]],
+    sessions.json.map((s: { id: string; source: string; ref: string; file: string }) => [s.id, s.source, s.ref, s.file]),
+    [[session.id, 'opencode', ref, db()]],
   );
   for (const name of [session.id, ref]) {
     const context = run(['context', name, '--json']);
