@@ -22,4 +22,5 @@ export function launchCodeServer(o: {
   settings?: Record<string, unknown>;
   machineSettings?: Record<string, unknown>;
   port?: number;
+  node?: string;
 }): Promise<CodeServerInstance>;

@@ -38,8 +38,9 @@ const USER_SETTINGS = {
  * @param {Record<string,unknown>} [o.machineSettings] settings of the machine code-server runs on (user-data/Machine):
  *   where a window whose extensions run on a server reads machine-scoped settings (agentRewind.agentModules)
  * @param {number} [o.port]       a fixed port (npm start); a free one otherwise
+ * @param {string} [o.node]       the Node that runs code-server (a newer code-server needs a newer one)
  */
-export async function launchCodeServer({ codeServer, dir, workspace, extensions, env = {}, settings = {}, machineSettings, port }) {
+export async function launchCodeServer({ codeServer, dir, workspace, extensions, env = {}, settings = {}, machineSettings, port, node = process.execPath }) {
   const userDataDir = join(dir, 'user-data');
   const extensionsDir = join(dir, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
@@ -59,7 +60,7 @@ export async function launchCodeServer({ codeServer, dir, workspace, extensions,
   for (let attempt = 1; ; attempt++) {
     const p = port ?? (await freePort());
     const proc = startProcess(
-      process.execPath,
+      node,
       [
         codeServer,
         '--config',

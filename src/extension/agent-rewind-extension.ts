@@ -15,7 +15,7 @@ import { registerLanguageModelTools } from './lm-tools';
 import { PanelServices } from './panel-services';
 import { SessionEvents } from './session-events';
 import { SessionWatcher } from './session-watcher';
-import { affectsEngine, readSettings } from './settings';
+import { affectsEngine, editorStorageOf, readSettings } from './settings';
 import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
 import { plural } from './tree/format';
@@ -40,7 +40,7 @@ export class AgentRewindExtension extends Disposable {
     super();
     const log = this._register(vscode.window.createOutputChannel('Agent Rewind', { log: true }));
     const engine = new RewindEngine({
-      settings: readSettings(),
+      settings: readSettings(editorStorageOf(context)),
       workspaceRoots: workspaceRoots(),
       warn: (m) => log.warn(m),
       // file snapshots read and hash whole trees: in a worker thread, so the extension host never blocks on them
@@ -145,7 +145,7 @@ export class AgentRewindExtension extends Disposable {
     this._register(
       vscode.workspace.onDidChangeConfiguration(async (e) => {
         if (!affectsEngine(e)) return;
-        const settings = readSettings();
+        const settings = readSettings(editorStorageOf(context));
         log.info(`settings changed: file checkpointing ${settings.fileCheckpointing.enabled ? 'on' : 'off'}, home ${settings.home}`);
         await engine.updateSettings(settings);
         updateService();

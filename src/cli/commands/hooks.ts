@@ -92,7 +92,7 @@ export const hooksCommand: Command = {
     if (action !== 'install' && action !== 'uninstall')
       throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
     const known = hookAgents();
-    const agent = known.find((a) => a.id === id);
+    const agent = known.find((a) => a.id === id) ?? known.find((a) => id !== undefined && a.aliases?.includes(id));
     const names = known.map((a) => a.id).join(' or ');
     if (!agent?.hooks) throw new UsageError(id ? `unknown agent "${id}" (${names})` : `missing the agent (${names})`);
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);

@@ -32,6 +32,9 @@ export interface EngineSettings {
   /** Modules of extra agents to load (agentRewind.agentModules; absolute paths, each exporting `agent`): see
    *  docs/ARCHITECTURE.md, "Adding an agent". */
   agentModules: string[];
+  /** The folder where the editor agent-rewind runs in keeps this window's data (VS Code: the parent of the
+   *  extension's storageUri), for agents whose sessions that editor writes itself; unset outside an editor. */
+  editorStorage?: string;
   /** The checkpoint service outside VS Code: whether a hook or CLI snapshot that found none serving its folder starts
    *  one (off also with AGENT_REWIND_SERVICE_AUTOSTART=off, or AGENT_REWIND_SERVICE=off), and its idle time. */
   checkpointService: { autoStart: boolean; idleMinutes: number };

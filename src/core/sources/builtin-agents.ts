@@ -5,5 +5,6 @@ import { claudeAgent } from './claude/agent';
 import { codexAgent } from './codex/agent';
 import { openCodeAgent } from './opencode/agent';
 import { piAgent } from './pi/agent';
+import { vscodeChatAgent } from './vscode-chat/agent';
 
-export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, openCodeAgent];
+export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, openCodeAgent, vscodeChatAgent];

@@ -21,6 +21,8 @@ export interface SessionListing {
    *  first prompt sent in the fork itself, which is what tells the forks of one session apart (their titles are the
    *  origin's), when the listing's read found one. */
   fork?: { originSessionId: string; firstOwnPrompt?: string };
+  /** What the agent says about the session beside its name, in a few words (VS Code chat: its model and mode). */
+  detail?: string;
 }
 
 export interface BranchListing {

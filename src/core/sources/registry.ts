@@ -5,7 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { EngineSettings } from '../settings/settings';
-import { agentEnabled, type AgentAdapter } from './agent';
+import { agentEnabled, type AgentAdapter, type AgentHooks } from './agent';
 import { BUILTIN_AGENTS } from './builtin-agents';
 import type { SourceAdapter } from './source-adapter';
 
@@ -158,6 +158,24 @@ export function foreignSources(settings: EngineSettings): SourceAdapter[] {
 /** The foreign adapter that reads `file` (from its first line), if any. */
 export function foreignOwner(adapters: readonly SourceAdapter[], file: string, firstLine: string | undefined): SourceAdapter | undefined {
   return adapters.find((a) => !a.writable && a.owns(file, firstLine));
+}
+
+/**
+ * The hooks that answer one hook input: those of the agent that sent it when another agent claims it (an editor that
+ * runs every agent's hook files, e.g. VS Code running Claude Code's: its calls are its own sessions' prompts), else
+ * those of the agent the hook was installed for.
+ */
+export function hookHandlerFor<H extends AgentHooks>(installedFor: H, stdin: string): H | AgentHooks {
+  const claimants = hookAgents().filter((a) => a.hooks !== installedFor && a.hooks!.claimsHookInput);
+  if (claimants.length === 0) return installedFor;
+  let input: unknown;
+  try {
+    input = JSON.parse(stdin);
+  } catch {
+    return installedFor; // the agent's own handler reports it
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return installedFor;
+  return claimants.find((a) => a.hooks!.claimsHookInput!(input as Record<string, unknown>))?.hooks ?? installedFor;
 }
 
 /** The agents with hooks (what `agent-rewind hook <id>` and the hook endpoint accept). */

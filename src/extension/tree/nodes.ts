@@ -59,7 +59,7 @@ export class SessionNode extends TreeNode {
   }
 
   toTreeItem(nowMs: number): TreeItemSpec {
-    const { title, source, modifiedMs, sessionRef, sessionId, fork } = this.listing;
+    const { title, source, modifiedMs, sessionRef, sessionId, fork, detail } = this.listing;
     // A fork reads as its origin (same first prompt): it is shown under its origin, named by the first prompt of its
     // own, and marked as a fork where the eye looks first (its icon and its description's first word).
     const label = fork?.firstOwnPrompt ?? title;
@@ -70,7 +70,7 @@ export class SessionNode extends TreeNode {
     return {
       id: this.id,
       label,
-      description: `${fork ? 'fork · ' : ''}${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}`,
+      description: `${fork ? 'fork · ' : ''}${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}${detail ? ` · ${detail}` : ''}`,
       tooltip: `**${escapeMarkdown(label)}**${forkOf}\n\n${sourceLabel(source)} session \`${sessionId}\`${started}\n\n${escapeMarkdown(sessionRef)}`,
       contextValue: `session.${source}`,
       collapsible: 'collapsed',

@@ -32,6 +32,10 @@ export interface OpenOptions {
   /** Installs the host-test runner too and tells it where to write results. */
   hostTestsResultFile?: string;
   env?: Record<string, string>;
+  /** Another code-server (its entry.js) and the Node that runs it; default: the one every flow uses. */
+  codeServer?: { entry: string; node: string };
+  /** More unpacked extension folders to install. */
+  extraExtensions?: string[];
 }
 
 const CHROMIUM_ARGS = [
@@ -55,9 +59,10 @@ export async function openVsCode(o: OpenOptions): Promise<VsCode> {
   mkdirSync(home, { recursive: true });
   await o.prepare?.({ workspace, home });
 
-  const extensions = [env.extension, ...(o.hostTestsResultFile ? [env.hostRunner] : [])];
+  const extensions = [env.extension, ...(o.hostTestsResultFile ? [env.hostRunner] : []), ...(o.extraExtensions ?? [])];
   const server = await launchCodeServer({
-    codeServer: env.codeServer,
+    codeServer: o.codeServer?.entry ?? env.codeServer,
+    ...(o.codeServer ? { node: o.codeServer.node } : {}),
     dir,
     workspace,
     extensions,
