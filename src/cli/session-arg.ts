@@ -25,7 +25,6 @@ function looksLikePath(arg: string): boolean {
 /** The session (its ref) `arg` names. Throws a UsageError when it is missing, a CliError when nothing matches. */
 export async function resolveSessionArg(ctx: CommandContext, arg: string | undefined): Promise<string> {
   if (arg === undefined || arg === '') throw new UsageError('missing <session> (a session id or a path to a .jsonl file)');
-  if (namesNoFile(ctx, arg)) return arg;
   if (looksLikePath(arg)) {
     const file = resolve(ctx.cwd, arg);
     const st = new FileSessionStorage().statSync(file);
@@ -49,13 +48,6 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
     throw new CliError(`session id "${arg}" is ambiguous (${files.length} sessions):\n  ${shown.join('\n  ')}${more}`);
   }
   return files[0]!;
-}
-
-/** Whether `arg` is the ref of another agent's session that is no file of its own (a row of a database: OpenCode's
- *  `<db>#<id>`), as a listing or a resolved id gives it: its adapter claims it by its shape, and names another file
- *  for it. Such a ref is handed to its adapter as it is. */
-function namesNoFile(ctx: CommandContext, arg: string): boolean {
-  return foreignAdaptersFor(ctx).some((a) => a.writable === false && a.fileOf !== undefined && a.owns(arg, undefined) && a.fileOf(arg) !== arg);
 }
 
 /** The settings a CLI call works with (its home included): the extension's agentRewind.* keys, from the file

@@ -175,12 +175,13 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
   it('`sessions` lists it for the workspace and `context` shows the three prompts', () => {
     const listed = cli(['sessions', '--cwd', ws, '--json']);
     assert.equal(listed.status, 0, listed.stderr);
-    const sessions = JSON.parse(listed.stdout) as { id: string; source: string; file: string; cwd: string }[];
+    const sessions = JSON.parse(listed.stdout) as { id: string; source: string; ref: string; file: string; cwd: string }[];
     assert.deepEqual(
       sessions.map((s) => [s.id, s.source, s.cwd]),
       [[sessionId, 'opencode', ws]],
     );
-    assert.equal(sessions[0]!.file, `${join(oc.dataDir, 'opencode.db')}#${sessionId}`);
+    assert.equal(sessions[0]!.ref, `${join(oc.dataDir, 'opencode.db')}#${sessionId}`);
+    assert.equal(sessions[0]!.file, join(oc.dataDir, 'opencode.db'));
     const context = cli(['context', sessionId, '--json']);
     assert.equal(context.status, 0, context.stderr);
     const messages = (JSON.parse(context.stdout) as { messages: { role: string; content: { type: string; text?: string }[] }[] }).messages;

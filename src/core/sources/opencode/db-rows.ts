@@ -41,6 +41,18 @@ function query(db: Database, sql: string, params: SqlValue[] = []): Record<strin
   }
 }
 
+function rowsOf(db: Database, sql: string, params: SqlValue[]): SqlValue[][] {
+  const st = db.prepare(sql);
+  try {
+    st.bind(params);
+    const out: SqlValue[][] = [];
+    while (st.step()) out.push(st.get());
+    return out;
+  } finally {
+    st.free();
+  }
+}
+
 function parseJson(text: SqlValue | undefined): Json | undefined {
   if (typeof text !== 'string') return undefined;
   try {
@@ -99,20 +111,21 @@ export function readDbSession(db: Database, sessionId: string): (OcSessionRows &
   if (!info) return undefined;
   let skipped = 0;
   const messages: OcMessage[] = [];
-  for (const row of query(db, 'SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY id', [sessionId])) {
-    const data = parseJson(row.data);
-    const id = str(row.id);
+  // rows as arrays, not objects: a long session has tens of thousands of parts
+  for (const [rid, created, text] of rowsOf(db, 'SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY id', [sessionId])) {
+    const data = parseJson(text);
+    const id = str(rid);
     if (!data || !id) {
       skipped++;
       continue;
     }
-    messages.push({ id, sessionId, createdMs: num(row.time_created) ?? num(obj(data.time)?.created) ?? 0, data });
+    messages.push({ id, sessionId, createdMs: num(created) ?? num(obj(data.time)?.created) ?? 0, data });
   }
   const parts = new Map<string, OcPart[]>();
-  for (const row of query(db, 'SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id', [sessionId])) {
-    const data = parseJson(row.data);
-    const id = str(row.id);
-    const messageId = str(row.message_id);
+  for (const [rid, mid, text] of rowsOf(db, 'SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id', [sessionId])) {
+    const data = parseJson(text);
+    const id = str(rid);
+    const messageId = str(mid);
     if (!data || !id || !messageId) {
       skipped++;
       continue;

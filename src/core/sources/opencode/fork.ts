@@ -54,7 +54,8 @@ function startServer(opts: OpenCodeForkOptions, password: string): { child: Chil
       clearTimeout(timer);
       fail(new OpenCodeForkError(`cannot start ${program} (${e.message}); set AGENT_REWIND_OPENCODE_COMMAND to the opencode executable`));
     });
-    child.on('exit', (code) => {
+    // 'close', not 'exit': its stderr is read to the end by then, so the reason it gives is in the message
+    child.on('close', (code) => {
       clearTimeout(timer);
       fail(new OpenCodeForkError(`OpenCode's server exited (${code}) before it listened${err.trim() ? `: ${err.trim()}` : ''}`));
     });

@@ -11,8 +11,11 @@ import { byId, num, obj, OC_ID, parseRevert, str, type Json, type OcMessage, typ
 
 const PROJECT_DIR = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** The folders and regular files in `dir`, which must be a folder itself and not a link to one (it could lead out
+ *  of OpenCode's folder); links, FIFOs and the rest inside it are passed over. */
 async function entries(dir: string): Promise<{ dirs: string[]; files: string[] }> {
   try {
+    if (!(await lstat(dir)).isDirectory()) return { dirs: [], files: [] };
     const list = await readdir(dir, { withFileTypes: true });
     return { dirs: list.filter((d) => d.isDirectory()).map((d) => d.name), files: list.filter((d) => d.isFile()).map((d) => d.name) };
   } catch {

@@ -7,6 +7,7 @@ import type { Warn } from '../../branches/records';
 import type { AgentMessage } from '../../session/types';
 import { contentText } from '../../transcript/transcript';
 import type { SessionListing } from '../listings';
+import { ReadCache } from '../read-cache';
 import type { SessionRef, SessionStamp } from '../session-ref';
 import type { SessionView } from '../session-view';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
@@ -25,8 +26,7 @@ export class OpenCodeSource implements SourceAdapter {
   readonly writable = false;
   readonly #enabled: boolean;
   readonly #store: OpenCodeStore;
-  /** The sessions read last, by ref, with the stamp they were read at; least recently used first. */
-  readonly #cache = new Map<SessionRef, { stamp: SessionStamp; view: Promise<OpenCodeSession> }>();
+  readonly #cache = new ReadCache<OpenCodeSession>(MAX_CACHED, (ref) => this.stamp(ref));
   readonly #command: readonly string[];
 
   constructor(opts: { dataDir?: string; enabled?: boolean; command?: readonly string[] } = {}) {
@@ -103,25 +103,11 @@ export class OpenCodeSource implements SourceAdapter {
   async open(ref: SessionRef): Promise<OpenCodeSession> {
     const id = this.idOf(ref);
     if (!id) throw new Error(`${ref} is not an OpenCode session of ${this.dataDir}`);
-    const stamp = await this.#store.stamp(id);
-    if (stamp === undefined) throw new Error(`OpenCode session ${id} was not found in ${this.dataDir}`);
-    let cached = this.#cache.get(ref);
-    this.#cache.delete(ref);
-    if (cached?.stamp !== stamp) {
-      const view = this.#store.read(id, ref).then((v) => {
-        if (!v) throw new Error(`OpenCode session ${id} was not found in ${this.dataDir}`);
-        return v;
-      });
-      cached = { stamp, view };
-    }
-    this.#cache.set(ref, cached);
-    for (const old of [...this.#cache.keys()].slice(0, Math.max(0, this.#cache.size - MAX_CACHED))) this.#cache.delete(old);
-    try {
-      return await cached.view;
-    } catch (error) {
-      this.#cache.delete(ref);
-      throw error;
-    }
+    return this.#cache.get(ref, async () => {
+      const view = await this.#store.read(id, ref);
+      if (!view) throw new Error(`OpenCode session ${id} was not found in ${this.dataDir}`);
+      return view;
+    });
   }
 
   /** OpenCode's own fork at the message (its server API), which `opencode run --session <id>` continues; the
@@ -148,7 +134,7 @@ export class OpenCodeSource implements SourceAdapter {
   }
 
   async forget(ref: SessionRef): Promise<void> {
-    this.#cache.delete(ref);
+    this.#cache.forget(ref);
   }
 
   async dispose(): Promise<void> {
