@@ -27,6 +27,7 @@ import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
 import { ChangeFeed, type WatcherSync } from './scan/watcher-sync';
+import { watchLimitMessage, type WatchLimitReport } from './scan/watch-limit';
 import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   ActGuard,
@@ -101,7 +102,11 @@ export class FileCheckpointer {
       ...opts.tuning,
     });
     this.planner = new RewindPlanner(this.workspaceRoot, this.records);
+    this.watchLimitForTests = opts.tuning?.watchLimit;
   }
+
+  /** See ScanTuning.watchLimit. */
+  private readonly watchLimitForTests: number | undefined;
 
   private restorer(store: ObjectStore): Restorer {
     return new Restorer(this.workspaceRoot, store, join(this.storeDir, 'journal.json'));
@@ -161,28 +166,66 @@ export class FileCheckpointer {
     this.tracker.sync = sync;
   }
 
-  /** Starts the Node fs.watch-based watcher of this workspace feeding the tracker. */
-  async startWatching(): Promise<void> {
+  /**
+   * Starts the Node fs.watch-based watcher of this workspace feeding the tracker. When the system's limit on watches
+   * leaves folders unwatched, each snapshot checks those folders whole (exact, slower) and `onLimit` is called once,
+   * the first time (see watchLimit for the current state).
+   */
+  async startWatching(onLimit?: (report: WatchLimitReport) => void): Promise<void> {
     if (this.watcherStop) return;
     const { watchWorkspace } = await import('./scan/fs-watcher');
     this.startTracking();
     const feed = new ChangeFeed({ sink: (rels) => this.notifyChanged(rels) });
-    const stop = await watchWorkspace(this.workspaceRoot, {
-      onChange: (rels) => feed.note(rels),
-      onOverflow: () => this.markAllDirty(),
-      skip: (rel) => {
-        const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-        return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parent) ?? []);
+    // said once, after the watch has started (folders keep failing until it is done: the report counts them all)
+    let started = false;
+    let limitSaid = false;
+    const sayLimit = () => {
+      const report = started && !limitSaid ? this.watchLimit : undefined;
+      if (!report) return;
+      limitSaid = true;
+      onLimit?.(report);
+    };
+    const stop = await watchWorkspace(
+      this.workspaceRoot,
+      {
+        onChange: (rels) => feed.note(rels),
+        onOverflow: () => this.markAllDirty(),
+        onLimit: (rel, code) => {
+          this.limitMet ??= { first: rel, code };
+          sayLimit();
+        },
+        skip: (rel) => {
+          const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+          return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parent) ?? []);
+        },
       },
-    });
+      { limit: this.watchLimitForTests },
+    );
+    this.unwatched = stop.unwatched;
+    this.tracker.unwatched = stop.unwatched;
+    started = true;
+    sayLimit();
     this.tracker.sync = { settle: () => feed.settle(this.workspaceRoot) };
     // ignored folders are not watched: once a rule change makes one visible, it is watched from then on
     this.tracker.onRulesRefreshed = (model) => void stop.watchFolders(folderRels(model.root)).catch(() => this.markAllDirty());
     this.watcherStop = () => {
       this.tracker.onRulesRefreshed = undefined;
+      this.tracker.unwatched = undefined;
+      this.unwatched = undefined;
       stop();
       feed.dispose();
     };
+  }
+
+  /** Where the system's watch limit was first met, and why (undefined: never). */
+  private limitMet: { first: string; code: string } | undefined;
+  private unwatched: (() => ReadonlySet<string>) | undefined;
+
+  /** The folders the system's watch limit leaves unwatched now, with what to tell the user; undefined when none. */
+  get watchLimit(): WatchLimitReport | undefined {
+    const folders = this.unwatched?.().size ?? 0;
+    if (!this.limitMet || folders === 0) return undefined;
+    return { ...this.limitMet, folders, message: watchLimitMessage(this.workspaceRoot, this.limitMet.code, folders) };
   }
 
   /**

@@ -88,6 +88,9 @@ export interface PingValue {
   pid: number;
   workspaces: string[];
   startedAt: string;
+  /** The served folders where the system's watch limit left folders unwatched (checked with lstat on each request
+   *  instead): how many, and what to do about it. Absent when every folder is watched. */
+  watchLimit?: { workspace: string; folders: number; message: string }[];
 }
 
 /** Splits a byte stream into lines; calls onOverflow (and stops) when one grows past maxBytes. */

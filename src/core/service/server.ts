@@ -12,6 +12,7 @@ import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { acquireFileLock, LockBusyError, type HeldLock } from '../file-lock';
 import { FileCheckpointer } from '../files/file-checkpointer';
+import type { WatchLimitReport } from '../files/scan/watch-limit';
 import type { FileCheckpointerOptions } from '../files/types';
 import { cliCheckpointerOptions } from '../settings/settings-file';
 import { HookEndpoint } from './hook-endpoint';
@@ -44,6 +45,9 @@ export interface CheckpointServiceOptions {
   /** Watch folders for changes (default true); off, every snapshot re-checks the whole tree like a fresh process. */
   watch?: boolean;
   log?: (message: string) => void;
+  /** Called once per served folder when the system's watch limit leaves some of its folders unwatched (the message
+   *  is logged too): the extension shows it as a notification, with the fix. */
+  onWatchLimit?: (workspace: string, report: WatchLimitReport) => void;
   /** Log every request answered (method, folder, outcome, time). */
   trace?: boolean;
   /** Answer the agents' hooks over HTTP on <home>/service/hook.sock (default true; never on Windows). */
@@ -184,7 +188,12 @@ export class CheckpointService {
     if (this.opts.watch !== false) {
       await Promise.all(
         [...this.served].map(([root, s]) =>
-          s.cp.startWatching().catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
+          s.cp
+            .startWatching((report) => {
+              this.log(report.message);
+              this.opts.onWatchLimit?.(root, report);
+            })
+            .catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
         ),
       );
     }
@@ -314,7 +323,11 @@ export class CheckpointService {
       // the request it names is still waited for, until the next ping could give up on it: only a ping on time says so
       const c = r.extend && this.calls.get(r.extend.call);
       if (c && !c.gone && !isLate(r.deadline)) c.deadline = Math.max(c.deadline, r.extend!.deadline);
-      return { pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt } satisfies PingValue;
+      const watchLimit = [...this.served].flatMap(([workspace, s]) => {
+        const r = s.cp.watchLimit;
+        return r ? [{ workspace, folders: r.folders, message: r.message }] : [];
+      });
+      return { pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, ...(watchLimit.length ? { watchLimit } : {}) } satisfies PingValue;
     }
     // the folder as the client resolved it, compared as a string: nothing from a request is ever followed
     const s = this.served.get(r.workspace);

@@ -15,7 +15,13 @@ port.on('message', async (m: ToServiceWorker) => {
   if (m.type === 'start') {
     const log = (text: string) => post({ type: 'log', text });
     // the options the CLI and the hooks use (the settings file), not the window's: the service answers them
-    const s = new CheckpointService({ home: m.home, workspaces: m.workspaces, checkpointer: (root) => cliCheckpointerOptions(m.home, root, log), log });
+    const s = new CheckpointService({
+      home: m.home,
+      workspaces: m.workspaces,
+      checkpointer: (root) => cliCheckpointerOptions(m.home, root, log),
+      log,
+      onWatchLimit: (_, report) => post({ type: 'watchLimit', text: report.message }),
+    });
     try {
       await s.start();
       service = s;

@@ -25,6 +25,9 @@ export class ChangeTracker {
   /** Called after a refresh that may have changed which folders are ignored (a full check, or a `.gitignore`
    *  reported): a watcher that leaves ignored folders out must start watching the ones that no longer are. */
   onRulesRefreshed?: (model: WorkspaceModel) => void;
+  /** The folders the watcher cannot watch (the system's limit): a tracked refresh checks each whole, since no report
+   *  about anything in them will come. */
+  unwatched?: () => Iterable<string>;
   /** What the stat index file holds, as far as this process knows (loaded or last saved). */
   private statIndexBytes: Buffer | undefined;
   /** The index just loaded, until the first refresh has checked the workspace against it. */
@@ -145,7 +148,7 @@ export class ChangeTracker {
       if (this.fullCheckUnsaved || forceFull) this.patchable = undefined;
     } else {
       for (const p of this.lastSkipped) (dirty as Set<string>).add(p);
-      await model.refreshPaths(dirty as Set<string>, stats, writer);
+      await model.refreshPaths(dirty as Set<string>, stats, writer, this.unwatched?.() ?? []);
     }
     this.lastSkipped = stats.skipped.map((s) => s.path).filter((p) => p !== '.' && p !== '');
     hashTrees(model.root);
