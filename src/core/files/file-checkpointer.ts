@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
 import { ChangeTracker } from './scan/change-tracker';
+import { IndexedDir } from './scan/stat-index';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
@@ -238,7 +239,10 @@ export class FileCheckpointer {
     this.fullCheckTimer = setInterval(() => {
       void this.serialize(async () => {
         if (Date.now() - this.tracker.lastFullCheck < this.fullCheckInterval * 0.9) return;
-        await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 }, undefined, true).catch(() => this.markAllDirty());
+        await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 }, undefined, true).then(
+          () => this.compactModelSoon(),
+          () => this.markAllDirty(),
+        );
       });
     }, this.fullCheckInterval);
     this.fullCheckTimer.unref();
@@ -326,6 +330,20 @@ export class FileCheckpointer {
     return compactStore((fn) => this.locked((s) => fn(s)), { force: true });
   }
 
+  /**
+   * A tracked model just fully checked is an object per file: rebuilt from its stat index (ChangeTracker.compactModel)
+   * right after the operation that checked it, off its caller's time. With `stored` (the model's snapshot was
+   * committed, as of that epoch of the store), the index's files count as stored, as the scanned nodes did.
+   */
+  private compactModelSoon(stored?: { store: ObjectStore; epoch: number }): void {
+    const generation = this.tracker.generation;
+    void this.serialize(async () => {
+      await new Promise((r) => setImmediate(r)); // the answer of the operation that asked for this goes out first
+      const index = this.tracker.compactModel(generation);
+      if (index && stored) stored.store.noteStoredOrigin((f) => index.madeUnchanged(f), stored.epoch);
+    });
+  }
+
   private mergePacksWhenIdle(): void {
     if (this.mergeTimer) clearTimeout(this.mergeTimer);
     this.mergeTimer = setTimeout(() => {
@@ -349,6 +367,8 @@ export class FileCheckpointer {
     stillWanted?: ActGuard,
   ): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
+    /** What the store knows stored before this snapshot writes: what the model holds once it is committed. */
+    const filesEpoch = store.filesEpoch;
     // verify: what an undo will read must not dedupe against a damaged copy
     const w = store.newPack(verify ? { verify: verify.blobs, verifyDirs: verify.dirs } : {});
     let root: string;
@@ -392,6 +412,7 @@ export class FileCheckpointer {
     if (this.tracker.fullCheckUnsaved) {
       this.tracker.fullCheckUnsaved = false;
       await this.tracker.saveStatIndex(model.root);
+      if (this.tracker.tracking) this.compactModelSoon({ store, epoch: filesEpoch });
     } else await this.tracker.saveStatPatch(model.root);
     return {
       sessionId,
@@ -703,11 +724,21 @@ export class FileCheckpointer {
   }
 }
 
-/** Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). */
+/**
+ * Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). A folder of a loaded
+ * stat index that nothing looked into gives its sub-folders from the index: expanding it would make an object of
+ * each of its files, the memory a long-lived service keeps its tree compact to save (ChangeTracker.compactModel).
+ */
 function* folderRels(root: DirNode): Generator<string> {
   const stack: [string, DirNode][] = [['', root]];
   while (stack.length > 0) {
     const [rel, dir] = stack.pop()!;
+    if (dir instanceof IndexedDir && dir.untouched) {
+      const { dirRel, dirs } = dir.index;
+      const skip = dirRel[dir.at]!.length;
+      for (let d = dir.at; d < dirs[dir.at]!.end; d++) yield rel + dirRel[d]!.slice(skip);
+      continue;
+    }
     yield rel;
     for (const [name, child] of dir.children) if (child.kind === 'dir') stack.push([rel === '' ? name : `${rel}/${name}`, child]);
   }
