@@ -115,7 +115,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     for (let i = 0; i < 3 + rounds + cliRounds + sizeRounds + 2; i++)
       anchors.push(session.appendMessage({ role: 'user', content: `message ${i}`, timestamp: Date.now() }));
     await session.flush();
-    const sessionFile = session.sessionFile!;
+    const sessionRef = session.sessionRef!;
     let next = 0;
     const anchor = () => anchors[next++]!;
 
@@ -175,7 +175,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     // 3. the same through the CLI: a fresh process each time, persisted stat index, no watcher, no service
     const fresh = series();
     const cliSnapshot = (id: string) => {
-      const r = spawnSync(process.execPath, [cli, 'snapshot', sessionFile, '--anchor', id, '--workspace', ws, '--home', home, '--json'], {
+      const r = spawnSync(process.execPath, [cli, 'snapshot', sessionRef, '--anchor', id, '--workspace', ws, '--home', home, '--json'], {
         encoding: 'utf8',
         env: { ...process.env, AGENT_REWIND_SERVICE: 'off' },
       });

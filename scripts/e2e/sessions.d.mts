@@ -1,7 +1,7 @@
 // Types for the TypeScript e2e tests that import sessions.mjs.
 export type Files = Record<string, string>;
 export function cli(repo: string, home: string, args: string[]): any;
-export function appendMessage(repo: string, home: string, sessionFile: string, role: 'user' | 'assistant', text: string, o?: { snapshot?: boolean }): string;
+export function appendMessage(repo: string, home: string, sessionRef: string, role: 'user' | 'assistant', text: string, o?: { snapshot?: boolean }): string;
 export function writeFiles(root: string, files: Files): void;
 export function shell(workspace: string, command: string): void;
 export const REWIND_SESSION: {

@@ -21,9 +21,9 @@ export function cli(repo, home, args) {
  * Appends a message through the CLI and returns its id. `append --role user` snapshots the workspace (the session's
  * cwd) anchored at the new message unless `snapshot: false`; `--role assistant` takes the turn-end snapshot.
  */
-export function appendMessage(repo, home, sessionFile, role, text, { snapshot = true } = {}) {
+export function appendMessage(repo, home, sessionRef, role, text, { snapshot = true } = {}) {
   const extra = role === 'user' && !snapshot ? ['--no-snapshot'] : [];
-  return cli(repo, home, ['append', sessionFile, '--role', role, '--text', text, ...extra]).id;
+  return cli(repo, home, ['append', sessionRef, '--role', role, '--text', text, ...extra]).id;
 }
 
 export function writeFiles(root, files) {

@@ -139,6 +139,6 @@ export async function withSessionArg<T>(ctx: CommandContext, arg: string | undef
     // a write upgraded an old-format file: say where its original bytes are
     const { backupFile, migratedFrom } = session.getLoadReport();
     if (backupFile && backupFile !== backupBefore)
-      noteOnStderr(`${session.sessionFile} was upgraded from format v${migratedFrom ?? '?'} to v3; the previous bytes were saved to ${backupFile}`);
+      noteOnStderr(`${session.sessionRef} was upgraded from format v${migratedFrom ?? '?'} to v3; the previous bytes were saved to ${backupFile}`);
   }
 }

@@ -29,12 +29,12 @@ export class ActiveSession extends Disposable {
       }
     }
     const [newest] = await this.engine.listSessions();
-    return newest?.sessionFile;
+    return newest?.sessionRef;
   }
 
-  async set(sessionFile: string): Promise<void> {
-    if (this.state.get<string>(KEY) === sessionFile) return;
-    await this.state.update(KEY, sessionFile);
-    this.changed.fire(sessionFile);
+  async set(sessionRef: string): Promise<void> {
+    if (this.state.get<string>(KEY) === sessionRef) return;
+    await this.state.update(KEY, sessionRef);
+    this.changed.fire(sessionRef);
   }
 }

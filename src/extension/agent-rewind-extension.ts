@@ -97,10 +97,10 @@ export class AgentRewindExtension extends Disposable {
     const services = new PanelServices(engine, events, {
       showPreview: (ref, anchor) => void RewindPreviewPanel.show(context.extensionUri, ref, anchor, services),
     });
-    const showTranscript = (sessionFile: string) => void TranscriptPanel.show(context.extensionUri, { sessionFile }, services);
-    const showPreview = (sessionFile: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionFile }, anchor, services);
-    const showCompare = (sessionFile: string, branchA: string, branchB: string) =>
-      void ComparePanel.show(context.extensionUri, { sessionFile, branchA, branchB }, services);
+    const showTranscript = (sessionRef: string) => void TranscriptPanel.show(context.extensionUri, { sessionRef }, services);
+    const showPreview = (sessionRef: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionRef }, anchor, services);
+    const showCompare = (sessionRef: string, branchA: string, branchB: string) =>
+      void ComparePanel.show(context.extensionUri, { sessionRef, branchA, branchB }, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {

@@ -15,12 +15,18 @@ export interface AgentRewindApi {
   createSession(opts?: { cwd?: string; title?: string }): Promise<AgentRewindSession>;
   /** An existing session file (ours, pi's or oh-my-pi's). */
   openSession(sessionFile: string): Promise<AgentRewindSession>;
-  /** This workspace's sessions, newest first. */
-  listSessions(): Promise<SessionListing[]>;
+  /** This workspace's sessions of every agent, newest first. */
+  listSessions(): Promise<ApiSessionListing[]>;
 }
 
+/** A listing as the API has always given it: `sessionFile` is kept for the extensions written before sessions were
+ *  named by refs (sources/session-ref.ts); it equals `sessionRef`, a path only for agents with a file per session. */
+export type ApiSessionListing = SessionListing & { /** @deprecated use sessionRef */ readonly sessionFile: string };
+
 export interface AgentRewindSession {
+  /** The API opens and makes sessions agent-rewind writes, which are files: their ref is their path. */
   readonly sessionFile: string;
+  readonly sessionRef: string;
   readonly sessionId: string;
   /** A user message takes the file snapshot it anchors (when checkpointing is on); an assistant message the
    *  turn-end snapshot. Resolves once the snapshot is taken: act on the message only after that. */
@@ -52,7 +58,7 @@ export interface AgentRewindSession {
   };
 }
 
-export function createApi(engine: RewindEngine, changed: (sessionFile: string) => void, defaultCwd: () => string | undefined): AgentRewindApi {
+export function createApi(engine: RewindEngine, changed: (sessionRef: string) => void, defaultCwd: () => string | undefined): AgentRewindApi {
   const open = async (sessionFile: string): Promise<AgentRewindSession> => {
     const file = resolve(sessionFile);
     const session = await engine.session(file);
@@ -65,6 +71,7 @@ export function createApi(engine: RewindEngine, changed: (sessionFile: string) =
     };
     return {
       sessionFile: file,
+      sessionRef: file,
       sessionId: session.sessionId,
       appendMessage: (message, opts) => after(engine.appendMessage(file, message, opts)),
       checkpoint: (name) => after(engine.createCheckpoint(file, name)),
@@ -96,6 +103,6 @@ export function createApi(engine: RewindEngine, changed: (sessionFile: string) =
       return open(file);
     },
     openSession: open,
-    listSessions: () => engine.listSessions(),
+    listSessions: async () => (await engine.listSessions()).map((l) => ({ ...l, sessionFile: l.sessionRef })),
   };
 }

@@ -17,7 +17,7 @@ function text(value: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
 }
 
-export function registerLanguageModelTools(engine: RewindEngine, active: ActiveSession, changed: (sessionFile: string) => void): vscode.Disposable[] {
+export function registerLanguageModelTools(engine: RewindEngine, active: ActiveSession, changed: (sessionRef: string) => void): vscode.Disposable[] {
   // Older hosts without the LM API (or with it turned off) simply get no tools.
   if (typeof vscode.lm?.registerTool !== 'function') return [];
 

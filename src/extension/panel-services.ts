@@ -6,10 +6,10 @@ import { absPath } from '../core/files';
 import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
 import type { SessionEvents } from './session-events';
 import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';
-import type { CompareRef, CompareServices, PreviewServices, SessionRef, TranscriptServices } from './webviews/services';
+import type { CompareRef, CompareServices, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
 
 export interface PanelOpeners {
-  showPreview(ref: SessionRef, anchorEntryId: string): void;
+  showPreview(ref: SessionTarget, anchorEntryId: string): void;
 }
 
 export class PanelServices implements TranscriptServices, PreviewServices, CompareServices {
@@ -19,68 +19,68 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     private readonly openers: PanelOpeners,
   ) {}
 
-  loadTranscript(ref: SessionRef, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
-    return this.engine.loadTranscript(ref.sessionFile, opts);
+  loadTranscript(ref: SessionTarget, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+    return this.engine.loadTranscript(ref.sessionRef, opts);
   }
 
-  locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
-    return this.engine.locateEntry(ref.sessionFile, entryId);
+  locateEntry(ref: SessionTarget, entryId: string): Promise<EntryLocation> {
+    return this.engine.locateEntry(ref.sessionRef, entryId);
   }
 
-  onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable {
-    return this.events.onDidChangeFile(ref.sessionFile, listener);
+  onDidChangeSession(ref: SessionTarget, listener: () => void): vscode.Disposable {
+    return this.events.onDidChangeFile(ref.sessionRef, listener);
   }
 
-  async switchBranch(ref: SessionRef, branchName: string): Promise<void> {
-    await this.engine.switchBranch(ref.sessionFile, branchName);
-    this.events.fire([ref.sessionFile]);
+  async switchBranch(ref: SessionTarget, branchName: string): Promise<void> {
+    await this.engine.switchBranch(ref.sessionRef, branchName);
+    this.events.fire([ref.sessionRef]);
   }
 
-  async previewRewind(ref: SessionRef, entryId: string): Promise<void> {
+  async previewRewind(ref: SessionTarget, entryId: string): Promise<void> {
     this.openers.showPreview(ref, entryId);
   }
 
-  async fork(ref: SessionRef, entryId: string): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.forkFromMessage', { sessionFile: ref.sessionFile, entryId });
+  async fork(ref: SessionTarget, entryId: string): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.forkFromMessage', { sessionRef: ref.sessionRef, entryId });
   }
 
-  async label(ref: SessionRef, entryId: string): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.labelMessage', { sessionFile: ref.sessionFile, entryId });
+  async label(ref: SessionTarget, entryId: string): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.labelMessage', { sessionRef: ref.sessionRef, entryId });
   }
 
-  preview(ref: SessionRef, anchorEntryId: string): Promise<RewindPreviewModel> {
-    return this.engine.previewRewind(ref.sessionFile, anchorEntryId);
+  preview(ref: SessionTarget, anchorEntryId: string): Promise<RewindPreviewModel> {
+    return this.engine.previewRewind(ref.sessionRef, anchorEntryId);
   }
 
-  async apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome> {
+  async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome> {
     try {
-      return await this.engine.applyRewind(ref.sessionFile, anchorEntryId, mode, options);
+      return await this.engine.applyRewind(ref.sessionRef, anchorEntryId, mode, options);
     } finally {
-      this.events.fire([ref.sessionFile]);
+      this.events.fire([ref.sessionRef]);
     }
   }
 
   /** The file at the anchor (left) against the file now (right), both read-only: the diff only shows what the rewind
    *  would undo, and an editable right side offered revert arrows that changed the real file on a stray click. A side
    *  where the file does not exist is empty. */
-  async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void> {
-    const root = await this.engine.workspaceRootOf(ref.sessionFile);
+  async openFileDiff(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<void> {
+    const root = await this.engine.workspaceRootOf(ref.sessionRef);
     if (!root) throw new Error("This session's folder is not open in this window, so its files cannot be compared here.");
     // Refuses '..', absolute paths and .git before anything is read.
     const nowPath = absPath(root, relPath);
-    const existedThen = (await this.engine.fileAtAnchor(ref.sessionFile, anchorEntryId, relPath)) !== undefined;
-    const left = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existedThen ? {} : { empty: true }) }, 'then');
-    const right = snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId, ...(existsSync(nowPath) ? { now: true } : { empty: true }) }, 'now');
+    const existedThen = (await this.engine.fileAtAnchor(ref.sessionRef, anchorEntryId, relPath)) !== undefined;
+    const left = snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId, ...(existedThen ? {} : { empty: true }) }, 'then');
+    const right = snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId, ...(existsSync(nowPath) ? { now: true } : { empty: true }) }, 'now');
     const name = relPath.split('/').pop() ?? relPath;
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (at the message ↔ now, read-only)`, { preview: true });
   }
 
-  async closeFileDiffs(ref: SessionRef, anchorEntryId: string): Promise<void> {
+  async closeFileDiffs(ref: SessionTarget, anchorEntryId: string): Promise<void> {
     const ours = (uri: vscode.Uri) => {
       if (uri.scheme !== SNAPSHOT_SCHEME) return false;
       try {
-        const q = JSON.parse(uri.query) as { sessionFile?: unknown; anchorEntryId?: unknown };
-        return q.sessionFile === ref.sessionFile && q.anchorEntryId === anchorEntryId;
+        const q = JSON.parse(uri.query) as { sessionRef?: unknown; anchorEntryId?: unknown };
+        return q.sessionRef === ref.sessionRef && q.anchorEntryId === anchorEntryId;
       } catch {
         return false;
       }
@@ -93,16 +93,16 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
-  describeUndo(ref: SessionRef): Promise<string | undefined> {
-    return this.engine.describeUndo(ref.sessionFile);
+  describeUndo(ref: SessionTarget): Promise<string | undefined> {
+    return this.engine.describeUndo(ref.sessionRef);
   }
 
-  async compareBranches(ref: SessionRef, branch: string | undefined): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.compareBranches', { sessionFile: ref.sessionFile, ...(branch ? { branch } : {}) });
+  async compareBranches(ref: SessionTarget, branch: string | undefined): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.compareBranches', { sessionRef: ref.sessionRef, ...(branch ? { branch } : {}) });
   }
 
   compare(ref: CompareRef): Promise<BranchCompareModel> {
-    return this.engine.compareBranches(ref.sessionFile, ref.branchA, ref.branchB);
+    return this.engine.compareBranches(ref.sessionRef, ref.branchA, ref.branchB);
   }
 
   /** The file at A's snapshot (left) against the file at B's (right), both read-only; a side without it is empty. */
@@ -115,15 +115,15 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     // Refuses '..' and absolute paths before anything is read (the snapshot store is never reached through them).
     if (relPath.startsWith('/') || relPath.split('/').some((p) => p === '..' || p === '')) throw new Error(`Not a workspace-relative path: ${relPath}`);
     const side = async (s: { branch: string; anchorEntryId: string }) => {
-      const exists = (await this.engine.fileAtAnchor(ref.sessionFile, s.anchorEntryId, relPath)) !== undefined;
-      return snapshotUri(relPath, { sessionFile: ref.sessionFile, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
+      const exists = (await this.engine.fileAtAnchor(ref.sessionRef, s.anchorEntryId, relPath)) !== undefined;
+      return snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
     };
     const [left, right] = await Promise.all([side(a), side(b)]);
     const name = relPath.split('/').pop() ?? relPath;
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (${a.branch} ↔ ${b.branch})`, { preview: true });
   }
 
-  async openMessage(ref: SessionRef, entryId: string): Promise<void> {
-    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionFile: ref.sessionFile, entryId });
+  async openMessage(ref: SessionTarget, entryId: string): Promise<void> {
+    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionRef: ref.sessionRef, entryId });
   }
 }

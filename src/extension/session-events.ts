@@ -14,8 +14,8 @@ export class SessionEvents extends Disposable {
   }
 
   /** Listens for changes of one session file. */
-  onDidChangeFile(sessionFile: string, listener: () => void): vscode.Disposable {
-    const file = resolve(sessionFile);
+  onDidChangeFile(sessionRef: string, listener: () => void): vscode.Disposable {
+    const file = resolve(sessionRef);
     return this.onDidChange((files) => {
       if (files.includes(file)) listener();
     });

@@ -12,7 +12,7 @@ import { Disposable } from './disposable';
 export const SNAPSHOT_SCHEME = 'agent-rewind-snapshot';
 
 export interface SnapshotQuery {
-  sessionFile: string;
+  sessionRef: string;
   anchorEntryId: string;
   /** Empty document: the side of a diff where the file does not exist. */
   empty?: boolean;
@@ -47,12 +47,12 @@ export class SnapshotDocuments extends Disposable implements vscode.TextDocument
     const relPath = uri.path.replace(/^\//, '');
     if (query.now) {
       this.watchWorkspace();
-      const root = await this.engine.workspaceRootOf(query.sessionFile);
+      const root = await this.engine.workspaceRootOf(query.sessionRef);
       if (!root) throw new Error("This session's folder is not open in this window.");
       // absPath refuses '..', absolute paths and .git: a crafted uri reaches nothing outside the folder.
       return readFile(absPath(root, relPath), 'utf8').catch(() => '');
     }
-    const bytes = await this.engine.fileAtAnchor(query.sessionFile, query.anchorEntryId, relPath);
+    const bytes = await this.engine.fileAtAnchor(query.sessionRef, query.anchorEntryId, relPath);
     return bytes ? bytes.toString('utf8') : '';
   }
 

@@ -15,9 +15,9 @@ export type RevealTarget =
   | { on: 'noBranch'; preview: string };
 
 export const transcriptToWebview = {
-  /** A (new) version of the transcript: the webview drops rows of older versions and asks again. `sessionFile`
+  /** A (new) version of the transcript: the webview drops rows of older versions and asks again. `sessionRef`
    * goes into the webview's saved state, so a panel serializer can restore the panel after a window reload. */
-  model: notification<{ version: number; model: TranscriptModel; sessionFile: string }>(),
+  model: notification<{ version: number; model: TranscriptModel; sessionRef: string }>(),
   /** The transcript could not be loaded at all (missing or unreadable session file). */
   loadError: notification<{ message: string }>(),
   /** Something the user asked for did not work (e.g. the branch vanished): shown, then dismissed. */

@@ -40,7 +40,7 @@ export interface TranscriptModel {
   /** Set for another agent's session (Claude Code, Codex): shown, never written; `branch` is the branch shown. */
   readOnly?: { agent: string };
   /** The session this one was forked from (Claude Code --fork-session, a Rewind to here fork). */
-  forkedFrom?: { sessionId: string; sessionFile?: string; title?: string };
+  forkedFrom?: { sessionId: string; sessionRef?: string; title?: string };
   branch: string;
   /** The session's active branch (another agent's: the one it continues on). When it is not `branch`, the transcript
    *  shows a branch without switching to it, and says so. */
@@ -111,7 +111,7 @@ export interface BranchCompareSide {
 /** Two branches of one session side by side: where they part, what each says after that, how their files differ. */
 export interface BranchCompareModel {
   sessionId: string;
-  sessionFile: string;
+  sessionRef: string;
   title: string;
   /** Set for another agent's session (read-only: nothing here writes anyway). */
   readOnly?: { agent: string };
@@ -183,5 +183,5 @@ export interface RewindOutcome {
   /** Present when the file part can be undone with undoLastRewind. */
   undoAvailable: boolean;
   /** A foreign session's conversation rewind: the new session that continues from before the message. */
-  fork?: { sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
+  fork?: { sessionId: string; sessionRef: string; agent: string; resumeCommand: string[]; promptText: string };
 }

@@ -256,11 +256,11 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
 
   const rw = cli(['rewind', transcript, userUuid2, '--json']);
   assert.equal(rw.code, 0, rw.stderr);
-  const fork = rw.json() as { sessionId: string; sessionFile: string };
+  const fork = rw.json() as { sessionId: string; sessionRef: string };
   assert.ok(fork.sessionId && fork.sessionId !== sessionId, rw.stdout);
-  assert.ok(existsSync(fork.sessionFile));
-  const forkSizeBefore = statSync(fork.sessionFile).size;
-  const forkPrompts = promptLines(fork.sessionFile).map((l) => l.text);
+  assert.ok(existsSync(fork.sessionRef));
+  const forkSizeBefore = statSync(fork.sessionRef).size;
+  const forkPrompts = promptLines(fork.sessionRef).map((l) => l.text);
   assert.deepEqual(forkPrompts, [prompts[0]], 'the fork holds the conversation up to just before prompt 2');
 
   fake.push(tool('Write', { file_path: join(ws, 'fork.txt'), content: 'from the fork\n' }), say('Fork prompt done.'));
@@ -290,9 +290,9 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
   assert.doesNotMatch(serveLog, / snapshot \S+ ok /, 'no hook went through a Node process');
   assertOk(run, 'fork prompt');
   assert.equal(run.json?.session_id, fork.sessionId);
-  assert.ok(statSync(fork.sessionFile).size > forkSizeBefore, 'the fork transcript grew');
+  assert.ok(statSync(fork.sessionRef).size > forkSizeBefore, 'the fork transcript grew');
   assert.deepEqual(
-    promptLines(fork.sessionFile).map((l) => l.text),
+    promptLines(fork.sessionRef).map((l) => l.text),
     [prompts[0], 'continue in the fork'],
   );
   assert.equal(readFileSync(join(ws, 'fork.txt'), 'utf8'), 'from the fork\n');

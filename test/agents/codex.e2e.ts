@@ -165,7 +165,7 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
       sessions.map((s) => [s.sessionId, s.source, s.title]),
       [[threadId, 'codex', 'make the files']],
     );
-    const file = sessions[0]!.sessionFile;
+    const file = sessions[0]!.sessionRef;
     const s = await readCodexSession(file, { home: codexHome });
     assert.deepEqual(
       s.userPrompts().map((p) => p.text),
@@ -193,7 +193,7 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
   });
 
   it('rewinds files and conversation to prompt 2: exactly the workspace then; undo gives the end state back', async () => {
-    const file = (await engine.listSessions())[0]!.sessionFile;
+    const file = (await engine.listSessions())[0]!.sessionRef;
     const before = readFileSync(file);
     const s = await readCodexSession(file, { home: codexHome });
     const p2 = s.userPrompts()[1]!;
@@ -206,7 +206,7 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
     assert.deepEqual(stateOf(ws), atEnd);
 
     // Codex continues the fork: its history is prompt 1 only, and the fork's rollout grows
-    const forkSize = statSync(outcome.fork.sessionFile).size;
+    const forkSize = statSync(outcome.fork.sessionRef).size;
     fake.push([{ text: 'Continuing from the fork.' }]);
     const seen = fake.requests.length;
     const r4 = await runCodex(bin, ['resume', outcome.fork.sessionId, 'try prompt two differently'], {
@@ -216,11 +216,11 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
     });
     assert.equal(r4.code, 0, r4.stderr + r4.stdout);
     assert.equal(r4.threadId, outcome.fork.sessionId);
-    assert.ok(statSync(outcome.fork.sessionFile).size > forkSize);
+    assert.ok(statSync(outcome.fork.sessionRef).size > forkSize);
     const input = JSON.stringify((fake.requests[seen]!.body as { input: unknown }).input);
     assert.ok(input.includes('make the files') && input.includes('try prompt two differently'));
     assert.ok(!input.includes('change them'), 'the fork starts before prompt 2');
-    const fork = await readCodexSession(outcome.fork.sessionFile, { home: codexHome });
+    const fork = await readCodexSession(outcome.fork.sessionRef, { home: codexHome });
     assert.deepEqual(
       fork.userPrompts().map((p) => p.text),
       ['make the files', 'try prompt two differently'],

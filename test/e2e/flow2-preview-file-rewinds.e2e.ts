@@ -16,7 +16,7 @@ const TITLE = 'Refactor the parser';
 
 describe('flow 2: Preview file rewinds', () => {
   let vs: VsCode | undefined;
-  let sessionFile = '';
+  let sessionRef = '';
   let withSnapshot = '';
   let withoutSnapshot = '';
   before(async () => {
@@ -26,7 +26,7 @@ describe('flow 2: Preview file rewinds', () => {
         const repo = e2eEnv().repo;
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",");\n}\n' });
         const s = cli(repo, home, ['new', '--cwd', workspace, '--title', TITLE]);
-        sessionFile = s.file;
+        sessionRef = s.file;
         withSnapshot = appendMessage(repo, home, s.file, 'user', 'Trim the fields');
         writeFiles(workspace, { 'parser.js': 'export function parse(s) {\n  return s.split(",").map((f) => f.trim());\n}\n' });
         appendMessage(repo, home, s.file, 'assistant', 'Fields are trimmed now.');
@@ -41,7 +41,7 @@ describe('flow 2: Preview file rewinds', () => {
     await vs?.close();
   });
 
-  const untouched = () => ({ files: readTree(vs!.workspace), session: readFileSync(sessionFile, 'utf8') });
+  const untouched = () => ({ files: readTree(vs!.workspace), session: readFileSync(sessionRef, 'utf8') });
 
   it('flow 2: a message without a snapshot shows the error in the preview and changes nothing', () =>
     withArtifacts(

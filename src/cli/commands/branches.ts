@@ -17,7 +17,7 @@ export interface ConversationCommandSpec<T> {
   /** The argument after <session>, as shown in usage, e.g. '<messageId>'. */
   argument: string;
   /** The engine call (the one the extension makes for the same action). */
-  act(engine: RewindEngine, sessionFile: string, argument: string): Promise<T>;
+  act(engine: RewindEngine, sessionRef: string, argument: string): Promise<T>;
   /** The human form of the result. */
   line(result: T): string;
 }

@@ -15,7 +15,7 @@ function outcomeText(o: RewindOutcome): string {
   const lines: string[] = [];
   if (o.fork) {
     lines.push(`new ${o.fork.agent} session ${o.fork.sessionId} holds the conversation up to just before that message`);
-    lines.push(`  file:     ${o.fork.sessionFile}`);
+    lines.push(`  file:     ${o.fork.sessionRef}`);
     lines.push(`  continue: ${o.fork.resumeCommand.join(' ')}`);
     if (o.fork.promptText) lines.push(`  the message, to send again: ${o.fork.promptText}`);
   } else if (o.branch) {

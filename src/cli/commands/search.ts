@@ -86,7 +86,7 @@ export const searchCommand: Command = {
       const files: { file: string; source: (typeof foreign)[number]['kinds'][number] }[] = [];
       for (const a of foreign) {
         const listings = await a.list({ settings, workspaceRoots: [cwd ?? '/'], warn: warnOnStderr }).catch(() => []);
-        files.push(...listings.map((l) => ({ file: resolve(l.sessionFile), source: l.source })));
+        files.push(...listings.map((l) => ({ file: resolve(l.sessionRef), source: l.source })));
       }
       if (files.length) await catalog.refresh(files);
       const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path), files: files.map((f) => f.file) });

@@ -38,7 +38,7 @@ export const sessionsCommand: Command = {
       for (const l of listings) {
         list.push({
           id: l.sessionId,
-          file: l.sessionFile,
+          file: l.sessionRef,
           title: l.title,
           created: l.createdAt ?? new Date(l.modifiedMs).toISOString(),
           modified: new Date(l.modifiedMs).toISOString(),

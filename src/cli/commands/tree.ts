@@ -67,7 +67,7 @@ export function treeOf(session: SessionView): { sessionId: string; file: string 
     if (label !== undefined) t.label = label;
     return t;
   });
-  return { sessionId: session.sessionId, file: session.sessionFile, leafId: session.getLeafId(), entries };
+  return { sessionId: session.sessionId, file: session.sessionRef, leafId: session.getLeafId(), entries };
 }
 
 /** Indented tree, children in file order; iterative so a 100,000-deep chain cannot overflow the stack. Entries whose

@@ -23,7 +23,7 @@ import { kindOf, previewOf, toTranscriptItem } from '../transcript/transcript';
 export const MAX_COMPARED_MESSAGES = 2000;
 
 export interface CompareInputs {
-  sessionFile: string;
+  sessionRef: string;
   title: string;
   /** undefined: the session's folder is not open here, so its snapshots cannot be read. */
   checkpointer: FileCheckpoints | undefined;
@@ -77,7 +77,7 @@ export async function compareBranches(session: SessionView, nameA: string, nameB
   const b = side(branchB, pathB, common, snapshots, max);
   const model: BranchCompareModel = {
     sessionId: session.sessionId,
-    sessionFile: inputs.sessionFile,
+    sessionRef: inputs.sessionRef,
     title: inputs.title,
     divergence,
     a: a.side,

@@ -129,9 +129,9 @@ export class RewindEngine {
   }
 
   /** The kind of session a file is, as its adapter tells (a foreign view says its own). */
-  async #kindOf(sessionFile: string): Promise<string> {
-    const adapter = await this.#sources.adapterOf(sessionFile);
-    return adapter.kindOf?.(sessionFile) ?? adapter.kinds[0]!;
+  async #kindOf(sessionRef: string): Promise<string> {
+    const adapter = await this.#sources.adapterOf(sessionRef);
+    return adapter.kindOf?.(sessionRef) ?? adapter.kinds[0]!;
   }
 
   get #sourceContext(): SourceContext {
@@ -180,24 +180,24 @@ export class RewindEngine {
 
   /** A session to write to (ours, pi's, oh-my-pi's). Throws a clear error for a missing file or another agent's
    *  session, which is only ever read. */
-  async session(sessionFile: string): Promise<SessionManager> {
-    const view = await this.view(sessionFile);
+  async session(sessionRef: string): Promise<SessionManager> {
+    const view = await this.view(sessionRef);
     if (isForeignView(view)) throw new ReadOnlySessionError(agentName(view.source), 'Changing this session');
     return view as SessionManager;
   }
 
   /** Any session, read-only, whichever agent wrote it. Throws a clear error for a missing or unreadable file. */
-  view(sessionFile: string): Promise<SessionView> {
-    return this.#sources.open(sessionFile);
+  view(sessionRef: string): Promise<SessionView> {
+    return this.#sources.open(sessionRef);
   }
 
   /** A session file changed on disk (or vanished): the next read re-checks it. */
-  async sessionChanged(sessionFile: string): Promise<void> {
-    const exists = await stat(sessionFile).then(
+  async sessionChanged(sessionRef: string): Promise<void> {
+    const exists = await stat(sessionRef).then(
       (s) => s.isFile(),
       () => false,
     );
-    if (!exists) await this.#sources.forget(sessionFile);
+    if (!exists) await this.#sources.forget(sessionRef);
   }
 
   /** This workspace's sessions of every kind, newest first (nothing big is parsed to list them). */
@@ -205,16 +205,16 @@ export class RewindEngine {
     return this.#sources.list(this.#sourceContext);
   }
 
-  async describeSession(sessionFile: string): Promise<SessionDetails> {
-    const session = await this.view(sessionFile);
-    const info = await stat(sessionFile);
-    const listing = listingOf(session, await this.#kindOf(sessionFile), info.mtimeMs);
+  async describeSession(sessionRef: string): Promise<SessionDetails> {
+    const session = await this.view(sessionRef);
+    const info = await stat(sessionRef);
+    const listing = listingOf(session, await this.#kindOf(sessionRef), info.mtimeMs);
     return describeSession(session, listing, await this.fileSnapshotsOf(session), this.#warn);
   }
 
   /** The user messages of the active branch, newest last (for pickers and the API). */
-  async userMessages(sessionFile: string): Promise<UserMessageRef[]> {
-    const session = await this.view(sessionFile);
+  async userMessages(sessionRef: string): Promise<UserMessageRef[]> {
+    const session = await this.view(sessionRef);
     return session
       .getPath()
       .filter((e) => isUserMessage(e))
@@ -245,20 +245,20 @@ export class RewindEngine {
   // ── transcript ─────────────────────────────────────────────────────────────
 
   /** The session as chat rows: its active branch, or (another agent's session, which is only shown) `opts.branch`. */
-  async loadTranscript(sessionFile: string, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
-    const session = await this.view(sessionFile);
+  async loadTranscript(sessionRef: string, opts: { branch?: string } = {}): Promise<{ model: TranscriptModel; items: TranscriptItem[] }> {
+    const session = await this.view(sessionRef);
     return transcriptOf(session, {
       ...opts,
       snapshots: await this.fileSnapshotsOf(session),
-      listing: listingOf(session, await this.#kindOf(sessionFile), 0),
+      listing: listingOf(session, await this.#kindOf(sessionRef), 0),
       warn: this.#warn,
     });
   }
 
   /** Where a message of the session is, for opening the transcript at it: on the active branch, on another branch
    *  (the one the transcript should offer to switch to), or nowhere (not in this session). */
-  async locateEntry(sessionFile: string, entryId: string): Promise<EntryLocation> {
-    const session = await this.view(sessionFile);
+  async locateEntry(sessionRef: string, entryId: string): Promise<EntryLocation> {
+    const session = await this.view(sessionRef);
     const entry = session.getEntry(entryId);
     if (!entry) return { found: false };
     const snap = branchesOf(session, this.#warn);
@@ -274,25 +274,25 @@ export class RewindEngine {
 
   // ── branches and named checkpoints ─────────────────────────────────────────
 
-  async conversation(sessionFile: string): Promise<Conversation<SessionManager>> {
-    return new Conversation(await this.session(sessionFile), { warn: this.#warn });
+  async conversation(sessionRef: string): Promise<Conversation<SessionManager>> {
+    return new Conversation(await this.session(sessionRef), { warn: this.#warn });
   }
 
-  async branches(sessionFile: string): Promise<BranchInfo[]> {
-    return branchesOf(await this.view(sessionFile), this.#warn).branches.map(toBranchInfo);
+  async branches(sessionRef: string): Promise<BranchInfo[]> {
+    return branchesOf(await this.view(sessionRef), this.#warn).branches.map(toBranchInfo);
   }
 
   /**
    * Two branches side by side: where they part, the messages of each after that, and the files that differ between
    * the latest file snapshot on each branch's path (the agent's last reply's turn-end snapshot, else the last user
    * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
-   * fileAtAnchor(sessionFile, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
+   * fileAtAnchor(sessionRef, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
    */
-  async compareBranches(sessionFile: string, branchA: string, branchB: string): Promise<BranchCompareModel> {
-    const session = await this.view(sessionFile);
+  async compareBranches(sessionRef: string, branchA: string, branchB: string): Promise<BranchCompareModel> {
+    const session = await this.view(sessionRef);
     return compareBranches(session, branchA, branchB, {
-      sessionFile,
-      title: listingOf(session, await this.#kindOf(sessionFile), 0).title,
+      sessionRef,
+      title: listingOf(session, await this.#kindOf(sessionRef), 0).title,
       checkpointer: this.#checkpointerOf(session),
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
@@ -301,46 +301,46 @@ export class RewindEngine {
 
   /** Makes another branch active. A rewind, undo or redo a killed process left unfinished in the folder is settled
    *  first, so the switch does not start from half of one. */
-  async switchBranch(sessionFile: string, name: string): Promise<BranchInfo> {
-    const session = await this.session(sessionFile);
-    return withFolderLog(this.#undoContext, this.#folderOf(session), async () => (await this.conversation(sessionFile)).switchBranch(name));
+  async switchBranch(sessionRef: string, name: string): Promise<BranchInfo> {
+    const session = await this.session(sessionRef);
+    return withFolderLog(this.#undoContext, this.#folderOf(session), async () => (await this.conversation(sessionRef)).switchBranch(name));
   }
 
   /** A new branch whose head is the message (the conversation only: files and nothing else change). A rewind of the
    *  conversation: it goes into the rewind log, so Undo returns to the branch it left. */
-  async fork(sessionFile: string, entryId: string): Promise<BranchInfo> {
-    return this.#rewindConversation(sessionFile, entryId, (c) => c.rewind(entryId));
+  async fork(sessionRef: string, entryId: string): Promise<BranchInfo> {
+    return this.#rewindConversation(sessionRef, entryId, (c) => c.rewind(entryId));
   }
 
   /** A conversation rewind of one of our sessions (a new active branch), logged for Undo and Redo. */
-  async #rewindConversation(sessionFile: string, anchorHint: string, act: (c: Conversation<SessionManager>) => Promise<BranchInfo>): Promise<BranchInfo> {
-    const session = await this.session(sessionFile);
-    return this.#logRewind(session, sessionFile, 'conversation', anchorHint, async () => {
-      const branch = await act(await this.conversation(sessionFile));
+  async #rewindConversation(sessionRef: string, anchorHint: string, act: (c: Conversation<SessionManager>) => Promise<BranchInfo>): Promise<BranchInfo> {
+    const session = await this.session(sessionRef);
+    return this.#logRewind(session, sessionRef, 'conversation', anchorHint, async () => {
+      const branch = await act(await this.conversation(sessionRef));
       return { result: branch, anchorEntryId: branch.headMessageId ?? anchorHint, filesChanged: [], toBranch: branch.name };
     });
   }
 
-  async label(sessionFile: string, entryId: string, label: string | undefined): Promise<void> {
-    const session = await this.session(sessionFile);
+  async label(sessionRef: string, entryId: string, label: string | undefined): Promise<void> {
+    const session = await this.session(sessionRef);
     await session.transaction((s) => {
       if (!s.getEntry(entryId)) throw new Error(`Entry "${entryId}" not found in this session`);
       s.appendLabelChange(entryId, label?.trim() ? label.trim() : undefined);
     });
   }
 
-  async createCheckpoint(sessionFile: string, name: string): Promise<CheckpointInfo> {
-    return (await this.conversation(sessionFile)).checkpoint(name.trim());
+  async createCheckpoint(sessionRef: string, name: string): Promise<CheckpointInfo> {
+    return (await this.conversation(sessionRef)).checkpoint(name.trim());
   }
 
-  async deleteCheckpoint(sessionFile: string, name: string): Promise<void> {
-    await (await this.conversation(sessionFile)).deleteCheckpoint(name);
+  async deleteCheckpoint(sessionRef: string, name: string): Promise<void> {
+    await (await this.conversation(sessionRef)).deleteCheckpoint(name);
   }
 
-  async renameCheckpoint(sessionFile: string, name: string, newName: string): Promise<void> {
+  async renameCheckpoint(sessionRef: string, name: string, newName: string): Promise<void> {
     const to = newName.trim();
     if (!to) throw new Error('Checkpoint name cannot be empty');
-    const session = await this.session(sessionFile);
+    const session = await this.session(sessionRef);
     await session.transaction((s) => {
       const names = new Set(branchesOf(s, this.#warn).checkpoints.map((c) => c.name));
       if (!names.has(name)) throw new CheckpointNotFoundError(name);
@@ -351,8 +351,8 @@ export class RewindEngine {
   }
 
   /** Rewinds the conversation to a named checkpoint (a new branch whose head is its message). */
-  async restoreCheckpoint(sessionFile: string, name: string): Promise<BranchInfo> {
-    return this.#rewindConversation(sessionFile, `checkpoint ${name}`.slice(0, 500), (c) => c.restore(name));
+  async restoreCheckpoint(sessionRef: string, name: string): Promise<BranchInfo> {
+    return this.#rewindConversation(sessionRef, `checkpoint ${name}`.slice(0, 500), (c) => c.restore(name));
   }
 
   // ── recording (the exported API) ───────────────────────────────────────────
@@ -370,7 +370,7 @@ export class RewindEngine {
       ...(opts.title ? { title: opts.title } : {}),
     });
     await session.flush();
-    const file = session.sessionFile!;
+    const file = session.sessionRef!;
     await session.close();
     return { id: session.sessionId, file };
   }
@@ -380,13 +380,13 @@ export class RewindEngine {
    * the agent acts on it); an assistant message takes the turn-end snapshot that later tells the user's own edits
    * apart. A snapshot that fails does not lose the message: the error is returned with it.
    */
-  async appendMessage(sessionFile: string, message: AgentMessage, opts: { id?: string } = {}): Promise<AppendResult> {
-    const session = await this.session(sessionFile);
+  async appendMessage(sessionRef: string, message: AgentMessage, opts: { id?: string } = {}): Promise<AppendResult> {
+    const session = await this.session(sessionRef);
     const recorded = await recordMessage(session, message, {
       ...(opts.id !== undefined ? { id: opts.id } : {}),
       checkpointing: this.#settings.fileCheckpointing.enabled,
       checkpoints: () => this.#checkpointerOf(session) ?? { unavailable: new FolderNotOpenError(session.cwd, 'no file snapshot was taken') },
-      beforeUserMessage: () => this.#applyPendingAgentRewind(sessionFile),
+      beforeUserMessage: () => this.#applyPendingAgentRewind(sessionRef),
     });
     const { entryId, snapshot, snapshotError } = recorded;
     if (snapshotError)
@@ -397,31 +397,31 @@ export class RewindEngine {
     return snapshot ? { entryId, snapshot: { files: snapshot.files, hashedFiles: snapshot.hashedFiles, skipped: snapshot.skipped } } : { entryId };
   }
 
-  async stateOf(sessionFile: string, entryId?: string): Promise<StateSnapshot> {
-    return (await this.#state(sessionFile)).stateAt(entryId);
+  async stateOf(sessionRef: string, entryId?: string): Promise<StateSnapshot> {
+    return (await this.#state(sessionRef)).stateAt(entryId);
   }
 
-  async updateState(sessionFile: string, delta: StateDelta): Promise<string> {
-    return (await this.#state(sessionFile)).updateState(delta);
+  async updateState(sessionRef: string, delta: StateDelta): Promise<string> {
+    return (await this.#state(sessionRef)).updateState(delta);
   }
 
-  async saveArtifact(sessionFile: string, name: string, bytes: Uint8Array, mimeType?: string): Promise<ArtifactVersion> {
-    return (await this.#state(sessionFile)).saveArtifact(name, bytes, mimeType);
+  async saveArtifact(sessionRef: string, name: string, bytes: Uint8Array, mimeType?: string): Promise<ArtifactVersion> {
+    return (await this.#state(sessionRef)).saveArtifact(name, bytes, mimeType);
   }
 
-  async #state(sessionFile: string): Promise<SessionState<SessionManager>> {
-    const session = await this.session(sessionFile);
+  async #state(sessionRef: string): Promise<SessionState<SessionManager>> {
+    const session = await this.session(sessionRef);
     return new SessionState(session, { blobs: new BlobStore(blobsDir(this.#settings.home)), warn: this.#warn });
   }
 
   /** The agent's checkpoint/rewind tools (docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools) of a session: one set per session, kept across calls. */
-  async agentTools(sessionFile: string, opts: { isSubagent?: boolean } = {}): Promise<AgentCheckpointTools> {
-    const key = resolve(sessionFile);
-    const session = await this.session(sessionFile);
+  async agentTools(sessionRef: string, opts: { isSubagent?: boolean } = {}): Promise<AgentCheckpointTools> {
+    const key = resolve(sessionRef);
+    const session = await this.session(sessionRef);
     let tools = this.#agentTools.get(key);
     if (tools && tools.session !== session) {
       // The file was rewritten under us (a migration, a hand edit) and reopened: the old tools' session is closed.
-      if (tools.active) this.#warn(`Session ${sessionFile} was reloaded; its active agent checkpoint is dropped.`);
+      if (tools.active) this.#warn(`Session ${sessionRef} was reloaded; its active agent checkpoint is dropped.`);
       tools = undefined;
     }
     if (!tools) {
@@ -432,29 +432,29 @@ export class RewindEngine {
   }
 
   /** The turn ended: apply a rewind the agent requested during it (never inside the call: docs/ARCHITECTURE.md, the agent's checkpoint and rewind tools). */
-  async endTurn(sessionFile: string, messages: readonly AgentMessage[] = []): Promise<AgentMessage[] | undefined> {
-    const tools = this.#agentTools.get(resolve(sessionFile));
+  async endTurn(sessionRef: string, messages: readonly AgentMessage[] = []): Promise<AgentMessage[] | undefined> {
+    const tools = this.#agentTools.get(resolve(sessionRef));
     return tools ? tools.applyAtTurnEnd(messages) : undefined;
   }
 
-  async #applyPendingAgentRewind(sessionFile: string): Promise<void> {
-    const tools = this.#agentTools.get(resolve(sessionFile));
+  async #applyPendingAgentRewind(sessionRef: string): Promise<void> {
+    const tools = this.#agentTools.get(resolve(sessionRef));
     if (tools?.pendingReport !== undefined) await tools.applyAtTurnEnd([]);
   }
 
   // ── rewind to here ─────────────────────────────────────────────────────────
 
   /** The dry run of "Rewind to here" on a user message. Never writes, never throws. */
-  async previewRewind(sessionFile: string, anchorEntryId: string): Promise<RewindPreviewModel> {
+  async previewRewind(sessionRef: string, anchorEntryId: string): Promise<RewindPreviewModel> {
     let session: SessionView;
     try {
-      session = await this.view(sessionFile);
+      session = await this.view(sessionRef);
     } catch (error) {
       const e = failed((error as Error).message);
       return { sessionId: '', anchorEntryId, anchorPreview: '', conversation: e, state: e, files: e };
     }
     const cp = this.#checkpointerOf(session);
-    const fork = (await this.#sources.adapterOf(sessionFile)).forkNote?.(session, anchorEntryId);
+    const fork = (await this.#sources.adapterOf(sessionRef)).forkNote?.(session, anchorEntryId);
     return previewRewind({
       session,
       anchorEntryId,
@@ -475,14 +475,14 @@ export class RewindEngine {
    * Runs the rewind the user confirmed. Files first: when they cannot be restored nothing else changes; when the
    * conversation then fails, the file restore is undone. Throws with a user-readable message.
    */
-  async applyRewind(sessionFile: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
-    const session = await this.view(sessionFile);
+  async applyRewind(sessionRef: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
+    const session = await this.view(sessionRef);
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
-    const adapter = await this.#sources.adapterOf(sessionFile);
+    const adapter = await this.#sources.adapterOf(sessionRef);
     const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(session);
     if (mode !== 'conversation' && !cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-    return this.#logRewind<RewindOutcome>(session, sessionFile, mode, anchorEntryId, async () => {
+    return this.#logRewind<RewindOutcome>(session, sessionRef, mode, anchorEntryId, async () => {
       let filesChanged: string[] = [];
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
@@ -512,7 +512,7 @@ export class RewindEngine {
           anchorEntryId,
           filesChanged,
           overwroteUserModified,
-          fork: { file: rewound.sessionFile, sessionId: rewound.sessionId },
+          fork: { file: rewound.sessionRef, sessionId: rewound.sessionId },
         };
       }
       const branch = { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId };
@@ -525,16 +525,16 @@ export class RewindEngine {
    * the fork written, whether files changed) for Undo and Redo, in the order rewinds happen in the folder whichever
    * front-end makes them. A files-only rewind that changed nothing leaves nothing to undo and is not logged.
    */
-  async #logRewind<T>(session: SessionView, sessionFile: string, mode: RewindMode, anchorHint: string, run: () => Promise<AppliedRewind<T>>): Promise<T> {
+  async #logRewind<T>(session: SessionView, sessionRef: string, mode: RewindMode, anchorHint: string, run: () => Promise<AppliedRewind<T>>): Promise<T> {
     const folder = this.#folderOf(session);
     return withFolderLog(this.#undoContext, folder, async (log) => {
-      const now = await this.view(sessionFile);
+      const now = await this.view(sessionRef);
       const fromBranch = isForeignView(now) ? undefined : branchesOf(now, this.#warn).active.name;
       const cp = mode === 'conversation' ? undefined : this.#checkpointerOf(now);
       const filesTop = await filesTopOf(cp, now.sessionId);
       const begun: RewindStep = {
         id: newStepId(),
-        sessionFile: resolve(sessionFile),
+        sessionRef: resolve(sessionRef),
         sessionId: now.sessionId,
         anchorEntryId: anchorHint,
         mode,
@@ -550,7 +550,7 @@ export class RewindEngine {
         const files = applied.filesChanged.length > 0;
         const step: RewindStep = {
           ...begun,
-          ...(applied.fork ? { forkFile: resolve(applied.fork.file), forkSessionId: applied.fork.sessionId } : {}),
+          ...(applied.fork ? { forkRef: resolve(applied.fork.file), forkSessionId: applied.fork.sessionId } : {}),
           anchorEntryId: applied.anchorEntryId,
           ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
           files,
@@ -574,13 +574,13 @@ export class RewindEngine {
    * files, so Undo and Redo take it in its place among the others.
    */
   async rewindFiles(
-    sessionFile: string,
+    sessionRef: string,
     anchorEntryId: string,
     opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {},
   ): Promise<RewindFilesResult & { note?: string }> {
     let session: SessionView;
     try {
-      session = await this.view(sessionFile);
+      session = await this.view(sessionRef);
     } catch (error) {
       if (!opts.dryRun) throw error;
       return cannotRewindFiles((error as Error).message);
@@ -600,7 +600,7 @@ export class RewindEngine {
       });
     const result = opts.dryRun
       ? await rewind()
-      : await this.#logRewind(session, sessionFile, 'files', anchorEntryId, async () => {
+      : await this.#logRewind(session, sessionRef, 'files', anchorEntryId, async () => {
           const r = await rewind();
           return { result: r, anchorEntryId, filesChanged: r.filesChanged, overwroteUserModified: opts.overwriteUserModified === true };
         });
@@ -608,8 +608,8 @@ export class RewindEngine {
   }
 
   /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */
-  async describeUndo(sessionFile: string): Promise<string | undefined> {
-    return describeUndo(this.#undoContext, await this.view(sessionFile));
+  async describeUndo(sessionRef: string): Promise<string | undefined> {
+    return describeUndo(this.#undoContext, await this.view(sessionRef));
   }
 
   /**
@@ -618,13 +618,13 @@ export class RewindEngine {
    * The session's rewinds include those made in its origin that wrote it as a fork. A file rewind the log does not
    * describe (made by an older version) is undone alone.
    */
-  async undoLastRewind(sessionFile: string): Promise<UndoOutcome> {
-    return undoLastRewind(this.#undoContext, sessionFile, await this.view(sessionFile));
+  async undoLastRewind(sessionRef: string): Promise<UndoOutcome> {
+    return undoLastRewind(this.#undoContext, sessionRef, await this.view(sessionRef));
   }
 
   /** Applies the last undone rewind of the session again: its branch becomes active again and the files go back to the message. */
-  async redoRewind(sessionFile: string): Promise<UndoOutcome> {
-    return redoRewind(this.#undoContext, await this.view(sessionFile));
+  async redoRewind(sessionRef: string): Promise<UndoOutcome> {
+    return redoRewind(this.#undoContext, await this.view(sessionRef));
   }
 
   /** Undoes the last rewind made in the open workspace folders, whichever session it was made in (the palette's
@@ -656,15 +656,15 @@ export class RewindEngine {
   }
 
   /** A file's content at a user message's snapshot (undefined: it did not exist then, or there is no snapshot). */
-  async fileAtAnchor(sessionFile: string, anchorEntryId: string, relPath: string): Promise<Buffer | undefined> {
-    const session = await this.view(sessionFile);
+  async fileAtAnchor(sessionRef: string, anchorEntryId: string, relPath: string): Promise<Buffer | undefined> {
+    const session = await this.view(sessionRef);
     const cp = this.#checkpointerOf(session);
     return cp ? cp.readFileAtAnchor(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPath) : undefined;
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */
-  async workspaceRootOf(sessionFile: string): Promise<string | undefined> {
-    return this.#checkpoints.rootFor((await this.view(sessionFile)).cwd);
+  async workspaceRootOf(sessionRef: string): Promise<string | undefined> {
+    return this.#checkpoints.rootFor((await this.view(sessionRef)).cwd);
   }
 
   // ── file checkpoints ───────────────────────────────────────────────────────

@@ -11,7 +11,7 @@ import { plainText, previewOf, toTranscriptItem } from '../transcript/transcript
 import type { SessionListing } from '../sources/listings';
 
 export interface MessageHit {
-  sessionFile: string;
+  sessionRef: string;
   sessionTitle: string;
   entryId: string;
   kind: MessageKind;
@@ -24,12 +24,12 @@ export interface MessageHit {
 /** Hits in exactly these sessions (another agent's folders hold other workspaces' sessions too). */
 export async function searchThroughCatalog(catalog: Catalog, listings: readonly SessionListing[], query: string, limit: number): Promise<MessageHit[]> {
   if (!query.trim()) return [];
-  await catalog.refresh(listings.map((l) => ({ file: l.sessionFile, source: l.source })));
-  const files = listings.map((l) => resolve(l.sessionFile));
+  await catalog.refresh(listings.map((l) => ({ file: l.sessionRef, source: l.source })));
+  const files = listings.map((l) => resolve(l.sessionRef));
   const hits = catalog.search(query, { files, limit, perSession: 20 });
   const activeBranch = new Map(catalog.listSessions({ files }).map((c) => [c.file, c.activeBranch]));
   return hits.map((h) => ({
-    sessionFile: h.file,
+    sessionRef: h.file,
     sessionTitle: h.title,
     entryId: h.entryId,
     kind: h.kind as MessageKind,
@@ -54,7 +54,7 @@ export async function scanForMessages(
   for (const listing of listings) {
     let session: SessionView;
     try {
-      session = await view(listing.sessionFile);
+      session = await view(listing.sessionRef);
     } catch {
       continue;
     }
@@ -64,7 +64,7 @@ export async function scanForMessages(
       const item = toTranscriptItem(entry, {});
       if (!item || !`${item.title ?? ''}\n${item.markdown}`.toLowerCase().includes(needle)) continue;
       hits.push({
-        sessionFile: listing.sessionFile,
+        sessionRef: listing.sessionRef,
         sessionTitle: listing.title,
         entryId: entry.id,
         kind: item.kind,

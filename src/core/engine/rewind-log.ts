@@ -18,13 +18,21 @@ import { z } from 'zod';
 import { withFileLock } from '../file-lock';
 import { writeFileAtomic } from '../files/atomic-write';
 
-const stepSchema = z.object({
+/** Logs written before sessions were named by refs call the refs `sessionFile` and `forkFile` (they were paths, which
+ *  are still the refs of file-per-session agents). */
+const renamedFields = (v: unknown): unknown => {
+  if (typeof v !== 'object' || v === null || 'sessionRef' in v) return v;
+  const { sessionFile, forkFile, ...rest } = v as Record<string, unknown>;
+  return { ...rest, sessionRef: sessionFile, ...(forkFile === undefined ? {} : { forkRef: forkFile }) };
+};
+
+const currentStepSchema = z.object({
   /** Names the step in `pending` and in the undo and redo lists. */
   id: z.string().min(1).max(100),
-  /** The session the rewind was made in (its file and id), and the fork it wrote for an agent that resumes forks. */
-  sessionFile: z.string().min(1).max(4096),
+  /** The session the rewind was made in (its ref and id), and the fork it wrote for an agent that resumes forks. */
+  sessionRef: z.string().min(1).max(4096),
   sessionId: z.string().min(1).max(500),
-  forkFile: z.string().max(4096).optional(),
+  forkRef: z.string().max(4096).optional(),
   forkSessionId: z.string().max(500).optional(),
   anchorEntryId: z.string().min(1).max(500),
   /** 'conversation' | 'files' | 'all', as applied. */
@@ -41,7 +49,8 @@ const stepSchema = z.object({
   undoDepth: z.number().int().min(0),
   at: z.string(),
 });
-export type RewindStep = z.infer<typeof stepSchema>;
+const stepSchema = z.preprocess(renamedFields, currentStepSchema);
+export type RewindStep = z.infer<typeof currentStepSchema>;
 
 const pendingSchema = z.object({
   /** What was being done: a new rewind (`step` as far as it was known), or the undo or redo of the step `step.id`. */
@@ -66,11 +75,11 @@ export type FolderRewindLog = z.infer<typeof logSchema>;
 const MAX_STEPS = 100;
 
 /** Which steps belong to a session: made in it, or made in its origin and written as this fork. */
-export function ofSession(session: { sessionId: string; sessionFile?: string | undefined }): (step: RewindStep) => boolean {
+export function ofSession(session: { sessionId: string; sessionRef?: string | undefined }): (step: RewindStep) => boolean {
   return (s) =>
     s.sessionId === session.sessionId ||
     s.forkSessionId === session.sessionId ||
-    (session.sessionFile !== undefined && (s.sessionFile === session.sessionFile || s.forkFile === session.sessionFile));
+    (session.sessionRef !== undefined && (s.sessionRef === session.sessionRef || s.forkRef === session.sessionRef));
 }
 
 export function newStepId(): string {

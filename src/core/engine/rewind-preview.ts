@@ -41,7 +41,7 @@ type Part<T> = ({ ok: true } & T) | { ok: false; error: string };
 export async function anchorProblem(session: SessionView, anchorEntryId: string): Promise<string | undefined> {
   const entry = session.getEntry(anchorEntryId);
   if (!entry) {
-    const other = session.sessionFile ? await findMessageInSiblingSessions(session.sessionFile, anchorEntryId).catch(() => undefined) : undefined;
+    const other = session.sessionRef ? await findMessageInSiblingSessions(session.sessionRef, anchorEntryId).catch(() => undefined) : undefined;
     return other !== undefined
       ? `Message "${anchorEntryId}" belongs to a different chat (session ${other}); open that session to rewind to it.`
       : `Message "${anchorEntryId}" not found in this session.`;

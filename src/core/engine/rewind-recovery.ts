@@ -34,25 +34,25 @@ export async function settlePending(ctx: UndoContext, folder: string, log: Folde
 
 async function settle(ctx: UndoContext, log: FolderRewindLog, pending: PendingRewind, settled: FolderRewindLog): Promise<FolderRewindLog> {
   const { step } = pending;
-  const session = await ctx.view(step.sessionFile);
+  const session = await ctx.view(step.sessionRef);
   const cp = ctx.checkpointerOf(session);
   const stack = step.mode !== 'conversation' && cp ? await cp.undoStack(step.sessionId) : undefined;
   if (pending.op === 'apply') {
     if (stack && stack.at(-1) !== pending.filesTop) await cp!.undoLastRewind(step.sessionId);
-    if (step.fromBranch && !isForeignView(session) && activeBranch(session, ctx) !== step.fromBranch) await ctx.switchBranch(step.sessionFile, step.fromBranch);
+    if (step.fromBranch && !isForeignView(session) && activeBranch(session, ctx) !== step.fromBranch) await ctx.switchBranch(step.sessionRef, step.fromBranch);
     return settled;
   }
   if (pending.op === 'undo') {
     if (!log.undo.some((s) => s.id === step.id)) return settled;
     const filesMoved = !step.files || (stack !== undefined && pending.filesTop !== undefined && !stack.includes(pending.filesTop));
     if (!filesMoved) return settled;
-    if (step.mode !== 'files' && step.fromBranch && !isForeignView(session)) await ctx.switchBranch(step.sessionFile, step.fromBranch);
+    if (step.mode !== 'files' && step.fromBranch && !isForeignView(session)) await ctx.switchBranch(step.sessionRef, step.fromBranch);
     return withUndone(settled, step.id);
   }
   if (!log.redo.some((s) => s.id === step.id)) return settled;
   const filesMoved = !step.files || (stack !== undefined && stack.at(-1) !== pending.filesTop);
   if (!filesMoved) return settled;
-  if (step.mode !== 'files' && step.toBranch && !isForeignView(session)) await ctx.switchBranch(step.sessionFile, step.toBranch);
+  if (step.mode !== 'files' && step.toBranch && !isForeignView(session)) await ctx.switchBranch(step.sessionRef, step.toBranch);
   return withRedone(settled, step.id, stack?.length ?? step.undoDepth);
 }
 

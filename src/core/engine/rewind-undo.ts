@@ -22,15 +22,15 @@ export interface UndoOutcome {
   branch?: string;
   redoAvailable?: boolean;
   /** The session whose rewind was undone or redone (the one it was made in). */
-  sessionFile?: string;
+  sessionRef?: string;
 }
 
 export interface UndoContext {
   log: RewindLog;
-  view(sessionFile: string): Promise<SessionView>;
+  view(sessionRef: string): Promise<SessionView>;
   checkpointerOf(session: SessionView): FileCheckpoints | undefined;
   /** Makes a branch active (the log's own moves: not logged themselves). */
-  switchBranch(sessionFile: string, name: string): Promise<BranchInfo>;
+  switchBranch(sessionRef: string, name: string): Promise<BranchInfo>;
   /** The workspace folder whose log a session's rewinds are in. */
   folderOf(session: SessionView): string;
   checkpointingEnabled: boolean;
@@ -79,7 +79,7 @@ async function currentStep(ctx: UndoContext, log: FolderRewindLog, match: (s: Re
   const step = [...log.undo].reverse().find(match);
   if (!step) return undefined;
   if (!step.files) return step;
-  const cp = ctx.checkpointerOf(await ctx.view(step.sessionFile));
+  const cp = ctx.checkpointerOf(await ctx.view(step.sessionRef));
   if (!cp || (await undoDepthOf(cp, step.sessionId)) !== step.undoDepth) return undefined;
   return step;
 }
@@ -90,12 +90,12 @@ export async function describeUndo(ctx: UndoContext, session: SessionView): Prom
   const parts: string[] = [];
   if (step.files) parts.push('put the files back as they were before the rewind');
   if (step.mode !== 'files' && step.fromBranch) parts.push(`return to branch "${step.fromBranch}" (branch "${step.toBranch}" stays)`);
-  if (step.forkFile) parts.push('keep the new session that was written');
+  if (step.forkRef) parts.push('keep the new session that was written');
   return parts.length ? `Undo will ${parts.join(' and ')}.` : undefined;
 }
 
 /** Undoes the last rewind of the session (made in it, or in its origin as this fork). */
-export async function undoLastRewind(ctx: UndoContext, sessionFile: string, session: SessionView): Promise<UndoOutcome> {
+export async function undoLastRewind(ctx: UndoContext, sessionRef: string, session: SessionView): Promise<UndoOutcome> {
   const folder = ctx.folderOf(session);
   return withFolderLog(ctx, folder, async (log) => {
     const step = await currentStep(ctx, log, ofSession(session));
@@ -105,7 +105,7 @@ export async function undoLastRewind(ctx: UndoContext, sessionFile: string, sess
     if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
     const result = await cp.undoLastRewind(session.sessionId);
     await ctx.log.write(folder, withoutSession(log, ofSession(session)));
-    return { filesChanged: result.filesChanged, userModified: result.userModified, sessionFile };
+    return { filesChanged: result.filesChanged, userModified: result.userModified, sessionRef };
   });
 }
 
@@ -120,17 +120,17 @@ export async function undoLastRewindIn(ctx: UndoContext, folders: readonly strin
     const step = await currentStep(ctx, log, (s) => s.id === last.id);
     if (step) return undoStep(ctx, folder, log, step);
     // its files were changed outside the log since: undo that session's last file rewind alone, as a session's undo does
-    const session = await ctx.view(last.sessionFile);
+    const session = await ctx.view(last.sessionRef);
     const cp = ctx.checkpointerOf(session);
     if (!cp) throw new FolderNotOpenError(session.cwd, 'there is no file rewind to undo here');
     const result = await cp.undoLastRewind(session.sessionId);
     await ctx.log.write(folder, withoutSession(log, ofSession(session)));
-    return { filesChanged: result.filesChanged, userModified: result.userModified, sessionFile: last.sessionFile };
+    return { filesChanged: result.filesChanged, userModified: result.userModified, sessionRef: last.sessionRef };
   });
 }
 
 async function undoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, step: RewindStep): Promise<UndoOutcome> {
-  const origin = await ctx.view(step.sessionFile);
+  const origin = await ctx.view(step.sessionRef);
   const cp = step.files ? ctx.checkpointerOf(origin) : undefined;
   if (step.files && !cp) throw new FolderNotOpenError(origin.cwd, 'there is no file rewind to undo here');
   const filesTop = step.files ? await filesTopOf(cp, step.sessionId) : undefined;
@@ -138,14 +138,14 @@ async function undoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
     let files = { filesChanged: [] as string[], userModified: [] as string[] };
     if (cp) files = await cp.undoLastRewind(step.sessionId);
     let branch: string | undefined;
-    if (step.mode !== 'files' && step.fromBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.fromBranch)).name;
+    if (step.mode !== 'files' && step.fromBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionRef, step.fromBranch)).name;
     return {
       result: {
         filesChanged: files.filesChanged,
         userModified: files.userModified,
         ...(branch ? { branch } : {}),
         redoAvailable: true,
-        sessionFile: step.sessionFile,
+        sessionRef: step.sessionRef,
       },
       log: withUndone(log, step.id),
     };
@@ -174,7 +174,7 @@ export async function redoRewindIn(ctx: UndoContext, folders: readonly string[])
 }
 
 async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, step: RewindStep): Promise<UndoOutcome> {
-  const origin = await ctx.view(step.sessionFile);
+  const origin = await ctx.view(step.sessionRef);
   const cp = ctx.checkpointerOf(origin);
   if (step.files && !cp) throw new FolderNotOpenError(origin.cwd, 'its files cannot be rewound here');
   const key = step.files && cp ? (await filesAnchorOf(origin, step.anchorEntryId, cp)).key : undefined;
@@ -188,7 +188,7 @@ async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
       });
     }
     let branch: string | undefined;
-    if (step.mode !== 'files' && step.toBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionFile, step.toBranch)).name;
+    if (step.mode !== 'files' && step.toBranch && !isForeignView(origin)) branch = (await ctx.switchBranch(step.sessionRef, step.toBranch)).name;
     const depth = step.files && cp ? await undoDepthOf(cp, step.sessionId) : step.undoDepth;
     const next = withRedone(log, step.id, depth);
     return {
@@ -197,7 +197,7 @@ async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
         userModified: files.userModified,
         ...(branch ? { branch } : {}),
         redoAvailable: next.redo.length > 0,
-        sessionFile: step.sessionFile,
+        sessionRef: step.sessionRef,
       },
       log: next,
     };

@@ -46,7 +46,7 @@ export function transcriptOf(session: SessionView, inputs: TranscriptInputs): { 
     if (session.forkedFrom)
       model.forkedFrom = {
         sessionId: session.forkedFrom.sessionId,
-        ...(session.forkedFrom.sessionFile ? { sessionFile: session.forkedFrom.sessionFile } : {}),
+        ...(session.forkedFrom.sessionRef ? { sessionRef: session.forkedFrom.sessionRef } : {}),
       };
     decorateForeignRows(session, path, items);
   }

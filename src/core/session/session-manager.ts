@@ -215,6 +215,10 @@ export class SessionManager {
   get sessionFile(): string | undefined {
     return this.#file;
   }
+  /** How the source layer names this session (sources/session-ref.ts): ours are files, so their path. */
+  get sessionRef(): string | undefined {
+    return this.#file;
+  }
   get cwd(): string {
     return typeof this.#header.cwd === 'string' ? this.#header.cwd : '';
   }

@@ -15,7 +15,7 @@ export interface ForeignTree {
 
 export interface ForeignSessionFacts {
   sessionId: string;
-  sessionFile: string;
+  sessionRef: string;
   cwd: string;
   title: string;
   createdAt: string;
@@ -25,7 +25,7 @@ export interface ForeignSessionFacts {
 
 export abstract class ForeignSessionBase {
   readonly sessionId: string;
-  readonly sessionFile: string;
+  readonly sessionRef: string;
   readonly cwd: string;
   readonly title: string;
   readonly createdAt: string;
@@ -37,7 +37,7 @@ export abstract class ForeignSessionBase {
     protected readonly base: ForeignTree,
   ) {
     this.sessionId = facts.sessionId;
-    this.sessionFile = facts.sessionFile;
+    this.sessionRef = facts.sessionRef;
     this.cwd = facts.cwd;
     this.title = facts.title;
     this.createdAt = facts.createdAt;

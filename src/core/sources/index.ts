@@ -44,6 +44,7 @@ export {
   type DiscoveryOptions,
 } from './pi/discovery';
 export { SessionSources, readFirstLine } from './session-sources';
+export { fileStamp, fileRef, type SessionRef, type SessionStamp } from './session-ref';
 export { ReadOnlySessionError, type SourceAdapter, type SourceContext, type WatchedFolder, type ConversationRewind } from './source-adapter';
 export {
   isForeignView,

@@ -1,9 +1,11 @@
 // What the engine facade tells its callers (the extension's tree, status bar, panels, API, and tests) about sessions.
 // Plain data, so the tree nodes can be built and tested without VS Code.
 import type { SessionSource } from '../session/types';
+import type { SessionRef } from './session-ref';
 
 export interface SessionListing {
-  sessionFile: string;
+  /** How its agent's adapter names it (session-ref.ts): hand it back to the engine, never open it as a path. */
+  sessionRef: SessionRef;
   sessionId: string;
   title: string;
   source: SessionSource;

@@ -32,7 +32,7 @@ export function sessionTitle(session: SessionView): string {
 
 export function listingOf(session: SessionView, source: SessionSource, modifiedMs: number): SessionListing {
   return {
-    sessionFile: session.sessionFile!,
+    sessionRef: session.sessionRef!,
     sessionId: session.sessionId,
     title: sessionTitle(session),
     source: isForeignView(session) ? session.source : source,

@@ -1,9 +1,12 @@
 // Every kind of session behind one door: the engine asks here for a workspace's sessions and for one session's view,
-// and never needs to know which agent wrote it. Which adapter reads a file is decided once per file, from where it
-// lives and its first line.
+// and never needs to know which agent wrote it. Which adapter reads a session is decided once per ref, from the ref
+// and, when the ref is a file, its first line. The change signal (session-ref.ts) is asked here too: a session's
+// stamp, and the sessions a changed path may have changed.
 import { openRegularFile } from '../agent-files';
-import { resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
 import type { SessionListing } from './listings';
+import { fileStamp, type SessionRef, type SessionStamp } from './session-ref';
 import type { SessionView } from './session-view';
 import type { SourceAdapter, SourceContext, WatchedFolder } from './source-adapter';
 
@@ -34,8 +37,10 @@ export class SessionSources {
       ),
     );
     const all = lists.flat();
-    for (const l of all) this.#ownerOf.set(resolve(l.sessionFile), this.#adapters[lists.findIndex((x) => x.includes(l))]!);
-    return all.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile));
+    lists.forEach((listed, i) => {
+      for (const l of listed) this.#ownerOf.set(l.sessionRef, this.#adapters[i]!);
+    });
+    return all.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionRef.localeCompare(b.sessionRef));
   }
 
   watchFolders(ctx: SourceContext): WatchedFolder[] {
@@ -50,32 +55,74 @@ export class SessionSources {
     return out;
   }
 
-  /** The adapter that reads `file`. */
-  async adapterOf(file: string): Promise<SourceAdapter> {
-    const key = resolve(file);
-    const known = this.#ownerOf.get(key);
+  /** The adapter that reads the session `ref` names. */
+  async adapterOf(ref: SessionRef): Promise<SourceAdapter> {
+    const known = this.#ownerOf.get(ref);
     if (known) return known;
-    const firstLine = await readFirstLine(key);
-    const owner = this.#adapters.find((a) => a.owns(key, firstLine)) ?? this.#adapters[0]!;
+    // A ref no listing gave (a path typed on a command line, an older caller's): the adapters that claim it by its
+    // shape alone come first, and a file's first line settles the rest.
+    const byRef = this.#adapters.find((a) => a.owns(ref, undefined) && a.writable === false);
+    if (byRef) {
+      this.#ownerOf.set(ref, byRef);
+      return byRef;
+    }
+    const firstLine = await readFirstLine(ref);
+    const owner = this.#adapters.find((a) => a.owns(ref, firstLine)) ?? this.#adapters[0]!;
     // An empty file is decided again once it has a line.
-    if (firstLine !== undefined) this.#ownerOf.set(key, owner);
+    if (firstLine !== undefined) this.#ownerOf.set(ref, owner);
     return owner;
   }
 
-  async open(file: string): Promise<SessionView> {
-    return (await this.adapterOf(file)).open(file);
+  async open(ref: SessionRef): Promise<SessionView> {
+    return (await this.adapterOf(ref)).open(ref);
   }
 
-  async forget(file: string): Promise<void> {
-    const key = resolve(file);
-    const owner = this.#ownerOf.get(key);
-    this.#ownerOf.delete(key);
-    await Promise.all((owner ? [owner] : this.#adapters).map((a) => a.forget(key)));
+  /** The session's version now (undefined: it is gone): its adapter's stamp, else its file's size and mtime. */
+  async stamp(ref: SessionRef): Promise<SessionStamp | undefined> {
+    const adapter = await this.adapterOf(ref);
+    return adapter.stamp ? adapter.stamp(ref) : fileStamp(ref);
+  }
+
+  /** The file a person opens or reveals for the session, if it has one. */
+  async fileOf(ref: SessionRef): Promise<string | undefined> {
+    const adapter = await this.adapterOf(ref);
+    return adapter.fileOf ? adapter.fileOf(ref) : ref;
+  }
+
+  /** The sessions a change of `path` may have changed, asked of every adapter that watches it (a path nobody's watch
+   *  list matches: the path itself, as a session file of ours). */
+  async refsOfChange(path: string, ctx: SourceContext): Promise<SessionRef[]> {
+    const file = resolve(path);
+    const refs = new Set<SessionRef>();
+    let watched = false;
+    for (const adapter of this.#adapters) {
+      if (!adapter.watchFolders(ctx).some((f) => watches(f, file))) continue;
+      watched = true;
+      for (const ref of adapter.refsOfChange ? await adapter.refsOfChange(file) : [file]) {
+        refs.add(ref);
+        if (adapter.refsOfChange) this.#ownerOf.set(ref, adapter);
+      }
+    }
+    return watched ? [...refs] : [file];
+  }
+
+  async forget(ref: SessionRef): Promise<void> {
+    const owner = this.#ownerOf.get(ref);
+    this.#ownerOf.delete(ref);
+    await Promise.all((owner ? [owner] : this.#adapters).map((a) => a.forget(ref)));
   }
 
   async dispose(): Promise<void> {
     await Promise.all(this.#adapters.map((a) => a.dispose()));
   }
+}
+
+/** Whether a change of `file` is one the folder's watch asks for (the folder itself: something in it appeared). */
+function watches(folder: WatchedFolder, file: string): boolean {
+  const rel = relative(resolve(folder.path), file);
+  if (rel === '') return true;
+  if (rel.startsWith('..') || rel.startsWith(sep) || /^[a-zA-Z]:/.test(rel)) return false;
+  return picomatch(folder.pattern ?? '*.jsonl', { dot: true })(rel.split(sep).join('/'));
 }
 
 /** The file's first line (undefined: empty, missing or unreadable), read from a bounded prefix. */

@@ -5,6 +5,7 @@
 // toolResult, …), `compaction`, `branch_summary`, `custom` records, each with id / parentId. A source that is not
 // pi-shaped on disk (Claude Code, Codex) converts on read and is read-only: it never writes the agent's own files.
 import type { SessionContext, SessionEntry, SessionHeader, SessionSource } from '../session/types';
+import type { SessionRef } from './session-ref';
 
 /** Which agent wrote a session: a kind id of an agent in src/core/sources/registry.ts, which gives its name. */
 export type SessionSourceKind = SessionSource;
@@ -30,8 +31,8 @@ export interface SubagentView {
 /** Where a session was forked from (Claude Code --fork-session / our own fork, Codex forked_from_id). */
 export interface ForkOrigin {
   sessionId: string;
-  /** The origin's file when it was found. */
-  sessionFile?: string;
+  /** The origin's ref when it was found. */
+  sessionRef?: SessionRef;
   /** The last entry the fork shares with its origin. */
   entryId?: string;
 }
@@ -46,7 +47,8 @@ export interface OriginCheckpoint {
 /** The read side every session offers. SessionManager (ours, pi, oh-my-pi) implements it too. */
 export interface SessionView {
   readonly sessionId: string;
-  readonly sessionFile: string | undefined;
+  /** How its adapter names it (session-ref.ts); undefined for a session kept only in memory. */
+  readonly sessionRef: SessionRef | undefined;
   /** The folder the session worked in (its files are snapshotted and restored there). */
   readonly cwd: string;
   getHeader(): SessionHeader;

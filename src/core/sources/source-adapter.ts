@@ -7,6 +7,7 @@ import type { SessionListing } from './listings';
 import type { EngineSettings } from '../settings/settings';
 import type { SessionSource } from '../session/types';
 import type { SessionView } from './session-view';
+import type { SessionRef, SessionStamp } from './session-ref';
 
 export interface SourceContext {
   settings: EngineSettings;
@@ -15,7 +16,8 @@ export interface SourceContext {
   warn: Warn;
 }
 
-/** A folder whose session files the extension watches, and the glob (relative to it) that matches them. */
+/** A folder whose changes may change sessions (session files, a database and its journal, a log and its side
+ *  folder), and the glob (relative to it) of the paths that matter; the extension watches it. */
 export interface WatchedFolder {
   path: string;
   source: SessionSource;
@@ -23,9 +25,10 @@ export interface WatchedFolder {
   pattern?: string;
 }
 
-/** What rewinding a conversation to a message made: a branch in the same file, or a new session file (a fork). */
+/** What rewinding a conversation to a message made: a branch in the same session, or a new session (a fork). */
 export type ConversationRewind =
-  { kind: 'branch'; branch: BranchInfo } | { kind: 'fork'; sessionId: string; sessionFile: string; agent: string; resumeCommand: string[]; promptText: string };
+  | { kind: 'branch'; branch: BranchInfo }
+  | { kind: 'fork'; sessionId: string; sessionRef: SessionRef; agent: string; resumeCommand: string[]; promptText: string };
 
 export interface SourceAdapter {
   /** The kinds this adapter reads (the first is what a file it owns is labelled when nothing says otherwise). */
@@ -34,22 +37,33 @@ export interface SourceAdapter {
   readonly writable: boolean;
   /** This workspace's sessions, cheaply (no session is parsed whole to be listed). */
   list(ctx: SourceContext): Promise<SessionListing[]>;
+  /** The change signal, what to watch: the folders (and globs) whose changes may change its sessions. */
   watchFolders(ctx: SourceContext): WatchedFolder[];
-  /** Session files whose id is `id` (else starts with it), for a session named by id on the command line. */
-  findById?(id: string, ctx: SourceContext): Promise<string[]>;
-  /** Which of its kinds a file of its own is (default: the first). */
-  kindOf?(file: string): SessionSource;
-  /** Whether `file` is one of this kind's session files (from where it lives, else its first line). */
-  owns(file: string, firstLine: string | undefined): boolean;
-  /** The session, up to date with the file. Throws a clear error for a missing or unreadable file. */
-  open(file: string): Promise<SessionView>;
+  /** The change signal, which sessions: those a change of `path` (matched by watchFolders) may have changed. Default:
+   *  the path itself (a file per session). A shared database answers every session it holds; the watcher then
+   *  refreshes only those whose stamp moved. */
+  refsOfChange?(path: string): Promise<SessionRef[]>;
+  /** The change signal, whether it changed: a cheap version that differs whenever the session may have changed
+   *  (default: the file's size and mtime, session-ref.ts fileStamp); undefined: the session is gone. */
+  stamp?(ref: SessionRef): Promise<SessionStamp | undefined>;
+  /** The file a person opens or reveals for the session (the raw session file), if there is one. Default: the ref,
+   *  which is the path of a file per session. */
+  fileOf?(ref: SessionRef): string | undefined;
+  /** Sessions whose id is `id` (else starts with it), for a session named by id on the command line. */
+  findById?(id: string, ctx: SourceContext): Promise<SessionRef[]>;
+  /** Which of its kinds a session of its own is (default: the first). */
+  kindOf?(ref: SessionRef): SessionSource;
+  /** Whether the session is one of this adapter's (from the ref, else, when the ref is a file, its first line). */
+  owns(ref: SessionRef, firstLine: string | undefined): boolean;
+  /** The session, up to date with its storage. Throws a clear error for a missing or unreadable session. */
+  open(ref: SessionRef): Promise<SessionView>;
   /** "Rewind to here" on a user message, conversation part: how this agent can continue from there. */
   rewindConversation(view: SessionView, userEntryId: string, warn: Warn): Promise<ConversationRewind>;
   /** What the preview says about that, before anything is written (undefined: a new branch in the same file; an
    *  error: the conversation cannot be rewound to that message, only the files). */
   forkNote?(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } | undefined;
-  /** The file changed in a way appends do not explain, or vanished: read it afresh next time. */
-  forget(file: string): Promise<void>;
+  /** The session changed in a way appends do not explain, or vanished: read it afresh next time. */
+  forget(ref: SessionRef): Promise<void>;
   dispose(): Promise<void>;
 }
 

@@ -11,20 +11,20 @@ export async function pickSession(engine: RewindEngine, preferred?: string): Pro
     void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
     return undefined;
   }
-  if (sessions.length === 1) return sessions[0]!.sessionFile;
+  if (sessions.length === 1) return sessions[0]!.sessionRef;
   const now = Date.now();
   const items = sessions.map((s) => ({
     label: s.title,
     // The title a person recognises, with its agent and age; never the session file's path.
-    description: `${sourceLabel(s.source)} · ${formatAge(s.modifiedMs, now)}${s.sessionFile === preferred ? ' · current' : ''}`,
-    file: s.sessionFile,
+    description: `${sourceLabel(s.source)} · ${formatAge(s.modifiedMs, now)}${s.sessionRef === preferred ? ' · current' : ''}`,
+    file: s.sessionRef,
   }));
   const picked = await vscode.window.showQuickPick(items, { title: 'Agent Rewind: choose a session', matchOnDescription: true });
   return picked?.file;
 }
 
-export async function pickBranch(engine: RewindEngine, sessionFile: string): Promise<string | undefined> {
-  const details = await engine.describeSession(sessionFile);
+export async function pickBranch(engine: RewindEngine, sessionRef: string): Promise<string | undefined> {
+  const details = await engine.describeSession(sessionRef);
   const items = details.branches.map((b) => ({
     label: `${b.isActive ? '$(pass-filled)' : '$(git-branch)'} ${b.name}`,
     description: `${b.isActive ? 'active · ' : ''}${plural(b.messageCount, 'message')}`,
@@ -40,8 +40,8 @@ export async function pickBranch(engine: RewindEngine, sessionFile: string): Pro
 }
 
 /** One branch of a session to compare (never `exclude`, the other side); undefined when there is nothing to pick. */
-export async function pickBranchToCompare(engine: RewindEngine, sessionFile: string, opts: { title: string; exclude?: string }): Promise<string | undefined> {
-  const details = await engine.describeSession(sessionFile);
+export async function pickBranchToCompare(engine: RewindEngine, sessionRef: string, opts: { title: string; exclude?: string }): Promise<string | undefined> {
+  const details = await engine.describeSession(sessionRef);
   if (details.branches.length < 2) {
     const sessions = await engine.listSessions();
     const forks = sessions.filter((s) => s.fork?.originSessionId === details.listing.sessionId).length;
@@ -65,8 +65,8 @@ export async function pickBranchToCompare(engine: RewindEngine, sessionFile: str
   return picked?.name;
 }
 
-export async function pickUserMessage(engine: RewindEngine, sessionFile: string, title: string): Promise<string | undefined> {
-  const messages = await engine.userMessages(sessionFile);
+export async function pickUserMessage(engine: RewindEngine, sessionRef: string, title: string): Promise<string | undefined> {
+  const messages = await engine.userMessages(sessionRef);
   if (messages.length === 0) {
     void vscode.window.showInformationMessage('Agent Rewind: the active branch has no user messages yet.');
     return undefined;
@@ -86,10 +86,10 @@ export type PickedCheckpoint = { kind: 'named'; name: string; entryId: string } 
 
 export async function pickCheckpoint(
   engine: RewindEngine,
-  sessionFile: string,
+  sessionRef: string,
   opts: { title: string; namedOnly?: boolean },
 ): Promise<PickedCheckpoint | undefined> {
-  const details = await engine.describeSession(sessionFile);
+  const details = await engine.describeSession(sessionRef);
   type Item = vscode.QuickPickItem & { value?: PickedCheckpoint };
   const items: Item[] = details.namedCheckpoints.map((c) => ({
     label: `$(bookmark) ${c.name}`,

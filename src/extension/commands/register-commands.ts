@@ -1,4 +1,4 @@
-// Every "Agent Rewind" command. Each accepts a tree node or a plain { sessionFile, ... } object (webviews, other
+// Every "Agent Rewind" command. Each accepts a tree node or a plain { sessionRef, ... } object (webviews, other
 // extensions, tests) and, from the palette, asks for what it needs. Failures become an error notification with
 // the engine's own words; nothing is changed before the user confirmed a destructive step.
 import { execFile } from 'node:child_process';
@@ -17,7 +17,7 @@ import { withoutCodeMarks } from '../../shared/plain-text';
 import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
 import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
-import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionFileOf } from './targets';
+import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionRefOf } from './targets';
 import { undoOrRedo } from './undo-redo-target';
 
 export interface CommandContext {
@@ -25,10 +25,10 @@ export interface CommandContext {
   active: ActiveSession;
   events: SessionEvents;
   refreshAll(): void;
-  showTranscript(sessionFile: string): void;
-  showPreview(sessionFile: string, anchorEntryId: string): void;
+  showTranscript(sessionRef: string): void;
+  showPreview(sessionRef: string, anchorEntryId: string): void;
   /** Opens (or retargets) the Compare branches panel. */
-  showCompare(sessionFile: string, branchA: string, branchB: string): void;
+  showCompare(sessionRef: string, branchA: string, branchB: string): void;
   /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
   selectedNode(): unknown;
   /** The agent-rewind launcher on the terminals' PATH (what agent hooks run). */
@@ -42,32 +42,32 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
   /** The session a command acts on: its argument's, else the active one (asking when there are several). */
   const sessionOf = async (arg: unknown, ask = true): Promise<string | undefined> => {
-    const explicit = sessionFileOf(arg);
+    const explicit = sessionRefOf(arg);
     if (explicit) return explicit;
     const current = await active.current();
     if (!ask) return current;
     const sessions = await engine.listSessions();
-    if (sessions.length <= 1) return current ?? sessions[0]?.sessionFile;
+    if (sessions.length <= 1) return current ?? sessions[0]?.sessionRef;
     return pickSession(engine, current);
   };
-  const changed = (sessionFile: string) => events.fire([sessionFile]);
+  const changed = (sessionRef: string) => events.fire([sessionRef]);
   /** Opens (or shows) a session's transcript, scrolled to a message when one is given. */
-  const openTranscriptAt = async (sessionFile: string, entryId?: string): Promise<void> => {
-    await active.set(sessionFile);
-    ctx.showTranscript(sessionFile);
+  const openTranscriptAt = async (sessionRef: string, entryId?: string): Promise<void> => {
+    await active.set(sessionRef);
+    ctx.showTranscript(sessionRef);
     // The panel delivers the reveal once its webview is ready; a message that is not there becomes a notice in it.
-    if (entryId) void TranscriptPanel.get({ sessionFile })?.revealEntry(entryId);
+    if (entryId) void TranscriptPanel.get({ sessionRef })?.revealEntry(entryId);
   };
   const selectedCheckpoint = () => {
     const node = ctx.selectedNode();
     return node instanceof NamedCheckpointNode ? node : undefined;
   };
 
-  /** Compare branches: A and B from the argument ({ sessionFile, branchA, branchB }, a branch row, the transcript's
-   *  { sessionFile, branch }), the rest asked for. */
+  /** Compare branches: A and B from the argument ({ sessionRef, branchA, branchB }, a branch row, the transcript's
+   *  { sessionRef, branch }), the rest asked for. */
   const compareBranches: Handler = async (arg) => {
     const target = branchTargetOf(arg);
-    const file = target?.sessionFile ?? (await sessionOf(arg));
+    const file = target?.sessionRef ?? (await sessionOf(arg));
     if (!file) return;
     const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown }) : {};
     const a =
@@ -134,16 +134,16 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     'agentRewind.refresh': async () => ctx.refreshAll(),
 
     'agentRewind.openTranscript': async (arg) => {
-      // { sessionFile, entryId } and checkpoint nodes open at their message; a session opens where it was.
+      // { sessionRef, entryId } and checkpoint nodes open at their message; a session opens where it was.
       const target = entryTargetOf(arg);
-      if (target) return openTranscriptAt(target.sessionFile, target.entryId);
-      const file = sessionFileOf(arg) ?? (await pickSession(engine, await active.current()));
+      if (target) return openTranscriptAt(target.sessionRef, target.entryId);
+      const file = sessionRefOf(arg) ?? (await pickSession(engine, await active.current()));
       if (file) await openTranscriptAt(file);
     },
 
     'agentRewind.rewindToHere': async (arg) => {
       const target = entryTargetOf(arg);
-      if (target) return ctx.showPreview(target.sessionFile, target.entryId);
+      if (target) return ctx.showPreview(target.sessionRef, target.entryId);
       const file = await sessionOf(arg);
       if (!file) return;
       const entryId = await pickUserMessage(engine, file, 'Rewind to here: choose one of your messages');
@@ -152,7 +152,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
     'agentRewind.switchBranch': async (arg) => {
       const target = branchTargetOf(arg);
-      const file = target?.sessionFile ?? (await active.current());
+      const file = target?.sessionRef ?? (await active.current());
       if (!file) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
       const name = target?.branch ?? (await pickBranch(engine, file));
       if (!name) return;
@@ -168,9 +168,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       // A click on a branch row: the branch is shown in the transcript, nothing is switched or written.
       const target = branchTargetOf(arg);
       if (!target) return;
-      await active.set(target.sessionFile);
-      ctx.showTranscript(target.sessionFile);
-      if (target.branch) await TranscriptPanel.get({ sessionFile: target.sessionFile })?.showBranch(target.branch);
+      await active.set(target.sessionRef);
+      ctx.showTranscript(target.sessionRef);
+      if (target.branch) await TranscriptPanel.get({ sessionRef: target.sessionRef })?.showBranch(target.branch);
     },
 
     'agentRewind.compareBranches': compareBranches,
@@ -178,7 +178,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     'agentRewind.compareWithBranch': compareBranches,
 
     'agentRewind.continueInAgent': async (arg) => {
-      const o = arg as { sessionFile?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
+      const o = arg as { sessionRef?: unknown; agent?: unknown; resumeCommand?: unknown } | undefined;
       const command = Array.isArray(o?.resumeCommand) && o.resumeCommand.every((p) => typeof p === 'string') ? (o.resumeCommand as string[]) : undefined;
       if (!command?.length) return;
       const agent = typeof o?.agent === 'string' ? o.agent : 'Agent';
@@ -203,10 +203,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       // Every checkpoint rewinds through the same preview: a file snapshot is a user message's anchor ("Rewind to
       // here"), a named checkpoint is its message (the conversation and state; the files where that is a message you
       // sent). A named checkpoint used to get a modal instead, conversation only, and no Undo.
-      if (arg instanceof FileCheckpointNode) return ctx.showPreview(arg.sessionFile, arg.checkpoint.anchorEntryId);
-      if (arg instanceof NamedCheckpointNode) return ctx.showPreview(arg.sessionFile, arg.checkpoint.entryId);
+      if (arg instanceof FileCheckpointNode) return ctx.showPreview(arg.sessionRef, arg.checkpoint.anchorEntryId);
+      if (arg instanceof NamedCheckpointNode) return ctx.showPreview(arg.sessionRef, arg.checkpoint.entryId);
       const target = checkpointTargetOf(arg);
-      const file = target?.sessionFile ?? (await sessionOf(arg));
+      const file = target?.sessionRef ?? (await sessionOf(arg));
       if (!file) return;
       if (!target?.name) {
         const picked = await pickCheckpoint(engine, file, { title: 'Rewind to a checkpoint' });
@@ -220,7 +220,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
     'agentRewind.renameCheckpoint': async (arg) => {
       const target = checkpointTargetOf(arg ?? selectedCheckpoint());
-      const file = target?.sessionFile ?? (await sessionOf(arg));
+      const file = target?.sessionRef ?? (await sessionOf(arg));
       if (!file) return;
       let name = target?.name;
       if (!name) {
@@ -236,7 +236,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
     'agentRewind.deleteCheckpoint': async (arg) => {
       const target = checkpointTargetOf(arg ?? selectedCheckpoint());
-      const file = target?.sessionFile ?? (await sessionOf(arg));
+      const file = target?.sessionRef ?? (await sessionOf(arg));
       if (!file) return;
       let name = target?.name;
       if (!name) {
@@ -281,36 +281,36 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     'agentRewind.undoLastRewind': async (arg) => {
       // A session given (the view's menu, a notification's button): its last rewind. The palette and the keybinding:
       // the last rewind made in the workspace, wherever it was made (undo-redo-target.ts).
-      const given = sessionFileOf(arg);
+      const given = sessionRefOf(arg);
       // Progress in the status bar: a progress notification just before the result's would keep that one (with its
       // Redo button) from being shown as a toast.
       const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent Rewind: undoing the last rewind…' }, () =>
         undoOrRedo(engine, 'undo', given, async () => (await active.current()) ?? (await sessionOf(arg))),
       );
       if (!result) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
-      await active.set(result.sessionFile);
-      changed(result.sessionFile);
+      await active.set(result.sessionRef);
+      changed(result.sessionRef);
       const choice = await vscode.window.showInformationMessage(
         undoRedoSummary('Undid the last rewind', 'put back', result),
         ...(result.redoAvailable ? [REDO_ACTION] : []),
       );
-      if (choice === REDO_ACTION) await vscode.commands.executeCommand('agentRewind.redoLastRewind', given ? { sessionFile: given } : undefined);
+      if (choice === REDO_ACTION) await vscode.commands.executeCommand('agentRewind.redoLastRewind', given ? { sessionRef: given } : undefined);
       return result;
     },
 
     'agentRewind.redoLastRewind': async (arg) => {
-      const given = sessionFileOf(arg);
+      const given = sessionRefOf(arg);
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Agent Rewind: applying the undone rewind again…' },
         () => undoOrRedo(engine, 'redo', given, async () => (await active.current()) ?? (await sessionOf(arg))),
       );
       if (!result) return void vscode.window.showInformationMessage('Agent Rewind: this workspace has no agent sessions yet.');
-      await active.set(result.sessionFile);
-      changed(result.sessionFile);
-      const undo = await engine.describeUndo(result.sessionFile).catch(() => undefined);
+      await active.set(result.sessionRef);
+      changed(result.sessionRef);
+      const undo = await engine.describeUndo(result.sessionRef).catch(() => undefined);
       const text = `${undoRedoSummary('Redid the rewind', 'rewound', result)}${undo ? ` ${undo}` : ''}`;
       const choice = await vscode.window.showInformationMessage(text, ...(undo ? [UNDO_ACTION] : []));
-      if (choice === UNDO_ACTION) await vscode.commands.executeCommand('agentRewind.undoLastRewind', given ? { sessionFile: given } : undefined);
+      if (choice === UNDO_ACTION) await vscode.commands.executeCommand('agentRewind.undoLastRewind', given ? { sessionRef: given } : undefined);
       return result;
     },
 
@@ -329,7 +329,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     'agentRewind.searchSessions': async () =>
       searchSessions({
         search: (query) => engine.searchMessages(query),
-        open: ({ sessionFile, entryId }) => openTranscriptAt(sessionFile, entryId),
+        open: ({ sessionRef, entryId }) => openTranscriptAt(sessionRef, entryId),
       }),
 
     'agentRewind.forkFromMessage': async (arg) => {
@@ -338,10 +338,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         const file = await sessionOf(arg);
         const entryId = file && (await pickUserMessage(engine, file, 'Fork from which message?'));
         if (!file || !entryId) return;
-        target = { sessionFile: file, entryId };
+        target = { sessionRef: file, entryId };
       }
-      const branch = await engine.fork(target.sessionFile, target.entryId);
-      changed(target.sessionFile);
+      const branch = await engine.fork(target.sessionRef, target.entryId);
+      changed(target.sessionRef);
       void vscode.window.showInformationMessage(`Forked: now on branch "${branch.name}" (files unchanged).`);
       return branch;
     },
@@ -352,13 +352,13 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         const file = await sessionOf(arg);
         const entryId = file && (await pickUserMessage(engine, file, 'Label which message?'));
         if (!file || !entryId) return;
-        target = { sessionFile: file, entryId };
+        target = { sessionRef: file, entryId };
       }
-      const current = (await engine.session(target.sessionFile)).getLabel(target.entryId) ?? '';
+      const current = (await engine.session(target.sessionRef)).getLabel(target.entryId) ?? '';
       const label = await vscode.window.showInputBox({ prompt: 'Label for this message (empty removes it)', value: current });
       if (label === undefined) return;
-      await engine.label(target.sessionFile, target.entryId, label);
-      changed(target.sessionFile);
+      await engine.label(target.sessionRef, target.entryId, label);
+      changed(target.sessionRef);
     },
   };
   // each agent's hook commands, by the ids it declares (package.json contributes them)

@@ -4,7 +4,7 @@ import { withoutCodeMarks } from '../../shared/plain-text';
 
 /** What one search result needs to be shown (the engine's MessageHit fits). */
 export interface SessionSearchHit {
-  sessionFile: string;
+  sessionRef: string;
   sessionTitle: string;
   entryId: string;
   kind: string;
@@ -19,7 +19,7 @@ export interface SessionSearchHit {
 
 export type SearchHitRow =
   | { separator: true; label: string }
-  | { separator: false; label: string; description: string; detail: string; target: { sessionFile: string; entryId: string } };
+  | { separator: false; label: string; description: string; detail: string; target: { sessionRef: string; entryId: string } };
 
 const KIND_ICONS: Record<string, string> = {
   user: 'account',
@@ -42,8 +42,8 @@ export function searchHitRows(hits: readonly SessionSearchHit[]): SearchHitRow[]
   const rows: SearchHitRow[] = [];
   let session: string | undefined;
   for (const hit of hits) {
-    if (hit.sessionFile !== session) {
-      session = hit.sessionFile;
+    if (hit.sessionRef !== session) {
+      session = hit.sessionRef;
       rows.push({ separator: true, label: hit.sessionTitle });
     }
     rows.push({
@@ -52,7 +52,7 @@ export function searchHitRows(hits: readonly SessionSearchHit[]): SearchHitRow[]
       label: `$(${KIND_ICONS[hit.kind] ?? 'comment'}) ${withoutCodeMarks(hit.preview)}`,
       description: branchText(hit),
       detail: `${hit.sessionTitle} · ${hit.kind}${hit.timestamp ? ` · ${hit.timestamp.slice(0, 16).replace('T', ' ')}` : ''}`,
-      target: { sessionFile: hit.sessionFile, entryId: hit.entryId },
+      target: { sessionRef: hit.sessionRef, entryId: hit.entryId },
     });
   }
   return rows;

@@ -9,12 +9,12 @@ export type { SessionSearchHit } from './search-hit-items';
 
 export interface SearchSessionsDeps {
   search(query: string): Promise<readonly SessionSearchHit[]>;
-  open(target: { sessionFile: string; entryId: string }): Promise<void> | void;
+  open(target: { sessionRef: string; entryId: string }): Promise<void> | void;
   /** Pause after the last keystroke before searching. Default 150 ms. */
   debounceMs?: number;
 }
 
-type Item = vscode.QuickPickItem & { target?: { sessionFile: string; entryId: string } };
+type Item = vscode.QuickPickItem & { target?: { sessionRef: string; entryId: string } };
 
 function itemsOf(hits: readonly SessionSearchHit[]): Item[] {
   return searchHitRows(hits).map((row) =>

@@ -8,14 +8,14 @@
 import type { UndoOutcome } from '../../core/engine';
 
 export interface UndoRedoEngine {
-  undoLastRewind(sessionFile: string): Promise<UndoOutcome>;
-  redoRewind(sessionFile: string): Promise<UndoOutcome>;
+  undoLastRewind(sessionRef: string): Promise<UndoOutcome>;
+  redoRewind(sessionRef: string): Promise<UndoOutcome>;
   undoLastRewindInWorkspace(): Promise<UndoOutcome | undefined>;
   redoRewindInWorkspace(): Promise<UndoOutcome | undefined>;
 }
 
 /** An outcome and the session it was about (the one to show and to name in the follow-up button). */
-export type TargetedOutcome = UndoOutcome & { sessionFile: string };
+export type TargetedOutcome = UndoOutcome & { sessionRef: string };
 
 /**
  * Undo (or Redo, `which`) for a command: `given` is the session the command was invoked on, if any; `current` the
@@ -29,11 +29,11 @@ export async function undoOrRedo(
 ): Promise<TargetedOutcome | undefined> {
   const forSession = (file: string) => (which === 'undo' ? engine.undoLastRewind(file) : engine.redoRewind(file));
   // the session the command was given stays the one shown, also when the rewind was made in its origin
-  if (given) return { ...(await forSession(given)), sessionFile: given };
+  if (given) return { ...(await forSession(given)), sessionRef: given };
   const inWorkspace = which === 'undo' ? await engine.undoLastRewindInWorkspace() : await engine.redoRewindInWorkspace();
-  if (inWorkspace?.sessionFile) return { ...inWorkspace, sessionFile: inWorkspace.sessionFile };
+  if (inWorkspace?.sessionRef) return { ...inWorkspace, sessionRef: inWorkspace.sessionRef };
   const file = await current();
   if (!file) return undefined;
   const outcome = await forSession(file);
-  return { ...outcome, sessionFile: outcome.sessionFile ?? file };
+  return { ...outcome, sessionRef: outcome.sessionRef ?? file };
 }

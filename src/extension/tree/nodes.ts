@@ -22,7 +22,7 @@ export interface TreeItemSpec {
 /** Where the tree gets its data: the engine facade in the extension, a fake in tests. */
 export interface SessionTreeSource {
   listSessions(): Promise<SessionListing[]>;
-  describeSession(sessionFile: string): Promise<SessionDetails>;
+  describeSession(sessionRef: string): Promise<SessionDetails>;
 }
 
 export abstract class TreeNode {
@@ -46,7 +46,7 @@ export class SessionNode extends TreeNode {
     readonly origin?: SessionListing,
   ) {
     super(parent);
-    this.id = `session:${listing.sessionFile}`;
+    this.id = `session:${listing.sessionRef}`;
   }
 
   /** The tree's sessions: for building the forks below this one. */
@@ -54,12 +54,12 @@ export class SessionNode extends TreeNode {
     return this.source;
   }
 
-  get sessionFile(): string {
-    return this.listing.sessionFile;
+  get sessionRef(): string {
+    return this.listing.sessionRef;
   }
 
   toTreeItem(nowMs: number): TreeItemSpec {
-    const { title, source, modifiedMs, sessionFile, sessionId, fork } = this.listing;
+    const { title, source, modifiedMs, sessionRef, sessionId, fork } = this.listing;
     // A fork reads as its origin (same first prompt): it is shown under its origin, named by the first prompt of its
     // own, and marked as a fork where the eye looks first (its icon and its description's first word).
     const label = fork?.firstOwnPrompt ?? title;
@@ -71,7 +71,7 @@ export class SessionNode extends TreeNode {
       id: this.id,
       label,
       description: `${fork ? 'fork · ' : ''}${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}`,
-      tooltip: `**${escapeMarkdown(label)}**${forkOf}\n\n${sourceLabel(source)} session \`${sessionId}\`${started}\n\n${escapeMarkdown(sessionFile)}`,
+      tooltip: `**${escapeMarkdown(label)}**${forkOf}\n\n${sourceLabel(source)} session \`${sessionId}\`${started}\n\n${escapeMarkdown(sessionRef)}`,
       contextValue: `session.${source}`,
       collapsible: 'collapsed',
       icon: { id: fork ? 'repo-forked' : agentIcon(source) },
@@ -82,7 +82,7 @@ export class SessionNode extends TreeNode {
   override async getChildren(): Promise<TreeNode[]> {
     let details: SessionDetails;
     try {
-      details = await this.source.describeSession(this.listing.sessionFile);
+      details = await this.source.describeSession(this.listing.sessionRef);
     } catch (error) {
       return [new ProblemNode(this, `Cannot read this session: ${errorText(error)}`, 0)];
     }
@@ -105,7 +105,7 @@ export class ForksNode extends TreeNode {
   readonly id: string;
   constructor(readonly session: SessionNode) {
     super(session);
-    this.id = `forks:${session.sessionFile}`;
+    this.id = `forks:${session.sessionRef}`;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -133,7 +133,7 @@ export class BranchesNode extends TreeNode {
     readonly branches: BranchListing[],
   ) {
     super(session);
-    this.id = `branches:${session.sessionFile}`;
+    this.id = `branches:${session.sessionRef}`;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -161,11 +161,11 @@ export class BranchNode extends TreeNode {
     readonly branch: BranchListing,
   ) {
     super(group);
-    this.id = `branch:${group.session.sessionFile}#${branch.name}`;
+    this.id = `branch:${group.session.sessionRef}#${branch.name}`;
   }
 
-  get sessionFile(): string {
-    return this.group.session.sessionFile;
+  get sessionRef(): string {
+    return this.group.session.sessionRef;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -195,7 +195,7 @@ export class CheckpointsNode extends TreeNode {
     readonly files: FileCheckpointListing[],
   ) {
     super(session);
-    this.id = `checkpoints:${session.sessionFile}`;
+    this.id = `checkpoints:${session.sessionRef}`;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -227,11 +227,11 @@ export class NamedCheckpointNode extends TreeNode {
     readonly checkpoint: NamedCheckpointListing,
   ) {
     super(group);
-    this.id = `checkpoint:${group.session.sessionFile}#named:${checkpoint.name}`;
+    this.id = `checkpoint:${group.session.sessionRef}#named:${checkpoint.name}`;
   }
 
-  get sessionFile(): string {
-    return this.group.session.sessionFile;
+  get sessionRef(): string {
+    return this.group.session.sessionRef;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -255,11 +255,11 @@ export class FileCheckpointNode extends TreeNode {
     readonly checkpoint: FileCheckpointListing,
   ) {
     super(group);
-    this.id = `checkpoint:${group.session.sessionFile}#file:${checkpoint.anchorEntryId}`;
+    this.id = `checkpoint:${group.session.sessionRef}#file:${checkpoint.anchorEntryId}`;
   }
 
-  get sessionFile(): string {
-    return this.group.session.sessionFile;
+  get sessionRef(): string {
+    return this.group.session.sessionRef;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -286,7 +286,7 @@ export class SetUpHooksNode extends TreeNode {
     readonly installCommand: string,
   ) {
     super(session);
-    this.id = `setup-hooks:${session.sessionFile}`;
+    this.id = `setup-hooks:${session.sessionRef}`;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -310,7 +310,7 @@ export class ProblemNode extends TreeNode {
     index: number,
   ) {
     super(session);
-    this.id = `problem:${session.sessionFile}#${index}`;
+    this.id = `problem:${session.sessionRef}#${index}`;
   }
 
   toTreeItem(_nowMs?: number): TreeItemSpec {
@@ -332,12 +332,12 @@ export async function rootNodes(source: SessionTreeSource): Promise<SessionNode[
 }
 
 function newestFirst(sessions: readonly SessionListing[]): SessionListing[] {
-  return [...sessions].sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionFile.localeCompare(b.sessionFile));
+  return [...sessions].sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionRef.localeCompare(b.sessionRef));
 }
 
 /** The listed sessions forked from `session` (each shown once: under its origin). */
 function forksOf(session: SessionListing, all: readonly SessionListing[]): SessionListing[] {
-  return all.filter((s) => s.fork?.originSessionId === session.sessionId && s.sessionFile !== session.sessionFile && hasListedOrigin(s, all));
+  return all.filter((s) => s.fork?.originSessionId === session.sessionId && s.sessionRef !== session.sessionRef && hasListedOrigin(s, all));
 }
 
 /** Whether a fork's origin is listed and reached from a root: forks naming each other in a loop stay at the root. */

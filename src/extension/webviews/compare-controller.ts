@@ -47,7 +47,7 @@ export class CompareController extends Disposable {
 
   /** Compares another pair (or another session's) in the same panel. */
   retarget(ref: CompareRef): Promise<void> {
-    const sameFile = ref.sessionFile === this.ref.sessionFile;
+    const sameFile = ref.sessionRef === this.ref.sessionRef;
     this.ref = ref;
     if (!sameFile) this.watch();
     this.model = undefined;
@@ -141,7 +141,7 @@ export class CompareController extends Disposable {
     }
     try {
       await this.services.openBranchFileDiff(
-        { sessionFile: m.sessionFile, branchA: m.a.name, branchB: m.b.name },
+        { sessionRef: m.sessionRef, branchA: m.a.name, branchB: m.b.name },
         { branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
         { branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
         path,

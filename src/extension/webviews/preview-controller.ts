@@ -6,7 +6,7 @@ import { parseMessage, previewToHostSchema, type PreviewToHost, type PreviewToWe
 import { responderFor } from '../../shared/request-client';
 import type { RewindOutcome, RewindPreviewModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
-import type { PreviewServices, SessionRef } from './services';
+import type { PreviewServices, SessionTarget } from './services';
 
 /** Answers a request of this view with the result type its protocol declares for it. */
 const respond = responderFor<PreviewResults>();
@@ -32,11 +32,11 @@ export function rewindSummary(outcome: RewindOutcome, anchorPreview: string): st
 }
 
 /** A model in which every part failed with the same reason (the services broke their never-throw promise). */
-function failedModel(ref: SessionRef, anchorEntryId: string, error: string): RewindPreviewModel {
+function failedModel(ref: SessionTarget, anchorEntryId: string, error: string): RewindPreviewModel {
   return {
     sessionId: '',
     anchorEntryId,
-    anchorPreview: `Message ${anchorEntryId} in ${ref.sessionFile}`,
+    anchorPreview: `Message ${anchorEntryId} in ${ref.sessionRef}`,
     conversation: { ok: false, error },
     state: { ok: false, error },
     files: { ok: false, error },
@@ -50,7 +50,7 @@ export class RewindPreviewController extends Disposable {
   private applying = false;
 
   constructor(
-    private ref: SessionRef,
+    private ref: SessionTarget,
     private anchorEntryId: string,
     private readonly services: PreviewServices,
     private readonly post: (message: PreviewToWebview) => unknown,
@@ -61,12 +61,12 @@ export class RewindPreviewController extends Disposable {
     super();
   }
 
-  get target(): { ref: SessionRef; anchorEntryId: string } {
+  get target(): { ref: SessionTarget; anchorEntryId: string } {
     return { ref: this.ref, anchorEntryId: this.anchorEntryId };
   }
 
   /** Shows the preview of another message in the same panel. */
-  retarget(ref: SessionRef, anchorEntryId: string): Promise<void> {
+  retarget(ref: SessionTarget, anchorEntryId: string): Promise<void> {
     this.ref = ref;
     this.anchorEntryId = anchorEntryId;
     this.model = undefined;
@@ -160,8 +160,8 @@ export class RewindPreviewController extends Disposable {
     const continueAction = fork ? `Continue in ${fork.agent}` : undefined;
     const text = undo ? `${summary} ${undo}` : summary;
     const choice = await this.ui.showInfo(text, ...(continueAction ? [continueAction] : []), ...(undo || outcome.undoAvailable ? [UNDO_ACTION] : []));
-    if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionFile: ref.sessionFile });
+    if (choice === UNDO_ACTION) await this.ui.executeCommand(UNDO_COMMAND, { sessionRef: ref.sessionRef });
     if (fork && choice === continueAction)
-      await this.ui.executeCommand(CONTINUE_COMMAND, { sessionFile: fork.sessionFile, agent: fork.agent, resumeCommand: fork.resumeCommand });
+      await this.ui.executeCommand(CONTINUE_COMMAND, { sessionRef: fork.sessionRef, agent: fork.agent, resumeCommand: fork.resumeCommand });
   }
 }

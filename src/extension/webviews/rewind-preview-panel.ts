@@ -2,15 +2,15 @@
 // here" that changes nothing until Confirm. One at a time: previewing another message reuses the open panel.
 //
 // Entry point (constructed by the extension's command glue, e.g. from TranscriptServices.previewRewind):
-//   RewindPreviewPanel.show(extensionUri: vscode.Uri, ref: SessionRef, anchorEntryId: string, services: PreviewServices, ui?: PanelUi): RewindPreviewPanel
+//   RewindPreviewPanel.show(extensionUri: vscode.Uri, ref: SessionTarget, anchorEntryId: string, services: PreviewServices, ui?: PanelUi): RewindPreviewPanel
 //   RewindPreviewPanel.current: RewindPreviewPanel | undefined
 // After Confirm the panel runs services.apply under a progress notification, closes, and shows
-// "Rewound …" with an Undo button that runs agentRewind.undoLastRewind with { sessionFile }.
+// "Rewound …" with an Undo button that runs agentRewind.undoLastRewind with { sessionRef }.
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { PanelUi } from './panel-ui';
 import { RewindPreviewController } from './preview-controller';
-import type { PreviewServices, SessionRef } from './services';
+import type { PreviewServices, SessionTarget } from './services';
 import { vscodePanelUi } from './vscode-panel-ui';
 import { panelIcon, renderWebviewPage, webviewOptions } from './webview-page';
 
@@ -23,7 +23,13 @@ export class RewindPreviewPanel extends Disposable {
     return RewindPreviewPanel._current;
   }
 
-  static show(extensionUri: vscode.Uri, ref: SessionRef, anchorEntryId: string, services: PreviewServices, ui: PanelUi = vscodePanelUi()): RewindPreviewPanel {
+  static show(
+    extensionUri: vscode.Uri,
+    ref: SessionTarget,
+    anchorEntryId: string,
+    services: PreviewServices,
+    ui: PanelUi = vscodePanelUi(),
+  ): RewindPreviewPanel {
     const existing = RewindPreviewPanel._current;
     if (existing && existing.services === services) {
       void existing.controller.retarget(ref, anchorEntryId);
@@ -44,7 +50,7 @@ export class RewindPreviewPanel extends Disposable {
   private constructor(
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    ref: SessionRef,
+    ref: SessionTarget,
     anchorEntryId: string,
     private readonly services: PreviewServices,
     ui: PanelUi,
@@ -67,7 +73,7 @@ export class RewindPreviewPanel extends Disposable {
     panel.webview.html = renderWebviewPage(panel.webview, extensionUri, 'preview', RewindPreviewPanel.title);
   }
 
-  get target(): { ref: SessionRef; anchorEntryId: string } {
+  get target(): { ref: SessionTarget; anchorEntryId: string } {
     return this.controller.target;
   }
 

@@ -11,42 +11,42 @@ import type {
   TranscriptModel,
 } from '../../shared/view-models';
 
-/** Identifies a session everywhere in the extension: its .jsonl file (ours, pi's or oh-my-pi's). */
-export interface SessionRef {
-  sessionFile: string;
+/** Identifies a session everywhere in the extension: its ref (core/sources/session-ref.ts), as listings give it. */
+export interface SessionTarget {
+  sessionRef: string;
 }
 
 export interface TranscriptServices {
   /** The session as chat rows: its active branch, or `branch` of a read-only session (another agent's). */
-  loadTranscript(ref: SessionRef, opts?: { branch?: string }): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
+  loadTranscript(ref: SessionTarget, opts?: { branch?: string }): Promise<{ model: TranscriptModel; items: TranscriptItem[] }>;
   /** Where a message is (active branch, another branch, not in the session), for revealing it. */
-  locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation>;
+  locateEntry(ref: SessionTarget, entryId: string): Promise<EntryLocation>;
   /** Fires when the session file changes on disk (another process appended, a branch switch, ...). */
-  onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable;
-  switchBranch(ref: SessionRef, branchName: string): Promise<void>;
+  onDidChangeSession(ref: SessionTarget, listener: () => void): vscode.Disposable;
+  switchBranch(ref: SessionTarget, branchName: string): Promise<void>;
   /** Opens the rewind preview for a user message (changes nothing by itself). */
-  previewRewind(ref: SessionRef, entryId: string): Promise<void>;
-  fork(ref: SessionRef, entryId: string): Promise<void>;
-  label(ref: SessionRef, entryId: string): Promise<void>;
+  previewRewind(ref: SessionTarget, entryId: string): Promise<void>;
+  fork(ref: SessionTarget, entryId: string): Promise<void>;
+  label(ref: SessionTarget, entryId: string): Promise<void>;
   /** Opens Compare branches for the session, `branch` (the one shown) as one side; asks for the other. */
-  compareBranches(ref: SessionRef, branch: string | undefined): Promise<void>;
+  compareBranches(ref: SessionTarget, branch: string | undefined): Promise<void>;
 }
 
 export interface PreviewServices {
   /** A dry run of everything "Rewind to here" would do; never throws, never writes. */
-  preview(ref: SessionRef, anchorEntryId: string): Promise<RewindPreviewModel>;
+  preview(ref: SessionTarget, anchorEntryId: string): Promise<RewindPreviewModel>;
   /** Runs the rewind the user confirmed. Throws with a user-readable message when it cannot. */
-  apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome>;
+  apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome>;
   /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */
-  openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string): Promise<void>;
+  openFileDiff(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<void>;
   /** Closes the diff editors openFileDiff opened for this message (after a rewind their "now" side is stale). */
-  closeFileDiffs(ref: SessionRef, anchorEntryId: string): Promise<void>;
+  closeFileDiffs(ref: SessionTarget, anchorEntryId: string): Promise<void>;
   /** What Undo would do now, in one sentence ("Undo will …"); undefined when there is nothing to undo. */
-  describeUndo(ref: SessionRef): Promise<string | undefined>;
+  describeUndo(ref: SessionTarget): Promise<string | undefined>;
 }
 
 /** Two branches of one session, compared (the Compare branches panel). */
-export interface CompareRef extends SessionRef {
+export interface CompareRef extends SessionTarget {
   branchA: string;
   branchB: string;
 }
@@ -62,7 +62,7 @@ export interface CompareServices {
     relPath: string,
   ): Promise<void>;
   /** The transcript of the session, at a message. */
-  openMessage(ref: SessionRef, entryId: string): Promise<void>;
+  openMessage(ref: SessionTarget, entryId: string): Promise<void>;
   /** Fires when the session file changes on disk. */
-  onDidChangeSession(ref: SessionRef, listener: () => void): vscode.Disposable;
+  onDidChangeSession(ref: SessionTarget, listener: () => void): vscode.Disposable;
 }

@@ -6,7 +6,7 @@ import { parseMessage, transcriptToHostSchema, type TranscriptToHost, type Trans
 import { responderFor } from '../../shared/request-client';
 import type { TranscriptItem, TranscriptModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
-import type { SessionRef, TranscriptServices } from './services';
+import type { SessionTarget, TranscriptServices } from './services';
 
 /** What the transcript says after a switch: the conversation moved, the files did not (a user finds a transcript ending
  *  in "Added test/app.test.js." while test/ does not exist otherwise). */
@@ -43,7 +43,7 @@ export class TranscriptController extends Disposable {
   private shownBranch: string | undefined;
 
   constructor(
-    readonly ref: SessionRef,
+    readonly ref: SessionTarget,
     private readonly services: TranscriptServices,
     private readonly post: (message: TranscriptToWebview) => unknown,
     private readonly ui: PanelUi,
@@ -109,7 +109,7 @@ export class TranscriptController extends Disposable {
       this.version++;
       this.options.onModel?.(this.model);
     } catch (error) {
-      this.loadError = `The transcript of ${this.ref.sessionFile} could not be read: ${messageOf(error)}`;
+      this.loadError = `The transcript of ${this.ref.sessionRef} could not be read: ${messageOf(error)}`;
     }
     await this.sendCurrent();
   }
@@ -118,7 +118,7 @@ export class TranscriptController extends Disposable {
     if (!this.ready || this.isDisposed) return;
     if (this.loadError) this.post({ type: 'loadError', message: this.loadError });
     else if (this.model) {
-      this.post({ type: 'model', version: this.version, model: this.model, sessionFile: this.ref.sessionFile });
+      this.post({ type: 'model', version: this.version, model: this.model, sessionRef: this.ref.sessionRef });
       await this.deliverReveal();
     }
   }

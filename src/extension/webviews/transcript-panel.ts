@@ -1,17 +1,17 @@
 // The Transcript panel (viewType agentRewind.transcript): one per session; showing it again reveals it.
 //
 // Entry points (constructed by the extension's command glue):
-//   TranscriptPanel.show(extensionUri: vscode.Uri, ref: SessionRef, services: TranscriptServices, ui?: PanelUi): TranscriptPanel
+//   TranscriptPanel.show(extensionUri: vscode.Uri, ref: SessionTarget, services: TranscriptServices, ui?: PanelUi): TranscriptPanel
 //   TranscriptPanel.revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, state: unknown, services: TranscriptServices, ui?: PanelUi): TranscriptPanel | undefined
 //     (for a vscode.WebviewPanelSerializer registered for TranscriptPanel.viewType; `state` is what the webview saved)
-//   TranscriptPanel.get(ref: SessionRef): TranscriptPanel | undefined;  panel.refresh(): Promise<void>
+//   TranscriptPanel.get(ref: SessionTarget): TranscriptPanel | undefined;  panel.refresh(): Promise<void>
 //   panel.revealEntry(entryId: string): Promise<void>  (scroll to a message, or say which branch holds it)
 // retainContextWhenHidden is off: the webview saves its scroll position and expanded rows with setState and gets
 // its rows again from the host when it is shown again.
 import * as vscode from 'vscode';
 import { Disposable } from '../disposable';
 import type { PanelUi } from './panel-ui';
-import type { SessionRef, TranscriptServices } from './services';
+import type { SessionTarget, TranscriptServices } from './services';
 import { TranscriptController } from './transcript-controller';
 import { vscodePanelUi } from './vscode-panel-ui';
 import { panelIcon, renderWebviewPage, webviewOptions } from './webview-page';
@@ -20,8 +20,8 @@ export class TranscriptPanel extends Disposable {
   static readonly viewType = 'agentRewind.transcript';
   private static readonly open = new Map<string, TranscriptPanel>();
 
-  static show(extensionUri: vscode.Uri, ref: SessionRef, services: TranscriptServices, ui: PanelUi = vscodePanelUi()): TranscriptPanel {
-    const existing = TranscriptPanel.open.get(ref.sessionFile);
+  static show(extensionUri: vscode.Uri, ref: SessionTarget, services: TranscriptServices, ui: PanelUi = vscodePanelUi()): TranscriptPanel {
+    const existing = TranscriptPanel.open.get(ref.sessionRef);
     if (existing) {
       existing.panel.reveal();
       return existing;
@@ -41,16 +41,18 @@ export class TranscriptPanel extends Disposable {
     services: TranscriptServices,
     ui: PanelUi = vscodePanelUi(),
   ): TranscriptPanel | undefined {
-    const sessionFile = typeof state === 'object' && state !== null && 'sessionFile' in state ? state.sessionFile : undefined;
-    if (typeof sessionFile !== 'string' || sessionFile === '' || TranscriptPanel.open.has(sessionFile)) {
+    // `sessionFile`: the state a window saved before sessions were named by refs.
+    const saved = typeof state === 'object' && state !== null ? (state as { sessionRef?: unknown; sessionFile?: unknown }) : {};
+    const sessionRef = saved.sessionRef ?? saved.sessionFile;
+    if (typeof sessionRef !== 'string' || sessionRef === '' || TranscriptPanel.open.has(sessionRef)) {
       panel.dispose();
       return undefined;
     }
-    return new TranscriptPanel(panel, extensionUri, { sessionFile }, services, ui);
+    return new TranscriptPanel(panel, extensionUri, { sessionRef }, services, ui);
   }
 
-  static get(ref: SessionRef): TranscriptPanel | undefined {
-    return TranscriptPanel.open.get(ref.sessionFile);
+  static get(ref: SessionTarget): TranscriptPanel | undefined {
+    return TranscriptPanel.open.get(ref.sessionRef);
   }
 
   private readonly controller: TranscriptController;
@@ -59,12 +61,12 @@ export class TranscriptPanel extends Disposable {
   private constructor(
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    readonly ref: SessionRef,
+    readonly ref: SessionTarget,
     services: TranscriptServices,
     ui: PanelUi,
   ) {
     super();
-    TranscriptPanel.open.set(ref.sessionFile, this);
+    TranscriptPanel.open.set(ref.sessionRef, this);
     panel.iconPath = panelIcon(extensionUri);
     panel.webview.options = webviewOptions(extensionUri);
     this.controller = this._register(
@@ -94,7 +96,7 @@ export class TranscriptPanel extends Disposable {
   override dispose(): void {
     if (this.closing) return;
     this.closing = true;
-    if (TranscriptPanel.open.get(this.ref.sessionFile) === this) TranscriptPanel.open.delete(this.ref.sessionFile);
+    if (TranscriptPanel.open.get(this.ref.sessionRef) === this) TranscriptPanel.open.delete(this.ref.sessionRef);
     super.dispose();
     this.panel.dispose();
   }

@@ -1,6 +1,6 @@
 /// <reference types="mocha" />
 // Runs inside real VS Code's extension host (see test/host/runner): the API agent extensions get from
-// activate(), on real files of the open workspace, and the commands that take { sessionFile, entryId } arguments.
+// activate(), on real files of the open workspace, and the commands that take { sessionRef, entryId } arguments.
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,12 +58,12 @@ describe('extension host: exported API', () => {
   it('has apiVersion 1 and creates a session file under AGENT_REWIND_HOME', async () => {
     assert.equal(api.apiVersion, 1);
     session = await api.createSession({ title: 'API session' });
-    assert.ok(existsSync(session.sessionFile), 'the session file is written at once');
+    assert.ok(existsSync(session.sessionRef), 'the session file is written at once');
     const home = process.env.AGENT_REWIND_HOME;
-    if (home) assert.ok(session.sessionFile.startsWith(home), `${session.sessionFile} is under ${home}`);
+    if (home) assert.ok(session.sessionRef.startsWith(home), `${session.sessionRef} is under ${home}`);
     const listed = await api.listSessions();
     assert.ok(
-      listed.some((s) => s.sessionFile === session.sessionFile || (s as { file?: string }).file === session.sessionFile),
+      listed.some((s) => s.sessionRef === session.sessionRef || (s as { file?: string }).file === session.sessionRef),
       'listSessions includes it',
     );
   });
@@ -78,7 +78,7 @@ describe('extension host: exported API', () => {
     await session.appendMessage(assistant('done'));
     u2 = (await session.appendMessage(user('second question'))).entryId;
     await session.appendMessage(assistant('second answer'));
-    const text = readFileSync(session.sessionFile, 'utf8');
+    const text = readFileSync(session.sessionRef, 'utf8');
     for (const id of [u1, u2]) assert.ok(text.includes(`"id":"${id}"`), `${id} is in the session file`);
   });
 
@@ -95,13 +95,13 @@ describe('extension host: exported API', () => {
   });
 
   it('previewRewind describes conversation, state and files without writing', async () => {
-    const before = readFileSync(session.sessionFile, 'utf8');
+    const before = readFileSync(session.sessionRef, 'utf8');
     const p = await session.previewRewind(u1);
     assert.equal(p.anchorEntryId, u1);
     assert.ok(p.conversation.ok, 'conversation part is available');
     assert.ok(p.files.ok, 'files part is available');
     if (p.files.ok) assert.deepEqual([...p.files.filesChanged].sort(), ['added.txt', 'app.txt']);
-    assert.equal(readFileSync(session.sessionFile, 'utf8'), before, 'the session file is unchanged');
+    assert.equal(readFileSync(session.sessionRef, 'utf8'), before, 'the session file is unchanged');
   });
 
   it('rewindToHere restores files and makes a new active branch; undoLastRewind brings the files back', async () => {
@@ -143,19 +143,19 @@ describe('extension host: exported API', () => {
   });
 
   it('a bad message id gives a clear error and changes nothing', async () => {
-    const before = readFileSync(session.sessionFile, 'utf8');
+    const before = readFileSync(session.sessionRef, 'utf8');
     await assert.rejects(session.rewindToHere('ffffffff', 'all'), /ffffffff|not found|no (such )?message|unknown/i);
-    assert.equal(readFileSync(session.sessionFile, 'utf8'), before);
+    assert.equal(readFileSync(session.sessionRef, 'utf8'), before);
   });
 
-  it('agentRewind.rewindToHere with { sessionFile, entryId } opens the Rewind preview', async () => {
-    await vscode.commands.executeCommand('agentRewind.rewindToHere', { sessionFile: session.sessionFile, entryId: u2 });
+  it('agentRewind.rewindToHere with { sessionRef, entryId } opens the Rewind preview', async () => {
+    await vscode.commands.executeCommand('agentRewind.rewindToHere', { sessionRef: session.sessionRef, entryId: u2 });
     const tab = await tabOpened(/^Rewind preview/);
     assert.ok(tab.input instanceof vscode.TabInputWebview && /agentRewind\.rewindPreview/.test(tab.input.viewType), 'a Rewind preview webview');
   });
 
   it('agentRewind.openTranscript with a session file opens "Transcript: <title>"', async () => {
-    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionFile: session.sessionFile });
+    await vscode.commands.executeCommand('agentRewind.openTranscript', { sessionRef: session.sessionRef });
     const tab = await tabOpened(/^Transcript: API session/);
     assert.ok(tab.input instanceof vscode.TabInputWebview && /agentRewind\.transcript/.test(tab.input.viewType), 'a transcript webview');
   });

@@ -92,7 +92,7 @@ class ToySession extends ForeignSessionBase implements ForeignSessionView {
     super(
       {
         sessionId: rows.id,
-        sessionFile: file,
+        sessionRef: file,
         cwd: rows.cwd,
         title: rows.title,
         createdAt: rows.created,
@@ -128,7 +128,7 @@ class ToySource implements SourceAdapter {
     for (const file of this.#files()) {
       const s = await readToySession(file);
       if (!ctx.workspaceRoots.some((r) => isInside(s.cwd, r))) continue;
-      out.push({ sessionFile: file, sessionId: s.id, title: s.title, source: 'toy', modifiedMs: statSync(file).mtimeMs, createdAt: s.created, cwd: s.cwd });
+      out.push({ sessionRef: file, sessionId: s.id, title: s.title, source: 'toy', modifiedMs: statSync(file).mtimeMs, createdAt: s.created, cwd: s.cwd });
     }
     return out;
   }
@@ -149,14 +149,14 @@ class ToySource implements SourceAdapter {
     const rows = (view as ToySession).rows;
     const at = rows.messages.findIndex((m) => m.id === userEntryId);
     const id = randomUUID();
-    const sessionFile = await writeToySession(toyHome(), {
+    const sessionRef = await writeToySession(toyHome(), {
       ...rows,
       id,
       forkedFrom: rows.id,
       created: new Date().toISOString(),
       messages: rows.messages.slice(0, at),
     });
-    return { kind: 'fork', sessionId: id, sessionFile, agent: 'Toy Agent', resumeCommand: ['toy', 'resume', id], promptText: rows.messages[at]?.text ?? '' };
+    return { kind: 'fork', sessionId: id, sessionRef, agent: 'Toy Agent', resumeCommand: ['toy', 'resume', id], promptText: rows.messages[at]?.text ?? '' };
   }
   forkNote(): { agent: string; resumeHint: string } {
     return { agent: 'Toy Agent', resumeHint: 'toy resume <the new session id>' };

@@ -31,7 +31,7 @@ describe('catalog: branches, named and file checkpoints of an agent-rewind sessi
     ids.branch = (await conv.rewind(ids.u1)).name;
     ids.a3 = s.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'parser written with a grammar instead' }] });
     await s.close();
-    file = s.sessionFile!;
+    file = s.sessionRef!;
     await new SnapshotRecords(store).put({
       v: 1,
       sessionId: s.sessionId,

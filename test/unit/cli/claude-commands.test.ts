@@ -104,10 +104,10 @@ test('rewind writes a fork beside it and prints its id and file; the first promp
   const r = run(['rewind', file, ids.p2b!, '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.json.sessionId, /^[0-9a-f-]{36}$/);
-  assert.equal(dirname(r.json.sessionFile), dirname(file));
+  assert.equal(dirname(r.json.sessionRef), dirname(file));
   assert.deepEqual(r.json.resumeCommand, ['claude', '--resume', r.json.sessionId]);
   assert.equal(r.json.promptText, 'second question, better');
-  const forkContext = run(['context', r.json.sessionFile, '--json']);
+  const forkContext = run(['context', r.json.sessionRef, '--json']);
   assert.deepEqual(
     forkContext.json.messages.map((m: { content: unknown }) => m.content),
     ['first question', [{ type: 'text', text: 'first answer' }]],

@@ -96,10 +96,10 @@ test('rewind writes a fork rollout and prints its id and file; the first prompt 
   const r = run(['rewind', file, p3, '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.json.sessionId, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
-  assert.ok(r.json.sessionFile.startsWith(join(codexHome, 'sessions')));
+  assert.ok(r.json.sessionRef.startsWith(join(codexHome, 'sessions')));
   assert.deepEqual(r.json.resumeCommand, ['codex', 'resume', r.json.sessionId]);
   assert.equal(r.json.promptText, 'second question, better');
-  const forkContext = run(['context', r.json.sessionFile, '--json']);
+  const forkContext = run(['context', r.json.sessionRef, '--json']);
   assert.deepEqual(
     forkContext.json.messages.map((m: { content: { text: string }[] }) => m.content[0]!.text),
     ['first question', 'first answer'],

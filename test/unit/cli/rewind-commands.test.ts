@@ -25,7 +25,7 @@ test('CLI: branches, rewind, switch, checkpoint, restore, state — across separ
     await state.saveArtifact('notes.txt', new TextEncoder().encode('hello'), 'text/plain');
     session.appendMessage(assistant('a2'), { id: 'a2' });
     await session.close();
-    const file = session.sessionFile!;
+    const file = session.sessionRef!;
 
     const listed = cli(home, 'branches', session.sessionId, '--json');
     assert.equal(listed.code, 0, listed.stderr);

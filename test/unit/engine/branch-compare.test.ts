@@ -64,7 +64,7 @@ describe('engine.compareBranches: divergence, messages and files of two branches
   it('finds where the branches part and the messages of each after it', async () => {
     const m = await engine.compareBranches(file, 'main', 'main-v2');
     assert.equal(m.title, 'Compare me');
-    assert.equal(m.sessionFile, file);
+    assert.equal(m.sessionRef, file);
     assert.deepEqual(m.divergence, { entryId: ids.u2, kind: 'user', preview: 'now pick an approach' });
     assert.deepEqual(
       m.a.messages.map((x) => [x.entryId, x.kind]),
@@ -138,7 +138,7 @@ describe('engine.compareBranches: divergence, messages and files of two branches
     const u1 = s.appendMessage({ role: 'user', content: 'hi' });
     s.appendMessage(reply('hello'));
     await s.close();
-    const other = s.sessionFile!;
+    const other = s.sessionRef!;
     await engine.fork(other, u1);
     const neither = await engine.compareBranches(other, 'main', 'main-v2');
     assert.equal(neither.divergence?.entryId, u1);

@@ -28,7 +28,7 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
   let ws: string;
   let config: string;
   let engine: RewindEngine;
-  let forkFile: string;
+  let forkRef: string;
   let originFile: string;
   const ids: Record<string, string> = {};
   const atP1 = { 'a.txt': 'v1\n' };
@@ -63,7 +63,7 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     for (const l of o.lines) f.raw({ ...l, sessionId: FORK, promptId: 'pid-fork' });
     ids.fp = f.user(ids.a2, 'third', { uuid: 'ffffffff-0001', promptId: 'pid-fork' });
     f.text(ids.fp, 'msg_3', 'three', { uuid: 'ffffffff-0002', promptId: 'pid-fork' });
-    forkFile = f.write(config, '-fork-test-ws');
+    forkRef = f.write(config, '-fork-test-ws');
     await fc.snapshot(FORK, 'pid-fork', 'user-message');
     await fc.dispose();
     await replaceFiles(ws, now);
@@ -83,9 +83,9 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
   it("shows a snapshot on every copied prompt (the origin's), and on its own prompt its own; listing writes nothing", async () => {
     const store = join(home, 'checkpoints');
     const before = await storeFiles(store);
-    const details = await engine.describeSession(forkFile);
+    const details = await engine.describeSession(forkRef);
     assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId).sort(), [ids.p1, ids.p2, ids.fp].sort());
-    const { items } = await engine.loadTranscript(forkFile);
+    const { items } = await engine.loadTranscript(forkRef);
     assert.deepEqual(items.find((i) => i.entryId === ids.p1)?.fileCheckpoint, { files: 1 });
     assert.deepEqual(items.find((i) => i.entryId === ids.p2)?.fileCheckpoint, { files: 2 });
     assert.deepEqual(await storeFiles(store), before);
@@ -95,8 +95,8 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     const source = new ClaudeSource({ configDirs: [config], home });
     const catalog = await Catalog.open({ home, openForeign: (f) => source.open(f) });
     try {
-      assert.equal(await catalog.refreshFile(forkFile, 'claude'), 'indexed');
-      const files = catalog.checkpointsOf(forkFile).filter((c) => c.kind === 'file');
+      assert.equal(await catalog.refreshFile(forkRef, 'claude'), 'indexed');
+      const files = catalog.checkpointsOf(forkRef).filter((c) => c.kind === 'file');
       assert.deepEqual(files.map((c) => c.entryId).sort(), [ids.p1, ids.p2, ids.fp].sort());
     } finally {
       await catalog.close();
@@ -104,39 +104,39 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
   });
 
   it("a dry run of a copied prompt names the files that differ from the origin's snapshot, and changes nothing", async () => {
-    const dry = await engine.rewindFiles(forkFile, ids.p2!, { dryRun: true });
+    const dry = await engine.rewindFiles(forkRef, ids.p2!, { dryRun: true });
     assert.ok(dry.canRewind, JSON.stringify(dry));
     assert.deepEqual([...dry.filesChanged].sort(), ['a.txt', 'b.txt', 'c.txt', 'd.txt']);
     assert.deepEqual(await readTree(ws), now);
   });
 
   it("rewinds a copied prompt to exactly the origin's files, and undo puts them back", async () => {
-    await engine.rewindFiles(forkFile, ids.p1!);
+    await engine.rewindFiles(forkRef, ids.p1!);
     assert.deepEqual(await readTree(ws), atP1);
-    assert.equal((await engine.fileAtAnchor(forkFile, ids.p2!, 'b.txt'))?.toString(), 'b\n');
-    await engine.undoLastRewind(forkFile);
+    assert.equal((await engine.fileAtAnchor(forkRef, ids.p2!, 'b.txt'))?.toString(), 'b\n');
+    await engine.undoLastRewind(forkRef);
     assert.deepEqual(await readTree(ws), now);
   });
 
   it("the fork's own prompt keeps its own snapshot, not a copied prompt's", async () => {
-    await engine.rewindFiles(forkFile, ids.fp!);
+    await engine.rewindFiles(forkRef, ids.fp!);
     assert.deepEqual(await readTree(ws), atFork);
-    await engine.undoLastRewind(forkFile);
+    await engine.undoLastRewind(forkRef);
     assert.deepEqual(await readTree(ws), now);
   });
 
   it("a fork made by Rewind to here (lines marked forkedFrom, the origin's prompt ids kept) rewinds the same way", async () => {
     const ours = await writeClaudeFork(await readClaudeSession(originFile), ids.p2!);
-    const details = await engine.describeSession(ours.sessionFile);
+    const details = await engine.describeSession(ours.sessionRef);
     assert.deepEqual(
       details.fileCheckpoints.map((c) => c.anchorEntryId),
       [ids.p1],
     );
-    await engine.rewindFiles(ours.sessionFile, ids.p1!);
+    await engine.rewindFiles(ours.sessionRef, ids.p1!);
     assert.deepEqual(await readTree(ws), atP1);
-    await engine.undoLastRewind(ours.sessionFile);
+    await engine.undoLastRewind(ours.sessionRef);
     assert.deepEqual(await readTree(ws), now);
-    await unlink(ours.sessionFile);
+    await unlink(ours.sessionRef);
   });
 
   it('an origin that is gone leaves the copied prompts without a snapshot, and no error', async () => {
@@ -152,12 +152,12 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
       warn: (m) => assert.fail(m),
       foreignSources: () => [new ClaudeSource({ configDirs: [config], home })],
     });
-    const details = await engine.describeSession(forkFile);
+    const details = await engine.describeSession(forkRef);
     assert.deepEqual(
       details.fileCheckpoints.map((c) => c.anchorEntryId),
       [ids.fp],
     );
-    const dry = await engine.rewindFiles(forkFile, ids.p1!, { dryRun: true });
+    const dry = await engine.rewindFiles(forkRef, ids.p1!, { dryRun: true });
     assert.equal(dry.canRewind, false);
   });
 });

@@ -123,7 +123,7 @@ describe('engine: Claude Code sessions', () => {
   it('finds its messages in search', async () => {
     const hits = await engine.searchMessages('time zones');
     assert.ok(
-      hits.some((h) => h.sessionFile === file && h.entryId === ids.p2),
+      hits.some((h) => h.sessionRef === file && h.entryId === ids.p2),
       JSON.stringify(hits),
     );
   });
@@ -133,9 +133,9 @@ describe('engine: Claude Code sessions', () => {
     assert.ok(outcome.fork);
     assert.deepEqual(outcome.fork.resumeCommand, ['claude', '--resume', outcome.fork.sessionId]);
     assert.equal(outcome.fork.promptText, 'now handle time zones');
-    assert.equal(dirname(outcome.fork.sessionFile), dirname(file));
+    assert.equal(dirname(outcome.fork.sessionRef), dirname(file));
     assert.equal(await sha(file), originalHash, 'the original transcript is never written');
-    const fork = await readClaudeSession(outcome.fork.sessionFile);
+    const fork = await readClaudeSession(outcome.fork.sessionRef);
     assert.deepEqual(
       fork.getPath().map((e) => e.id),
       [ids.p1, ids.a1],

@@ -20,7 +20,7 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
   let ws: string;
   let codexHome: string;
   let engine: RewindEngine;
-  let forkFile: string;
+  let forkRef: string;
   const ids: Record<string, string> = {};
   const threadId = '01a20aad-bbbb-7000-8000-000000000001';
   const atP1 = { 'a.txt': 'v1\n' };
@@ -57,7 +57,7 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
       foreignSources: () => [new CodexSource({ home: codexHome })],
     });
     const outcome = await engine.applyRewind(file, ids.p3!, 'conversation');
-    forkFile = outcome.fork!.sessionFile;
+    forkRef = outcome.fork!.sessionRef;
     assert.deepEqual(await readTree(ws), now);
   });
   after(async () => {
@@ -66,17 +66,17 @@ describe("engine: a Codex fork rewinds its copied prompts from the origin's snap
   });
 
   it("shows the origin's snapshots on the copied prompts", async () => {
-    const details = await engine.describeSession(forkFile);
+    const details = await engine.describeSession(forkRef);
     assert.deepEqual(details.fileCheckpoints.map((c) => c.anchorEntryId).sort(), [ids.p1, ids.p2].sort());
   });
 
   it("rewinds a copied prompt to exactly the origin's files, and undo puts them back", async () => {
-    const dry = await engine.rewindFiles(forkFile, ids.p2!, { dryRun: true });
+    const dry = await engine.rewindFiles(forkRef, ids.p2!, { dryRun: true });
     assert.ok(dry.canRewind, JSON.stringify(dry));
     assert.deepEqual(await readTree(ws), now);
-    await engine.rewindFiles(forkFile, ids.p1!);
+    await engine.rewindFiles(forkRef, ids.p1!);
     assert.deepEqual(await readTree(ws), atP1);
-    await engine.undoLastRewind(forkFile);
+    await engine.undoLastRewind(forkRef);
     assert.deepEqual(await readTree(ws), now);
   });
 });

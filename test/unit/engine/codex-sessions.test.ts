@@ -120,7 +120,7 @@ describe('engine: Codex sessions', () => {
   it('finds its messages in search', async () => {
     const hits = await engine.searchMessages('time zones');
     assert.ok(
-      hits.some((h) => h.sessionFile === file && h.entryId === ids.p2),
+      hits.some((h) => h.sessionRef === file && h.entryId === ids.p2),
       JSON.stringify(hits),
     );
   });
@@ -130,9 +130,9 @@ describe('engine: Codex sessions', () => {
     assert.ok(outcome.fork);
     assert.deepEqual(outcome.fork.resumeCommand, ['codex', 'resume', outcome.fork.sessionId]);
     assert.equal(outcome.fork.promptText, 'now handle time zones');
-    assert.ok(outcome.fork.sessionFile.startsWith(join(codexHome, 'sessions')));
+    assert.ok(outcome.fork.sessionRef.startsWith(join(codexHome, 'sessions')));
     assert.equal(await sha(file), originalHash, 'the original rollout is never written');
-    const fork = await readCodexSession(outcome.fork.sessionFile, { home: codexHome });
+    const fork = await readCodexSession(outcome.fork.sessionRef, { home: codexHome });
     assert.equal(fork.forkedFrom?.sessionId, threadId);
     // the copied lines keep their places, so the fork's entries have the original's ids
     const original = await readCodexSession(file, { home: codexHome });

@@ -30,7 +30,7 @@ describe('engine: sessions, branches and checkpoints over real files', () => {
     ids.u2 = s.appendMessage({ role: 'user', content: 'also times' });
     ids.a2 = s.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'done too' }] });
     await s.close();
-    file = s.sessionFile!;
+    file = s.sessionRef!;
   });
   after(async () => {
     await engine.dispose();
@@ -42,7 +42,7 @@ describe('engine: sessions, branches and checkpoints over real files', () => {
     assert.equal(sessions.length, 1);
     assert.equal(sessions[0]!.title, 'Fix the parser');
     assert.equal(sessions[0]!.source, 'agent-rewind');
-    assert.equal(sessions[0]!.sessionFile, file);
+    assert.equal(sessions[0]!.sessionRef, file);
   });
 
   it('forks, marks the branch point in the transcript, and switches back', async () => {

@@ -27,7 +27,7 @@ describe('the rewind log is the journal of files and branch together', () => {
   const log = () => new RewindLog(home);
   const step = (over: Partial<RewindStep>): RewindStep => ({
     id: newStepId(),
-    sessionFile: file,
+    sessionRef: file,
     sessionId,
     anchorEntryId: 'u1',
     mode: 'all',

@@ -14,7 +14,7 @@ describe('session cache', () => {
       const made = SessionManager.create(dir, { home: join(dir, 'home'), deferUntilAssistant: false });
       const first = made.appendMessage({ role: 'user', content: 'one' });
       await made.close();
-      const file = made.sessionFile!;
+      const file = made.sessionRef!;
 
       const a = await cache.get(file);
       assert.equal(await cache.get(file), a, 'the same instance while the file only grows');
@@ -48,7 +48,7 @@ describe('session cache', () => {
         const s = SessionManager.create(dir, { home: join(dir, 'home'), deferUntilAssistant: false });
         s.appendMessage({ role: 'user', content: `s${i}` });
         await s.close();
-        files.push(s.sessionFile!);
+        files.push(s.sessionRef!);
       }
       const s0 = await cache.get(files[0]!);
       const s1 = await cache.get(files[1]!);

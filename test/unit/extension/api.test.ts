@@ -38,7 +38,7 @@ describe('exported API (over a real engine, workspace and home)', () => {
   it('creates a session in the first workspace folder and tells the UI about every change', async () => {
     const session = await api.createSession({ title: 'From an agent' });
     assert.equal(api.apiVersion, 1);
-    assert.ok(session.sessionFile.startsWith(join(dir, 'home', 'sessions')));
+    assert.ok(session.sessionRef.startsWith(join(dir, 'home', 'sessions')));
     assert.deepEqual(
       (await api.listSessions()).map((s) => s.title),
       ['From an agent'],
@@ -46,7 +46,7 @@ describe('exported API (over a real engine, workspace and home)', () => {
     changed.length = 0;
     const user = await session.appendMessage({ role: 'user', content: 'edit the notes' });
     assert.equal(user.snapshot?.files, 1, 'a user message snapshots the workspace');
-    assert.deepEqual(changed, [session.sessionFile]);
+    assert.deepEqual(changed, [session.sessionRef]);
   });
 
   it('runs the agent tools: checkpoint, rewind with a report, applied only at the end of the turn', async () => {
@@ -59,10 +59,10 @@ describe('exported API (over a real engine, workspace and home)', () => {
     await assert.rejects(session.agentTools.rewind({ report: '   ' }), /Report cannot be empty\./);
     const result = await session.agentTools.rewind({ report: '  the bug is in parse()  ' });
     assert.deepEqual(result.details, { report: 'the bug is in parse()', rewound: true });
-    assert.doesNotMatch(await readFile(session.sessionFile, 'utf8'), /branch_summary/, 'nothing is applied inside the call');
+    assert.doesNotMatch(await readFile(session.sessionRef, 'utf8'), /branch_summary/, 'nothing is applied inside the call');
     const messages = await session.agentTools.endTurn([{ role: 'user', content: 'find the bug' }]);
     assert.equal(messages?.at(-1)?.customType, 'rewind-report');
-    const text = await readFile(session.sessionFile, 'utf8');
+    const text = await readFile(session.sessionRef, 'utf8');
     assert.match(text, /"type":"branch_summary"[^\n]*the bug is in parse\(\)/);
     assert.match(text, /"customType":"rewind-report"/);
     assert.equal(await session.agentTools.endTurn(), undefined, 'a turn without a requested rewind changes nothing');

@@ -28,7 +28,7 @@ async function forkedSession(home: string, workspace: string, engine: RewindEngi
   ids.u2 = s.appendMessage({ role: 'user', content: 'tell me about the zebra on main' });
   ids.a2 = s.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'stripes' }] });
   await s.close();
-  const file = s.sessionFile!;
+  const file = s.sessionRef!;
   const branch = await engine.fork(file, ids.u1!);
   assert.equal(branch.name, 'main-v2');
   ids.u3 = (await engine.appendMessage(file, { role: 'user', content: 'tell me about the zebra on the fork' } as never)).entryId;

@@ -1,5 +1,5 @@
 // The "Search sessions" picker rows: each hit names the branch its message is on (and says when that is not the
-// active one), hits are grouped under their session, and picking one targets { sessionFile, entryId }, the same
+// active one), hits are grouped under their session, and picking one targets { sessionRef, entryId }, the same
 // argument agentRewind.openTranscript takes to open the transcript at that message.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { entryTargetOf } from '../../../src/extension/commands/targets';
 import { BranchNode, BranchesNode, SessionNode, type SessionTreeSource } from '../../../src/extension/tree/nodes';
 
 const hit = (over: Partial<SessionSearchHit>): SessionSearchHit => ({
-  sessionFile: '/s/a.jsonl',
+  sessionRef: '/s/a.jsonl',
   sessionTitle: 'Fix the parser',
   entryId: 'u1',
   kind: 'user',
@@ -33,7 +33,7 @@ describe('search hit rows', () => {
     const rows = searchHitRows([
       hit({ entryId: 'u1', branch: 'main', onActiveBranch: true, timestamp: '2026-01-02T03:04:05.000Z' }),
       hit({ entryId: 'a9', kind: 'assistant', branch: 'main-v2', onActiveBranch: false }),
-      hit({ sessionFile: '/s/b.jsonl', sessionTitle: 'Other', entryId: 'x1', kind: 'weird' }),
+      hit({ sessionRef: '/s/b.jsonl', sessionTitle: 'Other', entryId: 'x1', kind: 'weird' }),
     ]);
     assert.deepEqual(rows, [
       { separator: true, label: 'Fix the parser' },
@@ -42,14 +42,14 @@ describe('search hit rows', () => {
         label: '$(account) parse <b>dates</b>',
         description: '$(git-branch) main',
         detail: 'Fix the parser · user · 2026-01-02 03:04',
-        target: { sessionFile: '/s/a.jsonl', entryId: 'u1' },
+        target: { sessionRef: '/s/a.jsonl', entryId: 'u1' },
       },
       {
         separator: false,
         label: '$(hubot) parse <b>dates</b>',
         description: '$(git-branch) main-v2 (not active)',
         detail: 'Fix the parser · assistant',
-        target: { sessionFile: '/s/a.jsonl', entryId: 'a9' },
+        target: { sessionRef: '/s/a.jsonl', entryId: 'a9' },
       },
       { separator: true, label: 'Other' },
       {
@@ -57,7 +57,7 @@ describe('search hit rows', () => {
         label: '$(comment) parse <b>dates</b>',
         description: '',
         detail: 'Other · weird',
-        target: { sessionFile: '/s/b.jsonl', entryId: 'x1' },
+        target: { sessionRef: '/s/b.jsonl', entryId: 'x1' },
       },
     ]);
   });
@@ -72,12 +72,12 @@ describe('what openTranscript reveals', () => {
       throw new Error('unused');
     },
   };
-  const session = new SessionNode(source, { sessionFile: '/s/a.jsonl', sessionId: 'a', title: 'A', source: 'agent-rewind', modifiedMs: 0 });
+  const session = new SessionNode(source, { sessionRef: '/s/a.jsonl', sessionId: 'a', title: 'A', source: 'agent-rewind', modifiedMs: 0 });
 
   it('a picked hit is an entry target; a session or branch node opens without a message', () => {
     const [, row] = searchHitRows([hit({ entryId: 'u42' })]);
     assert.ok(row && !row.separator);
-    assert.deepEqual(entryTargetOf(row.target), { sessionFile: '/s/a.jsonl', entryId: 'u42' });
+    assert.deepEqual(entryTargetOf(row.target), { sessionRef: '/s/a.jsonl', entryId: 'u42' });
     assert.equal(entryTargetOf(session), undefined);
     const branch = new BranchNode(new BranchesNode(session, []), { name: 'b', isActive: false, headEntryId: 'h', headPreview: '', messageCount: 1 });
     assert.equal(entryTargetOf(branch), undefined);

@@ -19,7 +19,7 @@ import {
 const NOW = Date.parse('2026-11-22T08:00:00Z');
 
 function listing(file: string, title: string, minutesAgo: number, source: SessionListing['source'] = 'agent-rewind'): SessionListing {
-  return { sessionFile: file, sessionId: `id-${title}`, title, source, modifiedMs: NOW - minutesAgo * 60_000 };
+  return { sessionRef: file, sessionId: `id-${title}`, title, source, modifiedMs: NOW - minutesAgo * 60_000 };
 }
 
 function fakeSource(sessions: SessionListing[], details: Record<string, Omit<SessionDetails, 'listing'> | Error>): SessionTreeSource {
@@ -29,7 +29,7 @@ function fakeSource(sessions: SessionListing[], details: Record<string, Omit<Ses
       const d = details[file];
       if (d instanceof Error) throw d;
       if (!d) throw new Error(`unknown ${file}`);
-      return { listing: sessions.find((s) => s.sessionFile === file)!, ...d };
+      return { listing: sessions.find((s) => s.sessionRef === file)!, ...d };
     },
   };
 }
@@ -122,10 +122,10 @@ describe('sessions tree nodes', () => {
       fileCheckpoints: [{ anchorEntryId: 'u1', preview: 'x', files: 1 }],
       problems: [],
     };
-    const source = fakeSource(sessions, Object.fromEntries(sessions.map((s) => [s.sessionFile, noDetails])));
+    const source = fakeSource(sessions, Object.fromEntries(sessions.map((s) => [s.sessionRef, noDetails])));
     const roots = await rootNodes(source);
     assert.deepEqual(
-      roots.map((r) => r.sessionFile),
+      roots.map((r) => r.sessionRef),
       ['/c/lost.jsonl', '/c/origin.jsonl'],
       'forks of a listed session are not beside it',
     );
@@ -162,7 +162,7 @@ describe('sessions tree nodes', () => {
     const b: SessionListing = { ...listing('/c/b.jsonl', 'B', 2, 'claude'), sessionId: 'b', fork: { originSessionId: 'a' } };
     const roots = await rootNodes(fakeSource([a, b], {}));
     assert.deepEqual(
-      roots.map((r) => [r.sessionFile, r.forks.length]),
+      roots.map((r) => [r.sessionRef, r.forks.length]),
       [
         ['/c/a.jsonl', 0],
         ['/c/b.jsonl', 0],

@@ -61,23 +61,23 @@ describe('palette Undo and Redo after a Claude Code rewind and "Continue in Clau
 
   it('the palette (no session given, the fork active) undoes and redoes the rewind that wrote the fork', async () => {
     const outcome = await engine.applyRewind(originFile, ids.p2!, 'all', { overwriteUserModified: true });
-    const forkFile = outcome.fork!.sessionFile;
+    const forkRef = outcome.fork!.sessionRef;
     assert.deepEqual(await readTree(ws), atP2);
-    const activeIsFork = async () => forkFile; // "Continue in Claude Code": the status bar names the fork
+    const activeIsFork = async () => forkRef; // "Continue in Claude Code": the status bar names the fork
 
     const undone = await undoOrRedo(engine, 'undo', undefined, activeIsFork);
-    assert.deepEqual([undone?.sessionFile, [...undone!.filesChanged].sort()], [originFile, ['a.txt', 'c.txt']]);
+    assert.deepEqual([undone?.sessionRef, [...undone!.filesChanged].sort()], [originFile, ['a.txt', 'c.txt']]);
     assert.deepEqual(await readTree(ws), now);
     assert.equal(undone?.redoAvailable, true);
 
     const redone = await undoOrRedo(engine, 'redo', undefined, activeIsFork);
-    assert.equal(redone?.sessionFile, originFile);
+    assert.equal(redone?.sessionRef, originFile);
     assert.deepEqual(await readTree(ws), atP2);
 
     // the same from the fork's own menu (the fork given): the rewind made in its origin that wrote it
-    await undoOrRedo(engine, 'undo', forkFile, activeIsFork);
+    await undoOrRedo(engine, 'undo', forkRef, activeIsFork);
     assert.deepEqual(await readTree(ws), now);
-    await undoOrRedo(engine, 'redo', forkFile, activeIsFork);
+    await undoOrRedo(engine, 'redo', forkRef, activeIsFork);
     assert.deepEqual(await readTree(ws), atP2);
     await undoOrRedo(engine, 'undo', undefined, activeIsFork);
     assert.deepEqual(await readTree(ws), now);
@@ -85,15 +85,15 @@ describe('palette Undo and Redo after a Claude Code rewind and "Continue in Clau
 
   it('the palette takes the latest rewind of the workspace across sessions, in the order they were made', async () => {
     const first = await engine.applyRewind(originFile, ids.p2!, 'all', { overwriteUserModified: true }); // files at p2
-    const forkFile = first.fork!.sessionFile;
+    const forkRef = first.fork!.sessionRef;
     const second = await engine.applyRewind(originFile, ids.p1!, 'files', { overwriteUserModified: true }); // then at p1
     assert.equal(second.filesChanged.length > 0, true);
     assert.deepEqual(await readTree(ws), atP1);
-    await undoOrRedo(engine, 'undo', undefined, async () => forkFile);
+    await undoOrRedo(engine, 'undo', undefined, async () => forkRef);
     assert.deepEqual(await readTree(ws), atP2, 'the latest rewind first');
-    await undoOrRedo(engine, 'undo', undefined, async () => forkFile);
+    await undoOrRedo(engine, 'undo', undefined, async () => forkRef);
     assert.deepEqual(await readTree(ws), now);
-    const nothing = await undoOrRedo(engine, 'undo', undefined, async () => forkFile).catch((e: Error) => e.message);
+    const nothing = await undoOrRedo(engine, 'undo', undefined, async () => forkRef).catch((e: Error) => e.message);
     assert.match(String(nothing), /no file rewind to undo/);
   });
 });

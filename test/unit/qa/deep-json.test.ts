@@ -96,13 +96,13 @@ test('the CLI reads sessions whose content is nested 10,000 deep: ours, Claude C
   // a fork copies the deep line whole: its own bytes, with the fork's sessionId and mark appended
   const rw = cli.run(['rewind', claudeFile, p2, '--json']);
   assert.equal(rw.code, 0, rw.stderr.slice(0, 500));
-  const fork = rw.json as { sessionId: string; sessionFile: string };
-  const forkLines = readFileSync(fork.sessionFile, 'utf8').split('\n').filter(Boolean);
+  const fork = rw.json as { sessionId: string; sessionRef: string };
+  const forkLines = readFileSync(fork.sessionRef, 'utf8').split('\n').filter(Boolean);
   const deepLine = forkLines.find((l) => l.includes('"deep":'))!;
   assert.ok(deepLine.includes(`"deep":${deepObjectText(DEPTH)}`), 'the deep value is copied as it was');
   const parsed = JSON.parse(deepLine) as { sessionId: string; forkedFrom: { sessionId: string } };
   assert.deepEqual([parsed.sessionId, parsed.forkedFrom.sessionId], [fork.sessionId, claude.sessionId]);
-  const forkContext = cli.run(['context', fork.sessionFile, '--json']);
+  const forkContext = cli.run(['context', fork.sessionRef, '--json']);
   assert.equal(forkContext.code, 0, forkContext.stderr.slice(0, 500));
 
   copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dirname(cli.bundle), 'sql-wasm.wasm')); // the catalog's engine, as the build ships it

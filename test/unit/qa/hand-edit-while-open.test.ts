@@ -35,7 +35,7 @@ for (const [what, text] of [
       s.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'answer one' }] }, { id: 'a1' });
     });
     await creator.close();
-    const file = creator.sessionFile!;
+    const file = creator.sessionRef!;
     // `a` is the long-lived reader (the extension showing the session); it has read the whole file
     const a = await SessionManager.open(file, { home, deferUntilAssistant: false });
     editMessageText(file, 'u1', text);

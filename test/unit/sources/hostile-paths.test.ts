@@ -52,14 +52,14 @@ test('Claude Code: forkedFrom.sessionId "../../../x" is not a session id: nothin
 
   const viaFifo = forkNaming('../../../x').write(configDir);
   const s = await readClaudeSession(viaFifo);
-  assert.equal(s.forkedFrom?.sessionFile, undefined, 'no origin file outside the project folder');
+  assert.equal(s.forkedFrom?.sessionRef, undefined, 'no origin file outside the project folder');
   const source = new ClaudeSource({ configDirs: [configDir], home: join(root, 'home') });
   t.after(() => source.dispose());
   await source.open(viaFifo);
   const viaDecoy = forkNaming('../../../y');
   const other = viaDecoy.write(configDir, '-work-other');
   await source.open(other);
-  assert.equal((await readClaudeSession(other)).forkedFrom?.sessionFile, undefined);
+  assert.equal((await readClaudeSession(other)).forkedFrom?.sessionRef, undefined);
   assert.equal(fifo.fired(), false, 'a reader blocked on the FIFO outside the folder');
   assert.equal(statSync(decoy).atimeMs, old, 'the decoy outside the folder was read');
 });

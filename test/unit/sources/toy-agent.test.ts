@@ -102,7 +102,7 @@ test('a toy agent from the test tree is listed, searched, shown, previewed, rewo
   assert.equal(items.length, 4);
   const hits = await engine.searchMessages('zebra');
   assert.deepEqual(
-    hits.map((h) => [h.sessionFile, h.entryId]),
+    hits.map((h) => [h.sessionRef, h.entryId]),
     [[file, 'u2']],
   );
   const preview = await engine.previewRewind(file, 'u2');
@@ -110,7 +110,7 @@ test('a toy agent from the test tree is listed, searched, shown, previewed, rewo
   const outcome = await engine.applyRewind(file, 'u2', 'all');
   assert.deepEqual(outcome.filesChanged, ['a.txt']);
   assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'second\n');
-  assert.ok(outcome.fork && existsSync(outcome.fork.sessionFile), 'a new toy session holds the conversation before u2');
+  assert.ok(outcome.fork && existsSync(outcome.fork.sessionRef), 'a new toy session holds the conversation before u2');
   await engine.undoLastRewind(file);
   assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'third\n');
 });

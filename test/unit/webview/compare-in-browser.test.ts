@@ -34,7 +34,7 @@ describe('compare webview in Chromium', { skip: missing }, () => {
     const m = sampleCompare({ title: HOSTILE });
     m.a = { ...m.a, messages: [...m.a.messages, { entryId: 'evil', kind: 'assistant', preview: HOSTILE }] };
     services.compareModel = m;
-    const ref = { sessionFile: m.sessionFile, branchA: 'main', branchB: 'main-v2' };
+    const ref = { sessionRef: m.sessionRef, branchA: 'main', branchB: 'main-v2' };
     const { page, problems } = await openWebview(browser, 'compare', (post) => {
       const controller = new CompareController(ref, services, (x) => void post(x), new FakeUi());
       return (x) => controller.handle(x);

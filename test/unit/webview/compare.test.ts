@@ -10,7 +10,7 @@ import { renderCompare, renderLoadError, renderLoading } from '../../../webview-
 import { FakeServices, FakeUi, sampleCompare } from './fakes';
 import { inertnessProblems } from './inert-html';
 
-const ref = { sessionFile: '/sessions/s1.jsonl', branchA: 'main', branchB: 'main-v2' };
+const ref = { sessionRef: '/sessions/s1.jsonl', branchA: 'main', branchB: 'main-v2' };
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 function harness() {
@@ -145,12 +145,12 @@ describe('CompareController', () => {
 describe('the transcript toolbar asks for Compare branches with the branch it shows', () => {
   it('relays compareBranches with the shown branch', async () => {
     const services = new FakeServices();
-    const c = new TranscriptController({ sessionFile: '/s.jsonl' }, services, () => {}, new FakeUi());
+    const c = new TranscriptController({ sessionRef: '/s.jsonl' }, services, () => {}, new FakeUi());
     await c.refresh();
     await c.handle({ type: 'compareBranches' });
     assert.deepEqual(
       services.called('compareBranches').map((x) => x.args),
-      [[{ sessionFile: '/s.jsonl' }, 'main']],
+      [[{ sessionRef: '/s.jsonl' }, 'main']],
     );
     c.dispose();
   });

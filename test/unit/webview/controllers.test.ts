@@ -7,7 +7,7 @@ import { RewindPreviewController, rewindSummary, UNDO_COMMAND } from '../../../s
 import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
 import { FakeServices, FakeUi, generateTranscript } from './fakes';
 
-const ref = { sessionFile: '/work/s.jsonl' };
+const ref = { sessionRef: '/work/s.jsonl' };
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 function transcriptHarness() {
@@ -32,7 +32,7 @@ describe('TranscriptController', () => {
     const m = h.posted[0];
     assert.ok(m?.type === 'model');
     assert.equal(m.model.total, 30);
-    assert.equal(m.sessionFile, ref.sessionFile);
+    assert.equal(m.sessionRef, ref.sessionRef);
     assert.deepEqual(h.titles, ['Refactor the parser']);
   });
 
@@ -194,7 +194,7 @@ describe('RewindPreviewController', () => {
     const info = h.ui.called('showInfo')[0]?.args;
     assert.match(String(info?.[0]), /^Rewound the conversation \(now on branch "main-rewind-1"\) and 2 files to "Please change step 6/);
     assert.equal(info?.[1], 'Undo');
-    assert.deepEqual(h.ui.called('executeCommand')[0]?.args, [UNDO_COMMAND, { sessionFile: ref.sessionFile }]);
+    assert.deepEqual(h.ui.called('executeCommand')[0]?.args, [UNDO_COMMAND, { sessionRef: ref.sessionRef }]);
   });
 
   it('after Confirm, closes the diffs it opened and says exactly what Undo will do', async () => {
@@ -294,9 +294,9 @@ describe('RewindPreviewController', () => {
   it('retargets to another message', async () => {
     const h = previewHarness();
     await h.controller.handle({ type: 'ready' });
-    await h.controller.retarget({ sessionFile: '/other.jsonl' }, 'u2');
-    assert.deepEqual(h.services.called('preview')[1]?.args, [{ sessionFile: '/other.jsonl' }, 'u2']);
-    assert.deepEqual(h.controller.target, { ref: { sessionFile: '/other.jsonl' }, anchorEntryId: 'u2' });
+    await h.controller.retarget({ sessionRef: '/other.jsonl' }, 'u2');
+    assert.deepEqual(h.services.called('preview')[1]?.args, [{ sessionRef: '/other.jsonl' }, 'u2']);
+    assert.deepEqual(h.controller.target, { ref: { sessionRef: '/other.jsonl' }, anchorEntryId: 'u2' });
   });
 });
 

@@ -1,7 +1,7 @@
 // A fake of the services the panels use, a fake PanelUi, and generated sessions, for the webview tests and the
 // screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
 import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
-import type { CompareRef, CompareServices, PreviewServices, SessionRef, TranscriptServices } from '../../../src/extension/webviews/services';
+import type { CompareRef, CompareServices, PreviewServices, SessionTarget, TranscriptServices } from '../../../src/extension/webviews/services';
 import type {
   BranchCompareModel,
   EntryLocation,
@@ -99,7 +99,7 @@ export function samplePreview(overrides: Partial<RewindPreviewModel> = {}): Rewi
 export function sampleCompare(overrides: Partial<BranchCompareModel> = {}): BranchCompareModel {
   return {
     sessionId: 'session-1',
-    sessionFile: '/sessions/s1.jsonl',
+    sessionRef: '/sessions/s1.jsonl',
     title: 'Pick a database',
     divergence: { entryId: 'u2', kind: 'user', preview: 'What about many writers?' },
     a: {
@@ -179,14 +179,14 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   private listeners = new Set<() => void>();
 
   /** The active branch's transcript (`transcript`), or with opts.branch a branch of `branchTranscripts` shown. */
-  async loadTranscript(ref: SessionRef, opts: { branch?: string } = {}) {
+  async loadTranscript(ref: SessionTarget, opts: { branch?: string } = {}) {
     this.calls.push({ method: 'loadTranscript', args: [ref, ...(opts.branch !== undefined ? [opts] : [])] });
     if (this.failLoad) throw this.failLoad;
     const activeBranch = this.transcript.model.branch;
     const shown = (opts.branch !== undefined && opts.branch !== activeBranch && this.branchTranscripts.get(opts.branch)) || this.transcript;
     return { model: { ...shown.model, activeBranch }, items: [...shown.items] };
   }
-  async locateEntry(ref: SessionRef, entryId: string): Promise<EntryLocation> {
+  async locateEntry(ref: SessionTarget, entryId: string): Promise<EntryLocation> {
     this.calls.push({ method: 'locateEntry', args: [ref, entryId] });
     if (this.failLocate) throw this.failLocate;
     const onActive = this.transcript.items.find((i) => i.entryId === entryId);
@@ -200,7 +200,7 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
       };
     return this.locations.get(entryId) ?? { found: false };
   }
-  onDidChangeSession(ref: SessionRef, listener: () => void) {
+  onDidChangeSession(ref: SessionTarget, listener: () => void) {
     this.calls.push({ method: 'onDidChangeSession', args: [ref] });
     this.listeners.add(listener);
     return { dispose: () => void this.listeners.delete(listener) };
@@ -214,21 +214,21 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   }
   /** What the transcript becomes when switchBranch switches to a branch named here. */
   branchTranscripts = new Map<string, { model: TranscriptModel; items: TranscriptItem[] }>();
-  async switchBranch(ref: SessionRef, branchName: string) {
+  async switchBranch(ref: SessionTarget, branchName: string) {
     this.calls.push({ method: 'switchBranch', args: [ref, branchName] });
     const next = this.branchTranscripts.get(branchName);
     if (next) this.transcript = next;
   }
-  async previewRewind(ref: SessionRef, entryId: string) {
+  async previewRewind(ref: SessionTarget, entryId: string) {
     this.calls.push({ method: 'previewRewind', args: [ref, entryId] });
   }
-  async fork(ref: SessionRef, entryId: string) {
+  async fork(ref: SessionTarget, entryId: string) {
     this.calls.push({ method: 'fork', args: [ref, entryId] });
   }
-  async label(ref: SessionRef, entryId: string) {
+  async label(ref: SessionTarget, entryId: string) {
     this.calls.push({ method: 'label', args: [ref, entryId] });
   }
-  async compareBranches(ref: SessionRef, branch: string | undefined) {
+  async compareBranches(ref: SessionTarget, branch: string | undefined) {
     this.calls.push({ method: 'compareBranches', args: [ref, branch] });
   }
   compareModel: BranchCompareModel = sampleCompare();
@@ -245,28 +245,28 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
     this.calls.push({ method: 'openBranchFileDiff', args: [ref, a, b, relPath] });
     if (this.failDiff) throw this.failDiff;
   }
-  async openMessage(ref: SessionRef, entryId: string) {
+  async openMessage(ref: SessionTarget, entryId: string) {
     this.calls.push({ method: 'openMessage', args: [ref, entryId] });
   }
   undoText: string | undefined = 'Undo will put the files back as they were before the rewind and return to branch "main" (branch "main-rewind-1" stays).';
-  async closeFileDiffs(ref: SessionRef, anchorEntryId: string) {
+  async closeFileDiffs(ref: SessionTarget, anchorEntryId: string) {
     this.calls.push({ method: 'closeFileDiffs', args: [ref, anchorEntryId] });
   }
-  async describeUndo(ref: SessionRef) {
+  async describeUndo(ref: SessionTarget) {
     this.calls.push({ method: 'describeUndo', args: [ref] });
     return this.undoText;
   }
-  async preview(ref: SessionRef, anchorEntryId: string) {
+  async preview(ref: SessionTarget, anchorEntryId: string) {
     this.calls.push({ method: 'preview', args: [ref, anchorEntryId] });
     return this.previewModel;
   }
-  async apply(ref: SessionRef, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }) {
+  async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }) {
     this.calls.push({ method: 'apply', args: [ref, anchorEntryId, mode, options] });
     if (this.failApply) throw this.failApply;
     // Files only leaves the conversation where it is: no new branch.
     return { ...this.outcome, mode, branch: mode === 'files' ? undefined : this.outcome.branch };
   }
-  async openFileDiff(ref: SessionRef, anchorEntryId: string, relPath: string) {
+  async openFileDiff(ref: SessionTarget, anchorEntryId: string, relPath: string) {
     this.calls.push({ method: 'openFileDiff', args: [ref, anchorEntryId, relPath] });
   }
   called(method: string): Call[] {

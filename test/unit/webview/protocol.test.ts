@@ -145,7 +145,7 @@ describe('RequestClient', () => {
 
 describe('host → webview messages: one declaration each, and the guard derived from it', () => {
   it("lets in an object whose type this view declares, and nothing else (another view's message, a non-object)", () => {
-    const model: TranscriptToWebview = { type: 'model', version: 1, model: { title: 't' } as never, sessionFile: '/s.jsonl' };
+    const model: TranscriptToWebview = { type: 'model', version: 1, model: { title: 't' } as never, sessionRef: '/s.jsonl' };
     assert.equal(isIpc(transcriptToWebview, model), true);
     assert.equal(isIpc(transcriptToWebview, { type: 'response', requestId: 1, ok: false, error: 'x' }), true);
     assert.equal(isIpc(transcriptToWebview, { type: 'loading' }), false, 'a preview message');

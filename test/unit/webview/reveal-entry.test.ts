@@ -1,4 +1,4 @@
-// Opening a transcript at a message (search hits, checkpoint nodes, openTranscript { sessionFile, entryId }): the
+// Opening a transcript at a message (search hits, checkpoint nodes, openTranscript { sessionRef, entryId }): the
 // host controller's `revealEntry`, its place in the ready handshake, and the switch offered for another branch.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -6,7 +6,7 @@ import type { TranscriptToWebview } from '../../../src/shared/protocol';
 import { switchedBranchNotice, TranscriptController } from '../../../src/extension/webviews/transcript-controller';
 import { FakeServices, FakeUi, generateTranscript } from './fakes';
 
-const ref = { sessionFile: '/work/s.jsonl' };
+const ref = { sessionRef: '/work/s.jsonl' };
 
 function harness() {
   const services = new FakeServices();

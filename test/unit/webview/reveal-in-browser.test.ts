@@ -31,7 +31,7 @@ describe('revealing a message in Chromium', { skip: missing }, () => {
   async function open(services: FakeServices, beforeReady?: (c: TranscriptController) => void) {
     let controller!: TranscriptController;
     const view = await openWebview(browser, 'transcript', (post) => {
-      controller = new TranscriptController({ sessionFile: '/w/s.jsonl' }, services, post, new FakeUi(), { refreshDelayMs: 5 });
+      controller = new TranscriptController({ sessionRef: '/w/s.jsonl' }, services, post, new FakeUi(), { refreshDelayMs: 5 });
       void controller.refresh(); // as the panel does
       beforeReady?.(controller);
       return (m) => controller.handle(m);

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       items[7]!.markdown = Array.from({ length: 80 }, (_, i) => `line ${i}`).join('\n');
       const ui = new FakeUi();
       const { page, problems } = await openWebview(browser, 'transcript', (post) => {
-        const controller = new TranscriptController({ sessionFile: '/tmp/s.jsonl' }, services, post, ui, { refreshDelayMs: 10 });
+        const controller = new TranscriptController({ sessionRef: '/tmp/s.jsonl' }, services, post, ui, { refreshDelayMs: 10 });
         return (m) => controller.handle(m);
       });
       await page.waitForSelector('[data-entry-id="e0000000"]');
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
         const services = new FakeServices();
         services.transcript = await engine.loadTranscript(file);
         const { page } = await openWebview(browser, 'transcript', (post) => {
-          const controller = new TranscriptController({ sessionFile: file }, services, post, new FakeUi());
+          const controller = new TranscriptController({ sessionRef: file }, services, post, new FakeUi());
           return (m) => controller.handle(m);
         });
         await page.locator('[data-entry-id]').first().waitFor();
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         browser,
         'preview',
         (post) => {
-          const controller = new RewindPreviewController({ sessionFile: '/tmp/s.jsonl' }, 'e0000006', services, post, ui, () => console.log('panel closed'));
+          const controller = new RewindPreviewController({ sessionRef: '/tmp/s.jsonl' }, 'e0000006', services, post, ui, () => console.log('panel closed'));
           return (m) => controller.handle(m);
         },
         { width: 1000, height: 900 },

@@ -111,7 +111,7 @@ describe('a 10,000-message session through the host controller', () => {
     const services = new FakeServices();
     services.transcript = generateTranscript(10_000);
     const posted: TranscriptToWebview[] = [];
-    const controller = new TranscriptController({ sessionFile: '/s.jsonl' }, services, (m) => posted.push(m), new FakeUi());
+    const controller = new TranscriptController({ sessionRef: '/s.jsonl' }, services, (m) => posted.push(m), new FakeUi());
     await controller.handle({ type: 'ready' });
     const model = posted.find((m) => m.type === 'model');
     assert.ok(model && model.type === 'model');

@@ -40,7 +40,7 @@ describe('webviews in Chromium', { skip: missing }, () => {
 
   async function openTranscript(services: FakeServices, ui = new FakeUi()) {
     const view = await openWebview(browser, 'transcript', (post) => {
-      const controller = new TranscriptController({ sessionFile: '/w/s.jsonl' }, services, post, ui, { refreshDelayMs: 5 });
+      const controller = new TranscriptController({ sessionRef: '/w/s.jsonl' }, services, post, ui, { refreshDelayMs: 5 });
       return (m) => controller.handle(m);
     });
     return { ...view, ui };
@@ -126,7 +126,7 @@ describe('webviews in Chromium', { skip: missing }, () => {
     ui.infoChoice = 'Undo';
     let closed = false;
     const view = await openWebview(browser, 'preview', (post) => {
-      const controller = new RewindPreviewController({ sessionFile: '/w/s.jsonl' }, 'e0000006', services, post, ui, () => (closed = true));
+      const controller = new RewindPreviewController({ sessionRef: '/w/s.jsonl' }, 'e0000006', services, post, ui, () => (closed = true));
       return (m) => controller.handle(m);
     });
     return { ...view, services, ui, closed: () => closed };

@@ -23,7 +23,7 @@ const HIGHLIGHT_MS = 2500;
 
 interface SavedState {
   /** Lets the host's panel serializer reopen this session after a window reload. */
-  sessionFile?: string;
+  sessionRef?: string;
   anchor?: ScrollAnchor;
   atBottom?: boolean;
   expanded?: string[];
@@ -38,7 +38,7 @@ const branchesExpanded = new Set<string>();
 const pages = new RowPages(PAGE_SIZE);
 let heights = new HeightMap(0, ESTIMATED_ROW_HEIGHT);
 let model: TranscriptModel | undefined;
-let sessionFile = saved.sessionFile;
+let sessionRef = saved.sessionRef;
 /** Where to put the viewport once rows exist (restored state, or kept across a refresh). */
 let pendingAnchor: ScrollAnchor | undefined = saved.anchor;
 let stickToBottom = saved.atBottom ?? false;
@@ -158,7 +158,7 @@ function markHighlighted(): void {
 }
 
 function saveState(): void {
-  host.setState({ sessionFile, anchor: anchorAt(heights, scroller.scrollTop), atBottom: stickToBottom, expanded: [...expanded] });
+  host.setState({ sessionRef, anchor: anchorAt(heights, scroller.scrollTop), atBottom: stickToBottom, expanded: [...expanded] });
 }
 
 function isAtBottom(): boolean {
@@ -442,7 +442,7 @@ host.onMessage((message) => {
   if (requests.handle(message)) return;
   switch (message.type) {
     case 'model':
-      sessionFile = message.sessionFile;
+      sessionRef = message.sessionRef;
       applyModel(message.version, message.model);
       saveState();
       break;

@@ -47,7 +47,7 @@ export class ClaudeSource implements SourceAdapter {
     if (!this.#enabled || ctx.workspaceRoots.length === 0) return [];
     const found = await discoverClaudeSessions({ workspaceRoots: ctx.workspaceRoots, configDirs: this.#configDirs });
     return found.map((l) => ({
-      sessionFile: l.sessionFile,
+      sessionRef: l.sessionRef,
       sessionId: l.sessionId,
       title: l.title,
       source: 'claude' as const,
@@ -103,7 +103,7 @@ export class ClaudeSource implements SourceAdapter {
    */
   async #withOriginKeys(session: ClaudeSession, configDir: string | undefined, seen: ReadonlySet<string>): Promise<ClaudeSession> {
     const from = session.forkedFrom;
-    const file = from?.sessionFile && resolve(from.sessionFile);
+    const file = from?.sessionRef && resolve(from.sessionRef);
     if (!from || !file || seen.has(file) || seen.size > MAX_FORK_CHAIN) return session;
     const copied = session.userPrompts().filter((p) => session.isInherited(p.entryId));
     if (copied.length === 0) return session;
@@ -179,10 +179,10 @@ export class ClaudeSource implements SourceAdapter {
    *  message, which `claude --resume <id>` continues; the message's text is handed back to be sent again. */
   async rewindConversation(view: SessionView, userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
     const session = view as ClaudeSession;
-    const { sessionId, sessionFile } = await writeClaudeFork(session, userEntryId);
+    const { sessionId, sessionRef } = await writeClaudeFork(session, userEntryId);
     const entry = session.getEntry(userEntryId);
     const promptText = entry?.type === 'message' ? contentText((entry.message as AgentMessage).content) : '';
-    return { kind: 'fork', sessionId, sessionFile, agent: AGENT, resumeCommand: ['claude', '--resume', sessionId], promptText };
+    return { kind: 'fork', sessionId, sessionRef, agent: AGENT, resumeCommand: ['claude', '--resume', sessionId], promptText };
   }
 
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {

@@ -18,7 +18,7 @@ import { obj, str, type ClaudeRecord } from './lines';
 import { TitleCollector } from './title';
 
 export interface ClaudeSessionListing {
-  sessionFile: string;
+  sessionRef: string;
   sessionId: string;
   cwd: string;
   title: string;
@@ -112,7 +112,7 @@ async function listOne(file: string): Promise<ClaudeSessionListing | undefined> 
   }
   if (!cwd) return undefined; // nothing says where it ran: it cannot be attributed to a workspace
   return {
-    sessionFile: file,
+    sessionRef: file,
     sessionId: basename(file, '.jsonl'),
     cwd,
     title: forkTitle(

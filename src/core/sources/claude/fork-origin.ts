@@ -15,7 +15,7 @@ const COPY_MARGIN_MS = 2000;
 
 export interface ForkInfo {
   sessionId: string;
-  sessionFile?: string;
+  sessionRef?: string;
   /** Uuids of the lines copied from the origin, in file order. */
   inherited: Set<string>;
 }
@@ -28,13 +28,13 @@ export interface ForkClues {
   marks: { uuid: string; sessionId: string }[];
 }
 
-export async function detectForkOrigin(sessionFile: string, clues: ForkClues, searchFolder: boolean): Promise<ForkInfo | undefined> {
-  const dir = dirname(sessionFile);
+export async function detectForkOrigin(sessionRef: string, clues: ForkClues, searchFolder: boolean): Promise<ForkInfo | undefined> {
+  const dir = dirname(sessionRef);
   const marked = fromMarks(clues);
   if (marked) {
     // the mark is only an id: a transcript of the same project folder, never a path out of it
     const candidate = join(dir, `${marked.sessionId}.jsonl`);
-    if (await isInsideFolders(candidate, [dir])) marked.sessionFile = candidate;
+    if (await isInsideFolders(candidate, [dir])) marked.sessionRef = candidate;
     return marked;
   }
   if (!searchFolder) return undefined;
@@ -42,7 +42,7 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
   if (first === undefined) return undefined;
   // a transcript may be written with spaces after the colons (`"uuid": "…"`): both layouts are found
   const needle = new RegExp(`"uuid"\\s*:\\s*"${escapeRegExp(first)}"`);
-  const own = await stat(sessionFile);
+  const own = await stat(sessionRef);
   // searching reads the start of every older transcript of the project: only worth it when ours looks copied
   const first0 = clues.firstTimestamp ? Date.parse(clues.firstTimestamp) : NaN;
   if (own.birthtimeMs > 0 && !Number.isNaN(first0) && first0 >= own.birthtimeMs - COPY_MARGIN_MS) return undefined;
@@ -54,7 +54,7 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
     return undefined;
   }
   for (const name of names) {
-    if (!SESSION_FILE.test(name) || name === basename(sessionFile)) continue;
+    if (!SESSION_FILE.test(name) || name === basename(sessionRef)) continue;
     const file = join(dir, name);
     try {
       const st = await stat(file);
@@ -71,7 +71,7 @@ export async function detectForkOrigin(sessionFile: string, clues: ForkClues, se
   for (const m of (await readRegularFile(best.file)).toString('utf8').matchAll(/"uuid"\s*:\s*"([^"]+)"/g)) originUuids.add(m[1]!);
   const inherited = new Set<string>();
   for (const u of clues.uuids) if (originUuids.has(u)) inherited.add(u);
-  return { sessionId: basename(best.file, '.jsonl'), sessionFile: best.file, inherited };
+  return { sessionId: basename(best.file, '.jsonl'), sessionRef: best.file, inherited };
 }
 
 /** The origin the marks name. A mark whose id is not a session id (`../../x`) is ignored: ids become file names. */

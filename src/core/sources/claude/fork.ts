@@ -20,24 +20,24 @@ export async function writeClaudeFork(
   session: ClaudeSession,
   userEntryId: string,
   opts: ClaudeForkOptions = {},
-): Promise<{ sessionId: string; sessionFile: string }> {
+): Promise<{ sessionId: string; sessionRef: string }> {
   const promptId = session.getEntry(userEntryId)?.id;
   if (promptId === undefined || !session.userPrompts().some((p) => p.entryId === promptId)) {
-    throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
+    throw new Error(`Cannot fork ${session.sessionRef} at ${userEntryId}: it is not a user prompt of this session`);
   }
-  const buf = await readRegularFile(session.sessionFile);
+  const buf = await readRegularFile(session.sessionRef);
   const { lines } = splitClaudeLines(buf);
   const copied = linesBefore(lines, promptId);
-  if (copied === undefined) throw new Error(`Cannot fork at ${promptId}: the prompt is no longer in ${session.sessionFile}`);
+  if (copied === undefined) throw new Error(`Cannot fork at ${promptId}: the prompt is no longer in ${session.sessionRef}`);
   if (!copied.some((l) => classifyLine(l.rec) !== 'hidden')) {
     throw new Error(`Cannot fork at ${promptId}: it is the first prompt of the session, so the fork would have no conversation before it`);
   }
   const sessionId = opts.sessionId ?? randomUUID();
   const text = copied.map((l) => forkLine(buf, l, sessionId, session.sessionId)).join('\n') + '\n';
-  const dir = dirname(session.sessionFile);
-  const sessionFile = join(dir, `${sessionId}.jsonl`);
-  await writeNewFile(dir, sessionFile, text);
-  return { sessionId, sessionFile };
+  const dir = dirname(session.sessionRef);
+  const sessionRef = join(dir, `${sessionId}.jsonl`);
+  await writeNewFile(dir, sessionRef, text);
+  return { sessionId, sessionRef };
 }
 
 /** A copied line: the record with the fork's sessionId and its forkedFrom mark. A line the reader holds with a part

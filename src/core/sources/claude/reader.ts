@@ -74,7 +74,7 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
   const subagents = opts.subagents === false ? new Map() : await loadSubagents(file, sessionId, tree, sidechain);
   return new ClaudeSession({
     sessionId,
-    sessionFile: file,
+    sessionRef: file,
     cwd: cwd ?? dirname(file),
     // a fork we wrote (its lines say forkedFrom) starts with its origin's prompts: named apart from it in lists
     title: forkTitle(
@@ -91,7 +91,7 @@ export async function readClaudeSession(file: string, opts: ReadClaudeSessionOpt
       ? {
           forkedFrom: {
             sessionId: fork.sessionId,
-            ...(fork.sessionFile ? { sessionFile: fork.sessionFile } : {}),
+            ...(fork.sessionRef ? { sessionRef: fork.sessionRef } : {}),
             ...(lastShared ? { entryId: lastShared } : {}),
           },
         }

@@ -7,7 +7,7 @@ import type { NormalizedTree, UserPrompt } from './normalize';
 
 export interface ClaudeSessionParts {
   sessionId: string;
-  sessionFile: string;
+  sessionRef: string;
   cwd: string;
   title: string;
   createdAt: string;

@@ -20,13 +20,13 @@ interface LoadedAgent {
 }
 
 export async function loadSubagents(
-  sessionFile: string,
+  sessionRef: string,
   sessionId: string,
   main: NormalizedTree,
   sidechainLines: RawLine[],
 ): Promise<Map<string, SubagentView[]>> {
   const agents: LoadedAgent[] = [];
-  const projectDir = dirname(sessionFile);
+  const projectDir = dirname(sessionRef);
   const nested = join(projectDir, sessionId, 'subagents');
   for (const name of await listAgentFiles(nested)) {
     const file = join(nested, name);

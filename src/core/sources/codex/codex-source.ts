@@ -37,7 +37,7 @@ export class CodexSource implements SourceAdapter {
     if (!this.#enabled || ctx.workspaceRoots.length === 0) return [];
     const found = await discoverCodexSessions({ workspaceRoots: ctx.workspaceRoots, home: this.#home });
     return found.map((l) => ({
-      sessionFile: l.sessionFile,
+      sessionRef: l.sessionRef,
       sessionId: l.sessionId,
       title: l.title,
       source: 'codex' as const,
@@ -81,10 +81,10 @@ export class CodexSource implements SourceAdapter {
    *  `codex resume <id>` continues; the message's text is handed back to be sent again. */
   async rewindConversation(view: SessionView, userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
     const session = view as CodexSession;
-    const { sessionId, sessionFile } = await writeCodexFork(session, userEntryId, { home: this.#home });
+    const { sessionId, sessionRef } = await writeCodexFork(session, userEntryId, { home: this.#home });
     const entry = session.getEntry(userEntryId);
     const promptText = entry?.type === 'message' ? contentText((entry.message as AgentMessage).content) : '';
-    return { kind: 'fork', sessionId, sessionFile, agent: AGENT, resumeCommand: ['codex', 'resume', sessionId], promptText };
+    return { kind: 'fork', sessionId, sessionRef, agent: AGENT, resumeCommand: ['codex', 'resume', sessionId], promptText };
   }
 
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {

@@ -15,7 +15,7 @@ import { classifyItem, messageText } from './classify';
 import { obj, payloadOf, str, type CodexRecord } from './lines';
 
 export interface CodexSessionListing {
-  sessionFile: string;
+  sessionRef: string;
   sessionId: string;
   cwd: string;
   title: string;
@@ -149,7 +149,7 @@ export async function discoverCodexSessions(opts: { workspaceRoots: readonly str
     }
   }
   // a backtracked thread has several segment files: it is listed once, by the segment Codex continues
-  out = newestSegments(out.map((l) => ({ ...l, file: l.sessionFile, mtimeMs: l.modifiedMs }))).map(({ file: _f, mtimeMs: _m, ...l }) => l);
+  out = newestSegments(out.map((l) => ({ ...l, file: l.sessionRef, mtimeMs: l.modifiedMs }))).map(({ file: _f, mtimeMs: _m, ...l }) => l);
   return out.sort((a, b) => b.modifiedMs - a.modifiedMs);
 }
 
@@ -197,7 +197,7 @@ async function listOne(file: string, index: ReadonlyMap<string, string>, roots: 
   const title =
     threadName ?? index.get(id) ?? (firstPrompt !== undefined ? forkTitle(oneLine(firstPrompt, TITLE_LENGTH), forkedFromId !== undefined) : 'Codex session');
   return {
-    sessionFile: file,
+    sessionRef: file,
     sessionId: id,
     cwd,
     title,

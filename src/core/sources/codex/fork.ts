@@ -43,9 +43,9 @@ export async function writeCodexFork(
   session: CodexSession,
   userEntryId: string,
   opts: CodexForkOptions = {},
-): Promise<{ sessionId: string; sessionFile: string }> {
+): Promise<{ sessionId: string; sessionRef: string }> {
   const prompt = session.promptOf(userEntryId);
-  if (!prompt) throw new Error(`Cannot fork ${session.sessionFile} at ${userEntryId}: it is not a user prompt of this session`);
+  if (!prompt) throw new Error(`Cannot fork ${session.sessionRef} at ${userEntryId}: it is not a user prompt of this session`);
   if (prompt.prefix.startsWith('ref')) {
     throw new Error(
       `Cannot fork at ${userEntryId}: that prompt is in the session this one continues (${session.forkedFrom?.sessionId ?? 'its parent'}); rewind it there`,
@@ -54,7 +54,7 @@ export async function writeCodexFork(
   // where the history before the prompt lives: earlier segments of the thread (TUI backtracks), each up to where the
   // next continues, then the prompt's own file up to the prompt's turn
   const segments = session.segments();
-  const own: CodexSegment | undefined = prompt.prefix === '' ? { prefix: '', file: session.sessionFile } : segments.find((s) => s.prefix === prompt.prefix);
+  const own: CodexSegment | undefined = prompt.prefix === '' ? { prefix: '', file: session.sessionRef } : segments.find((s) => s.prefix === prompt.prefix);
   if (!own) throw new Error(`Cannot fork at ${userEntryId}: the file holding that prompt is gone`);
   const before = own.detached ? [] : segments.slice(0, own.prefix === '' ? segments.length : segments.indexOf(own)).filter((s) => !s.detached);
   const copied: string[] = [];
@@ -77,7 +77,7 @@ export async function writeCodexFork(
   if (at < 0) throw new Error(`Cannot fork at ${userEntryId}: the prompt is no longer in ${own.file}`);
   take(buf, lines.slice(0, turnStart(lines, at, prompt.turnId)));
   // the new session_meta is the session's own (its cwd, model provider, instructions), with a new id
-  const meta = (own.prefix === '' ? lines : splitRolloutLines(await readRegularFile(session.sessionFile)).lines).find((l) => l.rec.type === 'session_meta');
+  const meta = (own.prefix === '' ? lines : splitRolloutLines(await readRegularFile(session.sessionRef)).lines).find((l) => l.rec.type === 'session_meta');
   const inheritedPrompts = session.userPrompts().filter((p) => p.prefix.startsWith('ref')).length;
   if (!inheritedPrompts && !hasConversation) {
     throw new Error(`Cannot fork at ${userEntryId}: it is the first prompt of the session, so the fork would have no conversation before it`);
@@ -96,12 +96,12 @@ export async function writeCodexFork(
   delete metaPayload.history_base;
   const head = JSON.stringify({ timestamp: stamp, type: 'session_meta', payload: metaPayload });
   const text = [head, ...copied].join('\n') + '\n';
-  const home = opts.home ?? homeOf(session.sessionFile);
+  const home = opts.home ?? homeOf(session.sessionRef);
   const dir = join(home, 'sessions', stamp.slice(0, 4), stamp.slice(5, 7), stamp.slice(8, 10));
   await mkdir(dir, { recursive: true });
-  const sessionFile = join(dir, rolloutFileName(sessionId, now));
-  await writeNewFile(dir, sessionFile, text);
-  return { sessionId, sessionFile };
+  const sessionRef = join(dir, rolloutFileName(sessionId, now));
+  await writeNewFile(dir, sessionRef, text);
+  return { sessionId, sessionRef };
 }
 
 /** The first line of the prompt's turn (its task_started / turn_context), so the fork ends with the turn before. */

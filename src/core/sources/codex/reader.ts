@@ -89,7 +89,7 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
   const createdAt = str(mp.timestamp) ?? str(meta?.rec.timestamp) ?? new Date((await stat(file)).birthtimeMs).toISOString();
   return new CodexSession({
     sessionId,
-    sessionFile: file,
+    sessionRef: file,
     cwd: cwd ?? dirname(file),
     title,
     createdAt,
@@ -101,7 +101,7 @@ export async function readCodexSession(file: string, opts: ReadCodexSessionOptio
     ],
     originIds: [...new Set([forkedFromId, ...parents.map((p) => p.threadId).reverse()].filter((id): id is string => !!id))],
     ...(forkedFromId
-      ? { forkedFrom: { sessionId: forkedFromId, ...(parentFile ? { sessionFile: parentFile } : {}), ...(lastShared ? { entryId: lastShared } : {}) } }
+      ? { forkedFrom: { sessionId: forkedFromId, ...(parentFile ? { sessionRef: parentFile } : {}), ...(lastShared ? { entryId: lastShared } : {}) } }
       : {}),
   });
 }

@@ -6,7 +6,7 @@ import type { CodexPrompt, ReplayResult } from './replay';
 
 export interface CodexSessionParts {
   sessionId: string;
-  sessionFile: string;
+  sessionRef: string;
   cwd: string;
   title: string;
   createdAt: string;

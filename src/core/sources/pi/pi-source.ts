@@ -50,7 +50,7 @@ export class PiSource implements SourceAdapter {
           if (!summary) continue;
           const title = summary.title?.trim() ? oneLine(summary.title) : ((await firstUserMessagePreview(file)) ?? 'Untitled session');
           listings.push({
-            sessionFile: file,
+            sessionRef: file,
             sessionId: summary.id,
             title: summary.problem ? `${title} (${summary.problem})` : title,
             source: summary.source,

@@ -6,8 +6,8 @@ import { resolve } from 'node:path';
 import { SessionManager } from '../../session/session-manager';
 
 export class SessionNotFoundError extends Error {
-  constructor(readonly sessionFile: string) {
-    super(`Session file not found: ${sessionFile}`);
+  constructor(readonly sessionRef: string) {
+    super(`Session file not found: ${sessionRef}`);
   }
 }
 
@@ -32,8 +32,8 @@ export class SessionCache {
   ) {}
 
   /** The session, with other processes' appends read in. Throws SessionNotFoundError for a missing file. */
-  async get(sessionFile: string): Promise<SessionManager> {
-    const file = resolve(sessionFile);
+  async get(sessionRef: string): Promise<SessionManager> {
+    const file = resolve(sessionRef);
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile()) {
       await this.evict(file);
@@ -75,8 +75,8 @@ export class SessionCache {
   }
 
   /** Forget a session (it changed on disk in a way appends do not explain, or it was deleted). */
-  async evict(sessionFile: string): Promise<void> {
-    const file = resolve(sessionFile);
+  async evict(sessionRef: string): Promise<void> {
+    const file = resolve(sessionRef);
     const pending = this.open.get(file);
     this.open.delete(file);
     if (!pending) return;

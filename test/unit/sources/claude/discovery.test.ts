@@ -46,7 +46,7 @@ test('discovery: by the cwd in the lines (not the folder name), titles from the 
     ['44444444-2222-4333-8444-555555555555', 'plain prompt', '/work/my-repo'],
   ]);
   const m = list.find((l) => l.sessionId.startsWith('1111'))!;
-  assert.equal(m.sessionFile, join(proj, `${mine.sessionId}.jsonl`));
+  assert.equal(m.sessionRef, join(proj, `${mine.sessionId}.jsonl`));
   assert.equal(m.createdAt, '2026-01-01T00:00:01.000Z');
   assert.ok(m.modifiedMs > 0);
   assert.equal((await discoverClaudeSessions({ workspaceRoots: [], configDirs: [dir] })).length, 4);

@@ -24,7 +24,7 @@ test('a Rewind to here fork, not yet continued: "Fork: <title>", its origin, sta
   const dir = tempConfigDir(ctx);
   const { t, file, fork } = await originAndFork(dir);
   const written = new Date('2026-03-04T05:06:07.000Z');
-  utimesSync(fork.sessionFile, written, written);
+  utimesSync(fork.sessionRef, written, written);
   const list = await discoverClaudeSessions({ workspaceRoots: ['/work/calc'], configDirs: [dir] });
   const origin = list.find((l) => l.sessionId === t.sessionId)!;
   const f = list.find((l) => l.sessionId === fork.sessionId)!;
@@ -34,7 +34,7 @@ test('a Rewind to here fork, not yet continued: "Fork: <title>", its origin, sta
   assert.deepEqual(f.fork, { originSessionId: t.sessionId });
   assert.notEqual(f.createdAt, origin.createdAt, "not the origin's first line");
   assert.ok(Date.parse(f.createdAt) >= Date.parse('2026-01-02T00:00:00Z'), f.createdAt);
-  const read = await readClaudeSession(fork.sessionFile);
+  const read = await readClaudeSession(fork.sessionRef);
   assert.equal(read.title, `Fork: ${LONG}`);
   assert.notEqual(read.createdAt, (await readClaudeSession(file)).createdAt);
 });
@@ -46,10 +46,10 @@ test('a continued fork: its own first prompt and its own start time', async (ctx
   (own as unknown as { clock: number }).clock = Date.parse('2026-02-01T10:00:00.000Z');
   const p = own.user(a1, 'Add a square root button instead');
   own.text(p, 'msg_9', 'ok');
-  appendFileSync(fork.sessionFile, own.lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  appendFileSync(fork.sessionRef, own.lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   const list = await discoverClaudeSessions({ workspaceRoots: ['/work/calc'], configDirs: [dir] });
   const f = list.find((l) => l.sessionId === fork.sessionId)!;
   assert.equal(f.fork?.firstOwnPrompt, 'Add a square root button instead');
   assert.equal(f.createdAt, '2026-02-01T10:00:01.000Z');
-  assert.equal((await readClaudeSession(fork.sessionFile)).createdAt, '2026-02-01T10:00:01.000Z');
+  assert.equal((await readClaudeSession(fork.sessionRef)).createdAt, '2026-02-01T10:00:01.000Z');
 });

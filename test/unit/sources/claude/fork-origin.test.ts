@@ -26,10 +26,10 @@ test('--fork-session copies (same uuids, no mark): forkedFrom names the origin; 
   f.raw({ type: 'queue-operation', operation: 'enqueue', content: 'q2 in fork', sessionId: FORK, timestamp: new Date().toISOString() });
   for (const l of o.lines.slice(0, 2)) f.raw({ ...l, sessionId: FORK });
   const fp = f.user(a1, 'q2 in fork');
-  const forkFile = f.write(dir);
-  const s = await readClaudeSession(forkFile);
+  const forkRef = f.write(dir);
+  const s = await readClaudeSession(forkRef);
   assert.equal(s.forkedFrom?.sessionId, ORIGIN);
-  assert.match(s.forkedFrom?.sessionFile ?? '', new RegExp(`${ORIGIN}\\.jsonl$`));
+  assert.match(s.forkedFrom?.sessionRef ?? '', new RegExp(`${ORIGIN}\\.jsonl$`));
   assert.equal(s.forkedFrom?.entryId, a1);
   assert.equal(s.isInherited(p1), true);
   assert.equal(s.isInherited(a1), true);
@@ -46,7 +46,7 @@ test('lines marked forkedFrom name the origin directly', async (ctx) => {
   for (const l of o.lines.slice(0, 2)) f.raw({ ...l, sessionId: FORK, forkedFrom: { sessionId: ORIGIN, messageUuid: l.uuid } });
   f.user(a1, 'q2 in fork');
   const s = await readClaudeSession(f.write(dir), { findForkOrigin: false });
-  assert.deepEqual(s.forkedFrom, { sessionId: ORIGIN, sessionFile: o.write(dir), entryId: a1 });
+  assert.deepEqual(s.forkedFrom, { sessionId: ORIGIN, sessionRef: o.write(dir), entryId: a1 });
 });
 
 test('a transcript whose first line is as new as the file is an original: the folder is not searched for an origin', async (ctx) => {

@@ -30,9 +30,9 @@ test('a fork holds the raw path up to the prompt, reads back as that prefix, poi
   const s = await readClaudeSession(file);
   const fork = await writeClaudeFork(s, p5);
   assert.deepEqual(readFileSync(file), before);
-  assert.equal(dirname(fork.sessionFile), dirname(file));
+  assert.equal(dirname(fork.sessionRef), dirname(file));
   assert.match(fork.sessionId, /^[0-9a-f-]{36}$/);
-  const raw = readFileSync(fork.sessionFile, 'utf8')
+  const raw = readFileSync(fork.sessionRef, 'utf8')
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l));
@@ -46,13 +46,13 @@ test('a fork holds the raw path up to the prompt, reads back as that prefix, poi
     assert.equal(l.sessionId, fork.sessionId);
     assert.deepEqual(l.forkedFrom, { sessionId: s.sessionId, messageUuid: l.uuid });
   }
-  const f = await readClaudeSession(fork.sessionFile);
+  const f = await readClaudeSession(fork.sessionRef);
   assert.deepEqual(
     f.getPath().map((e) => e.id),
     [p1, a1, p3, a3, sum, p4, a4],
   );
   assert.deepEqual(f.getPath(), s.getPath(a4));
-  assert.deepEqual(f.forkedFrom, { sessionId: s.sessionId, sessionFile: file, entryId: a4 });
+  assert.deepEqual(f.forkedFrom, { sessionId: s.sessionId, sessionRef: file, entryId: a4 });
   assert.equal(f.isInherited(p4), true);
   assert.equal(
     readdirSync(dirname(file)).some((n) => n.endsWith('.partial')),

@@ -26,14 +26,14 @@ test("a fork's origin is read again only when it or its prompt records change", 
   for (const l of o.lines) f.raw({ ...l, sessionId: FORK, promptId: 'pid-fork' });
   const own = f.user('aaaaaaaa-0002', 'second', { uuid: 'ffffffff-0001', promptId: 'pid-fork' });
   f.text(own, 'msg_2', 'two', { uuid: 'ffffffff-0002', promptId: 'pid-fork' });
-  const forkFile = f.write(config);
+  const forkRef = f.write(config);
   // the fork's first line is later than the origin's file by more than a copy takes
   utimesSync(originFile, new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
 
   const source = new ClaudeSource({ configDirs: [config], home });
   const keysOfP1 = async () => {
-    await source.forget(forkFile); // as when Claude Code appends to the fork
-    return (await source.open(forkFile)).originCheckpointsOf(p1);
+    await source.forget(forkRef); // as when Claude Code appends to the fork
+    return (await source.open(forkRef)).originCheckpointsOf(p1);
   };
   try {
     assert.deepEqual(await keysOfP1(), [{ sessionId: ORIGIN, keys: ['pid-1'] }]);

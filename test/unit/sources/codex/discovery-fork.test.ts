@@ -97,10 +97,10 @@ describe('Codex fork writer', () => {
     const now = new Date('2026-12-01T08:09:10.000Z');
     const fork = await writeCodexFork(s, p2.entryId, { home, now });
     assert.equal(await sha(file), hash);
-    assert.equal(dirname(fork.sessionFile), join(home, 'sessions', '2026', '12', '01'));
-    assert.equal(basename(fork.sessionFile), `rollout-2026-12-01T08-09-10-${fork.sessionId}.jsonl`);
+    assert.equal(dirname(fork.sessionRef), join(home, 'sessions', '2026', '12', '01'));
+    assert.equal(basename(fork.sessionRef), `rollout-2026-12-01T08-09-10-${fork.sessionId}.jsonl`);
     assert.equal(uuidV7Ms(fork.sessionId), now.getTime());
-    const lines = (await readFile(fork.sessionFile, 'utf8'))
+    const lines = (await readFile(fork.sessionRef, 'utf8'))
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -108,13 +108,13 @@ describe('Codex fork writer', () => {
     assert.equal(lines[0].payload.id, fork.sessionId);
     assert.equal(lines[0].payload.forked_from_id, r.threadId);
     assert.ok(!lines.some((l) => l.payload?.turn_id === 't2'), "nothing of the prompt's turn is copied");
-    const f = await readCodexSession(fork.sessionFile, { home });
+    const f = await readCodexSession(fork.sessionRef, { home });
     assert.deepEqual(
       f.getPath().map((e) => (e as { message: { content: { text: string }[] } }).message.content[0]!.text),
       ['one', 'r1'],
     );
     assert.equal(f.forkedFrom?.sessionId, r.threadId);
-    assert.equal(f.forkedFrom?.sessionFile, file);
+    assert.equal(f.forkedFrom?.sessionRef, file);
     // Named as the fork it is (its first prompt is its origin's), in the listing too, linked to its origin.
     assert.equal(f.title, 'Fork: one');
     const listed = (await new CodexSource({ home }).list({ workspaceRoots: [r.cwd] } as unknown as Parameters<CodexSource['list']>[0])).find(
@@ -125,7 +125,7 @@ describe('Codex fork writer', () => {
     assert.ok(f.getPath().every((e) => f.isInherited(e.id)));
     // nothing else left behind (no temp files)
     assert.deepEqual(
-      (await readdir(dirname(fork.sessionFile))).filter((n) => n.startsWith('.')),
+      (await readdir(dirname(fork.sessionRef))).filter((n) => n.startsWith('.')),
       [],
     );
   });
@@ -158,7 +158,7 @@ describe('Codex fork writer', () => {
     const s = await readCodexSession(file, { home });
     const three = s.userPrompts().find((p) => p.text === 'three')!;
     const fork = await writeCodexFork(s, three.entryId, { home });
-    const f = await readCodexSession(fork.sessionFile, { home });
+    const f = await readCodexSession(fork.sessionRef, { home });
     assert.deepEqual(
       f.buildSessionContext().messages.map((m) => (m.content as { text: string }[])[0]!.text),
       ['one', 'r1', 'two', 'r2'],

@@ -174,7 +174,7 @@ describe('Codex reader', () => {
     fork.turn('one', '01a20aad-0001-7000-8000-000000000001').say('r1').end().turn('fork prompt', '01a20aaf-0002-7000-8000-000000000002').say('f').end();
     const s = await read(fork);
     assert.equal(s.forkedFrom?.sessionId, parentId);
-    assert.equal(s.forkedFrom?.sessionFile, parentFile);
+    assert.equal(s.forkedFrom?.sessionRef, parentFile);
     const path = s.getPath();
     assert.deepEqual(
       path.map((e) => s.isInherited(e.id)),

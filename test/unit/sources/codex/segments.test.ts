@@ -44,7 +44,7 @@ describe('Codex backtrack segments', () => {
   it('lists the thread once, by its newest segment; findById gives that segment', async () => {
     const found = await discoverCodexSessions({ workspaceRoots: ['/w/p'], home });
     assert.deepEqual(
-      found.map((f) => [f.sessionId, f.sessionFile]),
+      found.map((f) => [f.sessionId, f.sessionRef]),
       [[THREAD, fileC]],
     );
     assert.deepEqual(await new CodexSource({ home }).findById(THREAD.slice(0, 8)), [fileC]);
@@ -71,17 +71,17 @@ describe('Codex backtrack segments', () => {
     const s = await readCodexSession(fileC, { home });
     const epsilon = s.userPrompts().find((p) => p.text === 'epsilon')!;
     const f1 = await writeCodexFork(s, epsilon.entryId, { home });
-    assert.deepEqual(texts((await readCodexSession(f1.sessionFile, { home })).getPath()), ['alpha v2', 'r6', 'delta', 'r8']);
-    const meta = JSON.parse((await readFile(f1.sessionFile, 'utf8')).split('\n')[0]!).payload;
+    assert.deepEqual(texts((await readCodexSession(f1.sessionRef, { home })).getPath()), ['alpha v2', 'r6', 'delta', 'r8']);
+    const meta = JSON.parse((await readFile(f1.sessionRef, 'utf8')).split('\n')[0]!).payload;
     assert.equal(meta.history_base, undefined);
     assert.equal(meta.forked_from_id, THREAD);
 
     const deltaV2 = s.userPrompts().find((p) => p.text === 'delta v2')!;
     const f2 = await writeCodexFork(s, deltaV2.entryId, { home });
-    assert.deepEqual(texts((await readCodexSession(f2.sessionFile, { home })).getPath()), ['alpha v2', 'r6']);
+    assert.deepEqual(texts((await readCodexSession(f2.sessionRef, { home })).getPath()), ['alpha v2', 'r6']);
 
     const beta = s.userPrompts().find((p) => p.text === 'beta')!;
     const f3 = await writeCodexFork(s, beta.entryId, { home });
-    assert.deepEqual(texts((await readCodexSession(f3.sessionFile, { home })).getPath()), ['alpha', 'r0']);
+    assert.deepEqual(texts((await readCodexSession(f3.sessionRef, { home })).getPath()), ['alpha', 'r0']);
   });
 });
