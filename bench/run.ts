@@ -1,10 +1,16 @@
 // `npm run bench [filter…] [--quick]`: runs every bench/*.bench.ts and rewrites BENCHMARKS.md.
 // Each module measures its own reference in the same run, because this machine is shared and noisy:
 // figures are reported as ratios against that reference, not as absolute targets.
+// `npm run bench -- --compare <rev> [filter…] [--quick] [--rounds N]`: the same benches at an older revision and in
+// this tree, interleaved in one run (bench/compare.ts).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchModule, BenchSection } from './types';
+
+// a fresh hook or CLI process measures a fresh process: no checkpoint service started behind it (service.bench.ts
+// turns it on for its own auto-start series)
+process.env.AGENT_REWIND_SERVICE_AUTOSTART ??= 'off';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -21,6 +27,8 @@ function sectionBlock(file: string, s: BenchSection, command: string): string {
 }
 
 async function main(): Promise<void> {
+  const compare = (await import('./compare')).compareOptionsOf(args);
+  if (compare) return (await import('./compare')).runCompare(compare);
   let doc: string;
   try {
     doc = readFileSync('BENCHMARKS.md', 'utf8');

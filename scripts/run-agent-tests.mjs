@@ -6,6 +6,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureClaudeCode } from './agents/claude-code.mjs';
 
+// the agents' hooks run dist/cli.js: they must not leave a checkpoint service running after the tests
+process.env.AGENT_REWIND_SERVICE_AUTOSTART ??= 'off';
+
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);

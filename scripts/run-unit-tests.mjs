@@ -3,6 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+// a hook or CLI snapshot in a test would start a checkpoint service that outlives the test (it idles out after 30 min):
+// off unless a test turns it on for itself (test/unit/service/auto-start.test.ts)
+process.env.AGENT_REWIND_SERVICE_AUTOSTART ??= 'off';
+
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);

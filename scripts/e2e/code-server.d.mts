@@ -20,5 +20,7 @@ export function launchCodeServer(o: {
   extensions: string[];
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
+  machineSettings?: Record<string, unknown>;
   port?: number;
+  node?: string;
 }): Promise<CodeServerInstance>;

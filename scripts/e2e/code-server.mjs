@@ -35,14 +35,21 @@ const USER_SETTINGS = {
  * @param {string[]} o.extensions unpacked extension folders to install (copied in)
  * @param {Record<string,string>} [o.env]  extra environment (AGENT_REWIND_HOME, …)
  * @param {Record<string,unknown>} [o.settings] extra user settings
+ * @param {Record<string,unknown>} [o.machineSettings] settings of the machine code-server runs on (user-data/Machine):
+ *   where a window whose extensions run on a server reads machine-scoped settings (agentRewind.agentModules)
  * @param {number} [o.port]       a fixed port (npm start); a free one otherwise
+ * @param {string} [o.node]       the Node that runs code-server (a newer code-server needs a newer one)
  */
-export async function launchCodeServer({ codeServer, dir, workspace, extensions, env = {}, settings = {}, port }) {
+export async function launchCodeServer({ codeServer, dir, workspace, extensions, env = {}, settings = {}, machineSettings, port, node = process.execPath }) {
   const userDataDir = join(dir, 'user-data');
   const extensionsDir = join(dir, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...settings }, null, 2));
+  if (machineSettings) {
+    mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
+    writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machineSettings, null, 2));
+  }
   for (const ext of extensions) cpSync(ext, join(extensionsDir, ext.split(/[\\/]/).pop()), { recursive: true });
   const logFile = join(dir, 'code-server.log');
   // Its own config file, so code-server never writes ~/.config/code-server/config.yaml.
@@ -53,7 +60,7 @@ export async function launchCodeServer({ codeServer, dir, workspace, extensions,
   for (let attempt = 1; ; attempt++) {
     const p = port ?? (await freePort());
     const proc = startProcess(
-      process.execPath,
+      node,
       [
         codeServer,
         '--config',

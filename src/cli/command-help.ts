@@ -38,19 +38,32 @@ export const commandHelp: Record<string, CommandHelp> = {
     examples: ['agent-rewind checkpoint <session> before-refactor'],
   },
   compare: {
-    description: 'Compares two branches of a session: the last message they share, the messages of each after it, and the files that differ (+/− lines).',
-    options: { workspace: WORKSPACE },
-    examples: ['agent-rewind compare <session> main main-v2'],
+    description:
+      'Compares two branches: the last message they share, the messages of each after it, and the files that differ (+/− lines). Both of one session, or B of another session of the folder (--with: a fork, its origin, any other).',
+    options: { with: 'B is a branch of this session (a fork of <session>, its origin, any session of the folder)', workspace: WORKSPACE },
+    examples: ['agent-rewind compare <session> main main-v2', 'agent-rewind compare <claude-session> main main --with <its-fork>'],
   },
   context: {
     description: 'Prints what the model sees from a message: the messages of its branch, root first.',
     options: { leaf: 'the entry to build the context from (default: the active branch’s last entry)' },
     examples: ['agent-rewind context <session>', 'agent-rewind context <session> --leaf <entryId> --json'],
   },
+  blame: {
+    description:
+      "Prints each line of a file with the prompt that last changed it (its agent, session and user message id) or \"you\" (changed outside every agent's turn), from the folder's file snapshots, not git. With --json each line's owner is { by: 'turn', sessionId, prompt, messageId }, { by: 'several', sessions } or { by: 'user' }.",
+    options: { workspace: 'the folder whose snapshots to read (default: the nearest folder above the file that has some)' },
+    examples: ['agent-rewind blame src/app.ts', 'agent-rewind blame src/app.ts --json'],
+  },
   gc: {
     description: 'Removes file-checkpoint data that no snapshot reaches any more, and compacts the store.',
     options: { workspace: 'the folder whose checkpoint store to clean (default: the current folder)' },
     examples: ['agent-rewind gc'],
+  },
+  history: {
+    description:
+      "Lists the changes to a file, newest first: which prompt (any agent, named by its session and user message id) or you made each, with its diff; a file renamed by mv is followed to its old name. From the folder's file snapshots, not git.",
+    options: { workspace: 'the folder whose snapshots to read (default: the nearest folder above the file that has some)' },
+    examples: ['agent-rewind history src/app.ts', 'agent-rewind history src/app.ts --json'],
   },
   hook: {
     description:
@@ -87,20 +100,27 @@ export const commandHelp: Record<string, CommandHelp> = {
       "Rewinds the conversation to a message: a new branch <current>-vN whose last message is that one (the old branch stays). Another agent's session is never changed: a new session of that agent holds the conversation up to the message, and the command to continue it is printed. The files stay as they are unless --files is given.",
     options: {
       files: 'also put the workspace files back as they were when the message was sent (undo-rewind undoes both)',
-      'overwrite-user-modified': "with --files: also rewind files changed by hand after the agent's last turn",
+      'overwrite-user-modified': 'with --files: also rewind files you changed by hand since the message',
+      'include-other-sessions': "with --files: also rewind files another session's turns changed since the message",
       workspace: WORKSPACE,
     },
     examples: ['agent-rewind rewind <session> <messageId>', 'agent-rewind rewind <session> <messageId> --files'],
   },
   'rewind-files': {
     description:
-      "Puts the workspace files back as they were when a user message was sent, or with --dry-run says what that would do. Files changed by hand after the agent's last turn are left alone unless you say so; undo-rewind puts everything back.",
+      "Puts back the files this session's turns changed since a user message was sent, as they were then, or with --dry-run says what that would do (with --json, each file's changedBy: this-session, other-session with otherSession and otherPrompt, several, or user). Files you or another session changed since are left alone unless you say so; undo-rewind puts everything back.",
     options: {
       'dry-run': 'change nothing: list what the rewind would delete, re-create and restore',
       workspace: WORKSPACE,
-      'overwrite-user-modified': "also rewind files changed by hand after the agent's last turn",
+      'overwrite-user-modified': 'also rewind files you changed by hand since the message (outside any agent turn)',
+      'include-other-sessions': "also rewind files another session's turns changed since the message",
+      only: 'bring back exactly this file (or everything below this folder), whoever changed it, and nothing else; repeat it for more (undo-rewind puts them back)',
     },
-    examples: ['agent-rewind rewind-files <session> <userMessageId> --dry-run', 'agent-rewind rewind-files <session> <userMessageId>'],
+    examples: [
+      'agent-rewind rewind-files <session> <userMessageId> --dry-run',
+      'agent-rewind rewind-files <session> <userMessageId>',
+      'agent-rewind rewind-files <session> <userMessageId> --only src/app.ts --only README.md',
+    ],
   },
   search: {
     description:
@@ -114,13 +134,17 @@ export const commandHelp: Record<string, CommandHelp> = {
     examples: ['agent-rewind search "date parser"', 'agent-rewind search timezone --all --json'],
   },
   serve: {
-    description: 'Runs the checkpoint service for one or more folders, so that hooks and commands snapshot in milliseconds. Stops by itself when idle.',
+    description:
+      'Runs the checkpoint service for one or more folders, so that hooks and commands snapshot in milliseconds. Stops by itself when idle. You need not run it: a hook or command that snapshots a folder no service serves starts one in the background (agentRewind.checkpointService.autoStart, AGENT_REWIND_SERVICE_AUTOSTART=off).',
     options: {
       workspace: 'a folder to serve (repeatable; default: the current folder)',
-      'idle-minutes': 'stop after N minutes without a request (0: never)',
+      'idle-minutes': 'stop after N minutes without a request (0: never; default: agentRewind.checkpointService.idleMinutes, 30)',
       verbose: 'log each request on stderr',
+      status: 'show the running service: its process, folders, memory, requests answered and idle timer (and whether auto-start is on)',
+      stop: 'stop the running service (it finishes the requests in flight first)',
+      auto: 'what a hook starts in the background: log to <home>/logs/service.log; when a service runs already, ask it to serve these folders too',
     },
-    examples: ['agent-rewind serve', 'agent-rewind serve --workspace ~/a --workspace ~/b --idle-minutes 0'],
+    examples: ['agent-rewind serve --status', 'agent-rewind serve --stop', 'agent-rewind serve --workspace ~/a --workspace ~/b --idle-minutes 0'],
   },
   sessions: {
     description:

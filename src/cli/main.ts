@@ -8,6 +8,7 @@ import { isatty } from 'node:tty';
 import { writeStdout } from './stdout';
 import { settingsSource } from '../core/settings/settings-source';
 import { setBackgroundCompactor } from '../core/files/store/compaction-handoff';
+import { setServiceStarter } from '../core/service/service-starter';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -100,6 +101,9 @@ export async function runCli(argv: string[]): Promise<number> {
     }
   }
   const command = await entry.load();
+  // a snapshot that found no checkpoint service serving its folder starts one in the background, hooks included
+  // (start-service-later.ts)
+  setServiceStarter((home, root) => void import('./start-service-later').then((m) => m.startServiceLater(home, root)));
   if (command.raw) return command.raw(rest);
   let parsed;
   try {

@@ -1,5 +1,7 @@
-// `<session>` on the command line: a path to a .jsonl file, or a session id (or a unique prefix of one) looked up in
-// <home>/sessions/*/. The CLI never turns a file without a valid header into a new session: it refuses instead.
+// `<session>` on the command line: a path to a session file, a session's ref as `sessions --json` prints it (another
+// agent's, e.g. a row of its database), or a session id (or a unique prefix of one) looked up in <home>/sessions/*/
+// and then through the other agents' adapters. The CLI never turns a file without a valid header into a new session:
+// it refuses instead.
 import { resolve } from 'node:path';
 import { CliError, UsageError, type CommandContext } from './command';
 import { forTerminal } from './terminal-text';
@@ -20,9 +22,10 @@ function looksLikePath(arg: string): boolean {
   return arg.endsWith('.jsonl') || arg.includes('/') || arg.includes('\\');
 }
 
-/** The session file `arg` names. Throws a UsageError when it is missing, a CliError when nothing matches. */
+/** The session (its ref) `arg` names. Throws a UsageError when it is missing, a CliError when nothing matches. */
 export async function resolveSessionArg(ctx: CommandContext, arg: string | undefined): Promise<string> {
   if (arg === undefined || arg === '') throw new UsageError('missing <session> (a session id or a path to a .jsonl file)');
+  if (namesNoFile(ctx, arg)) return arg;
   if (looksLikePath(arg)) {
     const file = resolve(ctx.cwd, arg);
     const st = new FileSessionStorage().statSync(file);
@@ -46,6 +49,13 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
     throw new CliError(`session id "${arg}" is ambiguous (${files.length} sessions):\n  ${shown.join('\n  ')}${more}`);
   }
   return files[0]!;
+}
+
+/** Whether `arg` is the ref of another agent's session that is no file of its own (a row of a database: OpenCode's
+ *  `<db>#<id>`), as a listing or a resolved id gives it: its adapter claims it by its shape, and names another file
+ *  for it. Such a ref is handed to its adapter as it is. */
+function namesNoFile(ctx: CommandContext, arg: string): boolean {
+  return foreignAdaptersFor(ctx).some((a) => a.writable === false && a.fileOf !== undefined && a.owns(arg, undefined) && a.fileOf(arg) !== arg);
 }
 
 /** The settings a CLI call works with (its home included): the extension's agentRewind.* keys, from the file

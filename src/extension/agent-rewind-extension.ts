@@ -16,7 +16,7 @@ import { registerLanguageModelTools } from './lm-tools';
 import { PanelServices } from './panel-services';
 import { SessionEvents } from './session-events';
 import { SessionWatcher } from './session-watcher';
-import { affectsEngine, readSettings } from './settings';
+import { affectsEngine, editorStorageOf, readSettings } from './settings';
 import { SNAPSHOT_SCHEME, SnapshotDocuments } from './snapshot-documents';
 import { BranchStatusBar } from './status-bar';
 import { plural } from './tree/format';
@@ -24,6 +24,7 @@ import type { TreeNode } from './tree/nodes';
 import { refreshAgesWhileVisible } from './tree/age-refresh';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
 import { ComparePanel } from './webviews/compare-panel';
+import type { CompareRef } from './webviews/services';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
 import { TranscriptPanel } from './webviews/transcript-panel';
 import { WorkspaceFileWatcher } from './workspace-file-watcher';
@@ -40,7 +41,7 @@ export class AgentRewindExtension extends Disposable {
     super();
     const log = this._register(vscode.window.createOutputChannel('Agent Rewind', { log: true }));
     const engine = new RewindEngine({
-      settings: readSettings(),
+      settings: readSettings(editorStorageOf(context)),
       workspaceRoots: workspaceRoots(),
       warn: (m) => log.warn(m),
       // file snapshots read and hash whole trees: in a worker thread, so the extension host never blocks on them
@@ -99,8 +100,7 @@ export class AgentRewindExtension extends Disposable {
     });
     const showTranscript = (sessionRef: string) => void TranscriptPanel.show(context.extensionUri, { sessionRef }, services);
     const showPreview = (sessionRef: string, anchor: string) => void RewindPreviewPanel.show(context.extensionUri, { sessionRef }, anchor, services);
-    const showCompare = (sessionRef: string, branchA: string, branchB: string) =>
-      void ComparePanel.show(context.extensionUri, { sessionRef, branchA, branchB }, services);
+    const showCompare = (choice: CompareRef) => void ComparePanel.show(context.extensionUri, choice, services);
     // Transcripts come back after a window reload (the webview saved its session file with setState).
     this._register(
       vscode.window.registerWebviewPanelSerializer(TranscriptPanel.viewType, {
@@ -108,13 +108,21 @@ export class AgentRewindExtension extends Disposable {
       }),
     );
 
-    // Session files changed (another process, or us): refresh what shows them. The tree keeps its expansion.
+    // Sessions changed (another process, or us): refresh what shows them. The tree keeps its expansion. The watcher
+    // reports paths; the engine says which sessions they changed (only those whose stamp moved).
     const watcher = this._register(new SessionWatcher());
-    this._register(watcher.onDidChange((files) => events.fire(files)));
     this._register(
-      events.onDidChange((files) => {
-        log.info(`session files changed: ${files.join(', ')}`);
-        void Promise.all(files.map((f) => engine.sessionChanged(f))).then(() => {
+      watcher.onDidChange((paths) => {
+        void engine.changedSessions(paths).then(
+          (refs) => events.fire(refs),
+          (error: Error) => log.warn(`could not tell which sessions changed: ${error.message}`),
+        );
+      }),
+    );
+    this._register(
+      events.onDidChange((refs) => {
+        log.info(`sessions changed: ${refs.join(', ')}`);
+        void Promise.all(refs.map((r) => engine.sessionChanged(r))).then(() => {
           tree.refresh();
           void status.refresh();
         });
@@ -145,7 +153,7 @@ export class AgentRewindExtension extends Disposable {
     this._register(
       vscode.workspace.onDidChangeConfiguration(async (e) => {
         if (!affectsEngine(e)) return;
-        const settings = readSettings();
+        const settings = readSettings(editorStorageOf(context));
         log.info(`settings changed: file checkpointing ${settings.fileCheckpointing.enabled ? 'on' : 'off'}, home ${settings.home}`);
         await engine.updateSettings(settings);
         updateService();

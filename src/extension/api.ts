@@ -38,10 +38,19 @@ export interface AgentRewindSession {
   /** A new branch whose head is messageId (the conversation only). */
   rewind(messageId: string): Promise<BranchInfo>;
   /** The files as they were when the user message was sent (docs/API.md, File checkpoints). dryRun never throws. */
-  rewindFiles(messageId: string, opts?: { dryRun?: boolean; overwriteUserModified?: boolean }): Promise<RewindFilesResult>;
+  /** `includeOtherSessions`: also files another session's turns changed since; `only`: exactly these workspace-relative
+   *  paths, whoever changed them. Each file of the result says who changed it (`changedBy`). */
+  rewindFiles(
+    messageId: string,
+    opts?: { dryRun?: boolean; overwriteUserModified?: boolean; includeOtherSessions?: boolean; only?: string[] },
+  ): Promise<RewindFilesResult>;
   /** "Rewind to here": the dry run of conversation + state + files together, and its apply. */
   previewRewind(messageId: string): Promise<RewindPreviewModel>;
-  rewindToHere(messageId: string, mode?: RewindMode, opts?: { overwriteUserModified?: boolean }): Promise<RewindOutcome>;
+  rewindToHere(
+    messageId: string,
+    mode?: RewindMode,
+    opts?: { overwriteUserModified?: boolean; includeOtherSessions?: boolean; only?: string[] },
+  ): Promise<RewindOutcome>;
   undoLastRewind(): Promise<{ filesChanged: string[]; userModified: string[] }>;
   switchBranch(name: string): Promise<BranchInfo>;
   branches(): Promise<BranchInfo[]>;

@@ -7,6 +7,7 @@ import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import type * as vscode from 'vscode';
 import { launcherScript } from '../core/service';
+import { loadedAgentModules } from '../core/sources';
 
 export interface CliLauncher {
   /** The launcher's absolute path (what terminals and hooks run). */
@@ -30,6 +31,8 @@ export async function installCliLauncher(context: vscode.ExtensionContext, home?
     runtimeKind: 'electron',
     ...(home ? { home } : {}),
     writtenBy: 'as installed with the Agent Rewind VS Code extension (rewritten when the extension starts)',
+    // the agents loaded from agentRewind.agentModules: the CLI this launcher starts (set-up, their hooks) knows them
+    agentModules: loadedAgentModules(),
   });
   await writeFile(tmp, script, { mode: 0o755 });
   await chmod(tmp, 0o755);

@@ -6,7 +6,7 @@ import { absPath } from '../core/files';
 import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
 import type { SessionEvents } from './session-events';
 import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';
-import type { CompareRef, CompareServices, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
+import type { CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
 
 export interface PanelOpeners {
   showPreview(ref: SessionTarget, anchorEntryId: string): void;
@@ -102,21 +102,17 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
   }
 
   compare(ref: CompareRef): Promise<BranchCompareModel> {
-    return this.engine.compareBranches(ref.sessionRef, ref.branchA, ref.branchB);
+    return this.engine.compareBranches(ref.sessionRef, ref.branchA, ref.branchB, ref.sessionRefB === undefined ? {} : { sessionRefB: ref.sessionRefB });
   }
 
-  /** The file at A's snapshot (left) against the file at B's (right), both read-only; a side without it is empty. */
-  async openBranchFileDiff(
-    ref: CompareRef,
-    a: { branch: string; anchorEntryId: string },
-    b: { branch: string; anchorEntryId: string },
-    relPath: string,
-  ): Promise<void> {
+  /** The file at A's snapshot (left) against the file at B's (right), both read-only; a side without it is empty. The
+   *  two sides may be of two sessions (a session and its fork). */
+  async openBranchFileDiff(a: CompareSideRef, b: CompareSideRef, relPath: string): Promise<void> {
     // Refuses '..' and absolute paths before anything is read (the snapshot store is never reached through them).
     if (relPath.startsWith('/') || relPath.split('/').some((p) => p === '..' || p === '')) throw new Error(`Not a workspace-relative path: ${relPath}`);
-    const side = async (s: { branch: string; anchorEntryId: string }) => {
-      const exists = (await this.engine.fileAtAnchor(ref.sessionRef, s.anchorEntryId, relPath)) !== undefined;
-      return snapshotUri(relPath, { sessionRef: ref.sessionRef, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
+    const side = async (s: CompareSideRef) => {
+      const exists = (await this.engine.fileAtAnchor(s.sessionRef, s.anchorEntryId, relPath)) !== undefined;
+      return snapshotUri(relPath, { sessionRef: s.sessionRef, anchorEntryId: s.anchorEntryId, ...(exists ? {} : { empty: true }) }, s.branch);
     };
     const [left, right] = await Promise.all([side(a), side(b)]);
     const name = relPath.split('/').pop() ?? relPath;

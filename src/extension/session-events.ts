@@ -1,23 +1,21 @@
-// One place that says "this session file changed": the folder watcher (other processes) and our own writes (so the
-// UI follows at once instead of after the watcher's debounce).
+// One place that says "these sessions changed": the watcher (other processes; the engine maps the paths it saw to the
+// sessions whose stamp moved) and our own writes (so the UI follows at once instead of after the watcher's debounce).
 import * as vscode from 'vscode';
-import { resolve } from 'node:path';
 import { Disposable } from './disposable';
 
 export class SessionEvents extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<string[]>());
-  /** Session files (resolved paths) that changed; a folder path means "something in it appeared". */
+  /** Refs of the sessions that changed (core/sources/session-ref.ts; compared as they are, never resolved as paths). */
   readonly onDidChange = this.changed.event;
 
-  fire(files: readonly string[]): void {
-    if (files.length) this.changed.fire(files.map((f) => resolve(f)));
+  fire(refs: readonly string[]): void {
+    if (refs.length) this.changed.fire([...refs]);
   }
 
-  /** Listens for changes of one session file. */
+  /** Listens for changes of one session. */
   onDidChangeFile(sessionRef: string, listener: () => void): vscode.Disposable {
-    const file = resolve(sessionRef);
-    return this.onDidChange((files) => {
-      if (files.includes(file)) listener();
+    return this.onDidChange((refs) => {
+      if (refs.includes(sessionRef)) listener();
     });
   }
 }

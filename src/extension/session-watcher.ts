@@ -1,4 +1,4 @@
-// Watches the folders that hold this workspace's session files and reports which files changed, debounced, so the
+// Watches the folders the adapters name for this workspace's sessions and reports which paths changed, debounced, so the
 // tree, the status bar and open transcripts follow other processes (the CLI, pi, an agent extension) without a
 // reload. A folder that does not exist yet (no session so far) is checked again now and then, then watched.
 import { stat } from 'node:fs/promises';

@@ -70,13 +70,35 @@ export interface FileChangePreview {
   insertions: number;
   deletions: number;
   binary: boolean;
-  /** Changed by hand after the agent's last turn: only overwritten when the user says so. */
+  /** Changed by hand (its last change since the message was made outside every agent's turn): only overwritten
+   *  when the user says so. */
   userModified: boolean;
+  /** Who made the last change to it since the message, from the folder's timeline (absent when the message's
+   *  snapshot is not on it: then `userModified` follows the session's last turn end). */
+  changedBy?: FileChangedBy;
+  /** For 'other-session': that session's id and the prompt (its snapshot anchor) whose turn changed the file. */
+  otherSession?: string;
+  otherPrompt?: string;
+  /** For 'several': the sessions whose turns overlapped when it changed. */
+  sessions?: string[];
+  /** Left as it is by this rewind (changed by the user or another session and not included, or not selected). */
+  kept?: boolean;
+}
+
+/** Who changed a file: a turn of the session being rewound, of another session, several at once, or the user. */
+export type FileChangedBy = 'this-session' | 'other-session' | 'several' | 'user';
+
+/** A file's attribution (FileChangePreview's fields of it). */
+export interface FileAttribution {
+  changedBy: FileChangedBy;
+  otherSession?: string;
+  otherPrompt?: string;
+  sessions?: string[];
 }
 
 /** A file that differs between two snapshots, seen from A to B: 'added' exists only at B, 'deleted' only at A;
  *  insertions are lines B has that A has not, deletions lines A has that B has not. */
-export type FileDifference = Omit<FileChangePreview, 'userModified'>;
+export type FileDifference = Omit<FileChangePreview, 'userModified' | keyof FileAttribution | 'kept'>;
 
 /** One message in a list of messages (kind and a one-line preview). */
 export interface MessageRef {
@@ -88,6 +110,9 @@ export interface MessageRef {
 /** One side of a branch comparison. */
 export interface BranchCompareSide {
   name: string;
+  /** Set on both sides when they are branches of two sessions (a session and its fork, or any two of the folder):
+   *  the session this side's branch, messages and snapshot are of. */
+  session?: { sessionRef: string; sessionId: string; title: string };
   isActive: boolean;
   /** The branch's last message (null: it has none). */
   headEntryId: string | null;
@@ -108,12 +133,13 @@ export interface BranchCompareSide {
   } | null;
 }
 
-/** Two branches of one session side by side: where they part, what each says after that, how their files differ. */
+/** Two branches side by side (of one session, or of two: see BranchCompareSide.session): where they part, what each
+ *  says after that, how their files differ. sessionId, sessionRef and title are A's session's. */
 export interface BranchCompareModel {
   sessionId: string;
   sessionRef: string;
   title: string;
-  /** Set for another agent's session (read-only: nothing here writes anyway). */
+  /** Set when a side is another agent's session (read-only: nothing here writes anyway). */
   readOnly?: { agent: string };
   /** The last entry both branches share, as its nearest chat message; null: they share no message. */
   divergence: MessageRef | null;

@@ -39,6 +39,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { nameFromBytes } from '../../src/core/files/file-names';
 import { displayPath } from '../../src/shared/display-path';
+import { FileCheckpointer } from '../../src/core/files/file-checkpointer';
+import { launcherScript } from '../../src/core/service/launcher-script';
 
 const ROOT = resolve(__dirname, '../..');
 const PER_KIND = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_TRIALS ?? 10));
@@ -81,7 +83,8 @@ interface Who {
   uid?: number;
   gid?: number;
 }
-const envFor = (t: Trial) => ({ ...process.env, HOME: t.base, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' });
+// no checkpoint service started behind a trial's back (the auto-service kind turns it on for its own)
+const envFor = (t: Trial) => ({ ...process.env, HOME: t.base, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '', AGENT_REWIND_SERVICE_AUTOSTART: 'off' });
 
 /** Preloaded into a CLI process to stop it between two of its file-system steps (step trials). */
 const KILL_AT_STEP = join(__dirname, 'kill-at-step.cjs');
@@ -428,6 +431,54 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     await killDuring(t, 'gc', ['gc', '--json']);
     checkInvariants(t, [{ name: 'unchanged', print }]);
   },
+  async 'timeline-damage'(t) {
+    // the folder's timeline (issue 27) is an index of the snapshot records: damaged, cut short or lost, the dry run
+    // must still say who changed each file exactly as before, gc must write it whole again, and nothing else changes
+    history(t);
+    agentWork(t.ws);
+    must(t, 'append a2', cli(t, ['append', t.session, '--role', 'assistant', '--text', 'did more', '--id', 'a2', '--json']));
+    t.entries.push('a2');
+    writeFileSync(join(t.ws, 'by-hand.txt'), text(5)); // after the turn ended: the user's
+    const print = fingerprint(t.ws);
+    const who = (when: string): string[] => {
+      const r = cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--json']);
+      if (r.code !== 0) {
+        t.problems.push(`the dry run ${when} failed: ${r.stderr.trim().slice(0, 300)}`);
+        return [];
+      }
+      return (r.json.files as { path: string; changedBy?: string }[]).map((f) => `${f.path}:${f.changedBy}`);
+    };
+    const before = who('before the damage');
+    if (!before.some((w) => w.endsWith(':this-session')) || !before.some((w) => w.endsWith(':user')))
+      t.problems.push(`the dry run does not tell the agent's files from the user's: ${before.join(' ')}`);
+    const store = readdirSync(join(t.home, 'checkpoints')).map((d) => join(t.home, 'checkpoints', d))[0]!;
+    const file = join(store, 'timeline.jsonl');
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+    const how = pick(['flip', 'truncate', 'delete', 'garbage'] as const);
+    (t as Trial & { note?: string }).note = how;
+    if (how === 'delete') unlinkSync(file);
+    else if (how === 'truncate') truncateSync(file, int(statSync(file).size));
+    else if (how === 'garbage') writeFileSync(file, readFileSync(file, 'utf8') + '0badc0de {"session":"x"\n', { flag: 'w' });
+    else {
+      const buf = readFileSync(file);
+      const at = int(buf.length);
+      buf[at] = buf[at] === 0x30 ? 0x31 : 0x30;
+      writeFileSync(file, buf);
+    }
+    const damaged = who(`after the timeline was damaged (${how})`);
+    if (damaged.join(' ') !== before.join(' ')) t.problems.push(`after ${how} the dry run says ${damaged.join(' ')} instead of ${before.join(' ')}`);
+    const gc = cli(t, ['gc']);
+    if (gc.code !== 0) t.problems.push(`gc after the damage failed: ${gc.stderr.trim().slice(0, 300)}`);
+    const mended = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+    if (mended !== lines) t.problems.push(`gc left the timeline with ${mended} points where it had ${lines}`);
+    const after = who('after gc');
+    if (after.join(' ') !== before.join(' ')) t.problems.push(`after gc the dry run says ${after.join(' ')} instead of ${before.join(' ')}`);
+    checkInvariants(t, [{ name: 'unchanged', print }]);
+  },
   async 'kill-compaction'(t) {
     // gc compacts what it keeps (store-compaction.ts): killed while the blobs are recompressed, or while the new packs
     // are put in place and the old removed, the store must still hold every snapshot
@@ -740,6 +791,7 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     if (!same(fingerprint(t.ws), edited)) t.problems.push(`the service acted after the CLI gave up: ${diffOf(edited, fingerprint(t.ws))}`);
     checkInvariants(t, [{ name: 'as the agent left it', print: edited }]);
   },
+  'auto-service': autoService,
   // Files and branch move together (RELIABILITY.md): rewind --files, undo-rewind and redo-rewind stopped by SIGKILL
   // between every two of their file-system steps; the next undo and redo must find files and branch both at the old
   // state or both at the new one, and go from one to the other.
@@ -769,6 +821,116 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
   },
   'hostile-sessions': hostileSessions,
 };
+
+/** The checkpoint services of a trial's home that run now (auto-started ones are nobody's child here): found by their
+ *  command line, so that one still starting is found too. */
+function servicesOf(t: Trial): number[] {
+  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout ?? '';
+  return ps
+    .split('\n')
+    .filter((l) => l.includes(' serve --auto ') && l.includes(`--home ${t.home}`))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+    .filter((pid) => pid !== process.pid && Number.isInteger(pid));
+}
+
+/**
+ * Issue 26: the service the hooks start themselves, SIGKILLed at random moments (starting up, between requests, in
+ * the middle of a prompt's snapshot) while prompts keep coming, alternately as Claude Code hooks through the launcher
+ * (sh + perl to the service, else the Node hook) and as `append` of a user message (a CLI command that snapshots).
+ * Every prompt acknowledged (the hook exited, the append exited 0) must restore exactly what the workspace held at
+ * it, whoever took it (the service, or the process itself after the service died under it), and the next commands
+ * must work. Auto-start is on for these prompts only; the home's settings give the services a 1-minute idle time so
+ * a trial that failed leaves nothing running for long, and every service of the home is killed at the end.
+ */
+async function autoService(t: Trial): Promise<void> {
+  history(t);
+  mkdirSync(t.home, { recursive: true });
+  writeFileSync(join(t.home, 'config.json'), JSON.stringify({ checkpointService: { idleMinutes: 1 } }));
+  const launcher = join(t.base, 'agent-rewind');
+  writeFileSync(launcher, launcherScript({ cliJs: CLI, runtime: process.execPath, runtimeKind: 'node', writtenBy: 'the fault suite' }), { mode: 0o755 });
+  const env = { ...envFor(t), AGENT_REWIND_HOME: t.home, AGENT_REWIND_SERVICE_AUTOSTART: 'on', CLAUDE_PROJECT_DIR: t.ws };
+  const claudeSession = 'a0c1d2e3-0000-4000-8000-00000000fa17';
+  const hookPrints = new Map<string, string[]>();
+  const run = (cmd: string, args: string[], input?: string) =>
+    new Promise<number | null>((resolve) => {
+      const c = spawn(cmd, args, { cwd: t.ws, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+      let err = '';
+      c.stderr!.on('data', (d) => (err += d));
+      if (input !== undefined) c.stdin!.end(input);
+      c.on('close', (code) => {
+        if (code !== 0) t.problems.push(`${args.slice(0, 2).join(' ')} exited ${code}: ${err.trim().slice(0, 200)}`);
+        resolve(code);
+      });
+    });
+  const rounds = 6 + int(5);
+  let killed = 0;
+  try {
+    for (let i = 0; i < rounds; i++) {
+      agentWork(t.ws);
+      const print = fingerprint(t.ws);
+      const asHook = i % 2 === 0;
+      const id = asHook ? `h${i}` : `s${i}`;
+      // somewhere in the next 0.6 s: while the service starts (after the last prompt), waits, or takes this snapshot
+      const killer = setTimeout(() => {
+        for (const pid of servicesOf(t)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+            killed++;
+            totals.kills++;
+          } catch {
+            /* gone already */
+          }
+        }
+      }, int(600));
+      const input = JSON.stringify({
+        hook_event_name: 'UserPromptSubmit',
+        session_id: claudeSession,
+        prompt_id: id,
+        prompt: id,
+        cwd: t.ws,
+        transcript_path: '',
+      });
+      const code = asHook
+        ? await run('/bin/sh', [launcher, 'hook', 'claude'], input)
+        : await run(process.execPath, [CLI, 'append', t.session, '--role', 'user', '--text', `message ${id}`, '--id', id, '--json', '--home', t.home]);
+      clearTimeout(killer);
+      if (code === 0 && asHook) hookPrints.set(id, print);
+      if (code === 0 && !asHook) {
+        t.entries.push(id);
+        t.snapshots.set(id, print);
+      }
+      await sleep(int(400)); // the agent's turn: the service the prompt started comes up, or is killed coming up
+    }
+  } finally {
+    for (const pid of servicesOf(t)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  const log = join(t.home, 'logs', 'service.log');
+  const started = existsSync(log) ? (readFileSync(log, 'utf8').match(/ started for /g) ?? []).length : 0;
+  (t as Trial & { note?: string }).note = `${rounds} prompts, ${started} services started, ${killed} killed`;
+  if (started === 0) t.problems.push('no prompt started a service');
+  totals.races++;
+  // each hook's snapshot restores exactly what the workspace held at its prompt (through the store, as a rewind does)
+  for (const [id, print] of hookPrints) {
+    const fc = new FileCheckpointer({ workspaceRoot: t.ws, home: t.home });
+    try {
+      await fc.rewindFiles(claudeSession, id, { anchor: { checkpointingEnabled: true, kind: 'user-message' }, overwriteUserModified: true });
+      const now = fingerprint(t.ws);
+      if (!same(now, print)) t.problems.push(`the hook snapshot of ${id} restored something else: ${diffOf(print, now)}`);
+    } catch (err) {
+      t.problems.push(`the hook snapshot of ${id} does not restore: ${(err as Error).message.slice(0, 200)}`);
+    } finally {
+      await fc.dispose();
+    }
+  }
+  checkInvariants(t); // and every append's snapshot, the session, the next commands
+  if (servicesOf(t).length) t.problems.push('a service of the trial still runs after the checks');
+}
 
 /** The kinds that run once, each going through every step of its command (the others run PER_KIND random trials). */
 const EVERY_STEP_KINDS = new Set(['kill-steps-rewind', 'kill-steps-undo', 'kill-steps-redo']);

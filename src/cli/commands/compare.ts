@@ -1,6 +1,8 @@
-// `agent-rewind compare <session> <branchA> <branchB> [--workspace DIR]`: two branches side by side — where they
-// part, the messages each has after that, and the files that differ between their latest file snapshots (with +/−
-// lines, from A to B). Read-only, for any kind of session (Claude Code's too).
+// `agent-rewind compare <session> <branchA> <branchB> [--with SESSION] [--workspace DIR]`: two branches side by side —
+// where they part, the messages each has after that, and the files that differ between their latest file snapshots
+// (with +/− lines, from A to B). B is a branch of another session with --with (a session's fork, its origin, any
+// other session of the folder: a Claude Code original has one branch and its rewinds continue in forks). Read-only,
+// for any kind of session (Claude Code's too).
 import { resolve } from 'node:path';
 import { CliError, type Command } from '../command';
 import { cliSettings, resolveSessionArg, warnOnStderr, withViewArg } from '../session-arg';
@@ -12,8 +14,9 @@ import type { BranchCompareModel, BranchCompareSide } from '../../shared/view-mo
 const line = (text: string) => forTerminal(text, { oneLine: true });
 
 function sideText(label: string, s: BranchCompareSide): string[] {
+  const of = s.session ? ` of "${line(s.session.title)}" (${s.session.sessionId})` : '';
   const out = [
-    `${label} ${line(s.name)}${s.isActive ? ' (active)' : ''}: ${s.messages.length + s.omitted} message${s.messages.length + s.omitted === 1 ? '' : 's'} after it`,
+    `${label} ${line(s.name)}${of}${s.isActive ? ' (active)' : ''}: ${s.messages.length + s.omitted} message${s.messages.length + s.omitted === 1 ? '' : 's'} after it`,
   ];
   for (const m of s.messages) out.push(`    ${m.kind.padEnd(10)} ${m.entryId}  ${line(m.preview)}`);
   if (s.omitted) out.push(`    …and ${s.omitted} more`);
@@ -43,18 +46,19 @@ export function describeCompare(m: BranchCompareModel): string {
 }
 
 export const compareCommand: Command = {
-  usage: 'compare <session> <branchA> <branchB> [--workspace DIR] [--json] [--home DIR]',
-  options: { workspace: { type: 'string' } },
+  usage: 'compare <session> <branchA> <branchB> [--with SESSION] [--workspace DIR] [--json] [--home DIR]',
+  options: { with: { type: 'string' }, workspace: { type: 'string' } },
   positionals: ['<session>', '<branchA>', '<branchB>'],
   async run(ctx) {
     const [sessionArg, a, b] = ctx.positionals as [string, string, string];
     const file = await resolveSessionArg(ctx, sessionArg);
+    const other = typeof ctx.values.with === 'string' ? await resolveSessionArg(ctx, ctx.values.with) : undefined;
     const cwd = await withViewArg(ctx, file, async (v) => v.cwd);
     const root = typeof ctx.values.workspace === 'string' ? resolve(ctx.cwd, ctx.values.workspace) : cwd;
     const engine = new RewindEngine({ settings: cliSettings(ctx), workspaceRoots: [root], foreignSources, warn: warnOnStderr });
     let model: BranchCompareModel;
     try {
-      model = await engine.compareBranches(file, a, b);
+      model = await engine.compareBranches(file, a, b, other === undefined ? {} : { sessionRefB: other });
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {

@@ -62,12 +62,12 @@ export async function runAgentHook(argv: string[], io: { stdin: NodeJS.ReadableS
   const home = resolveHome(homeAt >= 0 ? argv[homeAt + 1] : undefined, io.env);
   let logProblem = (message: string) => appendHookLog(home, 'hooks.log', message);
   try {
-    const [{ agentById, hookAgents }, { freshProcessSnapshot }] = await Promise.all([
+    const [{ agentById, hookAgents, hookHandlerFor }, { freshProcessSnapshot }] = await Promise.all([
       import('../../core/sources/registry'),
       import('../../core/service/fresh-hook-snapshot'),
     ]);
-    const hooks = agentById(argv[0] ?? '')?.hooks;
-    if (!hooks) {
+    const installedFor = agentById(argv[0] ?? '')?.hooks;
+    if (!installedFor) {
       logProblem(
         `unknown agent ${JSON.stringify(argv[0] ?? '')} (usage: agent-rewind hook ${hookAgents()
           .map((a) => a.id)
@@ -75,12 +75,15 @@ export async function runAgentHook(argv: string[], io: { stdin: NodeJS.ReadableS
       );
       return 0;
     }
-    logProblem = (message) => hooks.logProblem(home, message);
+    logProblem = (message) => installedFor.logProblem(home, message);
     const stdin = await readBounded(io.stdin, MAX_STDIN_BYTES, STDIN_TIMEOUT_MS);
     if (stdin.problem) {
       logProblem(stdin.problem);
       return 0;
     }
+    // an editor that runs every agent's hook files sends its own input through another agent's: it goes to its handler
+    const hooks = hookHandlerFor(installedFor, stdin.text ?? '');
+    logProblem = (message) => hooks.logProblem(home, message);
     await hooks.handle(stdin.text ?? '', { home, env: io.env, snapshot: freshProcessSnapshot(home, logProblem) });
   } catch (err) {
     logProblem((err as Error)?.message ?? String(err));

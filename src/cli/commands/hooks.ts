@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { CliError, UsageError, cwdOption, type Command, type CommandContext } from '../command';
 import { launcherScript, writeLauncher } from '../../core/service';
-import { HooksSettingsError, hookAgents, type HookCommand, type HooksReport, type HooksTarget } from '../../core/sources';
+import { HooksSettingsError, hookAgents, loadedAgentModules, type HookCommand, type HooksReport, type HooksTarget } from '../../core/sources';
 
 /** How an agent's hooks start this CLI: this node binary and this script, both absolute. */
 export function selfLauncher(): HookCommand {
@@ -41,6 +41,8 @@ export function hooksLauncher(home: string): HookCommand {
       runtimeKind: 'node',
       home,
       writtenBy: 'written by `agent-rewind hooks install` (rewritten by each install)',
+      // an agent loaded from $AGENT_REWIND_AGENT_MODULES is known to its hooks, whatever environment they run in
+      agentModules: loadedAgentModules(),
     }),
   );
   return { command: file };
@@ -90,7 +92,7 @@ export const hooksCommand: Command = {
     if (action !== 'install' && action !== 'uninstall')
       throw new UsageError(action ? `unknown action "${action}" (install or uninstall)` : 'missing install or uninstall');
     const known = hookAgents();
-    const agent = known.find((a) => a.id === id);
+    const agent = known.find((a) => a.id === id) ?? known.find((a) => id !== undefined && a.aliases?.includes(id));
     const names = known.map((a) => a.id).join(' or ');
     if (!agent?.hooks) throw new UsageError(id ? `unknown agent "${id}" (${names})` : `missing the agent (${names})`);
     if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);

@@ -8,6 +8,11 @@ import type { CommandEntry } from '../command';
 export const commands: CommandEntry[] = [
   { name: 'append', summary: 'append a user or assistant message to a session', load: async () => (await import('./append')).appendCommand },
   {
+    name: 'blame',
+    summary: 'per line of a file, the prompt (any agent) that last changed it, or you; from the snapshots, not git',
+    load: async () => (await import('./file-history')).blameCommand,
+  },
+  {
     name: 'branches',
     summary: 'list the conversation branches of a session (the active one marked *)',
     load: async () => (await import('./branches')).branchesCommand,
@@ -28,6 +33,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./context')).contextCommand,
   },
   { name: 'gc', summary: 'remove file-checkpoint data no snapshot reaches', load: async () => (await import('./gc')).gcCommand },
+  {
+    name: 'history',
+    summary: 'the prompts (any agent) that changed a file, newest first, each with its diff; from the snapshots, not git',
+    load: async () => (await import('./file-history')).historyCommand,
+  },
   {
     name: 'hook',
     summary: "what an agent's hooks run: snapshot the workspace for a prompt or a turn end (stdin JSON, silent)",

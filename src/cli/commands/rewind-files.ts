@@ -1,5 +1,8 @@
-// `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]`:
-// preview or perform the rewind of the workspace files to the moment a user message was sent.
+// `agent-rewind rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]
+// [--include-other-sessions]`: preview or perform the rewind of the workspace files to the moment a user message was
+// sent. By default only this session's own changes are rewound; the user's and other sessions' are kept unless asked.
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { field } from '../terminal-text';
 import { CliError, UsageError, type Command } from '../command';
 import type { FileChange, RewindFilesResult } from '../../core/files';
@@ -39,19 +42,61 @@ export function describeRewind(r: RewindFilesResult, dryRun: boolean, root: stri
     const counts = f.binary || f.status === 'modeChanged' || f.status === 'typeChanged' ? '' : `  +${f.insertions} −${f.deletions}`;
     lines.push(`  ${action.padEnd(width)}  ${field(f.path)}${f.binary ? '  (binary)' : counts}`);
   }
-  const leftAlone = r.files.filter((f) => !applied.has(f.path) && f.userModified);
-  if (leftAlone.length) {
-    lines.push(`left as they are (changed by hand after the agent's last turn; --overwrite-user-modified rewinds them too):`);
-    for (const f of leftAlone) lines.push(`  ${field(f.path)}`);
+  const leftAlone = r.files.filter((f) => !applied.has(f.path));
+  const byHand = leftAlone.filter((f) => f.userModified);
+  if (byHand.length) {
+    const why = byHand.some((f) => f.changedBy === 'user') ? 'you changed them since, outside any agent turn' : "changed by hand after the agent's last turn";
+    lines.push(`left as they are (${why}; --overwrite-user-modified rewinds them too):`);
+    for (const f of byHand) lines.push(`  ${field(f.path)}`);
+  }
+  const byOthers = leftAlone.filter((f) => f.changedBy === 'other-session' || f.changedBy === 'several');
+  if (byOthers.length) {
+    lines.push('left as they are (another session changed them since; --include-other-sessions rewinds them too):');
+    for (const f of byOthers) {
+      const who =
+        f.changedBy === 'other-session'
+          ? `session ${field(f.otherSession ?? '?')}, prompt ${field(f.otherPrompt ?? '?')}`
+          : `while sessions ${(f.sessions ?? []).map((x) => field(x)).join(', ')} worked at once`;
+      lines.push(`  ${field(f.path)}  (${who})`);
+    }
   }
   for (const s of r.skipped) lines.push(`  skipped ${field(s.path)}: ${field(s.reason)}`);
   if (!dryRun && acted.length) lines.push('undo-rewind puts them back');
   return lines.join('\n');
 }
 
+/**
+ * A path typed in a terminal (relative to its folder, or absolute) as the workspace-relative path the rewind takes.
+ * The file may be gone now (a rewind brings deleted files back), so only the part that exists is resolved.
+ */
+export function workspacePath(root: string, cwd: string, typed: string): string {
+  let existing = resolve(cwd, typed);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      existing = realpathSync(existing);
+      break;
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
+  }
+  const rel = relative(root, join(existing, ...rest));
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new CliError(`--only ${typed}: not a path inside the workspace ${root}`);
+  return rel.split(sep).join('/');
+}
+
 export const rewindFilesCommand: Command = {
-  usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified]',
-  options: { 'dry-run': { type: 'boolean' }, workspace: { type: 'string' }, 'overwrite-user-modified': { type: 'boolean' } },
+  usage: 'rewind-files <session> <userMessageId> [--dry-run] [--workspace DIR] [--overwrite-user-modified] [--include-other-sessions] [--only PATH]...',
+  options: {
+    'dry-run': { type: 'boolean' },
+    workspace: { type: 'string' },
+    'overwrite-user-modified': { type: 'boolean' },
+    'include-other-sessions': { type: 'boolean' },
+    only: { type: 'string', multiple: true },
+  },
   positionals: ['<session>', '<userMessageId>'],
   async run(ctx) {
     const id = ctx.positionals[1];
@@ -59,10 +104,18 @@ export const rewindFilesCommand: Command = {
     const dryRun = ctx.values['dry-run'] === true;
     const file = await resolveSessionArg(ctx, ctx.positionals[0]);
     // through the engine, as the extension's rewindFiles: a real rewind goes into the folder's rewind log
-    const { result, root } = await withEngine(ctx, file, async (engine) => ({
-      result: await engine.rewindFiles(file, id, { dryRun, overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
-      root: await engine.workspaceRootOf(file),
-    }));
+    const { result, root } = await withEngine(ctx, file, async (engine) => {
+      const root = await engine.workspaceRootOf(file);
+      const paths = ctx.values.only as string[] | undefined;
+      const only = paths && root ? paths.map((p) => workspacePath(root, ctx.cwd, p)) : undefined;
+      const result = await engine.rewindFiles(file, id, {
+        dryRun,
+        overwriteUserModified: ctx.values['overwrite-user-modified'] === true,
+        includeOtherSessions: ctx.values['include-other-sessions'] === true,
+        ...(only ? { only } : {}),
+      });
+      return { result, root };
+    });
     // a rewind that cannot be done is an error, dry run or not: stderr and exit 1, nothing on stdout
     if (!result.canRewind) throw new CliError(result.error ?? 'the files cannot be rewound to that message');
     ctx.out(result, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun, root));

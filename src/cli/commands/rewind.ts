@@ -28,8 +28,13 @@ function outcomeText(o: RewindOutcome): string {
 }
 
 export const rewindCommand: Command = {
-  usage: 'rewind <session> <messageId> [--files [--overwrite-user-modified]] [--workspace DIR] [--json] [--home DIR]',
-  options: { files: { type: 'boolean' }, 'overwrite-user-modified': { type: 'boolean' }, workspace: { type: 'string' } },
+  usage: 'rewind <session> <messageId> [--files [--overwrite-user-modified] [--include-other-sessions]] [--workspace DIR] [--json] [--home DIR]',
+  options: {
+    files: { type: 'boolean' },
+    'overwrite-user-modified': { type: 'boolean' },
+    'include-other-sessions': { type: 'boolean' },
+    workspace: { type: 'string' },
+  },
   positionals: ['<session>', '<messageId>'],
   async run(ctx) {
     const [sessionArg, messageId] = ctx.positionals as [string, string];
@@ -49,7 +54,10 @@ export const rewindCommand: Command = {
       return;
     }
     const outcome = await withEngine(ctx, file, (engine) =>
-      engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation', { overwriteUserModified: ctx.values['overwrite-user-modified'] === true }),
+      engine.applyRewind(file, messageId, withFiles ? 'all' : 'conversation', {
+        overwriteUserModified: ctx.values['overwrite-user-modified'] === true,
+        includeOtherSessions: ctx.values['include-other-sessions'] === true,
+      }),
     );
     ctx.out(outcome.fork ? { ...outcome.fork, mode: outcome.mode, filesChanged: outcome.filesChanged, undoAvailable: outcome.undoAvailable } : outcome, () =>
       outcomeText(outcome),

@@ -6,7 +6,7 @@ import { Catalog, type CatalogFolder, type SearchHit } from '../../core/catalog'
 import { sessionDirFor, FileSessionStorage } from '../../core/session';
 import { sessionRoots } from '../../core/sources';
 import { BOLD_OFF, BOLD_ON, field, forTerminal, unmarked } from '../terminal-text';
-import { foreignSources } from '../../core/sources';
+import { foreignSources, SessionSources } from '../../core/sources';
 import { cliSettings, warnOnStderr } from '../session-arg';
 
 function positiveInt(value: unknown, name: string, fallback: number): number {
@@ -42,11 +42,11 @@ function human(hits: SearchHit[], query: string): string {
     return out + text(h.snippet.slice(at));
   };
   const lines: string[] = [];
-  let file: string | undefined;
+  let ref: string | undefined;
   for (const h of hits) {
-    if (h.file !== file) {
-      file = h.file;
-      lines.push(`${lines.length ? '\n' : ''}${text(h.title)}  (${text(h.source)}, ${text(h.sessionId)})`, `  ${text(h.file)}`);
+    if (h.ref !== ref) {
+      ref = h.ref;
+      lines.push(`${lines.length ? '\n' : ''}${text(h.title)}  (${text(h.source)}, ${text(h.sessionId)})`, `  ${text(h.ref)}`);
     }
     lines.push(`  ${text(h.entryId)}  ${text(h.kind)}${h.branch ? ` on ${text(h.branch)}` : ''}: ${mark(h)}`);
   }
@@ -67,15 +67,12 @@ export const searchCommand: Command = {
     let catalog: Catalog;
     const settings = cliSettings(ctx);
     const foreign = foreignSources(settings);
-    const openForeign = async (file: string) => {
-      for (const a of foreign) {
-        const listed = await a.open(file).catch(() => undefined);
-        if (listed) return listed;
-      }
-      return undefined;
-    };
+    // another agent's session is read, and its version told, by the adapter that listed it
+    const foreignSessions = foreign.length ? new SessionSources(foreign) : undefined;
+    const openForeign = async (ref: string) => foreignSessions?.open(ref).catch(() => undefined);
+    const stampOf = async (ref: string) => foreignSessions?.stamp(ref).catch(() => undefined);
     try {
-      catalog = await Catalog.open({ home: ctx.home, warn: (m) => warnings.push(m), openForeign });
+      catalog = await Catalog.open({ home: ctx.home, warn: (m) => warnings.push(m), openForeign, stampOf });
     } catch (error) {
       throw new CliError(`the session catalog cannot be opened: ${(error as Error).message}`);
     }
@@ -83,13 +80,10 @@ export const searchCommand: Command = {
       const folders = foldersOf(ctx.home, cwd);
       await catalog.refresh(folders);
       // Other agents' sessions of this folder (or every folder), by file: their folders hold other folders' sessions.
-      const files: { file: string; source: (typeof foreign)[number]['kinds'][number] }[] = [];
-      for (const a of foreign) {
-        const listings = await a.list({ settings, workspaceRoots: [cwd ?? '/'], warn: warnOnStderr }).catch(() => []);
-        files.push(...listings.map((l) => ({ file: resolve(l.sessionRef), source: l.source })));
-      }
-      if (files.length) await catalog.refresh(files);
-      const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path), files: files.map((f) => f.file) });
+      const listed = (await foreignSessions?.list({ settings, workspaceRoots: [cwd ?? '/'], warn: warnOnStderr })) ?? [];
+      const refs = listed.map((l) => ({ ref: l.sessionRef, source: l.source, modifiedMs: l.modifiedMs }));
+      if (refs.length) await catalog.refresh(refs);
+      const hits = catalog.search(query, { limit, perSession, folders: folders.map((f) => f.path), refs: refs.map((r) => r.ref) });
       for (const w of warnings) process.stderr.write(`agent-rewind search: ${forTerminal(w)}\n`);
       ctx.out(hits, () => human(hits, query));
     } finally {

@@ -4,18 +4,19 @@
 import { resolve } from 'node:path';
 import type { Database, SqlValue } from 'sql.js';
 import type { SessionSource } from '../session/types';
+import type { SessionRef } from '../sources/session-ref';
 import { toFtsQuery } from './fts-query';
 import type { IndexedBranch, IndexedCheckpoint, IndexedSession } from './session-reader';
 
 export type CatalogSession = Omit<IndexedSession, 'branches' | 'checkpoints' | 'messages'> & { messageCount: number };
 
 /** Which sessions a query looks at: those whose header names this working folder, whose file is directly in one of
- *  these folders (a workspace's session folders), or that are one of these files (another agent's sessions, whose
+ *  these folders (a workspace's session folders), or that are one of these refs (another agent's sessions, whose
  *  folders are shared by many working folders). Several given: any matches. None: all. */
 export interface CatalogScope {
   cwd?: string;
   folders?: readonly string[];
-  files?: readonly string[];
+  refs?: readonly SessionRef[];
 }
 
 export interface SearchOptions extends CatalogScope {
@@ -27,7 +28,7 @@ export interface SearchOptions extends CatalogScope {
 
 export interface SearchHit {
   sessionId: string;
-  file: string;
+  ref: SessionRef;
   source: SessionSource;
   cwd: string;
   /** The session's title. */
@@ -59,12 +60,12 @@ function scopeWhere(scope: CatalogScope): { sql: string; params: SqlValue[] } {
     params.push(resolve(scope.cwd));
   }
   if (scope.folders !== undefined) {
-    parts.push(scope.folders.length ? `s.dir IN (${scope.folders.map(() => '?').join(',')})` : '0');
+    parts.push(scope.folders.length ? `s.folder IN (${scope.folders.map(() => '?').join(',')})` : '0');
     params.push(...scope.folders.map((f) => resolve(f)));
   }
-  if (scope.files !== undefined) {
-    parts.push(scope.files.length ? `s.file IN (${scope.files.map(() => '?').join(',')})` : '0');
-    params.push(...scope.files.map((f) => resolve(f)));
+  if (scope.refs !== undefined) {
+    parts.push(scope.refs.length ? `s.ref IN (${scope.refs.map(() => '?').join(',')})` : '0');
+    params.push(...scope.refs);
   }
   return { sql: parts.length ? `(${parts.join(' OR ')})` : '1', params };
 }
@@ -98,22 +99,22 @@ export function listSessionsIn(db: Database, scope: string | CatalogScope = {}):
   const where = scopeWhere(typeof scope === 'string' ? { cwd: scope } : scope);
   const rows =
     db.exec(
-      `SELECT s.session_id, s.file, s.source, s.cwd, s.title, s.created, s.modified, s.size, s.mtime_ms, s.entry_count,
+      `SELECT s.session_id, s.ref, s.source, s.cwd, s.title, s.created, s.modified, s.stamp, s.modified_ms, s.entry_count,
             s.active_branch, s.file_version, s.problem, (SELECT count(*) FROM messages m WHERE m.session = s.id)
-     FROM sessions s WHERE ${where.sql} ORDER BY s.mtime_ms DESC, s.created DESC`,
+     FROM sessions s WHERE ${where.sql} ORDER BY s.modified_ms DESC, s.created DESC`,
       where.params,
     )[0]?.values ?? [];
   return rows.map((r) => {
     const out: CatalogSession = {
       sessionId: String(r[0]),
-      file: String(r[1]),
+      ref: String(r[1]),
       source: String(r[2]) as SessionSource,
       cwd: String(r[3]),
       title: String(r[4]),
       created: String(r[5]),
       modified: String(r[6]),
-      size: Number(r[7]),
-      mtimeMs: Number(r[8]),
+      stamp: String(r[7]),
+      modifiedMs: Number(r[8]),
       entryCount: Number(r[9]),
       fileVersion: Number(r[11]),
       messageCount: Number(r[13]),
@@ -124,24 +125,24 @@ export function listSessionsIn(db: Database, scope: string | CatalogScope = {}):
   });
 }
 
-/** The branches of an indexed session (main first, as derived), [] when the file is not indexed. */
-export function branchesIn(db: Database, file: string): IndexedBranch[] {
+/** The branches of an indexed session (main first, as derived), [] when it is not indexed. */
+export function branchesIn(db: Database, ref: SessionRef): IndexedBranch[] {
   const rows =
     db.exec(
       `SELECT b.name, b.head_entry_id, b.message_count, b.active FROM branches b JOIN sessions s ON s.id = b.session
-     WHERE s.file = ? ORDER BY b.rowid`,
-      [resolve(file)],
+     WHERE s.ref = ? ORDER BY b.rowid`,
+      [ref],
     )[0]?.values ?? [];
   return rows.map((r) => ({ name: String(r[0]), headEntryId: str(r[1]) ?? null, messageCount: Number(r[2]), active: r[3] === 1 }));
 }
 
 /** Named checkpoints, then file checkpoints, of an indexed session. */
-export function checkpointsIn(db: Database, file: string): IndexedCheckpoint[] {
+export function checkpointsIn(db: Database, ref: SessionRef): IndexedCheckpoint[] {
   const rows =
     db.exec(
       `SELECT c.name, c.entry_id, c.kind, c.created, c.files FROM checkpoints c JOIN sessions s ON s.id = c.session
-     WHERE s.file = ? ORDER BY c.kind = 'file', c.rowid`,
-      [resolve(file)],
+     WHERE s.ref = ? ORDER BY c.kind = 'file', c.rowid`,
+      [ref],
     )[0]?.values ?? [];
   return rows.map((r) => {
     const c: IndexedCheckpoint = { name: String(r[0]), entryId: String(r[1]), kind: r[2] === 'file' ? 'file' : 'named' };
@@ -167,7 +168,7 @@ export function searchIn(db: Database, query: string, opts: SearchOptions = {}):
     db
       .exec(
         `SELECT docid FROM (
-       SELECT messages_fts.docid AS docid, s.mtime_ms AS mtime, m.session AS session, m.seq AS seq,
+       SELECT messages_fts.docid AS docid, s.modified_ms AS mtime, m.session AS session, m.seq AS seq,
               row_number() OVER (PARTITION BY m.session ORDER BY m.seq) AS nth
        FROM messages_fts JOIN messages m ON m.id = messages_fts.docid JOIN sessions s ON s.id = m.session
        WHERE messages_fts MATCH ? AND ${where.sql})
@@ -179,7 +180,7 @@ export function searchIn(db: Database, query: string, opts: SearchOptions = {}):
   const marks = `'${MARK_OPEN}', '${MARK_CLOSE}', '…', -1, 16`;
   const rows =
     db.exec(
-      `SELECT messages_fts.docid, snippet(messages_fts, ${marks}), s.session_id, s.file, s.source, s.cwd, s.title,
+      `SELECT messages_fts.docid, snippet(messages_fts, ${marks}), s.session_id, s.ref, s.source, s.cwd, s.title,
             s.file_version, m.entry_id, m.kind, m.branch, m.timestamp
      FROM messages_fts JOIN messages m ON m.id = messages_fts.docid JOIN sessions s ON s.id = m.session
      WHERE messages_fts MATCH ? AND messages_fts.docid IN (${picked.map(() => '?').join(',')})`,
@@ -192,7 +193,7 @@ export function searchIn(db: Database, query: string, opts: SearchOptions = {}):
     if (!r) continue;
     const hit: SearchHit = {
       sessionId: String(r[2]),
-      file: String(r[3]),
+      ref: String(r[3]),
       source: String(r[4]) as SessionSource,
       cwd: String(r[5]),
       title: String(r[6]),

@@ -1,66 +1,74 @@
-// Writing the catalog's rows (docs/ARCHITECTURE.md, "Where things are"): which session files a refresh looks at,
-// what the db already knows of them, and replacing or deleting one session's rows. The Catalog facade (catalog.ts)
-// decides when, one pass at a time.
+// Writing the catalog's rows (docs/ARCHITECTURE.md, "Where things are"): which sessions a refresh looks at, what the
+// db already knows of them, and replacing or deleting one session's rows. The Catalog facade (catalog.ts) decides
+// when, one pass at a time.
 import { dirname, join, resolve } from 'node:path';
 import type { Database } from 'sql.js';
-import type { SessionSummary } from '../sources';
 import { FileSessionStorage } from '../session/storage';
 import type { SessionSource } from '../session/types';
+import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import type { IndexedSession } from './session-reader';
 import { TimeSlicer } from './time-slice';
 
-/** One session file to index (a listing, or a discovery summary). */
-export type CatalogFile = Pick<SessionSummary, 'file' | 'source'>;
+/** One session to index (a listing), by its ref. */
+export interface CatalogRef {
+  ref: SessionRef;
+  source: SessionSource;
+  /** When the listing says it last changed (a session that is no file of its own has no mtime to stat). */
+  modifiedMs?: number;
+}
 
-/** A folder of session files (the engine's SessionFolder has this shape). */
+/** A folder of our session files (the engine's SessionFolder has this shape): each *.jsonl in it is a session. */
 export interface CatalogFolder {
   path: string;
   source: SessionSource;
 }
 
-export interface KnownFile {
-  size: number;
-  mtimeMs: number;
+export interface KnownSession {
+  stamp: SessionStamp;
   source: SessionSource;
 }
 
-/** The session files a refresh looks at (each listed file, each *.jsonl of a folder) and the folders in which a file
- *  the db knows but the pass did not see is gone. */
-export function filesToIndex(input: readonly CatalogFile[] | readonly CatalogFolder[]): {
-  files: { file: string; source: SessionSource }[];
+/** The folder a session counts as listed from (a file's folder; a row's: its database's), where a refresh of that
+ *  folder finds it gone. */
+export function folderOf(ref: SessionRef): string {
+  return dirname(ref);
+}
+
+/** The sessions a refresh looks at (each listed ref, each *.jsonl of a folder) and the folders in which a session the
+ *  db knows but the pass did not see is gone. */
+export function sessionsToIndex(input: readonly CatalogRef[] | readonly CatalogFolder[]): {
+  sessions: CatalogRef[];
   scopes: Set<string>;
 } {
-  const files: { file: string; source: SessionSource }[] = [];
+  const sessions: CatalogRef[] = [];
   const scopes = new Set<string>();
   const storage = new FileSessionStorage();
   for (const item of input) {
-    if ('file' in item) {
-      const file = resolve(item.file);
-      files.push({ file, source: item.source });
-      scopes.add(dirname(file));
+    if ('ref' in item) {
+      sessions.push(item);
+      scopes.add(folderOf(item.ref));
     } else {
       const dir = resolve(item.path);
       scopes.add(dir);
       for (const name of storage.listFilesSync(dir).sort()) {
-        if (name.endsWith('.jsonl')) files.push({ file: join(dir, name), source: item.source });
+        if (name.endsWith('.jsonl')) sessions.push({ ref: join(dir, name), source: item.source });
       }
     }
   }
-  return { files, scopes };
+  return { sessions, scopes };
 }
 
-/** The files the db has rows of, with the size and mtime they had when indexed. */
-export function knownFiles(db: Database): Map<string, KnownFile> {
-  const out = new Map<string, KnownFile>();
-  const rows = db.exec('SELECT file, size, mtime_ms, source FROM sessions')[0]?.values ?? [];
-  for (const [file, size, mtimeMs, source] of rows)
-    out.set(String(file), { size: Number(size), mtimeMs: Number(mtimeMs), source: String(source) as SessionSource });
+/** The sessions the db has rows of, with the stamp they had when indexed ('' while their rows are being written). */
+export function knownSessions(db: Database): Map<SessionRef, KnownSession> {
+  const out = new Map<SessionRef, KnownSession>();
+  const rows = db.exec('SELECT ref, stamp, source FROM sessions')[0]?.values ?? [];
+  for (const [ref, stamp, source] of rows) out.set(String(ref), { stamp: String(stamp), source: String(source) as SessionSource });
   return out;
 }
 
 /** Deletes one session's rows (call inside a transaction). */
-export function deleteSessionRows(db: Database, file: string): void {
-  const id = db.exec('SELECT id FROM sessions WHERE file = ?', [file])[0]?.values[0]?.[0];
+export function deleteSessionRows(db: Database, ref: SessionRef): void {
+  const id = db.exec('SELECT id FROM sessions WHERE ref = ?', [ref])[0]?.values[0]?.[0];
   if (id === undefined) return;
   db.run('DELETE FROM messages_fts WHERE docid IN (SELECT id FROM messages WHERE session = ?)', [id]);
   db.run('DELETE FROM messages WHERE session = ?', [id]);
@@ -72,25 +80,26 @@ export function deleteSessionRows(db: Database, file: string): void {
 /**
  * Replaces a session's rows. Messages go in in small transactions with a turn for the event loop in between (a
  * large session's full-text insert would otherwise block for hundreds of ms, FTS4 merging at each commit). Until
- * the last step the session row carries size -1, so a pass that dies halfway is redone by the next refresh.
+ * the last step the session row carries an empty stamp, so a pass that dies halfway is redone by the next refresh.
  */
 export async function writeSessionRows(db: Database, s: IndexedSession, closing: () => boolean): Promise<void> {
   const slicer = new TimeSlicer();
   let sessionRow = 0;
   inTransaction(db, () => {
-    deleteSessionRows(db, s.file);
+    deleteSessionRows(db, s.ref);
     db.run(
-      `INSERT INTO sessions (session_id, file, dir, source, cwd, title, created, modified, size, mtime_ms, entry_count, active_branch, file_version, problem)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, -1, -1, ?, ?, ?, ?)`,
+      `INSERT INTO sessions (session_id, ref, folder, source, cwd, title, created, modified, stamp, modified_ms, entry_count, active_branch, file_version, problem)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`,
       [
         s.sessionId,
-        s.file,
-        dirname(s.file),
+        s.ref,
+        folderOf(s.ref),
         s.source,
         s.cwd,
         s.title,
         s.created,
         s.modified,
+        s.modifiedMs,
         s.entryCount,
         s.activeBranch ?? null,
         s.fileVersion,
@@ -131,7 +140,7 @@ export async function writeSessionRows(db: Database, s: IndexedSession, closing:
       }
     });
   }
-  db.run('UPDATE sessions SET size = ?, mtime_ms = ? WHERE id = ?', [s.size, s.mtimeMs, sessionRow]);
+  db.run('UPDATE sessions SET stamp = ? WHERE id = ?', [s.stamp, sessionRow]);
 }
 
 export function inTransaction(db: Database, fn: () => void): void {

@@ -1,18 +1,21 @@
-// The session catalog: a sql.js index over every session file of a workspace (sessions, branches, checkpoints and
-// message text with full-text search), so the tree and "Search sessions" answer without reading every file.
+// The session catalog: a sql.js index over every session of a workspace (sessions, branches, checkpoints and message
+// text with full-text search), so the tree and "Search sessions" answer without reading every session.
 //
-// It is an index, never the only copy: every row is derived from a session file (and the file-checkpoint records),
-// a missing/corrupt/other-version db starts empty and is refilled by refresh(), and refresh() reindexes a file whose
-// size or mtime changed and drops the rows of a file that is gone. It never writes to a session file.
+// It is an index, never the only copy: every row is derived from a session (and the file-checkpoint records), a
+// missing/corrupt/other-version db starts empty and is refilled by refresh(), and refresh() reindexes a session whose
+// stamp changed (sources/session-ref.ts: a file's size and mtime, another agent's version of a row) and drops the
+// rows of a session that is gone. Sessions are keyed by their refs. It never writes to a session.
 //
 // This is the facade: when to refresh, one pass at a time, and when to save. What goes into the db is
 // catalog-write.ts, what comes out catalog-query.ts, the db file itself catalog-file.ts.
 import { SerialQueue } from '../serial-queue';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Database } from 'sql.js';
-import { FileSessionStorage, type StorageStat } from '../session/storage';
+import { FileSessionStorage } from '../session/storage';
 import type { SessionSource } from '../session/types';
 import type { SessionView } from '../sources/session-view';
+import { isReadOnlySource } from '../sources/registry';
+import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { catalogPath, loadCatalogDb, saveCatalogDb, type CatalogRebuildReason } from './catalog-file';
 import {
   branchesIn,
@@ -24,12 +27,22 @@ import {
   type SearchHit,
   type SearchOptions,
 } from './catalog-query';
-import { deleteSessionRows, filesToIndex, inTransaction, knownFiles, writeSessionRows, type CatalogFile, type CatalogFolder } from './catalog-write';
-import { readSessionForCatalog, type IndexedBranch, type IndexedCheckpoint, type IndexedSession } from './session-reader';
-import { loadSqlJs } from './sqljs-loader';
+import {
+  deleteSessionRows,
+  folderOf,
+  inTransaction,
+  knownSessions,
+  sessionsToIndex,
+  writeSessionRows,
+  type CatalogFolder,
+  type CatalogRef,
+  type KnownSession,
+} from './catalog-write';
+import { readSessionForCatalog, type IndexedBranch, type IndexedCheckpoint, type IndexedSession, type SessionVersion } from './session-reader';
+import { loadSqlJs } from '../sqljs-loader';
 
 export type { CatalogScope, CatalogSession, SearchHit, SearchOptions } from './catalog-query';
-export type { CatalogFile, CatalogFolder } from './catalog-write';
+export type { CatalogRef, CatalogFolder } from './catalog-write';
 
 export interface CatalogOptions {
   /** The agent-rewind home; the catalog is <home>/catalog.sqlite unless `file` says otherwise. */
@@ -42,16 +55,19 @@ export interface CatalogOptions {
   /** Where a working folder's file checkpoints are (default <home>/checkpoints/<folder>-<hash>). */
   fileCheckpointStore?: (cwd: string) => string | undefined;
   warn?: (message: string) => void;
-  /** Reads another agent's session read-only (Claude Code, Codex); without it those files are not indexed. */
-  openForeign?: (file: string) => Promise<SessionView | undefined>;
+  /** Reads another agent's session read-only (Claude Code, Codex); without it those sessions are not indexed. */
+  openForeign?: (ref: SessionRef) => Promise<SessionView | undefined>;
+  /** Another agent's stamp of its session (its adapter's, sources/session-ref.ts); without it, the size and mtime of
+   *  the ref as a file. */
+  stampOf?: (ref: SessionRef) => Promise<SessionStamp | undefined>;
 }
 
 export interface RefreshResult {
   indexed: number;
   removed: number;
   unchanged: number;
-  /** Files that could not be read; their old rows (if any) are kept until they can. */
-  failed: { file: string; error: string }[];
+  /** Sessions that could not be read; their old rows (if any) are kept until they can. */
+  failed: { ref: SessionRef; error: string }[];
 }
 
 export class Catalog {
@@ -105,38 +121,37 @@ export class Catalog {
   // ── indexing ────────────────────────────────────────────────────────────────
 
   /**
-   * Brings the catalog up to date with session files: each listed file (a summary) or each *.jsonl in a folder is
-   * reindexed when its size or mtime changed; rows of files in those folders that are gone are removed. Rows of
-   * other folders are left alone. The db is saved once, a moment after the pass.
+   * Brings the catalog up to date with sessions: each listed ref or each *.jsonl in a folder is reindexed when its
+   * stamp changed; rows of sessions in those folders that are gone are removed. Rows of other folders are left alone.
+   * The db is saved once, a moment after the pass.
    */
-  refresh(input: readonly CatalogFile[] | readonly CatalogFolder[]): Promise<RefreshResult> {
+  refresh(input: readonly CatalogRef[] | readonly CatalogFolder[]): Promise<RefreshResult> {
     return this.#enqueue(async () => {
-      const { files, scopes } = filesToIndex(input);
+      const { sessions, scopes } = sessionsToIndex(input);
       const result: RefreshResult = { indexed: 0, removed: 0, unchanged: 0, failed: [] };
-      const known = knownFiles(this.#db);
+      const known = knownSessions(this.#db);
       const seen = new Set<string>();
-      const unique = files.filter(({ file }) => !seen.has(file) && seen.add(file));
-      // every file's stat data at once (one at a time, the thread-pool round trips were most of a refresh that
-      // finds nothing changed); the files that did change are then indexed one by one
-      const storage = new FileSessionStorage();
-      const stats: (StorageStat | undefined)[] = [];
-      for (let i = 0; i < unique.length; i += 32) stats.push(...(await Promise.all(unique.slice(i, i + 32).map(({ file }) => storage.stat(file)))));
+      const unique = sessions.filter(({ ref }) => !seen.has(ref) && seen.add(ref));
+      // every session's stamp at once (one at a time, the thread-pool round trips were most of a refresh that finds
+      // nothing changed); the sessions that did change are then indexed one by one
+      const versions: (SessionVersion | undefined)[] = [];
+      for (let i = 0; i < unique.length; i += 32) versions.push(...(await Promise.all(unique.slice(i, i + 32).map((s) => this.#versionOf(s)))));
       let interrupted = false;
-      for (const [i, { file, source }] of unique.entries()) {
+      for (const [i, { ref, source }] of unique.entries()) {
         if (this.#closing) {
           interrupted = true;
           break;
         }
-        const outcome = await this.#refreshOne(file, source, known.get(file), stats[i]);
+        const outcome = await this.#refreshOne(ref, source, known.get(ref), versions[i]);
         if (outcome === 'indexed') result.indexed++;
         else if (outcome === 'removed') result.removed++;
         else if (outcome === 'unchanged') result.unchanged++;
-        else result.failed.push({ file, error: outcome.error });
+        else result.failed.push({ ref, error: outcome.error });
       }
-      // an interrupted pass has not seen every file, so it cannot tell which are gone
-      for (const [file] of interrupted ? [] : known) {
-        if (seen.has(file) || !scopes.has(dirname(file))) continue;
-        this.#removeSession(file);
+      // an interrupted pass has not seen every session, so it cannot tell which are gone
+      for (const [ref] of interrupted ? [] : known) {
+        if (seen.has(ref) || !scopes.has(folderOf(ref))) continue;
+        this.#removeSession(ref);
         result.removed++;
       }
       if (result.indexed + result.removed > 0) this.#markDirty();
@@ -145,33 +160,42 @@ export class Catalog {
     });
   }
 
-  /** Reindexes one file (a watcher saw it change) or removes its rows when it is gone. */
-  refreshFile(file: string, source: SessionSource = 'agent-rewind'): Promise<'indexed' | 'removed' | 'unchanged' | { error: string }> {
+  /** Reindexes one session (a watcher saw it change) or removes its rows when it is gone. */
+  refreshSession(ref: SessionRef, source: SessionSource = 'agent-rewind'): Promise<'indexed' | 'removed' | 'unchanged' | { error: string }> {
     return this.#enqueue(async () => {
-      const path = resolve(file);
-      const known = knownFiles(this.#db).get(path);
-      const outcome = await this.#refreshOne(path, known?.source ?? source, known);
+      const known = knownSessions(this.#db).get(ref);
+      const kind = known?.source ?? source;
+      const outcome = await this.#refreshOne(ref, kind, known, await this.#versionOf({ ref, source: kind }));
       if (outcome === 'indexed' || outcome === 'removed') this.#markDirty();
       return outcome;
     });
   }
 
+  /** The session's version now (undefined: gone): another agent's stamp, else our file's size and mtime. */
+  async #versionOf({ ref, source, modifiedMs }: CatalogRef): Promise<SessionVersion | undefined> {
+    if (this.#opts.stampOf && isReadOnlySource(source)) {
+      const stamp = await this.#opts.stampOf(ref);
+      return stamp === undefined ? undefined : { stamp, modifiedMs: modifiedMs ?? Date.now() };
+    }
+    const st = await new FileSessionStorage().stat(ref);
+    return st?.isFile ? { stamp: `${st.size}:${st.mtimeMs}`, modifiedMs: st.mtimeMs } : undefined;
+  }
+
   async #refreshOne(
-    file: string,
+    ref: SessionRef,
     source: SessionSource,
-    known: { size: number; mtimeMs: number } | undefined,
-    statNow?: StorageStat,
+    known: KnownSession | undefined,
+    version: SessionVersion | undefined,
   ): Promise<'indexed' | 'removed' | 'unchanged' | { error: string }> {
-    const st = statNow ?? (await new FileSessionStorage().stat(file));
-    if (!st?.isFile) {
+    if (!version) {
       if (!known) return 'unchanged';
-      this.#removeSession(file);
+      this.#removeSession(ref);
       return 'removed';
     }
-    if (known && known.size === st.size && known.mtimeMs === st.mtimeMs) return 'unchanged';
+    if (known && known.stamp === version.stamp) return 'unchanged';
     let indexed: IndexedSession | undefined;
     try {
-      indexed = await readSessionForCatalog(file, source, {
+      indexed = await readSessionForCatalog(ref, source, version, {
         home: this.#home,
         fileCheckpointStore: this.#opts.fileCheckpointStore,
         warn: this.#opts.warn,
@@ -179,27 +203,27 @@ export class Catalog {
       });
     } catch (error) {
       const message = (error as Error).message;
-      this.#opts.warn?.(`The catalog could not read ${file}: ${message}`);
+      this.#opts.warn?.(`The catalog could not read ${ref}: ${message}`);
       return { error: message };
     }
     if (this.#closing) return { error: 'the catalog is closing' };
     if (!indexed) {
       if (!known) return 'unchanged';
-      this.#removeSession(file);
+      this.#removeSession(ref);
       return 'removed';
     }
     try {
       await writeSessionRows(this.#db, indexed, () => this.#closing);
     } catch (error) {
       // half-written rows would answer searches with part of a session: drop them, the next refresh retries
-      if (!this.#closed) this.#removeSession(file);
+      if (!this.#closed) this.#removeSession(ref);
       return { error: (error as Error).message };
     }
     return 'indexed';
   }
 
-  #removeSession(file: string): void {
-    inTransaction(this.#db, () => deleteSessionRows(this.#db, file));
+  #removeSession(ref: SessionRef): void {
+    inTransaction(this.#db, () => deleteSessionRows(this.#db, ref));
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────
@@ -210,16 +234,16 @@ export class Catalog {
     return listSessionsIn(this.#db, scope);
   }
 
-  /** The branches of an indexed session (main first, as derived), [] when the file is not indexed. */
-  branchesOf(file: string): IndexedBranch[] {
+  /** The branches of an indexed session (main first, as derived), [] when it is not indexed. */
+  branchesOf(ref: SessionRef): IndexedBranch[] {
     this.#throwIfClosed();
-    return branchesIn(this.#db, file);
+    return branchesIn(this.#db, ref);
   }
 
   /** Named checkpoints, then file checkpoints, of an indexed session. */
-  checkpointsOf(file: string): IndexedCheckpoint[] {
+  checkpointsOf(ref: SessionRef): IndexedCheckpoint[] {
     this.#throwIfClosed();
-    return checkpointsIn(this.#db, file);
+    return checkpointsIn(this.#db, ref);
   }
 
   /**

@@ -3,6 +3,7 @@ export {
   Catalog,
   type CatalogOptions,
   type CatalogFolder,
+  type CatalogRef,
   type CatalogScope,
   type CatalogSession,
   type RefreshResult,
@@ -12,5 +13,5 @@ export {
 export { catalogPath, CATALOG_FILE_NAME, type CatalogRebuildReason } from './catalog-file';
 export { CATALOG_SCHEMA_VERSION } from './schema';
 export { toFtsQuery, type FtsQuery } from './fts-query';
-export { MAX_INDEXED_CHARS, type IndexedBranch, type IndexedCheckpoint, type IndexedMessage, type IndexedSession } from './session-reader';
-export { loadSqlJs, defaultWasmPath } from './sqljs-loader';
+export { MAX_INDEXED_CHARS, type IndexedBranch, type IndexedCheckpoint, type IndexedMessage, type IndexedSession, type SessionVersion } from './session-reader';
+export { loadSqlJs, defaultWasmPath } from '../sqljs-loader';

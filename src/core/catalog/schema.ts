@@ -1,33 +1,37 @@
 // The catalog's tables. The version lives in the db (PRAGMA user_version); a db of another version is rebuilt from
-// the session files rather than migrated, since everything in it can be derived again. Bump the version also when
-// what is extracted from a session changes, so rows of files that did not change are derived again.
+// the sessions rather than migrated, since everything in it can be derived again. Bump the version also when what is
+// extracted from a session changes, so rows of sessions that did not change are derived again.
+//
+// A session is keyed by its ref (sources/session-ref.ts) and indexed as of its stamp: version 2 replaced the file
+// path, size and mtime of version 1, so sessions that are rows of a database or a log with side files are indexed
+// like files.
 //
 // Full-text search uses FTS4: sql.js 1.16's build (SQLite 3.54, ENABLE_FTS3 + FTS3_PARENTHESIS) has no FTS5.
 // The message text lives only in the FTS table (docid = messages.id), so it is stored once.
 import type { Database } from 'sql.js';
 
-export const CATALOG_SCHEMA_VERSION = 1;
+export const CATALOG_SCHEMA_VERSION = 2;
 
 export const CATALOG_DDL = `
 CREATE TABLE sessions (
   id            INTEGER PRIMARY KEY,
   session_id    TEXT NOT NULL,
-  file          TEXT NOT NULL UNIQUE,
-  dir           TEXT NOT NULL,
+  ref           TEXT NOT NULL UNIQUE,
+  folder        TEXT NOT NULL,
   source        TEXT NOT NULL,
   cwd           TEXT NOT NULL,
   title         TEXT NOT NULL,
   created       TEXT NOT NULL,
   modified      TEXT NOT NULL,
-  size          INTEGER NOT NULL,
-  mtime_ms      REAL NOT NULL,
+  stamp         TEXT NOT NULL,
+  modified_ms   REAL NOT NULL,
   entry_count   INTEGER NOT NULL,
   active_branch TEXT,
   file_version  INTEGER NOT NULL,
   problem       TEXT
 );
 CREATE INDEX sessions_cwd ON sessions (cwd);
-CREATE INDEX sessions_dir ON sessions (dir);
+CREATE INDEX sessions_folder ON sessions (folder);
 
 CREATE TABLE branches (
   session       INTEGER NOT NULL REFERENCES sessions (id),

@@ -1,4 +1,5 @@
-// Everything the catalog stores about one session file, read through the core loader without writing anything.
+// Everything the catalog stores about one session, read through its adapter (another agent's) or the core loader
+// (ours) without writing anything.
 import { basename, resolve } from 'node:path';
 import { previewOf, toTranscriptItem } from '../transcript/transcript';
 import { branchesOf, sessionTitle } from '../sources/session-details';
@@ -9,6 +10,7 @@ import type { SessionEntry, SessionSource } from '../session/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { isReadOnlySource } from '../sources/registry';
 import { snapshotsByEntry } from '../sources/file-anchors';
+import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { ReadOnlySessionStorage } from './read-only-storage';
 import { TimeSlicer } from './time-slice';
 
@@ -44,16 +46,20 @@ export interface IndexedMessage {
   text: string;
 }
 
-export interface IndexedSession {
+/** A session's version as the catalog indexes it: its stamp (session-ref.ts), and when it last changed. */
+export interface SessionVersion {
+  stamp: SessionStamp;
+  modifiedMs: number;
+}
+
+export interface IndexedSession extends SessionVersion {
   sessionId: string;
-  file: string;
+  ref: SessionRef;
   source: SessionSource;
   cwd: string;
   title: string;
   created: string;
   modified: string;
-  size: number;
-  mtimeMs: number;
   entryCount: number;
   activeBranch?: string;
   /** The format version on disk. Below 2 the entry ids are assigned on load (they change when the file is migrated). */
@@ -69,8 +75,8 @@ export interface ReadOptions {
   /** The file-checkpoint store of a working folder (default: <home>/checkpoints/<folder>-<hash>, when the folder exists). */
   fileCheckpointStore?: (cwd: string) => string | undefined;
   warn?: (message: string) => void;
-  /** Reads another agent's session (Claude Code, Codex) read-only; without it such files are not indexed. */
-  openForeign?: (file: string) => Promise<SessionView | undefined>;
+  /** Reads another agent's session (Claude Code, Codex) read-only; without it such sessions are not indexed. */
+  openForeign?: (ref: SessionRef) => Promise<SessionView | undefined>;
 }
 
 /** The store a folder's file checkpoints are in by default, or undefined when the folder is gone. */
@@ -110,21 +116,27 @@ function searchableText(entry: SessionEntry): { kind: string; title?: string; te
   return { kind: item.kind, ...(item.title ? { title: item.title } : {}), text: text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text };
 }
 
-/** Reads a session file for the catalog; undefined when it is not a readable file. Never writes to the file, its
- *  folder, the blob store or anywhere else. */
-export async function readSessionForCatalog(file: string, source: SessionSource, opts: ReadOptions): Promise<IndexedSession | undefined> {
-  const path = resolve(file);
-  const storage = new ReadOnlySessionStorage();
-  const before = await storage.stat(path);
-  if (!before?.isFile) return undefined;
+/** Reads a session for the catalog, as of `version` (taken before the read, so a change while reading is seen by the
+ *  next refresh); undefined when it cannot be read. Never writes to the session, its folder, the blob store or
+ *  anywhere else. */
+export async function readSessionForCatalog(
+  ref: SessionRef,
+  source: SessionSource,
+  version: SessionVersion,
+  opts: ReadOptions,
+): Promise<IndexedSession | undefined> {
   // another agent's session (the registry's read-only kinds) is read through its adapter, ours with a read-only store
   if (isReadOnlySource(source)) {
-    const view = await opts.openForeign?.(path);
+    const view = await opts.openForeign?.(ref);
     if (!view || !isForeignView(view)) return undefined;
     const report = view.getLoadReport();
     const problems = report.skipped.length ? [`${report.skipped.length} unreadable line(s)`] : [];
-    return indexView(view, { path, source, size: before.size, mtimeMs: before.mtimeMs, created: view.createdAt, fileVersion: 0, problems }, opts);
+    return indexView(view, { ref, source, ...version, created: view.createdAt, fileVersion: 0, problems }, opts);
   }
+  const path = resolve(ref);
+  const storage = new ReadOnlySessionStorage();
+  const before = await storage.stat(path);
+  if (!before?.isFile) return undefined;
   const session = await SessionManager.open(path, { storage, home: opts.home, deferUntilAssistant: true });
   try {
     const report = session.getLoadReport();
@@ -138,11 +150,7 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
     if (report.skipped.length) problems.push(`${report.skipped.length} unreadable line(s)`);
 
     if (!badHeader) {
-      const indexed = await indexView(
-        session,
-        { path, source, size: before.size, mtimeMs: before.mtimeMs, created: header.timestamp, fileVersion, problems },
-        opts,
-      );
+      const indexed = await indexView(session, { ref: path, source, ...version, created: header.timestamp, fileVersion, problems }, opts);
       // the file vanished between stat and read: the loader then made an empty session, which is not this file
       return (await storage.stat(path)) ? indexed : undefined;
     }
@@ -150,14 +158,13 @@ export async function readSessionForCatalog(file: string, source: SessionSource,
     // Indexed under its name with the problem, and nothing from the made-up session.
     return {
       sessionId: idFromFileName(path),
-      file: path,
+      ref: path,
       source,
       cwd: '',
       title: 'Unreadable session',
       created: new Date(before.birthtimeMs || before.mtimeMs).toISOString(),
-      modified: new Date(before.mtimeMs).toISOString(),
-      size: before.size,
-      mtimeMs: before.mtimeMs,
+      modified: new Date(version.modifiedMs).toISOString(),
+      ...version,
       entryCount: 0,
       fileVersion,
       problem: problems.join('; '),
@@ -176,21 +183,19 @@ function idFromFileName(path: string): string {
   return /^.+_([^_]+)\.jsonl$/.exec(base)?.[1] ?? base.replace(/\.jsonl$/, '');
 }
 
-interface FileFacts {
-  path: string;
+interface SessionFacts extends SessionVersion {
+  ref: SessionRef;
   source: SessionSource;
-  size: number;
-  mtimeMs: number;
   created: string;
   fileVersion: number;
   problems: string[];
 }
 
 /** The catalog's rows of a session read into the common model (any agent's). */
-async function indexView(session: SessionView, facts: FileFacts, opts: ReadOptions): Promise<IndexedSession> {
+async function indexView(session: SessionView, facts: SessionFacts, opts: ReadOptions): Promise<IndexedSession> {
   const branchWarnings: string[] = [];
   const snap = branchesOf(session, (m) => branchWarnings.push(m));
-  if (branchWarnings.length) opts.warn?.(`${facts.path}: ${branchWarnings.join('; ')}`);
+  if (branchWarnings.length) opts.warn?.(`${facts.ref}: ${branchWarnings.join('; ')}`);
   const branchOf = branchOfEntries(session, snap.branches);
   const messages: IndexedMessage[] = [];
   const slicer = new TimeSlicer();
@@ -210,14 +215,14 @@ async function indexView(session: SessionView, facts: FileFacts, opts: ReadOptio
   checkpoints.push(...(await fileCheckpointsOf(session, opts)));
   return {
     sessionId: session.sessionId,
-    file: facts.path,
+    ref: facts.ref,
     source: isForeignView(session) ? session.source : facts.source,
     cwd: session.cwd,
     title: sessionTitle(session),
     created: facts.created,
-    modified: new Date(facts.mtimeMs).toISOString(),
-    size: facts.size,
-    mtimeMs: facts.mtimeMs,
+    modified: new Date(facts.modifiedMs).toISOString(),
+    stamp: facts.stamp,
+    modifiedMs: facts.modifiedMs,
     entryCount: session.getEntries().length,
     activeBranch: snap.active.name,
     fileVersion: facts.fileVersion,

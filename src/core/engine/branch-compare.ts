@@ -1,6 +1,10 @@
-// Two branches of one session side by side: where they part (the last entry both paths share), the messages each
-// has after that, and the files that differ between each branch's latest file snapshot. Everything is read: the
-// session (any agent's, Claude Code's included) and the snapshot store; the workspace is never looked at.
+// Two branches side by side: where they part (the last entry both paths share), the messages each has after that, and
+// the files that differ between each branch's latest file snapshot. The two branches may be of one session or of two
+// sessions of the folder: a session and its fork (a Claude Code or Codex fork is a separate session with one branch,
+// its copied messages first) or any two. Across sessions the paths are compared message by message, a message being
+// the same when it has the same id (a Claude Code fork keeps its uuids) or the same role and content (a Codex fork's
+// ids are its own line numbers). Everything is read: the sessions (any agent's) and the snapshot store; the workspace
+// is never looked at.
 //
 // A branch's latest snapshot is the last one on its path: the turn-end snapshot of the agent's last reply when there
 // is one (our sessions take one at every assistant message: the files as the agent left them), else the snapshot of
@@ -15,78 +19,130 @@ import type { SessionEntry } from '../session/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName } from '../sources/registry';
 import type { BranchCompareModel, BranchCompareSide, MessageRef } from '../../shared/view-models';
-import { snapshotsByEntryFromRecords } from '../sources/file-anchors';
+import { snapshotsByEntry } from '../sources/file-anchors';
 import { branchesOf } from '../sources/session-details';
 import { kindOf, previewOf, toTranscriptItem } from '../transcript/transcript';
 
 /** The most messages listed per side; the rest is counted in `omitted`. */
 export const MAX_COMPARED_MESSAGES = 2000;
 
-export interface CompareInputs {
+/** One side of a comparison: a branch of a session. */
+export interface CompareSideInput {
+  session: SessionView;
   sessionRef: string;
   title: string;
+  branch: string;
   /** undefined: the session's folder is not open here, so its snapshots cannot be read. */
   checkpointer: FileCheckpoints | undefined;
+}
+
+export interface CompareInputs {
   checkpointingEnabled: boolean;
   warn: Warn;
   maxMessages?: number;
 }
 
-export async function compareBranches(session: SessionView, nameA: string, nameB: string, inputs: CompareInputs): Promise<BranchCompareModel> {
-  const snap = branchesOf(session, inputs.warn);
-  const find = (name: string): BranchView => {
-    const b = snap.branches.find((x) => x.name === name);
-    if (!b) throw new BranchNotFoundError(name);
-    return b;
-  };
-  const branchA = find(nameA);
-  const branchB = find(nameB);
-  const index = new EntryIndex(session.getEntries());
-  const pathA = index.pathTo(branchA.leafId);
-  const pathB = index.pathTo(branchB.leafId);
-  let common = 0;
-  while (common < pathA.length && common < pathB.length && pathA[common]!.id === pathB[common]!.id) common++;
+export async function compareBranches(inA: CompareSideInput, inB: CompareSideInput, inputs: CompareInputs): Promise<BranchCompareModel> {
+  const twoSessions = inA.sessionRef !== inB.sessionRef;
+  const pathA = pathOf(inA, inputs.warn);
+  const pathB = pathOf(inB, inputs.warn);
+  const { commonA, commonB } = twoSessions ? sharedMessages(pathA.path, pathB.path) : sharedEntries(pathA.path, pathB.path);
 
   // The divergence point as a chat message: the shared entry may be a record (a branch move), so its nearest message.
   let divergence: MessageRef | null = null;
-  for (let i = common - 1; i >= 0; i--) {
-    const e = pathA[i]!;
+  for (let i = commonA - 1; i >= 0; i--) {
+    const e = pathA.path[i]!;
     if (toTranscriptItem(e, {})) {
       divergence = ref(e);
       break;
     }
   }
 
-  let snapshots = new Map<string, SnapshotRecord>();
-  let snapshotError: string | undefined;
-  if (!inputs.checkpointer) {
-    snapshotError = `This session's folder (${session.cwd}) is not open here, so its file snapshots cannot be compared. Open that folder (or pass --workspace DIR).`;
-  } else {
-    try {
-      const all = await inputs.checkpointer.listSnapshots(session.sessionId);
-      snapshots = snapshotsByEntryFromRecords(session, all);
-      // turn-end snapshots are keyed by the assistant message's own id (ours only: a foreign hook's keys are not ids)
-      if (!isForeignView(session)) for (const r of all) if (r.kind === 'turn-end' && !snapshots.has(r.anchorId)) snapshots.set(r.anchorId, r);
-    } catch (error) {
-      snapshotError = `Cannot read the file snapshots of this session: ${(error as Error).message}`;
-    }
-  }
-
+  const snapsA = await snapshotsOf(inA);
+  const snapsB = twoSessions ? await snapshotsOf(inB) : snapsA;
   const max = inputs.maxMessages ?? MAX_COMPARED_MESSAGES;
-  const a = side(branchA, pathA, common, snapshots, max);
-  const b = side(branchB, pathB, common, snapshots, max);
+  const a = side(pathA.branch, pathA.path, commonA, snapsA.byEntry, max);
+  const b = side(pathB.branch, pathB.path, commonB, snapsB.byEntry, max);
+  if (twoSessions) {
+    a.side.session = sessionOf(inA);
+    b.side.session = sessionOf(inB);
+  }
   const model: BranchCompareModel = {
-    sessionId: session.sessionId,
-    sessionRef: inputs.sessionRef,
-    title: inputs.title,
+    sessionId: inA.session.sessionId,
+    sessionRef: inA.sessionRef,
+    title: inA.title,
     divergence,
     a: a.side,
     b: b.side,
     files: { ok: false, error: '' },
   };
-  if (isForeignView(session)) model.readOnly = { agent: agentName(session.source) };
-  model.files = await filesPart(session, a.record, b.record, a.side, b.side, snapshotError, inputs);
+  const foreign = [inA.session, inB.session].find(isForeignView);
+  if (foreign) model.readOnly = { agent: agentName(foreign.source) };
+  const snapshotError = snapsA.error ?? snapsB.error ?? (twoSessions ? otherFolderError(inA, inB) : undefined);
+  model.files = await filesPart(a.record, b.record, a.side, b.side, snapshotError, inA.checkpointer, inputs);
   return model;
+}
+
+function pathOf(input: CompareSideInput, warn: Warn): { branch: BranchView; path: SessionEntry[] } {
+  const branch = branchesOf(input.session, warn).branches.find((x) => x.name === input.branch);
+  if (!branch) throw new BranchNotFoundError(input.branch);
+  return { branch, path: new EntryIndex(input.session.getEntries()).pathTo(branch.leafId) };
+}
+
+/** One session: the entries both paths start with (the same entries, by id). */
+function sharedEntries(pathA: readonly SessionEntry[], pathB: readonly SessionEntry[]): { commonA: number; commonB: number } {
+  let common = 0;
+  while (common < pathA.length && common < pathB.length && pathA[common]!.id === pathB[common]!.id) common++;
+  return { commonA: common, commonB: common };
+}
+
+/** Two sessions: the chat messages both paths start with; each count runs to just after the last shared message on
+ *  its own path (records between messages are not compared: each agent writes its own). */
+function sharedMessages(pathA: readonly SessionEntry[], pathB: readonly SessionEntry[]): { commonA: number; commonB: number } {
+  const messages = (path: readonly SessionEntry[]) => path.flatMap((e, i) => (toTranscriptItem(e, {}) ? [i] : []));
+  const atA = messages(pathA);
+  const atB = messages(pathB);
+  let shared = 0;
+  while (shared < atA.length && shared < atB.length && sameMessage(pathA[atA[shared]!]!, pathB[atB[shared]!]!)) shared++;
+  return shared === 0 ? { commonA: 0, commonB: 0 } : { commonA: atA[shared - 1]! + 1, commonB: atB[shared - 1]! + 1 };
+}
+
+function sameMessage(x: SessionEntry, y: SessionEntry): boolean {
+  if (x.id === y.id) return true;
+  if (x.type !== 'message' || y.type !== 'message') return false;
+  const m = (e: typeof x) => (e as { message?: { role?: unknown; content?: unknown } }).message;
+  return m(x)?.role === m(y)?.role && JSON.stringify(m(x)?.content) === JSON.stringify(m(y)?.content);
+}
+
+function sessionOf(input: CompareSideInput): NonNullable<BranchCompareSide['session']> {
+  return { sessionRef: input.sessionRef, sessionId: input.session.sessionId, title: input.title };
+}
+
+/** Snapshots live in a store per folder: two sessions of different folders have no snapshots in common to diff. */
+function otherFolderError(a: CompareSideInput, b: CompareSideInput): string | undefined {
+  if (!a.checkpointer || !b.checkpointer || a.checkpointer.workspaceRoot === b.checkpointer.workspaceRoot) return undefined;
+  return `The two sessions worked in different folders (${a.checkpointer.workspaceRoot} and ${b.checkpointer.workspaceRoot}), so their files cannot be compared.`;
+}
+
+/** A session's file snapshots by the message they belong to (a fork's copied prompts find the origin's snapshots). */
+async function snapshotsOf(input: CompareSideInput): Promise<{ byEntry: Map<string, SnapshotRecord>; error?: string }> {
+  const { session, checkpointer } = input;
+  if (!checkpointer) {
+    return {
+      byEntry: new Map(),
+      error: `This session's folder (${session.cwd}) is not open here, so its file snapshots cannot be compared. Open that folder (or pass --workspace DIR).`,
+    };
+  }
+  try {
+    const byEntry = await snapshotsByEntry(session, checkpointer);
+    // turn-end snapshots are keyed by the assistant message's own id (ours only: a foreign hook's keys are not ids)
+    if (!isForeignView(session)) {
+      for (const r of await checkpointer.listSnapshots(session.sessionId)) if (r.kind === 'turn-end' && !byEntry.has(r.anchorId)) byEntry.set(r.anchorId, r);
+    }
+    return { byEntry };
+  } catch (error) {
+    return { byEntry: new Map(), error: `Cannot read the file snapshots of this session: ${(error as Error).message}` };
+  }
 }
 
 function ref(e: SessionEntry): MessageRef {
@@ -131,12 +187,12 @@ function side(
 }
 
 async function filesPart(
-  session: SessionView,
   recA: SnapshotRecord | undefined,
   recB: SnapshotRecord | undefined,
   a: BranchCompareSide,
   b: BranchCompareSide,
   snapshotError: string | undefined,
+  checkpointer: FileCheckpoints | undefined,
   inputs: CompareInputs,
 ): Promise<BranchCompareModel['files']> {
   if (snapshotError) return { ok: false, error: snapshotError };
@@ -148,11 +204,10 @@ async function filesPart(
       : 'file checkpointing is off';
     return { ok: false, error: `${which}${none.length === 2 ? ' a' : ''} file snapshot on its path (${why}), so their files cannot be compared.` };
   }
-  if (recA!.anchorId === recB!.anchorId || recA!.root === recB!.root) {
-    return { ok: true, files: [], insertions: 0, deletions: 0, sameSnapshot: recA!.anchorId === recB!.anchorId };
-  }
+  const sameSnapshot = recA!.sessionId === recB!.sessionId && recA!.anchorId === recB!.anchorId;
+  if (sameSnapshot || recA!.root === recB!.root) return { ok: true, files: [], insertions: 0, deletions: 0, sameSnapshot };
   try {
-    const files = await inputs.checkpointer!.diffSnapshots(session.sessionId, recA!.anchorId, recB!.anchorId);
+    const files = await checkpointer!.diffSnapshots(recA!, recB!);
     return {
       ok: true,
       files,

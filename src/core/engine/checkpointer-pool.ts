@@ -1,7 +1,7 @@
 // One FileCheckpointer per open workspace folder. A session's files are only snapshotted or restored when its cwd
 // is one of those folders: nothing outside the workspace is ever written.
 import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions, FileCheckpoints } from '../files/types';
 import type { SyncResult } from '../files/scan/watcher-sync';
@@ -49,6 +49,17 @@ export class CheckpointerPool {
     return canonical(this.rootFor(cwd) ?? cwd);
   }
 
+  /** The open folder that holds `absPath` (the innermost, when folders nest), or undefined. */
+  openRootHolding(absPath: string): string | undefined {
+    const target = canonicalPath(absPath);
+    let best: string | undefined;
+    for (const r of this.roots) {
+      const rel = relative(canonical(r), target);
+      if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && (best === undefined || canonical(r).length > canonical(best).length)) best = r;
+    }
+    return best;
+  }
+
   /** The checkpointer of a session's workspace folder, or undefined when that folder is not open here. */
   forCwd(cwd: string): FileCheckpoints | undefined {
     const root = this.rootFor(cwd);
@@ -91,6 +102,11 @@ export class CheckpointerPool {
     this.#byRoot.clear();
     await Promise.all(all.map((cp) => cp.dispose().catch(() => undefined)));
   }
+}
+
+/** A path that may not exist any more (a file deleted since): its folder's realpath and its name. */
+export function canonicalPath(p: string): string {
+  return join(canonical(dirname(p)), basename(p));
 }
 
 /** The same folder reached through a symlink (or with a trailing slash) compares equal. */

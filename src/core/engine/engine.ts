@@ -4,8 +4,10 @@
 //
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
+import { namedBlame, namedHistory, type NamedBlame, type NamedHistory, type PromptNamingContext } from './file-history';
+import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
@@ -31,7 +33,7 @@ import type {
   TranscriptItem,
   TranscriptModel,
 } from '../../shared/view-models';
-import { CheckpointerPool, type OpenCheckpoints } from './checkpointer-pool';
+import { CheckpointerPool, canonicalPath, type OpenCheckpoints } from './checkpointer-pool';
 import type { SyncResult } from '../files/scan/watcher-sync';
 import { anchorCheckFor, anchorProblem, previewRewind } from './rewind-preview';
 import { branchOfEachEntry } from './entry-branches';
@@ -39,6 +41,7 @@ import { compareBranches } from './branch-compare';
 import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from '../sources/session-details';
 import { SessionSources } from '../sources/session-sources';
 import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
+import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName, writableSources } from '../sources/registry';
 import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
@@ -90,11 +93,12 @@ export interface AppendResult {
 /** What a rewind changed, for its step in the rewind log. */
 interface AppliedRewind<T> {
   result: T;
-  overwroteUserModified?: boolean;
+  /** Which files changed by others it brought back too (redo does the same). */
+  choice?: FilesChoice;
   anchorEntryId: string;
   filesChanged: readonly string[];
   toBranch?: string;
-  fork?: { file: string; sessionId: string };
+  fork?: { ref: string; sessionId: string };
 }
 
 export interface UserMessageRef {
@@ -113,6 +117,8 @@ export class RewindEngine {
   readonly #agentTools = new Map<string, AgentCheckpointTools>();
   #rewindLog: RewindLog;
   #catalog: Promise<Catalog> | undefined;
+  /** Each session's stamp when it was last listed or seen changed (changedSessions). */
+  readonly #stamps = new Map<SessionRef, SessionStamp>();
 
   constructor(opts: RewindEngineOptions) {
     this.#settings = opts.settings;
@@ -173,9 +179,31 @@ export class RewindEngine {
 
   // ── sessions ───────────────────────────────────────────────────────────────
 
-  /** The folders (and file patterns) whose session files the extension watches, of every kind of session. */
+  /** The folders (and file patterns) whose changes may change sessions, of every kind of session: the extension
+   *  watches them and hands what changed to changedSessions. */
   sessionFolders(): WatchedFolder[] {
     return this.#sources.watchFolders(this.#sourceContext);
+  }
+
+  /**
+   * The sessions that changed, from paths the watcher saw change: each path is mapped to the sessions it may have
+   * changed by the adapters that watch it (a session file: itself; a shared database: every session in it), and a
+   * session counts only when its stamp moved since it was last listed or seen here (or it is gone, and is forgotten).
+   */
+  async changedSessions(paths: readonly string[]): Promise<SessionRef[]> {
+    const refs = new Set<SessionRef>();
+    for (const path of paths) for (const ref of await this.#sources.refsOfChange(path, this.#sourceContext)) refs.add(ref);
+    const changed: SessionRef[] = [];
+    for (const ref of refs) {
+      const stamp = await this.#sources.stamp(ref).catch(() => undefined);
+      if (stamp !== undefined && stamp === this.#stamps.get(ref)) continue;
+      changed.push(ref);
+      if (stamp === undefined) {
+        this.#stamps.delete(ref);
+        await this.#sources.forget(ref);
+      } else this.#stamps.set(ref, stamp);
+    }
+    return changed;
   }
 
   /** A session to write to (ours, pi's, oh-my-pi's). Throws a clear error for a missing file or another agent's
@@ -191,24 +219,32 @@ export class RewindEngine {
     return this.#sources.open(sessionRef);
   }
 
-  /** A session file changed on disk (or vanished): the next read re-checks it. */
-  async sessionChanged(sessionRef: string): Promise<void> {
-    const exists = await stat(sessionRef).then(
-      (s) => s.isFile(),
-      () => false,
-    );
-    if (!exists) await this.#sources.forget(sessionRef);
+  /** The file that holds the session, to show or reveal (a row's: its database), when it has one. */
+  sessionFileOf(sessionRef: SessionRef): Promise<string | undefined> {
+    return this.#sources.fileOf(sessionRef);
   }
 
-  /** This workspace's sessions of every kind, newest first (nothing big is parsed to list them). */
-  listSessions(): Promise<SessionListing[]> {
-    return this.#sources.list(this.#sourceContext);
+  /** A session changed (or vanished), as our own writes tell: the next read re-checks it. */
+  async sessionChanged(sessionRef: string): Promise<void> {
+    if ((await this.#sources.stamp(sessionRef).catch(() => undefined)) === undefined) {
+      this.#stamps.delete(sessionRef);
+      await this.#sources.forget(sessionRef);
+    }
+  }
+
+  /** This workspace's sessions of every kind, newest first (nothing big is parsed to list them). The stamps listings
+   *  carry are what changedSessions compares with. */
+  async listSessions(): Promise<SessionListing[]> {
+    const listings = await this.#sources.list(this.#sourceContext);
+    for (const l of listings) if (l.stamp !== undefined) this.#stamps.set(l.sessionRef, l.stamp);
+    return listings;
   }
 
   async describeSession(sessionRef: string): Promise<SessionDetails> {
     const session = await this.view(sessionRef);
-    const info = await stat(sessionRef);
-    const listing = listingOf(session, await this.#kindOf(sessionRef), info.mtimeMs);
+    const file = await this.#sources.fileOf(sessionRef);
+    const info = file === undefined ? undefined : await stat(file).catch(() => undefined);
+    const listing = listingOf(session, await this.#kindOf(sessionRef), info?.mtimeMs ?? Date.now());
     return describeSession(session, listing, await this.fileSnapshotsOf(session), this.#warn);
   }
 
@@ -237,7 +273,12 @@ export class RewindEngine {
   }
 
   #openCatalog(): Promise<Catalog> {
-    this.#catalog ??= Catalog.open({ home: this.#settings.home, warn: this.#warn, openForeign: (file) => this.view(file).catch(() => undefined) });
+    this.#catalog ??= Catalog.open({
+      home: this.#settings.home,
+      warn: this.#warn,
+      openForeign: (ref) => this.view(ref).catch(() => undefined),
+      stampOf: (ref) => this.#sources.stamp(ref).catch(() => undefined),
+    });
     this.#catalog.catch(() => (this.#catalog = undefined));
     return this.#catalog;
   }
@@ -285,18 +326,20 @@ export class RewindEngine {
   /**
    * Two branches side by side: where they part, the messages of each after that, and the files that differ between
    * the latest file snapshot on each branch's path (the agent's last reply's turn-end snapshot, else the last user
-   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones included. The diff editor reads a side's file with
-   * fileAtAnchor(sessionRef, side.snapshot.anchorEntryId, path). Throws for an unknown branch.
+   * message's; read from the snapshot store, the workspace is not touched). Any kind of session, read-only ones
+   * included. B is a branch of `opts.sessionRefB` when given: another session of the folder (the session's fork, its
+   * origin, any other), so a Claude Code original, which has one branch, is compared with its fork. The diff editor
+   * reads a side's file with fileAtAnchor(side's session file, side.snapshot.anchorEntryId, path). Throws for an
+   * unknown branch.
    */
-  async compareBranches(sessionRef: string, branchA: string, branchB: string): Promise<BranchCompareModel> {
-    const session = await this.view(sessionRef);
-    return compareBranches(session, branchA, branchB, {
-      sessionRef,
-      title: listingOf(session, await this.#kindOf(sessionRef), 0).title,
-      checkpointer: this.#checkpointerOf(session),
-      checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
-      warn: this.#warn,
-    });
+  async compareBranches(sessionRef: string, branchA: string, branchB: string, opts: { sessionRefB?: string } = {}): Promise<BranchCompareModel> {
+    const sideOf = async (file: string, branch: string) => {
+      const session = await this.view(file);
+      return { session, sessionRef: file, branch, title: listingOf(session, await this.#kindOf(file), 0).title, checkpointer: this.#checkpointerOf(session) };
+    };
+    const a = await sideOf(sessionRef, branchA);
+    const b = opts.sessionRefB !== undefined && opts.sessionRefB !== sessionRef ? await sideOf(opts.sessionRefB, branchB) : { ...a, branch: branchB };
+    return compareBranches(a, b, { checkpointingEnabled: this.#settings.fileCheckpointing.enabled, warn: this.#warn });
   }
 
   /** Makes another branch active. A rewind, undo or redo a killed process left unfinished in the folder is settled
@@ -475,7 +518,7 @@ export class RewindEngine {
    * Runs the rewind the user confirmed. Files first: when they cannot be restored nothing else changes; when the
    * conversation then fails, the file restore is undone. Throws with a user-readable message.
    */
-  async applyRewind(sessionRef: string, anchorEntryId: string, mode: RewindMode, opts: { overwriteUserModified?: boolean } = {}): Promise<RewindOutcome> {
+  async applyRewind(sessionRef: string, anchorEntryId: string, mode: RewindMode, opts: FilesChoice = {}): Promise<RewindOutcome> {
     const session = await this.view(sessionRef);
     const problem = await anchorProblem(session, anchorEntryId);
     if (problem) throw new Error(problem);
@@ -486,14 +529,13 @@ export class RewindEngine {
       let filesChanged: string[] = [];
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
-          overwriteUserModified: opts.overwriteUserModified === true,
+          ...choiceOptions(opts),
           anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
         });
         filesChanged = result.filesChanged;
       }
-      const overwroteUserModified = opts.overwriteUserModified === true;
-      if (mode === 'files')
-        return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, overwroteUserModified };
+      const choice = opts;
+      if (mode === 'files') return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, choice };
       let rewound: ConversationRewind;
       try {
         rewound = await adapter.rewindConversation(session, anchorEntryId, this.#warn);
@@ -511,12 +553,12 @@ export class RewindEngine {
           result: { mode, filesChanged, undoAvailable: filesChanged.length > 0, fork },
           anchorEntryId,
           filesChanged,
-          overwroteUserModified,
-          fork: { file: rewound.sessionRef, sessionId: rewound.sessionId },
+          choice,
+          fork: { ref: rewound.sessionRef, sessionId: rewound.sessionId },
         };
       }
       const branch = { name: rewound.branch.name, headMessageId: rewound.branch.headMessageId ?? anchorEntryId };
-      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, overwroteUserModified, toBranch: rewound.branch.name };
+      return { result: { mode, branch, filesChanged, undoAvailable: true }, anchorEntryId, filesChanged, choice, toBranch: rewound.branch.name };
     });
   }
 
@@ -534,7 +576,7 @@ export class RewindEngine {
       const filesTop = await filesTopOf(cp, now.sessionId);
       const begun: RewindStep = {
         id: newStepId(),
-        sessionRef: resolve(sessionRef),
+        sessionRef,
         sessionId: now.sessionId,
         anchorEntryId: anchorHint,
         mode,
@@ -550,11 +592,11 @@ export class RewindEngine {
         const files = applied.filesChanged.length > 0;
         const step: RewindStep = {
           ...begun,
-          ...(applied.fork ? { forkRef: resolve(applied.fork.file), forkSessionId: applied.fork.sessionId } : {}),
+          ...(applied.fork ? { forkRef: applied.fork.ref, forkSessionId: applied.fork.sessionId } : {}),
           anchorEntryId: applied.anchorEntryId,
           ...(applied.toBranch !== undefined ? { toBranch: applied.toBranch } : {}),
           files,
-          ...(applied.overwroteUserModified ? { overwroteUserModified: true } : {}),
+          ...choiceOfStep(applied.choice),
           undoDepth: files && cp ? await undoDepthOf(cp, now.sessionId) : 0,
           at: new Date().toISOString(),
         };
@@ -573,11 +615,7 @@ export class RewindEngine {
    * (canRewind false + error); the real call throws with the same words. The real one is logged as a rewind of the
    * files, so Undo and Redo take it in its place among the others.
    */
-  async rewindFiles(
-    sessionRef: string,
-    anchorEntryId: string,
-    opts: { dryRun?: boolean; overwriteUserModified?: boolean } = {},
-  ): Promise<RewindFilesResult & { note?: string }> {
+  async rewindFiles(sessionRef: string, anchorEntryId: string, opts: FilesChoice & { dryRun?: boolean } = {}): Promise<RewindFilesResult & { note?: string }> {
     let session: SessionView;
     try {
       session = await this.view(sessionRef);
@@ -595,16 +633,44 @@ export class RewindEngine {
     const rewind = () =>
       cp.rewindFiles(session.sessionId, key, {
         dryRun: opts.dryRun === true,
-        overwriteUserModified: opts.overwriteUserModified === true,
+        ...choiceOptions(opts),
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
     const result = opts.dryRun
       ? await rewind()
       : await this.#logRewind(session, sessionRef, 'files', anchorEntryId, async () => {
           const r = await rewind();
-          return { result: r, anchorEntryId, filesChanged: r.filesChanged, overwroteUserModified: opts.overwriteUserModified === true };
+          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: opts };
         });
     return note ? { ...result, note } : result;
+  }
+
+  /**
+   * The changes to a file (an absolute path inside an open folder) by any session's turns or by hand, newest first,
+   * each prompt named by its session and user message id; from the folder's timeline, not git.
+   */
+  async fileHistory(absPath: string): Promise<NamedHistory & { root: string }> {
+    const { root, rel, cp } = this.#fileOfFolder(absPath);
+    return { root, ...(await namedHistory(this.#namingContext(cp), rel)) };
+  }
+
+  /** Per line of a file now, the prompt (any agent) that last wrote it, or the user. */
+  async blame(absPath: string): Promise<NamedBlame & { root: string }> {
+    const { root, rel, cp } = this.#fileOfFolder(absPath);
+    return { root, ...(await namedBlame(this.#namingContext(cp), rel)) };
+  }
+
+  #namingContext(cp: FileCheckpoints): PromptNamingContext {
+    return { checkpoints: cp, listSessions: () => this.listSessions(), view: (f) => this.view(f) };
+  }
+
+  #fileOfFolder(absPath: string): { root: string; rel: string; cp: FileCheckpoints } {
+    const root = this.#checkpoints.openRootHolding(absPath);
+    const cp = root === undefined ? undefined : this.#checkpoints.forCwd(root);
+    if (root === undefined || !cp) throw new Error(`${absPath} is not inside a workspace folder open here: a file's history is kept with its folder's`);
+    const rel = relative(canonicalPath(root), canonicalPath(absPath)).split(sep).join('/');
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${absPath} is not a file inside ${root}`);
+    return { root, rel, cp };
   }
 
   /** What Undo would do now, in words for its button's notification (undefined: nothing to undo). */
@@ -710,5 +776,5 @@ function failed(error: string): { ok: false; error: string } {
 }
 
 function cannotRewindFiles(error: string): RewindFilesResult {
-  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
 }

@@ -1,6 +1,5 @@
 // Searching the messages of a workspace's sessions: through the sql.js catalog (full-text, an index rebuilt from the
 // session files) and, when it cannot be used, a plain scan of the sessions themselves.
-import { resolve } from 'node:path';
 import type { Warn } from '../branches/records';
 import type { Catalog } from '../catalog/catalog';
 import type { SessionView } from '../sources/session-view';
@@ -24,26 +23,26 @@ export interface MessageHit {
 /** Hits in exactly these sessions (another agent's folders hold other workspaces' sessions too). */
 export async function searchThroughCatalog(catalog: Catalog, listings: readonly SessionListing[], query: string, limit: number): Promise<MessageHit[]> {
   if (!query.trim()) return [];
-  await catalog.refresh(listings.map((l) => ({ file: l.sessionRef, source: l.source })));
-  const files = listings.map((l) => resolve(l.sessionRef));
-  const hits = catalog.search(query, { files, limit, perSession: 20 });
-  const activeBranch = new Map(catalog.listSessions({ files }).map((c) => [c.file, c.activeBranch]));
+  await catalog.refresh(listings.map((l) => ({ ref: l.sessionRef, source: l.source, modifiedMs: l.modifiedMs })));
+  const refs = listings.map((l) => l.sessionRef);
+  const hits = catalog.search(query, { refs, limit, perSession: 20 });
+  const activeBranch = new Map(catalog.listSessions({ refs }).map((c) => [c.ref, c.activeBranch]));
   return hits.map((h) => ({
-    sessionRef: h.file,
+    sessionRef: h.ref,
     sessionTitle: h.title,
     entryId: h.entryId,
     kind: h.kind as MessageKind,
     // The index holds the messages' markdown: a quick pick shows its text, not its syntax.
     preview: plainText(h.snippet),
     ...(h.branch !== undefined ? { branch: h.branch } : {}),
-    onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.file),
+    onActiveBranch: h.branch === undefined || h.branch === activeBranch.get(h.ref),
   }));
 }
 
 /** The same answer read from the sessions themselves (a substring match), for when the catalog cannot be opened. */
 export async function scanForMessages(
   listings: readonly SessionListing[],
-  view: (file: string) => Promise<SessionView>,
+  view: (ref: string) => Promise<SessionView>,
   query: string,
   limit: number,
   warn: Warn,

@@ -13,6 +13,7 @@ import { FolderNotOpenError } from './folder-not-open';
 import type { Warn } from '../branches/records';
 import { ofSession, withRedone, withUndone, withoutSession, type FolderRewindLog, type PendingRewind, type RewindLog, type RewindStep } from './rewind-log';
 import { filesTopOf, settlePending } from './rewind-recovery';
+import { choiceOfLoggedStep, choiceOptions } from './files-choice';
 
 export interface UndoOutcome {
   filesChanged: string[];
@@ -184,7 +185,7 @@ async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
     if (cp && key !== undefined) {
       files = await cp.rewindFiles(step.sessionId, key, {
         anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
-        overwriteUserModified: step.overwroteUserModified === true,
+        ...choiceOptions(choiceOfLoggedStep(step)),
       });
     }
     let branch: string | undefined;

@@ -14,9 +14,14 @@ import { IndexedDir } from './scan/stat-index';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
-import { failure, foldersOnPaths, isFileish, RewindPlanner, type Plan } from './restore/rewind-planner';
-import { splitRelPath } from './safe-paths';
+import { failure, foldersOnPaths, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
+import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
+import { readStableFile } from './safe-read';
+import { fsPath } from './file-names';
+import { fileBlame, fileHistory } from './file-history';
+import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
+import { Timeline } from './timeline';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
@@ -33,13 +38,16 @@ import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   ActGuard,
   AnchorCheck,
+  FileBlame,
   FileCheckpointerOptions,
+  FileHistory,
   GcResult,
   RecoverResult,
   RewindFilesOptions,
   RewindFilesResult,
   SkippedFile,
   SnapshotFileDiff,
+  SnapshotId,
   SnapshotKind,
   SnapshotSummary,
 } from './types';
@@ -68,6 +76,8 @@ export class FileCheckpointer {
   private readonly fullCheckInterval: number;
   private readonly filter: PathFilter;
   private readonly records: SnapshotRecords;
+  /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
+  readonly timeline: Timeline;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
@@ -102,7 +112,8 @@ export class FileCheckpointer {
       ...DEFAULT_SCAN_TUNING,
       ...opts.tuning,
     });
-    this.planner = new RewindPlanner(this.workspaceRoot, this.records);
+    this.timeline = new Timeline(this.storeDir, this.records);
+    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
     this.watchLimitForTests = opts.tuning?.watchLimit;
   }
 
@@ -376,12 +387,13 @@ export class FileCheckpointer {
     let staging: Promise<StagedRecord> | undefined;
     let packSynced: Promise<void>;
     let totals: ReturnType<typeof treeTotals>;
+    let rec: SnapshotRecord;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
       root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
-      const rec: SnapshotRecord = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
+      rec = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
       // the record is written (and fsynced) while the pack is, and put in place only once the pack's data is on disk
       staging = this.records.stage(rec);
       staging.catch(() => {}); // its error is thrown below, after the pack is committed, as put() did
@@ -405,6 +417,15 @@ export class FileCheckpointer {
       throw err;
     }
     const [saved] = await Promise.all([staged.commit(), packSynced]);
+    // a new snapshot takes its place on the folder's timeline (an unchanged user message's keeps its first one); a
+    // failed append loses nothing: the record is there, and reconcile() puts it back on the timeline
+    if (saved.createdAt === rec.createdAt) {
+      try {
+        this.timeline.append(saved);
+      } catch {
+        /* mended from the records */
+      }
+    }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
     // a tracked model is persisted after each full check (and at dispose), not after every small refresh: writing
@@ -465,7 +486,17 @@ export class FileCheckpointer {
       const importedAnchor = `${anchorId}@${baseRoot.slice(0, 16)}`;
       const existing = await this.records.get(sessionId, importedAnchor);
       if (existing?.root !== root)
-        await this.records.put({ v: 1, sessionId, anchorId: importedAnchor, kind: 'user-message', root, createdAt, files: count, totalBytes });
+        await this.records.put({
+          v: 1,
+          sessionId,
+          anchorId: importedAnchor,
+          kind: 'user-message',
+          root,
+          createdAt,
+          files: count,
+          totalBytes,
+          derived: 'imported',
+        });
       return {
         sessionId,
         anchorId: importedAnchor,
@@ -495,7 +526,7 @@ export class FileCheckpointer {
     return this.locked(async () => {
       const from = await this.records.get(fromSessionId, fromAnchorId);
       if (from?.kind !== 'user-message') return undefined;
-      return this.records.put({ ...from, sessionId, anchorId });
+      return this.records.put({ ...from, sessionId, anchorId, derived: 'adopted' });
     });
   }
 
@@ -533,10 +564,12 @@ export class FileCheckpointer {
    * seen from A to B: 'added' exists only at B, 'deleted' only at A; insertions are lines B has and A has not.
    * Reads only the store, never the workspace. Throws when either snapshot does not exist.
    */
-  async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    const [a, b] = await Promise.all([this.records.get(sessionId, anchorA), this.records.get(sessionId, anchorB)]);
-    if (!a) throw new Error(`There is no file snapshot ${anchorA} in this session.`);
-    if (!b) throw new Error(`There is no file snapshot ${anchorB} in this session.`);
+  async diffSnapshots(snapA: SnapshotId, snapB: SnapshotId): Promise<SnapshotFileDiff[]> {
+    const [a, b] = await Promise.all([this.records.get(snapA.sessionId, snapA.anchorId), this.records.get(snapB.sessionId, snapB.anchorId)]);
+    const missing = (s: SnapshotId) =>
+      `There is no file snapshot ${s.anchorId} in ${s.sessionId === snapA.sessionId ? 'this session' : `session ${s.sessionId}`}.`;
+    if (!a) throw new Error(missing(snapA));
+    if (!b) throw new Error(missing(snapB));
     const store = await this.store();
     await store.reload();
     const diffs = await diffStoredTrees(new TreeReader(store), a.root, b.root);
@@ -568,6 +601,36 @@ export class FileCheckpointer {
     );
   }
 
+  /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
+  async fileHistory(relPath: string): Promise<FileHistory> {
+    const { reader, store, points, now } = await this.historyInputs(relPath);
+    return fileHistory(reader, store, points, relPath, now);
+  }
+
+  /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
+  async blame(relPath: string): Promise<FileBlame> {
+    const { reader, store, points, now } = await this.historyInputs(relPath);
+    return fileBlame(reader, store, points, relPath, now);
+  }
+
+  private async historyInputs(relPath: string) {
+    splitRelPath(relPath);
+    const store = await this.store();
+    await store.reload();
+    const points = await this.timeline.points();
+    let now: Buffer | null = null;
+    // read only: a regular file at the path, reached through real folders (never a symlink out of the workspace)
+    if (await ensureSafeParents(this.workspaceRoot, relPath, false).catch(() => false)) {
+      try {
+        const abs = absPath(this.workspaceRoot, relPath);
+        if (lstatSync(fsPath(abs)).isFile()) now = readStableFile(fsPath(abs)).data;
+      } catch {
+        now = null;
+      }
+    }
+    return { reader: new TreeReader(store), store, points, now };
+  }
+
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   private async checkAnchor(sessionId: string, anchorId: string, anchor: AnchorCheck): Promise<string | SnapshotRecord> {
@@ -586,10 +649,10 @@ export class FileCheckpointer {
     return rec;
   }
 
-  private async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean): Promise<Plan> {
+  private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions): Promise<Plan> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
-    return this.planner.plan(store, rec, overwriteUserModified, model, stats.skipped);
+    return this.planner.plan(store, rec, include, model, stats.skipped);
   }
 
   /**
@@ -597,6 +660,15 @@ export class FileCheckpointer {
    * never throws and never touches the workspace; the real call throws with the same message when it cannot.
    */
   async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions, stillWanted?: ActGuard): Promise<RewindFilesResult> {
+    if (opts.only) {
+      // a selection names paths inside the workspace, never a way out of it
+      try {
+        opts = { ...opts, only: opts.only.map(selectedPath) };
+      } catch (err) {
+        if (opts.dryRun) return failure((err as Error).message);
+        throw err;
+      }
+    }
     if (opts.dryRun) {
       return this.serialize(async () => {
         try {
@@ -604,7 +676,7 @@ export class FileCheckpointer {
           if (typeof check === 'string') return failure(check);
           const store = await this.store();
           await store.reload();
-          return (await this.plan(store, check, opts.overwriteUserModified === true)).result;
+          return (await this.plan(store, check, opts)).result;
         } catch (err) {
           return failure(`Cannot preview the rewind: ${(err as Error).message}`);
         }
@@ -613,7 +685,7 @@ export class FileCheckpointer {
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
     return this.locked(async (store, recovered) => {
-      const { result, ops, blobs } = await this.plan(store, check, opts.overwriteUserModified === true);
+      const { result, ops, blobs } = await this.plan(store, check, opts);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
       // a refusal (a path through a symlink, say) came from the plan, before anything is written
@@ -713,7 +785,12 @@ export class FileCheckpointer {
    * then compacts what is left.
    */
   async gc(): Promise<GcResult> {
-    const res = await this.locked((store) => gcStore(store, this.records, this.sizeCap));
+    const res = await this.locked(async (store) => {
+      const r = await gcStore(store, this.records, this.sizeCap);
+      // the timeline drops what gc dropped and takes back any record a crash left off it
+      await this.timeline.reconcile().catch(() => {});
+      return r;
+    });
     const compacted = await this.compact();
     return compacted ? { ...res, compacted } : res;
   }
@@ -722,6 +799,15 @@ export class FileCheckpointer {
   async storeSize(): Promise<number> {
     return (await this.store()).sizeOnDisk();
   }
+}
+
+/** A path of a selection (`only`), workspace-relative with '/', a trailing '/' dropped; a path out of the workspace throws. */
+function selectedPath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '' || trimmed === '.')
+    throw new Error('--only needs a path of a file or folder inside the workspace (the workspace itself is a whole rewind)');
+  splitRelPath(trimmed);
+  return trimmed;
 }
 
 /**

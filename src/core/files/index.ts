@@ -10,3 +10,4 @@ export { anchorCheckFor, type SessionEntryLookup } from './anchor-check';
 export { ChangeFeed, COOKIE_PREFIX, type ChangeFeedOptions, type SyncResult, type WatcherSync } from './scan/watcher-sync';
 export { WorkerFileCheckpointer, type StartFilesWorker } from './workers/worker-checkpointer';
 export { setBackgroundCompactor } from './store/compaction-handoff';
+export { resolveWorkspaceRoot } from './workspace-root';

@@ -18,6 +18,9 @@ const recordSchema = z.object({
   createdAt: z.string(),
   files: z.number().int().min(0),
   totalBytes: z.number().min(0),
+  /** Not a moment of the workspace: another session's snapshot adopted by a fork, or one made from another tool's
+   *  saved copies. The workspace timeline (timeline.ts) leaves such records out. */
+  derived: z.enum(['adopted', 'imported']).optional(),
 });
 export type SnapshotRecord = z.infer<typeof recordSchema>;
 

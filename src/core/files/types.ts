@@ -1,5 +1,6 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
-import type { FileChangePreview, FileDifference } from '../../shared/view-models';
+import type { FileAttribution, FileChangePreview, FileDifference } from '../../shared/view-models';
+export type { FileAttribution };
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
@@ -102,8 +103,11 @@ export interface RewindFilesResult {
   insertions: number;
   /** Lines removed since the anchor in filesChanged, which the rewind brings back. */
   deletions: number;
-  /** Files changed after the agent's last turn ended: left alone unless overwriteUserModified. */
+  /** Files the user changed (see FileChangePreview.userModified): left alone unless overwriteUserModified. */
   userModified: string[];
+  /** Files whose last change was another session's turn (or several sessions' at once): left alone unless
+   *  includeOtherSessions. */
+  otherSessions: string[];
   /** Files the rewind leaves alone, and why. */
   skipped: SkippedFile[];
   /** Every difference between now and the anchor; status says what happened since the anchor. */
@@ -119,6 +123,11 @@ export type ActGuard = () => void;
 export interface RewindFilesOptions {
   dryRun?: boolean;
   overwriteUserModified?: boolean;
+  /** Also bring back files whose last change since the message was another session's (or several sessions'). */
+  includeOtherSessions?: boolean;
+  /** Only these paths (workspace-relative, '/'-separated; a folder stands for everything below it) are brought back,
+   *  whoever changed them; every other file is left as it is. */
+  only?: string[];
   anchor: AnchorCheck;
 }
 
@@ -131,6 +140,12 @@ export interface RecoverResult {
    * put back (then the journal stays, marked failed, and the next operation tries those again).
    */
   notRestored?: SkippedFile[];
+}
+
+/** One stored snapshot: the session it was taken for and its anchor. */
+export interface SnapshotId {
+  sessionId: string;
+  anchorId: string;
 }
 
 export interface GcResult {
@@ -156,8 +171,13 @@ export interface FileCheckpoints {
   undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
-  /** The files that differ between two snapshots (read from the store only); throws when one does not exist. */
-  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]>;
+  /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
+   *  any two sessions of the folder); read from the store only; throws when one does not exist. */
+  diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]>;
+  /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline). */
+  fileHistory(relPath: string): Promise<FileHistory>;
+  /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
+  blame(relPath: string): Promise<FileBlame>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   /** Another session's user-message snapshot recorded under this session too (see FileCheckpointer.adoptSnapshot). */
@@ -165,4 +185,43 @@ export interface FileCheckpoints {
   notifyChanged(paths: Iterable<string>): void;
   setWatcherSync(sync: WatcherSync | undefined): void;
   dispose(): Promise<void>;
+}
+
+/** Who made a change on the folder's timeline: a prompt's turn of one session (`prompt`: its snapshot anchor, the user
+ *  message id for our sessions), turns of several sessions at once, or nobody's turn (the user). */
+export type ChangeOwner = { by: 'turn'; sessionId: string; prompt: string } | { by: 'several'; sessions: string[] } | { by: 'user' };
+
+/** One change of a file's history (file-history.ts). */
+export interface FileHistoryEntry {
+  owner: ChangeOwner;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  /** The path after the change (before it, for a deletion). */
+  path: string;
+  /** For 'renamed': the path before. */
+  from?: string;
+  /** When the snapshot that first shows the change was taken, or 'now' (changed since the last snapshot). */
+  at: string;
+  insertions: number;
+  deletions: number;
+  binary: boolean;
+  /** A unified diff of the change ('' for a binary file). */
+  diff: string;
+}
+
+export interface FileHistory {
+  path: string;
+  /** Newest first. */
+  entries: FileHistoryEntry[];
+}
+
+export interface BlameLine {
+  /** 1-based. */
+  line: number;
+  text: string;
+  owner: ChangeOwner;
+}
+
+export interface FileBlame {
+  path: string;
+  lines: BlameLine[];
 }

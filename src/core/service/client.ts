@@ -15,6 +15,9 @@ import type {
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
+  SnapshotId,
+  FileHistory,
+  FileBlame,
   SnapshotKind,
   SnapshotSummary,
 } from '../files/types';
@@ -25,6 +28,7 @@ import { infoPath, socketPath } from './paths';
 import { LineReader, MAX_RESPONSE_BYTES, PROTOCOL_VERSION, type RefusalCode, type ServiceResponse } from './protocol';
 import { readSecret } from './secret';
 import { probe } from './ping';
+import { serviceStarter } from './service-starter';
 
 /** The fallback decision: a connect attempt to a socket that exists gets this long. */
 export const CONNECT_TIMEOUT_MS = 20;
@@ -96,8 +100,14 @@ export class ServiceClient {
   }
 
   /** A connection to the home's service, or undefined when there is none (decided within CONNECT_TIMEOUT_MS). */
-  static async connect(home: string, timeoutMs = CONNECT_TIMEOUT_MS, liveness: Liveness = DEFAULT_LIVENESS): Promise<ServiceClient | undefined> {
-    if (process.env.AGENT_REWIND_SERVICE === 'off') return undefined;
+  static async connect(
+    home: string,
+    timeoutMs = CONNECT_TIMEOUT_MS,
+    liveness: Liveness = DEFAULT_LIVENESS,
+    /** false for `serve --status/--stop`, which talk to the service whatever AGENT_REWIND_SERVICE says. */
+    respectOffSwitch = true,
+  ): Promise<ServiceClient | undefined> {
+    if (respectOffSwitch && process.env.AGENT_REWIND_SERVICE === 'off') return undefined;
     const path = socketPath(home);
     if (process.platform !== 'win32' && !existsSync(path)) return undefined;
     const secret = readSecret(home);
@@ -205,6 +215,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   private readonly pendingNotes: string[] = [];
   private client: Promise<ServiceClient | undefined> | undefined;
   private readonly key: string;
+  private startAsked = false;
   /** Where the last call was answered (for tests, benchmarks and --verbose output). */
   lastAnsweredBy: 'service' | 'local' | undefined;
 
@@ -232,6 +243,9 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   private async remote<T>(method: string, fields: Record<string, unknown>, local: (fc: FileCheckpointer) => Promise<T>, retryIfLost: boolean): Promise<T> {
     this.client ??= ServiceClient.connect(this.options.home, this.connectTimeoutMs, this.liveness);
     const client = await this.client;
+    // no service answers for this folder (none runs, it does not serve it, or it went away): once this snapshot is
+    // done here, one is started for the next (service-starter.ts)
+    let unserved = client === undefined;
     if (client) {
       try {
         const value = await client.request<T>(method, { workspace: this.workspaceRoot, optionsKey: this.key, ...fields });
@@ -241,6 +255,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
         // refusals that say nothing was done: this process does it itself (a late request, too: the service never
         // acts on one, so a rewind it refused as late is still to be done)
         const fallBack = err instanceof ServiceRefusal ? nothingDone(err) : err instanceof ServiceLost && retryIfLost;
+        unserved = err instanceof ServiceRefusal ? err.code === 'not-served' : err instanceof ServiceLost;
         if (!fallBack) {
           if (err instanceof ServiceStuck) throw new Error(`${err.message}. It may or may not have done it: check the files before running it again`);
           throw err instanceof ServiceLost ? new Error(`${err.message} during ${method}; check the files and run it again`) : err;
@@ -250,7 +265,20 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       }
     }
     this.lastAnsweredBy = 'local';
-    return local(await this.localCheckpointer());
+    const value = await local(await this.localCheckpointer());
+    if (unserved && method === 'snapshot') this.startService();
+    return value;
+  }
+
+  /** Hands this folder to the process-wide service starter, once (nothing waits for it; it never throws here). */
+  private startService(): void {
+    if (this.startAsked) return;
+    this.startAsked = true;
+    try {
+      serviceStarter()?.(this.options.home, this.workspaceRoot);
+    } catch {
+      /* the snapshot is done: a service that could not be started only means the next one is slow too */
+    }
   }
 
   snapshot(sessionId: string, anchorId: string, kind: SnapshotKind = 'user-message'): Promise<SnapshotSummary> {
@@ -263,6 +291,9 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       anchor: { checkpointingEnabled: opts.anchor.checkpointingEnabled, kind: opts.anchor.kind },
       ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}),
       ...(opts.overwriteUserModified !== undefined ? { overwriteUserModified: opts.overwriteUserModified } : {}),
+      // sent only when asked for: a service of an earlier version refuses fields it does not know
+      ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
+      ...(opts.only ? { only: opts.only } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
@@ -284,8 +315,17 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     return (await this.localCheckpointer()).readFileAtAnchor(sessionId, anchorId, relPath);
   }
 
-  async diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    return (await this.localCheckpointer()).diffSnapshots(sessionId, anchorA, anchorB);
+  async diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
+    return (await this.localCheckpointer()).diffSnapshots(a, b);
+  }
+
+  // read only, from the store: in this process, as diffSnapshots
+  async fileHistory(relPath: string): Promise<FileHistory> {
+    return (await this.localCheckpointer()).fileHistory(relPath);
+  }
+
+  async blame(relPath: string): Promise<FileBlame> {
+    return (await this.localCheckpointer()).blame(relPath);
   }
 
   /** In-process: it reads another tool's backups, which the service has no business opening. */

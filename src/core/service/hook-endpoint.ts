@@ -23,7 +23,7 @@ import type { FileCheckpointerOptions } from '../files/types';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
 import type { AgentHooks } from '../sources/agent';
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../sources/hook-snapshot';
-import { agentById } from '../sources/registry';
+import { agentById, hookHandlerFor } from '../sources/registry';
 import { checkpointOptionsKey } from './options-key';
 import { isLate } from './protocol';
 import { sameSecret } from './secret';
@@ -158,7 +158,7 @@ export class HookEndpoint {
 
   /** One hook request's body → its answer (the snapshot taken, or why not). `stillWanted` throws SnapshotDeclined
    *  ('late') once the client has given up: checked before anything is done and before the snapshot is recorded. */
-  async handle(hooks: AgentHooks, body: Buffer, stillWanted: () => void = () => {}): Promise<HookAnswer> {
+  async handle(installedFor: AgentHooks, body: Buffer, stillWanted: () => void = () => {}): Promise<HookAnswer> {
     const nl1 = body.indexOf(10);
     // the secret first: someone without it learns nothing, not even what is wrong with the body
     if (!sameSecret(body.subarray(0, nl1 < 0 ? body.length : nl1).toString('latin1'), this.opts.secret)) return { status: 401, code: 'unauthorized' };
@@ -167,6 +167,8 @@ export class HookEndpoint {
     const dir = body.subarray(nl1 + 1, nl2).toString('utf8');
     if (dir.length > MAX_DIR_BYTES || dir.includes('\u0000')) return { status: 400, code: 'bad-request' };
     const text = body.subarray(nl2 + 1).toString('utf8');
+    // an editor that runs every agent's hook files sends its own input through another agent's: it goes to its handler
+    const hooks = hookHandlerFor(installedFor, text);
     const home = this.opts.home;
     let workspace: string | undefined;
     let snapshotMs: number | undefined;

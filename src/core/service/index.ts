@@ -13,6 +13,8 @@ export {
   type Liveness,
 } from './client';
 export { serviceDir, socketPath, secretPath, infoPath } from './paths';
+export type { PingValue, ServiceOrigin } from './protocol';
+export { MAX_SERVED_FOLDERS } from './server';
 export { ensureSecret, readSecret } from './secret';
 export { checkpointOptionsKey } from './options-key';
 export { CheckpointServiceHost, type ServiceWanted } from './service-host';

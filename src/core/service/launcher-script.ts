@@ -35,6 +35,10 @@ export interface LauncherScriptOptions {
   platform?: NodeJS.Platform;
   /** The agents whose `hook <id>` takes the fast path (default: the registry's agents with hooks). */
   hookAgents?: readonly LauncherHookAgent[];
+  /** Modules of extra agents the writer loaded (agentRewind.agentModules): the CLI it starts loads them through
+   *  $AGENT_REWIND_AGENT_MODULES (unless the caller's environment sets it), so `hook <id>` and `hooks install <id>` of
+   *  such an agent work from an agent's hook and from the extension alike. */
+  agentModules?: readonly string[];
 }
 
 /** What the launcher's shell text needs of an agent with hooks (sources/agent.ts AgentHooks). */
@@ -58,8 +62,10 @@ export const HOOK_CURL_MAX_SECONDS = 28;
 
 export function launcherScript(o: LauncherScriptOptions): string {
   const platform = o.platform ?? process.platform;
+  const modules = o.agentModules?.length ? o.agentModules.join(platform === 'win32' ? ';' : ':') : undefined;
   if (platform === 'win32') {
-    return `@echo off\r\nwhere node >nul 2>nul && (node "${o.cliJs}" %*) || (set ELECTRON_RUN_AS_NODE=1 && "${o.runtime}" "${o.cliJs}" %*)\r\n`;
+    const setModules = modules ? `if not defined AGENT_REWIND_AGENT_MODULES set "AGENT_REWIND_AGENT_MODULES=${modules}"\r\n` : '';
+    return `@echo off\r\n${setModules}where node >nul 2>nul && (node "${o.cliJs}" %*) || (set ELECTRON_RUN_AS_NODE=1 && "${o.runtime}" "${o.cliJs}" %*)\r\n`;
   }
   const cli = shQuote(o.cliJs);
   const rt = shQuote(o.runtime);
@@ -91,6 +97,7 @@ export function launcherScript(o: LauncherScriptOptions): string {
     '#!/bin/sh',
     `# agent-rewind, ${o.writtenBy}`,
     `# \`hook ${ids}\`: sh + perl or curl to the checkpoint service when it runs, else the Node hook (src/core/service/launcher-script.ts)`,
+    ...(modules ? [`AGENT_REWIND_AGENT_MODULES=\${AGENT_REWIND_AGENT_MODULES:-${shQuote(modules)}}`, 'export AGENT_REWIND_AGENT_MODULES'] : []),
     ...run,
     `arw_hook_agent() { case $1 in ${ids}) return 0 ;; esac; return 1; }`,
     'if [ "$#" -eq 2 ] && [ "$1" = hook ] && arw_hook_agent "$2"; then',

@@ -67,6 +67,8 @@ export const requestSchema = z.discriminatedUnion('method', [
         .object({
           dryRun: z.boolean().optional(),
           overwriteUserModified: z.boolean().optional(),
+          includeOtherSessions: z.boolean().optional(),
+          only: z.array(z.string().min(1).max(4096)).max(10_000).optional(),
           anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
         })
         .strict(),
@@ -74,6 +76,10 @@ export const requestSchema = z.discriminatedUnion('method', [
     .strict(),
   z.object({ ...ws, method: z.literal('undoLastRewind'), sessionId: id }).strict(),
   z.object({ ...ws, method: z.literal('listSnapshots'), sessionId: id }).strict(),
+  // serve one more folder too (what a hook or CLI that found its folder not served asks, through `serve --auto`)
+  z.object({ ...ws, method: z.literal('serve') }).strict(),
+  // stop (`agent-rewind serve --stop`): answered first, then the service stops as on its idle time
+  z.object({ ...base, call: callId.optional(), method: z.literal('stop') }).strict(),
 ]);
 export type ServiceRequest = z.infer<typeof requestSchema>;
 export type ServiceMethod = ServiceRequest['method'];
@@ -88,10 +94,22 @@ export interface PingValue {
   pid: number;
   workspaces: string[];
   startedAt: string;
+  /** Who started it: `serve` by hand, `auto` (a hook or CLI command, `serve --auto`), `extension` (VS Code's worker
+   *  thread). Older services leave these out. */
+  origin?: ServiceOrigin;
+  /** The resident memory of the process it runs in (for `extension`: the whole extension host). */
+  rssBytes?: number;
+  /** Snapshots, rewinds, lists and hooks it took on since it started (pings, `serve` and `stop` left out). */
+  requests?: number;
+  /** Its idle time in ms (0: never stops by itself) and how much of it is left now. */
+  idleMs?: number;
+  idleLeftMs?: number;
   /** The served folders where the system's watch limit left folders unwatched (checked with lstat on each request
    *  instead): how many, and what to do about it. Absent when every folder is watched. */
   watchLimit?: { workspace: string; folders: number; message: string }[];
 }
+
+export type ServiceOrigin = 'serve' | 'auto' | 'extension';
 
 /** Splits a byte stream into lines; calls onOverflow (and stops) when one grows past maxBytes. */
 export class LineReader {

@@ -27,6 +27,7 @@ import {
   requestSchema,
   type PingValue,
   type RefusalCode,
+  type ServiceOrigin,
   type ServiceRequest,
   type ServiceResponse,
 } from './protocol';
@@ -55,7 +56,14 @@ export interface CheckpointServiceOptions {
   /** The options a fresh `agent-rewind hook` process would use for a folder (default: the settings file's,
    *  cliCheckpointerOptions): a hook is answered only when they are the served checkpointer's. */
   hookOptions?: (root: string, warn: (message: string) => void) => FileCheckpointerOptions;
+  /** Who started it (`agent-rewind serve --status` shows it): default `serve`. */
+  origin?: ServiceOrigin;
+  /** How many folders a `serve` request may bring it to (default MAX_SERVED_FOLDERS). */
+  maxWorkspaces?: number;
 }
+
+/** A `serve` request adds a folder up to this many: each costs a watcher and its tree's memory. */
+export const MAX_SERVED_FOLDERS = 64;
 
 export class ServiceRunningError extends Error {
   constructor(
@@ -77,6 +85,8 @@ export class ServiceRunningError extends Error {
 interface Served {
   cp: FileCheckpointer;
   key: string;
+  /** A folder added by a `serve` request: its watcher starting. */
+  watching?: Promise<void>;
 }
 
 /** A request being answered: until when its caller waits (moved on by its liveness pings), and whether it has gone. */
@@ -102,7 +112,11 @@ export class CheckpointService {
   /** Requests being answered, by their call id (what a liveness ping names to extend one). */
   private readonly calls = new Map<string, Call>();
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the idle timer armed last fires (epoch ms), for a ping's idleLeftMs. */
+  private idleDueAt = 0;
   private inFlight = 0;
+  /** Requests taken on (pings left out), hooks included: what `serve --status` shows, and how a test sees it used. */
+  private answered = 0;
   private stopping: Promise<void> | undefined;
   private readonly startedAt = new Date().toISOString();
   private readonly stoppedPromise: Promise<void>;
@@ -154,9 +168,7 @@ export class CheckpointService {
     const running = await probe(this.socket, this.secret);
     if (running !== false) throw new ServiceRunningError(running === true ? undefined : running, this.socket);
     for (const w of this.opts.workspaces) {
-      const c = this.opts.checkpointer;
-      const options: FileCheckpointerOptions =
-        typeof c === 'function' ? { ...c(w), workspaceRoot: w, home: this.opts.home } : { ...c, workspaceRoot: w, home: this.opts.home };
+      const options = this.optionsFor(w);
       const cp = new FileCheckpointer(options);
       if (this.served.has(cp.workspaceRoot)) continue;
       this.served.set(cp.workspaceRoot, { cp, key: checkpointOptionsKey(options, cp.workspaceRoot) });
@@ -178,11 +190,7 @@ export class CheckpointService {
     this.server = server;
     server.on('error', (err) => this.log(`server error: ${err.message}`));
     await this.listenForHooks();
-    writeFileSync(
-      infoPath(this.opts.home),
-      JSON.stringify({ pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, socket: this.socket }) + '\n',
-      { mode: 0o600 },
-    );
+    this.writeInfo();
     this.armIdle();
     // warm up: the first snapshot of a folder then only looks at what the watcher reported
     if (this.opts.watch !== false) {
@@ -211,7 +219,10 @@ export class CheckpointService {
       secret: this.secret,
       served: (root) => this.served.get(root),
       cliOptions: this.opts.hookOptions ?? ((root, warn) => cliCheckpointerOptions(home, root, warn)),
-      begin: () => this.inFlight++,
+      begin: () => {
+        this.inFlight++;
+        this.answered++;
+      },
       end: () => {
         this.inFlight--;
         this.armIdle();
@@ -232,9 +243,82 @@ export class CheckpointService {
     this.opts.log?.(m);
   }
 
+  private optionsFor(folder: string): FileCheckpointerOptions {
+    const c = this.opts.checkpointer;
+    return typeof c === 'function' ? { ...c(folder), workspaceRoot: folder, home: this.opts.home } : { ...c, workspaceRoot: folder, home: this.opts.home };
+  }
+
+  /** service.json: who runs and what it serves (for a second start's message and people; a ping says the same). */
+  private writeInfo(): void {
+    writeFileSync(
+      infoPath(this.opts.home),
+      JSON.stringify({ pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, socket: this.socket, origin: this.opts.origin ?? 'serve' }) +
+        '\n',
+      { mode: 0o600 },
+    );
+  }
+
+  /**
+   * Serves one more folder (a `serve` request: a hook or CLI command found it not served and did its work itself).
+   * The folder is named by its realpath as the client resolved it and must resolve to exactly that here (nothing else
+   * is followed); it is served only with the options the client would use, so every answer is still the snapshot the
+   * client would have taken. Answered once its watcher runs.
+   */
+  private async serveFolder(workspace: string, optionsKey: string): Promise<{ workspaces: string[] }> {
+    const known = this.served.get(workspace);
+    if (known) {
+      if (known.key !== optionsKey) throw new Refusal('options-differ', `this checkpoint service serves ${workspace} with other file-checkpoint options`);
+      await known.watching;
+      return { workspaces: this.workspaces };
+    }
+    if (this.stopping) throw new Refusal('failed', 'the checkpoint service is stopping');
+    const most = this.opts.maxWorkspaces ?? MAX_SERVED_FOLDERS;
+    if (this.served.size >= most) throw new Refusal('too-large', `this checkpoint service serves ${most} folders already`);
+    let options: FileCheckpointerOptions;
+    let cp: FileCheckpointer;
+    try {
+      options = this.optionsFor(workspace);
+      cp = new FileCheckpointer(options);
+    } catch (err) {
+      throw new Refusal('failed', (err as Error).message);
+    }
+    if (cp.workspaceRoot !== workspace) throw new Refusal('bad-request', `${workspace} is not the real path of a folder`);
+    const key = checkpointOptionsKey(options, cp.workspaceRoot);
+    if (key !== optionsKey) throw new Refusal('options-differ', `the checkpoint service would serve ${workspace} with other file-checkpoint options`);
+    const served: Served = { cp, key };
+    this.served.set(workspace, served);
+    this.writeInfo();
+    this.log(`serving ${workspace} too`);
+    if (this.opts.watch !== false)
+      served.watching = cp.startWatching().catch((err: Error) => this.log(`cannot watch ${workspace} (its snapshots check the whole tree): ${err.message}`));
+    await served.watching;
+    return { workspaces: this.workspaces };
+  }
+
+  /** The ping's answer: who runs, what it serves, its memory and its idle timer. */
+  private pingValue(): PingValue {
+    const idleMs = this.opts.idleMs ?? 0;
+    const watchLimit = [...this.served].flatMap(([workspace, s]) => {
+      const r = s.cp.watchLimit;
+      return r ? [{ workspace, folders: r.folders, message: r.message }] : [];
+    });
+    return {
+      pid: process.pid,
+      workspaces: this.workspaces,
+      startedAt: this.startedAt,
+      origin: this.opts.origin ?? 'serve',
+      rssBytes: process.memoryUsage.rss(),
+      requests: this.answered,
+      idleMs,
+      ...(idleMs ? { idleLeftMs: this.inFlight > 1 ? idleMs : Math.max(0, this.idleDueAt - Date.now()) } : {}),
+      ...(watchLimit.length ? { watchLimit } : {}),
+    };
+  }
+
   private armIdle(): void {
     if (!this.opts.idleMs) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleDueAt = Date.now() + this.opts.idleMs;
     this.idleTimer = setTimeout(() => {
       if (this.inFlight > 0) return this.armIdle();
       this.log(`idle for ${Math.round(this.opts.idleMs! / 1000)} s: stopping`);
@@ -294,10 +378,11 @@ export class CheckpointService {
     }
     const req = parsed.data;
     const call: Call = { method: req.method, deadline: req.deadline, gone: false };
-    const callId = req.method !== 'ping' ? req.call : undefined;
+    const callId = 'call' in req ? req.call : undefined;
     if (callId) this.calls.set(callId, call);
     open?.add(call);
     this.inFlight++;
+    if (req.method !== 'ping' && req.method !== 'serve' && req.method !== 'stop') this.answered++;
     const t = performance.now();
     let outcome = 'ok';
     try {
@@ -312,7 +397,8 @@ export class CheckpointService {
       if (callId && this.calls.get(callId) === call) this.calls.delete(callId);
       open?.delete(call);
       this.inFlight--;
-      this.armIdle();
+      // a ping is no use of the service (`serve --status`, a client's liveness check): it does not keep it from idling out
+      if (req.method !== 'ping') this.armIdle();
       if (this.opts.trace)
         this.log(`${parsed.data.method} ${'workspace' in parsed.data ? parsed.data.workspace : ''} ${outcome} ${(performance.now() - t).toFixed(1)} ms`);
     }
@@ -323,12 +409,17 @@ export class CheckpointService {
       // the request it names is still waited for, until the next ping could give up on it: only a ping on time says so
       const c = r.extend && this.calls.get(r.extend.call);
       if (c && !c.gone && !isLate(r.deadline)) c.deadline = Math.max(c.deadline, r.extend!.deadline);
-      const watchLimit = [...this.served].flatMap(([workspace, s]) => {
-        const r = s.cp.watchLimit;
-        return r ? [{ workspace, folders: r.folders, message: r.message }] : [];
-      });
-      return { pid: process.pid, workspaces: this.workspaces, startedAt: this.startedAt, ...(watchLimit.length ? { watchLimit } : {}) } satisfies PingValue;
+      return this.pingValue();
     }
+    if (r.method === 'stop') {
+      // after this answer is written (the stop waits for the requests in flight, this one included)
+      setTimeout(() => {
+        this.log('asked to stop');
+        void this.stop();
+      }, 0);
+      return { pid: process.pid };
+    }
+    if (r.method === 'serve') return this.serveFolder(r.workspace, r.optionsKey);
     // the folder as the client resolved it, compared as a string: nothing from a request is ever followed
     const s = this.served.get(r.workspace);
     if (!s) throw new Refusal('not-served', `this checkpoint service does not serve ${r.workspace}`);

@@ -20,6 +20,7 @@ port.on('message', async (m: ToServiceWorker) => {
       workspaces: m.workspaces,
       checkpointer: (root) => cliCheckpointerOptions(m.home, root, log),
       log,
+      origin: 'extension',
       onWatchLimit: (_, report) => post({ type: 'watchLimit', text: report.message }),
     });
     try {

@@ -32,6 +32,12 @@ export interface EngineSettings {
   /** Modules of extra agents to load (agentRewind.agentModules; absolute paths, each exporting `agent`): see
    *  docs/ARCHITECTURE.md, "Adding an agent". */
   agentModules: string[];
+  /** The folder where the editor agent-rewind runs in keeps this window's data (VS Code: the parent of the
+   *  extension's storageUri), for agents whose sessions that editor writes itself; unset outside an editor. */
+  editorStorage?: string;
+  /** The checkpoint service outside VS Code: whether a hook or CLI snapshot that found none serving its folder starts
+   *  one (off also with AGENT_REWIND_SERVICE_AUTOSTART=off, or AGENT_REWIND_SERVICE=off), and its idle time. */
+  checkpointService: { autoStart: boolean; idleMinutes: number };
 }
 
 const MB = 1024 * 1024;
@@ -45,6 +51,15 @@ export const FILE_CHECKPOINT_DEFAULTS = {
   maxFileSizeMB: 10,
   storeSizeCapMB: 2048,
 } as const;
+
+/** The defaults of agentRewind.checkpointService.autoStart / idleMinutes (package.json declares the same). */
+export const SERVICE_DEFAULTS = { autoStart: true, idleMinutes: 30 } as const;
+
+/** Whether the environment turns the service's auto-start off (either variable set to off, 0 or false). */
+export function autoStartOffByEnv(env: NodeJS.ProcessEnv): boolean {
+  const off = (v: string | undefined) => v !== undefined && /^(off|0|false|no)$/i.test(v.trim());
+  return off(env.AGENT_REWIND_SERVICE_AUTOSTART) || off(env.AGENT_REWIND_SERVICE);
+}
 
 export const DEFAULT_EXCLUDES: string[] = [...FILE_CHECKPOINT_DEFAULTS.exclude];
 
@@ -109,6 +124,10 @@ export function parseSettings(get: (key: string) => unknown, env: NodeJS.Process
     tuning: scanTuningFrom(env),
     switches: Object.fromEntries(switchKeys.flatMap((k) => (typeof get(k) === 'boolean' ? [[k, get(k) as boolean]] : []))),
     agentModules: list('agentModules', []).map((f) => absoluteFrom(home, expandTilde(f)!)),
+    checkpointService: {
+      autoStart: bool('checkpointService.autoStart', SERVICE_DEFAULTS.autoStart) && !autoStartOffByEnv(env),
+      idleMinutes: num('checkpointService.idleMinutes', SERVICE_DEFAULTS.idleMinutes),
+    },
   };
 }
 

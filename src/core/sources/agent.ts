@@ -82,11 +82,17 @@ export interface AgentHooks {
   readonly projectDirVariable?: string;
   /** Its log, `<home>/logs/<id>-hooks.log`, has an event and a session column the launcher fills with `-`. */
   readonly logColumns?: number;
+  /** Whether a hook input (the parsed stdin) was sent by this agent, whichever agent's hook file ran it: an editor
+   *  that also runs other agents' hook files (VS Code runs Claude Code's) is told apart by its input. The registry asks
+   *  every agent before the one the hook was installed for (hookHandlerFor). */
+  claimsHookInput?(input: Record<string, unknown>): boolean;
 }
 
 export interface AgentAdapter {
   /** Stable, lower-case: `agent-rewind hook <id>`, `hooks install <id>`, settings, the catalog. */
   readonly id: string;
+  /** Other names a person may type for it on the command line (`hooks install <alias>`), never stored anywhere. */
+  readonly aliases?: readonly string[];
   /** As a person knows it. */
   readonly displayName: string;
   /** A codicon name (https://microsoft.github.io/vscode-codicons/), shown beside its sessions. */

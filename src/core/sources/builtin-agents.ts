@@ -3,6 +3,9 @@
 import type { AgentAdapter } from './agent';
 import { claudeAgent } from './claude/agent';
 import { codexAgent } from './codex/agent';
+import { geminiAgent } from './gemini/agent';
+import { openCodeAgent } from './opencode/agent';
 import { piAgent } from './pi/agent';
+import { vscodeChatAgent } from './vscode-chat/agent';
 
-export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent];
+export const BUILTIN_AGENTS: readonly AgentAdapter[] = [piAgent, claudeAgent, codexAgent, openCodeAgent, geminiAgent, vscodeChatAgent];

@@ -12,6 +12,7 @@ export {
   registerAgent,
   unregisterAgent,
   loadAgentModules,
+  loadedAgentModules,
   agentModulesFromEnv,
   foreignSources,
   foreignOwner,

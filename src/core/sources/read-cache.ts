@@ -1,42 +1,43 @@
-// Another agent's session files are read whole, again whenever their size or mtime moved (the agent appends while it
-// runs); the few used last are kept parsed.
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+// Another agent's sessions are read whole, again whenever their stamp moved (session-ref.ts: a file's size and
+// mtime by default; the agent appends while it runs); the few used last are kept parsed.
+import { fileStamp, type SessionRef, type SessionStamp } from './session-ref';
 
 interface Cached<T> {
-  size: number;
-  mtimeMs: number;
+  stamp: SessionStamp;
   value: Promise<T>;
 }
 
 export class ReadCache<T> {
   /** Least recently used first. */
-  readonly #entries = new Map<string, Cached<T>>();
+  readonly #entries = new Map<SessionRef, Cached<T>>();
 
-  constructor(private readonly max = 16) {}
+  /** `stampOf`: the adapter's stamp of a session (default: the ref is a file, stamped by its size and mtime). */
+  constructor(
+    private readonly max = 16,
+    private readonly stampOf: (ref: SessionRef) => Promise<SessionStamp | undefined> = fileStamp,
+  ) {}
 
-  async get(file: string, read: (path: string) => Promise<T>): Promise<T> {
-    const path = resolve(file);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) {
-      this.#entries.delete(path);
-      throw new Error(`Session file not found: ${path}`);
+  async get(ref: SessionRef, read: (ref: SessionRef) => Promise<T>): Promise<T> {
+    const stamp = await this.stampOf(ref);
+    if (stamp === undefined) {
+      this.#entries.delete(ref);
+      throw new Error(`Session file not found: ${ref}`);
     }
-    let cached = this.#entries.get(path);
-    this.#entries.delete(path);
-    if (!cached || cached.size !== info.size || cached.mtimeMs !== info.mtimeMs) cached = { size: info.size, mtimeMs: info.mtimeMs, value: read(path) };
-    this.#entries.set(path, cached);
+    let cached = this.#entries.get(ref);
+    this.#entries.delete(ref);
+    if (!cached || cached.stamp !== stamp) cached = { stamp, value: read(ref) };
+    this.#entries.set(ref, cached);
     for (const old of [...this.#entries.keys()].slice(0, Math.max(0, this.#entries.size - this.max))) this.#entries.delete(old);
     try {
       return await cached.value;
     } catch (error) {
-      this.#entries.delete(path);
+      this.#entries.delete(ref);
       throw error;
     }
   }
 
-  forget(file: string): void {
-    this.#entries.delete(resolve(file));
+  forget(ref: SessionRef): void {
+    this.#entries.delete(ref);
   }
 
   clear(): void {

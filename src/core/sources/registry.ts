@@ -5,7 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { EngineSettings } from '../settings/settings';
-import { agentEnabled, type AgentAdapter } from './agent';
+import { agentEnabled, type AgentAdapter, type AgentHooks } from './agent';
 import { BUILTIN_AGENTS } from './builtin-agents';
 import type { SourceAdapter } from './source-adapter';
 
@@ -49,7 +49,7 @@ export async function loadAgentModules(paths: readonly string[], base = process.
     if (loadedModules.has(file)) continue;
     let mod: { agent?: AgentAdapter; default?: AgentAdapter | { agent?: AgentAdapter } };
     try {
-      mod = (await import(pathToFileURL(file).href)) as typeof mod;
+      mod = (await loadModuleFile(file)) as typeof mod;
     } catch (err) {
       throw new Error(`cannot load the agent module ${file}: ${(err as Error).message}`);
     }
@@ -62,6 +62,38 @@ export async function loadAgentModules(paths: readonly string[], base = process.
     added.push(agent);
   }
   return added;
+}
+
+/**
+ * A CommonJS module is required: VS Code's extension host runs extensions without a dynamic-import callback, so
+ * `import()` there fails ("A dynamic import callback was not specified") and an agent module named by
+ * agentRewind.agentModules never loaded in the editor. An ES module (`.mjs`, or one `require` refuses) is imported,
+ * which works in the CLI; in the editor it fails with that reason.
+ */
+async function loadModuleFile(file: string): Promise<unknown> {
+  if (!/\.m[jt]s$/.test(file)) {
+    try {
+      return require(file) as unknown;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw err;
+    }
+  }
+  try {
+    return await import(pathToFileURL(file).href);
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new Error(
+      /dynamic import callback/i.test(message)
+        ? `it is an ES module, which VS Code's extension host cannot import (${message}): build it as CommonJS`
+        : message,
+    );
+  }
+}
+
+/** The modules loadAgentModules loaded (absolute paths, in load order): what a launcher passes on to the CLIs it
+ *  starts, so a process started by an agent's hook knows the agents its writer knew. */
+export function loadedAgentModules(): string[] {
+  return [...loadedModules];
 }
 
 /** The agent modules named by the environment ($AGENT_REWIND_AGENT_MODULES, path-delimiter separated). */
@@ -126,6 +158,24 @@ export function foreignSources(settings: EngineSettings): SourceAdapter[] {
 /** The foreign adapter that reads `file` (from its first line), if any. */
 export function foreignOwner(adapters: readonly SourceAdapter[], file: string, firstLine: string | undefined): SourceAdapter | undefined {
   return adapters.find((a) => !a.writable && a.owns(file, firstLine));
+}
+
+/**
+ * The hooks that answer one hook input: those of the agent that sent it when another agent claims it (an editor that
+ * runs every agent's hook files, e.g. VS Code running Claude Code's: its calls are its own sessions' prompts), else
+ * those of the agent the hook was installed for.
+ */
+export function hookHandlerFor<H extends AgentHooks>(installedFor: H, stdin: string): H | AgentHooks {
+  const claimants = hookAgents().filter((a) => a.hooks !== installedFor && a.hooks!.claimsHookInput);
+  if (claimants.length === 0) return installedFor;
+  let input: unknown;
+  try {
+    input = JSON.parse(stdin);
+  } catch {
+    return installedFor; // the agent's own handler reports it
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return installedFor;
+  return claimants.find((a) => a.hooks!.claimsHookInput!(input as Record<string, unknown>))?.hooks ?? installedFor;
 }
 
 /** The agents with hooks (what `agent-rewind hook <id>` and the hook endpoint accept). */

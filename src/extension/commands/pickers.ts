@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../../core/engine';
 import { formatAge, plural, sourceLabel } from '../tree/format';
-import { onlyOneBranchMessage } from './compare-messages';
+import type { ComparePicker, PickRow } from './compare-target';
 
 export async function pickSession(engine: RewindEngine, preferred?: string): Promise<string | undefined> {
   const sessions = await engine.listSessions();
@@ -39,31 +39,26 @@ export async function pickBranch(engine: RewindEngine, sessionRef: string): Prom
   return picked?.name;
 }
 
-/** One branch of a session to compare (never `exclude`, the other side); undefined when there is nothing to pick. */
-export async function pickBranchToCompare(engine: RewindEngine, sessionRef: string, opts: { title: string; exclude?: string }): Promise<string | undefined> {
-  const details = await engine.describeSession(sessionRef);
-  if (details.branches.length < 2) {
-    const sessions = await engine.listSessions();
-    const forks = sessions.filter((s) => s.fork?.originSessionId === details.listing.sessionId).length;
-    const origin = sessions.find((s) => s.sessionId === details.listing.fork?.originSessionId);
-    void vscode.window.showInformationMessage(onlyOneBranchMessage(details.listing.title, forks, origin?.title));
-    return undefined;
-  }
-  const items = details.branches
-    .filter((b) => b.name !== opts.exclude)
-    .map((b) => ({
-      label: `${b.isActive ? '$(pass-filled)' : '$(git-branch)'} ${b.name}`,
-      description: `${b.isActive ? 'active · ' : ''}${plural(b.messageCount, 'message')}`,
-      detail: b.headPreview,
-      name: b.name,
-    }));
-  const picked = await vscode.window.showQuickPick(items, {
-    title: opts.title,
-    placeHolder: 'A branch of this session (nothing is changed)',
-    matchOnDetail: true,
-  });
-  return picked?.name;
-}
+/** Compare's questions (compare-target.ts) as quick picks: a row without a value is a separator. */
+export const comparePicker: ComparePicker = {
+  async pick<T>(rows: PickRow<T>[], opts: { title: string; placeHolder: string }): Promise<T | undefined> {
+    const items = rows.map((r) =>
+      r.value === undefined
+        ? { label: r.label, kind: vscode.QuickPickItemKind.Separator }
+        : { label: r.label, ...(r.description ? { description: r.description } : {}), ...(r.detail ? { detail: r.detail } : {}), row: r },
+    );
+    const picked = await vscode.window.showQuickPick(items, {
+      title: opts.title,
+      placeHolder: opts.placeHolder,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    return picked && 'row' in picked ? picked.row.value : undefined;
+  },
+  inform(message) {
+    void vscode.window.showInformationMessage(message);
+  },
+};
 
 export async function pickUserMessage(engine: RewindEngine, sessionRef: string, title: string): Promise<string | undefined> {
   const messages = await engine.userMessages(sessionRef);

@@ -14,7 +14,9 @@ import { switchedBranchNotice } from '../webviews/transcript-controller';
 import { TranscriptPanel } from '../webviews/transcript-panel';
 import { plural } from '../tree/format';
 import { withoutCodeMarks } from '../../shared/plain-text';
-import { askName, pickBranch, pickBranchToCompare, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { askName, comparePicker, pickBranch, pickCheckpoint, pickSession, pickUserMessage } from './pickers';
+import { chooseComparison, type CompareChoice } from './compare-target';
+import { chooseHookAgent } from './hook-agent-target';
 import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionRefOf } from './targets';
@@ -27,8 +29,8 @@ export interface CommandContext {
   refreshAll(): void;
   showTranscript(sessionRef: string): void;
   showPreview(sessionRef: string, anchorEntryId: string): void;
-  /** Opens (or retargets) the Compare branches panel. */
-  showCompare(sessionRef: string, branchA: string, branchB: string): void;
+  /** Opens (or retargets) the Compare panel: A of `sessionRef`, B of `sessionRefB` when set (another session). */
+  showCompare(choice: CompareChoice): void;
   /** The Sessions tree's selected node: keybindings (F2, Delete) pass no argument. */
   selectedNode(): unknown;
   /** The agent-rewind launcher on the terminals' PATH (what agent hooks run). */
@@ -63,24 +65,25 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return node instanceof NamedCheckpointNode ? node : undefined;
   };
 
-  /** Compare branches: A and B from the argument ({ sessionRef, branchA, branchB }, a branch row, the transcript's
-   *  { sessionRef, branch }), the rest asked for. */
+  /** Compare: A and B from the argument ({ sessionRef, branchA, branchB[, sessionRefB] }, a branch row, the
+   *  transcript's { sessionRef, branch }), the rest asked for; B may be a branch of another session (compare-target.ts). */
   const compareBranches: Handler = async (arg) => {
     const target = branchTargetOf(arg);
     const file = target?.sessionRef ?? (await sessionOf(arg));
     if (!file) return;
-    const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown }) : {};
-    const a =
-      typeof o.branchA === 'string' && o.branchA
-        ? o.branchA
-        : (target?.branch ?? (await pickBranchToCompare(engine, file, { title: 'Compare branches: the first branch (A, left)' })));
-    if (!a) return;
-    const b =
-      typeof o.branchB === 'string' && o.branchB
-        ? o.branchB
-        : await pickBranchToCompare(engine, file, { title: `Compare "${a}" with… (B, right)`, exclude: a });
-    if (!b) return;
-    ctx.showCompare(file, a, b);
+    const o = arg !== null && typeof arg === 'object' ? (arg as { branchA?: unknown; branchB?: unknown; sessionRefB?: unknown }) : {};
+    const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+    const branchA = text(o.branchA) ?? target?.branch;
+    const branchB = text(o.branchB);
+    const sessionRefB = text(o.sessionRefB);
+    const choice = await chooseComparison(engine, comparePicker, {
+      sessionRef: file,
+      ...(branchA ? { branchA } : {}),
+      ...(branchB ? { branchB } : {}),
+      ...(sessionRefB ? { sessionRefB } : {}),
+    });
+    if (choice) ctx.showCompare(choice);
+    return choice;
   };
 
   /** Registers (or removes) an agent's hooks that snapshot the workspace at every prompt, through the CLI. */
@@ -132,6 +135,17 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
   const handlers: Record<string, Handler> = {
     'agentRewind.refresh': async () => ctx.refreshAll(),
+
+    // every agent with hooks, built-in or loaded from agentRewind.agentModules, through one picker ({ agent: id } or
+    // the id as the argument picks it)
+    'agentRewind.setUpAgentCheckpoints': async (arg) => {
+      const agent = await chooseHookAgent(hookAgents(), arg, 'install', comparePicker);
+      if (agent) await setUpHooks(agent, 'install');
+    },
+    'agentRewind.removeAgentHooks': async (arg) => {
+      const agent = await chooseHookAgent(hookAgents(), arg, 'uninstall', comparePicker);
+      if (agent) await setUpHooks(agent, 'uninstall');
+    },
 
     'agentRewind.openTranscript': async (arg) => {
       // { sessionRef, entryId } and checkpoint nodes open at their message; a session opens where it was.
@@ -270,8 +284,14 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     },
 
     'agentRewind.revealSessionFile': async (arg) => {
-      const file = await sessionOf(arg);
-      if (!file) return;
+      const ref = await sessionOf(arg);
+      if (!ref) return;
+      // the file that holds the session, as its agent's adapter says (a row's: its database)
+      const file = await engine.sessionFileOf(ref);
+      if (!file) {
+        void vscode.window.showInformationMessage('Agent Rewind: this session is not kept in a file of its own.');
+        return;
+      }
       const uri = vscode.Uri.file(file);
       if (vscode.workspace.getWorkspaceFolder(uri)) await vscode.commands.executeCommand('revealInExplorer', uri);
       else if (vscode.env.uiKind === vscode.UIKind.Desktop && vscode.env.remoteName === undefined) await vscode.commands.executeCommand('revealFileInOS', uri);
@@ -361,7 +381,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       changed(target.sessionRef);
     },
   };
-  // each agent's hook commands, by the ids it declares (package.json contributes them)
+  // each agent's own hook commands, by the ids it declares (package.json contributes them; they keep working)
   for (const agent of hookAgents()) {
     if (!agent.hookCommands) continue;
     handlers[agent.hookCommands.install] = async () => setUpHooks(agent, 'install');

@@ -59,7 +59,7 @@ export class SessionNode extends TreeNode {
   }
 
   toTreeItem(nowMs: number): TreeItemSpec {
-    const { title, source, modifiedMs, sessionRef, sessionId, fork } = this.listing;
+    const { title, source, modifiedMs, sessionRef, sessionId, fork, detail } = this.listing;
     // A fork reads as its origin (same first prompt): it is shown under its origin, named by the first prompt of its
     // own, and marked as a fork where the eye looks first (its icon and its description's first word).
     const label = fork?.firstOwnPrompt ?? title;
@@ -70,7 +70,7 @@ export class SessionNode extends TreeNode {
     return {
       id: this.id,
       label,
-      description: `${fork ? 'fork · ' : ''}${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}`,
+      description: `${fork ? 'fork · ' : ''}${formatAge(modifiedMs, nowMs)} · ${sourceLabel(source)}${detail ? ` · ${detail}` : ''}`,
       tooltip: `**${escapeMarkdown(label)}**${forkOf}\n\n${sourceLabel(source)} session \`${sessionId}\`${started}\n\n${escapeMarkdown(sessionRef)}`,
       contextValue: `session.${source}`,
       collapsible: 'collapsed',
@@ -91,8 +91,13 @@ export class SessionNode extends TreeNode {
     if (checkpoints > 0) children.push(new CheckpointsNode(this, details.namedCheckpoints, details.fileCheckpoints));
     // Without our hooks, a prompt of an agent that has them has no snapshot of ours: say how to get them, where it matters.
     const agent = agentOfKind(this.listing.source);
-    if (agent?.hookCommands && agent.capabilities.hookSnapshots && details.fileCheckpoints.length === 0)
-      children.push(new SetUpHooksNode(this, agent.displayName, agent.hookCommands.install));
+    // (an agent loaded at run time has no command of its own: the generic one, given its id)
+    if (agent?.hooks && agent.capabilities.hookSnapshots && details.fileCheckpoints.length === 0) {
+      const setUp = agent.hookCommands
+        ? { command: agent.hookCommands.install, arguments: [] }
+        : { command: 'agentRewind.setUpAgentCheckpoints', arguments: [{ agent: agent.id }] };
+      children.push(new SetUpHooksNode(this, agent.displayName, setUp.command, setUp.arguments));
+    }
     details.problems.forEach((problem, i) => children.push(new ProblemNode(this, problem, i)));
     if (this.forks.length) children.push(new ForksNode(this));
     return children;
@@ -284,6 +289,7 @@ export class SetUpHooksNode extends TreeNode {
     readonly session: SessionNode,
     readonly agent: string,
     readonly installCommand: string,
+    readonly installArguments: unknown[] = [],
   ) {
     super(session);
     this.id = `setup-hooks:${session.sessionRef}`;
@@ -297,7 +303,7 @@ export class SetUpHooksNode extends TreeNode {
       contextValue: 'hint',
       collapsible: 'none',
       icon: { id: 'plug' },
-      command: { command: this.installCommand, title: `Set Up ${this.agent} Checkpoints`, arguments: [] },
+      command: { command: this.installCommand, title: `Set Up ${this.agent} Checkpoints`, arguments: this.installArguments },
     };
   }
 }

@@ -47,9 +47,9 @@ export class CompareController extends Disposable {
 
   /** Compares another pair (or another session's) in the same panel. */
   retarget(ref: CompareRef): Promise<void> {
-    const sameFile = ref.sessionRef === this.ref.sessionRef;
+    const sameFiles = ref.sessionRef === this.ref.sessionRef && ref.sessionRefB === this.ref.sessionRefB;
     this.ref = ref;
-    if (!sameFile) this.watch();
+    if (!sameFiles) this.watch();
     this.model = undefined;
     return this.compute();
   }
@@ -84,9 +84,12 @@ export class CompareController extends Disposable {
     return this.computing;
   }
 
+  /** Both sessions when B is of another one: an append to either changes the comparison. */
   private watch(): void {
     this.watching?.dispose();
-    this.watching = this.services.onDidChangeSession(this.ref, () => this.scheduleRefresh());
+    const files = [this.ref.sessionRef, ...(this.ref.sessionRefB && this.ref.sessionRefB !== this.ref.sessionRef ? [this.ref.sessionRefB] : [])];
+    const subscriptions = files.map((sessionRef) => this.services.onDidChangeSession({ sessionRef }, () => this.scheduleRefresh()));
+    this.watching = { dispose: () => subscriptions.forEach((d) => d.dispose()) };
   }
 
   private scheduleRefresh(): void {
@@ -112,15 +115,20 @@ export class CompareController extends Disposable {
         return;
       case 'refresh':
         return this.compute();
-      case 'swap':
-        return this.retarget({ ...this.ref, branchA: this.ref.branchB, branchB: this.ref.branchA });
+      case 'swap': {
+        const { sessionRef, sessionRefB, branchA, branchB } = this.ref;
+        const sessions = sessionRefB !== undefined && sessionRefB !== sessionRef ? { sessionRef: sessionRefB, sessionRefB: sessionRef } : { sessionRef };
+        return this.retarget({ ...sessions, branchA: branchB, branchB: branchA });
+      }
       case 'openMessage': {
-        // Only messages this comparison shows: the id is never used to reach anything else.
+        // Only messages this comparison shows: the id is never used to reach anything else. A message listed on a side
+        // opens in that side's session; where they part is in both (A's is opened).
         const m = this.model;
-        const listed = m && (m.divergence?.entryId === message.entryId || [m.a, m.b].some((s) => s.messages.some((x) => x.entryId === message.entryId)));
-        if (!listed) return;
+        if (!m) return;
+        const side = [m.a, m.b].find((s) => s.messages.some((x) => x.entryId === message.entryId));
+        if (!side && m.divergence?.entryId !== message.entryId) return;
         try {
-          await this.services.openMessage(this.ref, message.entryId);
+          await this.services.openMessage({ sessionRef: side?.session?.sessionRef ?? m.a.session?.sessionRef ?? m.sessionRef }, message.entryId);
         } catch (error) {
           this.ui.showError(`Could not open the message: ${messageOf(error)}`);
         }
@@ -141,9 +149,8 @@ export class CompareController extends Disposable {
     }
     try {
       await this.services.openBranchFileDiff(
-        { sessionRef: m.sessionRef, branchA: m.a.name, branchB: m.b.name },
-        { branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
-        { branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
+        { sessionRef: m.a.session?.sessionRef ?? m.sessionRef, branch: m.a.name, anchorEntryId: m.a.snapshot.anchorEntryId },
+        { sessionRef: m.b.session?.sessionRef ?? m.sessionRef, branch: m.b.name, anchorEntryId: m.b.snapshot.anchorEntryId },
         path,
       );
       if (!this.isDisposed) this.post(respond({ type: 'openFileDiff', requestId }, { ok: true, result: { opened: path } }));

@@ -52,7 +52,7 @@ export class ComparePanel extends Disposable {
     panel.iconPath = panelIcon(extensionUri);
     this.controller = this._register(
       new CompareController(ref, services, (m) => panel.webview.postMessage(m), ui, {
-        onModel: (model) => (panel.title = titleOf({ ...ref, branchA: model.a.name, branchB: model.b.name })),
+        onModel: (model) => (panel.title = titleOf({ ...this.controller.target, branchA: model.a.name, branchB: model.b.name })),
       }),
     );
     this._register(panel.webview.onDidReceiveMessage((m: unknown) => this.controller.handle(m)));
@@ -75,5 +75,6 @@ export class ComparePanel extends Disposable {
 }
 
 function titleOf(ref: CompareRef): string {
-  return `Compare: ${ref.branchA} ↔ ${ref.branchB}`;
+  const twoSessions = ref.sessionRefB !== undefined && ref.sessionRefB !== ref.sessionRef;
+  return `Compare: ${ref.branchA} ↔ ${ref.branchB}${twoSessions ? ' (two sessions)' : ''}`;
 }

@@ -45,23 +45,27 @@ export interface PreviewServices {
   describeUndo(ref: SessionTarget): Promise<string | undefined>;
 }
 
-/** Two branches of one session, compared (the Compare branches panel). */
+/** Two branches compared (the Compare branches panel): A of `sessionRef`, B of `sessionRefB` when set (another
+ *  session of the workspace: a fork, its origin, any other), else of the same session. */
 export interface CompareRef extends SessionTarget {
   branchA: string;
   branchB: string;
+  sessionRefB?: string;
+}
+
+/** One side of an opened file diff: a branch's snapshot, in its session. */
+export interface CompareSideRef {
+  sessionRef: string;
+  branch: string;
+  anchorEntryId: string;
 }
 
 export interface CompareServices {
   /** Where the branches part, each one's messages after that, the files that differ. Throws for an unknown branch. */
   compare(ref: CompareRef): Promise<BranchCompareModel>;
   /** VS Code's diff editor: the file at A's snapshot ↔ at B's (read-only; a side without the file is empty). */
-  openBranchFileDiff(
-    ref: CompareRef,
-    a: { branch: string; anchorEntryId: string },
-    b: { branch: string; anchorEntryId: string },
-    relPath: string,
-  ): Promise<void>;
-  /** The transcript of the session, at a message. */
+  openBranchFileDiff(a: CompareSideRef, b: CompareSideRef, relPath: string): Promise<void>;
+  /** The transcript of a session, at a message. */
   openMessage(ref: SessionTarget, entryId: string): Promise<void>;
   /** Fires when the session file changes on disk. */
   onDidChangeSession(ref: SessionTarget, listener: () => void): vscode.Disposable;

@@ -61,6 +61,8 @@ export function claudeEnv(o: Pick<RunClaudeOptions, 'configDir' | 'baseUrl' | 'e
     ...(o.fileCheckpointing === false ? {} : { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: '1' }),
   };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
+  // the hooks must not start a checkpoint service that outlives the test (run-agent-tests.mjs sets it)
+  if (process.env.AGENT_REWIND_SERVICE_AUTOSTART) env.AGENT_REWIND_SERVICE_AUTOSTART = process.env.AGENT_REWIND_SERVICE_AUTOSTART;
   return { ...env, ...o.env };
 }
 

@@ -27,9 +27,15 @@ export interface OpenOptions {
   /** Runs before VS Code starts: write workspace files and sessions here. */
   prepare?: (ctx: { workspace: string; home: string }) => void | Promise<void>;
   settings?: Record<string, unknown>;
+  /** Settings of the machine (machine-scoped ones, such as agentRewind.agentModules, are read only there). */
+  machineSettings?: Record<string, unknown>;
   /** Installs the host-test runner too and tells it where to write results. */
   hostTestsResultFile?: string;
   env?: Record<string, string>;
+  /** Another code-server (its entry.js) and the Node that runs it; default: the one every flow uses. */
+  codeServer?: { entry: string; node: string };
+  /** More unpacked extension folders to install. */
+  extraExtensions?: string[];
 }
 
 const CHROMIUM_ARGS = [
@@ -53,13 +59,15 @@ export async function openVsCode(o: OpenOptions): Promise<VsCode> {
   mkdirSync(home, { recursive: true });
   await o.prepare?.({ workspace, home });
 
-  const extensions = [env.extension, ...(o.hostTestsResultFile ? [env.hostRunner] : [])];
+  const extensions = [env.extension, ...(o.hostTestsResultFile ? [env.hostRunner] : []), ...(o.extraExtensions ?? [])];
   const server = await launchCodeServer({
-    codeServer: env.codeServer,
+    codeServer: o.codeServer?.entry ?? env.codeServer,
+    ...(o.codeServer ? { node: o.codeServer.node } : {}),
     dir,
     workspace,
     extensions,
     settings: o.settings,
+    ...(o.machineSettings ? { machineSettings: o.machineSettings } : {}),
     env: {
       AGENT_REWIND_HOME: home,
       ...(o.hostTestsResultFile ? { AGENT_REWIND_HOST_TESTS_RESULT: o.hostTestsResultFile } : {}),

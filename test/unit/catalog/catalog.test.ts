@@ -4,7 +4,7 @@ import { appendFile, readdir, readFile, rm, truncate, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Catalog } from '../../../src/core/catalog';
-import { loadSqlJs } from '../../../src/core/catalog/sqljs-loader';
+import { loadSqlJs } from '../../../src/core/sqljs-loader';
 import { readSessionSummary } from '../../../src/core/sources/pi/discovery';
 import { catalogFixture, fingerprint, type CatalogFixture } from './catalog-fixture';
 
@@ -31,13 +31,13 @@ describe('catalog over the pi fixtures', () => {
       const result = await catalog.refresh(folder);
       assert.deepEqual(result, { indexed: 4, removed: 0, unchanged: 0, failed: [] });
       const sessions = catalog.listSessions();
-      assert.deepEqual(sessions.map((s) => s.file.split('/').pop()).sort(), [V1, BRANCHY, COMPACTED, SIMPLE].sort());
-      const v1 = sessions.find((s) => s.file.endsWith(V1))!;
+      assert.deepEqual(sessions.map((s) => s.ref.split('/').pop()).sort(), [V1, BRANCHY, COMPACTED, SIMPLE].sort());
+      const v1 = sessions.find((s) => s.ref.endsWith(V1))!;
       assert.equal(v1.sessionId, 'ffae836b-9420-4060-ac13-7745215f90ff');
       assert.equal(v1.fileVersion, 1);
       assert.equal(v1.cwd, '/Users/badlogic/workspaces/pi-mono');
       assert.ok(v1.messageCount > 900, `v1 messages: ${v1.messageCount}`);
-      const simple = sessions.find((s) => s.file.endsWith(SIMPLE))!;
+      const simple = sessions.find((s) => s.ref.endsWith(SIMPLE))!;
       assert.equal(simple.title, 'Hello, help me with something');
       assert.equal(simple.activeBranch, 'main');
       assert.equal(simple.entryCount, 6);
@@ -54,7 +54,7 @@ describe('catalog over the pi fixtures', () => {
       assert.equal(catalog.rebuiltBecause, undefined);
       const tool = catalog.search('"Hello world content"');
       assert.deepEqual(
-        tool.map((h) => [h.file.split('/').pop(), h.entryId, h.kind]),
+        tool.map((h) => [h.ref.split('/').pop(), h.entryId, h.kind]),
         [
           [SIMPLE, '00000005', 'toolResult'],
           [SIMPLE, '00000006', 'assistant'],
@@ -72,7 +72,7 @@ describe('catalog over the pi fixtures', () => {
 
       const compaction = catalog.search('"Working on test project"');
       assert.deepEqual(
-        compaction.map((h) => [h.file.split('/').pop(), h.entryId, h.kind]),
+        compaction.map((h) => [h.ref.split('/').pop(), h.entryId, h.kind]),
         [[COMPACTED, '00000005', 'compaction']],
       );
 
@@ -91,14 +91,14 @@ describe('catalog over the pi fixtures', () => {
 
       const v1 = catalog.search('refactored nicer');
       assert.equal(v1.length, 1);
-      assert.equal(v1[0]!.file, join(fx.sessions, V1));
+      assert.equal(v1[0]!.ref, join(fx.sessions, V1));
       assert.equal(v1[0]!.kind, 'user');
       assert.equal(v1[0]!.entryIdStable, false);
 
       // the last word is a prefix while typing; cwd limits the sessions
-      assert.ok(catalog.search('refact').some((h) => h.file.endsWith(V1)));
+      assert.ok(catalog.search('refact').some((h) => h.ref.endsWith(V1)));
       assert.deepEqual(catalog.search('refact', { cwd: '/home/will/projects/test-project' }), []);
-      assert.ok(catalog.search('hello', { cwd: '/home/will/projects/test-project' }).every((h) => h.file.endsWith(SIMPLE)));
+      assert.ok(catalog.search('hello', { cwd: '/home/will/projects/test-project' }).every((h) => h.ref.endsWith(SIMPLE)));
       assert.equal(catalog.search('the', { limit: 3 }).length, 3);
       assert.ok(catalog.search('the', { perSession: 1 }).length <= 4);
     } finally {
@@ -162,7 +162,7 @@ describe('catalog over the pi fixtures', () => {
         hits.map((h) => [h.entryId, h.kind]),
         [['00000007', 'user']],
       );
-      assert.equal(catalog.listSessions().find((s) => s.file.endsWith(SIMPLE))!.entryCount, 7);
+      assert.equal(catalog.listSessions().find((s) => s.ref.endsWith(SIMPLE))!.entryCount, 7);
       // the old rows were replaced, not duplicated
       assert.equal(catalog.search('"Hello world content"').length, 2);
     } finally {
@@ -180,15 +180,15 @@ describe('catalog over the pi fixtures', () => {
 
       // a listing of summaries (what discovery returns) works the same
       const summaries = await Promise.all((await readdir(fx.sessions)).filter((n) => n !== BRANCHY).map((n) => readSessionSummary(join(fx.sessions, n), 'pi')));
-      const r = await catalog.refresh(summaries.filter((s) => s !== undefined));
+      const r = await catalog.refresh(summaries.filter((s) => s !== undefined).map((s) => ({ ref: s.file, source: s.source })));
       assert.deepEqual(r, { indexed: 0, removed: 1, unchanged: 2, failed: [] });
-      assert.ok(!catalog.search('different approach', { limit: 500, perSession: 500 }).some((h) => h.file.endsWith(BRANCHY)));
+      assert.ok(!catalog.search('different approach', { limit: 500, perSession: 500 }).some((h) => h.ref.endsWith(BRANCHY)));
 
       await rm(join(fx.sessions, SIMPLE));
-      assert.equal(await catalog.refreshFile(join(fx.sessions, SIMPLE)), 'removed');
+      assert.equal(await catalog.refreshSession(join(fx.sessions, SIMPLE)), 'removed');
       assert.deepEqual(catalog.search('zebra'), []);
       assert.deepEqual(
-        catalog.listSessions().map((s) => s.file),
+        catalog.listSessions().map((s) => s.ref),
         [join(fx.sessions, V1)],
       );
     } finally {
@@ -330,7 +330,7 @@ describe('catalog: close() during a refresh', () => {
     try {
       assert.equal(reopened.rebuiltBecause, partial.indexed === 0 ? 'missing' : undefined);
       // no half-indexed session was saved: every row that is there is complete
-      for (const s of reopened.listSessions()) assert.ok(s.size > 0, `${s.file} saved half-indexed`);
+      for (const s of reopened.listSessions()) assert.ok(s.stamp !== '', `${s.ref} saved half-indexed`);
       const r = await reopened.refresh(folder);
       assert.equal(r.indexed + r.unchanged, 4);
       assert.equal(reopened.search('"Hello world content"').length, 2);

@@ -50,12 +50,12 @@ describe('agent-rewind search', () => {
     );
   }
 
-  it("finds messages of a folder's pi sessions with session id, file, entry id and snippet (--json)", async () => {
+  it("finds messages of a folder's pi sessions with session id, ref, entry id and snippet (--json)", async () => {
     const before = await fingerprint(piFolder);
     const r = run(['search', 'Hello world', '--cwd', project, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(
-      r.json.map((h: any) => [h.sessionId, h.file, h.entryId, h.kind]),
+      r.json.map((h: any) => [h.sessionId, h.ref, h.entryId, h.kind]),
       [
         ['a1b2c3d4-e5f6-7890-abcd-ef1234567890', join(piFolder, 'simple-session.v3.jsonl'), '00000005', 'toolResult'],
         ['a1b2c3d4-e5f6-7890-abcd-ef1234567890', join(piFolder, 'simple-session.v3.jsonl'), '00000006', 'assistant'],

@@ -122,7 +122,7 @@ test('rewind writes a fork beside it and prints its id and file; the first promp
 test('sessions has a header and no "?" for a count the listing does not know; a rewind-files that cannot be done names the message id the user gave, on stderr', () => {
   const sessions = run(['sessions']);
   assert.equal(sessions.code, 0, sessions.stderr);
-  assert.match(sessions.stdout, /^STARTED +AGENT +ENTRIES +ID +TITLE\n +FILE\n/);
+  assert.match(sessions.stdout, /^STARTED +AGENT +ENTRIES +ID +TITLE\n +SESSION\n/);
   assert.doesNotMatch(sessions.stdout, / \? /);
   // no hooks ran, so the prompt has no snapshot: the reason names ids.p1, never the prompt id or an internal key
   for (const args of [['--dry-run'], ['--dry-run', '--json'], []]) {

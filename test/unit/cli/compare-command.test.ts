@@ -75,3 +75,57 @@ test('CLI: compare prints where two branches part, their messages and the files 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('CLI: compare --with compares a branch of one session with a branch of another session of the folder', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ar-compare-cli-with-'));
+  try {
+    const home = join(dir, 'home');
+    const ws = join(dir, 'ws');
+    await mkdir(ws);
+    const root = await realpath(ws);
+    const session = (title: string) => {
+      const r = cli(home, 'new', '--cwd', root, '--title', title, '--json');
+      assert.equal(r.code, 0, r.stderr);
+      return r.json() as { id: string; file: string };
+    };
+    const append = (file: string, role: string, text: string) => {
+      const r = cli(home, 'append', file, '--role', role, '--text', text, '--json');
+      assert.equal(r.code, 0, r.stderr);
+    };
+    const first = session('Postgres');
+    await writeFile(join(root, 'db.txt'), 'postgres\n');
+    append(first.file, 'user', 'Use PostgreSQL');
+    append(first.file, 'assistant', 'Done.');
+    const second = session('MySQL');
+    await writeFile(join(root, 'db.txt'), 'mysql\nreplica\n');
+    append(second.file, 'user', 'Use MySQL');
+    append(second.file, 'assistant', 'Done, with a replica.');
+
+    const json = cli(home, 'compare', first.id, 'main', 'main', '--with', second.id, '--json');
+    assert.equal(json.code, 0, json.stderr);
+    const m = json.json();
+    assert.equal(m.divergence, null);
+    assert.equal(m.a.session.sessionId, first.id);
+    assert.equal(m.b.session.sessionId, second.id);
+    assert.deepEqual(
+      m.b.messages.map((x: { preview: string }) => x.preview),
+      ['Use MySQL', 'Done, with a replica.'],
+    );
+    assert.deepEqual(
+      m.files.files.map((f: { path: string; status: string; insertions: number; deletions: number }) => [f.path, f.status, f.insertions, f.deletions]),
+      [['db.txt', 'modified', 2, 1]],
+    );
+
+    const human = cli(home, 'compare', first.id, 'main', 'main', '--with', second.id);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`^A main of "Postgres" \\(${first.id}\\) \\(active\\): 2 messages after it$`, 'm'));
+    assert.match(human.stdout, new RegExp(`^B main of "MySQL" \\(${second.id}\\) \\(active\\): 2 messages after it$`, 'm'));
+    assert.match(human.stdout, /they share no message/);
+
+    const unknown = cli(home, 'compare', first.id, 'main', 'main', '--with', 'no-such-session');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no session with id "no-such-session"/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

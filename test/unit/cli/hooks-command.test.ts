@@ -35,7 +35,7 @@ test('hooks: usage errors exit 2 and write nothing; a settings file that is not 
     ]) {
       const r = await cli([...args, '--home', join(dir, 'home')]);
       assert.equal(r.code, 2, args.join(' '));
-      assert.match(r.stderr, /usage: agent-rewind hooks install\|uninstall <agent: claude\|codex>/);
+      assert.match(r.stderr, /usage: agent-rewind hooks install\|uninstall <agent: claude\|codex(\|[a-z-]+)*>/);
     }
     const file = join(ws, '.claude', 'settings.local.json');
     writeFileSync(file, '{"hooks": {');

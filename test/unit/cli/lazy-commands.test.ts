@@ -18,6 +18,7 @@ const START_UP_SOURCES = [
   'src/cli/terminal-text.ts',
   'src/core/files/store/compaction-handoff.ts',
   'src/core/home.ts',
+  'src/core/service/service-starter.ts', // the slot a snapshot hands its folder to for the service's auto-start; imports nothing
   'src/core/settings/settings-source.ts',
   'src/shared/display-path.ts', // terminal-text shows a name's stray bytes as \xNN with it; it imports nothing
 ];

@@ -55,6 +55,8 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     await replaceFiles(ws, atP2);
     await fc.snapshot(ORIGIN, 'pid-2', 'user-message');
     await replaceFiles(ws, atFork);
+    // the origin's last turn ends (its Stop hook) before the fork is made: what changes after it is the fork's
+    await fc.snapshot(ORIGIN, 'pid-2:turn-end', 'turn-end');
     await new Promise((r) => setTimeout(r, 20));
     // `claude --resume ORIGIN --fork-session` (2.1.330): copies with the same uuids, every copied line given the
     // fork's new prompt id, which its own new prompt carries too
@@ -95,7 +97,7 @@ describe("engine: a Claude Code fork rewinds its copied prompts from the origin'
     const source = new ClaudeSource({ configDirs: [config], home });
     const catalog = await Catalog.open({ home, openForeign: (f) => source.open(f) });
     try {
-      assert.equal(await catalog.refreshFile(forkRef, 'claude'), 'indexed');
+      assert.equal(await catalog.refreshSession(forkRef, 'claude'), 'indexed');
       const files = catalog.checkpointsOf(forkRef).filter((c) => c.kind === 'file');
       assert.deepEqual(files.map((c) => c.entryId).sort(), [ids.p1, ids.p2, ids.fp].sort());
     } finally {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FILE_CHECKPOINT_DEFAULTS, fileCheckpointerOptions, parseSettings, scanTuningFrom } from '../../../src/core/settings/settings';
+import { FILE_CHECKPOINT_DEFAULTS, fileCheckpointerOptions, parseSettings, scanTuningFrom, SERVICE_DEFAULTS } from '../../../src/core/settings/settings';
 import { loadCliSettings, parseJsonc } from '../../../src/cli/cli-settings';
 import { cliHarness } from '../qa/cli-harness';
 
@@ -20,6 +20,20 @@ test("package.json's contributes.configuration defaults are the defaults the cod
     .filter((k) => k.startsWith('agentRewind.fileCheckpointing.'))
     .map((k) => k.slice('agentRewind.fileCheckpointing.'.length));
   assert.deepEqual(declared.sort(), Object.keys(FILE_CHECKPOINT_DEFAULTS).sort(), 'every declared setting has a default in code');
+});
+
+test("the checkpoint service's auto-start settings: package.json's defaults are the code's; either environment variable turns it off", () => {
+  const props = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).contributes.configuration.properties;
+  for (const [key, value] of Object.entries(SERVICE_DEFAULTS)) assert.deepEqual(props[`agentRewind.checkpointService.${key}`]?.default, value, key);
+  assert.deepEqual(parseSettings(() => undefined, {}).checkpointService, { autoStart: true, idleMinutes: 30 });
+  const set = (values: Record<string, unknown>) => (k: string) => values[k];
+  assert.deepEqual(parseSettings(set({ 'checkpointService.autoStart': false, 'checkpointService.idleMinutes': 2 }), {}).checkpointService, {
+    autoStart: false,
+    idleMinutes: 2,
+  });
+  for (const env of [{ AGENT_REWIND_SERVICE_AUTOSTART: 'off' }, { AGENT_REWIND_SERVICE_AUTOSTART: '0' }, { AGENT_REWIND_SERVICE: 'off' }])
+    assert.equal(parseSettings(() => undefined, env).checkpointService.autoStart, false, JSON.stringify(env));
+  assert.equal(parseSettings(() => undefined, { AGENT_REWIND_SERVICE_AUTOSTART: 'on' }).checkpointService.autoStart, true);
 });
 
 test('settings.json is read as JSONC: comments, trailing commas, and slashes inside strings', () => {

@@ -206,6 +206,11 @@ describe('sessions tree nodes', () => {
     assert.match(children[0]!.toTreeItem(NOW).label, /Cannot read this session: EACCES/);
   });
 
+  it("shows what the agent says about a session (its model and mode) after its agent's name", () => {
+    const node = new SessionNode(fakeSource([], {}), { ...listing('/s/x.jsonl', 'chat', 1), detail: 'fake-model · agent' });
+    assert.match(node.toTreeItem(NOW).description!, / · fake-model · agent$/);
+  });
+
   it('escapes markdown in tooltips built from session text', () => {
     const source = fakeSource([], {});
     const node = new SessionNode(source, { ...listing('/s/x.jsonl', '<img src=x onerror=alert(1)> *bold*', 1), sessionId: 'abc' });

@@ -47,7 +47,7 @@ test('CLI: append snapshots automatically; rewind-files previews, rewinds, refus
   assert.equal(dry.json.canRewind, true);
   const human = run(home, ['rewind-files', id, 'u1', '--dry-run']);
   assert.match(human.stdout, /would rewind 2 files/);
-  assert.match(human.stdout, /changed by hand after the agent's last turn.*\n  notes\.md/);
+  assert.match(human.stdout, /you changed them since, outside any agent turn.*\n  notes\.md/);
 
   const refused = run(home, ['rewind-files', id, 'a1']);
   assert.equal(refused.code, 1);

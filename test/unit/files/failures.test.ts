@@ -16,7 +16,7 @@ async function setup() {
   return { base, ws, fc };
 }
 
-const empty = { filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+const empty = { filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
 
 const cases = [
   {
@@ -87,15 +87,29 @@ test('ids stay valid for a new FileCheckpointer (a restarted process)', async ()
   try {
     await fc.dispose();
     const again = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
-    const dry = await again.rewindFiles('session-A', 'user-1', { dryRun: true, anchor: userAnchor });
+    // both sessions' prompts are still open when a.txt changes: it is theirs together, brought back when asked
+    const dry = await again.rewindFiles('session-A', 'user-1', { dryRun: true, anchor: userAnchor, includeOtherSessions: true });
     assert.deepEqual(dry, {
       canRewind: true,
       filesChanged: ['a.txt'],
       insertions: 1,
       deletions: 1,
       userModified: [],
+      otherSessions: ['a.txt'],
       skipped: [],
-      files: [{ path: 'a.txt', status: 'modified', insertions: 1, deletions: 1, binary: false, userModified: false }],
+      files: [
+        {
+          path: 'a.txt',
+          status: 'modified',
+          insertions: 1,
+          deletions: 1,
+          binary: false,
+          userModified: false,
+          changedBy: 'several',
+          sessions: ['session-A', 'session-B'],
+          kept: false,
+        },
+      ],
     });
     await again.dispose();
   } finally {

@@ -131,7 +131,7 @@ test('a file the snapshot has but that is ignored now is not overwritten; binary
     ]);
     assert.deepEqual(
       dry.files.find((f) => f.path === 'img.bin'),
-      { path: 'img.bin', status: 'modified', insertions: 0, deletions: 0, binary: true, userModified: false },
+      { path: 'img.bin', status: 'modified', insertions: 0, deletions: 0, binary: true, userModified: false, changedBy: 'this-session', kept: false },
     );
     await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
     assert.equal(await readFile(join(ws, 'notes.txt'), 'utf8'), 'private edits\n');

@@ -1,5 +1,6 @@
 // diffSnapshots: two stored snapshots compared tree to tree (folders only on one side listed file by file, binary
-// files without line counts), the same in-thread and through the files worker.
+// files without line counts), the same in-thread and through the files worker; the two may be of two sessions of the
+// folder (a session and its fork).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ test('diffSnapshots lists what differs between two snapshots, from A to B, in-th
     await writeFile(join(ws, 'app.txt'), 'one\nthree\nfour\n');
     await writeFile(join(ws, 'pic.bin'), 'x\0z');
     await cp.snapshot('s', 'B');
+    await cp.snapshot('fork', 'F');
     const expected = [
       ['app.txt', 'modified', 2, 1, false],
       ['new/c.txt', 'added', 1, 0, false],
@@ -29,14 +31,19 @@ test('diffSnapshots lists what differs between two snapshots, from A to B, in-th
       ['pic.bin', 'modified', 0, 0, true],
     ];
     const rows = (d: Awaited<ReturnType<FileCheckpointer['diffSnapshots']>>) => d.map((f) => [f.path, f.status, f.insertions, f.deletions, f.binary]);
-    assert.deepEqual(rows(await cp.diffSnapshots('s', 'A', 'B')), expected);
-    assert.deepEqual(await cp.diffSnapshots('s', 'A', 'A'), []);
-    await assert.rejects(cp.diffSnapshots('s', 'A', 'nope'), /no file snapshot nope/);
+    const at = (sessionId: string, anchorId: string) => ({ sessionId, anchorId });
+    assert.deepEqual(rows(await cp.diffSnapshots(at('s', 'A'), at('s', 'B'))), expected);
+    assert.deepEqual(await cp.diffSnapshots(at('s', 'A'), at('s', 'A')), []);
+    assert.deepEqual(rows(await cp.diffSnapshots(at('s', 'A'), at('fork', 'F'))), expected);
+    assert.deepEqual(await cp.diffSnapshots(at('fork', 'F'), at('s', 'B')), []);
+    await assert.rejects(cp.diffSnapshots(at('s', 'A'), at('s', 'nope')), /no file snapshot nope in this session/);
+    await assert.rejects(cp.diffSnapshots(at('s', 'A'), at('fork', 'nope')), /no file snapshot nope in session fork/);
     await cp.dispose();
 
     const worker = new WorkerFileCheckpointer({ workspaceRoot: ws, home }, startTsFilesWorker);
     try {
-      assert.deepEqual(rows(await worker.diffSnapshots('s', 'A', 'B')), expected);
+      assert.deepEqual(rows(await worker.diffSnapshots(at('s', 'A'), at('s', 'B'))), expected);
+      assert.deepEqual(rows(await worker.diffSnapshots(at('s', 'A'), at('fork', 'F'))), expected);
     } finally {
       await worker.dispose();
     }

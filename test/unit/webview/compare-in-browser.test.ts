@@ -53,9 +53,9 @@ describe('compare webview in Chromium', { skip: missing }, () => {
     assert.equal(await focusedPath(), 'replica.conf');
     await page.keyboard.press('Enter');
     await until('the diff to be opened', async () => (services.called('openBranchFileDiff').length ? true : undefined));
-    assert.deepEqual(services.called('openBranchFileDiff')[0]?.args.slice(1), [
-      { branch: 'main', anchorEntryId: 'u3' },
-      { branch: 'main-v2', anchorEntryId: 'u3b' },
+    assert.deepEqual(services.called('openBranchFileDiff')[0]?.args, [
+      { sessionRef: '/sessions/s1.jsonl', branch: 'main', anchorEntryId: 'u3' },
+      { sessionRef: '/sessions/s1.jsonl', branch: 'main-v2', anchorEntryId: 'u3b' },
       'replica.conf',
     ]);
     // Focus stays on the row across the re-render.

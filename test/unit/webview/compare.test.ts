@@ -81,7 +81,11 @@ describe('CompareController', () => {
     await h.controller.handle({ type: 'ready' });
     await h.controller.handle({ type: 'openFileDiff', requestId: 7, path: 'db.txt' });
     const [call] = h.services.called('openBranchFileDiff');
-    assert.deepEqual(call?.args, [ref, { branch: 'main', anchorEntryId: 'u3' }, { branch: 'main-v2', anchorEntryId: 'u3b' }, 'db.txt']);
+    assert.deepEqual(call?.args, [
+      { sessionRef: ref.sessionRef, branch: 'main', anchorEntryId: 'u3' },
+      { sessionRef: ref.sessionRef, branch: 'main-v2', anchorEntryId: 'u3b' },
+      'db.txt',
+    ]);
     assert.deepEqual(h.posted.at(-1), { type: 'response', requestId: 7, ok: true, result: { opened: 'db.txt' } });
   });
 
@@ -117,6 +121,58 @@ describe('CompareController', () => {
     assert.deepEqual(h.controller.target, { ...ref, branchA: 'main-v2', branchB: 'main' });
     assert.equal(lastModel(h.posted)?.a.name, 'main-v2');
     assert.deepEqual(h.titles, ['main|main-v2', 'main-v2|main']);
+  });
+
+  describe('B of another session (a Claude Code original and its fork)', () => {
+    const forkFile = '/claude/fork.jsonl';
+    const twoSessions = () => {
+      const base = sampleCompare();
+      const model = sampleCompare({
+        a: { ...base.a, name: 'main', session: { sessionRef: ref.sessionRef, sessionId: 'session-1', title: 'Pick a database' } },
+        b: { ...base.b, name: 'main', session: { sessionRef: forkFile, sessionId: 'fork-1', title: 'Pick a database' } },
+      });
+      const services = new FakeServices();
+      services.compareModel = model;
+      const posted: CompareToWebview[] = [];
+      const target = { sessionRef: ref.sessionRef, branchA: 'main', branchB: 'main', sessionRefB: forkFile };
+      const controller = new CompareController(target, services, (m) => posted.push(m), new FakeUi(), { refreshDelayMs: 5 });
+      return { services, posted, controller, target };
+    };
+
+    it("watches both sessions, opens each side's messages and snapshots in its own session", async () => {
+      const h = twoSessions();
+      assert.deepEqual(
+        h.services.called('onDidChangeSession').map((c) => c.args[0]),
+        [{ sessionRef: ref.sessionRef }, { sessionRef: forkFile }],
+      );
+      await h.controller.handle({ type: 'ready' });
+      assert.deepEqual(h.services.called('compare')[0]?.args, [h.target]);
+      await h.controller.handle({ type: 'openMessage', entryId: 'b2' });
+      await h.controller.handle({ type: 'openMessage', entryId: 'a2' });
+      await h.controller.handle({ type: 'openMessage', entryId: 'u2' });
+      assert.deepEqual(
+        h.services.called('openMessage').map((c) => c.args),
+        [
+          [{ sessionRef: forkFile }, 'b2'],
+          [{ sessionRef: ref.sessionRef }, 'a2'],
+          [{ sessionRef: ref.sessionRef }, 'u2'],
+        ],
+      );
+      await h.controller.handle({ type: 'openFileDiff', requestId: 3, path: 'db.txt' });
+      assert.deepEqual(h.services.called('openBranchFileDiff')[0]?.args, [
+        { sessionRef: ref.sessionRef, branch: 'main', anchorEntryId: 'u3' },
+        { sessionRef: forkFile, branch: 'main', anchorEntryId: 'u3b' },
+        'db.txt',
+      ]);
+    });
+
+    it('swaps the sessions with the branches', async () => {
+      const h = twoSessions();
+      await h.controller.handle({ type: 'ready' });
+      await h.controller.handle({ type: 'swap' });
+      assert.deepEqual(h.controller.target, { sessionRef: forkFile, sessionRefB: ref.sessionRef, branchA: 'main', branchB: 'main' });
+      assert.equal(lastModel(h.posted)?.a.session?.sessionRef, forkFile);
+    });
   });
 
   it('shows why the comparison failed, and recomputes when the session file changes', async () => {
@@ -185,11 +241,29 @@ describe('renderCompare', () => {
     assert.match(html, /No messages after the point where they part/);
   });
 
+  it("names each side's session when the two are of two sessions (a session and its fork)", () => {
+    const m = sampleCompare({ divergence: null });
+    m.a = { ...m.a, session: { sessionRef: '/a.jsonl', sessionId: 'a', title: 'Pick a database' } };
+    m.b = { ...m.b, session: { sessionRef: '/b.jsonl', sessionId: 'b', title: 'Fork: Pick a database' } };
+    const html = renderCompare(m);
+    assert.match(html, /data-testid="session-title">Pick a database ↔ Fork: Pick a database</);
+    assert.equal(html.match(/data-testid="side-session"/g)?.length, 2);
+    assert.match(html, /data-testid="column-b"[^]*data-testid="side-session">.*of <span class="quoted">Fork: Pick a database</);
+    assert.match(html, /share no message \(two separate conversations\)/);
+    assert.doesNotMatch(renderCompare(sampleCompare()), /side-session/);
+  });
+
   it('keeps hostile session text as text everywhere', () => {
     const evil = '<img src=x onerror=alert(1)><script>alert(1)</script>" onmouseover="x';
     const m = sampleCompare({ title: evil, divergence: { entryId: `${evil}`, kind: 'user', preview: evil }, readOnly: { agent: evil } });
-    m.a = { ...m.a, name: evil, messages: [{ entryId: evil, kind: 'assistant', preview: evil }], snapshot: { ...m.a.snapshot!, preview: evil } };
-    m.b = { ...m.b, name: `${evil}2` };
+    m.a = {
+      ...m.a,
+      name: evil,
+      messages: [{ entryId: evil, kind: 'assistant', preview: evil }],
+      snapshot: { ...m.a.snapshot!, preview: evil },
+      session: { sessionRef: evil, sessionId: evil, title: evil },
+    };
+    m.b = { ...m.b, name: `${evil}2`, session: { sessionRef: evil, sessionId: evil, title: evil } };
     m.files = {
       ok: true,
       files: [{ path: evil, status: 'modified', insertions: 1, deletions: 1, binary: false }],

@@ -1,7 +1,7 @@
 // A fake of the services the panels use, a fake PanelUi, and generated sessions, for the webview tests and the
 // screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
 import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
-import type { CompareRef, CompareServices, PreviewServices, SessionTarget, TranscriptServices } from '../../../src/extension/webviews/services';
+import type { CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from '../../../src/extension/webviews/services';
 import type {
   BranchCompareModel,
   EntryLocation,
@@ -238,11 +238,12 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
     this.calls.push({ method: 'compare', args: [ref] });
     if (this.failCompare) throw this.failCompare;
     const m = this.compareModel;
-    // as the engine answers: the sides in the order asked for
-    return ref.branchA === m.b.name && ref.branchB === m.a.name ? { ...m, a: m.b, b: m.a } : m;
+    // as the engine answers: the sides in the order asked for (and A's session first)
+    const swapped = ref.branchA === m.b.name && ref.branchB === m.a.name && (m.b.session?.sessionRef ?? m.sessionRef) === ref.sessionRef;
+    return swapped ? { ...m, sessionRef: m.b.session?.sessionRef ?? m.sessionRef, a: m.b, b: m.a } : m;
   }
-  async openBranchFileDiff(ref: CompareRef, a: { branch: string; anchorEntryId: string }, b: { branch: string; anchorEntryId: string }, relPath: string) {
-    this.calls.push({ method: 'openBranchFileDiff', args: [ref, a, b, relPath] });
+  async openBranchFileDiff(a: CompareSideRef, b: CompareSideRef, relPath: string) {
+    this.calls.push({ method: 'openBranchFileDiff', args: [a, b, relPath] });
     if (this.failDiff) throw this.failDiff;
   }
   async openMessage(ref: SessionTarget, entryId: string) {

@@ -121,6 +121,31 @@ describe('renderPreview', () => {
     assert.match(renderPreview(m, ui()), /data-path="dir\/x"[^]*?left as it is/);
   });
 
+  it('labels a file another session changed as theirs and kept, never as changed by you (issue 27)', () => {
+    const m = samplePreview();
+    if (m.files.ok)
+      m.files.files.push({
+        path: 'VERSION',
+        status: 'modified',
+        insertions: 1,
+        deletions: 1,
+        binary: false,
+        userModified: false,
+        changedBy: 'other-session',
+        otherSession: 'sess-B',
+        otherPrompt: 'p-2',
+        kept: true,
+      });
+    const html = renderPreview(m, ui({ overwriteUserModified: true }));
+    assert.match(
+      html,
+      /data-path="VERSION"[^]*?title="Changed by session sess-B \(prompt p-2\): this rewind leaves it as it is"[^]*?changed by another session — kept/,
+    );
+    const row = /<li><button[^>]*data-path="VERSION"[^]*?<\/li>/.exec(html)?.[0] ?? '';
+    assert.match(row, /another session — kept/);
+    assert.doesNotMatch(row, /changed by you/);
+  });
+
   it('flags files changed by hand and offers the overwrite box, unticked by default', () => {
     const html = renderPreview(samplePreview(), ui());
     assert.match(html, /data-path="README\.md"[^]*?changed by you — kept/);

@@ -40,7 +40,7 @@ function messageButton(m: MessageRef, testid: string): string {
 function renderDivergence(model: BranchCompareModel): string {
   const body = model.divergence
     ? `<p class="muted">Both branches share the conversation up to and including:</p>${messageButton(model.divergence, 'divergence-message')}`
-    : `<p class="muted">The branches share no message: they part at the very start.</p>`;
+    : `<p class="muted">The branches share no message${model.a.session ? ' (two separate conversations)' : ''}: they part at the very start.</p>`;
   return `<section class="divergence" data-testid="divergence" aria-labelledby="h-divergence"><h2 id="h-divergence"><span class="codicon codicon-git-merge" aria-hidden="true"></span>Where they part</h2>${body}</section>`;
 }
 
@@ -59,6 +59,9 @@ function renderSide(side: BranchCompareSide, letter: 'A' | 'B'): string {
     `<section class="column" data-testid="column-${letter.toLowerCase()}" data-branch="${escapeHtml(side.name)}" aria-labelledby="${id}">` +
     `<h2 id="${id}"><span class="side-letter" aria-label="Side ${letter}">${letter}</span><span class="codicon codicon-${side.isActive ? 'pass-filled' : 'git-branch'}" aria-hidden="true"></span>` +
     `<span class="branch-name" data-testid="branch-name">${escapeHtml(side.name)}</span>${side.isActive ? '<span class="chip">active</span>' : ''}</h2>` +
+    (side.session
+      ? `<p class="side-session muted" data-testid="side-session"><span class="codicon codicon-comment-discussion" aria-hidden="true"></span>of <span class="quoted">${escapeHtml(truncate(side.session.title, 120))}</span></p>`
+      : '') +
     `<p class="muted count" data-testid="message-count">${plural(total, 'message', 'messages')} after they part</p>${list}${snap}</section>`
   );
 }
@@ -97,10 +100,12 @@ function renderFiles(model: BranchCompareModel, ui: CompareUiState): string {
 }
 
 export function renderCompare(model: BranchCompareModel, ui: CompareUiState = {}): string {
+  // Two sessions: each column names its own; the heading names both.
+  const title = model.a.session && model.b.session ? `${model.a.session.title} ↔ ${model.b.session.title}` : model.title;
   const readOnly = model.readOnly ? `<p class="muted">${escapeHtml(model.readOnly.agent)} session: shown, never changed.</p>` : '';
   return (
     `<header class="compare-head"><h1><span class="codicon codicon-git-compare" aria-hidden="true"></span>Compare branches` +
-    `<span class="session-title muted" data-testid="session-title">${escapeHtml(truncate(model.title, 120))}</span>` +
+    `<span class="session-title muted" data-testid="session-title">${escapeHtml(truncate(title, 160))}</span>` +
     `<span class="head-actions"><button type="button" class="icon-button" data-action="swap" aria-label="Swap the two sides" title="Swap A and B"><span class="codicon codicon-arrow-swap" aria-hidden="true"></span></button>` +
     `<button type="button" class="icon-button" data-action="refresh" aria-label="Compare again" title="Compare again"><span class="codicon codicon-refresh" aria-hidden="true"></span></button></span></h1>${readOnly}</header>` +
     renderDivergence(model) +

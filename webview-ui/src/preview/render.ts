@@ -106,6 +106,12 @@ function renderState(model: RewindPreviewModel, dimmed: boolean): string {
   return section('state', 'database', 'Session state and artifacts', body, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
 
+/** Who changed a file another session's turn changed (or several sessions' turns at once), for its tooltip. */
+function otherSessionTitle(f: FileChangePreview): string {
+  if (f.changedBy === 'several') return `Changed while several sessions worked at once (${(f.sessions ?? []).join(', ')}): this rewind leaves it as it is`;
+  return `Changed by session ${f.otherSession ?? '?'} (prompt ${f.otherPrompt ?? '?'}): this rewind leaves it as it is`;
+}
+
 function renderFileRow(f: FileChangePreview, fate: FileFate): string {
   const kept = fate !== 'restore';
   const meta = STATUS_META[f.status] ?? STATUS_META.modified;
@@ -113,10 +119,12 @@ function renderFileRow(f: FileChangePreview, fate: FileFate): string {
     ? `<span class="binary muted">binary</span><span data-testid="insertions" hidden>${f.insertions}</span><span data-testid="deletions" hidden>${f.deletions}</span>`
     : `<span class="ins" data-testid="insertions" title="${plural(f.insertions, 'line', 'lines')} added since this message (the rewind removes them)">${f.insertions}</span><span class="del" data-testid="deletions" title="${plural(f.deletions, 'line', 'lines')} removed since this message (the rewind brings them back)">${f.deletions}</span>`;
   const flag = f.userModified
-    ? `<span class="user-flag${kept ? ' kept' : ''}" data-testid="user-modified" title="You changed this file by hand after the agent's last turn"><span class="codicon codicon-person" aria-hidden="true"></span>${kept ? 'changed by you — kept' : 'changed by you — overwritten'}</span>`
-    : fate === 'skip'
-      ? `<span class="skip-flag muted">left as it is (see below)</span>`
-      : '';
+    ? `<span class="user-flag${kept ? ' kept' : ''}" data-testid="user-modified" title="You changed this file by hand since this message, outside any agent's turn"><span class="codicon codicon-person" aria-hidden="true"></span>${kept ? 'changed by you — kept' : 'changed by you — overwritten'}</span>`
+    : fate === 'skip' && (f.changedBy === 'other-session' || f.changedBy === 'several')
+      ? `<span class="skip-flag muted" data-testid="other-session" title="${escapeHtml(otherSessionTitle(f))}"><span class="codicon codicon-hubot" aria-hidden="true"></span>changed by ${f.changedBy === 'several' ? 'several sessions' : 'another session'} — kept</span>`
+      : fate === 'skip'
+        ? `<span class="skip-flag muted">left as it is (see below)</span>`
+        : '';
   return (
     `<li><button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
     `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(displayPath(f.path))}</span>` +

@@ -14,10 +14,20 @@ import { lineStats } from './line-stats';
 import type { DirNode } from '../store/tree';
 import { readStableFile } from '../safe-read';
 import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
-import type { FileChange, RewindFilesResult, SkippedFile } from '../types';
+import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
+import type { Timeline } from '../timeline';
+import { attributeChanges } from './attribution';
+
+/** Which files changed since the message by someone other than this session's turns a rewind brings back too. */
+export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions' | 'only'>;
+
+/** Whether `path` is one of `only` or below one of them. */
+export function isSelected(path: string, only: readonly string[]): boolean {
+  return only.some((o) => path === o || path.startsWith(`${o}/`));
+}
 
 export function failure(error: string): RewindFilesResult {
-  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], skipped: [], files: [] };
+  return { canRewind: false, error, filesChanged: [], insertions: 0, deletions: 0, userModified: [], otherSessions: [], skipped: [], files: [] };
 }
 
 /**
@@ -49,6 +59,26 @@ export interface Plan {
 /** Bytes of blobs a plan keeps for its restore (a plan is kept until the next one, or the rewind). */
 const PLAN_BLOB_BUDGET = 32 * 1024 * 1024;
 
+/**
+ * Adds to `keep` the folders a rewind has no reason to touch: one that would come back (or get its mode back) although
+ * every file below it stays as it is, and, with a selection, any folder outside it. A folder on the way to a file
+ * that is brought back is never kept.
+ */
+function keepFoldersOfKeptFiles(diffs: readonly PathDiff[], fileish: readonly string[], keep: Set<string>, only: readonly string[] | undefined): void {
+  const onTheWay = new Set<string>();
+  const below = new Set<string>();
+  for (const path of fileish) {
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) {
+      below.add(path.slice(0, i));
+      if (!keep.has(path)) onTheWay.add(path.slice(0, i));
+    }
+  }
+  for (const d of diffs) {
+    if (isFileish(d.now) || isFileish(d.target) || onTheWay.has(d.path)) continue;
+    if (only ? !isSelected(d.path, only) : d.now === null && below.has(d.path)) keep.add(d.path);
+  }
+}
+
 export class RewindPlanner {
   /** The last plan, reused by a real rewind right after its dry run when nothing changed in between. */
   private lastPlan?: { key: string; plan: Plan };
@@ -56,6 +86,7 @@ export class RewindPlanner {
   constructor(
     private readonly workspaceRoot: string,
     private readonly records: SnapshotRecords,
+    private readonly timeline: Timeline,
   ) {}
 
   /** Forgets the cached plan (the workspace is about to change). */
@@ -68,24 +99,31 @@ export class RewindPlanner {
    * refuse (a folder on the way that is a symlink now, a file the model knows that is a folder now), with the
    * restore's words, so that a preview refuses it too and the real rewind before it writes anything.
    */
-  async plan(store: ObjectStore, rec: SnapshotRecord, overwriteUserModified: boolean, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
-    const plan = await this.planFor(store, rec, overwriteUserModified, model, scanSkipped);
+  async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+    const plan = await this.planFor(store, rec, include, model, scanSkipped);
     // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips)
     checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops));
     return plan;
   }
 
-  private async planFor(
-    store: ObjectStore,
-    rec: SnapshotRecord,
-    overwriteUserModified: boolean,
-    model: WorkspaceModel,
-    scanSkipped: SkippedFile[],
-  ): Promise<Plan> {
+  private async planFor(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
     const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
+    const points = await this.timeline.pointsWithSession(rec.sessionId);
+    const lastPoint = points.at(-1);
     // the key is known before the trees are diffed: a rewind right after its preview skips the diff too (on 1,000
     // changed files among 50,000, that is most of the planning)
-    const key = JSON.stringify([rec.sessionId, rec.anchorId, rec.root, model.root.hash, turnEnd?.root ?? null, overwriteUserModified]);
+    const key = JSON.stringify([
+      rec.sessionId,
+      rec.anchorId,
+      rec.root,
+      model.root.hash,
+      turnEnd?.root ?? null,
+      points.length,
+      lastPoint ? [lastPoint.sessionId, lastPoint.anchorId, lastPoint.root] : null,
+      include.overwriteUserModified === true,
+      include.includeOtherSessions === true,
+      include.only ?? null,
+    ]);
     if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have
       // appeared where a restore would create one, so those are checked again
@@ -96,14 +134,33 @@ export class RewindPlanner {
     }
     const reader = new TreeReader(store);
     const diffs = await diffTrees(reader, rec.root, model.root);
+    const fileish = diffs.filter((d) => isFileish(d.now) || isFileish(d.target)).map((d) => d.path);
+    // its own reader: the trees it reads must not report their unrestorable names a second time
+    const attribution = await attributeChanges(new TreeReader(store), points, rec, model.root, fileish);
     const userModified = new Set<string>();
-    if (turnEnd) {
-      for (const d of diffs) {
-        if (!isFileish(d.now) && !isFileish(d.target)) continue;
-        if (!sameState(await reader.lookup(turnEnd.root, d.path), d.now)) userModified.add(d.path);
+    const keep = new Set<string>();
+    if (attribution) {
+      for (const [path, a] of attribution) {
+        if (a.changedBy === 'user') userModified.add(path);
+        if (a.changedBy === 'user' ? !include.overwriteUserModified : a.changedBy !== 'this-session' && !include.includeOtherSessions) keep.add(path);
       }
+    } else if (turnEnd) {
+      // a snapshot the timeline does not have (taken before it existed): a file that differs from the session's
+      // last turn end was changed by hand
+      for (const path of fileish) if (!sameState(await reader.lookup(turnEnd.root, path), stateOfNode(model.get(path)))) userModified.add(path);
+      if (!include.overwriteUserModified) for (const p of userModified) keep.add(p);
     }
-    const plan = await this.buildPlan(store, model, diffs, userModified, overwriteUserModified, [...reader.skipped, ...scanSkipped]);
+    if (include.only) {
+      // an explicit selection: exactly those files, whoever changed them
+      const only = include.only;
+      keep.clear();
+      for (const path of fileish) if (!isSelected(path, only)) keep.add(path);
+    }
+    keepFoldersOfKeptFiles(diffs, fileish, keep, include.only);
+    const unchosen = (include.only ?? [])
+      .filter((o) => !diffs.some((d) => isSelected(d.path, [o])))
+      .map((path) => ({ path, reason: 'as it was at that message already: nothing to bring back' }));
+    const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped, ...unchosen], attribution);
     this.lastPlan = { key, plan };
     return plan;
   }
@@ -121,7 +178,7 @@ export class RewindPlanner {
       if (!sameState(now, state)) userModified.add(path);
     }
     diffs.sort((a, b) => (a.path < b.path ? -1 : 1));
-    return this.buildPlan(store, model, diffs, userModified, false, []);
+    return this.buildPlan(store, model, diffs, userModified, userModified, []);
   }
 
   private async buildPlan(
@@ -129,13 +186,14 @@ export class RewindPlanner {
     model: WorkspaceModel,
     diffs: PathDiff[],
     userModified: Set<string>,
-    overwrite: boolean,
+    keep: Set<string>,
     scanSkipped: SkippedFile[],
+    attribution?: Map<string, FileAttribution>,
   ): Promise<Plan> {
     const skipped: SkippedFile[] = [];
     const kept = new Set<string>(); // paths left as they are, so folders above them stay
     for (const d of diffs) {
-      if (userModified.has(d.path) && !overwrite) {
+      if (keep.has(d.path)) {
         kept.add(d.path);
         continue;
       }
@@ -168,13 +226,20 @@ export class RewindPlanner {
     const applied = new Set(ops.map((o) => o.path));
     const blobs = new Map<string, Buffer>();
     let budget = PLAN_BLOB_BUDGET;
-    const keep = (path: string, hash: string, data: Buffer) => {
+    const keepBlob = (path: string, hash: string, data: Buffer) => {
       if (!applied.has(path) || data.length > budget || blobs.has(hash)) return;
       budget -= data.length;
       blobs.set(hash, data);
     };
     const files: FileChange[] = await Promise.all(
-      listed.map((d) => reads.run(async () => ({ ...(await this.fileChange(store, d, keep, model)), userModified: userModified.has(d.path) }))),
+      listed.map((d) =>
+        reads.run(async () => ({
+          ...(await this.fileChange(store, d, keepBlob, model)),
+          userModified: userModified.has(d.path),
+          ...attribution?.get(d.path),
+          kept: !applied.has(d.path),
+        })),
+      ),
     );
     model.dropRecentReads();
     const changed = files.filter((f) => applied.has(f.path));
@@ -189,6 +254,7 @@ export class RewindPlanner {
         insertions: changed.reduce((a, f) => a + f.insertions, 0),
         deletions: changed.reduce((a, f) => a + f.deletions, 0),
         userModified: files.filter((f) => f.userModified).map((f) => f.path),
+        otherSessions: files.filter((f) => f.changedBy === 'other-session' || f.changedBy === 'several').map((f) => f.path),
         skipped,
         files,
       },

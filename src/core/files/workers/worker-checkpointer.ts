@@ -9,6 +9,9 @@ import type {
   RewindFilesOptions,
   RewindFilesResult,
   SnapshotFileDiff,
+  SnapshotId,
+  FileHistory,
+  FileBlame,
   SnapshotKind,
   SnapshotSummary,
 } from '../types';
@@ -142,8 +145,16 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return this.call('adoptSnapshot', [fromSessionId, fromAnchorId, sessionId, anchorId]);
   }
 
-  diffSnapshots(sessionId: string, anchorA: string, anchorB: string): Promise<SnapshotFileDiff[]> {
-    return this.call('diffSnapshots', [sessionId, anchorA, anchorB]);
+  diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
+    return this.call('diffSnapshots', [a, b]);
+  }
+
+  fileHistory(relPath: string): Promise<FileHistory> {
+    return this.call('fileHistory', [relPath]);
+  }
+
+  blame(relPath: string): Promise<FileBlame> {
+    return this.call('blame', [relPath]);
   }
 
   notifyChanged(paths: Iterable<string>): void {

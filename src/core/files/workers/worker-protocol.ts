@@ -12,6 +12,8 @@ export const WORKER_METHODS = [
   'listSnapshots',
   'undoStack',
   'diffSnapshots',
+  'fileHistory',
+  'blame',
   'importSnapshot',
   'adoptSnapshot',
   'dispose',

@@ -88,7 +88,7 @@ export class ClaudeSource implements SourceAdapter {
 
   /** Read afresh whenever the file's size or mtime moved (Claude Code appends while it runs). */
   async open(file: string): Promise<ClaudeSession> {
-    return this.#cache.get(file, (path) => {
+    return this.#cache.get(resolve(file), (path) => {
       const configDir = this.#configDirs.find((d) => path.startsWith(join(d, 'projects') + sep));
       return readClaudeSession(path, configDir ? { configDir } : {})
         .then((s) => this.#withHookRecords(s))
@@ -196,7 +196,7 @@ export class ClaudeSource implements SourceAdapter {
   }
 
   async forget(file: string): Promise<void> {
-    this.#cache.forget(file);
+    this.#cache.forget(resolve(file));
     this.#originKeys.delete(resolve(file));
   }
 

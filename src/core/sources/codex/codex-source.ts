@@ -74,7 +74,7 @@ export class CodexSource implements SourceAdapter {
 
   /** Read afresh whenever the file's size or mtime moved (Codex appends while it runs, and on resume). */
   async open(file: string): Promise<CodexSession> {
-    return this.#cache.get(file, (path) => readCodexSession(path, { home: this.#home }));
+    return this.#cache.get(resolve(file), (path) => readCodexSession(path, { home: this.#home }));
   }
 
   /** The rollout stays as it is: a new one holds the conversation up to just before the message, which
@@ -102,7 +102,7 @@ export class CodexSource implements SourceAdapter {
   }
 
   async forget(file: string): Promise<void> {
-    this.#cache.forget(file);
+    this.#cache.forget(resolve(file));
   }
 
   async dispose(): Promise<void> {

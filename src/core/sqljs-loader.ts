@@ -1,4 +1,4 @@
-// Loads sql.js only when the catalog is first used, from the wasm bytes on disk (`wasmBinary`): never through
+// Loads sql.js only when first used (the catalog, readers of agents that keep SQLite databases), from the wasm bytes on disk (`wasmBinary`): never through
 // fetch or a locateFile URL, which the extension host and the CLI cannot rely on.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

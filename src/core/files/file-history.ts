@@ -1,0 +1,160 @@
+// A file's history and blame across agents (issue 27, items 4 and 5), read off the folder's timeline (timeline.ts),
+// never from git: the versions the path had at each snapshot, the turn each change belongs to (attribution.ts's
+// windows: one session's prompt, several sessions at once, or the user), a file renamed by `mv` followed to its old
+// name (the same content left one path and appeared at another between two snapshots), and per line the change that
+// last wrote it.
+import { createTwoFilesPatch, diffArrays } from 'diff';
+import { intervalOwners } from './restore/attribution';
+import { lineStats } from './restore/line-stats';
+import type { ObjectStore } from './store/object-store';
+import { diffStoredTrees, type EntryState, type TreeReader } from './store/tree-diff';
+import type { TimelinePoint } from './timeline';
+import type { BlameLine, ChangeOwner, FileBlame, FileHistory, FileHistoryEntry } from './types';
+
+/** The file as it is now (read by the caller): its bytes, or null when there is no regular file at the path. */
+export type NowFile = Buffer | null;
+
+/** One version of the file: at a point of the timeline (index) or now (points.length). */
+interface Version {
+  at: number;
+  path: string;
+  /** Its bytes (a file), or null (absent, a folder, a symlink). */
+  data: Buffer | null;
+  /** Its hash in the store, when known (now has none). */
+  hash?: string;
+}
+
+const DIFF_CAP = 200_000;
+
+async function blobAt(reader: TreeReader, store: ObjectStore, root: string, path: string): Promise<{ state: EntryState; data: Buffer | null }> {
+  const state = await reader.lookup(root, path);
+  if (state?.kind !== 'file') return { state, data: null };
+  return { state, data: await store.read(state.hash, 'blob', path) };
+}
+
+/** The versions of `path` (followed back through renames), oldest first, each with the interval that made it. */
+async function versionsOf(
+  reader: TreeReader,
+  store: ObjectStore,
+  points: readonly TimelinePoint[],
+  path: string,
+  now: NowFile,
+): Promise<{ versions: Version[]; madeIn: number[] }> {
+  const versions: Version[] = [{ at: points.length, path, data: now }];
+  const madeIn: number[] = [];
+  let current = versions[0]!;
+  let p = path;
+  for (let j = points.length - 1; j >= 0; j--) {
+    const next = points[j + 1];
+    if (next && next.root === points[j]!.root) continue;
+    let { state, data } = await blobAt(reader, store, points[j]!.root, p).catch(() => ({ state: null as EntryState, data: null }));
+    const same = data === null ? current.data === null : current.data !== null && data.equals(current.data);
+    if (same) {
+      if (state?.kind === 'file') current.hash ??= state.hash; // what a rename further back is recognised by
+      continue;
+    }
+    if (data === null && current.data !== null && next && state === null) {
+      // created in this interval: a path that held the same content at point j and is gone at j+1 was renamed here
+      const moved = (await diffStoredTrees(reader, points[j]!.root, next.root).catch(() => [])).find(
+        (d) => d.b === null && d.a?.kind === 'file' && current.hash !== undefined && d.a.hash === current.hash,
+      );
+      if (moved) {
+        p = moved.path;
+        ({ state, data } = await blobAt(reader, store, points[j]!.root, p));
+      }
+    }
+    madeIn.unshift(j);
+    current = { at: j, path: p, data, ...(state && state.kind !== 'dir' ? { hash: state.hash } : {}) };
+    versions.unshift(current);
+  }
+  return { versions, madeIn };
+}
+
+function ownerKey(o: ChangeOwner): string {
+  return o.by === 'turn' ? `t\u0000${o.sessionId}\u0000${o.prompt}` : o.by === 'several' ? `s\u0000${o.sessions.join('\u0000')}` : 'u';
+}
+
+const lines = (b: Buffer | null): string[] => (b === null ? [] : b.toString('utf8').split(/(?<=\n)/));
+
+/** The changes to `path` (any agent), newest first, each with its diff; consecutive changes of one turn are one. */
+export async function fileHistory(reader: TreeReader, store: ObjectStore, points: readonly TimelinePoint[], path: string, now: NowFile): Promise<FileHistory> {
+  const owners = intervalOwners(points);
+  const { versions, madeIn } = await versionsOf(reader, store, points, path, now);
+  const entries: (FileHistoryEntry & { fromVersion: Version })[] = [];
+  for (let k = 1; k < versions.length; k++) {
+    const before = versions[k - 1]!;
+    const after = versions[k]!;
+    const interval = madeIn[k - 1]!;
+    const owner = owners[interval]!;
+    const last = entries.at(-1);
+    if (last && ownerKey(last.owner) === ownerKey(owner)) {
+      entries[entries.length - 1] = describe(owner, last.fromVersion, after, interval, points);
+      continue;
+    }
+    entries.push(describe(owner, before, after, interval, points));
+  }
+  return { path, entries: entries.reverse().map(({ fromVersion: _, ...e }) => e) };
+}
+
+function describe(
+  owner: ChangeOwner,
+  before: Version,
+  after: Version,
+  interval: number,
+  points: readonly TimelinePoint[],
+): FileHistoryEntry & { fromVersion: Version } {
+  const status: FileHistoryEntry['status'] =
+    before.data === null ? (after.data === null ? 'modified' : 'added') : after.data === null ? 'deleted' : before.path !== after.path ? 'renamed' : 'modified';
+  const s = lineStats(before.data ?? undefined, after.data ?? undefined);
+  const patch = s.binary
+    ? ''
+    : createTwoFilesPatch(
+        before.data === null ? '/dev/null' : before.path,
+        after.data === null ? '/dev/null' : after.path,
+        before.data?.toString('utf8') ?? '',
+        after.data?.toString('utf8') ?? '',
+      );
+  return {
+    owner,
+    status,
+    path: after.data === null ? before.path : after.path,
+    ...(status === 'renamed' ? { from: before.path } : {}),
+    // the snapshot that first shows it: the one ending the interval it was made in
+    at: interval + 1 < points.length ? points[interval + 1]!.createdAt : 'now',
+    insertions: s.insertions,
+    deletions: s.deletions,
+    binary: s.binary,
+    diff: patch.length > DIFF_CAP ? `${patch.slice(0, DIFF_CAP)}\n… (cut at ${DIFF_CAP} characters)\n` : patch,
+    fromVersion: before,
+  };
+}
+
+/** Per line of the file now, the change that last wrote it. */
+export async function fileBlame(reader: TreeReader, store: ObjectStore, points: readonly TimelinePoint[], path: string, now: NowFile): Promise<FileBlame> {
+  const owners = intervalOwners(points);
+  const { versions, madeIn } = await versionsOf(reader, store, points, path, now);
+  // from the last time the file came into being: lines of an earlier life were deleted with it
+  let startAt = 0;
+  for (let k = versions.length - 1; k > 0; k--) if (versions[k - 1]!.data === null) ((startAt = k), (k = 0));
+  let owned: { text: string; owner: ChangeOwner }[] = lines(versions[startAt]!.data).map((text) => ({
+    text,
+    // present before the first snapshot the timeline has: nobody's turn is known to have written it
+    owner: startAt === 0 ? { by: 'user' } : owners[madeIn[startAt - 1]!]!,
+  }));
+  for (let k = startAt + 1; k < versions.length; k++) {
+    const owner = owners[madeIn[k - 1]!]!;
+    const next: typeof owned = [];
+    let i = 0;
+    for (const part of diffArrays(
+      owned.map((l) => l.text),
+      lines(versions[k]!.data),
+    )) {
+      if (part.removed) i += part.count ?? part.value.length;
+      else if (part.added) for (const text of part.value) next.push({ text, owner });
+      else for (let n = 0; n < part.value.length; n++) next.push(owned[i++]!);
+    }
+    owned = next;
+  }
+  const out: BlameLine[] = owned.map((l, n) => ({ line: n + 1, text: l.text.replace(/\r?\n$/, ''), owner: l.owner }));
+  return { path, lines: out };
+}

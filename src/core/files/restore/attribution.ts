@@ -1,0 +1,124 @@
+// Who changed a file since a prompt (issue 27, item 2), read off the folder's timeline (timeline.ts): each change
+// between two consecutive points belongs to whoever was working then, an agent turn (the session and prompt whose
+// window, prompt start to turn end, contains it), the user (no window open), or several sessions (windows of
+// different sessions overlap). A file belongs to whoever first made the state it has now, since the prompt.
+import type { DirNode } from '../store/tree';
+import { diffStoredTrees, diffTrees, sameState, type EntryState, type TreeReader } from '../store/tree-diff';
+import type { TimelinePoint } from '../timeline';
+import type { ChangeOwner, FileAttribution } from '../types';
+
+interface Window {
+  sessionId: string;
+  prompt: string;
+  /** Index of its prompt-start point. */
+  start: number;
+  /** Index of its last turn-end point (or the same session's next prompt start); Infinity while it is still open. */
+  end: number;
+}
+
+/** The turns of every session, in order of their start: a prompt start opens one; it ends at the last turn end of
+ *  that session before its next prompt (ours takes one at every assistant message of a turn, and the agent works on
+ *  between them), else at its next prompt, else it is still open. */
+function windowsOf(points: readonly TimelinePoint[]): Window[] {
+  const last = new Map<string, Window & { ended: boolean }>();
+  const out: Window[] = [];
+  points.forEach((p, k) => {
+    if (p.kind === 'pre-restore') return;
+    const w = last.get(p.sessionId);
+    if (p.kind === 'turn-end') {
+      if (w) ((w.end = k), (w.ended = true));
+      return;
+    }
+    if (w && !w.ended) w.end = k;
+    const next = { sessionId: p.sessionId, prompt: p.anchorId, start: k, end: Infinity, ended: false };
+    last.set(p.sessionId, next);
+    out.push(next);
+  });
+  return out;
+}
+
+/** Who worked in each interval j (point j to point j+1, the last one to now): one session's turn, several sessions'
+ *  turns at once, or nobody's (the user). */
+export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
+  const windows = windowsOf(points); // in order of their start
+  const out: ChangeOwner[] = [];
+  let active: Window[] = [];
+  let w = 0;
+  for (let j = 0; j < points.length; j++) {
+    while (w < windows.length && windows[w]!.start <= j) active.push(windows[w++]!);
+    active = active.filter((x) => x.end >= j + 1);
+    const sessions = [...new Set(active.map((x) => x.sessionId))];
+    if (sessions.length === 0) out.push({ by: 'user' });
+    else if (sessions.length > 1) out.push({ by: 'several', sessions });
+    else out.push({ by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt });
+  }
+  return out;
+}
+
+/** The same, for j from `from` on, as seen from the session `sessionId`. */
+function ownersFrom(points: readonly TimelinePoint[], from: number, sessionId: string): FileAttribution[] {
+  return intervalOwners(points)
+    .slice(from)
+    .map((o): FileAttribution => {
+      if (o.by === 'user') return { changedBy: 'user' };
+      if (o.by === 'several') return { changedBy: 'several', sessions: o.sessions };
+      return o.sessionId === sessionId ? { changedBy: 'this-session' } : { changedBy: 'other-session', otherSession: o.sessionId, otherPrompt: o.prompt };
+    });
+}
+
+/**
+ * The attribution of each of `paths` (files that differ between the prompt's snapshot and now): who first produced
+ * the state each has now, since the prompt `anchorId` of `sessionId`. The first producer, not the last writer: a
+ * rewind or an undo only brings back a state someone made before, so the file stays theirs. Undefined when that
+ * prompt is not on the timeline (a snapshot made before the timeline existed, adopted or imported) or a tree on the
+ * way cannot be read: the caller then falls back to the turn-end rule.
+ */
+export async function attributeChanges(
+  reader: TreeReader,
+  points: readonly TimelinePoint[],
+  target: { sessionId: string; anchorId: string },
+  now: DirNode,
+  paths: readonly string[],
+): Promise<Map<string, FileAttribution> | undefined> {
+  let from = -1;
+  for (let k = points.length - 1; k >= 0; k--) {
+    const p = points[k]!;
+    if (p.kind === 'user-message' && p.sessionId === target.sessionId && p.anchorId === target.anchorId) {
+      from = k;
+      break;
+    }
+  }
+  if (from < 0) return undefined;
+  const owners = ownersFrom(points, from, target.sessionId);
+  const wanted = new Set(paths);
+  /** Each path's state now, and the earliest interval found so far whose change left it in that state. */
+  const nowState = new Map<string, EntryState>();
+  const producer = new Map<string, number>();
+  // from now back to the prompt, every interval: a state made early may have been changed and brought back since
+  let next: string | DirNode = now;
+  for (let j = points.length - 1; j >= from; j--) {
+    const root = points[j]!.root;
+    let changed: { path: string; after: EntryState }[];
+    try {
+      if (typeof next !== 'string') changed = (await diffTrees(reader, root, next)).map((d) => ({ path: d.path, after: d.now }));
+      else changed = next === root ? [] : (await diffStoredTrees(reader, root, next)).map((d) => ({ path: d.path, after: d.b }));
+    } catch {
+      // a point whose tree cannot be read (damaged): who made what is not known, and the caller falls back to the
+      // session's turn-end rule rather than keeping files as nobody's
+      return undefined;
+    }
+    for (const { path, after } of changed) {
+      if (!wanted.has(path)) continue;
+      if (!nowState.has(path)) nowState.set(path, after); // the newest change of a path left it as it is now
+      if (sameState(after, nowState.get(path)!)) producer.set(path, j);
+    }
+    next = root;
+  }
+  const out = new Map<string, FileAttribution>();
+  // changed, but not between points the store can still read: nobody's turn is known to have done it
+  for (const path of paths) {
+    const j = producer.get(path);
+    out.set(path, j === undefined ? { changedBy: 'user' } : owners[j - from]!);
+  }
+  return out;
+}

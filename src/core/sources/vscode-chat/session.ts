@@ -1,0 +1,64 @@
+// A VS Code chat session as the engine's read model (ForeignSessionView), plus what only it has: the requests with
+// their model and mode, and the keys its hook snapshots were taken under (a hook is given no request id: its prompt
+// records are tied to the requests when the log is read, prompt-records.ts).
+import { ForeignSessionBase, type ForeignSessionFacts } from '../foreign-session';
+import type { ForeignSessionView, SubagentView } from '../session-view';
+import type { ChatRequestInfo, ConvertedChat } from './convert';
+import { VSCODE_CHAT_KIND } from './kind';
+
+export { VSCODE_CHAT_KIND };
+
+export interface VsChatSessionParts extends ForeignSessionFacts {
+  tree: ConvertedChat;
+  /** requestId → the anchors of the hook snapshots taken for it, best first. */
+  hookKeys: ReadonlyMap<string, readonly string[]>;
+  /** The session's editing-state folder (chatEditingSessions/<id>), when there is one. */
+  editingFolder?: string;
+}
+
+export class VsChatSession extends ForeignSessionBase implements ForeignSessionView {
+  readonly source = VSCODE_CHAT_KIND;
+  readonly #requests: Map<string, ChatRequestInfo>;
+  #hookKeys: ReadonlyMap<string, readonly string[]>;
+
+  constructor(private readonly parts: VsChatSessionParts) {
+    super(parts, parts.tree);
+    this.#requests = new Map(parts.tree.requests.map((r) => [r.requestId, r]));
+    this.#hookKeys = parts.hookKeys;
+  }
+
+  /** The hook records tied again (a hook may record a prompt after the log was read: the view is kept while the log
+   *  does not change). */
+  useHookKeys(keys: ReadonlyMap<string, readonly string[]>): void {
+    this.#hookKeys = keys;
+  }
+
+  subagentsOf(): readonly SubagentView[] {
+    return [];
+  }
+
+  /** A hook's snapshot (keyed by the prompt it saw), then one keyed by the request id itself (taken by the extension
+   *  when it saw the request appear, without hooks). */
+  checkpointKeysOf(userEntryId: string): readonly string[] {
+    if (!this.#requests.has(userEntryId)) return [];
+    return [...(this.#hookKeys.get(userEntryId) ?? []), userEntryId];
+  }
+
+  requests(): readonly ChatRequestInfo[] {
+    return this.parts.tree.requests;
+  }
+
+  request(requestId: string): ChatRequestInfo | undefined {
+    return this.#requests.get(requestId);
+  }
+
+  get editingFolder(): string | undefined {
+    return this.parts.editingFolder;
+  }
+
+  /** The model and mode of the latest request on the active path, as VS Code's picker names them. */
+  get modelAndMode(): { model?: string; mode?: string } {
+    const last = [...this.parts.tree.requests].reverse().find((r) => !r.removed);
+    return { ...(last?.modelId ? { model: last.modelId } : {}), ...(last?.mode ? { mode: last.mode } : {}) };
+  }
+}

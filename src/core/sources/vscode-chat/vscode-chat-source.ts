@@ -1,0 +1,140 @@
+// VS Code's own chat behind the source interface: sessions found in the window storage folders of every VS Code on
+// the machine (storage-folders.ts), read in place and never written. VS Code continues a conversation only from its
+// own chat view, so "Rewind to here" puts the files back and leaves the conversation to VS Code (forkNote says so).
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import type { Warn } from '../../branches/records';
+import type { SessionListing } from '../listings';
+import { ReadCache } from '../read-cache';
+import { fileStamp } from '../session-ref';
+import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
+import type { SessionView } from '../session-view';
+import { listStorageFolder } from './discovery';
+import { matchPromptRecords, readVsPromptRecords } from './prompt-records';
+import { readVsChatSession } from './reader';
+import { VSCODE_CHAT_KIND, type VsChatSession } from './session';
+import { EDITING_DIR, editingFolderOf, SESSIONS_DIR, sessionFilesIn, sessionIdOfFile, storageFolderOf, storageFolders } from './storage-folders';
+
+const AGENT = 'VS Code chat';
+/** Under a window storage folder: the session logs and the editing states beside them. */
+const WATCHED = `{${SESSIONS_DIR}/*.jsonl,${SESSIONS_DIR}/*.json,${EDITING_DIR}/*/state.json}`;
+const MAX_CACHED = 16;
+
+export interface VsChatSourceOptions {
+  home: string;
+  /** This window's storage folder, when running inside VS Code (the parent of the extension's storageUri). */
+  editorStorage?: string;
+  env?: NodeJS.ProcessEnv;
+  userHome?: string;
+}
+
+/** What the preview and the error say the conversation part is: agent-rewind does the files, VS Code the chat. */
+export const CONVERSATION_NOTE =
+  "agent-rewind puts the workspace's files back as they were when this request was sent (terminal changes included); it never writes VS Code's chat files. The conversation stays as it is: open this session in VS Code's Chat view and use its own Restore Checkpoint, or edit and resend the request there.";
+
+export class VsChatSource implements SourceAdapter {
+  readonly kinds = [VSCODE_CHAT_KIND] as const;
+  readonly writable = false;
+  readonly #opts: VsChatSourceOptions;
+  readonly #cache = new ReadCache<VsChatSession>(MAX_CACHED);
+  /** Session file → the folder its listing placed it in (so open() agrees with the listing). */
+  readonly #placed = new Map<string, string>();
+  #roots: readonly string[] = [];
+
+  constructor(opts: VsChatSourceOptions) {
+    this.#opts = opts;
+  }
+
+  #storages(): string[] {
+    return storageFolders({
+      ...(this.#opts.editorStorage ? { editorStorage: this.#opts.editorStorage } : {}),
+      ...(this.#opts.env ? { env: this.#opts.env } : {}),
+      ...(this.#opts.userHome ? { home: this.#opts.userHome } : {}),
+    });
+  }
+
+  #windowFolderOf(storage: string | undefined): string | undefined {
+    // the extension's own window: its storage folder's sessions are this window's, in its first folder
+    return storage && this.#opts.editorStorage && resolve(storage) === resolve(this.#opts.editorStorage) ? this.#roots[0] : undefined;
+  }
+
+  async list(ctx: SourceContext): Promise<SessionListing[]> {
+    this.#roots = ctx.workspaceRoots;
+    if (ctx.workspaceRoots.length === 0) return [];
+    const out: SessionListing[] = [];
+    for (const storage of this.#storages()) {
+      const windowFolder = this.#windowFolderOf(storage);
+      for (const l of await listStorageFolder(storage, { roots: ctx.workspaceRoots, ...(windowFolder ? { windowFolder } : {}) })) {
+        this.#placed.set(resolve(l.sessionRef), l.cwd);
+        out.push(l);
+      }
+    }
+    return out.sort((a, b) => b.modifiedMs - a.modifiedMs);
+  }
+
+  /** The change signal: a session is its log and its editing state (`chatEditingSessions/<id>/state.json`). */
+  watchFolders(): WatchedFolder[] {
+    return this.#storages().map((s) => ({ path: resolve(s), source: VSCODE_CHAT_KIND, pattern: WATCHED }));
+  }
+
+  /** A change of the log is its session's; one of an editing state is the session of that id in the same window. */
+  async refsOfChange(path: string): Promise<string[]> {
+    const p = resolve(path);
+    const session = dirname(p);
+    if (basename(p) === 'state.json' && basename(dirname(session)) === EDITING_DIR) {
+      const id = basename(session);
+      return sessionFilesIn(dirname(dirname(session))).filter((f) => sessionIdOfFile(f) === id);
+    }
+    return [p];
+  }
+
+  /** The log's size and mtime, and its editing state's. */
+  async stamp(ref: string): Promise<string | undefined> {
+    const log = await fileStamp(ref);
+    if (log === undefined) return undefined;
+    const editing = editingFolderOf(ref);
+    return `${log}|${(editing && (await fileStamp(join(editing, 'state.json')))) || '-'}`;
+  }
+
+  fileOf(ref: string): string {
+    return ref;
+  }
+
+  owns(file: string): boolean {
+    const path = resolve(file);
+    const storage = storageFolderOf(path);
+    if (!storage || !/\.jsonl?$/.test(path)) return false;
+    return path.includes(`${sep}workspaceStorage${sep}`) || (this.#opts.editorStorage !== undefined && resolve(this.#opts.editorStorage) === storage);
+  }
+
+  async findById(id: string): Promise<string[]> {
+    const files = this.#storages().flatMap((s) => sessionFilesIn(s));
+    const exact = files.filter((f) => sessionIdOfFile(f) === id);
+    return exact.length ? exact : files.filter((f) => sessionIdOfFile(f).startsWith(id));
+  }
+
+  async open(file: string): Promise<VsChatSession> {
+    const path = resolve(file);
+    const windowFolder = this.#placed.get(path) ?? this.#windowFolderOf(storageFolderOf(path));
+    const view = await this.#cache.get(path, (p) =>
+      readVsChatSession(p, { home: this.#opts.home, roots: this.#roots, ...(windowFolder ? { windowFolder } : {}) }),
+    );
+    view.useHookKeys(matchPromptRecords(readVsPromptRecords(this.#opts.home, view.sessionId), view.requests()));
+    return view;
+  }
+
+  async rewindConversation(_view: SessionView, _userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
+    throw new Error(`The conversation of a ${AGENT} session is rewound in VS Code itself. ${CONVERSATION_NOTE}`);
+  }
+
+  forkNote(): { error: string } {
+    return { error: CONVERSATION_NOTE };
+  }
+
+  async forget(file: string): Promise<void> {
+    this.#cache.forget(file);
+  }
+
+  async dispose(): Promise<void> {
+    this.#cache.clear();
+  }
+}

@@ -1,0 +1,235 @@
+// VS Code's own chat, for real (issue 24, acceptance 1): code-server 4.139.1 (VS Code 1.139, its built-in agent mode)
+// installed into the cache folder with the Node it needs, a scripted language model from a small test extension
+// (support/vschat.chattest-0.0.1) and agent-rewind's hooks installed by the CLI. Three requests edit files with the
+// edit tools and change others with run_in_terminal (create, delete, move, a mode change). Then: the session is listed
+// in the tree; `rewind-files` (CLI) and Rewind to here (UI) to the second request give back the workspace exactly as
+// it was when that request was sent (every file's bytes and mode); undo puts it back; VS Code's session log and
+// editing contents are byte for byte what they were (its editing state.json only in the live view of the files VS
+// Code rewrites itself when files change on disk). Run alone: `npm run test:vscode-chat` (not part of the default e2e run).
+import { after, before, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { ensureChatCodeServer } from '../../scripts/e2e/chat-code-server.mjs';
+import { replayMutationLog } from '../../src/core/sources/vscode-chat/mutation-log';
+import { clickEntryAction, openTranscriptFromSidebar, previewFrame, sessionRow } from './support/agent-rewind';
+import { e2eEnv } from './support/env';
+import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
+import { waitFor } from './support/wait';
+import { clearNotifications, runCommand, waitForNotification, webviewFrame } from './support/workbench';
+
+type Manifest = Record<string, [string, number]>;
+
+/** Every file's sha256 and mode (our hook file and agent-rewind's cookies left out, as the driver leaves them out). */
+function manifest(root: string): Manifest {
+  const out: Manifest = {};
+  const walk = (dir: string, rel: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      if (name === '.github' || name.startsWith('.agent-rewind')) continue;
+      const p = join(dir, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p, `${rel}${name}/`);
+      else if (st.isFile()) out[`${rel}${name}`] = [createHash('sha256').update(readFileSync(p)).digest('hex'), st.mode & 0o777];
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+function hashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  for (const d of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!d.isFile()) continue;
+    const p = join(d.parentPath ?? (d as unknown as { path: string }).path, d.name);
+    out[p] = createHash('sha256').update(readFileSync(p)).digest('hex');
+  }
+  return out;
+}
+
+describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () => {
+  let vs: VsCode | undefined;
+  let out = '';
+  let cli: (args: string[]) => { status: number | null; stdout: string; stderr: string };
+  /** code-server's user-data folder, named to the CLI as a `--user-data-dir` would be. */
+  let userData = '';
+
+  before(async () => {
+    const { node, codeServer } = await ensureChatCodeServer((m) => console.log(`vscode-chat: ${m}`));
+    const env = e2eEnv();
+    mkdirSync(env.runDir, { recursive: true });
+    out = mkdtempSync(join(env.runDir, 'vschat-out-'));
+    const scriptFile = join(out, 'script.json');
+    vs = await openVsCode({
+      name: 'agent-vscode-chat',
+      codeServer: { entry: codeServer, node },
+      extraExtensions: [join(env.repo, 'test', 'e2e', 'support', 'vschat.chattest-0.0.1')],
+      settings: {
+        'chat.allowAnonymousAccess': true,
+        'chat.permissions.default': 'autoApprove',
+        'chat.tools.global.autoApprove': true,
+        'chat.byokUtilityModelDefault': 'mainAgent',
+        'chat.useHooks': true,
+      },
+      env: { VSCHAT_SCRIPT: scriptFile },
+      prepare: ({ workspace, home }) => {
+        writeFileSync(join(workspace, 'keep.txt'), 'keep\n');
+        writeFileSync(join(workspace, 'gone.txt'), 'to be deleted\n');
+        writeFileSync(join(workspace, 'move-me.txt'), 'to be moved\n');
+        writeFileSync(join(workspace, 'run.sh'), '#!/bin/sh\necho hi\n');
+        chmodSync(join(workspace, 'run.sh'), 0o755);
+        cli = (args) =>
+          spawnSync(process.execPath, [join(env.repo, 'dist', 'cli.js'), ...args], {
+            cwd: workspace,
+            encoding: 'utf8',
+            env: { ...process.env, AGENT_REWIND_HOME: home, ...(userData ? { AGENT_REWIND_VSCODE_USER_DATA: userData } : {}) },
+          });
+        const installed = cli(['hooks', 'install', 'vscode-chat', '--cwd', workspace]);
+        assert.equal(installed.status, 0, installed.stderr);
+        const sh = (command: string) => ({
+          name: 'run_in_terminal',
+          input: { command: `cd '${workspace}' && ${command}`, explanation: 'scripted', goal: 'scripted', mode: 'sync' },
+        });
+        const create = (path: string, content: string) => ({ name: 'create_file', input: { filePath: join(workspace, path), content } });
+        const replace = (path: string, oldString: string, newString: string) => ({
+          name: 'replace_string_in_file',
+          input: { filePath: join(workspace, path), oldString, newString },
+        });
+        writeFileSync(
+          scriptFile,
+          JSON.stringify({
+            workspace,
+            out,
+            steps: [
+              {
+                marker: 'STEP-ONE',
+                prompt: 'STEP-ONE: create notes.txt and edit keep.txt',
+                calls: [create('notes.txt', 'notes\n'), replace('keep.txt', 'keep', 'kept')],
+                reply: 'Created and edited.',
+              },
+              {
+                marker: 'STEP-TWO',
+                prompt: 'STEP-TWO: tidy up in the terminal',
+                calls: [
+                  sh("rm gone.txt && mv move-me.txt moved.txt && chmod 644 run.sh && printf 'by the terminal\\n' > term.txt"),
+                  create('sub/new.txt', 'new\n'),
+                ],
+                reply: 'Tidied.',
+              },
+              {
+                marker: 'STEP-THREE',
+                prompt: 'STEP-THREE: one more round',
+                calls: [sh("mkdir -p late && printf 'late\\n' > late/file.txt && rm notes.txt"), replace('keep.txt', 'kept', 'kept twice')],
+                reply: 'Done.',
+              },
+            ],
+          }),
+        );
+      },
+    });
+    userData = vs.server.userDataDir;
+  });
+  after(async () => {
+    await vs?.close();
+  });
+
+  it('three agent requests; the session is listed; rewind-files and Rewind to here to the second request give its workspace back; undo; VS Code files untouched', () =>
+    withArtifacts(
+      () => vs,
+      'agent vscode chat',
+      async () => {
+        const { page, workspace } = vs!;
+        await waitFor('the driver to send three prompts', () => existsSync(join(out, 'done.json')) || existsSync(join(out, 'error.json')), 300_000);
+        if (existsSync(join(out, 'error.json'))) assert.fail(`the driver failed: ${readFileSync(join(out, 'error.json'), 'utf8')}`);
+        const storage = dirname((JSON.parse(readFileSync(join(out, 'storage.json'), 'utf8')) as { fsPath: string }).fsPath);
+        // VS Code writes its log about every 5 s: wait for the three requests, complete
+        let log = '';
+        let requests: { requestId: string; message: { text: string }; modelState?: { value: number } }[] = [];
+        await waitFor(
+          'the chat log to hold three complete requests',
+          () => {
+            const dir = join(storage, 'chatSessions');
+            const file = existsSync(dir) ? readdirSync(dir).find((n) => n.endsWith('.jsonl')) : undefined;
+            if (!file) return false;
+            log = join(dir, file);
+            const state = replayMutationLog(readFileSync(log)).state;
+            requests = ((state?.requests ?? []) as typeof requests).filter((r) => /STEP-/.test(r.message.text));
+            return requests.length === 3 && requests.every((r) => r.modelState?.value === 1);
+          },
+          120_000,
+        );
+        const sessionId = log
+          .split('/')
+          .pop()!
+          .replace(/\.jsonl$/, '');
+        const second = requests[1]!.requestId;
+        const atSecond = JSON.parse(readFileSync(join(out, 'before-2.json'), 'utf8')) as Manifest;
+        const final = manifest(workspace);
+        assert.notDeepEqual(final, atSecond);
+        assert.ok(!('gone.txt' in final) && 'moved.txt' in final && final['run.sh']![1] === 0o644, 'the terminal changes happened');
+        await new Promise((r) => setTimeout(r, 6_000)); // VS Code's last write of the finished session
+        // VS Code's own files: the log and the editing session's contents byte for byte; its editing state.json is
+        // rewritten by VS Code itself whenever files it tracks change on disk (as a rewind changes them)
+        const editingState = join(storage, 'chatEditingSessions', sessionId, 'state.json');
+        const vsFiles = () => {
+          const all = { ...hashes(join(storage, 'chatSessions')), ...hashes(join(storage, 'chatEditingSessions', sessionId)) };
+          delete all[editingState];
+          return all;
+        };
+        const stateBefore = readFileSync(editingState, 'utf8');
+        const vsBefore = vsFiles();
+
+        // the CLI lists it and rewinds its files to the second request, then undoes that
+        const listed = cli(['sessions', '--json']);
+        assert.equal(listed.status, 0, listed.stderr);
+        const mine = (JSON.parse(listed.stdout) as { id: string; source: string; title: string }[]).find((s) => s.id === sessionId);
+        assert.ok(mine, `sessions lists ${sessionId}: ${listed.stdout.slice(0, 400)}`);
+        assert.equal(mine.source, 'vscode-chat');
+        const rewound = cli(['rewind-files', sessionId, second, '--json']);
+        assert.equal(rewound.status, 0, rewound.stderr);
+        assert.deepEqual(manifest(workspace), atSecond, 'rewind-files: the workspace as it was when the second request was sent');
+        const undone = cli(['undo-rewind', sessionId, '--json']);
+        assert.equal(undone.status, 0, undone.stderr);
+        assert.deepEqual(manifest(workspace), final, 'undo-rewind puts it back');
+
+        // the tree lists it; Rewind to here on the second request, from its transcript
+        await sessionRow(page, mine.title);
+        await keyMomentScreenshot(vs!, 'vscode-chat-tree');
+        await openTranscriptFromSidebar(page, mine.title, second);
+        await clickEntryAction(page, second, 'rewind-to-here');
+        const preview = await previewFrame(page, '[data-testid="file-row"]');
+        assert.match((await preview.locator('body').textContent()) ?? '', /Restore Checkpoint/);
+        assert.deepEqual(manifest(workspace), final, 'the preview changed nothing');
+        await keyMomentScreenshot(vs!, 'vscode-chat-preview');
+        const confirm = await webviewFrame(page, '[data-action="confirm"]');
+        await confirm.locator('[data-action="confirm"]').first().click();
+        await waitForNotification(page, /Rewound/);
+        await waitFor('the files to be rewound', () => isDeepStrictEqual(manifest(workspace), atSecond), 15_000).catch(() => {});
+        assert.deepEqual(manifest(workspace), atSecond, 'Rewind to here: the workspace as it was when the second request was sent');
+        await clearNotifications(page);
+        await runCommand(page, 'Agent Rewind: Undo Last Rewind');
+        await waitForNotification(page, /Undid the last rewind/);
+        await waitFor('Undo to put the files back', () => isDeepStrictEqual(manifest(workspace), final), 15_000).catch(() => {});
+        assert.deepEqual(manifest(workspace), final, 'Undo put the files back');
+
+        assert.deepEqual(vsFiles(), vsBefore, "VS Code's session log and editing contents are byte for byte what they were");
+        // state.json: VS Code rewrote it itself (its view of the files it tracks, which the rewinds changed on disk);
+        // everything but that view is as it was
+        const stateAfter = readFileSync(editingState, 'utf8');
+        writeFileSync(join(out, 'state-before.json'), stateBefore);
+        writeFileSync(join(out, 'state-after.json'), stateAfter);
+        const a = JSON.parse(stateBefore) as Record<string, unknown>;
+        const b = JSON.parse(stateAfter) as Record<string, unknown>;
+        const changed = Object.keys({ ...a, ...b }).filter((k) => !isDeepStrictEqual(a[k], b[k]));
+        assert.deepEqual(
+          changed.filter((k) => k !== 'recentSnapshot'),
+          [],
+          'the editing state differs only in the live file view VS Code keeps itself',
+        );
+        if (changed.length) console.log(`vscode-chat: VS Code rewrote its editing state.json (${changed.join(', ')}) as the files changed`);
+      },
+    ));
+});
