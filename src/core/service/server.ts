@@ -197,10 +197,7 @@ export class CheckpointService {
       await Promise.all(
         [...this.served].map(([root, s]) =>
           s.cp
-            .startWatching((report) => {
-              this.log(report.message);
-              this.opts.onWatchLimit?.(root, report);
-            })
+            .startWatching((report) => this.sayWatchLimit(root, report))
             .catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
         ),
       );
@@ -290,12 +287,20 @@ export class CheckpointService {
     this.writeInfo();
     this.log(`serving ${workspace} too`);
     if (this.opts.watch !== false)
-      served.watching = cp.startWatching().catch((err: Error) => this.log(`cannot watch ${workspace} (its snapshots check the whole tree): ${err.message}`));
+      served.watching = cp
+        .startWatching((report) => this.sayWatchLimit(workspace, report))
+        .catch((err: Error) => this.log(`cannot watch ${workspace} (its snapshots check the whole tree): ${err.message}`));
     await served.watching;
     return { workspaces: this.workspaces };
   }
 
   /** The ping's answer: who runs, what it serves, its memory and its idle timer. */
+  /** Once per folder: the system's watch limit left some of its folders unwatched (checked at every request now). */
+  private sayWatchLimit(workspace: string, report: WatchLimitReport): void {
+    this.log(report.message);
+    this.opts.onWatchLimit?.(workspace, report);
+  }
+
   private pingValue(): PingValue {
     const idleMs = this.opts.idleMs ?? 0;
     const watchLimit = [...this.served].flatMap(([workspace, s]) => {
