@@ -7,7 +7,16 @@ import type { NamedHistory, RewindEngine } from '../../core/engine';
 import { withoutCodeMarks } from '../../shared/plain-text';
 import { snapshotUri } from '../snapshot-documents';
 import { sourceLabel } from '../tree/format';
-import { changeVersions, fileHistoryItems, promptKey, type FileHistoryItem, type PromptInfo, type PromptTarget } from './file-history-items';
+import {
+  changeVersions,
+  fileHistoryItems,
+  promptKey,
+  restorePaths,
+  restoreText,
+  type FileHistoryItem,
+  type PromptInfo,
+  type PromptTarget,
+} from './file-history-items';
 
 const OPEN_DIFF = 'Open the diff';
 const OPEN_PROMPT = 'Open the prompt';
@@ -80,7 +89,7 @@ export async function showFileHistory(engine: RewindEngine, arg: unknown, change
     await vscode.commands.executeCommand('agentRewind.openTranscript', picked.prompt);
     return;
   }
-  if (action === RESTORE && picked.prompt) return restoreBefore(engine, h, picked.prompt, picked.detail, changed);
+  if (action === RESTORE && picked.prompt) return restoreBefore(engine, h, picked.index, picked.prompt, picked.detail, changed);
 }
 
 async function openChangeDiff(uri: vscode.Uri, h: NamedHistory & { root: string }, item: FileHistoryItem): Promise<void> {
@@ -104,27 +113,22 @@ async function openChangeDiff(uri: vscode.Uri, h: NamedHistory & { root: string 
 async function restoreBefore(
   engine: RewindEngine,
   h: NamedHistory,
+  index: number,
   prompt: PromptTarget,
   promptText: string,
   changed: (sessionRef: string) => void,
 ): Promise<void> {
-  const only = [h.path];
+  const only = restorePaths(h, index);
   const dry = await engine.rewindFiles(prompt.sessionRef, prompt.entryId, { only, dryRun: true });
   if (!dry.canRewind) throw new Error(dry.error ?? 'this file cannot be restored to that prompt.');
   if (dry.filesChanged.length === 0) {
     void vscode.window.showInformationMessage(`Agent Rewind: ${h.path} is already as it was before that prompt.`);
     return;
   }
-  const change = dry.files.find((f) => f.path === h.path);
-  const what =
-    change?.status === 'added'
-      ? `${h.path} did not exist then: it will be deleted.`
-      : change?.status === 'deleted'
-        ? `${h.path} will be brought back.`
-        : `${h.path} will be rewritten (${change?.binary ? 'a binary file' : `${change?.deletions ?? 0} lines brought back, ${change?.insertions ?? 0} removed`}).`;
+  const what = restoreText(dry.files.filter((f) => dry.filesChanged.includes(f.path)));
   const answer = await vscode.window.showWarningMessage(
     `Restore ${h.path} to as it was before this prompt?`,
-    { modal: true, detail: `${withoutCodeMarks(promptText)}\n\n${what} No other file changes. You can undo it.` },
+    { modal: true, detail: `${withoutCodeMarks(promptText)}\n\n${what}\nNothing else changes. You can undo it.` },
     'Restore',
   );
   if (answer !== 'Restore') return;

@@ -4,6 +4,7 @@
 // those diffs newest first, so the diff editor shows whole files without the engine handing out every version.
 import { applyPatch, parsePatch, reversePatch } from 'diff';
 import type { NamedHistory, NamedOwner } from '../../core/engine';
+import type { FileChangePreview } from '../../shared/view-models';
 
 type Entry = NamedHistory['entries'][number];
 
@@ -119,4 +120,30 @@ export function changeVersions(entries: readonly Entry[], nowText: string | null
     after = before;
   }
   return out;
+}
+
+/**
+ * What "Restore this file to before it" rewinds (`only`): the file, and the name it had at that change when a rename
+ * (`mv`) at or after it moved it, so the content comes back under that name instead of only vanishing from the new one.
+ */
+export function restorePaths(h: NamedHistory, index: number): string[] {
+  const names = new Set([h.path]);
+  for (const e of h.entries.slice(0, index + 1)) {
+    names.add(e.path);
+    if (e.from) names.add(e.from);
+  }
+  return [...names];
+}
+
+/** The dry run's changes for the confirmation, one line per file: what the restore will do to it. */
+export function restoreText(files: readonly Pick<FileChangePreview, 'path' | 'status' | 'insertions' | 'deletions' | 'binary'>[]): string {
+  return files
+    .map((f) =>
+      f.status === 'added'
+        ? `${f.path} did not exist then: it will be deleted.`
+        : f.status === 'deleted'
+          ? `${f.path} will be brought back.`
+          : `${f.path} will be rewritten (${f.binary ? 'a binary file' : `${f.deletions} ${f.deletions === 1 ? 'line' : 'lines'} brought back, ${f.insertions} removed`}).`,
+    )
+    .join('\n');
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createTwoFilesPatch } from 'diff';
 import type { NamedHistory } from '../../../src/core/engine';
-import { changeVersions, fileHistoryItems, whenText, type PromptInfo } from '../../../src/extension/commands/file-history-items';
+import { changeVersions, fileHistoryItems, restorePaths, restoreText, whenText, type PromptInfo } from '../../../src/extension/commands/file-history-items';
 
 type Entry = NamedHistory['entries'][number];
 
@@ -113,5 +113,30 @@ describe('file history items', () => {
     assert.equal(whenText('2026-11-27T11:59:30.000Z', now), 'just now');
     assert.equal(whenText('2026-11-27T09:00:00.000Z', now), '3 h ago');
     assert.equal(whenText('2026-09-01T09:00:00.000Z', now), '2026-09-01');
+  });
+
+  it('restores a renamed file under the name it had before the prompt, as well as clearing the new one', () => {
+    const renamed: NamedHistory = {
+      path: 'new.txt',
+      entries: [
+        change({ by: 'user' }, 'x\n', 'y\n', 'now', { path: 'new.txt' }),
+        change(claude, 'x\n', 'x\n', '2026-11-27T11:55:00.000Z', { path: 'new.txt', status: 'renamed', from: 'old.txt' }),
+        change(ours, null, 'x\n', '2026-11-26T09:00:00.000Z', { path: 'old.txt' }),
+      ],
+    };
+    assert.deepEqual(restorePaths(renamed, 0), ['new.txt']);
+    assert.deepEqual(restorePaths(renamed, 1), ['new.txt', 'old.txt']);
+    assert.deepEqual(restorePaths(renamed, 2), ['new.txt', 'old.txt']);
+  });
+
+  it('says what the restore does to each file', () => {
+    assert.equal(
+      restoreText([
+        { path: 'new.txt', status: 'added', insertions: 1, deletions: 0, binary: false },
+        { path: 'old.txt', status: 'deleted', insertions: 0, deletions: 1, binary: false },
+        { path: 'app.js', status: 'modified', insertions: 2, deletions: 1, binary: false },
+      ]),
+      'new.txt did not exist then: it will be deleted.\nold.txt will be brought back.\napp.js will be rewritten (1 line brought back, 2 removed).',
+    );
   });
 });
