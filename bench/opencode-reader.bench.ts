@@ -1,7 +1,7 @@
 // OpenCode reader benchmark: opening a session of 5,000 messages in an opencode.db shaped like what 1.18 writes (per
 // turn a user message with its text part, an assistant message with step-start, a bash tool call with its output,
 // step-finish and patch parts, and a closing text), against the raw read of the same rows (the database's bytes read,
-// opened in sql.js, the session's message and part rows selected and their JSON parsed), interleaved in one run
+// opened in sql.js, SELECT * of the session's message and part rows and their `data` JSON parsed), interleaved in one run
 // because the machine is shared. Both sides start from the file: the reader's in-memory copy is not reused.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,22 +78,29 @@ export async function generate(file: string, turns: number): Promise<number> {
   return messages;
 }
 
-/** The session's rows read the plainest way: the bytes as committed, opened in sql.js, selected, JSON parsed. */
-async function rawRead(file: string): Promise<number> {
+/** The session's rows read the plainest way: the bytes as committed, opened in sql.js, every column of the session's
+ *  messages and parts selected (in whatever order SQLite gives them: ordering is the reader's own work), the JSON of
+ *  their `data` parsed (the reader needs it too), and the rows kept, as any read that returns them does. */
+async function rawRead(file: string): Promise<unknown[][]> {
   const SQL = await loadSqlJs();
   const db = new SQL.Database(await readCommittedDatabase(file));
-  let n = 0;
+  const rows: unknown[][] = [];
   try {
     for (const table of ['message', 'part']) {
-      const st = db.prepare(`SELECT id, data FROM ${table} WHERE session_id = ? ORDER BY id`);
+      const st = db.prepare(`SELECT * FROM ${table} WHERE session_id = ?`);
       st.bind([SESSION]);
-      while (st.step()) n += JSON.parse(String(st.get()[1])) ? 1 : 0;
+      while (st.step()) {
+        const row: unknown[] = st.get();
+        const data = row.length - 1; // `data` is both tables' last column (see generate)
+        row[data] = JSON.parse(String(row[data]));
+        rows.push(row);
+      }
       st.free();
     }
   } finally {
     db.close();
   }
-  return n;
+  return rows;
 }
 
 const ms = (x: number) => x.toFixed(1) + ' ms';
