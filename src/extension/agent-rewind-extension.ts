@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine';
 import { foreignSources } from '../core/sources';
 import { CheckpointServiceHost } from '../core/service';
+import { WATCH_LIMIT_FIX } from '../core/files';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
@@ -55,6 +56,13 @@ export class AgentRewindExtension extends Disposable {
     const service = new CheckpointServiceHost(
       () => new Worker(join(__dirname, 'service-worker.js')),
       (m) => log.info(m),
+      (m) => {
+        log.warn(`checkpoint service: ${m}`);
+        const copy = m.includes(WATCH_LIMIT_FIX) ? ['Copy the sysctl line'] : [];
+        void vscode.window.showWarningMessage(m, ...copy).then((pick) => {
+          if (pick) void vscode.env.clipboard.writeText(WATCH_LIMIT_FIX);
+        });
+      },
     );
     this._register({ dispose: () => void service.dispose() });
     const updateService = () => {
