@@ -1,11 +1,12 @@
 // What several benchmarks share: a shadow git repository as the reference (Cline-style), the CLI bundled as it
 // ships, random edits with a fixed seed, and how times are printed.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { prng } from './workspace-generator';
+import { BACKGROUND_TEMP } from '../src/core/files/store/pack-writer';
 import { bundleThreadsInto } from '../test/unit/files/helpers';
 
 export const now = () => performance.now();
@@ -46,4 +47,25 @@ export async function bundleCli(outfile: string): Promise<void> {
   await build({ ...common, entryPoints: [join(__dirname, '../src/cli/main.ts')], outfile: join(dirname(outfile), 'cli-bundle.js') });
   await build({ ...common, entryPoints: [join(__dirname, '../src/cli/start.ts')], outfile });
   bundleThreadsInto(dirname(outfile)); // as in dist/: the hashing and compaction threads' bundles beside the CLI's
+}
+
+/** Waits until the service of `home` has put a compacted pack in place (its background compaction, our gc --auto)
+ *  and removed what it compacted; returns how long that took. */
+export async function waitForCompaction(home: string): Promise<number> {
+  const t = now();
+  const root = join(home, 'checkpoints');
+  const packDirs = () =>
+    readdirSync(root)
+      .map((d) => join(root, d, 'packs'))
+      .filter((d) => existsSync(d));
+  const done = () => {
+    const names = packDirs().flatMap((d) => readdirSync(d));
+    return names.some((n) => n.endsWith('-c.pack')) && !names.some((n) => n.startsWith(BACKGROUND_TEMP));
+  };
+  while (!done()) {
+    if (now() - t > 600_000) throw new Error('the service did not finish its background compaction within 10 minutes');
+    await sleep(200);
+  }
+  await sleep(1000); // the compacted-away packs are removed right after the new one is in place
+  return now() - t;
 }

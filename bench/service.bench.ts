@@ -7,15 +7,14 @@
 // socket is left but nobody listens, and the service's own time per hook (its trace log).
 // Targets: with the service, hook p50 and p95 ≤ 0.15× git add+commit; the fallback decision ≤ 20 ms.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
-import { BACKGROUND_TEMP } from '../src/core/files/store/pack-writer';
 import { hookSocketPath } from '../src/core/service/paths';
 import { launcherScript } from '../src/core/service/launcher-script';
-import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep } from './bench-tools';
+import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep, waitForCompaction } from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
 import { generateWorkspace } from './workspace-generator';
 
@@ -213,21 +212,3 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
 
 /** Waits until the service's store holds a compacted pack and no compaction temp file (its background compaction is
  *  done); how long that took. */
-async function waitForCompaction(home: string): Promise<number> {
-  const t = now();
-  const root = join(home, 'checkpoints');
-  const packDirs = () =>
-    readdirSync(root)
-      .map((d) => join(root, d, 'packs'))
-      .filter((d) => existsSync(d));
-  const done = () => {
-    const names = packDirs().flatMap((d) => readdirSync(d));
-    return names.some((n) => n.endsWith('-c.pack')) && !names.some((n) => n.startsWith(BACKGROUND_TEMP));
-  };
-  while (!done()) {
-    if (now() - t > 600_000) throw new Error('the service did not finish its background compaction within 10 minutes');
-    await sleep(200);
-  }
-  await sleep(1000); // the compacted-away packs are removed right after the new one is in place
-  return now() - t;
-}

@@ -28,9 +28,12 @@ export async function resolveSessionArg(ctx: CommandContext, arg: string | undef
   if (looksLikePath(arg)) {
     const file = resolve(ctx.cwd, arg);
     const st = new FileSessionStorage().statSync(file);
+    if (st?.isFile) return file;
+    // not a file: another agent's ref (a row of its database) when its adapter knows the session
+    const owner = st ? undefined : foreignAdaptersFor(ctx).find((a) => a.owns(file, undefined));
+    if (owner && (await (owner.stamp?.(file) ?? Promise.resolve(undefined))) !== undefined) return file;
     if (!st) throw new CliError(`session file not found: ${file}`);
-    if (!st.isFile) throw new CliError(`not a file: ${file}`);
-    return file;
+    throw new CliError(`not a file: ${file}`);
   }
   let files = findSessionFilesById(arg, { home: ctx.home, warn: warnOnStderr });
   if (files.length === 0) {

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine';
 import { foreignSources } from '../core/sources';
 import { CheckpointServiceHost } from '../core/service';
+import { WATCH_LIMIT_FIX } from '../core/files';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
 import { createApi, type AgentRewindApi } from './api';
@@ -55,6 +56,13 @@ export class AgentRewindExtension extends Disposable {
     const service = new CheckpointServiceHost(
       () => new Worker(join(__dirname, 'service-worker.js')),
       (m) => log.info(m),
+      (m) => {
+        log.warn(`checkpoint service: ${m}`);
+        const copy = m.includes(WATCH_LIMIT_FIX) ? ['Copy the sysctl line'] : [];
+        void vscode.window.showWarningMessage(m, ...copy).then((pick) => {
+          if (pick) void vscode.env.clipboard.writeText(WATCH_LIMIT_FIX);
+        });
+      },
     );
     this._register({ dispose: () => void service.dispose() });
     const updateService = () => {
@@ -106,7 +114,10 @@ export class AgentRewindExtension extends Disposable {
     this._register(
       watcher.onDidChange((paths) => {
         void engine.changedSessions(paths).then(
-          (refs) => events.fire(refs),
+          (refs) => {
+            events.fire(refs);
+            for (const ref of refs) void snapshotNewPrompts(ref);
+          },
           (error: Error) => log.warn(`could not tell which sessions changed: ${error.message}`),
         );
       }),
@@ -120,6 +131,17 @@ export class AgentRewindExtension extends Disposable {
         });
       }),
     );
+    // An agent without our hooks (VS Code's own chat) shows a new prompt only in its log: snapshot it at once, late.
+    const snapshotNewPrompts = async (ref: string) => {
+      try {
+        const r = await engine.snapshotNewPrompts(ref);
+        for (const t of r.taken) log.info(`snapshot of ${t.entryId} taken ${(t.lagMs / 1000).toFixed(1)} s after it was sent (no hooks): ${ref}`);
+        for (const s of r.skipped) log.info(`no snapshot of ${s.entryId}: ${s.reason}`);
+        if (r.taken.length) events.fire([ref]);
+      } catch (error) {
+        log.warn(`could not snapshot the new prompt of ${ref}: ${(error as Error).message}`);
+      }
+    };
     watcher.watch(engine.sessionFolders());
 
     this._register(new WorkspaceFileWatcher(engine));

@@ -3,10 +3,19 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { RewindEngine } from '../core/engine';
 import { absPath } from '../core/files';
-import type { BranchCompareModel, EntryLocation, RewindMode, RewindOutcome, RewindPreviewModel, TranscriptItem, TranscriptModel } from '../shared/view-models';
+import type {
+  BranchCompareModel,
+  EntryLocation,
+  RewindMode,
+  RewindOutcome,
+  RewindPreviewModel,
+  SelectionPreview,
+  TranscriptItem,
+  TranscriptModel,
+} from '../shared/view-models';
 import type { SessionEvents } from './session-events';
 import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';
-import type { CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
+import type { ApplyOptions, CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
 
 export interface PanelOpeners {
   showPreview(ref: SessionTarget, anchorEntryId: string): void;
@@ -52,7 +61,13 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     return this.engine.previewRewind(ref.sessionRef, anchorEntryId);
   }
 
-  async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome> {
+  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview> {
+    const r = await this.engine.rewindFiles(ref.sessionRef, anchorEntryId, { dryRun: true, only });
+    if (!r.canRewind) throw new Error(r.error ?? 'The files cannot be rewound to this message.');
+    return { filesChanged: r.filesChanged, insertions: r.insertions, deletions: r.deletions };
+  }
+
+  async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions): Promise<RewindOutcome> {
     try {
       return await this.engine.applyRewind(ref.sessionRef, anchorEntryId, mode, options);
     } finally {

@@ -17,7 +17,7 @@
 // ./request-client.ts.
 import { z } from 'zod';
 import { REWIND_MODES } from './view-models';
-import type { TranscriptItem } from './view-models';
+import type { SelectionPreview, TranscriptItem } from './view-models';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared pieces
@@ -26,6 +26,9 @@ const requestId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 /** Entry ids are short (8 hex chars in pi, uuids in ours); the bound keeps a bad webview from sending megabytes. */
 const entryId = z.string().min(1).max(200);
 const readyMessage = z.object({ type: z.literal('ready') }).strict();
+
+/** The most files one selection (ticked files of the Rewind preview) may name. */
+export const MAX_SELECTED_FILES = 100_000;
 
 /** The most rows one `rows` request may ask for. */
 export const MAX_ROWS_PER_REQUEST = 500;
@@ -80,8 +83,12 @@ export const previewToHostSchema = z.discriminatedUnion('type', [
       requestId,
       mode: z.enum(REWIND_MODES),
       overwriteUserModified: z.boolean(),
+      /** The ticked files (workspace-relative), when the user's ticks differ from what the rewind does by default. */
+      only: z.array(z.string().min(1).max(4096)).max(MAX_SELECTED_FILES).optional(),
     })
     .strict(),
+  /** The dry run of the files part for exactly the ticked files, so the preview says what Confirm will do. */
+  z.object({ type: z.literal('previewSelection'), requestId, only: z.array(z.string().min(1).max(4096)).max(MAX_SELECTED_FILES) }).strict(),
   z.object({ type: z.literal('cancel') }).strict(),
   /** Compute the dry run again (after the user fixed something, or the session moved on). */
   z.object({ type: z.literal('refresh') }).strict(),
@@ -91,6 +98,8 @@ export type PreviewToHost = z.infer<typeof previewToHostSchema>;
 export type PreviewResults = {
   /** `summary` is what the host also shows in its notification, e.g. "Rewound 3 files and the conversation". */
   confirm: { summary: string };
+  /** What a rewind of exactly the ticked files restores (the files it writes and their line counts). */
+  previewSelection: SelectionPreview;
 };
 
 // ---------------------------------------------------------------------------------------------------------------

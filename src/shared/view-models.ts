@@ -202,6 +202,13 @@ export interface RewindPreviewModel {
     | { ok: false; error: string };
 }
 
+/** The files part of a dry run for a selection of files: what Confirm writes. */
+export interface SelectionPreview {
+  filesChanged: string[];
+  insertions: number;
+  deletions: number;
+}
+
 export interface RewindOutcome {
   mode: RewindMode;
   branch?: { name: string; headMessageId: string };

@@ -112,6 +112,7 @@ function describeStatus(s: ServiceStatus): string {
     lines.push(
       s.idleMs === 0 ? 'idle: never stops by itself' : `idle: stops after ${minutes(s.idleMs)} without a request (${minutes(s.idleLeftMs ?? s.idleMs)} left)`,
     );
+  for (const w of s.watchLimit ?? []) lines.push(`not watched in ${w.workspace}: ${w.folders} folder(s), checked at every request instead. ${w.message}`);
   lines.push(`socket: ${s.socket}`);
   return lines.join('\n');
 }

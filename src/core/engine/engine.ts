@@ -40,7 +40,14 @@ import { branchOfEachEntry } from './entry-branches';
 import { compareBranches } from './branch-compare';
 import { branchesOf, describeSession, listingOf, type FileSnapshotInfo } from '../sources/session-details';
 import { SessionSources } from '../sources/session-sources';
-import { ReadOnlySessionError, type ConversationRewind, type SourceAdapter, type SourceContext, type WatchedFolder } from '../sources/source-adapter';
+import {
+  ReadOnlySessionError,
+  type ConversationRewind,
+  type NewPromptSnapshots,
+  type SourceAdapter,
+  type SourceContext,
+  type WatchedFolder,
+} from '../sources/source-adapter';
 import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName, writableSources } from '../sources/registry';
@@ -230,6 +237,21 @@ export class RewindEngine {
       this.#stamps.delete(sessionRef);
       await this.#sources.forget(sessionRef);
     }
+  }
+
+  /**
+   * For agents whose hooks are not installed: the changed sessions' prompts that have appeared with no file snapshot
+   * yet get one now, late, under a key their view finds, with a note that says how late (SourceAdapter.snapshotNewPrompts).
+   * Nothing when file checkpointing is off or the session's folder is not open.
+   */
+  async snapshotNewPrompts(sessionRef: SessionRef): Promise<NewPromptSnapshots> {
+    const none: NewPromptSnapshots = { taken: [], skipped: [] };
+    if (!this.#settings.fileCheckpointing.enabled) return none;
+    const adapter = await this.#sources.adapterOf(sessionRef);
+    if (!adapter.snapshotNewPrompts) return none;
+    const view = await this.view(sessionRef);
+    const cp = this.#checkpointerOf(view);
+    return cp ? adapter.snapshotNewPrompts(view, cp) : none;
   }
 
   /** This workspace's sessions of every kind, newest first (nothing big is parsed to list them). The stamps listings

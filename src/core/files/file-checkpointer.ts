@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
 import { ChangeTracker } from './scan/change-tracker';
+import { IndexedDir } from './scan/stat-index';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
@@ -32,6 +33,7 @@ import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
 import { ChangeFeed, type WatcherSync } from './scan/watcher-sync';
+import { watchLimitMessage, type WatchLimitReport } from './scan/watch-limit';
 import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
 import type {
   ActGuard,
@@ -112,7 +114,11 @@ export class FileCheckpointer {
     });
     this.timeline = new Timeline(this.storeDir, this.records);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
+    this.watchLimitForTests = opts.tuning?.watchLimit;
   }
+
+  /** See ScanTuning.watchLimit. */
+  private readonly watchLimitForTests: number | undefined;
 
   private restorer(store: ObjectStore): Restorer {
     return new Restorer(this.workspaceRoot, store, join(this.storeDir, 'journal.json'));
@@ -172,28 +178,66 @@ export class FileCheckpointer {
     this.tracker.sync = sync;
   }
 
-  /** Starts the Node fs.watch-based watcher of this workspace feeding the tracker. */
-  async startWatching(): Promise<void> {
+  /**
+   * Starts the Node fs.watch-based watcher of this workspace feeding the tracker. When the system's limit on watches
+   * leaves folders unwatched, each snapshot checks those folders whole (exact, slower) and `onLimit` is called once,
+   * the first time (see watchLimit for the current state).
+   */
+  async startWatching(onLimit?: (report: WatchLimitReport) => void): Promise<void> {
     if (this.watcherStop) return;
     const { watchWorkspace } = await import('./scan/fs-watcher');
     this.startTracking();
     const feed = new ChangeFeed({ sink: (rels) => this.notifyChanged(rels) });
-    const stop = await watchWorkspace(this.workspaceRoot, {
-      onChange: (rels) => feed.note(rels),
-      onOverflow: () => this.markAllDirty(),
-      skip: (rel) => {
-        const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-        return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parent) ?? []);
+    // said once, after the watch has started (folders keep failing until it is done: the report counts them all)
+    let started = false;
+    let limitSaid = false;
+    const sayLimit = () => {
+      const report = started && !limitSaid ? this.watchLimit : undefined;
+      if (!report) return;
+      limitSaid = true;
+      onLimit?.(report);
+    };
+    const stop = await watchWorkspace(
+      this.workspaceRoot,
+      {
+        onChange: (rels) => feed.note(rels),
+        onOverflow: () => this.markAllDirty(),
+        onLimit: (rel, code) => {
+          this.limitMet ??= { first: rel, code };
+          sayLimit();
+        },
+        skip: (rel) => {
+          const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+          return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parent) ?? []);
+        },
       },
-    });
+      { limit: this.watchLimitForTests },
+    );
+    this.unwatched = stop.unwatched;
+    this.tracker.unwatched = stop.unwatched;
+    started = true;
+    sayLimit();
     this.tracker.sync = { settle: () => feed.settle(this.workspaceRoot) };
     // ignored folders are not watched: once a rule change makes one visible, it is watched from then on
     this.tracker.onRulesRefreshed = (model) => void stop.watchFolders(folderRels(model.root)).catch(() => this.markAllDirty());
     this.watcherStop = () => {
       this.tracker.onRulesRefreshed = undefined;
+      this.tracker.unwatched = undefined;
+      this.unwatched = undefined;
       stop();
       feed.dispose();
     };
+  }
+
+  /** Where the system's watch limit was first met, and why (undefined: never). */
+  private limitMet: { first: string; code: string } | undefined;
+  private unwatched: (() => ReadonlySet<string>) | undefined;
+
+  /** The folders the system's watch limit leaves unwatched now, with what to tell the user; undefined when none. */
+  get watchLimit(): WatchLimitReport | undefined {
+    const folders = this.unwatched?.().size ?? 0;
+    if (!this.limitMet || folders === 0) return undefined;
+    return { ...this.limitMet, folders, message: watchLimitMessage(this.workspaceRoot, this.limitMet.code, folders) };
   }
 
   /**
@@ -206,7 +250,10 @@ export class FileCheckpointer {
     this.fullCheckTimer = setInterval(() => {
       void this.serialize(async () => {
         if (Date.now() - this.tracker.lastFullCheck < this.fullCheckInterval * 0.9) return;
-        await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 }, undefined, true).catch(() => this.markAllDirty());
+        await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 }, undefined, true).then(
+          () => this.compactModelSoon(),
+          () => this.markAllDirty(),
+        );
       });
     }, this.fullCheckInterval);
     this.fullCheckTimer.unref();
@@ -294,6 +341,20 @@ export class FileCheckpointer {
     return compactStore((fn) => this.locked((s) => fn(s)), { force: true });
   }
 
+  /**
+   * A tracked model just fully checked is an object per file: rebuilt from its stat index (ChangeTracker.compactModel)
+   * right after the operation that checked it, off its caller's time. With `stored` (the model's snapshot was
+   * committed, as of that epoch of the store), the index's files count as stored, as the scanned nodes did.
+   */
+  private compactModelSoon(stored?: { store: ObjectStore; epoch: number }): void {
+    const generation = this.tracker.generation;
+    void this.serialize(async () => {
+      await new Promise((r) => setImmediate(r)); // the answer of the operation that asked for this goes out first
+      const index = this.tracker.compactModel(generation);
+      if (index && stored) stored.store.noteStoredOrigin((f) => index.madeUnchanged(f), stored.epoch);
+    });
+  }
+
   private mergePacksWhenIdle(): void {
     if (this.mergeTimer) clearTimeout(this.mergeTimer);
     this.mergeTimer = setTimeout(() => {
@@ -317,6 +378,8 @@ export class FileCheckpointer {
     stillWanted?: ActGuard,
   ): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
+    /** What the store knows stored before this snapshot writes: what the model holds once it is committed. */
+    const filesEpoch = store.filesEpoch;
     // verify: what an undo will read must not dedupe against a damaged copy
     const w = store.newPack(verify ? { verify: verify.blobs, verifyDirs: verify.dirs } : {});
     let root: string;
@@ -370,6 +433,7 @@ export class FileCheckpointer {
     if (this.tracker.fullCheckUnsaved) {
       this.tracker.fullCheckUnsaved = false;
       await this.tracker.saveStatIndex(model.root);
+      if (this.tracker.tracking) this.compactModelSoon({ store, epoch: filesEpoch });
     } else await this.tracker.saveStatPatch(model.root);
     return {
       sessionId,
@@ -746,11 +810,21 @@ function selectedPath(path: string): string {
   return trimmed;
 }
 
-/** Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). */
+/**
+ * Every folder of a scanned tree, workspace-relative (iterative: trees can be thousands deep). A folder of a loaded
+ * stat index that nothing looked into gives its sub-folders from the index: expanding it would make an object of
+ * each of its files, the memory a long-lived service keeps its tree compact to save (ChangeTracker.compactModel).
+ */
 function* folderRels(root: DirNode): Generator<string> {
   const stack: [string, DirNode][] = [['', root]];
   while (stack.length > 0) {
     const [rel, dir] = stack.pop()!;
+    if (dir instanceof IndexedDir && dir.untouched) {
+      const { dirRel, dirs } = dir.index;
+      const skip = dirRel[dir.at]!.length;
+      for (let d = dir.at; d < dirs[dir.at]!.end; d++) yield rel + dirRel[d]!.slice(skip);
+      continue;
+    }
     yield rel;
     for (const [name, child] of dir.children) if (child.kind === 'dir') stack.push([rel === '' ? name : `${rel}/${name}`, child]);
   }

@@ -1,6 +1,7 @@
 // File checkpoints (docs/ARCHITECTURE.md, file checkpoints): the public surface of src/core/files.
 export { FileCheckpointer, defaultStoreDir } from './file-checkpointer';
 export { watchWorkspace, type WatchHandlers } from './scan/fs-watcher';
+export { WATCH_LIMIT_FIX, type WatchLimitReport } from './scan/watch-limit';
 export { PathSafetyError, absPath } from './safe-paths';
 export { StoreCorruptError } from './store/object-format';
 export type { SnapshotRecord } from './snapshot-records';

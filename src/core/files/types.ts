@@ -39,6 +39,9 @@ export interface ScanTuning {
    *  whatever its stat data says (default 2 s: every timestamp tick in use, FAT's included). Tests that run on a
    *  fine-grained file system lower it so that files written moments ago take the stat cache's fast paths. */
   racyMs?: number;
+  /** The checkpointer's own fs.watch watcher watches at most this many folders, the next failing as they do when the
+   *  system's limit (inotify's max_user_watches) is reached: tests of the fallback. Unset: the system's limit. */
+  watchLimit?: number;
 }
 
 export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };

@@ -104,6 +104,9 @@ export interface PingValue {
   /** Its idle time in ms (0: never stops by itself) and how much of it is left now. */
   idleMs?: number;
   idleLeftMs?: number;
+  /** The served folders where the system's watch limit left folders unwatched (checked with lstat on each request
+   *  instead): how many, and what to do about it. Absent when every folder is watched. */
+  watchLimit?: { workspace: string; folders: number; message: string }[];
 }
 
 export type ServiceOrigin = 'serve' | 'auto' | 'extension';

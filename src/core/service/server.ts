@@ -12,6 +12,7 @@ import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { acquireFileLock, LockBusyError, type HeldLock } from '../file-lock';
 import { FileCheckpointer } from '../files/file-checkpointer';
+import type { WatchLimitReport } from '../files/scan/watch-limit';
 import type { FileCheckpointerOptions } from '../files/types';
 import { cliCheckpointerOptions } from '../settings/settings-file';
 import { HookEndpoint } from './hook-endpoint';
@@ -45,6 +46,9 @@ export interface CheckpointServiceOptions {
   /** Watch folders for changes (default true); off, every snapshot re-checks the whole tree like a fresh process. */
   watch?: boolean;
   log?: (message: string) => void;
+  /** Called once per served folder when the system's watch limit leaves some of its folders unwatched (the message
+   *  is logged too): the extension shows it as a notification, with the fix. */
+  onWatchLimit?: (workspace: string, report: WatchLimitReport) => void;
   /** Log every request answered (method, folder, outcome, time). */
   trace?: boolean;
   /** Answer the agents' hooks over HTTP on <home>/service/hook.sock (default true; never on Windows). */
@@ -192,7 +196,9 @@ export class CheckpointService {
     if (this.opts.watch !== false) {
       await Promise.all(
         [...this.served].map(([root, s]) =>
-          s.cp.startWatching().catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
+          s.cp
+            .startWatching((report) => this.sayWatchLimit(root, report))
+            .catch((err: Error) => this.log(`cannot watch ${root} (its snapshots check the whole tree): ${err.message}`)),
         ),
       );
     }
@@ -281,14 +287,26 @@ export class CheckpointService {
     this.writeInfo();
     this.log(`serving ${workspace} too`);
     if (this.opts.watch !== false)
-      served.watching = cp.startWatching().catch((err: Error) => this.log(`cannot watch ${workspace} (its snapshots check the whole tree): ${err.message}`));
+      served.watching = cp
+        .startWatching((report) => this.sayWatchLimit(workspace, report))
+        .catch((err: Error) => this.log(`cannot watch ${workspace} (its snapshots check the whole tree): ${err.message}`));
     await served.watching;
     return { workspaces: this.workspaces };
   }
 
   /** The ping's answer: who runs, what it serves, its memory and its idle timer. */
+  /** Once per folder: the system's watch limit left some of its folders unwatched (checked at every request now). */
+  private sayWatchLimit(workspace: string, report: WatchLimitReport): void {
+    this.log(report.message);
+    this.opts.onWatchLimit?.(workspace, report);
+  }
+
   private pingValue(): PingValue {
     const idleMs = this.opts.idleMs ?? 0;
+    const watchLimit = [...this.served].flatMap(([workspace, s]) => {
+      const r = s.cp.watchLimit;
+      return r ? [{ workspace, folders: r.folders, message: r.message }] : [];
+    });
     return {
       pid: process.pid,
       workspaces: this.workspaces,
@@ -298,6 +316,7 @@ export class CheckpointService {
       requests: this.answered,
       idleMs,
       ...(idleMs ? { idleLeftMs: this.inFlight > 1 ? idleMs : Math.max(0, this.idleDueAt - Date.now()) } : {}),
+      ...(watchLimit.length ? { watchLimit } : {}),
     };
   }
 

@@ -10,7 +10,9 @@ export type FromServiceWorker =
   | { type: 'started'; socket: string; workspaces: string[] }
   | { type: 'failed'; message: string; alreadyRunning: boolean }
   | { type: 'stopped' }
-  | { type: 'log'; text: string };
+  | { type: 'log'; text: string }
+  /** The system's watch limit left folders unwatched (said once per folder): for the user, with the fix. */
+  | { type: 'watchLimit'; text: string };
 
 export interface ServiceWanted {
   home: string;
@@ -25,6 +27,8 @@ export class CheckpointServiceHost {
   constructor(
     private readonly startWorker: () => Worker,
     private readonly log: (message: string) => void,
+    /** Shows the user what needs their action (the watch limit's fix); logged as well. */
+    private readonly tell: (message: string) => void = () => {},
   ) {}
 
   /** Starts, restarts (other folders or home) or stops (undefined, or no folder) the service. Calls are queued. */
@@ -50,6 +54,7 @@ export class CheckpointServiceHost {
     const outcome = await new Promise<FromServiceWorker>((resolve) => {
       w.on('message', (m: FromServiceWorker) => {
         if (m.type === 'log') this.log(`checkpoint service: ${m.text}`);
+        else if (m.type === 'watchLimit') this.tell(m.text);
         else resolve(m);
       });
       w.once('error', (err) => resolve({ type: 'failed', message: err.message, alreadyRunning: false }));

@@ -21,6 +21,7 @@ port.on('message', async (m: ToServiceWorker) => {
       checkpointer: (root) => cliCheckpointerOptions(m.home, root, log),
       log,
       origin: 'extension',
+      onWatchLimit: (_, report) => post({ type: 'watchLimit', text: report.message }),
     });
     try {
       await s.start();

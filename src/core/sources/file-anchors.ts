@@ -97,7 +97,10 @@ export async function filesAnchorOf(view: SessionView, entryId: string, checkpoi
   // one listing serves both: which key names the snapshot, and whether it is there at all
   const records = await checkpointer.listSnapshots(view.sessionId);
   const key = keyAmong(view, entryId, records);
-  if (records.some((r) => r.anchorId === key && r.kind === 'user-message')) return { key };
+  if (records.some((r) => r.anchorId === key && r.kind === 'user-message')) {
+    const note = view.snapshotNoteOf?.(entryId, key);
+    return note ? { key, note } : { key };
+  }
   const origin = await originSnapshotOf(view, entryId, checkpointer);
   if (origin) {
     const anchor = adoptedAnchor(origin.sessionId, origin.anchorId);

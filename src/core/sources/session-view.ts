@@ -92,6 +92,9 @@ export interface ForeignSessionView extends SessionView {
    * words what it covers.
    */
   ownFileCheckpointAt?(userEntryId: string): { files: { path: string; source: string | null }[]; coverage: string } | undefined;
+  /** What the preview must say about the snapshot of that user message found under `key`, when it is not the
+   *  workspace exactly as the message was sent (one taken late, after the agent had started). */
+  snapshotNoteOf?(userEntryId: string, key: string): string | undefined;
 }
 
 export function isForeignView(view: SessionView): view is ForeignSessionView {

@@ -3,6 +3,7 @@
 // the tree, the transcript and the CLI only talk to this.
 import type { BranchInfo } from '../branches/derive';
 import type { Warn } from '../branches/records';
+import type { FileCheckpoints } from '../files/types';
 import type { SessionListing } from './listings';
 import type { EngineSettings } from '../settings/settings';
 import type { SessionSource } from '../session/types';
@@ -29,6 +30,12 @@ export interface WatchedFolder {
 export type ConversationRewind =
   | { kind: 'branch'; branch: BranchInfo }
   | { kind: 'fork'; sessionId: string; sessionRef: SessionRef; agent: string; resumeCommand: string[]; promptText: string };
+
+/** What snapshotNewPrompts did: the prompts it snapshotted (and how long after they were sent), the ones it left. */
+export interface NewPromptSnapshots {
+  taken: { entryId: string; lagMs: number }[];
+  skipped: { entryId: string; reason: string }[];
+}
 
 export interface SourceAdapter {
   /** The kinds this adapter reads (the first is what a file it owns is labelled when nothing says otherwise). */
@@ -62,6 +69,9 @@ export interface SourceAdapter {
   /** What the preview says about that, before anything is written (undefined: a new branch in the same file; an
    *  error: the conversation cannot be rewound to that message, only the files). */
   forkNote?(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } | undefined;
+  /** For an agent whose hooks are not installed: a prompt that has appeared in the session with no snapshot yet gets
+   *  one now, late (the snapshot's note says how late). Called when the session changed. */
+  snapshotNewPrompts?(view: SessionView, checkpoints: Pick<FileCheckpoints, 'listSnapshots' | 'snapshot' | 'workspaceRoot'>): Promise<NewPromptSnapshots>;
   /** The session changed in a way appends do not explain, or vanished: read it afresh next time. */
   forget(ref: SessionRef): Promise<void>;
   dispose(): Promise<void>;

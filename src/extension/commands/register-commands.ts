@@ -19,6 +19,7 @@ import { chooseComparison, type CompareChoice } from './compare-target';
 import { chooseHookAgent } from './hook-agent-target';
 import { findProgram, missingProgramMessage, resumeLine } from './agent-command';
 import { searchSessions } from './search-sessions';
+import { showFileHistory } from './file-history-command';
 import { branchTargetOf, checkpointTargetOf, entryTargetOf, sessionRefOf } from './targets';
 import { undoOrRedo } from './undo-redo-target';
 
@@ -345,6 +346,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
           : 'workbench.action.openSettings';
       await vscode.commands.executeCommand(command, { query });
     },
+
+    // the explorer's and the editor title's menus pass the file's uri; the palette acts on the active editor's file
+    'agentRewind.fileHistory': async (arg) => showFileHistory(engine, arg, changed),
 
     'agentRewind.searchSessions': async () =>
       searchSessions({

@@ -123,12 +123,41 @@ export class RewindPreviewController extends Disposable {
         }
         return;
       }
+      case 'previewSelection':
+        return this.previewSelection(message.requestId, message.only);
       case 'confirm':
-        return this.confirm(message.requestId, message.mode, message.overwriteUserModified);
+        return this.confirm(message.requestId, message.mode, message.overwriteUserModified, message.only);
     }
   }
 
-  private async confirm(requestId: number, mode: Extract<PreviewToHost, { type: 'confirm' }>['mode'], overwriteUserModified: boolean): Promise<void> {
+  /** The files a selection may name: those this preview lists, so a path never reaches anything else. */
+  private unlisted(only: readonly string[]): string | undefined {
+    const listed = new Set(this.model?.files.ok ? this.model.files.files.map((f) => f.path) : []);
+    return only.find((p) => !listed.has(p));
+  }
+
+  private async previewSelection(requestId: number, only: string[]): Promise<void> {
+    const { ref, anchorEntryId } = this;
+    const stray = this.model ? this.unlisted(only) : undefined;
+    if (!this.model || stray !== undefined) {
+      const error = stray === undefined ? 'The preview is not ready yet.' : `${stray} is not one of the files this preview lists.`;
+      this.post(respond({ type: 'previewSelection', requestId }, { ok: false, error }));
+      return;
+    }
+    try {
+      const result = await this.services.previewSelection(ref, anchorEntryId, only);
+      if (!this.isDisposed) this.post(respond({ type: 'previewSelection', requestId }, { ok: true, result }));
+    } catch (error) {
+      if (!this.isDisposed) this.post(respond({ type: 'previewSelection', requestId }, { ok: false, error: messageOf(error) }));
+    }
+  }
+
+  private async confirm(
+    requestId: number,
+    mode: Extract<PreviewToHost, { type: 'confirm' }>['mode'],
+    overwriteUserModified: boolean,
+    only: string[] | undefined,
+  ): Promise<void> {
     if (this.applying) {
       this.post(respond({ type: 'confirm', requestId }, { ok: false, error: 'A rewind is already running.' }));
       return;
@@ -137,11 +166,18 @@ export class RewindPreviewController extends Disposable {
       this.post(respond({ type: 'confirm', requestId }, { ok: false, error: 'The preview is not ready yet.' }));
       return;
     }
+    const stray = only ? this.unlisted(only) : undefined;
+    if (stray !== undefined) {
+      this.post(respond({ type: 'confirm', requestId }, { ok: false, error: `${stray} is not one of the files this preview lists.` }));
+      return;
+    }
     const { ref, anchorEntryId, model } = this;
     this.applying = true;
     let outcome: RewindOutcome;
     try {
-      outcome = await this.ui.withProgress('Rewinding…', () => this.services.apply(ref, anchorEntryId, mode, { overwriteUserModified }));
+      outcome = await this.ui.withProgress('Rewinding…', () =>
+        this.services.apply(ref, anchorEntryId, mode, { overwriteUserModified, ...(only ? { only } : {}) }),
+      );
     } catch (error) {
       this.applying = false;
       if (!this.isDisposed) this.post(respond({ type: 'confirm', requestId }, { ok: false, error: messageOf(error) }));

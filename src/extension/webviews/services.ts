@@ -7,6 +7,7 @@ import type {
   RewindMode,
   RewindOutcome,
   RewindPreviewModel,
+  SelectionPreview,
   TranscriptItem,
   TranscriptModel,
 } from '../../shared/view-models';
@@ -32,11 +33,20 @@ export interface TranscriptServices {
   compareBranches(ref: SessionTarget, branch: string | undefined): Promise<void>;
 }
 
+/** What Confirm chose for the files: the user's hand-made changes too, or exactly the ticked files. */
+export interface ApplyOptions {
+  overwriteUserModified: boolean;
+  only?: string[];
+}
+
 export interface PreviewServices {
   /** A dry run of everything "Rewind to here" would do; never throws, never writes. */
   preview(ref: SessionTarget, anchorEntryId: string): Promise<RewindPreviewModel>;
-  /** Runs the rewind the user confirmed. Throws with a user-readable message when it cannot. */
-  apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }): Promise<RewindOutcome>;
+  /** The dry run of the files part for exactly the files `only` names (whoever changed them). Throws with a
+   *  user-readable message when the files cannot be rewound; never writes. */
+  previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview>;
+  /** Runs the rewind the user confirmed (`only`: exactly these files). Throws with a user-readable message when it cannot. */
+  apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions): Promise<RewindOutcome>;
   /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */
   openFileDiff(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<void>;
   /** Closes the diff editors openFileDiff opened for this message (after a rewind their "now" side is stale). */

@@ -4,12 +4,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { bundleThreadsInto, tempBase, writeTree } from '../files/helpers';
 import { cliRunOf } from '../qa/cli-harness';
 import { Transcript } from '../sources/claude/builder';
+import type { NamedHistory } from '../../../src/core/engine';
+import { changeVersions } from '../../../src/extension/commands/file-history-items';
 
 const ROOT = join(__dirname, '../../..');
 const B = 'eeeeeeee-1111-4222-8333-444444444444';
@@ -142,4 +144,25 @@ test('history: the prompts (any agent) that changed a file, newest first, with d
   const human = run(['history', 'app.txt']);
   assert.match(human.stdout, new RegExp(`^\\S+Z  claude session ${B}, prompt ${bMessage}\\n  modified app\\.txt  \\+1 −1`, 'm'));
   assert.match(run(['history', 'new.txt']).stdout, /renamed old\.txt → new\.txt {2}\+0 −0/);
+});
+
+test('File History Across Agents rebuilds each change’s whole file, before and after, from the history’s diffs', async () => {
+  const versionsOf = async (path: string) => {
+    const h = run(['history', path, '--json']).json as NamedHistory;
+    const now = await readFile(join(ws, path), 'utf8').catch(() => null);
+    return changeVersions(h.entries, now);
+  };
+  assert.deepEqual(await versionsOf('app.txt'), [
+    { before: 'a\nb\nc\nd\n', after: 'b\nc\nd\na\n' },
+    { before: 'a\nb\nc\n', after: 'a\nb\nc\nd\n' },
+    { before: null, after: 'a\nb\nc\n' },
+  ]);
+  assert.deepEqual(await versionsOf('new.txt'), [
+    { before: 'x\n', after: 'x\n' },
+    { before: null, after: 'x\n' },
+  ]);
+  assert.deepEqual(await versionsOf('gone.txt'), [
+    { before: null, after: 'g2\n' },
+    { before: 'g1\n', after: null },
+  ]);
 });

@@ -47,6 +47,8 @@ describe('exported API (over a real engine, workspace and home)', () => {
     const user = await session.appendMessage({ role: 'user', content: 'edit the notes' });
     assert.equal(user.snapshot?.files, 1, 'a user message snapshots the workspace');
     assert.deepEqual(changed, [session.sessionRef]);
+    // its turn ends: an agent's turn left open would share the folder with the sessions below (issue 27's attribution)
+    await session.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'done' }] });
   });
 
   it('runs the agent tools: checkpoint, rewind with a report, applied only at the end of the turn', async () => {

@@ -53,6 +53,7 @@ async function runCase(steps: Step[]): Promise<void> {
     let writes = 0;
     const writer = new Map<string, string>(); // who made each file's present state since a1
     const gone = new Set<string>(); // removed since a1, and not written again
+    const removedOnce = new Set<string>(); // removed at some point since a1: "absent" is a state already made
     const actor = () => (aOpen && bOpen ? 'several' : aOpen ? 'this-session' : bOpen ? 'other-session' : 'user');
     for (const s of steps) {
       if (s.t === 'a-prompt') (await a.snapshot('A', `a${++n}`, 'user-message'), (aOpen = true));
@@ -66,11 +67,13 @@ async function runCase(steps: Step[]): Promise<void> {
         gone.delete(f);
       } else if (s.t === 'remove') {
         const f = FILES[s.file]!;
-        // a second removal would make the same state again: the model keeps to states made once
-        if (gone.has(f) || !(await readFile(join(ws, f)).catch(() => undefined))) continue;
+        // a second removal would make the same state again (also after the file was written anew in between: the
+        // folder is then as the first removal left it, which made that state): the model keeps to states made once
+        if (removedOnce.has(f) || !(await readFile(join(ws, f)).catch(() => undefined))) continue;
         await rm(join(ws, f));
         writer.set(f, actor());
         gone.add(f);
+        removedOnce.add(f);
       }
     }
     const dry = await a.rewindFiles('A', 'a1', { dryRun: true, anchor: userAnchor });

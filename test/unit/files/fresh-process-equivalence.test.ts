@@ -704,7 +704,7 @@ class ServiceProcess {
   }
 }
 
-async function runServiceCase(rounds: { batch: Batch; pause: Pause }[]): Promise<void> {
+async function runServiceCase(rounds: { batch: Batch; pause: Pause }[], watchLimit?: number): Promise<void> {
   const base = await tempBase('arw-equiv-svc-');
   const ws = join(base.dir, 'ws');
   const home = join(base.dir, 'home-svc');
@@ -714,7 +714,7 @@ async function runServiceCase(rounds: { batch: Batch; pause: Pause }[]): Promise
   await symlink('a/f1.txt', join(ws, 'ln1'));
   await w.apply({ op: 'age' });
   w.log.length = 0;
-  const checkpointer = { maxFileSize: MAX_FILE, exclude: EXCLUDE, tuning: TUNING };
+  const checkpointer = { maxFileSize: MAX_FILE, exclude: EXCLUDE, tuning: { ...TUNING, watchLimit } };
   const start = () => ServiceProcess.start(home, ws, checkpointer);
   let service = await start();
   const repro = () => `\nreproduction (from the INITIAL tree, aged; one checkpoint service, restarted, down or stopped where marked):\n  ${w.log.join('\n  ')}`;
@@ -779,8 +779,26 @@ test(
           minLength: 1,
           maxLength: 6,
         }),
-        runServiceCase,
+        (rounds) => runServiceCase(rounds),
       ),
       { ...params, numRuns: Math.ceil(params.numRuns / 2) },
+    ),
+);
+
+// The same with the system's watch limit reached (the service's watcher watches 2 folders, failing the rest with
+// ENOSPC as inotify does past max_user_watches): the folders it could not watch are checked by each snapshot instead.
+test(
+  'the same past the watch limit (2 folders watched, the rest checked with lstat on each request) equals a snapshot with no cache',
+  { timeout: 600_000 },
+  () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ batch: batchWith(detectable), pause: fc.constantFrom<Pause>('none', 'restart', 'down', 'sigstop') }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        (rounds) => runServiceCase(rounds, 2),
+      ),
+      { ...params, numRuns: Math.ceil(params.numRuns / 3) },
     ),
 );

@@ -261,6 +261,27 @@ describe('RewindPreviewController', () => {
     );
   });
 
+  it('a selection is previewed and applied as `only`; a path the preview does not list is refused, nothing applied', async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'previewSelection', requestId: 4, only: ['src/new.ts'] });
+    assert.deepEqual(h.services.called('previewSelection')[0]?.args, [ref, 'e0000006', ['src/new.ts']]);
+    const answer = h.posted.at(-1);
+    assert.ok(answer?.type === 'response' && answer.ok && answer.requestId === 4);
+    assert.deepEqual(answer.result, { filesChanged: ['src/new.ts'], insertions: 4, deletions: 0 });
+    await h.controller.handle({ type: 'previewSelection', requestId: 5, only: ['../outside'] });
+    await h.controller.handle({ type: 'confirm', requestId: 6, mode: 'files', overwriteUserModified: false, only: ['src/new.ts', '/etc/passwd'] });
+    const refused = h.posted.slice(-2);
+    assert.deepEqual(
+      refused.map((m) => m.type === 'response' && !m.ok && m.error),
+      ['../outside is not one of the files this preview lists.', '/etc/passwd is not one of the files this preview lists.'],
+    );
+    assert.equal(h.services.called('previewSelection').length, 1);
+    assert.equal(h.services.called('apply').length, 0);
+    await h.controller.handle({ type: 'confirm', requestId: 7, mode: 'files', overwriteUserModified: false, only: ['src/new.ts'] });
+    assert.deepEqual(h.services.called('apply')[0]?.args, [ref, 'e0000006', 'files', { overwriteUserModified: false, only: ['src/new.ts'] }]);
+  });
+
   it('ignores malformed confirms (no apply)', async () => {
     const h = previewHarness();
     await h.controller.handle({ type: 'ready' });

@@ -1,7 +1,15 @@
 // A fake of the services the panels use, a fake PanelUi, and generated sessions, for the webview tests and the
 // screenshot harness. Every call is recorded so tests can assert on what the panels asked for.
 import type { PanelUi } from '../../../src/extension/webviews/panel-ui';
-import type { CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from '../../../src/extension/webviews/services';
+import type {
+  ApplyOptions,
+  CompareRef,
+  CompareServices,
+  CompareSideRef,
+  PreviewServices,
+  SessionTarget,
+  TranscriptServices,
+} from '../../../src/extension/webviews/services';
 import type {
   BranchCompareModel,
   EntryLocation,
@@ -9,6 +17,7 @@ import type {
   RewindMode,
   RewindOutcome,
   RewindPreviewModel,
+  SelectionPreview,
   TranscriptItem,
   TranscriptModel,
 } from '../../../src/shared/view-models';
@@ -261,7 +270,19 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
     this.calls.push({ method: 'preview', args: [ref, anchorEntryId] });
     return this.previewModel;
   }
-  async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: { overwriteUserModified: boolean }) {
+  /** What previewSelection answers (by default: the ticked files of previewModel with their own counts). */
+  selectionPreview: ((only: string[]) => SelectionPreview) | undefined;
+  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview> {
+    this.calls.push({ method: 'previewSelection', args: [ref, anchorEntryId, only] });
+    if (this.selectionPreview) return this.selectionPreview(only);
+    const files = this.previewModel.files.ok ? this.previewModel.files.files.filter((f) => only.includes(f.path)) : [];
+    return {
+      filesChanged: files.map((f) => f.path),
+      insertions: files.reduce((a, f) => a + f.insertions, 0),
+      deletions: files.reduce((a, f) => a + f.deletions, 0),
+    };
+  }
+  async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions) {
     this.calls.push({ method: 'apply', args: [ref, anchorEntryId, mode, options] });
     if (this.failApply) throw this.failApply;
     // Files only leaves the conversation where it is: no new branch.

@@ -10,6 +10,7 @@ import {
   keptUserFiles,
   modeAvailability,
   problemsOf,
+  selectedOnly,
   type PreviewUiState,
 } from '../../../webview-ui/src/preview/view-state';
 import { samplePreview } from './fakes';
@@ -141,7 +142,7 @@ describe('renderPreview', () => {
       html,
       /data-path="VERSION"[^]*?title="Changed by session sess-B \(prompt p-2\): this rewind leaves it as it is"[^]*?changed by another session — kept/,
     );
-    const row = /<li><button[^>]*data-path="VERSION"[^]*?<\/li>/.exec(html)?.[0] ?? '';
+    const row = html.split('</li>').find((li) => /<li class="file-item">[^]*data-testid="file-row"[^>]*data-path="VERSION"/.test(li)) ?? '';
     assert.match(row, /another session — kept/);
     assert.doesNotMatch(row, /changed by you/);
   });
@@ -202,5 +203,48 @@ describe('renderPreview', () => {
   it('dims the parts a mode leaves alone', () => {
     assert.match(renderPreview(samplePreview(), ui({ mode: 'conversation' })), /class="part dimmed" id="part-files"/);
     assert.match(renderPreview(samplePreview(), ui({ mode: 'files' })), /class="part dimmed" id="part-conversation"/);
+  });
+});
+
+describe('file ticks', () => {
+  it('ticks the files the rewind restores; the default rewind names no selection', () => {
+    const html = renderPreview(samplePreview(), ui());
+    assert.match(html, /data-testid="file-tick" data-action="tick" data-path="src\/a\.ts" checked/);
+    assert.match(html, /data-testid="file-tick" data-action="tick" data-path="README\.md" aria-label/, 'a hand-changed file is not ticked by default');
+    assert.equal(selectedOnly(samplePreview(), ui()), undefined);
+    assert.equal(selectedOnly(samplePreview(), ui({ overwriteUserModified: true })), undefined, 'the box alone is no selection');
+  });
+
+  it('an unticked file is kept, Confirm waits for the dry run of the selection, then counts what it restores', () => {
+    const m = samplePreview();
+    const picked = ui({ mode: 'files', picks: { 'src/a.ts': false } });
+    const a = m.files.ok ? m.files.files[0]! : undefined;
+    assert.equal(fileFate(m, picked, a!), 'unticked');
+    assert.deepEqual(selectedOnly(m, picked), ['src/new.ts']);
+    assert.equal(fileTotals(m, picked), undefined);
+    assert.deepEqual(confirmState(m, picked), { enabled: false, label: 'Working out the files you chose…' });
+    const answered = { ...picked, selection: { only: ['src/new.ts'], result: { filesChanged: ['src/new.ts'], insertions: 4, deletions: 0 } } };
+    assert.deepEqual(confirmState(m, answered), { enabled: true, label: 'Rewind 1 file' });
+    assert.match(renderPreview(m, answered), /data-testid="files-changed">1 file<\/span> to restore/);
+    // an answer for another selection does not count
+    const stale = { ...picked, selection: { only: ['src/a.ts'], result: { filesChanged: ['src/a.ts'], insertions: 4, deletions: 2 } } };
+    assert.equal(fileTotals(m, stale), undefined);
+  });
+
+  it('ticking a hand-changed file includes it alone; nothing ticked is said, and a failed dry run blocks Confirm', () => {
+    const m = samplePreview();
+    assert.deepEqual(selectedOnly(m, ui({ picks: { 'README.md': true } })), ['src/a.ts', 'src/new.ts', 'README.md']);
+    const none = ui({ mode: 'all', picks: { 'src/a.ts': false, 'src/new.ts': false } });
+    assert.deepEqual(selectedOnly(m, none), []);
+    const answered = { ...none, selection: { only: [], result: { filesChanged: [], insertions: 0, deletions: 0 } } };
+    assert.deepEqual(confirmState(m, answered), { enabled: true, label: 'Rewind conversation (no file chosen)' });
+    const failed = { ...none, selection: { only: [], error: 'The snapshot is gone.' } };
+    assert.equal(confirmState(m, failed).enabled, false);
+    assert.match(
+      problemsOf(m, failed)
+        .map((p) => p.detail)
+        .join(),
+      /The snapshot is gone\./,
+    );
   });
 });

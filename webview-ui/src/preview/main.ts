@@ -9,7 +9,7 @@ import { isRewindMode, type RewindMode, type RewindPreviewModel } from '../../..
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { renderLoading, renderPreview } from './render';
 import type { PreviewUiState } from './view-state';
-import { effectiveMode } from './view-state';
+import { effectiveMode, sameList, selectedOnly } from './view-state';
 
 interface SavedState {
   mode: RewindMode | null;
@@ -24,7 +24,7 @@ const app = document.getElementById('app')!;
 let model: RewindPreviewModel | undefined;
 /** The first model takes the keyboard focus (later ones keep it where it is). */
 let focusedOnce = false;
-const ui: PreviewUiState = { mode: saved?.mode ?? null, overwriteUserModified: saved?.overwriteUserModified ?? false, busy: false };
+const ui: PreviewUiState = { mode: saved?.mode ?? null, overwriteUserModified: saved?.overwriteUserModified ?? false, busy: false, picks: {} };
 
 /** Re-renders everything, then puts the keyboard focus back on the same control. */
 function render(): void {
@@ -69,19 +69,49 @@ host.onMessage((message) => {
       model = message.model;
       ui.busy = false;
       ui.applyError = undefined;
+      // A new dry run (another message, a refresh) lists its own files: earlier ticks no longer say anything.
+      ui.picks = {};
+      ui.selection = undefined;
       render();
       break;
   }
 });
+
+/** Asks the host for the dry run of the ticked files when the ticks differ from the default (the preview says what
+ *  Confirm will do); the answer for a selection the user has changed since is dropped. */
+function previewSelection(): void {
+  if (!model) return;
+  const only = selectedOnly(model, ui);
+  // Asked already (the answer is on its way, or here): nothing to ask again.
+  if (!only || (ui.selection && sameList(ui.selection.only, only))) return;
+  const asked = { only };
+  ui.selection = asked;
+  requests
+    .request('previewSelection', (requestId) => ({ type: 'previewSelection', only, requestId }))
+    .then(
+      (result) => ({ result }),
+      (error: Error) => ({ error: error.message }),
+    )
+    .then((answer) => {
+      if (ui.selection !== asked) return;
+      ui.selection = { only, ...answer };
+      render();
+    });
+}
 
 app.addEventListener('change', (event) => {
   const input = event.target;
   if (!(input instanceof HTMLInputElement)) return;
   if (input.name === 'mode') {
     if (isRewindMode(input.value)) ui.mode = input.value;
-  } else if (input.id === 'overwrite-user-modified') ui.overwriteUserModified = input.checked;
+  } else if (input.id === 'overwrite-user-modified') {
+    ui.overwriteUserModified = input.checked;
+    // The box speaks for every file changed by hand: it replaces their single ticks.
+    if (model?.files.ok) for (const f of model.files.files) if (f.userModified && ui.picks) delete ui.picks[f.path];
+  } else if (input.dataset.action === 'tick' && input.dataset.path) ui.picks = { ...ui.picks, [input.dataset.path]: input.checked };
   else return;
   ui.applyError = undefined;
+  previewSelection();
   render();
 });
 
@@ -105,7 +135,10 @@ app.addEventListener('click', (event) => {
       ui.applyError = undefined;
       render();
       requests
-        .request('confirm', (requestId) => ({ type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified, requestId }))
+        .request('confirm', (requestId) => {
+          const only = selectedOnly(model!, ui);
+          return { type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified, ...(only ? { only } : {}), requestId };
+        })
         .then(
           // The host closes this panel after a rewind; until then, say it worked.
           (r) => {

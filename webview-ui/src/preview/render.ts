@@ -112,7 +112,16 @@ function otherSessionTitle(f: FileChangePreview): string {
   return `Changed by session ${f.otherSession ?? '?'} (prompt ${f.otherPrompt ?? '?'}): this rewind leaves it as it is`;
 }
 
-function renderFileRow(f: FileChangePreview, fate: FileFate): string {
+/** The tick that puts a file in or out of the rewind (a real checkbox: Tab reaches it, Space toggles it). */
+function renderTick(f: FileChangePreview, fate: FileFate, busy: boolean): string {
+  const shown = escapeHtml(displayPath(f.path));
+  return (
+    `<input type="checkbox" class="file-tick" data-testid="file-tick" data-action="tick" data-path="${escapeHtml(f.path)}"${fate === 'restore' ? ' checked' : ''}${busy ? ' disabled' : ''}` +
+    ` aria-label="Rewind ${shown}" title="${fate === 'restore' ? `Untick to leave ${shown} as it is now` : `Tick to bring ${shown} back as it was at this message`}">`
+  );
+}
+
+function renderFileRow(f: FileChangePreview, fate: FileFate, busy: boolean): string {
   const kept = fate !== 'restore';
   const meta = STATUS_META[f.status] ?? STATUS_META.modified;
   const counts = f.binary
@@ -124,9 +133,11 @@ function renderFileRow(f: FileChangePreview, fate: FileFate): string {
       ? `<span class="skip-flag muted" data-testid="other-session" title="${escapeHtml(otherSessionTitle(f))}"><span class="codicon codicon-hubot" aria-hidden="true"></span>changed by ${f.changedBy === 'several' ? 'several sessions' : 'another session'} — kept</span>`
       : fate === 'skip'
         ? `<span class="skip-flag muted">left as it is (see below)</span>`
-        : '';
+        : fate === 'unticked'
+          ? `<span class="skip-flag muted" data-testid="unticked">not chosen — kept</span>`
+          : '';
   return (
-    `<li><button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
+    `<li class="file-item">${renderTick(f, fate, busy)}<button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
     `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(displayPath(f.path))}</span>` +
     `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts"${f.binary ? '' : countsAria(f.insertions, f.deletions)}>${counts}</span></button></li>`
   );
@@ -137,13 +148,14 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
   if (!f.ok) return section('files', 'files', 'Files', unavailable('No file will be changed'), true);
   const userModified = f.files.filter((x) => x.userModified).length;
   const t = fileTotals(model, ui);
-  const totals =
-    t.files === 0
+  const totals = !t
+    ? `<p class="totals" data-testid="totals" role="status"><span data-testid="files-changed">Working out what the files you chose need…</span></p>`
+    : t.files === 0
       ? `<p class="totals" data-testid="totals"><span data-testid="files-changed">No file to restore</span></p>`
       : `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
         `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
   const list = f.files.length
-    ? `<p class="muted">Changes since this message, which the rewind undoes (click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x))).join('')}</ul>`
+    ? `<p class="muted">Changes since this message, which the rewind undoes (tick the files to bring back; click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x), ui.busy)).join('')}</ul>`
     : `<p class="muted">Every file is already as it was at this message.</p>`;
   const overwrite = userModified
     ? `<label class="checkbox"><input type="checkbox" id="overwrite-user-modified" data-action="toggle-overwrite"${ui.overwriteUserModified ? ' checked' : ''}${ui.busy ? ' disabled' : ''}> Also overwrite ${userModified === 1 ? 'the file' : `the ${userModified} files`} I changed by hand</label>`

@@ -1,5 +1,5 @@
 // What the Rewind preview lets the user do, derived from the dry-run model (pure; unit-tested in Node).
-import type { FileChangePreview, RewindMode, RewindPreviewModel } from '../../../src/shared/view-models';
+import type { FileChangePreview, RewindMode, RewindPreviewModel, SelectionPreview } from '../../../src/shared/view-models';
 
 export interface ModeOption {
   value: RewindMode;
@@ -42,6 +42,10 @@ export interface PreviewUiState {
   busy: boolean;
   /** The host could not apply the rewind (its message, in words a person understands). */
   applyError?: string;
+  /** Files the user ticked or unticked, by path (a file not here follows the default and the overwrite box). */
+  picks?: Record<string, boolean>;
+  /** The host's dry run for the ticked files (`only`), once it answered; `error` when it could not. */
+  selection?: { only: string[]; result?: SelectionPreview; error?: string };
 }
 
 export interface ModeAvailability {
@@ -77,14 +81,22 @@ export function touchesConversation(mode: RewindMode | null): boolean {
   return mode === 'all' || mode === 'conversation';
 }
 
-/** What Confirm does to one listed file. */
-export type FileFate = 'restore' | 'keep-user-change' | 'skip';
+/** What Confirm does to one listed file ('unticked': the user left it out). */
+export type FileFate = 'restore' | 'keep-user-change' | 'skip' | 'unticked';
 
 /**
  * The dry run was computed without overwriting hand-made changes: its filesChanged are the files it restores
  * then. Ticking the box adds the hand-changed files; anything else listed but not in filesChanged is skipped.
  */
 export function fileFate(model: RewindPreviewModel, ui: PreviewUiState, file: FileChangePreview): FileFate {
+  const picked = ui.picks?.[file.path];
+  if (picked === true) return 'restore';
+  const fate = defaultFate(model, ui, file);
+  return picked === false && fate === 'restore' ? 'unticked' : fate;
+}
+
+/** What Confirm does to a file nobody ticked or unticked. */
+function defaultFate(model: RewindPreviewModel, ui: PreviewUiState, file: FileChangePreview): FileFate {
   if (!model.files.ok) return 'skip';
   if (model.files.filesChanged.includes(file.path)) return 'restore';
   if (file.userModified) return ui.overwriteUserModified ? 'restore' : 'keep-user-change';
@@ -97,9 +109,39 @@ export function keptUserFiles(model: RewindPreviewModel, ui: PreviewUiState): st
   return model.files.files.filter((f) => fileFate(model, ui, f) === 'keep-user-change').map((f) => f.path);
 }
 
-/** Totals of what Confirm would really change, given the box (the model's own totals when it is not ticked). */
-export function fileTotals(model: RewindPreviewModel, ui: PreviewUiState): { files: number; insertions: number; deletions: number } {
+/**
+ * The files to bring back when the ticks differ from what the rewind does by default (the overwrite box included),
+ * else undefined: then Confirm asks for the default rewind, which the model describes.
+ */
+export function selectedOnly(model: RewindPreviewModel, ui: PreviewUiState): string[] | undefined {
+  if (!model.files.ok) return undefined;
+  const differs = model.files.files.some((f) => fileFate(model, ui, f) !== defaultFate(model, ui, f));
+  return differs ? model.files.files.filter((f) => fileFate(model, ui, f) === 'restore').map((f) => f.path) : undefined;
+}
+
+export function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The host's dry run of the current selection, or why there is none to show yet (asked, or it failed). */
+export function selectionState(
+  model: RewindPreviewModel,
+  ui: PreviewUiState,
+): { result: SelectionPreview } | { pending: true } | { error: string } | undefined {
+  const only = selectedOnly(model, ui);
+  if (!only) return undefined;
+  const s = ui.selection;
+  if (!s || !sameList(s.only, only)) return { pending: true };
+  if (s.error !== undefined) return { error: s.error };
+  return s.result ? { result: s.result } : { pending: true };
+}
+
+/** Totals of what Confirm would really change: the dry run of the ticked files when the user chose some, else the
+ *  default's given the box (the model's own totals when it is not ticked); undefined while the host works it out. */
+export function fileTotals(model: RewindPreviewModel, ui: PreviewUiState): { files: number; insertions: number; deletions: number } | undefined {
   if (!model.files.ok) return { files: 0, insertions: 0, deletions: 0 };
+  const selection = selectionState(model, ui);
+  if (selection) return 'result' in selection ? { ...selection.result, files: selection.result.filesChanged.length } : undefined;
   const { filesChanged, insertions, deletions } = model.files;
   const extra = model.files.files.filter((f) => !filesChanged.includes(f.path) && fileFate(model, ui, f) === 'restore');
   return {
@@ -114,10 +156,16 @@ export function confirmState(model: RewindPreviewModel, ui: PreviewUiState): { e
   if (ui.busy) return { enabled: false, label: 'Rewinding…' };
   if (!mode) return { enabled: false, label: 'Rewind' };
   if (mode === 'conversation') return { enabled: true, label: 'Rewind conversation' };
-  const files = fileTotals(model, ui).files;
+  const selection = selectionState(model, ui);
+  if (selection && 'error' in selection) return { enabled: false, label: 'Rewind' };
+  const totals = fileTotals(model, ui);
+  if (!totals) return { enabled: false, label: 'Working out the files you chose…' };
+  const files = totals.files;
   // No file to write is said as such: "Rewind 0 files" reads as a rewind that does nothing, or as a fault.
-  if (files === 0)
-    return mode === 'all' ? { enabled: true, label: 'Rewind conversation (files already match)' } : { enabled: false, label: 'No file to rewind' };
+  if (files === 0) {
+    if (mode !== 'all') return { enabled: false, label: 'No file to rewind' };
+    return { enabled: true, label: selection ? 'Rewind conversation (no file chosen)' : 'Rewind conversation (files already match)' };
+  }
   const what = `${files} ${files === 1 ? 'file' : 'files'}`;
   return { enabled: true, label: mode === 'all' ? `Rewind conversation and ${what}` : `Rewind ${what}` };
 }
@@ -137,6 +185,8 @@ export function problemsOf(model: RewindPreviewModel, ui: PreviewUiState): Previ
   if (!model.state.ok && (model.conversation.ok || model.conversation.error !== model.state.error))
     out.push({ part: 'state', headline: 'What happens to session state and artifacts can’t be shown.', detail: model.state.error });
   if (!model.files.ok) out.push({ part: 'files', headline: 'The files can’t be rewound to this message.', detail: model.files.error });
+  const selection = selectionState(model, ui);
+  if (selection && 'error' in selection) out.push({ part: 'files', headline: 'The files you chose can’t be previewed.', detail: selection.error });
   if (ui.applyError) out.push({ part: 'apply', headline: 'The rewind did not happen.', detail: ui.applyError });
   return out;
 }

@@ -135,8 +135,9 @@ export class RewindPlanner {
     const reader = new TreeReader(store);
     const diffs = await diffTrees(reader, rec.root, model.root);
     const fileish = diffs.filter((d) => isFileish(d.now) || isFileish(d.target)).map((d) => d.path);
-    // its own reader: the trees it reads must not report their unrestorable names a second time
-    const attribution = await attributeChanges(new TreeReader(store), points, rec, model.root, fileish);
+    // a sibling reader: the trees it reads again come from the diff's cache, and their unrestorable names are not
+    // reported a second time
+    const attribution = await attributeChanges(reader.sibling(), points, rec, model.root, fileish);
     const userModified = new Set<string>();
     const keep = new Set<string>();
     if (attribution) {

@@ -4,7 +4,7 @@ import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 import { join, relative, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import type { PathFilter } from './path-filter';
-import { patchFileOf, saveStatIndex, type StatIndex } from './stat-index';
+import { encodeStatIndex, patchFileOf, saveStatIndex, StatIndex } from './stat-index';
 import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './stat-index-patch';
 import { writeFileAtomic } from '../atomic-write';
 import { hashTrees, type DirNode } from '../store/tree';
@@ -25,6 +25,9 @@ export class ChangeTracker {
   /** Called after a refresh that may have changed which folders are ignored (a full check, or a `.gitignore`
    *  reported): a watcher that leaves ignored folders out must start watching the ones that no longer are. */
   onRulesRefreshed?: (model: WorkspaceModel) => void;
+  /** The folders the watcher cannot watch (the system's limit): a tracked refresh checks each whole, since no report
+   *  about anything in them will come. */
+  unwatched?: () => Iterable<string>;
   /** What the stat index file holds, as far as this process knows (loaded or last saved). */
   private statIndexBytes: Buffer | undefined;
   /** The index just loaded, until the first refresh has checked the workspace against it. */
@@ -79,6 +82,38 @@ export class ChangeTracker {
   async saveStatIndex(root: DirNode): Promise<void> {
     this.patchable = undefined;
     this.statIndexBytes = await saveStatIndex(this.statIndexFile, this.cacheKey, root, this.statIndexBytes);
+    this.savedAt = root === this.model?.root ? this.refreshes : -1;
+  }
+
+  /** Counts the refreshes of the model: what compactModel checks that the model is still the one it was given. */
+  private refreshes = 0;
+  /** The refresh count when the stat index last saved was encoded from the model (-1: from something else). */
+  private savedAt = -1;
+
+  /** The model's refresh count now: pass it to compactModel to compact only a model nothing refreshed since. */
+  get generation(): number {
+    return this.refreshes;
+  }
+
+  /**
+   * Rebuilds the model's tree from its stat index, so that a long-lived checkpointer keeps it compact: a scanned tree
+   * is an object (with its numbers and hash string) and a map entry per file, ~700 bytes each, where the index holds
+   * the same in typed arrays, ~100 bytes a file, and expands a folder again only when something looks into it (the
+   * nodes a fresh process starts from, with no check needed: they are the model as it is). Uses the index just saved
+   * when it was encoded from this model, else encodes one (a periodic full check, which stores nothing). Nothing when
+   * the model was refreshed since `generation`, or is not tracked. Returns the index the tree now comes from.
+   */
+  compactModel(generation: number): StatIndex | undefined {
+    const model = this.model;
+    if (!this.tracking || !model || generation !== this.refreshes) return undefined;
+    try {
+      const bytes = this.savedAt === this.refreshes && this.statIndexBytes ? this.statIndexBytes : encodeStatIndex(this.cacheKey, model.root);
+      const index = StatIndex.parse(bytes, this.cacheKey);
+      model.root = index.root();
+      return index;
+    } catch {
+      return undefined; // a tree the index cannot hold as it is (a name it refuses): kept as objects
+    }
   }
 
   /**
@@ -103,6 +138,7 @@ export class ChangeTracker {
   }
 
   async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
+    this.refreshes++;
     if (!this.model) {
       this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
       this.model.tuning = this.tuning;
@@ -145,7 +181,7 @@ export class ChangeTracker {
       if (this.fullCheckUnsaved || forceFull) this.patchable = undefined;
     } else {
       for (const p of this.lastSkipped) (dirty as Set<string>).add(p);
-      await model.refreshPaths(dirty as Set<string>, stats, writer);
+      await model.refreshPaths(dirty as Set<string>, stats, writer, this.unwatched?.() ?? []);
     }
     this.lastSkipped = stats.skipped.map((s) => s.path).filter((p) => p !== '.' && p !== '');
     hashTrees(model.root);

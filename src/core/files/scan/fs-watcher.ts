@@ -1,7 +1,6 @@
 // A Node fs.watch-based watcher for the tracker (the extension feeds VS Code's FileSystemWatcher instead): one
 // non-recursive watch per folder, so it works the same on every platform Node supports and never enters `.git`.
-import { lstatSync, watch, type FSWatcher } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { fsPath, nameFromBytes } from '../file-names';
 
@@ -12,7 +11,25 @@ export interface WatchHandlers {
   onOverflow(): void;
   /** Folders not to watch (ignored ones). */
   skip?(rel: string): boolean;
+  /**
+   * The system's limit on watches was reached (inotify's max_user_watches: ENOSPC; too many open files: EMFILE) at
+   * folder `rel`: it and every folder below it are not watched (see WatcherStop.unwatched) and nothing was reported
+   * for them, so whoever trusts the reports must look at those folders itself.
+   */
+  onLimit?(rel: string, code: string): void;
 }
+
+/** Options of watchWorkspace that only tests set. */
+export interface WatchOptions {
+  /** Watch at most this many folders, failing the next as the system does when its limit is reached (ENOSPC). */
+  limit?: number;
+}
+
+/** Folders watched between two turns of the event loop while a watch starts. */
+const YIELD_EVERY = 64;
+
+/** The codes fs.watch fails with when a limit of the system, not the folder, is the reason. */
+const LIMIT_CODES = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
 
 /** The names Restorer gives its temp files (`.arw-<tag>-<i>.tmp`, a roll-back's tag ending in `r`). */
 const RESTORE_TEMP = /^\.arw-[0-9a-z]+-\d+\.tmp$/;
@@ -22,13 +39,34 @@ export interface WatcherStop {
   (): void;
   /** Starts watching those of these folders (workspace-relative) it does not watch yet, with their subfolders, and
    *  reports each one it starts as changed: a folder that stopped being ignored was left out when the watch began,
-   *  and what changed in it before its watch started must still be looked at. */
+   *  and what changed in it before its watch started must still be looked at. A folder left unwatched by the
+   *  system's limit is tried again; those below it are not (they are covered by it until it is watched). */
   watchFolders(rels: Iterable<string>): Promise<void>;
+  /** The folders the system's limit left unwatched (see WatchHandlers.onLimit): nothing at or below them is
+   *  watched. */
+  unwatched(): ReadonlySet<string>;
 }
 
-export async function watchWorkspace(root: string, h: WatchHandlers): Promise<WatcherStop> {
+/** `rel` is `top` or below it (workspace-relative, '' the root). */
+const within = (rel: string, top: string): boolean => top === '' || rel === top || rel.startsWith(top + '/');
+
+export async function watchWorkspace(root: string, h: WatchHandlers, opts: WatchOptions = {}): Promise<WatcherStop> {
   const watchers = new Map<string, FSWatcher>();
+  const unwatched = new Set<string>();
   let closed = false;
+  const watchFolder: typeof watch =
+    opts.limit === undefined
+      ? watch
+      : (((...args: Parameters<typeof watch>) => {
+          if (watchers.size >= opts.limit!)
+            throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${String(args[0])}'`), { code: 'ENOSPC' });
+          return watch(...args);
+        }) as typeof watch);
+  let sinceYield = 0;
+  const isUnwatched = (rel: string): boolean => {
+    for (const top of unwatched) if (within(rel, top)) return true;
+    return false;
+  };
 
   const add = async (rel: string): Promise<void> => {
     if (closed || watchers.has(rel)) return;
@@ -36,7 +74,7 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<Wa
     let w: FSWatcher;
     try {
       // names as bytes: one that is not valid UTF-8 is reported as the model names it (file-names.ts)
-      w = watch(fsPath(abs), { persistent: false, encoding: 'buffer' }, (event, filename) => {
+      w = watchFolder(fsPath(abs), { persistent: false, encoding: 'buffer' }, (event, filename) => {
         const name = filename ? nameFromBytes(filename) : undefined;
         if (!name) return h.onChange([rel]);
         if (name === '.git' || name.startsWith('.git/')) return;
@@ -47,31 +85,43 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<Wa
         // behind the restore's own renames
         if (event === 'rename' && !RESTORE_TEMP.test(name)) void addIfDir(childRel);
       });
-    } catch {
-      return h.onOverflow();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!LIMIT_CODES.has(code)) return h.onOverflow();
+      // the folder's own parent, if watched, still reports the folder's appearance and removal; what happens inside it
+      // and below is checked by whoever reads unwatched()
+      for (const top of [...unwatched]) if (within(top, rel)) unwatched.delete(top);
+      unwatched.add(rel);
+      return h.onLimit ? h.onLimit(rel, code) : h.onOverflow();
     }
+    unwatched.delete(rel);
     w.on('error', () => {
       w.close();
       watchers.delete(rel);
       h.onOverflow();
     });
     watchers.set(rel, w);
-    let entries;
+    // the sub-folders, listed synchronously and watched one after the other, yielding now and then: every listing of a
+    // big tree in flight at once (a promise each) grew the heap by ~40 MB on 50,000 files, which a long-lived service
+    // then kept
+    let subfolders: string[];
     try {
-      entries = (await readdir(fsPath(abs), { withFileTypes: true, encoding: 'buffer' })).map((e) => ({
-        name: nameFromBytes(e.name),
-        isDirectory: () => e.isDirectory(),
-      }));
+      subfolders = readdirSync(fsPath(abs), { withFileTypes: true, encoding: 'buffer' })
+        .filter((e) => e.isDirectory())
+        .map((e) => nameFromBytes(e.name))
+        .filter((name) => name.toLowerCase() !== '.git')
+        .map((name) => (rel === '' ? name : `${rel}/${name}`))
+        .filter((r) => !h.skip?.(r));
     } catch {
       return;
     }
-    await Promise.all(
-      entries
-        .filter((e) => e.isDirectory() && e.name.toLowerCase() !== '.git')
-        .map((e) => (rel === '' ? e.name : `${rel}/${e.name}`))
-        .filter((r) => !h.skip?.(r))
-        .map(add),
-    );
+    for (const sub of subfolders) {
+      if (++sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await new Promise((r) => setImmediate(r));
+      }
+      await add(sub);
+    }
   };
 
   const addIfDir = async (rel: string): Promise<void> => {
@@ -97,9 +147,11 @@ export async function watchWorkspace(root: string, h: WatchHandlers): Promise<Wa
   return Object.assign(stop, {
     async watchFolders(rels: Iterable<string>): Promise<void> {
       const before = new Set(watchers.keys());
-      for (const rel of rels) if (!watchers.has(rel) && !h.skip?.(rel)) await add(rel);
+      // below a folder the limit left unwatched nothing is tried: one failed watch (the folder itself) per call
+      for (const rel of rels) if (!watchers.has(rel) && !h.skip?.(rel) && (unwatched.has(rel) || !isUnwatched(rel))) await add(rel);
       const started = [...watchers.keys()].filter((r) => !before.has(r));
       if (started.length > 0) h.onChange(started);
     },
+    unwatched: () => unwatched,
   });
 }

@@ -260,6 +260,11 @@ export class StatIndex {
    *  (and the index's numbers) without decoding its hash again. */
   private readonly made = new WeakMap<FileNodeState, { f: number; hash: string }>();
 
+  /** Whether `node` is a node fileNode made, its hash unchanged. */
+  madeUnchanged(node: { hash: string }): boolean {
+    return this.made.get(node as FileNodeState)?.hash === node.hash;
+  }
+
   /** Whether `node` is file f's node as fileNode made it, its hash unchanged (its numbers are not looked at). */
   madeWithHash(node: FileNodeState, f: number): boolean {
     const m = this.made.get(node);

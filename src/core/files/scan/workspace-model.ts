@@ -192,9 +192,9 @@ export class WorkspaceModel {
    * Looks again at the given paths only (a watcher said they changed). A changed folder is re-listed; folders
    * that are new are scanned whole.
    */
-  async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
+  async refreshPaths(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter, unwatched: Iterable<string> = []): Promise<void> {
     try {
-      await this.withHashing(() => this.refreshPathsNow(paths, stats, writer));
+      await this.withHashing(() => this.refreshPathsNow(paths, stats, writer, unwatched));
     } finally {
       this.recentReadBudget = 0; // only this refresh's reads are kept: a later full scan keeps nothing
     }
@@ -212,12 +212,17 @@ export class WorkspaceModel {
     this.recentReadBudget = 0;
   }
 
-  private async refreshPathsNow(paths: Iterable<string>, stats: ScanStats, writer?: PackWriter): Promise<void> {
+  /**
+   * `unwatched`: folders no watcher reports on (the system's watch limit, fs-watcher.ts): each is checked whole, as a
+   * full scan checks the tree (an lstat per entry below it, files re-read only when their stat data changed).
+   */
+  private async refreshPathsNow(paths: Iterable<string>, stats: ScanStats, writer: PackWriter | undefined, unwatched: Iterable<string>): Promise<void> {
     const scanStart = Date.now();
     this.dropRecentReads();
     this.recentReadBudget = RECENT_READ_BUDGET;
     // group the reports: a folder re-listed once covers every report about its direct children
-    const relist = new Map<string, boolean>(); // folder → deep (its .gitignore changed)
+    const relist = new Map<string, boolean>(); // folder → deep (its .gitignore changed, or nothing watches it)
+    for (const rel of unwatched) if (this.get(rel)?.kind === 'dir') relist.set(rel, true);
     const singles: string[] = [];
     for (const rel of new Set(paths)) {
       if (rel === '') {

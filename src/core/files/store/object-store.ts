@@ -293,8 +293,17 @@ export class ObjectStore {
   /** Counts those forgettings: what a writer saw stored before one may be gone after it. */
   private storedEpoch = 0;
 
+  /**
+   * Files known stored by where they come from, not one by one: the nodes a stat index makes (StatIndex.madeUnchanged)
+   * when that index was encoded from a model whose snapshot was committed, as of that epoch. A long-lived checkpointer
+   * rebuilds its tree from such an index to keep it compact (ChangeTracker.compactModel), and its nodes are new
+   * objects that storedFiles does not know. Forgotten with storedFiles.
+   */
+  private storedOrigin: ((file: { hash: string }) => boolean) | undefined;
+
   private forgetStoredFiles(): void {
     this.storedFiles = new WeakMap();
+    this.storedOrigin = undefined;
     this.storedEpoch++;
   }
 
@@ -305,7 +314,12 @@ export class ObjectStore {
 
   /** `file` (a model node) names a blob a committed pack holds (see storedFiles). */
   isKnownStored(file: { hash: string }): boolean {
-    return this.storedFiles.get(file) === file.hash;
+    return this.storedFiles.get(file) === file.hash || (this.storedOrigin !== undefined && this.storedOrigin(file) && !this.damaged.has(file.hash));
+  }
+
+  /** Every file `from` recognises names a blob a committed pack holds, as of `epoch` (see storedOrigin). */
+  noteStoredOrigin(from: (file: { hash: string }) => boolean, epoch: number): void {
+    if (epoch === this.storedEpoch) this.storedOrigin = from;
   }
 
   /** @internal Called by PackWriter after its commit with the model's files it found stored or wrote, as of `epoch`. */

@@ -19,12 +19,20 @@ export interface PathDiff {
 }
 
 export class TreeReader {
-  private readonly cache = new Map<string, Map<string, TreeEntry>>();
-  /** Names of a tree left out because they cannot be created on this platform (see decodeTreeChecked). */
-  private readonly unrestorable = new Map<string, string[]>();
   /** Paths of the stored side that a diff met and cannot restore here, with the reason. */
   readonly skipped: SkippedFile[] = [];
-  constructor(readonly store: ObjectStore) {}
+  constructor(
+    readonly store: ObjectStore,
+    private readonly cache = new Map<string, Map<string, TreeEntry>>(),
+    /** Names of a tree left out because they cannot be created on this platform (see decodeTreeChecked). */
+    private readonly unrestorable = new Map<string, string[]>(),
+  ) {}
+
+  /** A reader over the same decoded trees (none is read and inflated twice) that reports what it cannot restore on
+   *  its own `skipped` list: a second pass over the same trees must not report those names a second time. */
+  sibling(): TreeReader {
+    return new TreeReader(this.store, this.cache, this.unrestorable);
+  }
 
   async entries(hash: string): Promise<Map<string, TreeEntry>> {
     let m = this.cache.get(hash);

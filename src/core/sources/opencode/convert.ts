@@ -63,6 +63,21 @@ function workspaceRelative(path: string, root: string | undefined): string {
   return root && path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
 }
 
+function assistantEntry(
+  id: string,
+  parentId: string | null,
+  timestamp: string,
+  block: ContentBlock,
+  created: number,
+  provider: string | undefined,
+  model: string | undefined,
+): MessageEntry {
+  const message: AgentMessage = { role: 'assistant', content: [block], timestamp: created };
+  if (provider) message.provider = provider;
+  if (model) message.model = model;
+  return { type: 'message', id, parentId, timestamp, message } as MessageEntry;
+}
+
 export function convertSession(rows: OcSessionRows): OcTree {
   const out: OcTree = { entries: [], byId: new Map(), leafId: null, prompts: [], reverted: new Set() };
   const revert = rows.info.revert;
@@ -100,32 +115,27 @@ export function convertSession(rows: OcSessionRows): OcTree {
     const model = str(m.data.modelID);
     if (model) out.model = provider ? `${provider}/${model}` : model;
     const root = str(obj(m.data.path)?.root);
-    const meta = { ...(provider ? { provider } : {}), ...(model ? { model } : {}) };
     let lastResult: MessageEntry | undefined;
     for (const p of parts) {
       if (revert?.partID && m.id === revert.messageID && p.id >= revert.partID) hidden = true;
       const d = p.data;
-      const at = iso(num(obj(d.time)?.start) ?? created);
-      const assistant = (block: ContentBlock): void =>
-        add({
-          type: 'message',
-          id: p.id,
-          parentId: cur,
-          timestamp: at,
-          message: { role: 'assistant', content: [block], timestamp: created, ...meta },
-        } as MessageEntry);
+      const start = num(obj(d.time)?.start);
+      // most parts carry no time of their own: their message's timestamp, not one more Date per part
+      const at = start === undefined ? timestamp : iso(start);
       switch (d.type) {
         case 'text':
-          if (typeof d.text === 'string' && d.text && d.synthetic !== true) assistant({ type: 'text', text: capped(d.text) });
+          if (typeof d.text === 'string' && d.text && d.synthetic !== true)
+            add(assistantEntry(p.id, cur, at, { type: 'text', text: capped(d.text) }, created, provider, model));
           break;
         case 'reasoning':
-          if (typeof d.text === 'string' && d.text) assistant({ type: 'thinking', thinking: capped(d.text) });
+          if (typeof d.text === 'string' && d.text)
+            add(assistantEntry(p.id, cur, at, { type: 'thinking', thinking: capped(d.text) }, created, provider, model));
           break;
         case 'tool': {
           const state = obj(d.state);
           const callId = str(d.callID) ?? p.id;
           const name = str(d.tool) ?? 'tool';
-          assistant({ type: 'toolCall', id: callId, name, arguments: obj(state?.input) ?? {} });
+          add(assistantEntry(p.id, cur, at, { type: 'toolCall', id: callId, name, arguments: obj(state?.input) ?? {} }, created, provider, model));
           const { text, isError } = toolOutput(state);
           const message: AgentMessage = {
             role: 'toolResult',
@@ -145,7 +155,7 @@ export function convertSession(rows: OcSessionRows): OcTree {
           const note = `Files changed:\n${files.join('\n')}`;
           const block = (lastResult?.message.content as ContentBlock[] | undefined)?.[0] as { text: string } | undefined;
           if (block) block.text = `${block.text}\n\n${note}`;
-          else assistant({ type: 'text', text: note });
+          else add(assistantEntry(p.id, cur, at, { type: 'text', text: note }, created, provider, model));
           break;
         }
         default:

@@ -41,13 +41,13 @@ function query(db: Database, sql: string, params: SqlValue[] = []): Record<strin
   }
 }
 
-function rowsOf(db: Database, sql: string, params: SqlValue[]): SqlValue[][] {
+/** Each row of `sql` handed to `each` as it is stepped: a long session's rows are tens of megabytes of JSON text, and
+ *  holding them all until the last is parsed kept that text alive through every garbage collection of the read. */
+function eachRow(db: Database, sql: string, params: SqlValue[], each: (row: SqlValue[]) => void): void {
   const st = db.prepare(sql);
   try {
     st.bind(params);
-    const out: SqlValue[][] = [];
-    while (st.step()) out.push(st.get());
-    return out;
+    while (st.step()) each(st.get());
   } finally {
     st.free();
   }
@@ -112,28 +112,27 @@ export function readDbSession(db: Database, sessionId: string): (OcSessionRows &
   let skipped = 0;
   const messages: OcMessage[] = [];
   // rows as arrays, not objects: a long session has tens of thousands of parts
-  for (const [rid, created, text] of rowsOf(db, 'SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY id', [sessionId])) {
+  eachRow(db, 'SELECT id, time_created, data FROM message WHERE session_id = ?', [sessionId], ([rid, created, text]) => {
     const data = parseJson(text);
     const id = str(rid);
-    if (!data || !id) {
-      skipped++;
-      continue;
-    }
-    messages.push({ id, sessionId, createdMs: num(created) ?? num(obj(data.time)?.created) ?? 0, data });
-  }
+    if (!data || !id) skipped++;
+    else messages.push({ id, sessionId, createdMs: num(created) ?? num(obj(data.time)?.created) ?? 0, data });
+  });
   const parts = new Map<string, OcPart[]>();
-  for (const [rid, mid, text] of rowsOf(db, 'SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id', [sessionId])) {
+  eachRow(db, 'SELECT id, message_id, data FROM part WHERE session_id = ?', [sessionId], ([rid, mid, text]) => {
     const data = parseJson(text);
     const id = str(rid);
     const messageId = str(mid);
     if (!data || !id || !messageId) {
       skipped++;
-      continue;
+      return;
     }
-    const list = parts.get(messageId) ?? [];
-    list.push({ id, messageId, data });
-    parts.set(messageId, list);
-  }
+    const list = parts.get(messageId);
+    if (list) list.push({ id, messageId, data });
+    else parts.set(messageId, [{ id, messageId, data }]);
+  });
+  // ordered here, not by SQLite: its sorter would copy every row's JSON text once more
+  messages.sort(byId);
   for (const list of parts.values()) list.sort(byId);
   return { info, messages, parts, skipped };
 }

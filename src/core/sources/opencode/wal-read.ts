@@ -87,7 +87,8 @@ export function committedWalPages(wal: Uint8Array): { pages: Map<number, Uint8Ar
 export function mergeWal(db: Uint8Array, wal: Uint8Array | undefined): Uint8Array {
   const committed = wal ? committedWalPages(wal) : undefined;
   let out: Uint8Array;
-  if (!committed) out = Uint8Array.from(db);
+  if (!committed)
+    out = new Uint8Array(db); // a copy in one move (Uint8Array.from goes byte by byte)
   else {
     const pageSize = committed.pages.values().next().value!.byteLength;
     out = new Uint8Array(committed.dbPages * pageSize);

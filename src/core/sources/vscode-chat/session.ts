@@ -5,6 +5,7 @@ import { ForeignSessionBase, type ForeignSessionFacts } from '../foreign-session
 import type { ForeignSessionView, SubagentView } from '../session-view';
 import type { ChatRequestInfo, ConvertedChat } from './convert';
 import { VSCODE_CHAT_KIND } from './kind';
+import { lateSnapshotNote, type LateSnapshotRecord } from './late-snapshots';
 
 export { VSCODE_CHAT_KIND };
 
@@ -20,6 +21,7 @@ export class VsChatSession extends ForeignSessionBase implements ForeignSessionV
   readonly source = VSCODE_CHAT_KIND;
   readonly #requests: Map<string, ChatRequestInfo>;
   #hookKeys: ReadonlyMap<string, readonly string[]>;
+  #late: ReadonlyMap<string, LateSnapshotRecord> = new Map();
 
   constructor(private readonly parts: VsChatSessionParts) {
     super(parts, parts.tree);
@@ -31,6 +33,17 @@ export class VsChatSession extends ForeignSessionBase implements ForeignSessionV
    *  does not change). */
   useHookKeys(keys: ReadonlyMap<string, readonly string[]>): void {
     this.#hookKeys = keys;
+  }
+
+  /** The snapshots the extension took late, without hooks, by request id (late-snapshots.ts). */
+  useLateSnapshots(late: ReadonlyMap<string, LateSnapshotRecord>): void {
+    this.#late = late;
+  }
+
+  /** A snapshot under the bare request id that the extension took late says how late; a hook's says nothing. */
+  snapshotNoteOf(userEntryId: string, key: string): string | undefined {
+    const late = key === userEntryId ? this.#late.get(userEntryId) : undefined;
+    return late ? lateSnapshotNote(late) : undefined;
   }
 
   subagentsOf(): readonly SubagentView[] {

@@ -6,12 +6,15 @@ import type { Warn } from '../../branches/records';
 import type { SessionListing } from '../listings';
 import { ReadCache } from '../read-cache';
 import { fileStamp } from '../session-ref';
-import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
+import type { FileCheckpoints } from '../../files/types';
+import type { ConversationRewind, NewPromptSnapshots, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import type { SessionView } from '../session-view';
 import { listStorageFolder } from './discovery';
 import { matchPromptRecords, readVsPromptRecords } from './prompt-records';
+import { vscodeHooksInstalled } from './hooks-settings';
+import { readLateSnapshotRecords, snapshotNewRequests } from './late-snapshots';
 import { readVsChatSession } from './reader';
-import { VSCODE_CHAT_KIND, type VsChatSession } from './session';
+import { VSCODE_CHAT_KIND, VsChatSession } from './session';
 import { EDITING_DIR, editingFolderOf, SESSIONS_DIR, sessionFilesIn, sessionIdOfFile, storageFolderOf, storageFolders } from './storage-folders';
 
 const AGENT = 'VS Code chat';
@@ -31,6 +34,15 @@ export interface VsChatSourceOptions {
 export const CONVERSATION_NOTE =
   "agent-rewind puts the workspace's files back as they were when this request was sent (terminal changes included); it never writes VS Code's chat files. The conversation stays as it is: open this session in VS Code's Chat view and use its own Restore Checkpoint, or edit and resend the request there.";
 
+/** Our hooks in the workspace's hook file; an unreadable file runs no hook either. */
+function hooksInstalledIn(workspace: string): boolean {
+  try {
+    return vscodeHooksInstalled(workspace).includes('UserPromptSubmit');
+  } catch {
+    return false;
+  }
+}
+
 export class VsChatSource implements SourceAdapter {
   readonly kinds = [VSCODE_CHAT_KIND] as const;
   readonly writable = false;
@@ -39,6 +51,8 @@ export class VsChatSource implements SourceAdapter {
   /** Session file → the folder its listing placed it in (so open() agrees with the listing). */
   readonly #placed = new Map<string, string>();
   #roots: readonly string[] = [];
+  /** The late snapshot run going on per session id. */
+  readonly #lateRuns = new Map<string, Promise<unknown>>();
 
   constructor(opts: VsChatSourceOptions) {
     this.#opts = opts;
@@ -119,7 +133,37 @@ export class VsChatSource implements SourceAdapter {
       readVsChatSession(p, { home: this.#opts.home, roots: this.#roots, ...(windowFolder ? { windowFolder } : {}) }),
     );
     view.useHookKeys(matchPromptRecords(readVsPromptRecords(this.#opts.home, view.sessionId), view.requests()));
+    view.useLateSnapshots(readLateSnapshotRecords(this.#opts.home, view.sessionId));
     return view;
+  }
+
+  /** Without our hooks in the session's workspace, its newest request gets a snapshot when it appears in the log
+   *  (late-snapshots.ts). One run per session at a time: two log changes in a row must not snapshot it twice. */
+  snapshotNewPrompts(view: SessionView, checkpoints: Pick<FileCheckpoints, 'listSnapshots' | 'snapshot' | 'workspaceRoot'>): Promise<NewPromptSnapshots> {
+    if (!(view instanceof VsChatSession)) return Promise.resolve({ taken: [], skipped: [] });
+    const previous = this.#lateRuns.get(view.sessionId) ?? Promise.resolve();
+    const run = previous.then(async (): Promise<NewPromptSnapshots> => {
+      const r = await snapshotNewRequests({
+        home: this.#opts.home,
+        sessionId: view.sessionId,
+        requests: view.requests(),
+        keysOf: (id) => view.checkpointKeysOf(id),
+        listSnapshots: () => checkpoints.listSnapshots(view.sessionId),
+        snapshot: (anchorId) => checkpoints.snapshot(view.sessionId, anchorId, 'user-message'),
+        hooksInstalled: () => hooksInstalledIn(checkpoints.workspaceRoot),
+      });
+      if (r.taken.length) view.useLateSnapshots(readLateSnapshotRecords(this.#opts.home, view.sessionId));
+      return {
+        taken: r.taken.map((t) => ({ entryId: t.requestId, lagMs: t.takenAtMs - t.requestAtMs })),
+        skipped: r.skipped.map((s) => ({ entryId: s.requestId, reason: s.reason })),
+      };
+    });
+    const settled = run.catch(() => undefined);
+    this.#lateRuns.set(view.sessionId, settled);
+    void settled.then(() => {
+      if (this.#lateRuns.get(view.sessionId) === settled) this.#lateRuns.delete(view.sessionId);
+    });
+    return run;
   }
 
   async rewindConversation(_view: SessionView, _userEntryId: string, _warn: Warn): Promise<ConversationRewind> {

@@ -79,6 +79,25 @@ describe('OpenCode reader', () => {
     assert.deepEqual(view.getLoadReport().skipped, []);
   });
 
+  it('orders messages and parts by id, whatever order the database stores them in', async () => {
+    const d = dataDir();
+    const s = twoTurns('/w');
+    const stored = { ...s, messages: [...s.messages].reverse().map((m) => ({ ...m, parts: [...m.parts].reverse() })) };
+    await writeDb(d, [stored]);
+    const view = (await readOpenCodeSession(d, s.id, 'ref'))!;
+    assert.deepEqual(texts(view.getPath()), [
+      'user: make the files',
+      'assistant: bash({"command":"touch a.txt"})',
+      'toolResult: (no output)\n\nFiles changed:\na.txt',
+      'assistant: Made them.',
+      'user: edit notes',
+      'assistant: (thinking) thinking about it',
+      'assistant: edit({"filePath":"notes.md"})',
+      'toolResult: no such file',
+      'assistant: Could not.',
+    ]);
+  });
+
   it('shows session.revert as an abandoned branch: the active path ends before the reverted message', async () => {
     const d = dataDir();
     const s = twoTurns('/w');
