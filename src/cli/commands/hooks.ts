@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { CliError, UsageError, cwdOption, type Command, type CommandContext } from '../command';
 import { launcherScript, writeLauncher } from '../../core/service';
+import { baselineSessionOf } from '../../core/baseline-session';
 import { HooksSettingsError, hookAgents, loadedAgentModules, type HookCommand, type HooksReport, type HooksTarget } from '../../core/sources';
 
 /** How an agent's hooks start this CLI: this node binary and this script, both absolute. */
@@ -49,7 +50,7 @@ export function hooksLauncher(home: string): HookCommand {
 }
 
 /** Session id of the baseline snapshot `hooks install` takes (not an agent's session): `<agent>-hooks-baseline`. */
-export const baselineSession = (agent: string) => `${agent}-hooks-baseline`;
+export const baselineSession = baselineSessionOf;
 
 /**
  * The first snapshot of a folder reads and hashes every file (seconds on a large project, more on a busy machine),

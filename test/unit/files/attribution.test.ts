@@ -129,3 +129,36 @@ test("a turn with several turn ends (ours takes one at each assistant message) i
     await base.cleanup();
   }
 });
+
+test("the install's baseline snapshot is nobody's turn: an agent's changes after it stay the agent's (it was taken as a prompt start)", async () => {
+  const base = await tempBase('arw-attribution-baseline-');
+  const ws = join(base.dir, 'ws');
+  await writeTree(ws, start);
+  const home = join(base.dir, 'home');
+  const install = new FileCheckpointer({ workspaceRoot: ws, home });
+  const agent = new FileCheckpointer({ workspaceRoot: ws, home });
+  try {
+    // as `hooks install claude` takes it (and versions before this rule took it): a prompt start whose turn never ends
+    await install.snapshot('claude-hooks-baseline', 'install-1', 'user-message');
+    await agent.snapshot('S', 'p1', 'user-message');
+    await writeFile(join(ws, 'a.txt'), 'a1 by S\n');
+    await agent.snapshot('S', 'p1:turn-end', 'turn-end');
+    await agent.snapshot('S', 'p2', 'user-message');
+    await writeFile(join(ws, 'b.txt'), 'b1 by S\n');
+    await agent.snapshot('S', 'p2:turn-end', 'turn-end');
+    const dry = await agent.rewindFiles('S', 'p1', { dryRun: true, anchor: userAnchor });
+    assert.deepEqual(
+      dry.files.map((f) => [f.path, f.changedBy, f.kept]),
+      [
+        ['a.txt', 'this-session', false],
+        ['b.txt', 'this-session', false],
+      ],
+    );
+    await agent.rewindFiles('S', 'p1', { anchor: userAnchor });
+    assert.deepEqual(await readTree(ws), start);
+  } finally {
+    await install.dispose();
+    await agent.dispose();
+    await base.cleanup();
+  }
+});

@@ -5,6 +5,7 @@
 import type { DirNode } from '../store/tree';
 import { diffStoredTrees, diffTrees, sameState, type EntryState, type TreeReader } from '../store/tree-diff';
 import type { TimelinePoint } from '../timeline';
+import { isBaselineSession } from '../../baseline-session';
 import type { ChangeOwner, FileAttribution } from '../types';
 
 interface Window {
@@ -23,7 +24,9 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
   const last = new Map<string, Window & { ended: boolean }>();
   const out: Window[] = [];
   points.forEach((p, k) => {
-    if (p.kind === 'pre-restore') return;
+    // a restore's own snapshot, and the install's baseline (taken as a prompt start by versions before this rule, and
+    // still on timelines rebuilt from their records), are moments of the folder, not anyone's turn
+    if (p.kind === 'pre-restore' || isBaselineSession(p.sessionId)) return;
     const w = last.get(p.sessionId);
     if (p.kind === 'turn-end') {
       if (w) ((w.end = k), (w.ended = true));
