@@ -298,7 +298,8 @@ function checkInvariants(t: Trial, workspaceOneOf?: { name: string; print: strin
   }
   // every acknowledged snapshot restores exactly (or, after damage to the store, is refused with a clear error)
   for (const [anchor, print] of t.snapshots) {
-    const r = cli(t, ['rewind-files', t.session, anchor, '--overwrite-user-modified', '--json']);
+    // the whole snapshot: the user's changes and other sessions' (issue 27's attribution keeps them by default) too
+    const r = cli(t, ['rewind-files', t.session, anchor, '--overwrite-user-modified', '--include-other-sessions', '--json']);
     if (r.code === 0) {
       const now = fingerprint(t.ws);
       if (!same(now, print)) t.problems.push(`the snapshot of ${anchor} restored something else: ${diffOf(print, now)}`);
@@ -919,7 +920,11 @@ async function autoService(t: Trial): Promise<void> {
   for (const [id, print] of hookPrints) {
     const fc = new FileCheckpointer({ workspaceRoot: t.ws, home: t.home });
     try {
-      await fc.rewindFiles(claudeSession, id, { anchor: { checkpointingEnabled: true, kind: 'user-message' }, overwriteUserModified: true });
+      await fc.rewindFiles(claudeSession, id, {
+        anchor: { checkpointingEnabled: true, kind: 'user-message' },
+        overwriteUserModified: true,
+        includeOtherSessions: true,
+      });
       const now = fingerprint(t.ws);
       if (!same(now, print)) t.problems.push(`the hook snapshot of ${id} restored something else: ${diffOf(print, now)}`);
     } catch (err) {
