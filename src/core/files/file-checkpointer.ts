@@ -22,6 +22,7 @@ import { fileBlame, fileHistory } from './file-history';
 import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
 import { Timeline } from './timeline';
+import { TimelineChanges } from './timeline-changes';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
@@ -78,6 +79,8 @@ export class FileCheckpointer {
   private readonly records: SnapshotRecords;
   /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
   readonly timeline: Timeline;
+  /** For each pair of consecutive points, the paths that changed between them (timeline-changes.ts). */
+  readonly timelineChanges: TimelineChanges;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
@@ -113,6 +116,7 @@ export class FileCheckpointer {
       ...opts.tuning,
     });
     this.timeline = new Timeline(this.storeDir, this.records);
+    this.timelineChanges = new TimelineChanges(this.storeDir);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
     this.watchLimitForTests = opts.tuning?.watchLimit;
   }
@@ -420,11 +424,15 @@ export class FileCheckpointer {
     // a new snapshot takes its place on the folder's timeline (an unchanged user message's keeps its first one); a
     // failed append loses nothing: the record is there, and reconcile() puts it back on the timeline
     if (saved.createdAt === rec.createdAt) {
+      let previousRoot: string | undefined;
       try {
-        this.timeline.append(saved);
+        previousRoot = this.timeline.append(saved).previousRoot;
       } catch {
         /* mended from the records */
       }
+      // and the paths it changed since the point before it: a few trees read, those on the way to the changes (a
+      // line that is not written is computed by its readers, and written by the next gc)
+      if (previousRoot !== undefined) await this.timelineChanges.record(new TreeReader(store), previousRoot, saved.root).catch(() => {});
     }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
@@ -603,14 +611,14 @@ export class FileCheckpointer {
 
   /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
   async fileHistory(relPath: string): Promise<FileHistory> {
-    const { reader, store, points, now } = await this.historyInputs(relPath);
-    return fileHistory(reader, store, points, relPath, now);
+    const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
+    return fileHistory(reader, store, points, relPath, now, changesAt);
   }
 
   /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
   async blame(relPath: string): Promise<FileBlame> {
-    const { reader, store, points, now } = await this.historyInputs(relPath);
-    return fileBlame(reader, store, points, relPath, now);
+    const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
+    return fileBlame(reader, store, points, relPath, now, changesAt);
   }
 
   private async historyInputs(relPath: string) {
@@ -628,7 +636,10 @@ export class FileCheckpointer {
         now = null;
       }
     }
-    return { reader: new TreeReader(store), store, points, now };
+    const reader = new TreeReader(store);
+    this.timelineChanges.load();
+    const changesAt = (j: number) => this.timelineChanges.between(reader, points[j]!.root, points[j + 1]!.root);
+    return { reader, store, points, now, changesAt };
   }
 
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -789,6 +800,16 @@ export class FileCheckpointer {
       const r = await gcStore(store, this.records, this.sizeCap);
       // the timeline drops what gc dropped and takes back any record a crash left off it
       await this.timeline.reconcile().catch(() => {});
+      // and its changed-path index: the pairs of the points kept, those a crash or damage left out computed again
+      await this.timeline
+        .points()
+        .then((points) =>
+          this.timelineChanges.rewrite(
+            new TreeReader(store),
+            points.map((p) => p.root),
+          ),
+        )
+        .catch(() => {});
       return r;
     });
     const compacted = await this.compact();
