@@ -753,11 +753,14 @@ export class RewindEngine {
 
   /** A file's changes since a user message as hunks a rewind can take back one by one (rewindFiles' `hunks`), or why
    *  it can only be taken back whole. Reads only. */
-  async fileHunks(sessionRef: string, anchorEntryId: string, relPath: string): Promise<FileHunks> {
+  async fileHunks(sessionRef: string, anchorEntryId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
     const session = await this.view(sessionRef);
     const cp = this.#checkpointerOf(session);
     if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-    return cp.fileHunks(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPath);
+    const { key } = await filesAnchorOf(session, anchorEntryId, cp);
+    const out: FileHunks[] = [];
+    for (const path of relPaths) out.push(await cp.fileHunks(session.sessionId, key, path));
+    return out;
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */

@@ -1,6 +1,6 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
-import type { FileAttribution, FileChangePreview, FileDifference, FileHunks, HunkSelection } from '../../shared/view-models';
-export type { FileAttribution, FileHunks, HunkSelection };
+import type { FileAttribution, FileChangePreview, FileDifference, FileHunk, FileHunks, HunkSelection } from '../../shared/view-models';
+export type { FileAttribution, FileHunk, FileHunks, HunkSelection };
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
