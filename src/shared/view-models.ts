@@ -241,10 +241,11 @@ export interface SelectionPreview {
   deletions: number;
 }
 
-/** What Confirm chose of the files: exactly these whole files (`only`) and these hunks of others (`hunks`). */
+/** What Confirm chose of the files: exactly these whole files (`only`) and these hunks of others (`hunks`, always
+ *  keyed to the bytes the preview showed them for). */
 export interface FilesSelection {
   only: string[];
-  hunks?: HunkSelection[];
+  hunks?: (HunkSelection & { hash: string })[];
 }
 
 export interface RewindOutcome {
