@@ -111,10 +111,7 @@ describe('preview hunk ticks in Chromium over a real engine', { skip: missing },
     const fileTick = page.locator('[data-testid="file-tick"][data-path="src/a.txt"]');
     assert.equal(await totals.textContent(), '3 files to restore, 4 3');
     assert.equal(await confirm.textContent(), 'Rewind 3 files');
-    assert.equal(
-      await page.locator('[data-testid="file-row"][data-path="logo.bin"] ~ [data-testid="whole-file-only"]').textContent(),
-      'binary: whole file only',
-    );
+    assert.equal(await page.locator('[data-testid="file-row"][data-path="logo.bin"] ~ [data-testid="whole-file-only"]').textContent(), 'whole file only');
     assert.equal(await page.locator('[data-testid="hunks-toggle"][data-path="logo.bin"]').count(), 0, 'a binary file has no hunks to open');
 
     // Open a.txt's hunks: both ticked, as the file is.
