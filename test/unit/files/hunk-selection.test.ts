@@ -3,9 +3,10 @@
 // nothing is rewound), undone and redone exactly (bytes and mode).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
+import { restoreFaults } from '../../../src/core/files/restore/restore';
 import { fingerprint, readTree, tempBase, userAnchor, writeTree } from './helpers';
 
 const anchorText = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
@@ -120,5 +121,37 @@ test('hunk selection: a hunk the file does not have, a binary file, an unchanged
       cp.rewindFiles('A', 'u1', { anchor: userAnchor, hunks: [{ path: 'g.txt', hunks: [1] }] }),
       /g\.txt is as it was at that message already: it has no hunks to take back/,
     );
+  });
+});
+
+test('hunk selection: a rewind killed right after its journal was written is finished by recovery, the new content included', async () => {
+  await scenario(async ({ ws, cp }) => {
+    const shown = await cp.fileHunks('A', 'u1', 'f.txt');
+    assert.ok(shown.ok);
+    const before = await fingerprint(ws);
+    const journal = join(cp.storeDir, 'journal.json');
+    const kept = join(cp.storeDir, 'journal.kept');
+    // the journal as a killed process would leave it: taken at the first write, then the step fails (and is rolled back)
+    restoreFaults.hook = (step, _rel, rollingBack) => {
+      if (step !== 'write' || rollingBack) return;
+      restoreFaults.hook = undefined;
+      void copyFile(journal, kept);
+      throw new Error('killed');
+    };
+    try {
+      await assert.rejects(cp.rewindFiles('A', 'u1', { anchor: userAnchor, hunks: [{ path: 'f.txt', hunks: [1], hash: shown.hash }] }), /killed/);
+    } finally {
+      restoreFaults.hook = undefined;
+    }
+    assert.deepEqual(await fingerprint(ws), before, 'rolled back');
+    await copyFile(kept, journal);
+    const fresh = new FileCheckpointer({ workspaceRoot: ws, home: join(cp.storeDir, '..'), storeDir: cp.storeDir });
+    try {
+      const r = await fresh.recover();
+      assert.equal(r.outcome, 'completed');
+      assert.equal(await readFile(join(ws, 'f.txt'), 'utf8'), 'one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\neight\n', 'hunk 1 taken back from the stored content');
+    } finally {
+      await fresh.dispose();
+    }
   });
 });
