@@ -146,7 +146,12 @@ app.addEventListener('change', (event) => {
   } else if (input.id === 'overwrite-user-modified') {
     ui.overwriteUserModified = input.checked;
     // The box speaks for every file changed by hand: it replaces their single ticks.
-    if (model?.files.ok) for (const f of model.files.files) if (f.userModified && ui.picks) delete ui.picks[f.path];
+    if (model?.files.ok)
+      for (const f of model.files.files)
+        if (f.userModified) {
+          if (ui.picks) delete ui.picks[f.path];
+          if (ui.hunkPicks) delete ui.hunkPicks[f.path];
+        }
   } else if (input.dataset.action === 'tick' && input.dataset.path) {
     // the file's tick speaks for all of its hunks
     const path = input.dataset.path;
