@@ -5,7 +5,7 @@
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
 import { namedBlame, namedHistory, type NamedBlame, type NamedHistory, type PromptNamingContext } from './file-history';
-import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
+import { choiceAsApplied, choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { Conversation } from '../branches/conversation';
@@ -23,7 +23,7 @@ import { SessionState, type StateSnapshot } from '../state/session-state';
 import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
 import type { StartFilesWorker } from '../files/workers/worker-checkpointer';
-import type { RewindFilesResult } from '../files/types';
+import type { FileHunks, RewindFilesResult } from '../files/types';
 import type {
   BranchCompareModel,
   EntryLocation,
@@ -549,14 +549,15 @@ export class RewindEngine {
     if (mode !== 'conversation' && !cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
     return this.#logRewind<RewindOutcome>(session, sessionRef, mode, anchorEntryId, async () => {
       let filesChanged: string[] = [];
+      let choice = opts;
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
           ...choiceOptions(opts),
           anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
         });
         filesChanged = result.filesChanged;
+        choice = choiceAsApplied(opts, result);
       }
-      const choice = opts;
       if (mode === 'files') return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, choice };
       let rewound: ConversationRewind;
       try {
@@ -662,7 +663,7 @@ export class RewindEngine {
       ? await rewind()
       : await this.#logRewind(session, sessionRef, 'files', anchorEntryId, async () => {
           const r = await rewind();
-          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: opts };
+          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: choiceAsApplied(opts, r) };
         });
     return note ? { ...result, note } : result;
   }
@@ -748,6 +749,18 @@ export class RewindEngine {
     const session = await this.view(sessionRef);
     const cp = this.#checkpointerOf(session);
     return cp ? cp.readFileAtAnchor(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPath) : undefined;
+  }
+
+  /** A file's changes since a user message as hunks a rewind can take back one by one (rewindFiles' `hunks`), or why
+   *  it can only be taken back whole. Reads only. */
+  async fileHunks(sessionRef: string, anchorEntryId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    const session = await this.view(sessionRef);
+    const cp = this.#checkpointerOf(session);
+    if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
+    const { key } = await filesAnchorOf(session, anchorEntryId, cp);
+    const out: FileHunks[] = [];
+    for (const path of relPaths) out.push(await cp.fileHunks(session.sessionId, key, path));
+    return out;
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */

@@ -1,6 +1,6 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
-import type { FileAttribution, FileChangePreview, FileDifference } from '../../shared/view-models';
-export type { FileAttribution };
+import type { FileAttribution, FileChangePreview, FileDifference, FileHunk, FileHunks, HunkSelection } from '../../shared/view-models';
+export type { FileAttribution, FileHunk, FileHunks, HunkSelection };
 import type { SnapshotRecord } from './snapshot-records';
 import type { WatcherSync } from './scan/watcher-sync';
 
@@ -128,6 +128,10 @@ export interface RewindFilesOptions {
   /** Only these paths (workspace-relative, '/'-separated; a folder stands for everything below it) are brought back,
    *  whoever changed them; every other file is left as it is. */
   only?: string[];
+  /** Files of which only these hunks are taken back (the rest of each stays as it is now), whoever changed them; like
+   *  `only`, a selection: with either, nothing else is brought back. A file whose bytes are no longer those the hunks
+   *  were chosen from (`hash`) is refused, and nothing is rewound. */
+  hunks?: HunkSelection[];
   anchor: AnchorCheck;
 }
 
@@ -170,6 +174,9 @@ export interface FileCheckpoints {
    *  finished: the rewind log reads from it whether a rewind's files moved. */
   undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
+  /** A file's changes since the anchor as hunks a rewind can take back one by one (read only; rewindFiles' `hunks`
+   *  names them by index and by the hash given here). */
+  fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
    *  any two sessions of the folder); read from the store only; throws when one does not exist. */

@@ -17,6 +17,7 @@ import type {
   SnapshotFileDiff,
   SnapshotId,
   FileHistory,
+  FileHunks,
   FileBlame,
   SnapshotKind,
   SnapshotSummary,
@@ -294,6 +295,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       // sent only when asked for: a service of an earlier version refuses fields it does not know
       ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
       ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.hunks ? { hunks: opts.hunks } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
@@ -317,6 +319,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   async diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]> {
     return (await this.localCheckpointer()).diffSnapshots(a, b);
+  }
+
+  // read only, from the store and the one file: in this process, as readFileAtAnchor
+  async fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks> {
+    return (await this.localCheckpointer()).fileHunks(sessionId, anchorId, relPath);
   }
 
   // read only, from the store: in this process, as diffSnapshots

@@ -12,6 +12,7 @@ import type {
   SnapshotId,
   FileHistory,
   FileBlame,
+  FileHunks,
   SnapshotKind,
   SnapshotSummary,
 } from '../types';
@@ -127,6 +128,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
   async readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined> {
     const data = await this.call<Uint8Array | undefined>('readFileAtAnchor', [sessionId, anchorId, relPath]);
     return data === undefined ? undefined : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks> {
+    return this.call('fileHunks', [sessionId, anchorId, relPath]);
   }
 
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {

@@ -9,6 +9,7 @@ export const WORKER_METHODS = [
   'rewindFiles',
   'undoLastRewind',
   'readFileAtAnchor',
+  'fileHunks',
   'listSnapshots',
   'undoStack',
   'diffSnapshots',
