@@ -6,7 +6,7 @@
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
 import { namedBlame, namedHistory, type NamedBlame, type NamedHistory, type PromptNamingContext } from './file-history';
 import { describeBlame, type DescribedBlame } from './line-blame';
-import { namePrompts } from './prompt-names';
+import { namePrompts, promptOf, type NamedPrompt } from './prompt-names';
 import { workspaceTimeline, type TimelineFolder, type WorkspaceTimelinePoint } from './workspace-timeline';
 import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
@@ -693,6 +693,11 @@ export class RewindEngine {
     const b = await this.blame(absPath);
     const sessions = b.lines.flatMap((l) => (l.owner.by === 'turn' ? [l.owner.sessionId] : []));
     return describeBlame(b, await namePrompts(this.#promptSources, undefined, sessions));
+  }
+
+  /** A user message of a session by id, on whichever branch it is (one a rewind left too): its text and when sent. */
+  async namedPrompt(sessionRef: string, messageId: string): Promise<NamedPrompt | undefined> {
+    return promptOf(await this.view(sessionRef), messageId);
   }
 
   /** Every snapshot of the open folders, newest first, whichever session of whichever agent took it, each with its

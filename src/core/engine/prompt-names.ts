@@ -43,7 +43,8 @@ interface ReadSession {
   messageOf: Map<string, string>;
 }
 
-function promptOf(view: SessionView | undefined, messageId: string): NamedPrompt | undefined {
+/** A user message of a session as a front-end shows it (on any branch, a branch a rewind left included). */
+export function promptOf(view: SessionView | undefined, messageId: string): NamedPrompt | undefined {
   const entry = view?.getEntry(messageId);
   if (!entry) return undefined;
   return { messageId, text: previewOf(entry), ...(entry.timestamp ? { sentAt: entry.timestamp } : {}) };

@@ -92,4 +92,12 @@ describe('engine: the workspace timeline and the described blame of two sessions
     assert.match(file!, /timeline\.jsonl$/);
     assert.ok(statSync(file!).size > 0, 'the snapshots above are on it');
   });
+
+  it('names a prompt by its id after a rewind has left its branch (File History named it by its id before)', async () => {
+    await engine.applyRewind(a, ids.a1!, 'conversation');
+    const active = (await engine.userMessages(a)).map((m) => m.entryId);
+    assert.ok(!active.includes(ids.a2!), 'the prompt is no longer on the active branch');
+    assert.equal((await engine.namedPrompt(a, ids.a2!))?.text, 'nothing');
+    assert.equal(await engine.namedPrompt(a, 'no-such-id'), undefined);
+  });
 });
