@@ -23,7 +23,7 @@ import { fsPath } from './file-names';
 import { fileBlame, fileHistory } from './file-history';
 import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
-import { Timeline } from './timeline';
+import { Timeline, type TimelinePoint } from './timeline';
 import { TimelineChanges } from './timeline-changes';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
@@ -652,6 +652,11 @@ export class FileCheckpointer {
   async blame(relPath: string): Promise<FileBlame> {
     const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
     return fileBlame(reader, store, points, relPath, now, changesAt);
+  }
+
+  /** Every snapshot of this folder in the order taken, from any session (the timeline file, mended in memory if need be). */
+  timelinePoints(): Promise<TimelinePoint[]> {
+    return this.timeline.points();
   }
 
   private async historyInputs(relPath: string) {
