@@ -12,6 +12,7 @@ import { FileCheckpointer } from '../../../../src/core/files/file-checkpointer';
 import { parseSettings } from '../../../../src/core/settings/settings';
 import { readLateSnapshotRecords } from '../../../../src/core/sources/vscode-chat/late-snapshots';
 import { VsChatSource } from '../../../../src/core/sources/vscode-chat/vscode-chat-source';
+import { SessionSources } from '../../../../src/core/sources/session-sources';
 import { agentById } from '../../../../src/core/sources/registry';
 import { initialState, lines, plantSession, request, SESSION_ID } from './builder';
 
@@ -154,4 +155,26 @@ test("a request a hook already snapshotted (VS Code ran another agent's hook fil
   const log = plantSession(ud, 'w1', lines({ kind: 0, v: initialState({ requests: [request(1, 'first', { folder: ws, at })] }) }));
   assert.deepEqual(await engine.snapshotNewPrompts(log), { taken: [], skipped: [] });
   assert.deepEqual(await snapshotAnchors(), [hookAnchor]);
+});
+
+test("the window's own storage folder is watched before VS Code makes its chatSessions folder (the workspace's first chat)", async () => {
+  // VS Code creates chatSessions/ at the first request; the extension, active before, watches the folders it got then
+  const storage = join(ud, 'User', 'workspaceStorage', 'fresh');
+  mkdirSync(storage, { recursive: true });
+  const source = new VsChatSource({ home, editorStorage: storage, env: { AGENT_REWIND_VSCODE_USER_DATA: ud }, userHome: join(dir, 'nohome') });
+  assert.deepEqual(
+    source.watchFolders().map((w) => w.path),
+    [storage],
+  );
+  const log = join(storage, 'chatSessions', `${SESSION_ID}.jsonl`);
+  mkdirSync(join(storage, 'chatSessions'));
+  writeFileSync(log, lines({ kind: 0, v: initialState({ requests: [request(1, 'first', { folder: ws, at: Date.now() - 1_000 })] }) }));
+  const ctx = { settings: {} as never, workspaceRoots: [ws], warn: () => {} };
+  assert.deepEqual(await new SessionSources([source]).refsOfChange(log, ctx), [log]);
+  // another window's folder without chat sessions is not watched (there are many)
+  mkdirSync(join(ud, 'User', 'workspaceStorage', 'other-window'), { recursive: true });
+  assert.deepEqual(
+    source.watchFolders().map((w) => w.path),
+    [storage],
+  );
 });
