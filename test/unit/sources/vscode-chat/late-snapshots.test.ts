@@ -90,6 +90,16 @@ test('a new request gets one snapshot under its request id, not twice; the next 
   assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'before the request');
 });
 
+test("the preview offers VS Code's own commands for the conversation, on the request it previews", async () => {
+  const log = logWith(3_000);
+  await engine.snapshotNewPrompts(log);
+  const preview = await engine.previewRewind(log, 'request_0001');
+  assert.deepEqual(preview.editorChat, { agent: 'VS Code chat', sessionId: SESSION_ID, requestId: 'request_0001' });
+  assert.ok(!preview.conversation.ok && /Restore Checkpoint/.test(preview.conversation.error), JSON.stringify(preview.conversation));
+  assert.deepEqual(await engine.editorChatTarget(log, 'request_0001'), { sessionId: SESSION_ID, requestId: 'request_0001', requestText: 'first' });
+  assert.equal(await engine.editorChatTarget(log, 'request_9999'), undefined);
+});
+
 test('a request seen long after it was sent gets none (the workspace is no longer what it was sent in)', async () => {
   const log = logWith(10 * 60_000);
   const r = await engine.snapshotNewPrompts(log);
