@@ -23,6 +23,9 @@ import { plural } from './tree/format';
 import type { TreeNode } from './tree/nodes';
 import { refreshAgesWhileVisible } from './tree/age-refresh';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
+import { TimelineTreeProvider } from './tree/timeline-tree-provider';
+import { TimelineWatcher } from './timeline-watcher';
+import { AgentBlame } from './blame/agent-blame';
 import { ComparePanel } from './webviews/compare-panel';
 import type { CompareRef } from './webviews/services';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
@@ -93,6 +96,19 @@ export class AgentRewindExtension extends Disposable {
     this._register(treeView.onDidChangeSelection((e) => setFocusedItem(e.selection[0])));
     // "3 min ago" must not stay "just now".
     this._register(refreshAgesWhileVisible(treeView, () => tree.refresh(), AGE_REFRESH_MS));
+    // every snapshot of the open folders, any session of any agent, newest first (issue 27, item 6); agent blame
+    // (item 5). Both follow the folders' timeline files, and the session events below.
+    const timeline = this._register(new TimelineTreeProvider(engine));
+    this._register(vscode.window.createTreeView('agentRewind.timeline', { treeDataProvider: timeline, showCollapseAll: true }));
+    const blame = this._register(new AgentBlame(engine, log));
+    const timelineWatcher = this._register(new TimelineWatcher(() => engine.timelineFiles()));
+    this._register(
+      timelineWatcher.onDidChange(() => {
+        timeline.refresh();
+        blame.changed();
+      }),
+    );
+    timelineWatcher.watch();
 
     const changed = (file: string) => events.fire([file]);
     const services = new PanelServices(engine, events, {
@@ -128,6 +144,9 @@ export class AgentRewindExtension extends Disposable {
         void Promise.all(refs.map((r) => engine.sessionChanged(r))).then(() => {
           tree.refresh();
           void status.refresh();
+          timeline.refresh();
+          blame.changed();
+          timelineWatcher.ensureWatching();
         });
       }),
     );
@@ -153,6 +172,7 @@ export class AgentRewindExtension extends Disposable {
       events,
       refreshAll: () => {
         tree.refresh();
+        timeline.refresh();
         void status.refresh();
       },
       showTranscript,
@@ -172,6 +192,8 @@ export class AgentRewindExtension extends Disposable {
         await engine.updateSettings(settings);
         updateService();
         watcher.watch(engine.sessionFolders());
+        timelineWatcher.watch();
+        timeline.refresh();
         tree.refresh();
         void status.refresh();
       }),
@@ -181,6 +203,8 @@ export class AgentRewindExtension extends Disposable {
         await engine.setWorkspaceRoots(workspaceRoots());
         updateService();
         watcher.watch(engine.sessionFolders());
+        timelineWatcher.watch();
+        timeline.refresh();
         tree.refresh();
         void status.refresh();
       }),

@@ -23,7 +23,8 @@ import { fsPath } from './file-names';
 import { fileBlame, fileHistory } from './file-history';
 import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
-import { Timeline } from './timeline';
+import { Timeline, type TimelinePoint } from './timeline';
+import { TimelineChanges } from './timeline-changes';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
@@ -81,6 +82,8 @@ export class FileCheckpointer {
   private readonly records: SnapshotRecords;
   /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
   readonly timeline: Timeline;
+  /** For each pair of consecutive points, the paths that changed between them (timeline-changes.ts). */
+  readonly timelineChanges: TimelineChanges;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
@@ -116,6 +119,7 @@ export class FileCheckpointer {
       ...opts.tuning,
     });
     this.timeline = new Timeline(this.storeDir, this.records);
+    this.timelineChanges = new TimelineChanges(this.storeDir);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
     this.watchLimitForTests = opts.tuning?.watchLimit;
   }
@@ -423,11 +427,15 @@ export class FileCheckpointer {
     // a new snapshot takes its place on the folder's timeline (an unchanged user message's keeps its first one); a
     // failed append loses nothing: the record is there, and reconcile() puts it back on the timeline
     if (saved.createdAt === rec.createdAt) {
+      let previousRoot: string | undefined;
       try {
-        this.timeline.append(saved);
+        previousRoot = this.timeline.append(saved).previousRoot;
       } catch {
         /* mended from the records */
       }
+      // and the paths it changed since the point before it: a few trees read, those on the way to the changes (a
+      // line that is not written is computed by its readers, and written by the next gc)
+      if (previousRoot !== undefined) await this.timelineChanges.record(new TreeReader(store), previousRoot, saved.root).catch(() => {});
     }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
@@ -643,14 +651,19 @@ export class FileCheckpointer {
 
   /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
   async fileHistory(relPath: string): Promise<FileHistory> {
-    const { reader, store, points, now } = await this.historyInputs(relPath);
-    return fileHistory(reader, store, points, relPath, now);
+    const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
+    return fileHistory(reader, store, points, relPath, now, changesAt);
   }
 
   /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
   async blame(relPath: string): Promise<FileBlame> {
-    const { reader, store, points, now } = await this.historyInputs(relPath);
-    return fileBlame(reader, store, points, relPath, now);
+    const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
+    return fileBlame(reader, store, points, relPath, now, changesAt);
+  }
+
+  /** Every snapshot of this folder in the order taken, from any session (the timeline file, mended in memory if need be). */
+  timelinePoints(): Promise<TimelinePoint[]> {
+    return this.timeline.points();
   }
 
   private async historyInputs(relPath: string) {
@@ -668,7 +681,10 @@ export class FileCheckpointer {
         now = null;
       }
     }
-    return { reader: new TreeReader(store), store, points, now };
+    const reader = new TreeReader(store);
+    this.timelineChanges.load();
+    const changesAt = (j: number) => this.timelineChanges.between(reader, points[j]!.root, points[j + 1]!.root);
+    return { reader, store, points, now, changesAt };
   }
 
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -837,6 +853,16 @@ export class FileCheckpointer {
       const r = await gcStore(store, this.records, this.sizeCap);
       // the timeline drops what gc dropped and takes back any record a crash left off it
       await this.timeline.reconcile().catch(() => {});
+      // and its changed-path index: the pairs of the points kept, those a crash or damage left out computed again
+      await this.timeline
+        .points()
+        .then((points) =>
+          this.timelineChanges.rewrite(
+            new TreeReader(store),
+            points.map((p) => p.root),
+          ),
+        )
+        .catch(() => {});
       return r;
     });
     const compacted = await this.compact();

@@ -2,6 +2,7 @@
 import type { FileAttribution, FileChangePreview, FileDifference, FileHunk, FileHunks, HunkSelection } from '../../shared/view-models';
 export type { FileAttribution, FileHunk, FileHunks, HunkSelection };
 import type { SnapshotRecord } from './snapshot-records';
+import type { TimelinePoint } from './timeline';
 import type { WatcherSync } from './scan/watcher-sync';
 
 export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
@@ -185,6 +186,8 @@ export interface FileCheckpoints {
   fileHistory(relPath: string): Promise<FileHistory>;
   /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
   blame(relPath: string): Promise<FileBlame>;
+  /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts); read only. */
+  timelinePoints(): Promise<TimelinePoint[]>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   /** Another session's user-message snapshot recorded under this session too (see FileCheckpointer.adoptSnapshot). */

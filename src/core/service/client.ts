@@ -8,6 +8,7 @@ import { createConnection, type Socket } from 'node:net';
 // service never evaluates it
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
+import type { TimelinePoint } from '../files/timeline';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
@@ -333,6 +334,10 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   async blame(relPath: string): Promise<FileBlame> {
     return (await this.localCheckpointer()).blame(relPath);
+  }
+
+  async timelinePoints(): Promise<TimelinePoint[]> {
+    return (await this.localCheckpointer()).timelinePoints();
   }
 
   /** In-process: it reads another tool's backups, which the service has no business opening. */

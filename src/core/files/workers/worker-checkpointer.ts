@@ -2,6 +2,7 @@
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotRecord } from '../snapshot-records';
+import type { TimelinePoint } from '../timeline';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
@@ -160,6 +161,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
 
   blame(relPath: string): Promise<FileBlame> {
     return this.call('blame', [relPath]);
+  }
+
+  timelinePoints(): Promise<TimelinePoint[]> {
+    return this.call('timelinePoints', []);
   }
 
   notifyChanged(paths: Iterable<string>): void {

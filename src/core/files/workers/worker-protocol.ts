@@ -15,6 +15,7 @@ export const WORKER_METHODS = [
   'diffSnapshots',
   'fileHistory',
   'blame',
+  'timelinePoints',
   'importSnapshot',
   'adoptSnapshot',
   'dispose',
