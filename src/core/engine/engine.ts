@@ -814,10 +814,7 @@ export class RewindEngine {
     const session = await this.view(sessionRef);
     const cp = this.#checkpointerOf(session);
     if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-    const { key } = await filesAnchorOf(session, anchorEntryId, cp);
-    const out: FileHunks[] = [];
-    for (const path of relPaths) out.push(await cp.fileHunks(session.sessionId, key, path));
-    return out;
+    return cp.fileHunks(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPaths);
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */
