@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { SERVICE_NODE_ARGS } from '../core/service';
+import { SERVICE_MALLOC_ENV, SERVICE_NODE_ARGS } from '../core/service';
 import { loadCliSettings } from './cli-settings';
 
 export function startServiceLater(home: string, workspaceRoot: string): void {
@@ -30,7 +30,8 @@ export function startServiceLater(home: string, workspaceRoot: string): void {
     home,
   ];
   // its own session (detached): the agent ending the hook's process group does not end the service
-  const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', ...(existsSync(home) ? { cwd: home } : {}) });
+  const env = { ...process.env, ...SERVICE_MALLOC_ENV };
+  const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env, ...(existsSync(home) ? { cwd: home } : {}) });
   child.on('error', () => undefined);
   child.unref();
 }
