@@ -2,13 +2,14 @@
 // Huffman-codes them only while those writes are behind (pack-writer.ts, compressBulk): compressing every file was
 // most of a first snapshot's CPU. Either way every object reads back as it was, and compaction still recompresses.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FileCheckpointer } from '../../../src/core/files';
 import { F_DEFLATED, F_DICTIONARY, F_TREE } from '../../../src/core/files/store/object-format';
 import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { BULK_OBJECTS, DISK_BEHIND_BYTES } from '../../../src/core/files/store/pack-writer';
-import { tempBase, writeTree } from './helpers';
+import { tempBase, userAnchor, writeTree } from './helpers';
 
 /** Compressible, distinct contents of about `size` bytes. */
 const text = (i: number, size: number) => Buffer.from(`// file ${i}\n${`const value${i % 13} = compute(${i % 7}, "text");\n`.repeat(Math.ceil(size / 40))}`);
@@ -81,6 +82,37 @@ test('a first snapshot of many files stores raw blobs that restore exactly and c
       } finally {
         await fc.dispose();
       }
+    }
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test("a rewind of 300 files keeps their undo copies as they are (no deflate on the restore's time), and its undo brings them back", async () => {
+  const base = await tempBase('arw-bulk-undo-');
+  try {
+    const ws = join(base.dir, 'ws');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`d${i % 9}/f${i}.ts`] = text(i, 2000).toString();
+    await writeTree(ws, files);
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+    try {
+      await fc.snapshot('s', 'u1');
+      const edited = Object.fromEntries(Object.keys(files).map((p, i) => [p, `${files[p]}// edited ${i}\n`]));
+      await writeTree(ws, edited);
+      const undoHashes = Object.values(edited).map((t) => hashObject('blob', Buffer.from(t)));
+      const real = await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
+      assert.equal(real.filesChanged.length, 300);
+      const store = await ObjectStore.open(fc.storeDir);
+      const flags = new Map<string, number>();
+      for (const { hash, loc } of store.table.entries()) flags.set(hash, loc.flags);
+      await store.closeHandles();
+      const raw = undoHashes.filter((h) => flags.has(h) && !(flags.get(h)! & F_DEFLATED)).length;
+      assert.ok(raw >= 150, `undo copies stored as they are: ${raw} of 300`);
+      await fc.undoLastRewind('s');
+      for (const [p, t] of Object.entries(edited)) assert.equal(await readFile(join(ws, p), 'utf8'), t, p);
+    } finally {
+      await fc.dispose();
     }
   } finally {
     await base.cleanup();

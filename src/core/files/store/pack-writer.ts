@@ -51,14 +51,15 @@ const deflateAsync = promisify(deflateRaw);
 const fsyncFd = promisify(fsync);
 
 /**
- * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch): its blobs are then
+ * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch, the undo snapshot of
+ * a restore of many files: at level 1 its 1,000 blobs were ~100 ms of a 1,000-file restore's CPU): its blobs are then
  * stored as they are while the disk keeps up with the pack's writes, and only Huffman-coded (raw deflate still, so
  * every version reads them) while it does not (compressBulk), as compaction (store-compaction.ts) recompresses them
  * soon after anyway. A first snapshot was mostly compression: Huffman coding alone was ~55 µs of CPU per 8 KiB file,
  * ten times its sha256, where the disk took the raw bytes as fast. The hashing thread (blob-thread-main.ts) stores the
  * same bytes (bulkStored), asked with the writer's compressBulk at the time.
  */
-export const BULK_OBJECTS = 1000;
+export const BULK_OBJECTS = 128;
 const LEVEL_1 = { level: 1 };
 /**
  * Bytes handed to the pack file and not yet written, past which a bulk snapshot compresses its blobs: writes that
