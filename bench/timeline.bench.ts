@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files';
 import { SnapshotRecords } from '../src/core/files/snapshot-records';
 import { Timeline } from '../src/core/files/timeline';
+import { TimelineChanges } from '../src/core/files/timeline-changes';
 import { hashObject, ObjectStore, type PackWriter } from '../src/core/files/store/object-store';
 import { encodeTree, readTree, type TreeEntry } from '../src/core/files/store/tree';
 import { editRandomFiles, fmtMs, now, sleep } from './bench-tools';
@@ -114,10 +115,13 @@ async function buildTimeline(ws: string, storeDir: string, files: string[], firs
   const store = await ObjectStore.open(storeDir);
   const records = new SnapshotRecords(storeDir);
   const timeline = new Timeline(storeDir, records);
+  const changes = new TimelineChanges(storeDir);
   const editor = new TreeEditor(store, firstRoot);
   const hotFiles = Array.from({ length: HOT }, (_, i) => files[Math.floor((i * files.length) / HOT)]!);
   const content = new Map<string, Buffer>();
   const changesOf = new Map<string, number>();
+  /** The files this snapshot changed, with their new blobs: its line of the changed-path index. */
+  const changedNow = new Map<string, string>();
   const randomFiles: string[] = [];
   const start = Date.now() - count * 1000;
   let w = store.newPack();
@@ -129,6 +133,7 @@ async function buildTimeline(ws: string, storeDir: string, files: string[], firs
     content.set(path, after);
     changesOf.set(path, (changesOf.get(path) ?? 0) + 1);
     await editor.setFile(w, path, after);
+    changedNow.set(path, hashObject('blob', after));
   };
   for (let i = 0; i < count; i++) {
     const promptStart = i % 2 === 1; // the first (real) snapshot is prompt 0's start: this ends on a turn end
@@ -140,6 +145,7 @@ async function buildTimeline(ws: string, storeDir: string, files: string[], firs
         if (!hotFiles.includes(path) && randomFiles.length < 50) randomFiles.push(path);
         await change(path, `prompt ${prompt} change ${k}`);
       }
+    const previousRoot = root;
     root = await editor.commitTrees(w);
     if (i % 500 === 499 || i === count - 1) {
       await w.commit(false);
@@ -157,6 +163,10 @@ async function buildTimeline(ws: string, storeDir: string, files: string[], firs
     };
     await records.put(rec);
     timeline.append(rec);
+    // the line a snapshot writes after its point (FileCheckpointer computes it from the trees; their pack is not
+    // written yet here, and the paths are known)
+    if (root !== previousRoot) changes.append({ from: previousRoot, to: root, paths: [...changedNow] });
+    changedNow.clear();
     if (!promptStart) prompt++;
   }
   await w.abort().catch(() => {});
@@ -184,6 +194,9 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const firstMs = now() - t;
     const built = await buildTimeline(ws, storeDir, gen.files, firstSummary.root, snapshotCount - 1);
     const timelineBytes = statSync(join(storeDir, 'timeline.jsonl')).size;
+    const indexText = await readFile(join(storeDir, 'timeline-changes.jsonl'), 'utf8');
+    const indexBytes = Buffer.byteLength(indexText);
+    const indexLines = indexText.split('\n').length - 1;
 
     // history and blame: each sample on a fresh checkpointer (the timeline parsed and the packs' indexes read again,
     // as a CLI process does, without Node's start), then again on the same one (the extension's or the service's)
@@ -296,6 +309,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       `| the same, timeline hidden (the turn-end rule), interleaved | ${fmtMs(p50(withoutT))} / ${fmtMs(p95(withoutT))} | | | |`,
       `| attribution's added cost (ratio of p50s − 1; per pair: ${pairs.map(pct).join(', ')}) | ${pct(addedP50)} | < 5 % | ${mark(attributionOk)} | |`,
       `| timeline size per snapshot (${(built.points + 1).toLocaleString('en')} lines, ${(timelineBytes / 1e6).toFixed(2)} MB) | ${(timelineBytes / (built.points + 1)).toFixed(0)} bytes | | | |`,
+      `| its changed-path index per snapshot (${indexLines.toLocaleString('en')} lines: one per snapshot that changed something; ${(indexBytes / 1e6).toFixed(2)} MB) | ${(indexBytes / (built.points + 1)).toFixed(0)} bytes | | | |`,
       '',
       `Notes: the workspace has ${fileCount.toLocaleString('en')} files; the timeline ${(built.points + 1).toLocaleString('en')} snapshots of two sessions taking turns (a prompt start, then a turn end with 3 changed files; a hand edit of one file before every fifth prompt). ` +
         `The first snapshot is a real one (${fmtMs(firstMs)}); the other ${built.points.toLocaleString('en')} were written in ${fmtMs(built.buildMs)} in the formats real snapshots write (the store's PackWriter for blobs and trees, SnapshotRecords.put, Timeline.append), without scanning the workspace, one pack per 500 snapshots. ` +

@@ -6,9 +6,10 @@
 import { createTwoFilesPatch, diffArrays } from 'diff';
 import { intervalOwners } from './restore/attribution';
 import { lineStats } from './restore/line-stats';
-import type { ObjectStore } from './store/object-store';
+import { hashObject, type ObjectStore } from './store/object-store';
 import { diffStoredTrees, type EntryState, type TreeReader } from './store/tree-diff';
 import type { TimelinePoint } from './timeline';
+import type { ChangedPath } from './timeline-changes';
 import type { BlameLine, ChangeOwner, FileBlame, FileHistory, FileHistoryEntry } from './types';
 
 /** The file as it is now (read by the caller): its bytes, or null when there is no regular file at the path. */
@@ -26,46 +27,95 @@ interface Version {
 
 const DIFF_CAP = 200_000;
 
-async function blobAt(reader: TreeReader, store: ObjectStore, root: string, path: string): Promise<{ state: EntryState; data: Buffer | null }> {
-  const state = await reader.lookup(root, path);
-  if (state?.kind !== 'file') return { state, data: null };
-  return { state, data: await store.read(state.hash, 'blob', path) };
+/** The changes between points j and j + 1 (timeline-changes.ts), undefined when not known. */
+export type ChangesAt = (j: number) => Promise<readonly ChangedPath[] | undefined>;
+
+/** What interval j's changes say of `p`: unchanged, the file it holds after (its blob hash), or look at the tree. */
+type Fate = 'same' | 'look' | { file: string };
+
+function fateOf(changed: readonly ChangedPath[] | undefined, p: string): Fate {
+  if (changed === undefined) return 'look';
+  let fate: Fate = 'same';
+  for (const c of changed) {
+    const q = c[0];
+    if (q === p) {
+      if (c.length === 1 || c[1] === null) return 'look'; // not a file there now: which of absent, folder or link, the tree says
+      fate = { file: c[1] };
+    } else if (q === '' || (p.startsWith(q) && p.charCodeAt(q.length) === 0x2f)) return 'look';
+  }
+  return fate;
 }
 
-/** The versions of `path` (followed back through renames), oldest first, each with the interval that made it. */
+/** The versions of `path` (followed back through renames), oldest first, each with the interval that made it. Only
+ *  the points where the changed-path index says the path may have changed are looked at, newest first; a file's
+ *  content is read only where its hash changes. */
 async function versionsOf(
   reader: TreeReader,
   store: ObjectStore,
   points: readonly TimelinePoint[],
   path: string,
   now: NowFile,
+  changesAt: ChangesAt,
 ): Promise<{ versions: Version[]; madeIn: number[] }> {
   const versions: Version[] = [{ at: points.length, path, data: now }];
   const madeIn: number[] = [];
   let current = versions[0]!;
+  /** The content hash of current.data (the file now has no stored hash of its own). */
+  let currentContent = now === null ? undefined : hashObject('blob', now);
   let p = path;
-  for (let j = points.length - 1; j >= 0; j--) {
+  const fate = async (j: number): Promise<Fate> => (points[j]!.root === points[j + 1]!.root ? 'same' : fateOf(await changesAt(j), p));
+  /** The newest interval before point j whose changes may touch p, with what they say (-1: none). */
+  const touchingBefore = async (j: number): Promise<{ i: number; f: Fate }> => {
+    for (let i = j - 1; i >= 0; i--) {
+      const f = await fate(i);
+      if (f !== 'same') return { i, f };
+    }
+    return { i: -1, f: 'look' };
+  };
+  // point j is compared with the version after it: the last point with the file now, then each point whose interval
+  // to the next may have changed p
+  let j = points.length - 1;
+  while (j >= 0) {
     const next = points[j + 1];
-    if (next && next.root === points[j]!.root) continue;
-    let { state, data } = await blobAt(reader, store, points[j]!.root, p).catch(() => ({ state: null as EntryState, data: null }));
-    const same = data === null ? current.data === null : current.data !== null && data.equals(current.data);
+    let before = await touchingBefore(j);
+    // p is as interval i left it (or as at the first point) at every point from i + 1 through j
+    let state: EntryState;
+    let data: Buffer | null = null;
+    if (typeof before.f === 'object') state = { kind: 'file', hash: before.f.file, mode: 0 };
+    else state = await reader.lookup(points[j]!.root, p).catch(() => null);
+    let same: boolean;
+    if (state?.kind === 'file' && currentContent !== undefined && currentContent === state.hash) same = true;
+    else {
+      if (state?.kind === 'file') {
+        try {
+          data = await store.read(state.hash, 'blob', p);
+        } catch {
+          state = null; // unreadable: as the tree's entry would be if it could not be read
+        }
+      }
+      same = data === null ? current.data === null : current.data !== null && data.equals(current.data);
+    }
     if (same) {
       if (state?.kind === 'file') current.hash ??= state.hash; // what a rename further back is recognised by
-      continue;
-    }
-    if (data === null && current.data !== null && next && state === null) {
-      // created in this interval: a path that held the same content at point j and is gone at j+1 was renamed here
-      const moved = (await diffStoredTrees(reader, points[j]!.root, next.root).catch(() => [])).find(
-        (d) => d.b === null && d.a?.kind === 'file' && current.hash !== undefined && d.a.hash === current.hash,
-      );
-      if (moved) {
-        p = moved.path;
-        ({ state, data } = await blobAt(reader, store, points[j]!.root, p));
+    } else {
+      if (data === null && current.data !== null && next && state === null) {
+        // created in this interval: a path that held the same content at point j and is gone at j+1 was renamed here
+        const moved = (await diffStoredTrees(reader, points[j]!.root, next.root).catch(() => [])).find(
+          (d) => d.b === null && d.a?.kind === 'file' && current.hash !== undefined && d.a.hash === current.hash,
+        );
+        if (moved) {
+          p = moved.path;
+          state = await reader.lookup(points[j]!.root, p);
+          data = state?.kind === 'file' ? await store.read(state.hash, 'blob', p) : null;
+          before = await touchingBefore(j);
+        }
       }
+      madeIn.unshift(j);
+      current = { at: j, path: p, data, ...(state && state.kind !== 'dir' ? { hash: state.hash } : {}) };
+      currentContent = data === null ? undefined : state?.kind === 'file' ? state.hash : undefined;
+      versions.unshift(current);
     }
-    madeIn.unshift(j);
-    current = { at: j, path: p, data, ...(state && state.kind !== 'dir' ? { hash: state.hash } : {}) };
-    versions.unshift(current);
+    j = before.i;
   }
   return { versions, madeIn };
 }
@@ -77,9 +127,16 @@ function ownerKey(o: ChangeOwner): string {
 const lines = (b: Buffer | null): string[] => (b === null ? [] : b.toString('utf8').split(/(?<=\n)/));
 
 /** The changes to `path` (any agent), newest first, each with its diff; consecutive changes of one turn are one. */
-export async function fileHistory(reader: TreeReader, store: ObjectStore, points: readonly TimelinePoint[], path: string, now: NowFile): Promise<FileHistory> {
+export async function fileHistory(
+  reader: TreeReader,
+  store: ObjectStore,
+  points: readonly TimelinePoint[],
+  path: string,
+  now: NowFile,
+  changesAt: ChangesAt,
+): Promise<FileHistory> {
   const owners = intervalOwners(points);
-  const { versions, madeIn } = await versionsOf(reader, store, points, path, now);
+  const { versions, madeIn } = await versionsOf(reader, store, points, path, now, changesAt);
   const entries: (FileHistoryEntry & { fromVersion: Version })[] = [];
   for (let k = 1; k < versions.length; k++) {
     const before = versions[k - 1]!;
@@ -130,9 +187,16 @@ function describe(
 }
 
 /** Per line of the file now, the change that last wrote it. */
-export async function fileBlame(reader: TreeReader, store: ObjectStore, points: readonly TimelinePoint[], path: string, now: NowFile): Promise<FileBlame> {
+export async function fileBlame(
+  reader: TreeReader,
+  store: ObjectStore,
+  points: readonly TimelinePoint[],
+  path: string,
+  now: NowFile,
+  changesAt: ChangesAt,
+): Promise<FileBlame> {
   const owners = intervalOwners(points);
-  const { versions, madeIn } = await versionsOf(reader, store, points, path, now);
+  const { versions, madeIn } = await versionsOf(reader, store, points, path, now, changesAt);
   // from the last time the file came into being: lines of an earlier life were deleted with it
   let startAt = 0;
   for (let k = versions.length - 1; k > 0; k--) if (versions[k - 1]!.data === null) ((startAt = k), (k = 0));
