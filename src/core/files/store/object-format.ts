@@ -22,14 +22,17 @@ export const F_DICTIONARY = 8;
 /** Objects smaller than this are stored as they are: a deflate stream costs more than it saves on them. */
 export const MIN_DEFLATE = 64;
 /**
- * How a bulk snapshot's blobs are deflated (pack-writer.ts, BULK_OBJECTS): Huffman coding only, still raw deflate, so
- * every version reads them; compaction recompresses them soon after.
+ * How a bulk snapshot's blobs are deflated when they are (pack-writer.ts, BULK_OBJECTS): Huffman coding only, still
+ * raw deflate, so every version reads them; compaction recompresses them soon after.
  */
 export const HUFFMAN_ONLY = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
 
-/** A bulk snapshot's blob as its pack stores it: Huffman-coded when that makes it smaller, else as it is. */
-export function bulkStored(data: Buffer): { stored: Buffer; deflated: boolean } {
-  const z = data.length < MIN_DEFLATE ? undefined : deflateRawSync(data, HUFFMAN_ONLY);
+/**
+ * A bulk snapshot's blob as its pack stores it: as it is, unless `compress` (the pack's writes are behind: see
+ * PackWriter.compressBulk), then Huffman-coded when that makes it smaller.
+ */
+export function bulkStored(data: Buffer, compress: boolean): { stored: Buffer; deflated: boolean } {
+  const z = !compress || data.length < MIN_DEFLATE ? undefined : deflateRawSync(data, HUFFMAN_ONLY);
   return z && z.length < data.length ? { stored: z, deflated: true } : { stored: data, deflated: false };
 }
 
