@@ -9,7 +9,7 @@ import { lineStats } from './restore/line-stats';
 import { hashObject, type ObjectStore } from './store/object-store';
 import { diffStoredTrees, type EntryState, type TreeReader } from './store/tree-diff';
 import type { TimelinePoint } from './timeline';
-import type { ChangedPath } from './timeline-changes';
+import { quotedPath, type ChangeList } from './timeline-changes';
 import type { BlameLine, ChangeOwner, FileBlame, FileHistory, FileHistoryEntry } from './types';
 
 /** The file as it is now (read by the caller): its bytes, or null when there is no regular file at the path. */
@@ -27,13 +27,24 @@ interface Version {
 
 const DIFF_CAP = 200_000;
 
-/** The changes between points j and j + 1 (timeline-changes.ts), undefined when not known. */
-export type ChangesAt = (j: number) => Promise<readonly ChangedPath[] | undefined>;
+/** The changes between points j and j + 1 (timeline-changes.ts), undefined when not known; a promise only when they
+ *  must be computed from the trees. */
+export type ChangesAt = (j: number) => ChangeList | undefined | Promise<ChangeList | undefined>;
 
 /** What interval j's changes say of `p`: unchanged, the file it holds after (its blob hash), or look at the tree. */
 type Fate = 'same' | 'look' | { file: string };
 
-function fateOf(changed: readonly ChangedPath[] | undefined, p: string): Fate {
+/** `p` and every folder on its way, as a list of changes would write them (ChangeList.mayName). */
+function quotedWay(p: string): string[] {
+  const out = [quotedPath(p)];
+  for (let k = p.indexOf('/'); k > 0; k = p.indexOf('/', k + 1)) out.push(quotedPath(p.slice(0, k)));
+  return out;
+}
+
+function fateOf(changes: ChangeList | undefined, p: string, way: readonly string[]): Fate {
+  if (changes === undefined) return 'look';
+  if (!changes.mayName(way)) return 'same';
+  const changed = changes.paths;
   if (changed === undefined) return 'look';
   let fate: Fate = 'same';
   for (const c of changed) {
@@ -63,11 +74,18 @@ async function versionsOf(
   /** The content hash of current.data (the file now has no stored hash of its own). */
   let currentContent = now === null ? undefined : hashObject('blob', now);
   let p = path;
-  const fate = async (j: number): Promise<Fate> => (points[j]!.root === points[j + 1]!.root ? 'same' : fateOf(await changesAt(j), p));
+  let way = quotedWay(p);
+  // synchronous unless the changes must be computed: a wait per point of a long timeline adds up
+  const fate = (j: number): Fate | Promise<Fate> => {
+    if (points[j]!.root === points[j + 1]!.root) return 'same';
+    const c = changesAt(j);
+    return c instanceof Promise ? c.then((x) => fateOf(x, p, way)) : fateOf(c, p, way);
+  };
   /** The newest interval before point j whose changes may touch p, with what they say (-1: none). */
   const touchingBefore = async (j: number): Promise<{ i: number; f: Fate }> => {
     for (let i = j - 1; i >= 0; i--) {
-      const f = await fate(i);
+      let f = fate(i);
+      if (f instanceof Promise) f = await f;
       if (f !== 'same') return { i, f };
     }
     return { i: -1, f: 'look' };
@@ -105,6 +123,7 @@ async function versionsOf(
         );
         if (moved) {
           p = moved.path;
+          way = quotedWay(p);
           state = await reader.lookup(points[j]!.root, p);
           data = state?.kind === 'file' ? await store.read(state.hash, 'blob', p) : null;
           before = await touchingBefore(j);

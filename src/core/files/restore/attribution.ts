@@ -41,19 +41,26 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
 }
 
 /** Who worked in each interval j (point j to point j+1, the last one to now): one session's turn, several sessions'
- *  turns at once, or nobody's (the user). */
+ *  turns at once, or nobody's (the user). One pass that allocates only when the set of open turns changes: a file's
+ *  history asks this of every point of the timeline. */
 export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
   const windows = windowsOf(points); // in order of their start
   const out: ChangeOwner[] = [];
   let active: Window[] = [];
   let w = 0;
+  let owner: ChangeOwner = { by: 'user' };
   for (let j = 0; j < points.length; j++) {
-    while (w < windows.length && windows[w]!.start <= j) active.push(windows[w++]!);
-    active = active.filter((x) => x.end >= j + 1);
-    const sessions = [...new Set(active.map((x) => x.sessionId))];
-    if (sessions.length === 0) out.push({ by: 'user' });
-    else if (sessions.length > 1) out.push({ by: 'several', sessions });
-    else out.push({ by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt });
+    let moved = false;
+    while (w < windows.length && windows[w]!.start <= j) (active.push(windows[w++]!), (moved = true));
+    for (const x of active) if (x.end < j + 1) moved = true;
+    if (moved) {
+      active = active.filter((x) => x.end >= j + 1);
+      const sessions = [...new Set(active.map((x) => x.sessionId))];
+      if (sessions.length === 0) owner = { by: 'user' };
+      else if (sessions.length > 1) owner = { by: 'several', sessions };
+      else owner = { by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt };
+    }
+    out.push(owner);
   }
   return out;
 }
