@@ -143,7 +143,20 @@ function ownerKey(o: ChangeOwner): string {
   return o.by === 'turn' ? `t\u0000${o.sessionId}\u0000${o.prompt}` : o.by === 'several' ? `s\u0000${o.sessions.join('\u0000')}` : 'u';
 }
 
-const lines = (b: Buffer | null): string[] => (b === null ? [] : b.toString('utf8').split(/(?<=\n)/));
+/** The file's lines, each with its newline (what split(/(?<=\n)/) gives, without a regular expression's run per
+ *  line: blame splits every version of the file). */
+function lines(b: Buffer | null): string[] {
+  if (b === null) return [];
+  const text = b.toString('utf8');
+  const out: string[] = [];
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0 && nl < text.length - 1; nl = text.indexOf('\n', start)) {
+    out.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  out.push(text.slice(start));
+  return out;
+}
 
 /** The changes to `path` (any agent), newest first, each with its diff; consecutive changes of one turn are one. */
 export async function fileHistory(
@@ -156,19 +169,16 @@ export async function fileHistory(
 ): Promise<FileHistory> {
   const owners = intervalOwners(points);
   const { versions, madeIn } = await versionsOf(reader, store, points, path, now, changesAt);
-  const entries: (FileHistoryEntry & { fromVersion: Version })[] = [];
+  // the changes grouped first, each group's diff made once
+  const groups: { owner: ChangeOwner; from: Version; to: Version; interval: number }[] = [];
   for (let k = 1; k < versions.length; k++) {
-    const before = versions[k - 1]!;
-    const after = versions[k]!;
     const interval = madeIn[k - 1]!;
     const owner = owners[interval]!;
-    const last = entries.at(-1);
-    if (last && ownerKey(last.owner) === ownerKey(owner)) {
-      entries[entries.length - 1] = describe(owner, last.fromVersion, after, interval, points);
-      continue;
-    }
-    entries.push(describe(owner, before, after, interval, points));
+    const last = groups.at(-1);
+    if (last && ownerKey(last.owner) === ownerKey(owner)) Object.assign(last, { owner, to: versions[k]!, interval });
+    else groups.push({ owner, from: versions[k - 1]!, to: versions[k]!, interval });
   }
+  const entries = groups.map((g) => describe(g.owner, g.from, g.to, g.interval, points));
   return { path, entries: entries.reverse().map(({ fromVersion: _, ...e }) => e) };
 }
 
