@@ -122,7 +122,10 @@ export async function attributeChanges(
       if (!nowState.has(path)) nowState.set(path, after); // the newest change of a path left it as it is now
       if (sameState(after, nowState.get(path)!)) producer.set(path, j);
     }
-    next = root;
+    // a point whose tree is the workspace now (the turn end a dry run follows) is diffed as the model, which is the
+    // same tree in memory, instead of reading its stored trees: the diffs are the same, and its folders are not
+    // read from the store and inflated once more
+    next = now.hash !== undefined && root === now.hash ? now : root;
   }
   const out = new Map<string, FileAttribution>();
   // changed, but not between points the store can still read: nobody's turn is known to have done it
