@@ -1,12 +1,12 @@
-// Runs VS Code's own chat commands for the conversation part of a VS Code chat rewind (the preview's buttons): the
-// calls are built in core (sources/vscode-chat/editor-chat.ts); this only hands them to vscode.commands.
+// The editor's command surface for an agent whose conversation the editor rewinds with its own commands (the
+// preview's buttons): the calls are built by the agent's adapter in core; this only hands them to vscode.commands.
 import * as vscode from 'vscode';
-import { runEditorChatAction, type EditorChatAction, type EditorChatTarget } from '../core/sources';
+import type { CommandRunner } from '../core/sources';
 
-export function runVsCodeChatAction(action: EditorChatAction, target: EditorChatTarget): Promise<void> {
-  return runEditorChatAction(action, target, {
+export function editorCommandRunner(): CommandRunner<vscode.Uri> {
+  return {
     uri: (parts) => vscode.Uri.from(parts),
     commands: () => Promise.resolve(vscode.commands.getCommands(true)),
     execute: (id, ...args) => Promise.resolve(vscode.commands.executeCommand(id, ...args)),
-  });
+  };
 }

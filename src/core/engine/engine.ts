@@ -57,7 +57,7 @@ import {
 import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName, writableSources } from '../sources/registry';
-import type { EditorChatTarget } from '../sources/vscode-chat/editor-chat';
+import type { CommandRunner, EditorChatAction, EditorChatTarget } from '../sources/editor-chat';
 import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
 import { RewindLog, newStepId, withApplied, type RewindStep } from './rewind-log';
@@ -552,6 +552,15 @@ export class RewindEngine {
   async editorChatTarget(sessionRef: string, anchorEntryId: string): Promise<EditorChatTarget | undefined> {
     const session = await this.view(sessionRef);
     return (await this.#sources.adapterOf(sessionRef)).editorChatTarget?.(session, anchorEntryId);
+  }
+
+  /** Runs the editor's own command on that request (the preview's buttons). Throws a user-readable error. */
+  async runEditorChatAction<U>(sessionRef: string, anchorEntryId: string, action: EditorChatAction, run: CommandRunner<U>): Promise<void> {
+    const session = await this.view(sessionRef);
+    const adapter = await this.#sources.adapterOf(sessionRef);
+    const target = adapter.editorChatTarget?.(session, anchorEntryId);
+    if (!target || !adapter.runEditorChatAction) throw new Error('this message is not a request of a chat its editor rewinds');
+    await adapter.runEditorChatAction(action, target, run);
   }
 
   /**

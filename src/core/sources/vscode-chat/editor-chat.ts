@@ -11,26 +11,13 @@
 //     empty chat input to edit and send again. It needs the session loaded, hence the open first.
 // Only the calls are built here; src/extension runs them through vscode.commands.
 import type { ChatRequestInfo } from './convert';
+import type { CommandRunner, EditorChatAction, EditorChatTarget, ResourceParts } from '../editor-chat';
+
+export type { CommandRunner, EditorChatAction, EditorChatTarget, ResourceParts } from '../editor-chat';
 
 export const OPEN_COMMAND = 'vscode.open';
 export const RESTORE_CHECKPOINT_COMMAND = 'workbench.action.chat.restoreCheckpoint';
 export const CHAT_SESSION_SCHEME = 'vscode-chat-session';
-
-export type EditorChatAction = 'open' | 'restoreCheckpoint';
-
-/** The request a preview's VS Code actions are about. */
-export interface EditorChatTarget {
-  sessionId: string;
-  requestId: string;
-  requestText: string;
-}
-
-/** URI parts, turned into a vscode.Uri by the caller. */
-export interface ResourceParts {
-  scheme: string;
-  authority: string;
-  path: string;
-}
 
 /** The session's resource as VS Code names a local chat session (LocalChatSessionUri.forSession). */
 export function chatSessionResource(sessionId: string): ResourceParts {
@@ -45,13 +32,6 @@ export function editorChatTarget(sessionId: string, request: ChatRequestInfo | u
 /** What Restore Checkpoint reads of the request view model it is given. */
 export function restoreCheckpointArgument<U>(target: EditorChatTarget, sessionResource: U): Record<string, unknown> {
   return { id: target.requestId, message: target.requestText, messageText: target.requestText, attachedContext: [], sessionResource };
-}
-
-export interface CommandRunner<U> {
-  uri(parts: ResourceParts): U;
-  /** The ids of the commands this VS Code has. */
-  commands(): Promise<readonly string[]>;
-  execute(id: string, ...args: unknown[]): Promise<unknown>;
 }
 
 /**

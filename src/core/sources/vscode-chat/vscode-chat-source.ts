@@ -12,7 +12,7 @@ import type { SessionView } from '../session-view';
 import { listStorageFolder } from './discovery';
 import { matchPromptRecords, readVsPromptRecords } from './prompt-records';
 import { vscodeHooksInstalled } from './hooks-settings';
-import { editorChatTarget, type EditorChatTarget } from './editor-chat';
+import { editorChatTarget, runEditorChatAction, type CommandRunner, type EditorChatAction, type EditorChatTarget } from './editor-chat';
 import { readLateSnapshotRecords, snapshotNewRequests } from './late-snapshots';
 import { readVsChatSession } from './reader';
 import { VSCODE_CHAT_KIND, VsChatSession } from './session';
@@ -178,6 +178,10 @@ export class VsChatSource implements SourceAdapter {
   /** VS Code's own commands act on the request (editor-chat.ts): the preview offers them. */
   editorChatTarget(view: SessionView, userEntryId: string): EditorChatTarget | undefined {
     return view instanceof VsChatSession ? editorChatTarget(view.sessionId, view.request(userEntryId)) : undefined;
+  }
+
+  runEditorChatAction<U>(action: EditorChatAction, target: EditorChatTarget, run: CommandRunner<U>): Promise<void> {
+    return runEditorChatAction(action, target, run);
   }
 
   async forget(file: string): Promise<void> {
