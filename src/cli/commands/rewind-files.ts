@@ -117,11 +117,20 @@ export function parseHunksArg(root: string, cwd: string, typed: string): HunkSel
 /** A listed file with its hunks (or why it has none to choose from), as `--dry-run --json` gives it. */
 type FileWithHunks = FileChange & ({ hunksHash: string; hunks: FileHunk[] } | { hunksUnavailable: string });
 
+/** Why a file that is not a modified text file has no hunks (hunks.ts's words for the same cases). */
+function wholeOnlyReason(f: FileChange): string {
+  if (f.binary) return 'binary: whole file only';
+  if (f.status === 'added') return 'new since the message: whole file only';
+  if (f.status === 'deleted') return 'deleted since the message: whole file only';
+  if (f.status === 'modeChanged') return 'only its permissions changed: whole file only';
+  return 'not a regular file at both ends (a folder or a symlink): whole file only';
+}
+
 function withHunks(files: readonly FileChange[], hunks: readonly FileHunks[]): FileWithHunks[] {
   const byPath = new Map(hunks.map((h) => [h.path, h]));
   return files.map((f) => {
     const h = byPath.get(f.path);
-    if (!h) return { ...f, hunksUnavailable: 'not listed' };
+    if (!h) return { ...f, hunksUnavailable: wholeOnlyReason(f) };
     return h.ok ? { ...f, hunksHash: h.hash, hunks: h.hunks } : { ...f, hunksUnavailable: h.reason };
   });
 }
@@ -158,14 +167,9 @@ export const rewindFilesCommand: Command = {
         ...(chosenHunks ? { hunks: chosenHunks } : {}),
       });
       // a dry run lists each file's hunks, numbered as --hunks takes them (the same computation as the rewind's)
-      const hunks =
-        dryRun && result.canRewind
-          ? await engine.fileHunks(
-              file,
-              id,
-              result.files.map((f) => f.path),
-            )
-          : [];
+      // (only modified text files can have any: the others are said so without reading them)
+      const splittable = result.files.filter((f) => f.status === 'modified' && !f.binary).map((f) => f.path);
+      const hunks = dryRun && result.canRewind && splittable.length > 0 ? await engine.fileHunks(file, id, splittable) : [];
       return { result, root, hunks };
     });
     // a rewind that cannot be done is an error, dry run or not: stderr and exit 1, nothing on stdout

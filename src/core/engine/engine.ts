@@ -57,6 +57,7 @@ import {
 import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName, writableSources } from '../sources/registry';
+import type { CommandRunner, EditorChatAction, EditorChatTarget } from '../sources/editor-chat';
 import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
 import { RewindLog, newStepId, withApplied, type RewindStep } from './rewind-log';
@@ -525,8 +526,10 @@ export class RewindEngine {
       return { sessionId: '', anchorEntryId, anchorPreview: '', conversation: e, state: e, files: e };
     }
     const cp = this.#checkpointerOf(session);
-    const fork = (await this.#sources.adapterOf(sessionRef)).forkNote?.(session, anchorEntryId);
-    return previewRewind({
+    const adapter = await this.#sources.adapterOf(sessionRef);
+    const fork = adapter.forkNote?.(session, anchorEntryId);
+    const editorChat = adapter.editorChatTarget?.(session, anchorEntryId);
+    const model = await previewRewind({
       session,
       anchorEntryId,
       checkpointer: cp,
@@ -540,6 +543,24 @@ export class RewindEngine {
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
     });
+    // the conversation is the editor's own: the preview offers its commands on the request (VS Code chat)
+    if (!editorChat || !isForeignView(session)) return model;
+    return { ...model, editorChat: { agent: agentName(session.source), sessionId: editorChat.sessionId, requestId: editorChat.requestId } };
+  }
+
+  /** The request the editor's own commands act on for the conversation part (VS Code chat), when it has them. */
+  async editorChatTarget(sessionRef: string, anchorEntryId: string): Promise<EditorChatTarget | undefined> {
+    const session = await this.view(sessionRef);
+    return (await this.#sources.adapterOf(sessionRef)).editorChatTarget?.(session, anchorEntryId);
+  }
+
+  /** Runs the editor's own command on that request (the preview's buttons). Throws a user-readable error. */
+  async runEditorChatAction<U>(sessionRef: string, anchorEntryId: string, action: EditorChatAction, run: CommandRunner<U>): Promise<void> {
+    const session = await this.view(sessionRef);
+    const adapter = await this.#sources.adapterOf(sessionRef);
+    const target = adapter.editorChatTarget?.(session, anchorEntryId);
+    if (!target || !adapter.runEditorChatAction) throw new Error('this message is not a request of a chat its editor rewinds');
+    await adapter.runEditorChatAction(action, target, run);
   }
 
   /**
@@ -802,10 +823,7 @@ export class RewindEngine {
     const session = await this.view(sessionRef);
     const cp = this.#checkpointerOf(session);
     if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
-    const { key } = await filesAnchorOf(session, anchorEntryId, cp);
-    const out: FileHunks[] = [];
-    for (const path of relPaths) out.push(await cp.fileHunks(session.sessionId, key, path));
-    return out;
+    return cp.fileHunks(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPaths);
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */

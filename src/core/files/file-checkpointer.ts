@@ -571,16 +571,23 @@ export class FileCheckpointer {
   }
 
   /**
-   * The changes to `relPath` since the anchor cut into hunks (restore/hunks.ts), keyed by the hash of the bytes read
-   * now; or why the file can only be taken back whole. Reads the store and the file, never writes.
+   * The changes to each of `relPaths` since the anchor cut into hunks (restore/hunks.ts), keyed by the hash of the bytes
+   * read now; or why a file can only be taken back whole. Reads the store and the files, never writes.
    */
-  async fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks> {
-    splitRelPath(relPath);
+  async fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    for (const p of relPaths) splitRelPath(p);
     const rec = await this.records.get(sessionId, anchorId);
-    if (!rec) return { path: relPath, ok: false, reason: 'that message has no file snapshot' };
+    if (!rec) return relPaths.map((path) => ({ path, ok: false, reason: 'that message has no file snapshot' }));
     const store = await this.store();
     await store.reload();
-    const target = await new TreeReader(store).lookup(rec.root, relPath);
+    const reader = new TreeReader(store);
+    const out: FileHunks[] = [];
+    for (const relPath of relPaths) out.push(await this.hunksOfOne(store, reader, rec.root, relPath));
+    return out;
+  }
+
+  private async hunksOfOne(store: ObjectStore, reader: TreeReader, root: string, relPath: string): Promise<FileHunks> {
+    const target = await reader.lookup(root, relPath);
     const targetData = target?.kind === 'file' ? await store.read(target.hash, 'blob', relPath) : undefined;
     let now: EntryState = null;
     let nowData: Buffer | undefined;

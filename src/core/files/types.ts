@@ -177,7 +177,7 @@ export interface FileCheckpoints {
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
   /** A file's changes since the anchor as hunks a rewind can take back one by one (read only; rewindFiles' `hunks`
    *  names them by index and by the hash given here). */
-  fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks>;
+  fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
    *  any two sessions of the folder); read from the store only; throws when one does not exist. */

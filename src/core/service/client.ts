@@ -323,8 +323,8 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   }
 
   // read only, from the store and the one file: in this process, as readFileAtAnchor
-  async fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks> {
-    return (await this.localCheckpointer()).fileHunks(sessionId, anchorId, relPath);
+  async fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    return (await this.localCheckpointer()).fileHunks(sessionId, anchorId, relPaths);
   }
 
   // read only, from the store: in this process, as diffSnapshots

@@ -90,7 +90,7 @@ describe('package.json contributes', () => {
     const ignore = readFileSync(new URL('../../../.vscodeignore', `file://${__filename}`), 'utf8').split('\n');
     const shipped = new Set(ignore.filter((l) => l.startsWith('!dist/')).map((l) => l.slice(1)));
     const extension = readFileSync(new URL('../../../src/extension/agent-rewind-extension.ts', `file://${__filename}`), 'utf8');
-    const workers = [...extension.matchAll(/new Worker\(join\(__dirname, '([\w-]+\.js)'\)\)/g)].map((m) => `dist/${m[1]}`);
+    const workers = [...extension.matchAll(/new Worker\(join\(__dirname, '([\w-]+\.js)'\)[,)]/g)].map((m) => `dist/${m[1]}`);
     assert.ok(workers.length >= 2, `found the workers: ${workers.join(', ')}`);
     for (const w of workers) assert.ok(shipped.has(w), `${w} is listed in .vscodeignore`);
   });

@@ -33,7 +33,7 @@ async function scenario(fn: (ctx: { ws: string; cp: FileCheckpointer }) => Promi
 
 test('hunk selection: only the chosen hunks come back, counted as such; undo and redo are exact, mode included', async () => {
   await scenario(async ({ ws, cp }) => {
-    const shown = await cp.fileHunks('A', 'u1', 'f.txt');
+    const shown = (await cp.fileHunks('A', 'u1', ['f.txt']))[0]!;
     assert.ok(shown.ok);
     assert.deepEqual(
       shown.hunks.map((h) => [h.index, h.insertions, h.deletions]),
@@ -70,7 +70,7 @@ test('hunk selection: only the chosen hunks come back, counted as such; undo and
 
 test('hunk selection beside whole files: both in one rewind, one undo', async () => {
   await scenario(async ({ ws, cp }) => {
-    const shown = await cp.fileHunks('A', 'u1', 'f.txt');
+    const shown = (await cp.fileHunks('A', 'u1', ['f.txt']))[0]!;
     assert.ok(shown.ok);
     const before = await fingerprint(ws);
     const r = await cp.rewindFiles('A', 'u1', { anchor: userAnchor, only: ['g.txt'], hunks: [{ path: 'f.txt', hunks: [1], hash: shown.hash }] });
@@ -87,7 +87,7 @@ test('hunk selection beside whole files: both in one rewind, one undo', async ()
 
 test('hunk selection: a file changed since its hunks were shown is refused, and nothing is rewound', async () => {
   await scenario(async ({ ws, cp }) => {
-    const shown = await cp.fileHunks('A', 'u1', 'f.txt');
+    const shown = (await cp.fileHunks('A', 'u1', ['f.txt']))[0]!;
     assert.ok(shown.ok);
     await writeFile(join(ws, 'f.txt'), nowText + 'nine\n');
     const before = await fingerprint(ws);
@@ -112,7 +112,7 @@ test('hunk selection: a hunk the file does not have, a binary file, an unchanged
       cp.rewindFiles('A', 'u1', { anchor: userAnchor, hunks: [{ path: 'bin.dat', hunks: [1] }] }),
       /bin\.dat cannot be taken back hunk by hunk \(binary/,
     );
-    const binHunks = await cp.fileHunks('A', 'u1', 'bin.dat');
+    const binHunks = (await cp.fileHunks('A', 'u1', ['bin.dat']))[0];
     assert.deepEqual(binHunks, { path: 'bin.dat', ok: false, reason: 'binary: whole file only' });
     await assert.rejects(cp.rewindFiles('A', 'u1', { anchor: userAnchor, hunks: [{ path: '../out.txt', hunks: [1] }] }), /\.\./);
     assert.deepEqual(await fingerprint(ws), before);
@@ -126,7 +126,7 @@ test('hunk selection: a hunk the file does not have, a binary file, an unchanged
 
 test('hunk selection: a rewind killed right after its journal was written is finished by recovery, the new content included', async () => {
   await scenario(async ({ ws, cp }) => {
-    const shown = await cp.fileHunks('A', 'u1', 'f.txt');
+    const shown = (await cp.fileHunks('A', 'u1', ['f.txt']))[0]!;
     assert.ok(shown.ok);
     const before = await fingerprint(ws);
     const journal = join(cp.storeDir, 'journal.json');

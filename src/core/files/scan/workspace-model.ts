@@ -564,7 +564,7 @@ export class WorkspaceModel {
         const data = await this.reads.run(async (): Promise<Version> => {
           const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 && !hasEscapedBytes(rel) ? this.blobThreadFor(stats) : undefined;
           if (helper?.hasRoom) {
-            const blob = await helper.prepare(this.abs(rel));
+            const blob = await helper.prepare(this.abs(rel), writer!.compressBulk);
             stats.hashedFiles++;
             await writer!.addPrepared(blob.hash, blob.stored, blob.size, blob.deflated);
             const read = blob.st ?? st;

@@ -131,8 +131,8 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return data === undefined ? undefined : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   }
 
-  fileHunks(sessionId: string, anchorId: string, relPath: string): Promise<FileHunks> {
-    return this.call('fileHunks', [sessionId, anchorId, relPath]);
+  fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    return this.call('fileHunks', [sessionId, anchorId, relPaths]);
   }
 
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
