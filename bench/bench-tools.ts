@@ -5,6 +5,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { prng, type GeneratedWorkspace } from './workspace-generator';
@@ -14,6 +15,7 @@ import { BACKGROUND_TEMP } from '../src/core/files/store/pack-writer';
 import { launcherScript } from '../src/core/service/launcher-script';
 import { cliCheckpointerOptions } from '../src/core/settings/settings-file';
 import { bundleThreadsInto } from '../test/unit/files/helpers';
+import { median, percentile } from './types';
 
 export const now = () => performance.now();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -168,6 +170,81 @@ export async function awaitHookAnswers(service: RunningService, agent: string, c
 export function hookLogOf(home: string, file: string): string {
   const path = join(home, 'logs', file);
   return existsSync(path) ? readFileSync(path, 'utf8') : '';
+}
+
+/** An agent's prompt-start hook through the service, against git, as hook benches measure it. */
+export interface PromptStartSeries {
+  /** The hook's time per timed prompt, and git add+commit's right after it. */
+  ours: number[];
+  git: number[];
+  /** The 1-minute load average when each prompt started. */
+  loads: number[];
+  /** The service's own time for each timed prompt (its trace log). */
+  inService: number[];
+  /** Set-up: the install's baseline snapshot, and the first prompt through the service (its tree built). */
+  baselineMs: number;
+  firstMs: number;
+}
+
+/**
+ * Prompt starts of `agent` through the checkpoint service of `ws`, each against a shadow git commit: git's first
+ * commit and the install's baseline snapshot, the service started, two untimed prompts (the first builds the service's
+ * tree of the folder), the service's background compaction waited for (as gitCheckpoint waits for git's gc), then
+ * `rounds` prompts, each after 10 files changed and followed by `git add . && git commit`. Every prompt must be
+ * answered by the service (its trace log); it is stopped before this returns.
+ */
+export async function promptStartsThroughService(opts: {
+  agent: string;
+  gen: GeneratedWorkspace;
+  folder: WorkspaceCopy;
+  cli: string;
+  env: NodeJS.ProcessEnv;
+  rounds: number;
+  seed: number;
+  /** One prompt start, as the agent runs its hook; resolves to the time the agent waits for it. */
+  prompt: () => number | Promise<number>;
+}): Promise<PromptStartSeries> {
+  const { ws, home, gitDir } = opts.folder;
+  await gitCheckpoint(gitDir, ws, 'first');
+  const baselineMs = await takeInstallBaseline(opts.cli, ws, home, opts.agent, opts.env);
+  const service = await startService(opts.cli, ws, opts.env);
+  try {
+    const firstMs = await opts.prompt();
+    await opts.prompt();
+    await waitForCompaction(home);
+    const series: PromptStartSeries = { ours: [], git: [], loads: [], inService: [], baselineMs, firstMs };
+    for (let r = 0; r < opts.rounds; r++) {
+      await editRandomFiles(ws, opts.gen.files, 10, opts.seed + r, `${opts.agent} edit ${r}`);
+      series.loads.push(loadavg()[0]!);
+      series.ours.push(await opts.prompt());
+      series.git.push(await gitCheckpoint(gitDir, ws, `round ${r}`));
+    }
+    const answered = await awaitHookAnswers(service, opts.agent, opts.rounds + 2);
+    if (answered.length !== opts.rounds + 2)
+      throw new Error(`expected the service to answer all ${opts.rounds + 2} prompts' hooks, it answered ${answered.length}:\n${service.log()}`);
+    series.inService = answered.slice(-opts.rounds);
+    return series;
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The table of a PromptStartSeries and whether issue 25's target is met (hook p50 ≤ 0.10× git add+commit). */
+export function promptStartTable(what: string, s: PromptStartSeries): { markdown: string; ok: boolean } {
+  const [p50, p95, g50, g95] = [median(s.ours), percentile(s.ours, 95), median(s.git), percentile(s.git, 95)];
+  const ok = p50 <= 0.1 * g50;
+  const markdown = [
+    `1-minute load average when each prompt started: ${median(s.loads).toFixed(2)} (median; ${Math.min(...s.loads).toFixed(2)}–${Math.max(...s.loads).toFixed(2)}; 2 cores shared).`,
+    '',
+    '| | agent-rewind hook | shadow git add+commit | ratio | target |',
+    '|---|---|---|---|---|',
+    `| ${what} with the service, p50 | ${fmtMs(p50)} | ${fmtMs(g50)} | ${(p50 / g50).toFixed(3)}× | ≤ 0.10× ${ok ? '✅' : '❌'} |`,
+    `| ${what} with the service, p95 | ${fmtMs(p95)} | ${fmtMs(g95)} | ${(p95 / g95).toFixed(3)}× | |`,
+    `| of which inside the service, p50 / p95 | ${fmtMs(median(s.inService))} / ${fmtMs(percentile(s.inService, 95))} | | | |`,
+    `| set-up: the baseline snapshot \`hooks install\` takes in a workspace (every file hashed, in-process) | ${fmtMs(s.baselineMs)} | | | |`,
+    `| set-up: the first prompt through the service (its tree of the folder built) | ${fmtMs(s.firstMs)} | | | |`,
+  ].join('\n');
+  return { markdown, ok };
 }
 
 /** Wall-clock and CPU times of a reader (`ours`) and its reference, in ms. */

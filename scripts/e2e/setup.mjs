@@ -15,7 +15,7 @@ export const CODE_SERVER_VERSION = '4.100.3';
 const RIPGREP_PACKAGE_VERSION = '1.15.11';
 const RIPGREP_RELEASE = 'v13.0.0-10';
 // curl: the agents' hooks reach the checkpoint service with sh + curl (src/core/service/launcher-script.ts), tested by npm test
-const APT_PACKAGES = ['libkrb5-dev', 'pkg-config', 'ripgrep', 'chromium', 'unzip', 'curl'];
+const APT_PACKAGES = ['libkrb5-dev', 'pkg-config', 'ripgrep', 'chromium', 'unzip', 'curl', 'strace'];
 
 export function cacheRoot() {
   return process.env.AGENT_REWIND_E2E_CACHE || join(homedir(), '.cache', 'agent-rewind');

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine';
 import { foreignSources } from '../core/sources';
-import { CheckpointServiceHost } from '../core/service';
+import { CheckpointServiceHost, SERVICE_WORKER_LIMITS } from '../core/service';
 import { WATCH_LIMIT_FIX } from '../core/files';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
@@ -57,7 +57,8 @@ export class AgentRewindExtension extends Disposable {
     // The checkpoint service for the open folders (in a worker thread): Claude Code / Codex hooks and the CLI in
     // this machine's terminals ask it for their snapshots instead of re-checking the whole tree in a fresh process.
     const service = new CheckpointServiceHost(
-      () => new Worker(join(__dirname, 'service-worker.js')),
+      // with the young generation a service process gets (service-heap.ts): it lives as long as the window
+      () => new Worker(join(__dirname, 'service-worker.js'), { resourceLimits: SERVICE_WORKER_LIMITS }),
       (m) => log.info(m),
       (m) => {
         log.warn(`checkpoint service: ${m}`);

@@ -15,6 +15,7 @@ import type {
   TranscriptItem,
   TranscriptModel,
 } from '../shared/view-models';
+import { runVsCodeChatAction } from './editor-chat-commands';
 import type { SessionEvents } from './session-events';
 import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';
 import type { ApplyOptions, CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
@@ -61,6 +62,12 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
 
   preview(ref: SessionTarget, anchorEntryId: string): Promise<RewindPreviewModel> {
     return this.engine.previewRewind(ref.sessionRef, anchorEntryId);
+  }
+
+  async editorChat(ref: SessionTarget, anchorEntryId: string, action: 'open' | 'restoreCheckpoint'): Promise<void> {
+    const target = await this.engine.editorChatTarget(ref.sessionRef, anchorEntryId);
+    if (!target) throw new Error('this message is not a request of a VS Code chat session');
+    await runVsCodeChatAction(action, target);
   }
 
   async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[], hunks?: HunkSelection[]): Promise<SelectionPreview> {

@@ -110,6 +110,8 @@ export const previewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel') }).strict(),
   /** Compute the dry run again (after the user fixed something, or the session moved on). */
   z.object({ type: z.literal('refresh') }).strict(),
+  /** Run the editor's own command for the conversation (VS Code chat): show the session, or its Restore Checkpoint. */
+  z.object({ type: z.literal('editorChat'), action: z.enum(['open', 'restoreCheckpoint']) }).strict(),
 ]);
 export type PreviewToHost = z.infer<typeof previewToHostSchema>;
 

@@ -204,10 +204,20 @@ export function isRewindMode(value: string): value is RewindMode {
   return (REWIND_MODES as readonly string[]).includes(value);
 }
 
+/** A conversation its own editor rewinds (VS Code's chat): the preview offers that editor's commands on the request. */
+export interface EditorChatOffer {
+  /** The agent as the preview names it ("VS Code chat"). */
+  agent: string;
+  sessionId: string;
+  requestId: string;
+}
+
 export interface RewindPreviewModel {
   sessionId: string;
   anchorEntryId: string;
   anchorPreview: string;
+  /** Set when the conversation part is the editor's own (VS Code chat): the preview's buttons run its commands. */
+  editorChat?: EditorChatOffer;
   conversation:
     | {
         ok: true;

@@ -5,8 +5,8 @@
 // Then, through the CLI: the session is listed for the workspace, `context` shows the prompts, `rewind-files` to the
 // 2nd prompt gives back exactly the workspace as it was when that prompt was sent (every file's bytes and mode),
 // `undo-rewind` puts the end state back, and OpenCode's database holds the same rows (and bytes) as before. Last,
-// "Rewind to here" through the engine forks the conversation with OpenCode's own server API, and `opencode run
-// --session <fork>` continues it from before the 2nd prompt.
+// "Rewind to here" through the engine forks the conversation with OpenCode's own server API (the fork listed as a
+// fork of the session), and `opencode run --session <fork>` continues it from before the 2nd prompt.
 //
 // Run: node scripts/run-agent-tests.mjs opencode
 import assert from 'node:assert/strict';
@@ -190,7 +190,8 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       settings: parseSettings((k) => (k === 'home' ? arHome : k === 'includePiSessions' ? false : undefined), {}),
       workspaceRoots: [ws],
       warn: () => {},
-      foreignSources: () => [new OpenCodeSource({ dataDir: oc.dataDir })],
+      // as the registry makes it (sources/opencode/agent.ts): recording its forks in our home
+      foreignSources: () => [new OpenCodeSource({ dataDir: oc.dataDir, recordsHome: arHome })],
     });
     try {
       const ref = `${join(oc.dataDir, 'opencode.db')}#${sessionId}`;
@@ -200,6 +201,20 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       assert.deepEqual(stateOf(ws), atPrompt2);
       assert.ok(outcome.fork);
       assert.notEqual(outcome.fork.sessionId, sessionId);
+      // OpenCode's fork names no origin (parent_id is a task's child session): it is linked through our record
+      const db = await openOpenCodeDb(join(oc.dataDir, 'opencode.db'));
+      try {
+        assert.deepEqual(db.exec('SELECT parent_id FROM session WHERE id = ?', [outcome.fork.sessionId])[0]?.values, [[null]]);
+      } finally {
+        db.close();
+      }
+      const listed = await new OpenCodeSource({ dataDir: oc.dataDir, recordsHome: arHome }).list({
+        settings: parseSettings(() => undefined, {}),
+        workspaceRoots: [ws],
+        warn: () => {},
+      });
+      assert.deepEqual(listed.find((l) => l.sessionId === outcome.fork!.sessionId)?.fork, { originSessionId: sessionId });
+      assert.equal(listed.find((l) => l.sessionId === sessionId)?.fork, undefined);
 
       fake.push([{ text: 'Continuing from the fork.' }]);
       const seen = fake.requests.length;
@@ -214,7 +229,8 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       assert.ok(sent.includes('make the files') && sent.includes('try prompt two differently'), sent);
       assert.ok(!sent.includes('change them'), 'the fork starts before prompt 2');
 
-      const fork = await new OpenCodeSource({ dataDir: oc.dataDir }).open(outcome.fork.sessionRef);
+      const fork = await new OpenCodeSource({ dataDir: oc.dataDir, recordsHome: arHome }).open(outcome.fork.sessionRef);
+      assert.equal(fork.forkedFrom?.sessionId, sessionId);
       assert.deepEqual(
         fork.userPrompts().map((p) => p.text),
         ['make the files', 'try prompt two differently'],

@@ -19,6 +19,7 @@ import { clickEntryAction, openTranscriptFromSidebar, previewFrame, sessionRow }
 import { e2eEnv } from './support/env';
 import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
 import { waitFor } from './support/wait';
+import { attachTrace, callsUnder, findProcesses, traceCommand } from './support/write-trace';
 import { clearNotifications, runCommand, waitForNotification, webviewFrame } from './support/workbench';
 
 type Manifest = Record<string, [string, number]>;
@@ -39,6 +40,13 @@ function manifest(root: string): Manifest {
   return out;
 }
 
+/** The top-level keys two versions of a JSON object differ in. */
+function changedKeys(before: string, after: string): string[] {
+  const a = JSON.parse(before) as Record<string, unknown>;
+  const b = JSON.parse(after) as Record<string, unknown>;
+  return Object.keys({ ...a, ...b }).filter((k) => !isDeepStrictEqual(a[k], b[k]));
+}
+
 function hashes(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!existsSync(dir)) return out;
@@ -53,7 +61,8 @@ function hashes(dir: string): Record<string, string> {
 describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () => {
   let vs: VsCode | undefined;
   let out = '';
-  let cli: (args: string[]) => { status: number | null; stdout: string; stderr: string };
+  /** The CLI; under strace when given a trace file. */
+  let cli: (args: string[], traceFile?: string) => { status: number | null; stdout: string; stderr: string };
   /** code-server's user-data folder, named to the CLI as a `--user-data-dir` would be. */
   let userData = '';
 
@@ -81,12 +90,14 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         writeFileSync(join(workspace, 'move-me.txt'), 'to be moved\n');
         writeFileSync(join(workspace, 'run.sh'), '#!/bin/sh\necho hi\n');
         chmodSync(join(workspace, 'run.sh'), 0o755);
-        cli = (args) =>
-          spawnSync(process.execPath, [join(env.repo, 'dist', 'cli.js'), ...args], {
+        cli = (args, traceFile) => {
+          const opts = {
             cwd: workspace,
-            encoding: 'utf8',
             env: { ...process.env, AGENT_REWIND_HOME: home, ...(userData ? { AGENT_REWIND_VSCODE_USER_DATA: userData } : {}) },
-          });
+          };
+          const argv = [join(env.repo, 'dist', 'cli.js'), ...args];
+          return traceFile ? traceCommand(process.execPath, argv, traceFile, opts) : spawnSync(process.execPath, argv, { ...opts, encoding: 'utf8' });
+        };
         const installed = cli(['hooks', 'install', 'vscode-chat', '--cwd', workspace]);
         assert.equal(installed.status, 0, installed.stderr);
         const sh = (command: string) => ({
@@ -179,6 +190,20 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
           delete all[editingState];
           return all;
         };
+        // the control: a change of a file VS Code's edit tools made, from outside (this test, not agent-rewind), makes VS
+        // Code rewrite its editing state.json in the same part (its live view of the files); put back, it rewrites again
+        const keep = join(workspace, 'keep.txt');
+        const keepBytes = readFileSync(keep);
+        const controlBefore = readFileSync(editingState, 'utf8');
+        writeFileSync(keep, 'changed from outside\n');
+        await waitFor('VS Code to rewrite its editing state.json after an outside change', () => readFileSync(editingState, 'utf8') !== controlBefore, 20_000);
+        assert.deepEqual(changedKeys(controlBefore, readFileSync(editingState, 'utf8')), ['recentSnapshot'], 'the control: VS Code rewrote its live file view');
+        const controlChanged = readFileSync(editingState, 'utf8');
+        writeFileSync(keep, keepBytes);
+        await waitFor('VS Code to rewrite it again once the file is back', () => readFileSync(editingState, 'utf8') !== controlChanged, 20_000);
+        await new Promise((r) => setTimeout(r, 6_000)); // its next write, if any, before the state is recorded
+        assert.deepEqual(manifest(workspace), final, 'the control put the file back');
+
         const stateBefore = readFileSync(editingState, 'utf8');
         const vsBefore = vsFiles();
 
@@ -188,12 +213,30 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         const mine = (JSON.parse(listed.stdout) as { id: string; source: string; title: string }[]).find((s) => s.id === sessionId);
         assert.ok(mine, `sessions lists ${sessionId}: ${listed.stdout.slice(0, 400)}`);
         assert.equal(mine.source, 'vscode-chat');
-        const rewound = cli(['rewind-files', sessionId, second, '--json']);
+        // every path agent-rewind opens, renames or removes from here to the end of the UI's Undo, under strace: the
+        // CLI's, and the extension host's (every thread), where the UI rewinds and where the checkpoint service the CLI
+        // asks runs
+        const extensionHost = findProcesses('extensionHost', `AGENT_REWIND_HOME=${vs!.home}`);
+        assert.ok(extensionHost.length > 0, 'found the extension host');
+        const hostTrace = await attachTrace(extensionHost, join(out, 'strace-extension-host.txt'));
+        const rewound = cli(['rewind-files', sessionId, second, '--json'], join(out, 'strace-rewind-files.txt'));
         assert.equal(rewound.status, 0, rewound.stderr);
         assert.deepEqual(manifest(workspace), atSecond, 'rewind-files: the workspace as it was when the second request was sent');
-        const undone = cli(['undo-rewind', sessionId, '--json']);
+        const undone = cli(['undo-rewind', sessionId, '--json'], join(out, 'strace-undo-rewind.txt'));
         assert.equal(undone.status, 0, undone.stderr);
         assert.deepEqual(manifest(workspace), final, 'undo-rewind puts it back');
+        const cliTrace = ['strace-rewind-files.txt', 'strace-undo-rewind.txt'].map((f) => readFileSync(join(out, f), 'utf8')).join('\n');
+        const chatFolders = [join(storage, 'chatSessions'), join(storage, 'chatEditingSessions')];
+        const vsCalls = (trace: string) => {
+          const all = chatFolders.map((f) => callsUnder(trace, f));
+          return { writes: all.flatMap((c) => c.writes), reads: all.flatMap((c) => c.reads) };
+        };
+        const cliCalls = vsCalls(cliTrace);
+        assert.deepEqual(cliCalls.writes, [], "the CLI never opens VS Code's files for writing, never renames or removes them");
+        assert.ok(
+          cliCalls.reads.some((l) => l.includes(log)),
+          `the trace sees the CLI read VS Code's log (${cliCalls.reads.length} reads of VS Code's chat files)`,
+        );
 
         // the tree lists it; Rewind to here on the second request, from its transcript
         await sessionRow(page, mine.title);
@@ -214,6 +257,13 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         await waitForNotification(page, /Undid the last rewind/);
         await waitFor('Undo to put the files back', () => isDeepStrictEqual(manifest(workspace), final), 15_000).catch(() => {});
         assert.deepEqual(manifest(workspace), final, 'Undo put the files back');
+        await hostTrace.stop();
+        const hostText = readFileSync(join(out, 'strace-extension-host.txt'), 'utf8');
+        assert.deepEqual(vsCalls(hostText).writes, [], "the extension host never opens VS Code's files for writing, never renames or removes them");
+        assert.ok(
+          callsUnder(`${cliTrace}\n${hostText}`, workspace).writes.length > 0,
+          'the traces see agent-rewind write the workspace (the CLI itself or the checkpoint service it asked)',
+        );
 
         assert.deepEqual(vsFiles(), vsBefore, "VS Code's session log and editing contents are byte for byte what they were");
         // state.json: VS Code rewrote it itself (its view of the files it tracks, which the rewinds changed on disk);
@@ -221,15 +271,40 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         const stateAfter = readFileSync(editingState, 'utf8');
         writeFileSync(join(out, 'state-before.json'), stateBefore);
         writeFileSync(join(out, 'state-after.json'), stateAfter);
-        const a = JSON.parse(stateBefore) as Record<string, unknown>;
-        const b = JSON.parse(stateAfter) as Record<string, unknown>;
-        const changed = Object.keys({ ...a, ...b }).filter((k) => !isDeepStrictEqual(a[k], b[k]));
+        const changed = changedKeys(stateBefore, stateAfter);
         assert.deepEqual(
           changed.filter((k) => k !== 'recentSnapshot'),
           [],
           'the editing state differs only in the live file view VS Code keeps itself',
         );
         if (changed.length) console.log(`vscode-chat: VS Code rewrote its editing state.json (${changed.join(', ')}) as the files changed`);
+
+        // the conversation is VS Code's: the preview's "Restore VS Code's checkpoint" opens the session in VS Code's chat
+        // and runs its Restore Checkpoint on the second request. VS Code asks, then puts back what its edit tools changed
+        // since (keep.txt edited by the third request, sub/new.txt created by the second) and leaves what the terminal
+        // did (late/file.txt): the part agent-rewind's Confirm covers and VS Code does not
+        await clearNotifications(page);
+        await openTranscriptFromSidebar(page, mine.title, second);
+        await clickEntryAction(page, second, 'rewind-to-here');
+        const offer = await previewFrame(page, '[data-testid="editor-chat-restore"]');
+        assert.match(
+          (await offer.locator('[data-testid="editor-chat-split"]').textContent()) ?? '',
+          /agent-rewind rewinds the files \(Confirm below\), terminal changes included.*VS Code rewinds the conversation/,
+        );
+        await keyMomentScreenshot(vs!, 'vscode-chat-preview-conversation');
+        await offer.locator('[data-testid="editor-chat-restore"]').click();
+        const chat = page.locator('.part.editor .interactive-item-container').filter({ hasText: 'STEP-TWO' }).first();
+        await chat.waitFor({ state: 'visible', timeout: 30_000 });
+        const yes = page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Yes$/ }).first();
+        await yes.waitFor({ state: 'visible', timeout: 15_000 });
+        await keyMomentScreenshot(vs!, 'vscode-chat-restore-checkpoint');
+        await yes.click();
+        await waitFor(
+          "VS Code's Restore Checkpoint to put back its edit tools' changes",
+          () => readFileSync(join(workspace, 'keep.txt'), 'utf8') === 'kept\n' && !existsSync(join(workspace, 'sub', 'new.txt')),
+          30_000,
+        );
+        assert.ok(existsSync(join(workspace, 'late', 'file.txt')), "VS Code's restore leaves what the terminal made");
       },
     ));
 });

@@ -88,7 +88,11 @@ describe('flow 10: one timeline per workspace', () => {
         await runCommand(page, 'View: Show Explorer');
         const row = page.locator('.explorer-folders-view .monaco-list-row').filter({ hasText: 'parser.js' }).first();
         await row.waitFor({ state: 'visible', timeout: 30_000 });
+        // the explorer drops util.js (the rewind deleted it) before its rows hold still under the mouse
+        const explorerRows = page.locator('.explorer-folders-view .monaco-list-row');
+        await waitFor('the explorer to drop util.js', async () => (await explorerRows.filter({ hasText: 'util.js' }).count()) === 0, 30_000);
         await contextMenu(page, row, 'File History Across Agents');
+        await page.locator('.quick-input-widget', { hasText: 'History of parser.js across agents' }).first().waitFor({ state: 'visible', timeout: 30_000 });
         const picks = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
         await picks.filter({ hasText: 'Trim the fields' }).first().waitFor({ state: 'visible', timeout: 30_000 });
         const texts = (await picks.allTextContents()).map((t) => t.replace(/\s+/g, ' '));
@@ -120,6 +124,9 @@ describe('flow 10: one timeline per workspace', () => {
         assert.match(hoverText, new RegExp(`Session: ${A}`));
         assert.match(hoverText, /Open the prompt/);
         await keyMomentScreenshot(vs!, 'flow10-blame-hover');
+        // the hover's link opens the file's history (its argument, the file's uri, survives the command link)
+        await hover.locator('a', { hasText: 'File history' }).first().click();
+        await page.locator('.quick-input-widget', { hasText: 'History of parser.js across agents' }).first().waitFor({ state: 'visible', timeout: 30_000 });
         await page.keyboard.press('Escape');
 
         // --- the Workspace Timeline view: both sessions, interleaved, newest first ---

@@ -57,6 +57,7 @@ import {
 import type { SessionRef, SessionStamp } from '../sources/session-ref';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { agentName, writableSources } from '../sources/registry';
+import type { EditorChatTarget } from '../sources/vscode-chat/editor-chat';
 import { filesAnchorOf, snapshotsByEntry } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
 import { RewindLog, newStepId, withApplied, type RewindStep } from './rewind-log';
@@ -525,8 +526,10 @@ export class RewindEngine {
       return { sessionId: '', anchorEntryId, anchorPreview: '', conversation: e, state: e, files: e };
     }
     const cp = this.#checkpointerOf(session);
-    const fork = (await this.#sources.adapterOf(sessionRef)).forkNote?.(session, anchorEntryId);
-    return previewRewind({
+    const adapter = await this.#sources.adapterOf(sessionRef);
+    const fork = adapter.forkNote?.(session, anchorEntryId);
+    const editorChat = adapter.editorChatTarget?.(session, anchorEntryId);
+    const model = await previewRewind({
       session,
       anchorEntryId,
       checkpointer: cp,
@@ -540,6 +543,15 @@ export class RewindEngine {
       checkpointingEnabled: this.#settings.fileCheckpointing.enabled,
       warn: this.#warn,
     });
+    // the conversation is the editor's own: the preview offers its commands on the request (VS Code chat)
+    if (!editorChat || !isForeignView(session)) return model;
+    return { ...model, editorChat: { agent: agentName(session.source), sessionId: editorChat.sessionId, requestId: editorChat.requestId } };
+  }
+
+  /** The request the editor's own commands act on for the conversation part (VS Code chat), when it has them. */
+  async editorChatTarget(sessionRef: string, anchorEntryId: string): Promise<EditorChatTarget | undefined> {
+    const session = await this.view(sessionRef);
+    return (await this.#sources.adapterOf(sessionRef)).editorChatTarget?.(session, anchorEntryId);
   }
 
   /**

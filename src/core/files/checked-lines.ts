@@ -77,10 +77,14 @@ interface ReaderState<T> {
 export class CheckedLinesReader<T> {
   private state?: ReaderState<T>;
 
-  /** `decode`: a line's parsed JSON as a value, or undefined when it is not one (damage). */
+  /**
+   * `decode`: a line as a value, or undefined when it is not one (damage), given its parsed JSON (undefined with
+   * `parse: false`, for a decoder that takes its own layout apart) and its JSON text.
+   */
   constructor(
     readonly file: string,
-    private readonly decode: (json: unknown) => T | undefined,
+    private readonly decode: (value: unknown, json: string) => T | undefined,
+    private readonly opts: { parse?: boolean } = {},
   ) {}
 
   /** Forgets what was parsed (the next read starts from the beginning). */
@@ -121,7 +125,7 @@ export class CheckedLinesReader<T> {
         let value: T | undefined;
         if (line.json !== undefined) {
           try {
-            value = this.decode(JSON.parse(line.json));
+            value = this.decode(this.opts.parse === false ? undefined : JSON.parse(line.json), line.json);
           } catch {
             value = undefined;
           }

@@ -9,7 +9,7 @@ import { lineStats } from './restore/line-stats';
 import { hashObject, type ObjectStore } from './store/object-store';
 import { diffStoredTrees, type EntryState, type TreeReader } from './store/tree-diff';
 import type { TimelinePoint } from './timeline';
-import type { ChangedPath } from './timeline-changes';
+import { quotedPath, type ChangeList } from './timeline-changes';
 import type { BlameLine, ChangeOwner, FileBlame, FileHistory, FileHistoryEntry } from './types';
 
 /** The file as it is now (read by the caller): its bytes, or null when there is no regular file at the path. */
@@ -27,13 +27,24 @@ interface Version {
 
 const DIFF_CAP = 200_000;
 
-/** The changes between points j and j + 1 (timeline-changes.ts), undefined when not known. */
-export type ChangesAt = (j: number) => Promise<readonly ChangedPath[] | undefined>;
+/** The changes between points j and j + 1 (timeline-changes.ts), undefined when not known; a promise only when they
+ *  must be computed from the trees. */
+export type ChangesAt = (j: number) => ChangeList | undefined | Promise<ChangeList | undefined>;
 
 /** What interval j's changes say of `p`: unchanged, the file it holds after (its blob hash), or look at the tree. */
 type Fate = 'same' | 'look' | { file: string };
 
-function fateOf(changed: readonly ChangedPath[] | undefined, p: string): Fate {
+/** `p` and every folder on its way, as a list of changes would write them (ChangeList.mayName). */
+function quotedWay(p: string): string[] {
+  const out = [quotedPath(p)];
+  for (let k = p.indexOf('/'); k > 0; k = p.indexOf('/', k + 1)) out.push(quotedPath(p.slice(0, k)));
+  return out;
+}
+
+function fateOf(changes: ChangeList | undefined, p: string, way: readonly string[]): Fate {
+  if (changes === undefined) return 'look';
+  if (!changes.mayName(way)) return 'same';
+  const changed = changes.paths;
   if (changed === undefined) return 'look';
   let fate: Fate = 'same';
   for (const c of changed) {
@@ -63,11 +74,18 @@ async function versionsOf(
   /** The content hash of current.data (the file now has no stored hash of its own). */
   let currentContent = now === null ? undefined : hashObject('blob', now);
   let p = path;
-  const fate = async (j: number): Promise<Fate> => (points[j]!.root === points[j + 1]!.root ? 'same' : fateOf(await changesAt(j), p));
+  let way = quotedWay(p);
+  // synchronous unless the changes must be computed: a wait per point of a long timeline adds up
+  const fate = (j: number): Fate | Promise<Fate> => {
+    if (points[j]!.root === points[j + 1]!.root) return 'same';
+    const c = changesAt(j);
+    return c instanceof Promise ? c.then((x) => fateOf(x, p, way)) : fateOf(c, p, way);
+  };
   /** The newest interval before point j whose changes may touch p, with what they say (-1: none). */
   const touchingBefore = async (j: number): Promise<{ i: number; f: Fate }> => {
     for (let i = j - 1; i >= 0; i--) {
-      const f = await fate(i);
+      let f = fate(i);
+      if (f instanceof Promise) f = await f;
       if (f !== 'same') return { i, f };
     }
     return { i: -1, f: 'look' };
@@ -105,6 +123,7 @@ async function versionsOf(
         );
         if (moved) {
           p = moved.path;
+          way = quotedWay(p);
           state = await reader.lookup(points[j]!.root, p);
           data = state?.kind === 'file' ? await store.read(state.hash, 'blob', p) : null;
           before = await touchingBefore(j);
@@ -124,7 +143,20 @@ function ownerKey(o: ChangeOwner): string {
   return o.by === 'turn' ? `t\u0000${o.sessionId}\u0000${o.prompt}` : o.by === 'several' ? `s\u0000${o.sessions.join('\u0000')}` : 'u';
 }
 
-const lines = (b: Buffer | null): string[] => (b === null ? [] : b.toString('utf8').split(/(?<=\n)/));
+/** The file's lines, each with its newline (what split(/(?<=\n)/) gives, without a regular expression's run per
+ *  line: blame splits every version of the file). */
+function lines(b: Buffer | null): string[] {
+  if (b === null) return [];
+  const text = b.toString('utf8');
+  const out: string[] = [];
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0 && nl < text.length - 1; nl = text.indexOf('\n', start)) {
+    out.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  out.push(text.slice(start));
+  return out;
+}
 
 /** The changes to `path` (any agent), newest first, each with its diff; consecutive changes of one turn are one. */
 export async function fileHistory(
@@ -137,19 +169,16 @@ export async function fileHistory(
 ): Promise<FileHistory> {
   const owners = intervalOwners(points);
   const { versions, madeIn } = await versionsOf(reader, store, points, path, now, changesAt);
-  const entries: (FileHistoryEntry & { fromVersion: Version })[] = [];
+  // the changes grouped first, each group's diff made once
+  const groups: { owner: ChangeOwner; from: Version; to: Version; interval: number }[] = [];
   for (let k = 1; k < versions.length; k++) {
-    const before = versions[k - 1]!;
-    const after = versions[k]!;
     const interval = madeIn[k - 1]!;
     const owner = owners[interval]!;
-    const last = entries.at(-1);
-    if (last && ownerKey(last.owner) === ownerKey(owner)) {
-      entries[entries.length - 1] = describe(owner, last.fromVersion, after, interval, points);
-      continue;
-    }
-    entries.push(describe(owner, before, after, interval, points));
+    const last = groups.at(-1);
+    if (last && ownerKey(last.owner) === ownerKey(owner)) Object.assign(last, { owner, to: versions[k]!, interval });
+    else groups.push({ owner, from: versions[k - 1]!, to: versions[k]!, interval });
   }
+  const entries = groups.map((g) => describe(g.owner, g.from, g.to, g.interval, points));
   return { path, entries: entries.reverse().map(({ fromVersion: _, ...e }) => e) };
 }
 

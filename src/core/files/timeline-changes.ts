@@ -34,18 +34,92 @@ interface PairChanges {
 /** Past this many paths a line names top folders (a checkout of another branch; node_modules unpacked file by file). */
 export const MAX_LISTED_PATHS = 2000;
 
-function decodePair(v: unknown): PairChanges | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const o = v as Record<string, unknown>;
-  if (!isObjectHash(o.from) || !isObjectHash(o.to) || !Array.isArray(o.paths)) return undefined;
-  for (const c of o.paths as unknown[]) {
-    if (!Array.isArray(c) || typeof c[0] !== 'string' || c.length > 2) return undefined;
-    if (c.length === 2 && c[1] !== null && !isObjectHash(c[1])) return undefined;
+/**
+ * The changes of one pair as read: its paths' JSON kept as text until a reader asks about a path it may name (a
+ * file's history asks every pair of the timeline whether it touched the file; most never name it).
+ */
+export class ChangeList {
+  private parsed?: ChangedPath[] | null;
+
+  constructor(
+    private readonly text: string | undefined,
+    paths?: ChangedPath[],
+  ) {
+    if (paths) this.parsed = paths;
   }
-  return { from: o.from, to: o.to, paths: o.paths as ChangedPath[] };
+
+  /** False only when the list names none of `quoted` (paths as written, see quotedPath), nor the whole tree. */
+  mayName(quoted: readonly string[]): boolean {
+    if (this.text === undefined) return true;
+    if (this.text.includes(WHOLE_TREE)) return true;
+    for (const q of quoted) if (this.text.includes(q)) return true;
+    return false;
+  }
+
+  /** The paths; undefined when the text is not a list of them (a line whose CRC held: only a writer's bug). */
+  get paths(): ChangedPath[] | undefined {
+    if (this.parsed === undefined) {
+      let v: unknown;
+      try {
+        v = JSON.parse(this.text!);
+      } catch {
+        v = undefined;
+      }
+      this.parsed = validPaths(v) ? v : null;
+    }
+    return this.parsed ?? undefined;
+  }
 }
 
-const encodePair = (p: PairChanges) => encodeCheckedLine(JSON.stringify({ from: p.from, to: p.to, paths: p.paths }));
+/** A path as a line writes it (JSON.stringify, which always writes a string the same way): the text a list naming
+ *  it holds. */
+export const quotedPath = (path: string): string => JSON.stringify(path);
+/** How a list naming the whole tree is written. */
+const WHOLE_TREE = '[""]';
+
+function validPaths(v: unknown): v is ChangedPath[] {
+  if (!Array.isArray(v)) return false;
+  for (const c of v as unknown[]) {
+    if (!Array.isArray(c) || typeof c[0] !== 'string' || c.length < 1 || c.length > 2) return false;
+    if (c.length === 2 && c[1] !== null && !isObjectHash(c[1])) return false;
+  }
+  return true;
+}
+
+interface ReadPair {
+  from: string;
+  to: string;
+  changes: ChangeList;
+  /** The line's JSON (written again as it is by a rewrite). */
+  json: string;
+}
+
+const encodePair = (p: PairChanges) => JSON.stringify({ from: p.from, to: p.to, paths: p.paths });
+
+const HEAD = '{"from":"';
+const TO = '","to":"';
+const PATHS = '","paths":';
+
+/** A line's JSON as a pair. The layout encodePair writes is taken apart by position, its paths left as text. */
+function decodeLine(v: unknown, json: string): ReadPair | undefined {
+  if (json.startsWith(HEAD) && json.startsWith(TO, 73) && json.startsWith(PATHS, 145) && json.endsWith('}')) {
+    const from = json.slice(9, 73);
+    const to = json.slice(81, 145);
+    if (!isObjectHash(from) || !isObjectHash(to)) return undefined;
+    return { from, to, changes: new ChangeList(json.slice(155, -1)), json };
+  }
+  if (v === undefined) {
+    try {
+      v = JSON.parse(json);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!isObjectHash(o.from) || !isObjectHash(o.to) || !validPaths(o.paths)) return undefined;
+  return { from: o.from, to: o.to, changes: new ChangeList(undefined, o.paths), json };
+}
 
 const join2 = (base: string, name: string) => (base === '' ? name : `${base}/${name}`);
 
@@ -84,16 +158,16 @@ function listable(paths: ChangedPath[]): ChangedPath[] {
 }
 
 export class TimelineChanges {
-  private readonly lines: CheckedLinesReader<PairChanges>;
+  private readonly lines: CheckedLinesReader<ReadPair>;
   /** The pairs read from the file, by the root they lead to (the file's lines 0..indexed). */
-  private byTo = new Map<string, PairChanges[]>();
+  private byTo = new Map<string, ReadPair[]>();
   private indexed = 0;
   /** Pairs the file does not have, computed from the trees in this process (undefined: a tree could not be read). */
-  private readonly computed = new Map<string, ChangedPath[] | undefined>();
+  private readonly computed = new Map<string, ChangeList | undefined>();
   private damaged = false;
 
   constructor(private readonly storeDir: string) {
-    this.lines = new CheckedLinesReader(this.file, decodePair);
+    this.lines = new CheckedLinesReader(this.file, (v, json) => decodeLine(v, json), { parse: false });
   }
 
   get file(): string {
@@ -118,23 +192,31 @@ export class TimelineChanges {
     this.indexed = r.values.length;
   }
 
-  private listed(from: string, to: string): ChangedPath[] | undefined {
-    return this.byTo.get(to)?.find((p) => p.from === from)?.paths;
+  private listed(from: string, to: string): ReadPair | undefined {
+    return this.byTo.get(to)?.find((p) => p.from === from);
   }
 
   /**
    * The changes between two roots, as of the last load(): the file's line, else computed from the trees and kept in
-   * memory. Undefined when a tree on the way cannot be read (the caller then looks at the trees itself).
+   * memory (a promise only then). Undefined when a tree on the way cannot be read: the caller looks at the trees.
    */
-  async between(reader: TreeReader, from: string, to: string): Promise<readonly ChangedPath[] | undefined> {
-    if (from === to) return [];
+  between(reader: TreeReader, from: string, to: string): ChangeList | undefined | Promise<ChangeList | undefined> {
+    if (from === to) return NO_CHANGES;
     const listed = this.listed(from, to);
-    if (listed) return listed;
+    if (listed) return listed.changes;
     const key = `${from}${to}`;
     if (this.computed.has(key)) return this.computed.get(key);
-    const paths = await changedPaths(reader, from, to).catch(() => undefined);
-    this.computed.set(key, paths);
-    return paths;
+    return changedPaths(reader, from, to).then(
+      (paths) => {
+        const list = new ChangeList(undefined, paths);
+        this.computed.set(key, list);
+        return list;
+      },
+      () => {
+        this.computed.set(key, undefined);
+        return undefined;
+      },
+    );
   }
 
   /** Appends the line of a new point (the snapshot of `to`, after `from`). Under the store lock. */
@@ -145,7 +227,7 @@ export class TimelineChanges {
 
   /** Appends a line whose paths the caller knows (a writer that made the change itself; the benchmark's). */
   append(pair: PairChanges): void {
-    appendCheckedLines(this.file, encodePair({ ...pair, paths: listable(pair.paths) }));
+    appendCheckedLines(this.file, encodeCheckedLine(encodePair({ ...pair, paths: listable(pair.paths) })));
   }
 
   /**
@@ -155,23 +237,24 @@ export class TimelineChanges {
    */
   async rewrite(reader: TreeReader, roots: readonly string[]): Promise<{ computed: number; dropped: number }> {
     this.load();
-    const wanted = new Map<string, PairChanges>();
+    const wanted = new Map<string, string>();
     let computed = 0;
     for (let k = 0; k + 1 < roots.length; k++) {
       const from = roots[k]!;
       const to = roots[k + 1]!;
       if (from === to || wanted.has(`${from}${to}`)) continue;
-      let paths = this.listed(from, to);
-      if (!paths) {
-        paths = await changedPaths(reader, from, to).catch(() => undefined);
+      let json = this.listed(from, to)?.json;
+      if (json === undefined) {
+        const paths = await changedPaths(reader, from, to).catch(() => undefined);
         if (!paths) continue;
+        json = encodePair({ from, to, paths });
         computed++;
       }
-      wanted.set(`${from}${to}`, { from, to, paths });
+      wanted.set(`${from}${to}`, json);
     }
     const dropped = this.indexed - (wanted.size - computed);
     if (computed > 0 || dropped !== 0 || this.damaged) {
-      await writeFileAtomic(this.file, [...wanted.values()].map(encodePair).join(''));
+      await writeFileAtomic(this.file, [...wanted.values()].map(encodeCheckedLine).join(''));
       this.lines.forget();
       this.byTo = new Map();
       this.indexed = 0;
@@ -179,3 +262,5 @@ export class TimelineChanges {
     return { computed, dropped };
   }
 }
+
+const NO_CHANGES = new ChangeList(undefined, []);

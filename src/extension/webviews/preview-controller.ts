@@ -129,6 +129,17 @@ export class RewindPreviewController extends Disposable {
         return this.fileHunks(message.requestId, message.path);
       case 'confirm':
         return this.confirm(message.requestId, message.mode, message.overwriteUserModified, message.only, message.hunks);
+      case 'editorChat':
+        // only what this preview offered
+        if (!this.model?.editorChat) return;
+        try {
+          await this.services.editorChat(this.ref, this.anchorEntryId, message.action);
+        } catch (error) {
+          this.ui.showError(
+            `Could not ${message.action === 'open' ? 'open the session in' : 'run Restore Checkpoint in'} ${this.model.editorChat.agent}: ${messageOf(error)}`,
+          );
+        }
+        return;
     }
   }
 

@@ -59,6 +59,9 @@ export interface PreviewServices {
   closeFileDiffs(ref: SessionTarget, anchorEntryId: string): Promise<void>;
   /** What Undo would do now, in one sentence ("Undo will …"); undefined when there is nothing to undo. */
   describeUndo(ref: SessionTarget): Promise<string | undefined>;
+  /** Runs the editor's own command for the message's conversation (VS Code chat: show the session, or its Restore
+   *  Checkpoint on the request). Throws with a user-readable message when the session has none. */
+  editorChat(ref: SessionTarget, anchorEntryId: string, action: 'open' | 'restoreCheckpoint'): Promise<void>;
 }
 
 /** Two branches compared (the Compare branches panel): A of `sessionRef`, B of `sessionRefB` when set (another

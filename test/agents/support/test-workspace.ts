@@ -22,8 +22,10 @@ export function agentTestFolders(prefix: string): AgentTestFolders {
   return { dir, ws, arHome: join(dir, 'ar-home') };
 }
 
+/** Removes the test's folder, unless AGENT_REWIND_KEEP_E2E (or AGENT_REWIND_KEEP_TMP, the name the Claude Code tests
+ *  had) asks to keep it. */
 export function removeAgentTestFolder(dir: string | undefined): void {
-  if (dir && !process.env.AGENT_REWIND_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+  if (dir && !process.env.AGENT_REWIND_KEEP_E2E && !process.env.AGENT_REWIND_KEEP_TMP) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Every file and folder under `dir` (relative path → mode and content hash; a folder → its mode). */

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { PreviewToWebview, TranscriptToWebview } from '../../../src/shared/protocol';
 import { RewindPreviewController, rewindSummary, UNDO_COMMAND } from '../../../src/extension/webviews/preview-controller';
 import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
-import { FakeServices, FakeUi, generateTranscript } from './fakes';
+import { FakeServices, FakeUi, generateTranscript, samplePreview } from './fakes';
 
 const ref = { sessionRef: '/work/s.jsonl' };
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
@@ -248,6 +248,29 @@ describe('RewindPreviewController', () => {
     await h.controller.handle({ type: 'cancel' });
     assert.equal(h.closed(), 1);
     assert.equal(h.services.called('apply').length, 0);
+  });
+
+  it("runs VS Code chat's own command only when the preview offered it, and shows its failure", async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'editorChat', action: 'restoreCheckpoint' });
+    assert.equal(h.services.called('editorChat').length, 0, 'not offered: nothing run');
+
+    const offered = previewHarness();
+    offered.services.previewModel = samplePreview({ editorChat: { agent: 'VS Code chat', sessionId: 's1', requestId: 'e0000006' } });
+    await offered.controller.handle({ type: 'ready' });
+    await offered.controller.handle({ type: 'editorChat', action: 'restoreCheckpoint' });
+    await offered.controller.handle({ type: 'editorChat', action: 'open' });
+    assert.deepEqual(
+      offered.services.called('editorChat').map((c) => c.args),
+      [
+        [ref, 'e0000006', 'restoreCheckpoint'],
+        [ref, 'e0000006', 'open'],
+      ],
+    );
+    offered.services.failEditorChat = new Error('no such command');
+    await offered.controller.handle({ type: 'editorChat', action: 'restoreCheckpoint' });
+    assert.deepEqual(offered.ui.calls.at(-1), { method: 'showError', args: ['Could not run Restore Checkpoint in VS Code chat: no such command'] });
   });
 
   it('opens diffs only for files the preview lists', async () => {

@@ -178,6 +178,7 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   /** Set to make the next calls fail. */
   failLoad: Error | undefined;
   failApply: Error | undefined;
+  failEditorChat: Error | undefined;
   outcome: RewindOutcome = {
     mode: 'all',
     branch: { name: 'main-rewind-1', headMessageId: 'e0000006' },
@@ -267,6 +268,10 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   async describeUndo(ref: SessionTarget) {
     this.calls.push({ method: 'describeUndo', args: [ref] });
     return this.undoText;
+  }
+  async editorChat(ref: SessionTarget, anchorEntryId: string, action: 'open' | 'restoreCheckpoint') {
+    this.calls.push({ method: 'editorChat', args: [ref, anchorEntryId, action] });
+    if (this.failEditorChat) throw this.failEditorChat;
   }
   async preview(ref: SessionTarget, anchorEntryId: string) {
     this.calls.push({ method: 'preview', args: [ref, anchorEntryId] });

@@ -42,6 +42,7 @@ function engineServices(engine: RewindEngine): PreviewServices {
     openFileDiff: async () => {},
     closeFileDiffs: async () => {},
     describeUndo: (ref) => engine.describeUndo(ref.sessionRef),
+    editorChat: async () => {},
   };
 }
 

@@ -95,6 +95,32 @@ describe("a fork (another agent's session)", () => {
   });
 });
 
+describe("VS Code chat (the conversation is VS Code's to rewind)", () => {
+  const m = samplePreview({
+    conversation: { ok: false, error: "agent-rewind puts the workspace's files back … use its own Restore Checkpoint" },
+    state: { ok: false, error: "agent-rewind puts the workspace's files back … use its own Restore Checkpoint" },
+    editorChat: { agent: 'VS Code chat', sessionId: 's1', requestId: 'request_1' },
+  });
+  it("says what agent-rewind does and what VS Code does, and offers VS Code's commands; not as a problem", () => {
+    const html = renderPreview(m, ui());
+    assert.match(html, /<strong>agent-rewind<\/strong> rewinds the files \(Confirm below\), terminal changes included/);
+    assert.match(html, /<strong>VS Code<\/strong> rewinds the conversation, with its own Restore Checkpoint/);
+    assert.match(html, /data-action="editor-chat-restore"[^>]*>Restore VS Code's checkpoint</);
+    assert.match(html, /data-action="editor-chat-open"[^>]*>Open in VS Code chat</);
+    assert.match(html, /puts back the files its edit tools changed, not what the terminal changed/);
+    assert.deepEqual(problemsOf(m, ui()), []);
+    assert.equal(effectiveMode(m, null), 'files');
+  });
+  it('disables its buttons while a rewind runs', () => {
+    assert.match(renderPreview(m, ui({ busy: true })), /data-action="editor-chat-restore"[^>]*disabled/);
+  });
+  it('without the offer, a conversation that cannot be rewound is still a problem', () => {
+    const { editorChat: _, ...plain } = m;
+    assert.equal(problemsOf(plain, ui())[0]?.part, 'conversation');
+    assert.doesNotMatch(renderPreview(plain, ui()), /editor-chat-restore/);
+  });
+});
+
 describe('renderPreview', () => {
   it('lists every changed file with its counts and the totals, using the agreed hooks', () => {
     const html = renderPreview(samplePreview(), ui());

@@ -184,6 +184,12 @@ app.addEventListener('click', (event) => {
     case 'refresh':
       host.post({ type: 'refresh' });
       break;
+    case 'editor-chat-open':
+      host.post({ type: 'editorChat', action: 'open' });
+      break;
+    case 'editor-chat-restore':
+      host.post({ type: 'editorChat', action: 'restoreCheckpoint' });
+      break;
     case 'confirm': {
       const mode = effectiveMode(model, ui.mode);
       if (!mode) return;

@@ -53,8 +53,20 @@ function unavailable(what: string): string {
   return `<p class="muted"><span class="codicon codicon-circle-slash" aria-hidden="true"></span> ${escapeHtml(what)} (see above).</p>`;
 }
 
-function renderConversation(model: RewindPreviewModel, dimmed: boolean): string {
+/** The conversation of a VS Code chat session: VS Code rewinds it, with its own commands, which these buttons run. */
+function renderEditorChat(offer: NonNullable<RewindPreviewModel['editorChat']>, busy: boolean): string {
+  const disabled = busy ? ' disabled' : '';
+  const body =
+    `<p data-testid="editor-chat-split"><strong>agent-rewind</strong> rewinds the files (Confirm below), terminal changes included, and never writes ${escapeHtml(offer.agent)}'s own files, so the conversation stays as it is. <strong>VS Code</strong> rewinds the conversation, with its own Restore Checkpoint:</p>` +
+    `<p class="editor-chat-actions"><button type="button" class="secondary-button" data-action="editor-chat-restore" data-testid="editor-chat-restore"${disabled}>Restore VS Code's checkpoint</button> ` +
+    `<button type="button" class="secondary-button" data-action="editor-chat-open" data-testid="editor-chat-open"${disabled}>Open in VS Code chat</button></p>` +
+    `<p class="muted">Restore VS Code's checkpoint opens this session in VS Code's chat and runs its Restore Checkpoint on this request: VS Code asks first when the requests made edits, sets this request and the later ones aside (they are dropped when you send the next one), puts this request's text back into the chat input to edit and send again, and puts back the files its edit tools changed, not what the terminal changed. After Confirm those files are already as they were; a change of yours that Confirm kept in such a file is overwritten by VS Code. Open in VS Code chat only shows the session.</p>`;
+  return section('conversation', 'comment-discussion', `Conversation (in ${offer.agent})`, body, false);
+}
+
+function renderConversation(model: RewindPreviewModel, dimmed: boolean, busy: boolean): string {
   const c = model.conversation;
+  if (!c.ok && model.editorChat) return renderEditorChat(model.editorChat, busy);
   if (!c.ok) return section('conversation', 'comment-discussion', 'Conversation', unavailable('Nothing will happen to the conversation'), true);
   const left = c.messagesLeftOnOldBranch;
   const items = left
@@ -283,7 +295,7 @@ export function renderPreview(model: RewindPreviewModel, ui: PreviewUiState): st
     `<p class="muted">This is a preview: nothing has changed yet.</p></header>` +
     renderProblems(model, ui) +
     renderModes(model, ui) +
-    renderConversation(model, !touchesConversation(mode)) +
+    renderConversation(model, !touchesConversation(mode), ui.busy) +
     renderState(model, !touchesConversation(mode)) +
     renderFiles(model, ui, !touchesFiles(mode)) +
     `<footer class="buttons"><button type="button" class="primary-button" data-action="confirm"${confirm.enabled ? '' : ' disabled'}>` +

@@ -258,7 +258,8 @@ export interface PreviewProblem {
 /** Every problem, worded for a person; the parts that work are still shown in full. */
 export function problemsOf(model: RewindPreviewModel, ui: PreviewUiState): PreviewProblem[] {
   const out: PreviewProblem[] = [];
-  if (!model.conversation.ok)
+  // a conversation its editor rewinds (VS Code chat) is not a problem: its part says what that editor does
+  if (!model.conversation.ok && !model.editorChat)
     out.push({ part: 'conversation', headline: 'The conversation can’t be rewound to this message.', detail: model.conversation.error });
   // A problem with the message itself fails the conversation and the state alike: say it once.
   if (!model.state.ok && (model.conversation.ok || model.conversation.error !== model.state.error))
