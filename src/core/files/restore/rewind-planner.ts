@@ -17,7 +17,7 @@ import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
 import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
 import type { Timeline } from '../timeline';
 import { attributeChanges } from './attribution';
-import { fileHunks, revertHunks, splitIntoHunks, wholeFileOnly } from './hunks';
+import { describeHunks, revertHunks, splitIntoHunks, wholeFileOnly } from './hunks';
 import { hashObject } from '../store/object-format';
 import type { HunkSelection } from '../types';
 
@@ -218,8 +218,7 @@ export class RewindPlanner {
         throw new HunkSelectionError(
           `${sel.path} has ${split.hunks.length} ${split.hunks.length === 1 ? 'hunk' : 'hunks'} (numbered from 1): ${chosen.length === 0 ? 'no hunk was chosen' : `there is no hunk ${missing}`}.`,
         );
-      const described = fileHunks(sel.path, d.target, d.now, targetData, nowData);
-      const counted = described.ok ? described.hunks.filter((h) => chosen.includes(h.index)) : [];
+      const counted = describeHunks(split).filter((h) => chosen.includes(h.index));
       const data = revertHunks(split, new Set(chosen));
       const now = d.now as Exclude<EntryState, null | { kind: 'dir' }>;
       out.set(sel.path, {
