@@ -56,4 +56,4 @@ export {
   type SubagentView,
   type ForkOrigin,
 } from './session-view';
-export { runEditorChatAction, type EditorChatAction, type EditorChatTarget } from './vscode-chat/editor-chat';
+export type { CommandRunner, EditorChatAction, EditorChatTarget, ResourceParts } from './editor-chat';
