@@ -10,9 +10,12 @@ import type {
   RewindOutcome,
   RewindPreviewModel,
   SelectionPreview,
+  FileHunks,
+  HunkSelection,
   TranscriptItem,
   TranscriptModel,
 } from '../shared/view-models';
+import { runVsCodeChatAction } from './editor-chat-commands';
 import type { SessionEvents } from './session-events';
 import { SNAPSHOT_SCHEME, snapshotUri } from './snapshot-documents';
 import type { ApplyOptions, CompareRef, CompareServices, CompareSideRef, PreviewServices, SessionTarget, TranscriptServices } from './webviews/services';
@@ -61,10 +64,21 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     return this.engine.previewRewind(ref.sessionRef, anchorEntryId);
   }
 
-  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview> {
-    const r = await this.engine.rewindFiles(ref.sessionRef, anchorEntryId, { dryRun: true, only });
+  async editorChat(ref: SessionTarget, anchorEntryId: string, action: 'open' | 'restoreCheckpoint'): Promise<void> {
+    const target = await this.engine.editorChatTarget(ref.sessionRef, anchorEntryId);
+    if (!target) throw new Error('this message is not a request of a VS Code chat session');
+    await runVsCodeChatAction(action, target);
+  }
+
+  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[], hunks?: HunkSelection[]): Promise<SelectionPreview> {
+    const r = await this.engine.rewindFiles(ref.sessionRef, anchorEntryId, { dryRun: true, only, ...(hunks ? { hunks } : {}) });
     if (!r.canRewind) throw new Error(r.error ?? 'The files cannot be rewound to this message.');
     return { filesChanged: r.filesChanged, insertions: r.insertions, deletions: r.deletions };
+  }
+
+  async fileHunks(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<FileHunks> {
+    const [hunks] = await this.engine.fileHunks(ref.sessionRef, anchorEntryId, [relPath]);
+    return hunks!;
   }
 
   async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions): Promise<RewindOutcome> {

@@ -56,3 +56,4 @@ export {
   type SubagentView,
   type ForkOrigin,
 } from './session-view';
+export { runEditorChatAction, type EditorChatAction, type EditorChatTarget } from './vscode-chat/editor-chat';

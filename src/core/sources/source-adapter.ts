@@ -9,6 +9,7 @@ import type { EngineSettings } from '../settings/settings';
 import type { SessionSource } from '../session/types';
 import type { SessionView } from './session-view';
 import type { SessionRef, SessionStamp } from './session-ref';
+import type { EditorChatTarget } from './vscode-chat/editor-chat';
 
 export interface SourceContext {
   settings: EngineSettings;
@@ -69,6 +70,8 @@ export interface SourceAdapter {
   /** What the preview says about that, before anything is written (undefined: a new branch in the same file; an
    *  error: the conversation cannot be rewound to that message, only the files). */
   forkNote?(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } | undefined;
+  /** For an agent whose conversation its own editor rewinds (VS Code chat): the request its commands act on. */
+  editorChatTarget?(view: SessionView, userEntryId: string): EditorChatTarget | undefined;
   /** For an agent whose hooks are not installed: a prompt that has appeared in the session with no snapshot yet gets
    *  one now, late (the snapshot's note says how late). Called when the session changed. */
   snapshotNewPrompts?(view: SessionView, checkpoints: Pick<FileCheckpoints, 'listSnapshots' | 'snapshot' | 'workspaceRoot'>): Promise<NewPromptSnapshots>;

@@ -132,6 +132,11 @@ test(
       assert.deepEqual(first.workspaces, [realpathSync(t.ws)]);
       assert.equal(first.idleMs, 3_000);
       assert.ok(typeof first.rssBytes === 'number' && first.rssBytes > 0);
+      if (process.platform === 'linux') {
+        // a young generation sized for a long-lived process (service-heap.ts)
+        const argv = readFileSync(`/proc/${String(first.pid)}/cmdline`, 'utf8').split('\0');
+        assert.ok(argv.includes('--max-semi-space-size=1'), argv.join(' '));
+      }
       const before = first.requests as number;
       // the next hooks: through the launcher's fast path to this service (the same pid counts them)
       for (const [i, text] of [

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { PreviewToWebview, TranscriptToWebview } from '../../../src/shared/protocol';
 import { RewindPreviewController, rewindSummary, UNDO_COMMAND } from '../../../src/extension/webviews/preview-controller';
 import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
-import { FakeServices, FakeUi, generateTranscript } from './fakes';
+import { FakeServices, FakeUi, generateTranscript, samplePreview } from './fakes';
 
 const ref = { sessionRef: '/work/s.jsonl' };
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
@@ -250,6 +250,29 @@ describe('RewindPreviewController', () => {
     assert.equal(h.services.called('apply').length, 0);
   });
 
+  it("runs VS Code chat's own command only when the preview offered it, and shows its failure", async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'editorChat', action: 'restoreCheckpoint' });
+    assert.equal(h.services.called('editorChat').length, 0, 'not offered: nothing run');
+
+    const offered = previewHarness();
+    offered.services.previewModel = samplePreview({ editorChat: { agent: 'VS Code chat', sessionId: 's1', requestId: 'e0000006' } });
+    await offered.controller.handle({ type: 'ready' });
+    await offered.controller.handle({ type: 'editorChat', action: 'restoreCheckpoint' });
+    await offered.controller.handle({ type: 'editorChat', action: 'open' });
+    assert.deepEqual(
+      offered.services.called('editorChat').map((c) => c.args),
+      [
+        [ref, 'e0000006', 'restoreCheckpoint'],
+        [ref, 'e0000006', 'open'],
+      ],
+    );
+    offered.services.failEditorChat = new Error('no such command');
+    await offered.controller.handle({ type: 'editorChat', action: 'restoreCheckpoint' });
+    assert.deepEqual(offered.ui.calls.at(-1), { method: 'showError', args: ['Could not run Restore Checkpoint in VS Code chat: no such command'] });
+  });
+
   it('opens diffs only for files the preview lists', async () => {
     const h = previewHarness();
     await h.controller.handle({ type: 'ready' });
@@ -280,6 +303,43 @@ describe('RewindPreviewController', () => {
     assert.equal(h.services.called('apply').length, 0);
     await h.controller.handle({ type: 'confirm', requestId: 7, mode: 'files', overwriteUserModified: false, only: ['src/new.ts'] });
     assert.deepEqual(h.services.called('apply')[0]?.args, [ref, 'e0000006', 'files', { overwriteUserModified: false, only: ['src/new.ts'] }]);
+  });
+
+  it("a file's hunks are asked of the services only for a listed file; hunks are previewed and applied with their hash", async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'fileHunks', requestId: 1, path: 'src/a.ts' });
+    await h.controller.handle({ type: 'fileHunks', requestId: 2, path: '../../etc/passwd' });
+    assert.deepEqual(
+      h.services.called('fileHunks').map((c) => c.args[2]),
+      ['src/a.ts'],
+    );
+    const [listed, refused] = h.posted.slice(-2);
+    assert.ok(listed?.type === 'response' && listed.ok && listed.requestId === 1);
+    assert.ok(refused?.type === 'response' && !refused.ok && refused.error === '../../etc/passwd is not one of the files this preview lists.');
+    const hunks = [{ path: 'src/a.ts', hunks: [2], hash: 'cd'.repeat(32) }];
+    await h.controller.handle({ type: 'previewSelection', requestId: 3, only: [], hunks });
+    assert.deepEqual(h.services.called('previewSelection')[0]?.args, [ref, 'e0000006', [], hunks]);
+    await h.controller.handle({
+      type: 'confirm',
+      requestId: 4,
+      mode: 'files',
+      overwriteUserModified: false,
+      only: [],
+      hunks: [{ ...hunks[0]!, path: 'x/../../y' }],
+    });
+    assert.equal(h.services.called('apply').length, 0, 'a hunk path the preview does not list is refused');
+    await h.controller.handle({
+      type: 'confirm',
+      requestId: 5,
+      mode: 'files',
+      overwriteUserModified: false,
+      only: [],
+      hunks: [{ ...hunks[0]!, hash: 'not a hash' }],
+    });
+    assert.equal(h.services.called('apply').length, 0, 'a malformed hash is no message');
+    await h.controller.handle({ type: 'confirm', requestId: 6, mode: 'files', overwriteUserModified: false, only: [], hunks });
+    assert.deepEqual(h.services.called('apply')[0]?.args, [ref, 'e0000006', 'files', { overwriteUserModified: false, only: [], hunks }]);
   });
 
   it('ignores malformed confirms (no apply)', async () => {

@@ -62,6 +62,8 @@ describe('preview webview → host messages', () => {
       { type: 'confirm', requestId: 3, mode: 'files', overwriteUserModified: false },
       { type: 'cancel' },
       { type: 'refresh' },
+      { type: 'editorChat', action: 'open' },
+      { type: 'editorChat', action: 'restoreCheckpoint' },
     ];
     for (const m of valid) assert.deepEqual(parseMessage(previewToHostSchema, m), m);
   });
@@ -73,6 +75,8 @@ describe('preview webview → host messages', () => {
       { type: 'openFileDiff', path: '' },
       { type: 'openFileDiff' },
       { type: 'cancel', now: true },
+      { type: 'editorChat', action: 'deleteSession' },
+      { type: 'editorChat', action: 'open', command: 'workbench.action.quit' },
     ]) {
       assert.equal(parseMessage(previewToHostSchema, raw), undefined, JSON.stringify(raw));
     }

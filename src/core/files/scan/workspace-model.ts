@@ -148,7 +148,7 @@ export class WorkspaceModel {
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<{ changed: number; known: number }> {
     const changed = changedSinceIndex(index, this, this.statPrefix());
     await this.refreshPaths(changed, stats, writer);
-    return { changed: changed.length, known: index.names.length + index.dirs.length };
+    return { changed: changed.length, known: index.fileCount + index.dirs.length };
   }
 
   /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */

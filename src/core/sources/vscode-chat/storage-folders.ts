@@ -39,15 +39,20 @@ export function userDataFolders(env: NodeJS.ProcessEnv = process.env, home: stri
   return [...new Set(out.map((p) => resolve(p)))].filter(isDir);
 }
 
-/** Every window storage folder (`…/workspaceStorage/<id>`) that holds chat sessions, the window's own first. */
+/** Every window storage folder (`…/workspaceStorage/<id>`) that holds chat sessions, the window's own first, and
+ *  that one also before it holds any: VS Code makes its chatSessions folder at the window's first request, and the
+ *  extension, active since before, watches the folders it was given (without it, a workspace's first chat was never
+ *  seen until a reload, so the no-hooks fallback took no snapshot of it). */
 export function storageFolders(opts: { editorStorage?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): string[] {
+  const own = opts.editorStorage ? resolve(opts.editorStorage) : undefined;
   const out: string[] = [];
-  if (opts.editorStorage) out.push(resolve(opts.editorStorage));
   for (const data of userDataFolders(opts.env, opts.home)) {
     const ws = join(data, 'User', 'workspaceStorage');
     for (const id of namesIn(ws)) out.push(join(ws, id));
   }
-  return [...new Set(out)].filter((d) => isDir(join(d, SESSIONS_DIR)));
+  const withSessions = out.filter((d) => d !== own && isDir(join(d, SESSIONS_DIR)));
+  // the own folder even while it does not exist: a watcher checks again for a missing folder
+  return [...new Set([...(own ? [own] : []), ...withSessions])];
 }
 
 /** The window storage folder a session file lives in, when it lives in one. */

@@ -12,6 +12,7 @@ import type { SessionView } from '../session-view';
 import { listStorageFolder } from './discovery';
 import { matchPromptRecords, readVsPromptRecords } from './prompt-records';
 import { vscodeHooksInstalled } from './hooks-settings';
+import { editorChatTarget, type EditorChatTarget } from './editor-chat';
 import { readLateSnapshotRecords, snapshotNewRequests } from './late-snapshots';
 import { readVsChatSession } from './reader';
 import { VSCODE_CHAT_KIND, VsChatSession } from './session';
@@ -32,7 +33,7 @@ export interface VsChatSourceOptions {
 
 /** What the preview and the error say the conversation part is: agent-rewind does the files, VS Code the chat. */
 export const CONVERSATION_NOTE =
-  "agent-rewind puts the workspace's files back as they were when this request was sent (terminal changes included); it never writes VS Code's chat files. The conversation stays as it is: open this session in VS Code's Chat view and use its own Restore Checkpoint, or edit and resend the request there.";
+  "agent-rewind puts the workspace's files back as they were when this request was sent (terminal changes included); it never writes VS Code's chat files, so the conversation stays as it is here. VS Code rewinds it: open this session in VS Code's chat and use its own Restore Checkpoint on the request (it sets this request and the later ones aside and puts the request's text back into the input, to edit and send again).";
 
 /** Our hooks in the workspace's hook file; an unreadable file runs no hook either. */
 function hooksInstalledIn(workspace: string): boolean {
@@ -172,6 +173,11 @@ export class VsChatSource implements SourceAdapter {
 
   forkNote(): { error: string } {
     return { error: CONVERSATION_NOTE };
+  }
+
+  /** VS Code's own commands act on the request (editor-chat.ts): the preview offers them. */
+  editorChatTarget(view: SessionView, userEntryId: string): EditorChatTarget | undefined {
+    return view instanceof VsChatSession ? editorChatTarget(view.sessionId, view.request(userEntryId)) : undefined;
   }
 
   async forget(file: string): Promise<void> {

@@ -12,6 +12,7 @@ import { FileCheckpointer } from '../../../../src/core/files/file-checkpointer';
 import { parseSettings } from '../../../../src/core/settings/settings';
 import { readLateSnapshotRecords } from '../../../../src/core/sources/vscode-chat/late-snapshots';
 import { VsChatSource } from '../../../../src/core/sources/vscode-chat/vscode-chat-source';
+import { SessionSources } from '../../../../src/core/sources/session-sources';
 import { agentById } from '../../../../src/core/sources/registry';
 import { initialState, lines, plantSession, request, SESSION_ID } from './builder';
 
@@ -89,6 +90,16 @@ test('a new request gets one snapshot under its request id, not twice; the next 
   assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'before the request');
 });
 
+test("the preview offers VS Code's own commands for the conversation, on the request it previews", async () => {
+  const log = logWith(3_000);
+  await engine.snapshotNewPrompts(log);
+  const preview = await engine.previewRewind(log, 'request_0001');
+  assert.deepEqual(preview.editorChat, { agent: 'VS Code chat', sessionId: SESSION_ID, requestId: 'request_0001' });
+  assert.ok(!preview.conversation.ok && /Restore Checkpoint/.test(preview.conversation.error), JSON.stringify(preview.conversation));
+  assert.deepEqual(await engine.editorChatTarget(log, 'request_0001'), { sessionId: SESSION_ID, requestId: 'request_0001', requestText: 'first' });
+  assert.equal(await engine.editorChatTarget(log, 'request_9999'), undefined);
+});
+
 test('a request seen long after it was sent gets none (the workspace is no longer what it was sent in)', async () => {
   const log = logWith(10 * 60_000);
   const r = await engine.snapshotNewPrompts(log);
@@ -154,4 +165,26 @@ test("a request a hook already snapshotted (VS Code ran another agent's hook fil
   const log = plantSession(ud, 'w1', lines({ kind: 0, v: initialState({ requests: [request(1, 'first', { folder: ws, at })] }) }));
   assert.deepEqual(await engine.snapshotNewPrompts(log), { taken: [], skipped: [] });
   assert.deepEqual(await snapshotAnchors(), [hookAnchor]);
+});
+
+test("the window's own storage folder is watched before VS Code makes its chatSessions folder (the workspace's first chat)", async () => {
+  // VS Code creates chatSessions/ at the first request; the extension, active before, watches the folders it got then
+  const storage = join(ud, 'User', 'workspaceStorage', 'fresh');
+  mkdirSync(storage, { recursive: true });
+  const source = new VsChatSource({ home, editorStorage: storage, env: { AGENT_REWIND_VSCODE_USER_DATA: ud }, userHome: join(dir, 'nohome') });
+  assert.deepEqual(
+    source.watchFolders().map((w) => w.path),
+    [storage],
+  );
+  const log = join(storage, 'chatSessions', `${SESSION_ID}.jsonl`);
+  mkdirSync(join(storage, 'chatSessions'));
+  writeFileSync(log, lines({ kind: 0, v: initialState({ requests: [request(1, 'first', { folder: ws, at: Date.now() - 1_000 })] }) }));
+  const ctx = { settings: {} as never, workspaceRoots: [ws], warn: () => {} };
+  assert.deepEqual(await new SessionSources([source]).refsOfChange(log, ctx), [log]);
+  // another window's folder without chat sessions is not watched (there are many)
+  mkdirSync(join(ud, 'User', 'workspaceStorage', 'other-window'), { recursive: true });
+  assert.deepEqual(
+    source.watchFolders().map((w) => w.path),
+    [storage],
+  );
 });
