@@ -452,24 +452,44 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     const before = who('before the damage');
     if (!before.some((w) => w.endsWith(':this-session')) || !before.some((w) => w.endsWith(':user')))
       t.problems.push(`the dry run does not tell the agent's files from the user's: ${before.join(' ')}`);
+    // and each changed file's history and blame, which read the timeline's changed-path index too
+    const changedFiles = [...new Set(before.map((w) => w.slice(0, w.lastIndexOf(':'))))].slice(0, 4);
+    const histories = (when: string): string => {
+      const out: string[] = [];
+      for (const f of changedFiles)
+        for (const command of ['history', 'blame']) {
+          const r = cli(t, [command, join(t.ws, f), '--workspace', t.ws, '--json']);
+          if (r.code !== 0) t.problems.push(`${command} ${f} ${when} failed: ${r.stderr.trim().slice(0, 300)}`);
+          out.push(r.stdout);
+        }
+      return out.join('\n');
+    };
+    const historiesBefore = histories('before the damage');
     const store = readdirSync(join(t.home, 'checkpoints')).map((d) => join(t.home, 'checkpoints', d))[0]!;
     const file = join(store, 'timeline.jsonl');
+    const index = join(store, 'timeline-changes.jsonl');
     const lines = readFileSync(file, 'utf8')
       .split('\n')
       .filter((l) => l !== '').length;
     const how = pick(['flip', 'truncate', 'delete', 'garbage'] as const);
-    (t as Trial & { note?: string }).note = how;
-    if (how === 'delete') unlinkSync(file);
-    else if (how === 'truncate') truncateSync(file, int(statSync(file).size));
-    else if (how === 'garbage') writeFileSync(file, readFileSync(file, 'utf8') + '0badc0de {"session":"x"\n', { flag: 'w' });
-    else {
-      const buf = readFileSync(file);
-      const at = int(buf.length);
-      buf[at] = buf[at] === 0x30 ? 0x31 : 0x30;
-      writeFileSync(file, buf);
-    }
-    const damaged = who(`after the timeline was damaged (${how})`);
+    const which = pick(['timeline', 'index', 'both'] as const);
+    (t as Trial & { note?: string }).note = `${how} ${which}`;
+    const damage = (f: string) => {
+      if (how === 'delete') unlinkSync(f);
+      else if (how === 'truncate') truncateSync(f, int(statSync(f).size));
+      else if (how === 'garbage') writeFileSync(f, readFileSync(f, 'utf8') + '0badc0de {"session":"x"\n', { flag: 'w' });
+      else {
+        const buf = readFileSync(f);
+        const at = int(buf.length);
+        buf[at] = buf[at] === 0x30 ? 0x31 : 0x30;
+        writeFileSync(f, buf);
+      }
+    };
+    if (which !== 'index') damage(file);
+    if (which !== 'timeline' && existsSync(index)) damage(index);
+    const damaged = who(`after the timeline was damaged (${how} ${which})`);
     if (damaged.join(' ') !== before.join(' ')) t.problems.push(`after ${how} the dry run says ${damaged.join(' ')} instead of ${before.join(' ')}`);
+    if (histories(`after ${how} ${which}`) !== historiesBefore) t.problems.push(`after ${how} ${which} history or blame of ${changedFiles.join(', ')} changed`);
     const gc = cli(t, ['gc']);
     if (gc.code !== 0) t.problems.push(`gc after the damage failed: ${gc.stderr.trim().slice(0, 300)}`);
     const mended = readFileSync(file, 'utf8')
@@ -478,6 +498,7 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
     if (mended !== lines) t.problems.push(`gc left the timeline with ${mended} points where it had ${lines}`);
     const after = who('after gc');
     if (after.join(' ') !== before.join(' ')) t.problems.push(`after gc the dry run says ${after.join(' ')} instead of ${before.join(' ')}`);
+    if (histories('after gc') !== historiesBefore) t.problems.push(`after gc history or blame of ${changedFiles.join(', ')} changed`);
     checkInvariants(t, [{ name: 'unchanged', print }]);
   },
   async 'kill-compaction'(t) {
