@@ -105,7 +105,9 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       execFileSync('sync');
     }
 
-    console.log(`first snapshot: ours ${ours.map(fmtMs).join(', ')} (CPU ${ourCpu.map(fmtMs).join(', ')}); git ${ref.map(fmtMs).join(', ')} (CPU ${refCpu.map(fmtMs).join(', ')})`);
+    console.log(
+      `first snapshot: ours ${ours.map(fmtMs).join(', ')} (CPU ${ourCpu.map(fmtMs).join(', ')}); git ${ref.map(fmtMs).join(', ')} (CPU ${refCpu.map(fmtMs).join(', ')})`,
+    );
 
     // 2. restore of 1,000 changed files on a copy of a smaller tree (the files bench's): a tracked checkpointer (the
     // extension's, the service's), a different set of files changed each round, its dry run first as the UI does
@@ -140,8 +142,12 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     }
     await fc.dispose();
 
-    console.log(`first snapshot: ours ${ours.map(fmtMs).join(', ')} (CPU ${ourCpu.map(fmtMs).join(', ')}); git ${ref.map(fmtMs).join(', ')} (CPU ${refCpu.map(fmtMs).join(', ')}); load ${loads.map((l) => l.toFixed(1)).join(', ')}`);
-    console.log(`restore: ${restore.map(fmtMs).join(', ')} (CPU ${restoreCpu.map(fmtMs).join(', ')}); load ${restoreLoads.map((l) => l.toFixed(1)).join(', ')}`);
+    console.log(
+      `first snapshot: ours ${ours.map(fmtMs).join(', ')} (CPU ${ourCpu.map(fmtMs).join(', ')}); git ${ref.map(fmtMs).join(', ')} (CPU ${refCpu.map(fmtMs).join(', ')}); load ${loads.map((l) => l.toFixed(1)).join(', ')}`,
+    );
+    console.log(
+      `restore: ${restore.map(fmtMs).join(', ')} (CPU ${restoreCpu.map(fmtMs).join(', ')}); load ${restoreLoads.map((l) => l.toFixed(1)).join(', ')}`,
+    );
     const ratio = p50(ours) / p50(ref);
     const firstOk = ratio <= 0.5;
     const restoreOk = p50(restore) <= 300;
