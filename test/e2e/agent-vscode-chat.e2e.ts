@@ -5,7 +5,10 @@
 // in the tree; `rewind-files` (CLI) and Rewind to here (UI) to the second request give back the workspace exactly as
 // it was when that request was sent (every file's bytes and mode); undo puts it back; VS Code's session log and
 // editing contents are byte for byte what they were (its editing state.json only in the live view of the files VS
-// Code rewrites itself when files change on disk). Run alone: `npm run test:vscode-chat` (not part of the default e2e run).
+// Code rewrites itself when files change on disk: a control change from outside shows VS Code doing it, and strace of
+// the CLI and the extension host shows agent-rewind never opening those files for writing). Last, the preview's
+// "Restore VS Code's checkpoint" runs VS Code's own Restore Checkpoint on the request. Run alone:
+// `npm run test:vscode-chat` (not part of the default e2e run; the lag flows are agent-lag-vscode-chat-*.e2e.ts).
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
