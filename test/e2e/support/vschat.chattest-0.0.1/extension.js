@@ -4,7 +4,7 @@
 // step's tool calls, one per round, then with its reply. Before each prompt the driver records the workspace (every
 // file's sha256 and mode) in <out>/before-<n>.json, and writes <out>/done.json (or error.json) at the end. Every call of
 // the model on a step is appended to <out>/model-calls.jsonl ({marker, round, tools, atMs}): the lag measurement
-// (agent-lag-vscode-chat.e2e.ts) compares the first one of each request with the time of its snapshot.
+// (support/chat-lag.ts) compares the first one of each request with the time of its snapshot.
 'use strict';
 const vscode = require('vscode');
 const { createHash } = require('node:crypto');
