@@ -2,12 +2,11 @@
 // JSON on stdin, snapshotting a 50,000-file workspace after 10 files changed — against a shadow git repository's
 // `git add . && git commit` of the same change, in the same run. Target: hook p95 ≤ 1 s (Claude Code waits for it).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
-import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now } from './bench-tools';
+import { bundleCli, copyWorkspaceWithShadowGit, editRandomFiles, fmtMs, gitCheckpoint, hookLogOf, now, timedHook } from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
 import { generateWorkspace } from './workspace-generator';
 
@@ -19,16 +18,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
   const gen = await generateWorkspace(fileCount);
   const base = await mkdtemp(join(tmpdir(), 'arw-cc-hook-bench-'));
   try {
-    const ws = join(base, 'ws');
-    execFileSync('cp', ['-a', gen.root, ws]);
-    execFileSync('sync');
-    for (const f of gen.files) await readFile(join(ws, f));
-    const home = join(base, 'home');
-    const gitDir = join(base, 'shadow.git');
-    git(gitDir, ws, ['init', '-q']);
-    git(gitDir, ws, ['config', 'user.name', 'bench']);
-    git(gitDir, ws, ['config', 'user.email', 'bench@example.invalid']);
-    git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
+    const { ws, home, gitDir } = await copyWorkspaceWithShadowGit(gen, base);
 
     // the CLI bundled as it ships in dist/
     const cli = join(base, 'cli.js');
@@ -39,27 +29,20 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const transcript = join(base, 'config', 'projects', 'ws', `${sessionId}.jsonl`);
     execFileSync('mkdir', ['-p', join(base, 'config', 'projects', 'ws')]);
     await writeFile(transcript, '{"type":"user"}\n'.repeat(10_000));
-    const hook = (promptId: string) => {
-      const input = JSON.stringify({
-        session_id: sessionId,
-        transcript_path: transcript,
-        cwd: ws,
-        prompt_id: promptId,
-        permission_mode: 'bypassPermissions',
-        hook_event_name: 'UserPromptSubmit',
-        prompt: 'Refactor the snapshot code so that the store is opened once, and add a test for it.',
-      });
-      const t = now();
-      const r = spawnSync(process.execPath, [cli, 'hook', 'claude'], {
-        input,
-        encoding: 'utf8',
-        cwd: ws,
-        env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws },
-      });
-      const ms = now() - t;
-      if (r.status !== 0 || r.stdout !== '' || r.stderr !== '') throw new Error(`hook failed: exit ${r.status}, ${r.stdout}${r.stderr}`);
-      return ms;
-    };
+    const hook = (promptId: string) =>
+      timedHook(
+        [process.execPath, cli, 'hook', 'claude'],
+        JSON.stringify({
+          session_id: sessionId,
+          transcript_path: transcript,
+          cwd: ws,
+          prompt_id: promptId,
+          permission_mode: 'bypassPermissions',
+          hook_event_name: 'UserPromptSubmit',
+          prompt: 'Refactor the snapshot code so that the store is opened once, and add a test for it.',
+        }),
+        { cwd: ws, env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws } },
+      );
 
     // first snapshot (every file hashed) and git's first commit: reported, not part of the target
     const gitFirst = await gitCheckpoint(gitDir, ws, 'first');
@@ -81,8 +64,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     }
 
     // every run snapshotted, nothing logged
-    const logFile = join(home, 'logs', 'claude-hooks.log');
-    const logged = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+    const logged = hookLogOf(home, 'claude-hooks.log');
     if (logged) throw new Error(`the hook logged problems:\n${logged}`);
     const fc = new FileCheckpointer({ workspaceRoot: ws, home });
     const snaps = await fc.listSnapshots(sessionId);

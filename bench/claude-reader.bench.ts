@@ -1,11 +1,12 @@
 // Claude Code reader benchmark: opening a generated ~50 MB transcript (turns with thinking / text / tool_use groups,
 // big tool results, attachment and progress lines, file-history lines, rewinds and compactions) against a raw
 // JSON.parse of every line of the same file, interleaved in one run because the machine is shared and noisy.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readClaudeSession } from '../src/core/sources/claude';
 import { prng as rng } from '../test/support/prng';
+import { parseEveryLine, timeAgainstReference } from './bench-tools';
 import { median, type BenchModule, type BenchSection } from './types';
 
 const SESSION_ID = '0b0b0b0b-1111-4222-8333-444444444444';
@@ -146,13 +147,6 @@ export function generate(file: string, turns: number): number {
   return lines.length;
 }
 
-function rawParse(file: string): number {
-  const text = readFileSync(file, 'utf8');
-  let n = 0;
-  for (const line of text.split('\n')) if (line) n += JSON.parse(line) ? 1 : 0;
-  return n;
-}
-
 const ms = (x: number) => x.toFixed(1) + ' ms';
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
@@ -165,25 +159,19 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const lineCount = generate(file, turns);
     const mb = statSync(file).size / 2 ** 20;
     const reps = quick ? 3 : 5;
-    const reads: number[] = [];
-    const raws: number[] = [];
     let entries = 0;
     let pathLength = 0;
-    // one untimed round first: the first read of each kind pays for compiling the code, not for the work
-    rawParse(file);
-    await readClaudeSession(file);
-    for (let i = 0; i < reps; i++) {
-      let t = performance.now();
-      rawParse(file);
-      raws.push(performance.now() - t);
-      t = performance.now();
-      const s = await readClaudeSession(file);
-      reads.push(performance.now() - t);
-      entries = s.getEntries().length;
-      pathLength = s.getPath().length;
-    }
-    const read = median(reads);
-    const raw = median(raws);
+    const times = await timeAgainstReference(
+      reps,
+      () => parseEveryLine(file),
+      async () => {
+        const s = await readClaudeSession(file);
+        entries = s.getEntries().length;
+        pathLength = s.getPath().length;
+      },
+    );
+    const read = median(times.ours);
+    const raw = median(times.reference);
     const rows = [
       {
         figure: `open a ${mb.toFixed(1)} MB transcript (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps})`,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCodexSession } from '../src/core/sources/codex';
 import { prng as rng } from '../test/support/prng';
+import { parseEveryLine, timeAgainstReference } from './bench-tools';
 import { median, type BenchModule, type BenchSection } from './types';
 
 const THREAD = '01a20aad-def5-7222-afbb-2e7d1a0e4edf';
@@ -141,13 +142,6 @@ function writeSpaced(from: string, to: string): void {
   writeFileSync(to, out.join('\n'));
 }
 
-function rawParse(file: string): number {
-  const text = readFileSync(file, 'utf8');
-  let n = 0;
-  for (const line of text.split('\n')) if (line) n += JSON.parse(line) ? 1 : 0;
-  return n;
-}
-
 const ms = (x: number) => x.toFixed(1) + ' ms';
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
@@ -161,9 +155,6 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const lineCount = generate(file, turns);
     const mb = statSync(file).size / 2 ** 20;
     const reps = quick ? 3 : 5;
-    const reads: number[] = [];
-    const raws: number[] = [];
-    const spacedReads: number[] = [];
     let entries = 0;
     let pathLength = 0;
     // the same turns with spaces after the colons, in its own home (one thread per home); it was quadratic
@@ -173,24 +164,27 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const spacedFile = join(spacedFolder, `rollout-2026-11-01T00-00-00-${THREAD}.jsonl`);
     writeSpaced(file, spacedFile);
     const spacedMb = statSync(spacedFile).size / 2 ** 20;
-    rawParse(file);
-    await readCodexSession(file, { home });
-    for (let i = 0; i < reps; i++) {
-      let t = performance.now();
-      rawParse(file);
-      raws.push(performance.now() - t);
-      t = performance.now();
-      const s = await readCodexSession(file, { home });
-      reads.push(performance.now() - t);
-      entries = s.getEntries().length;
-      pathLength = s.getPath().length;
-      t = performance.now();
-      const spaced = await readCodexSession(spacedFile, { home: spacedHome });
-      spacedReads.push(performance.now() - t);
-      if (spaced.getEntries().length !== entries) throw new Error('the spaced layout read differently from the compact one');
-    }
-    const read = median(reads);
-    const raw = median(raws);
+    const times = await timeAgainstReference(
+      reps,
+      () => parseEveryLine(file),
+      async () => {
+        const s = await readCodexSession(file, { home });
+        entries = s.getEntries().length;
+        pathLength = s.getPath().length;
+      },
+    );
+    // the spaced layout against the compact one opened, in turns the same way
+    const spacedTimes = await timeAgainstReference(
+      reps,
+      () => readCodexSession(file, { home }),
+      async () => {
+        const spaced = await readCodexSession(spacedFile, { home: spacedHome });
+        if (spaced.getEntries().length !== entries) throw new Error('the spaced layout read differently from the compact one');
+      },
+    );
+    const spacedReads = spacedTimes.ours;
+    const read = median(times.ours);
+    const raw = median(times.reference);
     const rows = [
       {
         figure: `open a ${mb.toFixed(1)} MB rollout (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps})`,
@@ -203,10 +197,10 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       {
         figure: `open the same turns written with spaces after the colons (${spacedMb.toFixed(1)} MB; p50 of ${reps})`,
         value: median(spacedReads),
-        ref: read,
+        ref: median(spacedTimes.reference),
         refLabel: 'the compact layout opened',
         target: 'ratio ≤ 1.5 (was quadratic)',
-        ok: median(spacedReads) <= 1.5 * read,
+        ok: median(spacedReads) <= 1.5 * median(spacedTimes.reference),
       },
     ];
     const markdown = [

@@ -3,11 +3,12 @@
 // (shell output, write_file / replace with their diff), the tool results as user records, a `$set lastUpdated` after
 // every record, a resume's `$set messages` of the whole history now and then, a `/rewind` now and then) against a raw
 // JSON.parse of every line of the same file, interleaved in one run because the machine is shared.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGeminiSession } from '../src/core/sources/gemini/reader';
 import { prng as rng } from '../test/support/prng';
+import { parseEveryLine, timeAgainstReference } from './bench-tools';
 import { median, type BenchModule, type BenchSection } from './types';
 
 const SESSION = '5e0b1d2c-3f4a-4b6c-8d7e-9f0a1b2c3d4e';
@@ -100,13 +101,6 @@ export function generate(file: string, messages: number): { lines: number; recor
   return { lines: lines.length, records };
 }
 
-function rawParse(file: string): number {
-  const text = readFileSync(file, 'utf8');
-  let n = 0;
-  for (const line of text.split('\n')) if (line) n += JSON.parse(line) ? 1 : 0;
-  return n;
-}
-
 const ms = (x: number) => x.toFixed(1) + ' ms';
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
@@ -120,24 +114,19 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const { lines, records } = generate(file, messages);
     const mb = statSync(file).size / 2 ** 20;
     const reps = quick ? 3 : 7;
-    const reads: number[] = [];
-    const raws: number[] = [];
     let entries = 0;
     let pathLength = 0;
-    rawParse(file);
-    await readGeminiSession(file, { home });
-    for (let i = 0; i < reps; i++) {
-      let t = performance.now();
-      rawParse(file);
-      raws.push(performance.now() - t);
-      t = performance.now();
-      const s = await readGeminiSession(file, { home });
-      reads.push(performance.now() - t);
-      entries = s.getEntries().length;
-      pathLength = s.getPath().length;
-    }
-    const read = median(reads);
-    const raw = median(raws);
+    const times = await timeAgainstReference(
+      reps,
+      () => parseEveryLine(file),
+      async () => {
+        const s = await readGeminiSession(file, { home });
+        entries = s.getEntries().length;
+        pathLength = s.getPath().length;
+      },
+    );
+    const read = median(times.ours);
+    const raw = median(times.reference);
     // a quick run's small file is mostly fixed costs: the ratio is held on the full run's 5,000 messages
     const ok = quick || read <= 2 * raw;
     const markdown = [

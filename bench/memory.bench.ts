@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
-import { ServiceFirstCheckpoints } from '../src/core/service';
+import { SERVICE_MALLOC_ENV, SERVICE_NODE_ARGS, ServiceFirstCheckpoints } from '../src/core/service';
 import { cliCheckpointerOptions } from '../src/core/settings/settings-file';
 import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep, waitForCompaction } from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
@@ -48,8 +48,9 @@ async function measureService(cli: string, ws: string, home: string, files: stri
     await fresh.compact();
     await fresh.dispose();
   }
-  const server = spawn(process.execPath, [cli, 'serve', '--workspace', ws], {
-    env: { ...process.env, AGENT_REWIND_HOME: home },
+  // with the Node options a hook or command starts it with (start-service-later.ts)
+  const server = spawn(process.execPath, [...SERVICE_NODE_ARGS, cli, 'serve', '--workspace', ws], {
+    env: { ...process.env, ...SERVICE_MALLOC_ENV, AGENT_REWIND_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -172,7 +173,13 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
       ...rows,
       '',
-      `The service is \`agent-rewind serve --workspace\` from the CLI bundle as it ships, measured from /proc (VmRSS after ${WARM_ROUNDS} warm snapshots of 10 changed files each and a second's rest, and again 10 s later; VmHWM for the peak). RSS per file and the target are taken right after the warm snapshots. The target is judged where a service usually meets a folder: started after a fresh process (a hook) took the first snapshot, so that it loads the stat index. A service that takes the first snapshot itself hashes and compresses every file in its process, and its background compaction of that first store runs on a thread of its own there (waited for before the warm snapshots): both are in its peak, and what the C allocator keeps of them stays in its RSS. RSS per file is the whole process (Node itself, about 50 MB, included) divided by the files. On 2 cores shared with other work. ${notes.join(' ')}`,
+      `The service is \`agent-rewind serve --workspace\` from the CLI bundle as it ships, with the Node options and C allocator settings a hook or command starts it with (\`${SERVICE_NODE_ARGS.join(' ')}\`, ${Object.entries(
+        SERVICE_MALLOC_ENV,
+      )
+        .map(([k, v]) => `\`${k}=${v}\``)
+        .join(
+          ', ',
+        )}), measured from /proc (VmRSS after ${WARM_ROUNDS} warm snapshots of 10 changed files each and a second's rest, and again 10 s later; VmHWM for the peak). RSS per file and the target are taken right after the warm snapshots. The target is judged where a service usually meets a folder: started after a fresh process (a hook) took the first snapshot, so that it loads the stat index. A service that takes the first snapshot itself hashes and compresses every file in its process, and its background compaction of that first store runs on a thread of its own there (waited for before the warm snapshots): both are in its peak, and what the C allocator keeps of them stays in its RSS. RSS per file is the whole process (Node itself, about 50 MB, included) divided by the files. On 2 cores shared with other work. ${notes.join(' ')}`,
     ].join('\n'),
   };
 }

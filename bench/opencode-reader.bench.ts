@@ -10,6 +10,7 @@ import { loadSqlJs } from '../src/core/sqljs-loader';
 import { readCommittedDatabase } from '../src/core/sources/opencode/wal-read';
 import { readOpenCodeSession } from '../src/core/sources/opencode/reader';
 import { prng as rng } from '../test/support/prng';
+import { timeAgainstReference } from './bench-tools';
 import { median, type BenchModule, type BenchSection } from './types';
 
 const WORDS = 'the model reads a file then edits it and runs the tests until they pass so the change can be reviewed'.split(' ');
@@ -115,31 +116,18 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const messages = await generate(file, turns);
     const mb = statSync(file).size / 2 ** 20;
     const reps = quick ? 3 : 7;
-    const reads: number[] = [];
-    const raws: number[] = [];
-    // CPU time beside the wall clock: on this shared machine a side's wall time is mostly its wait for a core
-    const readCpus: number[] = [];
-    const rawCpus: number[] = [];
     let entries = 0;
-    await rawRead(file);
-    await readOpenCodeSession(dataDir, SESSION, 'ref');
-    const timed = async (wall: number[], cpu: number[], f: () => Promise<unknown>): Promise<void> => {
-      const c = process.cpuUsage();
-      const t = performance.now();
-      await f();
-      wall.push(performance.now() - t);
-      const d = process.cpuUsage(c);
-      cpu.push((d.user + d.system) / 1000);
-    };
-    for (let i = 0; i < reps; i++) {
-      await timed(raws, rawCpus, () => rawRead(file));
-      await timed(reads, readCpus, async () => {
+    // CPU time beside the wall clock: on this shared machine a side's wall time is mostly its wait for a core
+    const times = await timeAgainstReference(
+      reps,
+      () => rawRead(file),
+      async () => {
         entries = (await readOpenCodeSession(dataDir, SESSION, 'ref'))!.getEntries().length;
-      });
-    }
+      },
+    );
     const row = (what: string, read: number, raw: number): string =>
       `| ${what} | ${ms(read)} | ${ms(raw)} | ${(read / raw).toFixed(2)} | ratio ≤ 2 ${read <= 2 * raw ? '✓' : '✗'} |`;
-    const [read, raw, readCpu, rawCpu] = [median(reads), median(raws), median(readCpus), median(rawCpus)];
+    const [read, raw, readCpu, rawCpu] = [median(times.ours), median(times.reference), median(times.oursCpu), median(times.referenceCpu)];
     const ok = read <= 2 * raw && readCpu <= 2 * rawCpu;
     const session = `open a session of ${messages.toLocaleString('en')} messages (${mb.toFixed(1)} MB opencode.db → ${entries.toLocaleString('en')} entries; p50 of ${reps})`;
     const markdown = [

@@ -7,15 +7,14 @@
 //   - hooks 3 to 12 against a shadow repository's `git add . && git commit` right after each.
 // Targets: first hook p50 ≤ the fresh process's p50; hooks 3–12 p50 ≤ 0.10× git's next commit.
 // File counts: 50,000 (2,000 with --quick); AGENT_REWIND_BENCH_AUTOSTART_FILES=50000,200000 adds others.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launcherScript } from '../src/core/service/launcher-script';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
 import { cliCheckpointerOptions } from '../src/core/settings/settings-file';
-import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep } from './bench-tools';
+import { bundleCliWithLauncher, copyWorkspaceWithShadowGit, editRandomFiles, fmtMs, gitCheckpoint, sleep, timedHook } from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
 import { generateWorkspace } from './workspace-generator';
 
@@ -95,34 +94,15 @@ async function measure(fileCount: number, sessions: number): Promise<Measured> {
     return JSON.parse(r.stdout) as { running?: boolean; pid?: number; requests?: number; rssBytes?: number; stopped?: boolean };
   };
   try {
-    const ws = join(base, 'ws');
-    execFileSync('cp', ['-a', gen.root, ws]);
-    execFileSync('sync');
-    for (const f of gen.files) await readFile(join(ws, f));
-    const gitDir = join(base, 'shadow.git');
-    git(gitDir, ws, ['init', '-q']);
-    git(gitDir, ws, ['config', 'user.name', 'bench']);
-    git(gitDir, ws, ['config', 'user.email', 'bench@example.invalid']);
-    git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
-    await bundleCli(cli);
-    const launcher = join(base, 'agent-rewind');
-    writeFileSync(launcher, launcherScript({ cliJs: cli, runtime: process.execPath, runtimeKind: 'node', writtenBy: 'the benchmark' }), { mode: 0o755 });
+    const { ws, gitDir } = await copyWorkspaceWithShadowGit(gen, base);
+    const { launcher } = await bundleCliWithLauncher(base);
     const sessionId = '6b1d2c3e-5b7d-4e9a-8c1f-0d2e3f4a5b6c';
-    const hook = (promptId: string, env: NodeJS.ProcessEnv) => {
-      const input = JSON.stringify({
-        session_id: sessionId,
-        transcript_path: '',
-        cwd: ws,
-        prompt_id: promptId,
-        hook_event_name: 'UserPromptSubmit',
-        prompt: 'Go on.',
-      });
-      const t = now();
-      const r = spawnSync(launcher, ['hook', 'claude'], { input, encoding: 'utf8', cwd: ws, env: { ...env, CLAUDE_PROJECT_DIR: ws } });
-      const ms = now() - t;
-      if (r.status !== 0 || r.stdout !== '' || r.stderr !== '') throw new Error(`hook failed: exit ${r.status}, ${r.stdout}${r.stderr}`);
-      return ms;
-    };
+    const hook = (promptId: string, env: NodeJS.ProcessEnv) =>
+      timedHook(
+        [launcher, 'hook', 'claude'],
+        JSON.stringify({ session_id: sessionId, transcript_path: '', cwd: ws, prompt_id: promptId, hook_event_name: 'UserPromptSubmit', prompt: 'Go on.' }),
+        { cwd: ws, env: { ...env, CLAUDE_PROJECT_DIR: ws } },
+      );
 
     // the store's first snapshot (every file hashed) and git's first commit: set-up, untimed; then the store's
     // compaction (what a service or a detached gc would do in the background), as git's gc is waited for

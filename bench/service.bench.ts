@@ -6,15 +6,28 @@
 // average beside each figure (2 shared cores here). Also: how long the launcher takes to decide to fall back when a
 // socket is left but nobody listens, and the service's own time per hook (its trace log).
 // Targets: with the service, hook p50 and p95 ≤ 0.15× git add+commit; the fallback decision ≤ 20 ms.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files/file-checkpointer';
 import { hookSocketPath } from '../src/core/service/paths';
 import { launcherScript } from '../src/core/service/launcher-script';
-import { bundleCli, editRandomFiles, fmtMs, git, gitCheckpoint, now, sleep, waitForCompaction } from './bench-tools';
+import {
+  awaitHookAnswers,
+  bundleCliWithLauncher,
+  copyWorkspaceWithShadowGit,
+  editRandomFiles,
+  fmtMs,
+  gitCheckpoint,
+  hookLogOf,
+  now,
+  startService,
+  timedHook,
+  waitForCompaction,
+  type RunningService,
+} from './bench-tools';
 import { median, percentile, type BenchSection } from './types';
 import { generateWorkspace } from './workspace-generator';
 
@@ -33,57 +46,32 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
   const rounds = quick ? 5 : 30;
   const gen = await generateWorkspace(fileCount);
   const base = await mkdtemp(join(tmpdir(), 'arw-svc-bench-'));
-  let server: ReturnType<typeof spawn> | undefined;
+  let service: RunningService | undefined;
   try {
-    const ws = join(base, 'ws');
-    execFileSync('cp', ['-a', gen.root, ws]);
-    execFileSync('sync');
-    for (const f of gen.files) await readFile(join(ws, f));
-    const home = join(base, 'home');
-    const gitDir = join(base, 'shadow.git');
-    git(gitDir, ws, ['init', '-q']);
-    git(gitDir, ws, ['config', 'user.name', 'bench']);
-    git(gitDir, ws, ['config', 'user.email', 'bench@example.invalid']);
-    git(gitDir, ws, ['config', 'commit.gpgSign', 'false']);
-
-    const cli = join(base, 'cli.js');
-    await bundleCli(cli);
+    const { ws, home, gitDir } = await copyWorkspaceWithShadowGit(gen, base);
+    const { cli, launcher } = await bundleCliWithLauncher(base);
     const env = { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_PROJECT_DIR: ws };
-    // the launcher `hooks install` writes (the home as the CLI resolves it: $AGENT_REWIND_HOME)
-    const launcher = join(base, 'agent-rewind');
-    writeFileSync(launcher, launcherScript({ cliJs: cli, runtime: process.execPath, runtimeKind: 'node', writtenBy: 'the benchmark' }), { mode: 0o755 });
 
     const sessionId = '3a8f1c2e-5b7d-4e9a-8c1f-0d2e3f4a5b6c';
-    const hook = (promptId: string) => {
-      const input = JSON.stringify({
-        session_id: sessionId,
-        transcript_path: '',
-        cwd: ws,
-        prompt_id: promptId,
-        hook_event_name: 'UserPromptSubmit',
-        prompt: 'Refactor the store.',
-      });
-      const t = now();
-      const r = spawnSync(launcher, ['hook', 'claude'], { input, encoding: 'utf8', cwd: ws, env });
-      const ms = now() - t;
-      if (r.status !== 0 || r.stdout !== '' || r.stderr !== '') throw new Error(`hook failed: exit ${r.status}, ${r.stdout}${r.stderr}`);
-      return ms;
-    };
+    const hook = (promptId: string) =>
+      timedHook(
+        [launcher, 'hook', 'claude'],
+        JSON.stringify({
+          session_id: sessionId,
+          transcript_path: '',
+          cwd: ws,
+          prompt_id: promptId,
+          hook_event_name: 'UserPromptSubmit',
+          prompt: 'Refactor the store.',
+        }),
+        { cwd: ws, env },
+      );
 
     const gitFirst = await gitCheckpoint(gitDir, ws, 'first');
 
     // ── with the service ──
-    let serverLog = '';
-    server = spawn(process.execPath, [cli, 'serve', '--workspace', ws, '--verbose'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stderr!.on('data', (c) => (serverLog += c.toString()));
-    let serverOut = '';
-    server.stdout!.on('data', (c) => (serverOut += c.toString()));
-    const tStart = now();
-    while (!serverOut.includes('socket:')) {
-      if (server.exitCode !== null || now() - tStart > 120_000) throw new Error(`serve did not start: ${serverLog}`);
-      await sleep(20);
-    }
-    const serviceStart = now() - tStart;
+    service = await startService(cli, ws, env);
+    const serviceStart = service.startMs;
     const firstViaService = hook('prompt-first'); // every file hashed: reported, not part of the target
     hook('prompt-warm');
     // the first snapshot leaves the store due for compaction, which the service then runs in the background (our
@@ -96,16 +84,13 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       svc.ours.push(hook(`prompt-svc-${r}`));
       svc.git.push(await gitCheckpoint(gitDir, ws, `svc ${r}`));
     }
-    const answeredCount = () => (serverLog.match(/hook claude \S+ ok/g) ?? []).length;
-    for (let i = 0; i < 100 && answeredCount() < rounds + 2; i++) await sleep(20); // its log line may still be in the pipe
-    const answered = answeredCount();
+    const answers = await awaitHookAnswers(service, 'claude', rounds + 2);
+    const answered = answers.length;
     // the service's own time per snapshot (request in → answer out), the two warm-up snapshots left out
-    const inService = [...serverLog.matchAll(/hook claude \S+ ok ([\d.]+) ms/g)].map((m) => Number(m[1])).slice(2);
-    if (/ snapshot \S+ ok/.test(serverLog)) throw new Error(`a hook went through the Node client (the socket protocol):\n${serverLog}`);
-    if (answered !== rounds + 2) throw new Error(`expected the service to answer ${rounds + 2} snapshots, it answered ${answered}:\n${serverLog}`);
-    server.kill('SIGTERM');
-    await new Promise<void>((r) => (server!.exitCode !== null ? r() : server!.once('exit', () => r())));
-    server = undefined;
+    const inService = answers.slice(2);
+    if (/ snapshot \S+ ok/.test(service.log())) throw new Error(`a hook went through the Node client (the socket protocol):\n${service.log()}`);
+    if (answered !== rounds + 2) throw new Error(`expected the service to answer ${rounds + 2} snapshots, it answered ${answered}:\n${service.log()}`);
+    await service.stop();
 
     // the last snapshot the service took is the one a process with no cache takes
     const lastRoot = await (async () => {
@@ -166,8 +151,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       decision.push(now() - t);
       if (res.status !== 0) throw new Error(`the launcher failed: ${res.stderr}`);
     }
-    const logFile = join(home, 'logs', 'claude-hooks.log');
-    const logged = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+    const logged = hookLogOf(home, 'claude-hooks.log');
     if (logged) throw new Error(`the hook logged problems:\n${logged}`);
 
     const row = (label: string, s: Series, p: 50 | 95) => {
@@ -205,7 +189,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     ].join('\n');
     return { title: 'Checkpoint service: hook snapshot with and without the service vs a shadow git commit', markdown, ok };
   } finally {
-    server?.kill('SIGTERM');
+    await service?.stop();
     await rm(base, { recursive: true, force: true });
   }
 }

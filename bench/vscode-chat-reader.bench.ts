@@ -2,11 +2,12 @@
 // writes for agent mode (an initial state, each request pushed, its response grown part by part with pushes and cuts,
 // tool invocations with terminal output, completion sets, now and then a request edited and sent again) against a raw
 // JSON.parse of every line of the same file, interleaved in one run because the machine is shared.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readVsChatSession } from '../src/core/sources/vscode-chat/reader';
 import { prng as rng } from '../test/support/prng';
+import { parseEveryLine, timeAgainstReference } from './bench-tools';
 import { median, type BenchSection } from './types';
 
 const WORDS = 'the agent reads a file then edits it and runs the tests in the terminal until they pass so the change can be reviewed'.split(' ');
@@ -116,13 +117,6 @@ export function generate(file: string, requests: number): number {
   return lines.length;
 }
 
-function rawParse(file: string): number {
-  const text = readFileSync(file, 'utf8');
-  let n = 0;
-  for (const line of text.split('\n')) if (line) n += JSON.parse(line) ? 1 : 0;
-  return n;
-}
-
 const ms = (x: number) => x.toFixed(1) + ' ms';
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
@@ -136,24 +130,19 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     const mb = statSync(file).size / 2 ** 20;
     const reps = quick ? 3 : 7;
     const home = join(dir, 'home');
-    const reads: number[] = [];
-    const raws: number[] = [];
     let entries = 0;
     let path = 0;
-    rawParse(file);
-    await readVsChatSession(file, { home });
-    for (let i = 0; i < reps; i++) {
-      let t = performance.now();
-      rawParse(file);
-      raws.push(performance.now() - t);
-      t = performance.now();
-      const s = await readVsChatSession(file, { home });
-      reads.push(performance.now() - t);
-      entries = s.getEntries().length;
-      path = s.getPath().length;
-    }
-    const read = median(reads);
-    const raw = median(raws);
+    const times = await timeAgainstReference(
+      reps,
+      () => parseEveryLine(file),
+      async () => {
+        const s = await readVsChatSession(file, { home });
+        entries = s.getEntries().length;
+        path = s.getPath().length;
+      },
+    );
+    const read = median(times.ours);
+    const raw = median(times.reference);
     const ok = read <= 2 * raw;
     const markdown = [
       '| figure | value | reference | ratio | target | ok |',

@@ -115,11 +115,15 @@ export const commandHelp: Record<string, CommandHelp> = {
       'overwrite-user-modified': 'also rewind files you changed by hand since the message (outside any agent turn)',
       'include-other-sessions': "also rewind files another session's turns changed since the message",
       only: 'bring back exactly this file (or everything below this folder), whoever changed it, and nothing else; repeat it for more (undo-rewind puts them back)',
+      hunks:
+        "PATH:N[,N...][@HASH]: take back only these hunks of a text file (numbered from 1 as --dry-run lists them; --dry-run --json gives each file's hunks and hunksHash), the rest of it stays as it is now; with @HASH the rewind refuses if the file changed since. Like --only, nothing else comes back; repeat it for more files",
     },
     examples: [
       'agent-rewind rewind-files <session> <userMessageId> --dry-run',
       'agent-rewind rewind-files <session> <userMessageId>',
       'agent-rewind rewind-files <session> <userMessageId> --only src/app.ts --only README.md',
+      'agent-rewind rewind-files <session> <userMessageId> --dry-run --json',
+      'agent-rewind rewind-files <session> <userMessageId> --hunks src/app.ts:1,3',
     ],
   },
   search: {

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
+import { SERVICE_MALLOC_ENV, SERVICE_NODE_ARGS } from '../core/service';
 import { loadCliSettings } from './cli-settings';
 
 export function startServiceLater(home: string, workspaceRoot: string): void {
@@ -15,9 +16,22 @@ export function startServiceLater(home: string, workspaceRoot: string): void {
   if (!cli || basename(cli) !== 'cli.js') return;
   const { checkpointService } = loadCliSettings(home).settings;
   if (!checkpointService.autoStart) return;
-  const args = [cli, 'serve', '--auto', '--workspace', workspaceRoot, '--idle-minutes', String(checkpointService.idleMinutes), '--home', home];
+  // a young generation sized for a long-lived process, not for throughput (service-heap.ts)
+  const args = [
+    ...SERVICE_NODE_ARGS,
+    cli,
+    'serve',
+    '--auto',
+    '--workspace',
+    workspaceRoot,
+    '--idle-minutes',
+    String(checkpointService.idleMinutes),
+    '--home',
+    home,
+  ];
   // its own session (detached): the agent ending the hook's process group does not end the service
-  const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', ...(existsSync(home) ? { cwd: home } : {}) });
+  const env = { ...process.env, ...SERVICE_MALLOC_ENV };
+  const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env, ...(existsSync(home) ? { cwd: home } : {}) });
   child.on('error', () => undefined);
   child.unref();
 }

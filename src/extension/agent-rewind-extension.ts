@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import { RewindEngine } from '../core/engine';
 import { foreignSources } from '../core/sources';
-import { CheckpointServiceHost } from '../core/service';
+import { CheckpointServiceHost, SERVICE_WORKER_LIMITS } from '../core/service';
 import { WATCH_LIMIT_FIX } from '../core/files';
 import { installCliLauncher, type CliLauncher } from './cli-launcher';
 import { ActiveSession } from './active-session';
@@ -23,6 +23,9 @@ import { plural } from './tree/format';
 import type { TreeNode } from './tree/nodes';
 import { refreshAgesWhileVisible } from './tree/age-refresh';
 import { SessionsTreeProvider } from './tree/sessions-tree-provider';
+import { TimelineTreeProvider } from './tree/timeline-tree-provider';
+import { TimelineWatcher } from './timeline-watcher';
+import { AgentBlame } from './blame/agent-blame';
 import { ComparePanel } from './webviews/compare-panel';
 import type { CompareRef } from './webviews/services';
 import { RewindPreviewPanel } from './webviews/rewind-preview-panel';
@@ -54,7 +57,8 @@ export class AgentRewindExtension extends Disposable {
     // The checkpoint service for the open folders (in a worker thread): Claude Code / Codex hooks and the CLI in
     // this machine's terminals ask it for their snapshots instead of re-checking the whole tree in a fresh process.
     const service = new CheckpointServiceHost(
-      () => new Worker(join(__dirname, 'service-worker.js')),
+      // with the young generation a service process gets (service-heap.ts): it lives as long as the window
+      () => new Worker(join(__dirname, 'service-worker.js'), { resourceLimits: SERVICE_WORKER_LIMITS }),
       (m) => log.info(m),
       (m) => {
         log.warn(`checkpoint service: ${m}`);
@@ -93,6 +97,19 @@ export class AgentRewindExtension extends Disposable {
     this._register(treeView.onDidChangeSelection((e) => setFocusedItem(e.selection[0])));
     // "3 min ago" must not stay "just now".
     this._register(refreshAgesWhileVisible(treeView, () => tree.refresh(), AGE_REFRESH_MS));
+    // every snapshot of the open folders, any session of any agent, newest first (issue 27, item 6); agent blame
+    // (item 5). Both follow the folders' timeline files, and the session events below.
+    const timeline = this._register(new TimelineTreeProvider(engine));
+    this._register(vscode.window.createTreeView('agentRewind.timeline', { treeDataProvider: timeline, showCollapseAll: true }));
+    const blame = this._register(new AgentBlame(engine, log));
+    const timelineWatcher = this._register(new TimelineWatcher(() => engine.timelineFiles()));
+    this._register(
+      timelineWatcher.onDidChange(() => {
+        timeline.refresh();
+        blame.changed();
+      }),
+    );
+    timelineWatcher.watch();
 
     const changed = (file: string) => events.fire([file]);
     const services = new PanelServices(engine, events, {
@@ -128,6 +145,9 @@ export class AgentRewindExtension extends Disposable {
         void Promise.all(refs.map((r) => engine.sessionChanged(r))).then(() => {
           tree.refresh();
           void status.refresh();
+          timeline.refresh();
+          blame.changed();
+          timelineWatcher.ensureWatching();
         });
       }),
     );
@@ -153,6 +173,7 @@ export class AgentRewindExtension extends Disposable {
       events,
       refreshAll: () => {
         tree.refresh();
+        timeline.refresh();
         void status.refresh();
       },
       showTranscript,
@@ -172,6 +193,8 @@ export class AgentRewindExtension extends Disposable {
         await engine.updateSettings(settings);
         updateService();
         watcher.watch(engine.sessionFolders());
+        timelineWatcher.watch();
+        timeline.refresh();
         tree.refresh();
         void status.refresh();
       }),
@@ -181,6 +204,8 @@ export class AgentRewindExtension extends Disposable {
         await engine.setWorkspaceRoots(workspaceRoots());
         updateService();
         watcher.watch(engine.sessionFolders());
+        timelineWatcher.watch();
+        timeline.refresh();
         tree.refresh();
         void status.refresh();
       }),

@@ -10,6 +10,8 @@ import type {
   RewindOutcome,
   RewindPreviewModel,
   SelectionPreview,
+  FileHunks,
+  HunkSelection,
   TranscriptItem,
   TranscriptModel,
 } from '../shared/view-models';
@@ -68,10 +70,15 @@ export class PanelServices implements TranscriptServices, PreviewServices, Compa
     await runVsCodeChatAction(action, target);
   }
 
-  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview> {
-    const r = await this.engine.rewindFiles(ref.sessionRef, anchorEntryId, { dryRun: true, only });
+  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[], hunks?: HunkSelection[]): Promise<SelectionPreview> {
+    const r = await this.engine.rewindFiles(ref.sessionRef, anchorEntryId, { dryRun: true, only, ...(hunks ? { hunks } : {}) });
     if (!r.canRewind) throw new Error(r.error ?? 'The files cannot be rewound to this message.');
     return { filesChanged: r.filesChanged, insertions: r.insertions, deletions: r.deletions };
+  }
+
+  async fileHunks(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<FileHunks> {
+    const [hunks] = await this.engine.fileHunks(ref.sessionRef, anchorEntryId, [relPath]);
+    return hunks!;
   }
 
   async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions): Promise<RewindOutcome> {

@@ -17,7 +17,7 @@
 // ./request-client.ts.
 import { z } from 'zod';
 import { REWIND_MODES } from './view-models';
-import type { SelectionPreview, TranscriptItem } from './view-models';
+import type { FileHunks, SelectionPreview, TranscriptItem } from './view-models';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared pieces
@@ -29,6 +29,20 @@ const readyMessage = z.object({ type: z.literal('ready') }).strict();
 
 /** The most files one selection (ticked files of the Rewind preview) may name. */
 export const MAX_SELECTED_FILES = 100_000;
+
+const selectedPath = z.string().min(1).max(4096);
+/** Hunks of a file the user ticked (1-based), keyed to the hash of the bytes the preview showed them for. */
+const hunkSelections = z
+  .array(
+    z
+      .object({
+        path: selectedPath,
+        hunks: z.array(z.number().int().min(1).max(1_000_000)).min(1).max(100_000),
+        hash: z.string().regex(/^[0-9a-f]{64}$/),
+      })
+      .strict(),
+  )
+  .max(MAX_SELECTED_FILES);
 
 /** The most rows one `rows` request may ask for. */
 export const MAX_ROWS_PER_REQUEST = 500;
@@ -84,11 +98,15 @@ export const previewToHostSchema = z.discriminatedUnion('type', [
       mode: z.enum(REWIND_MODES),
       overwriteUserModified: z.boolean(),
       /** The ticked files (workspace-relative), when the user's ticks differ from what the rewind does by default. */
-      only: z.array(z.string().min(1).max(4096)).max(MAX_SELECTED_FILES).optional(),
+      only: z.array(selectedPath).max(MAX_SELECTED_FILES).optional(),
+      /** Files of which only some hunks are ticked. */
+      hunks: hunkSelections.optional(),
     })
     .strict(),
-  /** The dry run of the files part for exactly the ticked files, so the preview says what Confirm will do. */
-  z.object({ type: z.literal('previewSelection'), requestId, only: z.array(z.string().min(1).max(4096)).max(MAX_SELECTED_FILES) }).strict(),
+  /** The dry run of the files part for exactly the ticked files and hunks, so the preview says what Confirm will do. */
+  z.object({ type: z.literal('previewSelection'), requestId, only: z.array(selectedPath).max(MAX_SELECTED_FILES), hunks: hunkSelections.optional() }).strict(),
+  /** A listed file's changes as hunks to tick one by one (or why it can only be taken back whole). */
+  z.object({ type: z.literal('fileHunks'), requestId, path: selectedPath }).strict(),
   z.object({ type: z.literal('cancel') }).strict(),
   /** Compute the dry run again (after the user fixed something, or the session moved on). */
   z.object({ type: z.literal('refresh') }).strict(),
@@ -102,6 +120,7 @@ export type PreviewResults = {
   confirm: { summary: string };
   /** What a rewind of exactly the ticked files restores (the files it writes and their line counts). */
   previewSelection: SelectionPreview;
+  fileHunks: FileHunks;
 };
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -83,6 +83,38 @@ export interface FileChangePreview {
   sessions?: string[];
   /** Left as it is by this rewind (changed by the user or another session and not included, or not selected). */
   kept?: boolean;
+  /** Only some of its hunks are taken back (a hunk selection): which (1-based), of how many, and the hash of the bytes
+   *  they were computed from; insertions and deletions count those hunks only. */
+  partial?: { hunks: number[]; of: number; hash: string };
+}
+
+/** One run of changed lines of a file between unchanged ones, which a rewind can take back on its own. */
+export interface FileHunk {
+  /** 1-based, in file order: what a selection names. */
+  index: number;
+  /** Where it is in the file at the message (1-based first line, and its lines there: the ones it brings back). */
+  anchorStart: number;
+  anchorLines: number;
+  /** Where it is in the file now (its lines here are the ones taking it back removes). */
+  nowStart: number;
+  nowLines: number;
+  insertions: number;
+  deletions: number;
+  /** Its lines ('-': at the message only, '+': now only), at most 200; `linesNotShown` counts the rest. */
+  lines: { kind: '+' | '-'; text: string }[];
+  linesNotShown?: number;
+}
+
+/** A file's hunks since a message, keyed by `hash` (of the file's bytes now, which they were computed from), or why
+ *  it can only be taken back whole (binary, new, deleted, its kind or permissions changed, too large). */
+export type FileHunks = { path: string; ok: true; hash: string; hunks: FileHunk[] } | { path: string; ok: false; reason: string };
+
+/** Hunks of one file to take back (1-based), and the hash of the bytes they were chosen from: when the file is no
+ *  longer those bytes, the rewind refuses. Without a hash (a terminal user), the hunks of the file as it is. */
+export interface HunkSelection {
+  path: string;
+  hunks: number[];
+  hash?: string;
 }
 
 /** Who changed a file: a turn of the session being rewound, of another session, several at once, or the user. */
@@ -217,6 +249,13 @@ export interface SelectionPreview {
   filesChanged: string[];
   insertions: number;
   deletions: number;
+}
+
+/** What Confirm chose of the files: exactly these whole files (`only`) and these hunks of others (`hunks`, always
+ *  keyed to the bytes the preview showed them for). */
+export interface FilesSelection {
+  only: string[];
+  hunks?: (HunkSelection & { hash: string })[];
 }
 
 export interface RewindOutcome {

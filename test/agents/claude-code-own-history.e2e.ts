@@ -8,16 +8,13 @@
 // `npm run test:agents -- own-history`.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startFakeAnthropic, type FakeAnthropic, type ScriptReply } from './support/fake-anthropic';
 import { claudeBin, runClaude, type ClaudeRun } from './support/claude';
-
-const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli.js');
+import { assertCliBuilt, runOurCli } from './support/our-cli';
+import { agentTestFolders, removeAgentTestFolder } from './support/test-workspace';
 
 let dir: string;
 let ws: string;
@@ -27,13 +24,11 @@ let fake: FakeAnthropic;
 const sessionId: string = randomUUID();
 
 before(async () => {
-  assert.ok(existsSync(CLI), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
+  assertCliBuilt();
   await claudeBin();
-  dir = mkdtempSync(join(tmpdir(), 'ar-cc-own-'));
-  ws = join(dir, 'ws');
+  ({ dir, ws, arHome: home } = agentTestFolders('ar-cc-own-'));
   configDir = join(dir, 'claude-config');
-  home = join(dir, 'ar-home');
-  mkdirSync(join(ws, 'src'), { recursive: true });
+  mkdirSync(join(ws, 'src'));
   mkdirSync(configDir);
   writeFileSync(join(ws, 'src', 'main.js'), 'console.log("main");\n');
   writeFileSync(join(ws, 'notes.txt'), 'notes from before\n');
@@ -41,16 +36,11 @@ before(async () => {
 });
 after(async () => {
   await fake?.close();
-  if (dir && !process.env.AGENT_REWIND_KEEP_TMP) rmSync(dir, { recursive: true, force: true });
+  removeAgentTestFolder(dir);
 });
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: ws,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir },
-  });
+  const r = runOurCli(args, { cwd: ws, timeout: 60_000, env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 

@@ -3,19 +3,17 @@
 // files with Bash (create, delete, mv, chmod +x) and with Write/Edit; the hooks must have snapshotted the workspace at
 // every prompt, exactly. Run with `npm run test:agents` (it builds dist/ and installs Claude Code first).
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { FileCheckpointer } from '../../src/core/files/file-checkpointer';
 import { readPromptRecords } from '../../src/core/sources/claude/prompt-records';
 import { startFakeAnthropic, type FakeAnthropic, type ScriptReply } from './support/fake-anthropic';
 import { claudeBin, runClaude, type ClaudeRun } from './support/claude';
-
-const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli.js');
+import { assertCliBuilt, OUR_CLI, runOurCli } from './support/our-cli';
+import { agentTestFolders, removeAgentTestFolder } from './support/test-workspace';
 
 let dir: string;
 let ws: string;
@@ -25,29 +23,21 @@ let fake: FakeAnthropic;
 const sessionId: string = randomUUID();
 
 before(async () => {
-  assert.ok(existsSync(CLI), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
+  assertCliBuilt();
   await claudeBin();
-  dir = mkdtempSync(join(tmpdir(), 'ar-cc-e2e-'));
-  ws = join(dir, 'ws');
+  ({ dir, ws, arHome: home } = agentTestFolders('ar-cc-e2e-'));
   configDir = join(dir, 'claude-config');
-  home = join(dir, 'ar-home');
-  mkdirSync(ws);
   mkdirSync(configDir);
   fake = await startFakeAnthropic();
 });
 after(async () => {
   await fake?.close();
-  if (dir && !process.env.AGENT_REWIND_KEEP_TMP) rmSync(dir, { recursive: true, force: true });
+  removeAgentTestFolder(dir);
 });
 
 /** The agent-rewind CLI, built, with this test's home. */
 function cli(args: string[], opts: { cwd?: string } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: opts.cwd ?? ws,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir },
-  });
+  const r = runOurCli(args, { cwd: opts.cwd ?? ws, timeout: 60_000, env: { ...process.env, AGENT_REWIND_HOME: home, CLAUDE_CONFIG_DIR: configDir } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 
@@ -266,7 +256,7 @@ test('CLI on the Claude Code transcript: sessions, branches, context, rewind-fil
   fake.push(tool('Write', { file_path: join(ws, 'fork.txt'), content: 'from the fork\n' }), say('Fork prompt done.'));
   // this prompt's hooks with the checkpoint service running: the launcher `hooks install` wrote answers them with
   // sh + perl through the service's hook endpoint (its trace says so), no Node hook process
-  const serve = spawn(process.execPath, [CLI, 'serve', '--workspace', ws, '--verbose', '--idle-minutes', '0'], {
+  const serve = spawn(process.execPath, [OUR_CLI, 'serve', '--workspace', ws, '--verbose', '--idle-minutes', '0'], {
     env: { ...process.env, AGENT_REWIND_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -307,7 +297,7 @@ function runHook(
 ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolveRun) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], {
+    const child = spawn(process.execPath, [OUR_CLI, 'hook', 'claude'], {
       env: { ...process.env, AGENT_REWIND_HOME: hookHome, CLAUDE_CONFIG_DIR: configDir, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

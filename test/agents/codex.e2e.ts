@@ -10,11 +10,8 @@
 //
 // Run: node --import tsx --test test/agents/codex.e2e.ts
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureCodex } from '../../scripts/agents/codex.mjs';
 import { RewindEngine } from '../../src/core/engine/engine';
@@ -24,30 +21,8 @@ import { readCodexSession } from '../../src/core/sources/codex';
 import { CodexSource } from '../../src/core/sources/codex/codex-source';
 import { runCodex, writeCodexConfig } from './support/codex';
 import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai';
-
-const ROOT = resolve(__dirname, '../..');
-
-/** Every file and folder under `dir` (relative path → content hash and mode), symlinks by target. */
-function stateOf(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const stack = [''];
-  while (stack.length) {
-    const rel = stack.pop()!;
-    for (const name of readdirSync(join(dir, rel))) {
-      const r = rel ? `${rel}/${name}` : name;
-      const st = lstatSync(join(dir, r));
-      if (st.isDirectory()) {
-        out[r + '/'] = `dir ${(st.mode & 0o777).toString(8)}`;
-        stack.push(r);
-      } else
-        out[r] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256')
-          .update(readFileSync(join(dir, r)))
-          .digest('hex')
-          .slice(0, 16)}`;
-    }
-  }
-  return Object.fromEntries(Object.entries(out).sort());
-}
+import { assertCliBuilt, runOurCli } from './support/our-cli';
+import { agentTestFolders, removeAgentTestFolder, stateOf } from './support/test-workspace';
 
 describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
   let dir: string;
@@ -63,21 +38,16 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
 
   before(async () => {
     bin = await ensureCodex();
-    dir = mkdtempSync(join(tmpdir(), 'ar-codex-e2e-'));
+    assertCliBuilt();
+    ({ dir, ws, arHome } = agentTestFolders('ar-codex-e2e-'));
     codexHome = join(dir, 'codexhome');
-    ws = join(dir, 'ws');
-    arHome = join(dir, 'ar-home');
     fake = await startFakeOpenAI();
     writeCodexConfig(codexHome, fake.baseUrl);
-    const cli = join(ROOT, 'dist', 'cli.js');
-    assert.ok(existsSync(cli), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
-    const installed = spawnSync(process.execPath, [cli, 'hooks', 'install', 'codex', '--user', '--json'], {
-      encoding: 'utf8',
+    const installed = runOurCli(['hooks', 'install', 'codex', '--user', '--json'], {
       env: { ...process.env, CODEX_HOME: codexHome, AGENT_REWIND_HOME: arHome },
     });
     assert.equal(installed.status, 0, installed.stderr);
     assert.deepEqual(JSON.parse(installed.stdout).added, ['UserPromptSubmit', 'Stop']);
-    mkdirSync(ws);
     const env = { AGENT_REWIND_HOME: arHome };
 
     // prompt 1: shell creates files, a folder and an executable
@@ -117,11 +87,10 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
   after(async () => {
     await engine?.dispose();
     await fake?.close();
-    if (dir && !process.env.AGENT_REWIND_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+    removeAgentTestFolder(dir);
   });
 
   it('the hook process takes garbage, a payload without turn_id and a missing folder silently (exit 0, no output, nothing in CODEX_HOME)', () => {
-    const hook = join(ROOT, 'dist', 'cli.js');
     const before = stateOf(codexHome);
     const inputs = [
       '',
@@ -131,12 +100,7 @@ describe('the real Codex CLI, rewound', { timeout: 600_000 }, () => {
       JSON.stringify({ hook_event_name: 'Stop', session_id: threadId, turn_id: 't', cwd: join(dir, 'gone') }),
     ];
     for (const input of inputs) {
-      const r = spawnSync(process.execPath, [hook, 'hook', 'codex'], {
-        input,
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: { ...process.env, AGENT_REWIND_HOME: join(dir, 'bad-home') },
-      });
+      const r = runOurCli(['hook', 'codex'], { input, timeout: 30_000, env: { ...process.env, AGENT_REWIND_HOME: join(dir, 'bad-home') } });
       assert.equal(r.status, 0, input);
       assert.equal(r.stdout, '', input);
     }

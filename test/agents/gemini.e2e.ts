@@ -8,19 +8,15 @@
 //
 // Run: npm run test:agents -- gemini
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureGeminiCli } from '../../scripts/agents/gemini-cli.mjs';
 import { readGeminiSession } from '../../src/core/sources/gemini/reader';
 import { lastUserText, startFakeGemini, type FakeGemini } from './support/fake-gemini';
 import { runGemini, writeGeminiSettings } from './support/gemini';
-
-const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli.js');
+import { assertCliBuilt, runOurCli } from './support/our-cli';
+import { agentTestFolders, removeAgentTestFolder, stateOf } from './support/test-workspace';
 
 /** A line of `agent-rewind sessions --json`. */
 interface Listed {
@@ -29,28 +25,6 @@ interface Listed {
   title: string;
   source: string;
   cwd: string;
-}
-
-/** Every file and folder under `dir` (relative path → mode and content hash). */
-function stateOf(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const stack = [''];
-  while (stack.length) {
-    const rel = stack.pop()!;
-    for (const name of readdirSync(join(dir, rel))) {
-      const r = rel ? `${rel}/${name}` : name;
-      const st = lstatSync(join(dir, r));
-      if (st.isDirectory()) {
-        out[r + '/'] = `dir ${(st.mode & 0o777).toString(8)}`;
-        stack.push(r);
-      } else
-        out[r] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256')
-          .update(readFileSync(join(dir, r)))
-          .digest('hex')
-          .slice(0, 16)}`;
-    }
-  }
-  return Object.fromEntries(Object.entries(out).sort());
 }
 
 describe('the real Gemini CLI, rewound', { timeout: 600_000 }, () => {
@@ -66,7 +40,7 @@ describe('the real Gemini CLI, rewound', { timeout: 600_000 }, () => {
   let atEnd: Record<string, string>;
   const env = () => ({ ...process.env, GEMINI_CLI_HOME: cliHome, AGENT_REWIND_HOME: arHome });
   const ours = (args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: env(), cwd: ws, timeout: 120_000 });
+    const r = runOurCli(args, { env: env(), cwd: ws });
     assert.equal(r.status, 0, `agent-rewind ${args.join(' ')}: ${r.stderr}${r.stdout}`);
     return r.stdout;
   };
@@ -83,13 +57,10 @@ describe('the real Gemini CLI, rewound', { timeout: 600_000 }, () => {
 
   before(async () => {
     bin = await ensureGeminiCli();
-    assert.ok(existsSync(CLI), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
-    dir = mkdtempSync(join(tmpdir(), 'ar-gemini-e2e-'));
+    assertCliBuilt();
+    ({ dir, ws, arHome } = agentTestFolders('ar-gemini-e2e-'));
     cliHome = join(dir, 'ghome');
     geminiHome = join(cliHome, '.gemini');
-    ws = join(dir, 'ws');
-    arHome = join(dir, 'ar-home');
-    mkdirSync(ws);
     writeGeminiSettings(cliHome);
     fake = await startFakeGemini();
     const installed = JSON.parse(ours(['hooks', 'install', 'gemini', '--cwd', ws, '--json']));
@@ -131,7 +102,7 @@ describe('the real Gemini CLI, rewound', { timeout: 600_000 }, () => {
   });
   after(async () => {
     await fake?.close();
-    if (dir && !process.env.AGENT_REWIND_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+    removeAgentTestFolder(dir);
   });
 
   it('the hooks fired at every prompt and turn end: no problem logged', () => {

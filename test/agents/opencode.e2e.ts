@@ -5,16 +5,14 @@
 // Then, through the CLI: the session is listed for the workspace, `context` shows the prompts, `rewind-files` to the
 // 2nd prompt gives back exactly the workspace as it was when that prompt was sent (every file's bytes and mode),
 // `undo-rewind` puts the end state back, and OpenCode's database holds the same rows (and bytes) as before. Last,
-// "Rewind to here" through the engine forks the conversation with OpenCode's own server API, and `opencode run
-// --session <fork>` continues it from before the 2nd prompt.
+// "Rewind to here" through the engine forks the conversation with OpenCode's own server API (the fork listed as a
+// fork of the session), and `opencode run --session <fork>` continues it from before the 2nd prompt.
 //
 // Run: node scripts/run-agent-tests.mjs opencode
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureOpenCode } from '../../scripts/agents/opencode.mjs';
 import { RewindEngine } from '../../src/core/engine/engine';
@@ -22,33 +20,10 @@ import { FileCheckpointer } from '../../src/core/files';
 import { parseSettings } from '../../src/core/settings/settings';
 import { openOpenCodeDb } from '../../src/core/sources/opencode/db-rows';
 import { OpenCodeSource } from '../../src/core/sources/opencode/opencode-source';
-import { startFakeChatCompletions, type FakeChatCompletions } from './support/fake-chat-completions';
+import { startFakeOpenAI, type FakeOpenAI } from './support/fake-openai';
 import { openCodeEnv, runOpenCode, type OpenCodeEnv } from './support/opencode';
-
-const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli.js');
-
-/** Every file and folder under `dir` (relative path → content hash and mode). */
-function stateOf(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const stack = [''];
-  while (stack.length) {
-    const rel = stack.pop()!;
-    for (const name of readdirSync(join(dir, rel))) {
-      const r = rel ? `${rel}/${name}` : name;
-      const st = lstatSync(join(dir, r));
-      if (st.isDirectory()) {
-        out[r + '/'] = `dir ${(st.mode & 0o777).toString(8)}`;
-        stack.push(r);
-      } else
-        out[r] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256')
-          .update(readFileSync(join(dir, r)))
-          .digest('hex')
-          .slice(0, 16)}`;
-    }
-  }
-  return Object.fromEntries(Object.entries(out).sort());
-}
+import { assertCliBuilt, runOurCli } from './support/our-cli';
+import { agentTestFolders, removeAgentTestFolder, stateOf } from './support/test-workspace';
 
 /** Every row of every table of OpenCode's database as committed (read the way our reader reads it: never opened by
  *  SQLite itself). */
@@ -75,7 +50,7 @@ function dbBytes(dataDir: string): Record<string, string> {
 describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
   let dir: string;
   let bin: string;
-  let fake: FakeChatCompletions;
+  let fake: FakeOpenAI;
   let oc: OpenCodeEnv;
   let ws: string;
   let arHome: string;
@@ -84,18 +59,15 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
   let atEnd: Record<string, string>;
   let env: NodeJS.ProcessEnv;
 
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ws, env, timeout: 120_000 });
+  const cli = (args: string[]) => runOurCli(args, { cwd: ws, env });
 
   before(async () => {
     bin = await ensureOpenCode();
-    dir = mkdtempSync(join(tmpdir(), 'ar-opencode-e2e-'));
-    ws = join(dir, 'ws');
-    arHome = join(dir, 'ar-home');
-    mkdirSync(ws);
-    fake = await startFakeChatCompletions();
+    assertCliBuilt();
+    ({ dir, ws, arHome } = agentTestFolders('ar-opencode-e2e-'));
+    fake = await startFakeOpenAI();
     oc = openCodeEnv(join(dir, 'oc'), fake.baseUrl);
     env = { ...process.env, ...oc.env, AGENT_REWIND_HOME: arHome, AGENT_REWIND_OPENCODE_COMMAND: bin };
-    assert.ok(existsSync(CLI), 'dist/cli.js is missing: npm run build (npm run test:agents does it)');
     const installed = cli(['hooks', 'install', 'opencode', '--user', '--json']);
     assert.equal(installed.status, 0, installed.stderr);
     assert.equal(JSON.parse(installed.stdout).action, 'added');
@@ -155,7 +127,7 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
   });
   after(async () => {
     await fake?.close();
-    if (dir && !process.env.AGENT_REWIND_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+    removeAgentTestFolder(dir);
   });
 
   it('the plugin fired at every prompt and turn end: no problem logged, a snapshot under each prompt id', async () => {
@@ -218,7 +190,8 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       settings: parseSettings((k) => (k === 'home' ? arHome : k === 'includePiSessions' ? false : undefined), {}),
       workspaceRoots: [ws],
       warn: () => {},
-      foreignSources: () => [new OpenCodeSource({ dataDir: oc.dataDir })],
+      // as the registry makes it (sources/opencode/agent.ts): recording its forks in our home
+      foreignSources: () => [new OpenCodeSource({ dataDir: oc.dataDir, recordsHome: arHome })],
     });
     try {
       const ref = `${join(oc.dataDir, 'opencode.db')}#${sessionId}`;
@@ -228,6 +201,20 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       assert.deepEqual(stateOf(ws), atPrompt2);
       assert.ok(outcome.fork);
       assert.notEqual(outcome.fork.sessionId, sessionId);
+      // OpenCode's fork names no origin (parent_id is a task's child session): it is linked through our record
+      const db = await openOpenCodeDb(join(oc.dataDir, 'opencode.db'));
+      try {
+        assert.deepEqual(db.exec('SELECT parent_id FROM session WHERE id = ?', [outcome.fork.sessionId])[0]?.values, [[null]]);
+      } finally {
+        db.close();
+      }
+      const listed = await new OpenCodeSource({ dataDir: oc.dataDir, recordsHome: arHome }).list({
+        settings: parseSettings(() => undefined, {}),
+        workspaceRoots: [ws],
+        warn: () => {},
+      });
+      assert.deepEqual(listed.find((l) => l.sessionId === outcome.fork!.sessionId)?.fork, { originSessionId: sessionId });
+      assert.equal(listed.find((l) => l.sessionId === sessionId)?.fork, undefined);
 
       fake.push([{ text: 'Continuing from the fork.' }]);
       const seen = fake.requests.length;
@@ -242,7 +229,8 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       assert.ok(sent.includes('make the files') && sent.includes('try prompt two differently'), sent);
       assert.ok(!sent.includes('change them'), 'the fork starts before prompt 2');
 
-      const fork = await new OpenCodeSource({ dataDir: oc.dataDir }).open(outcome.fork.sessionRef);
+      const fork = await new OpenCodeSource({ dataDir: oc.dataDir, recordsHome: arHome }).open(outcome.fork.sessionRef);
+      assert.equal(fork.forkedFrom?.sessionId, sessionId);
       assert.deepEqual(
         fork.userPrompts().map((p) => p.text),
         ['make the files', 'try prompt two differently'],

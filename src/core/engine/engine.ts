@@ -5,9 +5,12 @@
 // One anchor (docs/ARCHITECTURE.md): "Rewind to here" on user message U is a new branch whose head is U, state and
 // artifacts as before invocation U, and the workspace files as they were when U was sent.
 import { namedBlame, namedHistory, type NamedBlame, type NamedHistory, type PromptNamingContext } from './file-history';
-import { choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
+import { describeBlame, type DescribedBlame } from './line-blame';
+import { namePrompts, promptOf, type NamedPrompt } from './prompt-names';
+import { workspaceTimeline, type TimelineFolder, type WorkspaceTimelinePoint } from './workspace-timeline';
+import { choiceAsApplied, choiceOfStep, choiceOptions, type FilesChoice } from './files-choice';
 import { stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Conversation } from '../branches/conversation';
 import { toBranchInfo, type BranchInfo, type CheckpointInfo } from '../branches/derive';
 import { CheckpointNotFoundError } from '../branches/errors';
@@ -22,8 +25,11 @@ import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
 import type { AgentMessage } from '../session/types';
 import type { FileCheckpoints } from '../files/types';
+import { defaultStoreDir } from '../files/store/store-dir';
+import { TIMELINE_FILE } from '../files/timeline';
+import { resolveWorkspaceRoot } from '../files/workspace-root';
 import type { StartFilesWorker } from '../files/workers/worker-checkpointer';
-import type { RewindFilesResult } from '../files/types';
+import type { FileHunks, RewindFilesResult } from '../files/types';
 import type {
   BranchCompareModel,
   EntryLocation,
@@ -73,7 +79,7 @@ import {
 } from './rewind-undo';
 import { filesTopOf } from './rewind-recovery';
 export type { UndoOutcome };
-import type { EngineSettings } from '../settings/settings';
+import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
 import { transcriptOf } from './transcript-loader';
 import type { SessionDetails, SessionListing } from '../sources/listings';
@@ -561,14 +567,15 @@ export class RewindEngine {
     if (mode !== 'conversation' && !cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
     return this.#logRewind<RewindOutcome>(session, sessionRef, mode, anchorEntryId, async () => {
       let filesChanged: string[] = [];
+      let choice = opts;
       if (cp) {
         const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
           ...choiceOptions(opts),
           anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
         });
         filesChanged = result.filesChanged;
+        choice = choiceAsApplied(opts, result);
       }
-      const choice = opts;
       if (mode === 'files') return { result: { mode, filesChanged, undoAvailable: filesChanged.length > 0 }, anchorEntryId, filesChanged, choice };
       let rewound: ConversationRewind;
       try {
@@ -674,7 +681,7 @@ export class RewindEngine {
       ? await rewind()
       : await this.#logRewind(session, sessionRef, 'files', anchorEntryId, async () => {
           const r = await rewind();
-          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: opts };
+          return { result: r, anchorEntryId, filesChanged: r.filesChanged, choice: choiceAsApplied(opts, r) };
         });
     return note ? { ...result, note } : result;
   }
@@ -692,6 +699,45 @@ export class RewindEngine {
   async blame(absPath: string): Promise<NamedBlame & { root: string }> {
     const { root, rel, cp } = this.#fileOfFolder(absPath);
     return { root, ...(await namedBlame(this.#namingContext(cp), rel)) };
+  }
+
+  /** The blame with each turn's session and prompt named (agent, title, text, when sent): what the editor shows. */
+  async describedBlame(absPath: string): Promise<DescribedBlame> {
+    const b = await this.blame(absPath);
+    const sessions = b.lines.flatMap((l) => (l.owner.by === 'turn' ? [l.owner.sessionId] : []));
+    return describeBlame(b, await namePrompts(this.#promptSources, undefined, sessions));
+  }
+
+  /** A user message of a session by id, on whichever branch it is (one a rewind left too): its text and when sent. */
+  async namedPrompt(sessionRef: string, messageId: string): Promise<NamedPrompt | undefined> {
+    return promptOf(await this.view(sessionRef), messageId);
+  }
+
+  /** Every snapshot of the open folders, newest first, whichever session of whichever agent took it, each with its
+   *  session and prompt named (the Workspace Timeline view). A folder whose store cannot be read is left out. */
+  async workspaceTimeline(): Promise<WorkspaceTimelinePoint[]> {
+    const folders: TimelineFolder[] = [];
+    for (const root of this.#roots) {
+      const cp = this.#checkpoints.forCwd(root);
+      if (cp) folders.push({ root, checkpoints: cp });
+    }
+    return workspaceTimeline(folders, this.#promptSources);
+  }
+
+  /** The timeline file of each open folder (timeline.ts): it grows with every snapshot any session takes there. */
+  timelineFiles(): string[] {
+    return this.#roots.flatMap((root) => {
+      try {
+        const o = fileCheckpointerOptions(this.#settings, root);
+        return [join(o.storeDir ?? defaultStoreDir(o.home, resolveWorkspaceRoot(root)), TIMELINE_FILE)];
+      } catch {
+        return []; // a folder that is gone has no timeline
+      }
+    });
+  }
+
+  get #promptSources() {
+    return { listSessions: () => this.listSessions(), view: (ref: string) => this.view(ref) };
   }
 
   #namingContext(cp: FileCheckpoints): PromptNamingContext {
@@ -760,6 +806,15 @@ export class RewindEngine {
     const session = await this.view(sessionRef);
     const cp = this.#checkpointerOf(session);
     return cp ? cp.readFileAtAnchor(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPath) : undefined;
+  }
+
+  /** A file's changes since a user message as hunks a rewind can take back one by one (rewindFiles' `hunks`), or why
+   *  it can only be taken back whole. Reads only. */
+  async fileHunks(sessionRef: string, anchorEntryId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    const session = await this.view(sessionRef);
+    const cp = this.#checkpointerOf(session);
+    if (!cp) throw new FolderNotOpenError(session.cwd, 'its files cannot be rewound here');
+    return cp.fileHunks(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, relPaths);
   }
 
   /** The open workspace folder a session's files are in, or undefined when it is not open here. */

@@ -9,3 +9,6 @@ export type { NamedOwner, NamedHistory, NamedBlame } from './file-history';
 export { parseSettings, fileCheckpointerOptions, FILE_CHECKPOINT_DEFAULTS, DEFAULT_EXCLUDES, type EngineSettings } from '../settings/settings';
 export { cliCheckpointerOptions, loadCliSettings, parseJsonc, type CliSettings } from '../settings/settings-file';
 export { settingsSource, settingsCandidates } from '../settings/settings-source';
+export { ownersOfText, editorLines, type LineOwner, type DescribedOwner, type DescribedBlame } from './line-blame';
+export type { NamedPrompt, NamedSession } from './prompt-names';
+export type { WorkspaceTimelinePoint, TimelinePointKind } from './workspace-timeline';

@@ -48,6 +48,17 @@ const currentStepSchema = z.object({
   includedOtherSessions: z.boolean().optional(),
   /** It brought back only these files: redo does the same. */
   only: z.array(z.string().min(1).max(4096)).max(100_000).optional(),
+  /** It took back only these hunks of these files (keyed by the bytes they were taken from): redo does the same. */
+  hunks: z
+    .array(
+      z.object({
+        path: z.string().min(1).max(4096),
+        hunks: z.array(z.number().int().min(1)).min(1).max(100_000),
+        hash: z.string().max(64).optional(),
+      }),
+    )
+    .max(100_000)
+    .optional(),
   /** How many file undos the session had right after this step: a different count later means files were rewound or
    *  put back outside the log, and the step no longer describes them. */
   undoDepth: z.number().int().min(0),

@@ -14,21 +14,24 @@ import { IndexedDir } from './scan/stat-index';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
-import { failure, foldersOnPaths, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
+import { failure, foldersOnPaths, HunkSelectionError, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
+import { fileHunks } from './restore/hunks';
+import { hashObject } from './store/object-format';
 import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
 import { readStableFile } from './safe-read';
 import { fsPath } from './file-names';
 import { fileBlame, fileHistory } from './file-history';
 import { lstatSync } from 'node:fs';
 import { SnapshotRecords, type SnapshotRecord, type StagedRecord } from './snapshot-records';
-import { Timeline } from './timeline';
+import { Timeline, type TimelinePoint } from './timeline';
+import { TimelineChanges } from './timeline-changes';
 import type { UndoRecord } from './restore/undo-record';
 import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
 import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store/store-compaction';
 import { withStoreLock } from './store/store-lock';
 import { treeTotals, type DirNode } from './store/tree';
-import { diffStoredTrees, TreeReader } from './store/tree-diff';
+import { diffStoredTrees, TreeReader, type EntryState } from './store/tree-diff';
 import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
@@ -41,6 +44,7 @@ import type {
   FileBlame,
   FileCheckpointerOptions,
   FileHistory,
+  FileHunks,
   GcResult,
   RecoverResult,
   RewindFilesOptions,
@@ -78,6 +82,8 @@ export class FileCheckpointer {
   private readonly records: SnapshotRecords;
   /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
   readonly timeline: Timeline;
+  /** For each pair of consecutive points, the paths that changed between them (timeline-changes.ts). */
+  readonly timelineChanges: TimelineChanges;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
   private storePromise?: Promise<ObjectStore>;
@@ -113,6 +119,7 @@ export class FileCheckpointer {
       ...opts.tuning,
     });
     this.timeline = new Timeline(this.storeDir, this.records);
+    this.timelineChanges = new TimelineChanges(this.storeDir);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
     this.watchLimitForTests = opts.tuning?.watchLimit;
   }
@@ -420,11 +427,15 @@ export class FileCheckpointer {
     // a new snapshot takes its place on the folder's timeline (an unchanged user message's keeps its first one); a
     // failed append loses nothing: the record is there, and reconcile() puts it back on the timeline
     if (saved.createdAt === rec.createdAt) {
+      let previousRoot: string | undefined;
       try {
-        this.timeline.append(saved);
+        previousRoot = this.timeline.append(saved).previousRoot;
       } catch {
         /* mended from the records */
       }
+      // and the paths it changed since the point before it: a few trees read, those on the way to the changes (a
+      // line that is not written is computed by its readers, and written by the next gc)
+      if (previousRoot !== undefined) await this.timelineChanges.record(new TreeReader(store), previousRoot, saved.root).catch(() => {});
     }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
@@ -560,6 +571,43 @@ export class FileCheckpointer {
   }
 
   /**
+   * The changes to each of `relPaths` since the anchor cut into hunks (restore/hunks.ts), keyed by the hash of the bytes
+   * read now; or why a file can only be taken back whole. Reads the store and the files, never writes.
+   */
+  async fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    for (const p of relPaths) splitRelPath(p);
+    const rec = await this.records.get(sessionId, anchorId);
+    if (!rec) return relPaths.map((path) => ({ path, ok: false, reason: 'that message has no file snapshot' }));
+    const store = await this.store();
+    await store.reload();
+    const reader = new TreeReader(store);
+    const out: FileHunks[] = [];
+    for (const relPath of relPaths) out.push(await this.hunksOfOne(store, reader, rec.root, relPath));
+    return out;
+  }
+
+  private async hunksOfOne(store: ObjectStore, reader: TreeReader, root: string, relPath: string): Promise<FileHunks> {
+    const target = await reader.lookup(root, relPath);
+    const targetData = target?.kind === 'file' ? await store.read(target.hash, 'blob', relPath) : undefined;
+    let now: EntryState = null;
+    let nowData: Buffer | undefined;
+    // read only: a regular file at the path, reached through real folders (never a symlink out of the workspace)
+    if (await ensureSafeParents(this.workspaceRoot, relPath, false).catch(() => false)) {
+      const abs = fsPath(absPath(this.workspaceRoot, relPath));
+      const st = lstatSync(abs, { throwIfNoEntry: false });
+      if (st?.isFile()) {
+        try {
+          nowData = readStableFile(abs).data;
+          now = { kind: 'file', hash: hashObject('blob', nowData), mode: st.mode & 0o7777 };
+        } catch (err) {
+          return { path: relPath, ok: false, reason: `it could not be read: ${(err as Error).message}` };
+        }
+      } else if (st) now = st.isDirectory() ? { kind: 'dir' } : { kind: 'symlink', hash: '', mode: st.mode & 0o7777 };
+    }
+    return fileHunks(relPath, target, now, targetData, nowData);
+  }
+
+  /**
    * The files that differ between two snapshots of this workspace (e.g. the latest of two conversation branches),
    * seen from A to B: 'added' exists only at B, 'deleted' only at A; insertions are lines B has and A has not.
    * Reads only the store, never the workspace. Throws when either snapshot does not exist.
@@ -603,14 +651,19 @@ export class FileCheckpointer {
 
   /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
   async fileHistory(relPath: string): Promise<FileHistory> {
-    const { reader, store, points, now } = await this.historyInputs(relPath);
-    return fileHistory(reader, store, points, relPath, now);
+    const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
+    return fileHistory(reader, store, points, relPath, now, changesAt);
   }
 
   /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
   async blame(relPath: string): Promise<FileBlame> {
-    const { reader, store, points, now } = await this.historyInputs(relPath);
-    return fileBlame(reader, store, points, relPath, now);
+    const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
+    return fileBlame(reader, store, points, relPath, now, changesAt);
+  }
+
+  /** Every snapshot of this folder in the order taken, from any session (the timeline file, mended in memory if need be). */
+  timelinePoints(): Promise<TimelinePoint[]> {
+    return this.timeline.points();
   }
 
   private async historyInputs(relPath: string) {
@@ -628,7 +681,10 @@ export class FileCheckpointer {
         now = null;
       }
     }
-    return { reader: new TreeReader(store), store, points, now };
+    const reader = new TreeReader(store);
+    this.timelineChanges.load();
+    const changesAt = (j: number) => this.timelineChanges.between(reader, points[j]!.root, points[j + 1]!.root);
+    return { reader, store, points, now, changesAt };
   }
 
   // ── rewind ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -660,10 +716,14 @@ export class FileCheckpointer {
    * never throws and never touches the workspace; the real call throws with the same message when it cannot.
    */
   async rewindFiles(sessionId: string, anchorId: string, opts: RewindFilesOptions, stillWanted?: ActGuard): Promise<RewindFilesResult> {
-    if (opts.only) {
+    if (opts.only || opts.hunks) {
       // a selection names paths inside the workspace, never a way out of it
       try {
-        opts = { ...opts, only: opts.only.map(selectedPath) };
+        opts = {
+          ...opts,
+          ...(opts.only ? { only: opts.only.map(selectedPath) } : {}),
+          ...(opts.hunks ? { hunks: opts.hunks.map((h) => ({ ...h, path: selectedPath(h.path) })) } : {}),
+        };
       } catch (err) {
         if (opts.dryRun) return failure((err as Error).message);
         throw err;
@@ -678,6 +738,7 @@ export class FileCheckpointer {
           await store.reload();
           return (await this.plan(store, check, opts)).result;
         } catch (err) {
+          if (err instanceof HunkSelectionError) return failure(err.message);
           return failure(`Cannot preview the rewind: ${(err as Error).message}`);
         }
       });
@@ -685,9 +746,12 @@ export class FileCheckpointer {
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
     return this.locked(async (store, recovered) => {
-      const { result, ops, blobs } = await this.plan(store, check, opts);
+      const { result, ops, blobs, partialBlobs } = await this.plan(store, check, opts);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
+      // a file of which only some hunks come back is new content: stored (durably) before the journal names it, so
+      // that recovery after a crash can write it too
+      if (partialBlobs.size > 0) await storeBlobs(store, partialBlobs);
       // a refusal (a path through a symlink, say) came from the plan, before anything is written
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
@@ -704,7 +768,7 @@ export class FileCheckpointer {
       };
       try {
         stillWanted?.(); // the last moment a rewind its caller gave up on can still not happen at all
-        await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo }, blobs);
+        await this.applyUnderJournal(store, ops, tag, { kind: 'push-undo', undo }, partialBlobs.size > 0 ? new Map([...blobs, ...partialBlobs]) : blobs);
       } catch (err) {
         // rolled back completely: the snapshot taken for its undo is of no use (a kept journal may still need it)
         if (
@@ -789,6 +853,16 @@ export class FileCheckpointer {
       const r = await gcStore(store, this.records, this.sizeCap);
       // the timeline drops what gc dropped and takes back any record a crash left off it
       await this.timeline.reconcile().catch(() => {});
+      // and its changed-path index: the pairs of the points kept, those a crash or damage left out computed again
+      await this.timeline
+        .points()
+        .then((points) =>
+          this.timelineChanges.rewrite(
+            new TreeReader(store),
+            points.map((p) => p.root),
+          ),
+        )
+        .catch(() => {});
       return r;
     });
     const compacted = await this.compact();
@@ -798,6 +872,18 @@ export class FileCheckpointer {
   /** Bytes the object store takes on disk. */
   async storeSize(): Promise<number> {
     return (await this.store()).sizeOnDisk();
+  }
+}
+
+/** Puts blobs into the store in a pack of their own, durably (before a journal may name them). */
+async function storeBlobs(store: ObjectStore, blobs: ReadonlyMap<string, Buffer>): Promise<void> {
+  const w = store.newPack();
+  try {
+    for (const [hash, data] of blobs) await w.add('blob', hash, data);
+    await w.commit(true);
+  } catch (err) {
+    await w.abort();
+    throw err;
   }
 }
 

@@ -29,6 +29,9 @@ export class SnapshotExistsError extends Error {}
 
 const idName = (id: string) => createHash('sha256').update(id).digest('hex').slice(0, 40);
 
+/** The name of the file that holds the record of `anchorId` in its session's folder. */
+export const recordFileName = (anchorId: string): string => idName(anchorId) + '.json';
+
 export class SnapshotRecords {
   constructor(private readonly storeDir: string) {}
 
@@ -87,7 +90,27 @@ export class SnapshotRecords {
   }
 
   async get(sessionId: string, anchorId: string): Promise<SnapshotRecord | undefined> {
-    return this.readRecord(join(this.sessionDir(sessionId), idName(anchorId) + '.json'), sessionId, anchorId);
+    return this.readRecord(join(this.sessionDir(sessionId), recordFileName(anchorId)), sessionId, anchorId);
+  }
+
+  /** The names of the session's record files (see recordFileName), without reading them. */
+  async recordFilesOf(sessionId: string): Promise<string[]> {
+    try {
+      return (await readdir(this.sessionDir(sessionId))).filter((f) => f.endsWith('.json'));
+    } catch {
+      return [];
+    }
+  }
+
+  /** The record in the session's file `name` (one of recordFilesOf), if it is a valid record of that session. */
+  async readRecordFile(sessionId: string, name: string): Promise<SnapshotRecord | undefined> {
+    return this.readRecord(join(this.sessionDir(sessionId), name), sessionId);
+  }
+
+  /** What the session's latest turn-end pointer says, without checking that its record is still there. */
+  async latestTurnEndPointer(sessionId: string): Promise<SnapshotRecord | undefined> {
+    const ptr = await this.readRecord(join(this.sessionDir(sessionId), 'latest-turn-end'), sessionId);
+    return ptr?.kind === 'turn-end' ? ptr : undefined;
   }
 
   private async readRecord(file: string, sessionId?: string, anchorId?: string): Promise<SnapshotRecord | undefined> {

@@ -5,21 +5,12 @@
 // crash is ignored; a damaged line elsewhere, a missing file, or a record the file does not list (a crash between the
 // record's rename and the append, a power cut) is mended from the records (`reconcile`), keeping the order the file
 // gives and placing the others by their time.
-import { closeSync, fstatSync, openSync, readSync, writeSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
-import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write';
+import { appendCheckedLines, CheckedLinesReader, checkedJson, encodeCheckedLine } from './checked-lines';
 import { isObjectHash } from './store/object-format';
-import type { SnapshotRecord, SnapshotRecords } from './snapshot-records';
-
-const pointSchema = z.object({
-  session: z.string().min(1),
-  anchor: z.string().min(1),
-  kind: z.enum(['user-message', 'turn-end', 'pre-restore']),
-  root: z.string().refine(isObjectHash),
-  at: z.string(),
-});
+import { recordFileName, type SnapshotRecord, type SnapshotRecords } from './snapshot-records';
 
 /** One snapshot on the timeline. `prompt`: the user-message anchor whose turn it belongs to (its own for a prompt
  *  start; for a turn end, the latest prompt start of the same session before it); undefined for a pre-restore. */
@@ -35,48 +26,32 @@ export interface TimelinePoint {
 export const TIMELINE_FILE = 'timeline.jsonl';
 
 function encode(rec: Pick<SnapshotRecord, 'sessionId' | 'anchorId' | 'kind' | 'root' | 'createdAt'>): string {
-  const json = JSON.stringify({ session: rec.sessionId, anchor: rec.anchorId, kind: rec.kind, root: rec.root, at: rec.createdAt });
-  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+  return encodeCheckedLine(JSON.stringify({ session: rec.sessionId, anchor: rec.anchorId, kind: rec.kind, root: rec.root, at: rec.createdAt }));
+}
+
+const KINDS: ReadonlySet<unknown> = new Set(['user-message', 'turn-end', 'pre-restore']);
+const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** A line's JSON as a point, or undefined when it is not one. Checked by hand: a fresh process (the CLI's `history`)
+ *  reads every line, and a schema library's parse per line was most of that read. */
+function decodePoint(v: unknown): Bare | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!nonEmpty(o.session) || !nonEmpty(o.anchor) || !KINDS.has(o.kind) || !isObjectHash(o.root) || typeof o.at !== 'string') return undefined;
+  return { sessionId: o.session, anchorId: o.anchor, kind: o.kind as SnapshotRecord['kind'], root: o.root, createdAt: o.at };
 }
 
 interface Parsed {
-  points: Omit<TimelinePoint, 'prompt'>[];
+  points: readonly Bare[];
   /** A line other than the last was damaged: the file needs mending from the records. */
   damaged: boolean;
+  /** How many of `points` an earlier read returned in the same places. */
+  known: number;
 }
 
-function parse(text: string): Parsed {
-  const points: Omit<TimelinePoint, 'prompt'>[] = [];
-  let damaged = false;
-  const lines = text.split('\n');
-  // the last element is '' after a complete last line, or a line a crash cut short (ignored, not damage)
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === '') continue;
-    const last = i === lines.length - 1;
-    const sp = line.indexOf(' ');
-    const json = line.slice(sp + 1);
-    let point: z.infer<typeof pointSchema> | undefined;
-    if (sp === 8 && Number.parseInt(line.slice(0, 8), 16) === crc32(json)) {
-      try {
-        const r = pointSchema.safeParse(JSON.parse(json));
-        if (r.success) point = r.data;
-      } catch {
-        /* damaged */
-      }
-    }
-    if (!point) {
-      if (!last) damaged = true;
-      continue;
-    }
-    points.push({ sessionId: point.session, anchorId: point.anchor, kind: point.kind, root: point.root, createdAt: point.at });
-  }
-  return { points, damaged };
-}
-
-/** Gives each point the prompt whose turn it is part of (see TimelinePoint.prompt). */
-function withPrompts(points: Omit<TimelinePoint, 'prompt'>[]): TimelinePoint[] {
-  const lastPrompt = new Map<string, string>();
+/** Gives each point the prompt whose turn it is part of (see TimelinePoint.prompt), carrying on from `lastPrompt`
+ *  (each session's latest prompt start before `points`), which it updates. */
+function withPrompts(points: readonly Bare[], lastPrompt = new Map<string, string>()): TimelinePoint[] {
   return points.map((p) => {
     if (p.kind === 'user-message') {
       lastPrompt.set(p.sessionId, p.anchorId);
@@ -95,46 +70,84 @@ function withPrompts(points: Omit<TimelinePoint, 'prompt'>[]): TimelinePoint[] {
 const keyOf = (p: { sessionId: string; anchorId: string; root: string }) => `${p.sessionId}\u0000${p.anchorId}\u0000${p.root}`;
 
 export class Timeline {
-  private cache?: { size: number; mtimeMs: number; parsed: Parsed };
+  private readonly lines: CheckedLinesReader<Bare>;
+  /** The points of the last whole read with their prompts, and each session's latest prompt start after them. */
+  private prompted: { points: TimelinePoint[]; lastPrompt: Map<string, string> } = { points: [], lastPrompt: new Map() };
+  /** Per session, the record file names of its points (grown with the points; see pointsWithSession). */
+  private readonly recordNames = new Map<string, { upTo: number; names: Set<string> }>();
 
   constructor(
     private readonly storeDir: string,
     private readonly records: SnapshotRecords,
-  ) {}
+  ) {
+    this.lines = new CheckedLinesReader(this.file, decodePoint);
+  }
 
   get file(): string {
     return join(this.storeDir, TIMELINE_FILE);
   }
 
-  /** Appends the point of a committed snapshot. Called under the store lock; a failure loses nothing (reconcile). */
-  append(rec: SnapshotRecord): void {
-    const fd = openSync(this.file, 'a+');
+  /**
+   * Appends the point of a committed snapshot. Called under the store lock; a failure loses nothing (reconcile).
+   * Returns the root of the point before it, when the file's last line says (what the changed-path index keys the
+   * change by; timeline-changes.ts).
+   */
+  append(rec: SnapshotRecord): { previousRoot?: string } {
+    let previousRoot: string | undefined;
+    try {
+      previousRoot = this.lastRoot();
+    } catch {
+      previousRoot = undefined;
+    }
+    appendCheckedLines(this.file, encode(rec));
+    return previousRoot === undefined ? {} : { previousRoot };
+  }
+
+  /** The root of the file's last whole line, read from its end (a hook's process must not parse the whole file);
+   *  undefined when that line is damaged (which point it was is not known) or there is none. */
+  private lastRoot(): string | undefined {
+    const fd = openSync(this.file, 'r');
     try {
       const size = fstatSync(fd).size;
-      let prefix = '';
-      if (size > 0) {
-        // a line a crash cut short must not swallow this one
-        const last = Buffer.alloc(1);
-        readSync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) prefix = '\n';
+      for (let span = 4096; span <= 1 << 20; span *= 4) {
+        const len = Math.min(span, size);
+        const tail = Buffer.alloc(len);
+        readSync(fd, tail, 0, len, size - len);
+        // the bytes after the last newline are a line a crash cut short: not a point
+        const end = tail.lastIndexOf(0x0a);
+        const start = end > 0 ? tail.lastIndexOf(0x0a, end - 1) + 1 : 0;
+        if (end >= 0 && (start > 0 || len === size)) {
+          const json = checkedJson(tail, start, end);
+          try {
+            return json === undefined ? undefined : decodePoint(JSON.parse(json))?.root;
+          } catch {
+            return undefined;
+          }
+        }
+        if (len === size) return undefined;
       }
-      writeSync(fd, prefix + encode(rec));
+      return undefined;
     } finally {
       closeSync(fd);
     }
   }
 
   private read(): Parsed | undefined {
-    let st;
-    try {
-      st = statSync(this.file);
-    } catch {
-      return undefined;
+    const r = this.lines.read();
+    if (!r) return undefined;
+    return { points: r.values, damaged: r.damaged, known: r.known };
+  }
+
+  /** The points with their prompts, computed only for the points appended since the last read. */
+  private promptedOf(parsed: Parsed): TimelinePoint[] {
+    let { points, lastPrompt } = this.prompted;
+    if (parsed.known !== points.length || parsed.known > parsed.points.length) {
+      points = [];
+      lastPrompt = new Map();
     }
-    if (this.cache && this.cache.size === st.size && this.cache.mtimeMs === st.mtimeMs) return this.cache.parsed;
-    const parsed = parse(readFileSync(this.file, 'utf8'));
-    this.cache = { size: st.size, mtimeMs: st.mtimeMs, parsed };
-    return parsed;
+    if (points.length < parsed.points.length) points = points.concat(withPrompts(parsed.points.slice(points.length), lastPrompt));
+    this.prompted = { points, lastPrompt };
+    return points;
   }
 
   /**
@@ -143,20 +156,47 @@ export class Timeline {
    */
   async points(): Promise<TimelinePoint[]> {
     const parsed = this.read();
-    if (parsed && !parsed.damaged) return withPrompts(parsed.points);
+    if (parsed && !parsed.damaged) return this.promptedOf(parsed).slice();
     return withPrompts(merge(parsed?.points ?? [], await this.records.all()));
   }
 
   /**
    * The points with every record of `sessionId` placed (a crash or power cut can leave a committed record without
-   * its line): a rewind of that session sees all of its own snapshots. Read only.
+   * its line): a rewind of that session sees all of its own snapshots. Read only. Without reading every record of
+   * the session: its folder's names are compared with those of its points (a record is named by its anchor), and
+   * only records of other names are read, with the record its latest turn-end pointer names (a turn end snapshotted
+   * again under the same anchor keeps its name with another root).
    */
   async pointsWithSession(sessionId: string): Promise<TimelinePoint[]> {
     const parsed = this.read();
     if (!parsed || parsed.damaged) return this.points();
-    const known = new Set(parsed.points.map(keyOf));
-    const missing = (await this.records.ofSession(sessionId)).filter((r) => !known.has(keyOf(r)));
-    return withPrompts(missing.length ? merge(parsed.points, missing, false) : parsed.points);
+    const points = this.promptedOf(parsed);
+    const missing = await this.unlistedRecords(sessionId, points);
+    return missing.length ? withPrompts(merge(parsed.points, missing, false)) : points.slice();
+  }
+
+  /** The records of `sessionId` that have no point among `points`. */
+  private async unlistedRecords(sessionId: string, points: readonly TimelinePoint[]): Promise<SnapshotRecord[]> {
+    let known = this.recordNames.get(sessionId);
+    if (!known || known.upTo > points.length) known = { upTo: 0, names: new Set() };
+    for (let k = known.upTo; k < points.length; k++) if (points[k]!.sessionId === sessionId) known.names.add(recordFileName(points[k]!.anchorId));
+    known.upTo = points.length;
+    this.recordNames.set(sessionId, known);
+    const names = await this.records.recordFilesOf(sessionId);
+    const unknown = names.filter((n) => !known.names.has(n));
+    const recs = await Promise.all(unknown.map((n) => this.records.readRecordFile(sessionId, n)));
+    const latest = await this.records.latestTurnEndPointer(sessionId);
+    const onTimeline = (r: SnapshotRecord) => {
+      const k = keyOf(r);
+      for (let i = points.length - 1; i >= 0; i--) if (points[i]!.sessionId === sessionId && keyOf(points[i]!) === k) return true;
+      return false;
+    };
+    if (latest && !onTimeline(latest) && !recs.some((r) => r && keyOf(r) === keyOf(latest))) {
+      // the pointer counts only while the record it copies is there (gc or the size cap may have dropped it)
+      const rec = await this.records.get(sessionId, latest.anchorId);
+      if (rec?.root === latest.root) recs.push(rec);
+    }
+    return recs.filter((r): r is SnapshotRecord => r !== undefined && r.derived === undefined && !onTimeline(r));
   }
 
   /**
@@ -164,7 +204,7 @@ export class Timeline {
    * a point are placed by their time, the rest keep their order. Under the store lock.
    */
   async reconcile(): Promise<{ added: number; dropped: number }> {
-    const parsed = this.read() ?? { points: [], damaged: false };
+    const parsed = this.read() ?? { points: [], damaged: false, known: 0 };
     const recs = await this.records.all();
     const merged = merge(parsed.points, recs);
     const before = new Set(parsed.points.map(keyOf));
@@ -173,7 +213,7 @@ export class Timeline {
     const dropped = [...before].filter((k) => !after.has(k)).length;
     if (added > 0 || dropped > 0 || parsed.damaged || parsed.points.length !== merged.length || !this.read()) {
       await writeFileAtomic(this.file, merged.map(encode).join(''));
-      this.cache = undefined;
+      this.lines.forget();
     }
     return { added, dropped };
   }
@@ -185,7 +225,7 @@ type Bare = Omit<TimelinePoint, 'prompt'>;
  * `points` in their order plus `recs` not among them, each placed after the last point taken no later than it.
  * `onlyRecorded`: drop points with no record among `recs` (recs is then every record).
  */
-function merge(points: Bare[], recs: SnapshotRecord[], onlyRecorded = true): Bare[] {
+function merge(points: readonly Bare[], recs: SnapshotRecord[], onlyRecorded = true): Bare[] {
   recs = recs.filter((r) => r.derived === undefined);
   const recorded = new Set(recs.map(keyOf));
   const seen = new Set<string>();

@@ -1,7 +1,8 @@
 // Public shapes of the file-checkpoint engine (docs/ARCHITECTURE.md, file checkpoints). Paths are workspace-relative and '/'-separated.
-import type { FileAttribution, FileChangePreview, FileDifference } from '../../shared/view-models';
-export type { FileAttribution };
+import type { FileAttribution, FileChangePreview, FileDifference, FileHunk, FileHunks, HunkSelection } from '../../shared/view-models';
+export type { FileAttribution, FileHunk, FileHunks, HunkSelection };
 import type { SnapshotRecord } from './snapshot-records';
+import type { TimelinePoint } from './timeline';
 import type { WatcherSync } from './scan/watcher-sync';
 
 export type SnapshotKind = 'user-message' | 'turn-end' | 'pre-restore';
@@ -128,6 +129,10 @@ export interface RewindFilesOptions {
   /** Only these paths (workspace-relative, '/'-separated; a folder stands for everything below it) are brought back,
    *  whoever changed them; every other file is left as it is. */
   only?: string[];
+  /** Files of which only these hunks are taken back (the rest of each stays as it is now), whoever changed them; like
+   *  `only`, a selection: with either, nothing else is brought back. A file whose bytes are no longer those the hunks
+   *  were chosen from (`hash`) is refused, and nothing is rewound. */
+  hunks?: HunkSelection[];
   anchor: AnchorCheck;
 }
 
@@ -170,6 +175,9 @@ export interface FileCheckpoints {
    *  finished: the rewind log reads from it whether a rewind's files moved. */
   undoStack(sessionId: string): Promise<string[]>;
   readFileAtAnchor(sessionId: string, anchorId: string, relPath: string): Promise<Buffer | undefined>;
+  /** A file's changes since the anchor as hunks a rewind can take back one by one (read only; rewindFiles' `hunks`
+   *  names them by index and by the hash given here). */
+  fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]>;
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]>;
   /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
    *  any two sessions of the folder); read from the store only; throws when one does not exist. */
@@ -178,6 +186,8 @@ export interface FileCheckpoints {
   fileHistory(relPath: string): Promise<FileHistory>;
   /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
   blame(relPath: string): Promise<FileBlame>;
+  /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts); read only. */
+  timelinePoints(): Promise<TimelinePoint[]>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
   importSnapshot(sessionId: string, anchorId: string, files: readonly ImportedFile[]): Promise<SnapshotSummary>;
   /** Another session's user-message snapshot recorded under this session too (see FileCheckpointer.adoptSnapshot). */

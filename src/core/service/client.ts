@@ -8,6 +8,7 @@ import { createConnection, type Socket } from 'node:net';
 // service never evaluates it
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { SnapshotRecord } from '../files/snapshot-records';
+import type { TimelinePoint } from '../files/timeline';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
@@ -17,6 +18,7 @@ import type {
   SnapshotFileDiff,
   SnapshotId,
   FileHistory,
+  FileHunks,
   FileBlame,
   SnapshotKind,
   SnapshotSummary,
@@ -294,6 +296,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       // sent only when asked for: a service of an earlier version refuses fields it does not know
       ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
       ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.hunks ? { hunks: opts.hunks } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
@@ -319,6 +322,11 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
     return (await this.localCheckpointer()).diffSnapshots(a, b);
   }
 
+  // read only, from the store and the one file: in this process, as readFileAtAnchor
+  async fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    return (await this.localCheckpointer()).fileHunks(sessionId, anchorId, relPaths);
+  }
+
   // read only, from the store: in this process, as diffSnapshots
   async fileHistory(relPath: string): Promise<FileHistory> {
     return (await this.localCheckpointer()).fileHistory(relPath);
@@ -326,6 +334,10 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
 
   async blame(relPath: string): Promise<FileBlame> {
     return (await this.localCheckpointer()).blame(relPath);
+  }
+
+  async timelinePoints(): Promise<TimelinePoint[]> {
+    return (await this.localCheckpointer()).timelinePoints();
   }
 
   /** In-process: it reads another tool's backups, which the service has no business opening. */

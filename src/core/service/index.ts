@@ -19,3 +19,4 @@ export { ensureSecret, readSecret } from './secret';
 export { checkpointOptionsKey } from './options-key';
 export { CheckpointServiceHost, type ServiceWanted } from './service-host';
 export { launcherScript, writeLauncher, shQuote } from './launcher-script';
+export { SERVICE_MALLOC_ENV, SERVICE_NODE_ARGS, SERVICE_WORKER_LIMITS } from './service-heap';

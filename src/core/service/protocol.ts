@@ -69,6 +69,21 @@ export const requestSchema = z.discriminatedUnion('method', [
           overwriteUserModified: z.boolean().optional(),
           includeOtherSessions: z.boolean().optional(),
           only: z.array(z.string().min(1).max(4096)).max(10_000).optional(),
+          hunks: z
+            .array(
+              z
+                .object({
+                  path: z.string().min(1).max(4096),
+                  hunks: z.array(z.number().int().min(1).max(1_000_000)).min(1).max(100_000),
+                  hash: z
+                    .string()
+                    .regex(/^[0-9a-f]{64}$/)
+                    .optional(),
+                })
+                .strict(),
+            )
+            .max(10_000)
+            .optional(),
           anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
         })
         .strict(),

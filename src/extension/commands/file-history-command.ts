@@ -42,15 +42,11 @@ async function promptInfos(engine: RewindEngine, h: NamedHistory): Promise<Map<s
   const infos = new Map<string, PromptInfo>();
   if (targets.size === 0) return infos;
   const listings = new Map((await engine.listSessions().catch(() => [])).map((l) => [l.sessionRef, l]));
-  const previews = new Map<string, Map<string, string>>();
   for (const [key, t] of targets) {
     const listing = listings.get(t.sessionRef);
     if (!listing) continue;
-    if (!previews.has(t.sessionRef)) {
-      const messages = await engine.userMessages(t.sessionRef).catch(() => []);
-      previews.set(t.sessionRef, new Map(messages.map((m) => [m.entryId, m.preview])));
-    }
-    const text = previews.get(t.sessionRef)!.get(t.entryId);
+    // by id, not from the active branch's messages: a prompt a rewind has since left behind is named too
+    const text = (await engine.namedPrompt(t.sessionRef, t.entryId).catch(() => undefined))?.text;
     infos.set(key, { agent: sourceLabel(listing.source), title: listing.title, ...(text ? { text } : {}) });
   }
   return infos;

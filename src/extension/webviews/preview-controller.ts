@@ -4,7 +4,7 @@
 import { Disposable } from '../disposable';
 import { parseMessage, previewToHostSchema, type PreviewToHost, type PreviewToWebview, type PreviewResults } from '../../shared/protocol';
 import { responderFor } from '../../shared/request-client';
-import type { RewindOutcome, RewindPreviewModel } from '../../shared/view-models';
+import type { HunkSelection, RewindOutcome, RewindPreviewModel } from '../../shared/view-models';
 import { messageOf, type PanelUi } from './panel-ui';
 import type { PreviewServices, SessionTarget } from './services';
 
@@ -124,9 +124,11 @@ export class RewindPreviewController extends Disposable {
         return;
       }
       case 'previewSelection':
-        return this.previewSelection(message.requestId, message.only);
+        return this.previewSelection(message.requestId, message.only, message.hunks);
+      case 'fileHunks':
+        return this.fileHunks(message.requestId, message.path);
       case 'confirm':
-        return this.confirm(message.requestId, message.mode, message.overwriteUserModified, message.only);
+        return this.confirm(message.requestId, message.mode, message.overwriteUserModified, message.only, message.hunks);
       case 'editorChat':
         // only what this preview offered
         if (!this.model?.editorChat) return;
@@ -147,16 +149,32 @@ export class RewindPreviewController extends Disposable {
     return only.find((p) => !listed.has(p));
   }
 
-  private async previewSelection(requestId: number, only: string[]): Promise<void> {
+  private async fileHunks(requestId: number, path: string): Promise<void> {
     const { ref, anchorEntryId } = this;
-    const stray = this.model ? this.unlisted(only) : undefined;
+    const stray = this.model ? this.unlisted([path]) : undefined;
+    if (!this.model || stray !== undefined) {
+      const error = stray === undefined ? 'The preview is not ready yet.' : `${stray} is not one of the files this preview lists.`;
+      this.post(respond({ type: 'fileHunks', requestId }, { ok: false, error }));
+      return;
+    }
+    try {
+      const result = await this.services.fileHunks(ref, anchorEntryId, path);
+      if (!this.isDisposed) this.post(respond({ type: 'fileHunks', requestId }, { ok: true, result }));
+    } catch (error) {
+      if (!this.isDisposed) this.post(respond({ type: 'fileHunks', requestId }, { ok: false, error: messageOf(error) }));
+    }
+  }
+
+  private async previewSelection(requestId: number, only: string[], hunks: HunkSelection[] | undefined): Promise<void> {
+    const { ref, anchorEntryId } = this;
+    const stray = this.model ? this.unlisted([...only, ...(hunks ?? []).map((h) => h.path)]) : undefined;
     if (!this.model || stray !== undefined) {
       const error = stray === undefined ? 'The preview is not ready yet.' : `${stray} is not one of the files this preview lists.`;
       this.post(respond({ type: 'previewSelection', requestId }, { ok: false, error }));
       return;
     }
     try {
-      const result = await this.services.previewSelection(ref, anchorEntryId, only);
+      const result = await this.services.previewSelection(ref, anchorEntryId, only, hunks);
       if (!this.isDisposed) this.post(respond({ type: 'previewSelection', requestId }, { ok: true, result }));
     } catch (error) {
       if (!this.isDisposed) this.post(respond({ type: 'previewSelection', requestId }, { ok: false, error: messageOf(error) }));
@@ -168,6 +186,7 @@ export class RewindPreviewController extends Disposable {
     mode: Extract<PreviewToHost, { type: 'confirm' }>['mode'],
     overwriteUserModified: boolean,
     only: string[] | undefined,
+    hunks: HunkSelection[] | undefined,
   ): Promise<void> {
     if (this.applying) {
       this.post(respond({ type: 'confirm', requestId }, { ok: false, error: 'A rewind is already running.' }));
@@ -177,7 +196,7 @@ export class RewindPreviewController extends Disposable {
       this.post(respond({ type: 'confirm', requestId }, { ok: false, error: 'The preview is not ready yet.' }));
       return;
     }
-    const stray = only ? this.unlisted(only) : undefined;
+    const stray = only || hunks ? this.unlisted([...(only ?? []), ...(hunks ?? []).map((h) => h.path)]) : undefined;
     if (stray !== undefined) {
       this.post(respond({ type: 'confirm', requestId }, { ok: false, error: `${stray} is not one of the files this preview lists.` }));
       return;
@@ -187,7 +206,7 @@ export class RewindPreviewController extends Disposable {
     let outcome: RewindOutcome;
     try {
       outcome = await this.ui.withProgress('Rewinding…', () =>
-        this.services.apply(ref, anchorEntryId, mode, { overwriteUserModified, ...(only ? { only } : {}) }),
+        this.services.apply(ref, anchorEntryId, mode, { overwriteUserModified, ...(only ? { only } : {}), ...(hunks ? { hunks } : {}) }),
       );
     } catch (error) {
       this.applying = false;

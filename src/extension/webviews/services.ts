@@ -8,6 +8,8 @@ import type {
   RewindOutcome,
   RewindPreviewModel,
   SelectionPreview,
+  FileHunks,
+  HunkSelection,
   TranscriptItem,
   TranscriptModel,
 } from '../../shared/view-models';
@@ -37,6 +39,8 @@ export interface TranscriptServices {
 export interface ApplyOptions {
   overwriteUserModified: boolean;
   only?: string[];
+  /** Only these hunks of these files (keyed to the bytes the preview showed them for). */
+  hunks?: HunkSelection[];
 }
 
 export interface PreviewServices {
@@ -44,7 +48,9 @@ export interface PreviewServices {
   preview(ref: SessionTarget, anchorEntryId: string): Promise<RewindPreviewModel>;
   /** The dry run of the files part for exactly the files `only` names (whoever changed them). Throws with a
    *  user-readable message when the files cannot be rewound; never writes. */
-  previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview>;
+  previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[], hunks?: HunkSelection[]): Promise<SelectionPreview>;
+  /** A file's changes since the message as hunks to tick (the same computation the rewind uses); never writes. */
+  fileHunks(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<FileHunks>;
   /** Runs the rewind the user confirmed (`only`: exactly these files). Throws with a user-readable message when it cannot. */
   apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions): Promise<RewindOutcome>;
   /** Opens VS Code's diff editor: the file at the anchor (read-only) against the file now. */

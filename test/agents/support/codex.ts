@@ -1,9 +1,9 @@
-// Runs the real Codex CLI (installed by scripts/agents/codex.mjs) offline against the fake Responses API: a
+// Runs the real Codex CLI (installed by scripts/agents/codex.mjs) offline against fake-openai.ts's Responses API: a
 // CODEX_HOME with the config real-agents.md verified, and `codex exec` / `codex exec resume` as child processes
 // (bounded in time, stdin closed).
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runAgentProcess } from './agent-process';
 
 export function writeCodexConfig(codexHome: string, baseUrl: string): void {
   mkdirSync(codexHome, { recursive: true });
@@ -36,26 +36,16 @@ export interface CodexRun {
 }
 
 /** `codex exec --json … <args>` in `cwd`; hooks run without the TUI's trust step (exec skips untrusted hooks). */
-export function runCodex(
+export async function runCodex(
   bin: string,
   args: string[],
   opts: { cwd: string; codexHome: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<CodexRun> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, 'exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--json', ...args], {
-      cwd: opts.cwd,
-      env: { ...process.env, ...opts.env, CODEX_HOME: opts.codexHome, FAKE_OPENAI_API_KEY: 'sk-test', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const m = /"type":"thread\.started","thread_id":"([^"]+)"/.exec(stdout);
-      ok({ code, stdout, stderr, ...(m ? { threadId: m[1] } : {}) });
-    });
+  const r = await runAgentProcess(process.execPath, [bin, 'exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--json', ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env, CODEX_HOME: opts.codexHome, FAKE_OPENAI_API_KEY: 'sk-test', NO_COLOR: '1' },
+    timeoutMs: opts.timeoutMs ?? 90_000,
   });
+  const m = /"type":"thread\.started","thread_id":"([^"]+)"/.exec(r.stdout);
+  return { ...r, ...(m ? { threadId: m[1] } : {}) };
 }

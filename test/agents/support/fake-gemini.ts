@@ -4,52 +4,19 @@
 // (`:generateContent`: the model router, which wants a JSON complexity score, and the session summary) get fixed
 // answers. Every request is recorded so a test can check what the CLI sent (the history a resumed session carries).
 //
-// Bounded: it listens on 127.0.0.1 only, caps request bodies, and closes itself when the test that started it ends
-// (pass the test context) or when close() is called.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Bounded and recorded as every fake model is (scripted-server.ts).
+import { sendJsonError, startScriptedServer, type ScriptedRequest, type ScriptedServer } from './scripted-server';
 
 /** One part of a model reply: text, or a function call the CLI runs (run_shell_command, write_file, replace…). */
 export type GeminiScriptItem = { text: string } | { call: string; args: Record<string, unknown> };
 /** One model reply: its parts, in order. A reply with a function call makes the CLI run it and ask again. */
 export type GeminiScriptReply = GeminiScriptItem[];
 
-export interface GeminiRecordedRequest {
-  url: string;
-  body: Record<string, unknown>;
-  /** Index in the script of the reply it got; -1 for a side request or none. */
-  replyIndex: number;
-}
+export type GeminiRecordedRequest = ScriptedRequest<Record<string, unknown>>;
+/** Its `unscripted` are the main-turn requests that found the queue empty. */
+export type FakeGemini = ScriptedServer<GeminiScriptReply, Record<string, unknown>>;
 
-export interface FakeGemini {
-  readonly port: number;
-  readonly baseUrl: string;
-  readonly requests: GeminiRecordedRequest[];
-  /** Main-turn requests that found the queue empty. */
-  readonly unscripted: GeminiRecordedRequest[];
-  push(...replies: GeminiScriptReply[]): void;
-  pending(): number;
-  close(): Promise<void>;
-}
-
-const MAX_BODY = 32 * 1024 * 1024;
 const MODEL = 'gemini-fake-pro';
-
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new Error('request body too large');
-    chunks.push(c as Buffer);
-  }
-  try {
-    const v: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 const usage = { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120 };
 
@@ -72,42 +39,25 @@ function sideAnswer(body: Record<string, unknown>): string {
   return 'Scripted session';
 }
 
-export async function startFakeGemini(opts: { replies?: GeminiScriptReply[]; closeAfter?: { after(fn: () => unknown): void } } = {}): Promise<FakeGemini> {
-  const queue: GeminiScriptReply[] = [...(opts.replies ?? [])];
-  let served = 0;
-  const requests: GeminiRecordedRequest[] = [];
-  const unscripted: GeminiRecordedRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      let body: Record<string, unknown>;
-      try {
-        body = await readBody(req);
-      } catch (err) {
-        res.writeHead(413).end(String(err));
+export function startFakeGemini(opts: { replies?: GeminiScriptReply[]; closeAfter?: { after(fn: () => unknown): void } } = {}): Promise<FakeGemini> {
+  return startScriptedServer<GeminiScriptReply, Record<string, unknown>>({
+    ...opts,
+    body: (parsed) => (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}),
+    handle(req, res, rec, takeReply) {
+      const streaming = rec.url.includes(':streamGenerateContent');
+      if (req.method !== 'POST' || !(streaming || rec.url.includes(':generateContent'))) {
+        sendJsonError(res, 404, { code: 404, message: 'not found', status: 'NOT_FOUND' });
         return;
       }
-      const url = req.url ?? '';
-      const rec: GeminiRecordedRequest = { url, body, replyIndex: -1 };
-      requests.push(rec);
-      const streaming = url.includes(':streamGenerateContent');
-      if (req.method !== 'POST' || !(streaming || url.includes(':generateContent'))) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: 'not found', status: 'NOT_FOUND' } }));
-        return;
-      }
-      const main = streaming && Array.isArray(body.tools) && body.tools.length > 0;
       let parts: Record<string, unknown>[];
-      if (main) {
-        const reply = queue.shift();
+      if (streaming && Array.isArray(rec.body.tools) && rec.body.tools.length > 0) {
+        const reply = takeReply();
         if (!reply) {
-          unscripted.push(rec);
-          res
-            .writeHead(400, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ error: { code: 400, message: 'fake-gemini: no scripted reply left', status: 'INVALID_ARGUMENT' } }));
+          sendJsonError(res, 400, { code: 400, message: 'fake-gemini: no scripted reply left', status: 'INVALID_ARGUMENT' });
           return;
         }
-        rec.replyIndex = served++;
         parts = reply.map(partOf);
-      } else parts = [{ text: sideAnswer(body) }];
+      } else parts = [{ text: sideAnswer(rec.body) }];
       if (!streaming) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response(parts, true)));
         return;
@@ -115,27 +65,8 @@ export async function startFakeGemini(opts: { replies?: GeminiScriptReply[]; clo
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       parts.forEach((p, i) => res.write(`data: ${JSON.stringify(response([p], i === parts.length - 1))}\n\n`));
       res.end();
-    })();
+    },
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const port = (server.address() as AddressInfo).port;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    server.closeAllConnections?.();
-    await new Promise<void>((ok) => server.close(() => ok()));
-  };
-  opts.closeAfter?.after(close);
-  return {
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    unscripted,
-    push: (...replies) => queue.push(...replies),
-    pending: () => queue.length,
-    close,
-  };
 }
 
 /** Is this a main-turn request that carries a real user prompt as its last content (not a tool result)? */

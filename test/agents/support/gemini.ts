@@ -2,9 +2,9 @@
 // GEMINI_CLI_HOME with the settings real-agents-2.md verified (API-key auth, no telemetry, no update checks), and
 // `gemini -p … --yolo -o json` as a child process (bounded in time, stdin closed), the workspace trusted through
 // GEMINI_CLI_TRUST_WORKSPACE so the project's settings, and so its hooks, are loaded.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runAgentProcess } from './agent-process';
 
 export function writeGeminiSettings(cliHome: string): void {
   mkdirSync(join(cliHome, '.gemini'), { recursive: true });
@@ -31,45 +31,33 @@ export interface GeminiRun {
   response?: string;
 }
 
-export function runGemini(
+export async function runGemini(
   bin: string,
   args: string[],
   opts: { cwd: string; cliHome: string; baseUrl: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<GeminiRun> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args, '--yolo', '-o', 'json'], {
-      cwd: opts.cwd,
-      env: {
-        ...process.env,
-        ...opts.env,
-        GEMINI_CLI_HOME: opts.cliHome,
-        GOOGLE_GEMINI_BASE_URL: opts.baseUrl,
-        GEMINI_API_KEY: 'fake-key',
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let parsed: { session_id?: string; response?: string } = {};
-      try {
-        parsed = JSON.parse(stdout.slice(stdout.indexOf('{')));
-      } catch {
-        /* not JSON: the caller shows stdout */
-      }
-      ok({
-        code,
-        stdout,
-        stderr,
-        ...(parsed.session_id ? { sessionId: parsed.session_id } : {}),
-        ...(parsed.response !== undefined ? { response: parsed.response } : {}),
-      });
-    });
+  const r = await runAgentProcess(process.execPath, [bin, ...args, '--yolo', '-o', 'json'], {
+    cwd: opts.cwd,
+    env: {
+      ...process.env,
+      ...opts.env,
+      GEMINI_CLI_HOME: opts.cliHome,
+      GOOGLE_GEMINI_BASE_URL: opts.baseUrl,
+      GEMINI_API_KEY: 'fake-key',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      NO_COLOR: '1',
+    },
+    timeoutMs: opts.timeoutMs ?? 120_000,
   });
+  let parsed: { session_id?: string; response?: string } = {};
+  try {
+    parsed = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
+  } catch {
+    /* not JSON: the caller shows stdout */
+  }
+  return {
+    ...r,
+    ...(parsed.session_id ? { sessionId: parsed.session_id } : {}),
+    ...(parsed.response !== undefined ? { response: parsed.response } : {}),
+  };
 }

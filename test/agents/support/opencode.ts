@@ -1,10 +1,10 @@
-// Runs the real OpenCode CLI (installed by scripts/agents/opencode.mjs) offline against the fake Chat Completions
+// Runs the real OpenCode CLI (installed by scripts/agents/opencode.mjs) offline against fake-openai.ts's Chat Completions
 // API: HOME and the XDG folders under one test folder, the provider given through OPENCODE_CONFIG_CONTENT (the
 // config real-agents-2.md verified), npm kept offline (its plugin install otherwise retries for ~70 s), and
 // `opencode run` as a child process with the prompt on stdin (an argument would be stored in literal quotes).
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runAgentProcess } from './agent-process';
 
 export interface OpenCodeEnv {
   /** HOME, XDG_* live under it. */
@@ -67,34 +67,24 @@ export interface OpenCodeRun {
 }
 
 /** `opencode run --format json <args>` in `cwd` with `prompt` on stdin. */
-export function runOpenCode(
+export async function runOpenCode(
   bin: string,
   args: string[],
   prompt: string,
   opts: { cwd: string; oc: OpenCodeEnv; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<OpenCodeRun> {
-  return new Promise((ok) => {
-    const child = spawn(bin, ['run', '--format', 'json', ...args], {
-      cwd: opts.cwd,
-      // the hooks must not start a checkpoint service that outlives the test (run-agent-tests.mjs sets it off)
-      env: {
-        PATH: process.env.PATH,
-        ...(process.env.AGENT_REWIND_SERVICE_AUTOSTART ? { AGENT_REWIND_SERVICE_AUTOSTART: process.env.AGENT_REWIND_SERVICE_AUTOSTART } : {}),
-        ...opts.oc.env,
-        ...opts.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.end(prompt);
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const m = /"sessionID":"(ses_[^"]+)"/.exec(stdout);
-      ok({ code, stdout, stderr, ...(m ? { sessionId: m[1] } : {}) });
-    });
+  const r = await runAgentProcess(bin, ['run', '--format', 'json', ...args], {
+    cwd: opts.cwd,
+    // the hooks must not start a checkpoint service that outlives the test (run-agent-tests.mjs sets it off)
+    env: {
+      PATH: process.env.PATH,
+      ...(process.env.AGENT_REWIND_SERVICE_AUTOSTART ? { AGENT_REWIND_SERVICE_AUTOSTART: process.env.AGENT_REWIND_SERVICE_AUTOSTART } : {}),
+      ...opts.oc.env,
+      ...opts.env,
+    },
+    input: prompt,
+    timeoutMs: opts.timeoutMs ?? 120_000,
   });
+  const m = /"sessionID":"(ses_[^"]+)"/.exec(r.stdout);
+  return { ...r, ...(m ? { sessionId: m[1] } : {}) };
 }

@@ -129,7 +129,7 @@ test('a patch is not used for another index, damaged, or with entries the index 
   // crafted with a valid checksum: a file number past the index's files
   const crafted = Buffer.from(bytes);
   const numsAt = (32 + crafted.readUInt32LE(24) + 7) & ~7;
-  crafted.writeDoubleLE(index.names.length, numsAt);
+  crafted.writeDoubleLE(index.fileCount, numsAt);
   crafted.writeUInt32LE(crc32(crafted.subarray(0, crafted.length - 4)), crafted.length - 4);
   assert.equal(decodeStatPatch(crafted, index), undefined);
 });

@@ -2,6 +2,8 @@
 // anything damaged or crafted (a refused index only costs a full scan).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { encodeStatIndex, IndexedDir, StatIndex } from '../../../src/core/files/scan/stat-index';
 import { treeTotals, type DirNode, type FileNodeState, type Node } from '../../../src/core/files/store/tree';
@@ -176,4 +178,38 @@ test('a damaged, truncated, foreign or crafted index is refused', () => {
       ),
     /nesting/,
   );
+});
+
+test('an index kept for a long-lived tree holds no string per file: names are decoded per folder when looked at', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const FOLDERS = 40;
+  const PER_FOLDER = 1000;
+  const folders: Record<string, Node> = {};
+  for (let d = 0; d < FOLDERS; d++) {
+    const files: Record<string, Node> = {};
+    for (let i = 0; i < PER_FOLDER; i++) files[`component-${d}-file-${i}.tsx`] = file(i, 'a');
+    folders[`pkg${d}`] = dir(files);
+  }
+  const bytes = encodeStatIndex(KEY, dir(folders));
+  const heapAfter = (make: () => unknown): { held: unknown; bytes: number } => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const held = make();
+    gc();
+    return { held, bytes: process.memoryUsage().heapUsed - before };
+  };
+  const kept = heapAfter(() => StatIndex.parse(bytes, KEY, false));
+  const perFile = kept.bytes / (FOLDERS * PER_FOLDER);
+  // a name as a string is ~40 bytes and its slot in an array 8 more; the folder records are a few hundred bytes each
+  assert.ok(perFile < 10, `${perFile.toFixed(1)} bytes of heap per file`);
+  const index = kept.held as StatIndex;
+  assert.equal(index.dirs[3]!.name, 'pkg2');
+  assert.deepEqual(index.namesOf(3).slice(0, 2), ['component-2-file-0.tsx', 'component-2-file-1.tsx']);
+  assert.equal(index.allNames().length, FOLDERS * PER_FOLDER);
+  assert.deepEqual(index.allNames(), StatIndex.parse(bytes, KEY).allNames(), 'decoded again, the same names as a check takes');
+  const root = index.root();
+  const pkg7 = root.children.get('pkg7') as DirNode;
+  assert.equal(pkg7.children.size, PER_FOLDER);
+  assert.equal((pkg7.children.get('component-7-file-999.tsx') as FileNodeState).size, 999);
 });

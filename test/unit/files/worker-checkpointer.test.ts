@@ -79,3 +79,29 @@ test('a file given as the workspace is refused at once, in the worker proxy and 
     await cleanup();
   }
 });
+
+test('the worker answers fileHunks and takes a hunk selection, as in-thread', async () => {
+  const { ws, home, cleanup } = await workspace();
+  const cp = new WorkerFileCheckpointer({ workspaceRoot: ws, home }, startTsFilesWorker);
+  try {
+    await cp.snapshot('s', 'u1');
+    writeFileSync(join(ws, 'd1/f1.txt'), 'first\n' + 'content 1\n'.repeat(48) + 'last\n');
+    const [listed] = await cp.fileHunks('s', 'u1', ['d1/f1.txt']);
+    assert.ok(listed?.ok);
+    assert.deepEqual(
+      listed.hunks.map((h) => [h.index, h.insertions, h.deletions]),
+      [
+        [1, 1, 0],
+        [2, 1, 2],
+      ],
+    );
+    const r = await cp.rewindFiles('s', 'u1', {
+      anchor: { checkpointingEnabled: true, kind: 'user-message' },
+      hunks: [{ path: 'd1/f1.txt', hunks: [2], hash: listed.hash }],
+    });
+    assert.deepEqual(r.files.find((f) => f.path === 'd1/f1.txt')?.partial, { hunks: [2], of: 2, hash: listed.hash });
+  } finally {
+    await cp.dispose();
+    await cleanup();
+  }
+});

@@ -132,6 +132,14 @@ test(
       assert.deepEqual(first.workspaces, [realpathSync(t.ws)]);
       assert.equal(first.idleMs, 3_000);
       assert.ok(typeof first.rssBytes === 'number' && first.rssBytes > 0);
+      if (process.platform === 'linux') {
+        // a young generation sized for a long-lived process (service-heap.ts)
+        const argv = readFileSync(`/proc/${String(first.pid)}/cmdline`, 'utf8').split('\0');
+        assert.ok(argv.includes('--max-semi-space-size=1'), argv.join(' '));
+        // and the C allocator's fixed thresholds (service-heap.ts)
+        const env = readFileSync(`/proc/${String(first.pid)}/environ`, 'utf8').split('\0');
+        assert.ok(env.includes('MALLOC_MMAP_THRESHOLD_=131072') && env.includes('MALLOC_TRIM_THRESHOLD_=131072'), 'the allocator settings');
+      }
       const before = first.requests as number;
       // the next hooks: through the launcher's fast path to this service (the same pid counts them)
       for (const [i, text] of [

@@ -44,6 +44,39 @@ function rawRequest(socket: string, line: string): Promise<{ ok: boolean; code?:
   });
 }
 
+test(
+  'a hunk selection goes through the service: listed, previewed and taken back there, refused there when the file changed',
+  { timeout: 60_000 },
+  async () => {
+    const { base, home, ws, service } = await setup('arw-svc-hunks-');
+    try {
+      await writeFile(join(ws, 'a.txt'), 'one\ntwo\nthree\nfour\n');
+      const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
+      await cp.snapshot('s', 'u1');
+      await writeFile(join(ws, 'a.txt'), 'ONE\ntwo\nthree\nFOUR\n');
+      const [listed] = await cp.fileHunks('s', 'u1', ['a.txt']);
+      assert.ok(listed?.ok);
+      assert.equal(listed.hunks.length, 2);
+      const hunks = [{ path: 'a.txt', hunks: [2], hash: listed.hash }];
+      const dry = await cp.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor, hunks });
+      assert.equal(cp.lastAnsweredBy, 'service');
+      assert.deepEqual([dry.filesChanged, dry.insertions, dry.deletions, dry.files[0]?.partial], [['a.txt'], 1, 1, { hunks: [2], of: 2, hash: listed.hash }]);
+      await cp.rewindFiles('s', 'u1', { anchor: userAnchor, hunks });
+      assert.equal(cp.lastAnsweredBy, 'service');
+      assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'ONE\ntwo\nthree\nfour\n');
+      await cp.undoLastRewind('s');
+      assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'ONE\ntwo\nthree\nFOUR\n');
+      await writeFile(join(ws, 'a.txt'), 'ONE\ntwo\nthree\nFOUR\nfive\n');
+      await assert.rejects(cp.rewindFiles('s', 'u1', { anchor: userAnchor, hunks }), /a\.txt changed since its hunks were shown/);
+      assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'ONE\ntwo\nthree\nFOUR\nfive\n');
+      await cp.dispose();
+    } finally {
+      await service.stop();
+      await base.cleanup();
+    }
+  },
+);
+
 test('snapshot, list, dry run, rewind and undo through the service equal the in-process results', { timeout: 60_000 }, async () => {
   const { base, home, ws, service } = await setup('arw-svc-');
   try {

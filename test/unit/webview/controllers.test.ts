@@ -305,6 +305,43 @@ describe('RewindPreviewController', () => {
     assert.deepEqual(h.services.called('apply')[0]?.args, [ref, 'e0000006', 'files', { overwriteUserModified: false, only: ['src/new.ts'] }]);
   });
 
+  it("a file's hunks are asked of the services only for a listed file; hunks are previewed and applied with their hash", async () => {
+    const h = previewHarness();
+    await h.controller.handle({ type: 'ready' });
+    await h.controller.handle({ type: 'fileHunks', requestId: 1, path: 'src/a.ts' });
+    await h.controller.handle({ type: 'fileHunks', requestId: 2, path: '../../etc/passwd' });
+    assert.deepEqual(
+      h.services.called('fileHunks').map((c) => c.args[2]),
+      ['src/a.ts'],
+    );
+    const [listed, refused] = h.posted.slice(-2);
+    assert.ok(listed?.type === 'response' && listed.ok && listed.requestId === 1);
+    assert.ok(refused?.type === 'response' && !refused.ok && refused.error === '../../etc/passwd is not one of the files this preview lists.');
+    const hunks = [{ path: 'src/a.ts', hunks: [2], hash: 'cd'.repeat(32) }];
+    await h.controller.handle({ type: 'previewSelection', requestId: 3, only: [], hunks });
+    assert.deepEqual(h.services.called('previewSelection')[0]?.args, [ref, 'e0000006', [], hunks]);
+    await h.controller.handle({
+      type: 'confirm',
+      requestId: 4,
+      mode: 'files',
+      overwriteUserModified: false,
+      only: [],
+      hunks: [{ ...hunks[0]!, path: 'x/../../y' }],
+    });
+    assert.equal(h.services.called('apply').length, 0, 'a hunk path the preview does not list is refused');
+    await h.controller.handle({
+      type: 'confirm',
+      requestId: 5,
+      mode: 'files',
+      overwriteUserModified: false,
+      only: [],
+      hunks: [{ ...hunks[0]!, hash: 'not a hash' }],
+    });
+    assert.equal(h.services.called('apply').length, 0, 'a malformed hash is no message');
+    await h.controller.handle({ type: 'confirm', requestId: 6, mode: 'files', overwriteUserModified: false, only: [], hunks });
+    assert.deepEqual(h.services.called('apply')[0]?.args, [ref, 'e0000006', 'files', { overwriteUserModified: false, only: [], hunks }]);
+  });
+
   it('ignores malformed confirms (no apply)', async () => {
     const h = previewHarness();
     await h.controller.handle({ type: 'ready' });

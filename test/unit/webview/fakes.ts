@@ -18,6 +18,8 @@ import type {
   RewindOutcome,
   RewindPreviewModel,
   SelectionPreview,
+  FileHunks,
+  HunkSelection,
   TranscriptItem,
   TranscriptModel,
 } from '../../../src/shared/view-models';
@@ -277,8 +279,8 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
   }
   /** What previewSelection answers (by default: the ticked files of previewModel with their own counts). */
   selectionPreview: ((only: string[]) => SelectionPreview) | undefined;
-  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[]): Promise<SelectionPreview> {
-    this.calls.push({ method: 'previewSelection', args: [ref, anchorEntryId, only] });
+  async previewSelection(ref: SessionTarget, anchorEntryId: string, only: string[], hunks?: HunkSelection[]): Promise<SelectionPreview> {
+    this.calls.push({ method: 'previewSelection', args: [ref, anchorEntryId, only, ...(hunks ? [hunks] : [])] });
     if (this.selectionPreview) return this.selectionPreview(only);
     const files = this.previewModel.files.ok ? this.previewModel.files.files.filter((f) => only.includes(f.path)) : [];
     return {
@@ -286,6 +288,12 @@ export class FakeServices implements TranscriptServices, PreviewServices, Compar
       insertions: files.reduce((a, f) => a + f.insertions, 0),
       deletions: files.reduce((a, f) => a + f.deletions, 0),
     };
+  }
+  /** What fileHunks answers, by path (anything else: whole file only). */
+  hunksOf = new Map<string, FileHunks>();
+  async fileHunks(ref: SessionTarget, anchorEntryId: string, relPath: string): Promise<FileHunks> {
+    this.calls.push({ method: 'fileHunks', args: [ref, anchorEntryId, relPath] });
+    return this.hunksOf.get(relPath) ?? { path: relPath, ok: false, reason: 'binary: whole file only' };
   }
   async apply(ref: SessionTarget, anchorEntryId: string, mode: RewindMode, options: ApplyOptions) {
     this.calls.push({ method: 'apply', args: [ref, anchorEntryId, mode, options] });

@@ -31,11 +31,12 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 function engineServices(engine: RewindEngine): PreviewServices {
   return {
     preview: (ref, anchor) => engine.previewRewind(ref.sessionRef, anchor),
-    async previewSelection(ref, anchor, only) {
-      const r = await engine.rewindFiles(ref.sessionRef, anchor, { dryRun: true, only });
+    async previewSelection(ref, anchor, only, hunks) {
+      const r = await engine.rewindFiles(ref.sessionRef, anchor, { dryRun: true, only, ...(hunks ? { hunks } : {}) });
       if (!r.canRewind) throw new Error(r.error ?? 'cannot');
       return { filesChanged: r.filesChanged, insertions: r.insertions, deletions: r.deletions };
     },
+    fileHunks: async (ref, anchor, path) => (await engine.fileHunks(ref.sessionRef, anchor, [path]))[0]!,
     apply: (ref, anchor, mode, options) => engine.applyRewind(ref.sessionRef, anchor, mode, options),
     openFileDiff: async () => {},
     closeFileDiffs: async () => {},

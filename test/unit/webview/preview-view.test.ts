@@ -11,9 +11,12 @@ import {
   modeAvailability,
   problemsOf,
   selectedOnly,
+  selectionOf,
+  tickedHunks,
   type PreviewUiState,
 } from '../../../webview-ui/src/preview/view-state';
 import { samplePreview } from './fakes';
+import type { FileHunks } from '../../../src/shared/view-models';
 
 const ui = (over: Partial<PreviewUiState> = {}): PreviewUiState => ({ mode: null, overwriteUserModified: false, busy: false, ...over });
 const noFiles = samplePreview({ files: { ok: false, error: 'No file checkpoint was taken for this message.' } });
@@ -272,5 +275,73 @@ describe('file ticks', () => {
         .join(),
       /The snapshot is gone\./,
     );
+  });
+});
+
+describe('hunk ticks', () => {
+  const hash = 'ab'.repeat(32);
+  const aHunks: FileHunks = {
+    path: 'src/a.ts',
+    ok: true,
+    hash,
+    hunks: [
+      { index: 1, anchorStart: 2, anchorLines: 1, nowStart: 2, nowLines: 3, insertions: 3, deletions: 1, lines: [{ kind: '-', text: 'old' }] },
+      { index: 2, anchorStart: 9, anchorLines: 1, nowStart: 11, nowLines: 1, insertions: 1, deletions: 1, lines: [{ kind: '+', text: 'new <b>' }] },
+    ],
+  };
+  const a = () => {
+    const m = samplePreview();
+    return m.files.ok ? m.files.files[0]! : undefined!;
+  };
+
+  it('a text file opens to its hunks, ticked as the file is; binary, new and deleted files have none to open', () => {
+    const m = samplePreview();
+    const closed = renderPreview(m, ui());
+    assert.match(closed, /data-testid="hunks-toggle" data-action="toggle-hunks" data-path="src\/a\.ts" aria-expanded="false"/);
+    assert.doesNotMatch(closed, /data-action="toggle-hunks" data-path="src\/new\.ts"/);
+    const open = ui({ expanded: { 'src/a.ts': true }, hunks: { 'src/a.ts': aHunks } });
+    const html = renderPreview(m, open);
+    assert.match(html, /aria-expanded="true" aria-controls="hunks-0"/);
+    assert.match(html, /data-testid="hunk-tick" data-action="hunk-tick" data-path="src\/a\.ts" data-hunk="1" checked/);
+    assert.match(html, /new &lt;b&gt;/, "a hunk's lines are escaped");
+    assert.deepEqual(tickedHunks(m, open, a()), [1, 2]);
+    assert.equal(selectionOf(m, open), undefined, 'opening is no selection');
+    const binary = samplePreview();
+    if (binary.files.ok) binary.files.files[0] = { ...binary.files.files[0]!, binary: true };
+    assert.match(renderPreview(binary, ui()), /data-testid="whole-file-only">whole file only</);
+    const unsplittable = renderPreview(
+      m,
+      ui({ expanded: { 'src/a.ts': true }, hunks: { 'src/a.ts': { path: 'src/a.ts', ok: false, reason: 'its permissions changed too: whole file only' } } }),
+    );
+    assert.match(unsplittable, /data-testid="hunks-unavailable">Its permissions changed too: whole file only\.</);
+  });
+
+  it('some hunks ticked: the file is partial (mixed tick), its row counts them, the selection names them with the hash', () => {
+    const m = samplePreview();
+    const some = ui({ mode: 'files', expanded: { 'src/a.ts': true }, hunks: { 'src/a.ts': aHunks }, hunkPicks: { 'src/a.ts': [2] } });
+    assert.equal(fileFate(m, some, a()), 'partial');
+    assert.deepEqual(selectionOf(m, some), { only: ['src/new.ts'], hunks: [{ path: 'src/a.ts', hunks: [2], hash }] });
+    const html = renderPreview(m, some);
+    assert.match(html, /data-path="src\/a\.ts" data-mixed="true"/);
+    assert.match(html, /data-testid="partial">hunk 2 of 2 — the rest kept</);
+    assert.match(html, /data-testid="insertions"[^>]*>1<\/span><span class="del" data-testid="deletions"[^>]*>1</);
+    assert.deepEqual(confirmState(m, some), { enabled: false, label: 'Working out the files you chose…' });
+    const answered = {
+      ...some,
+      selection: {
+        only: ['src/new.ts'],
+        hunks: [{ path: 'src/a.ts', hunks: [2], hash }],
+        result: { filesChanged: ['src/a.ts', 'src/new.ts'], insertions: 5, deletions: 1 },
+      },
+    };
+    assert.deepEqual(confirmState(m, answered), { enabled: true, label: 'Rewind 2 files' });
+    // the answer for the whole file does not count for some of its hunks
+    const stale = { ...some, selection: { only: ['src/new.ts'], result: { filesChanged: ['src/new.ts'], insertions: 4, deletions: 0 } } };
+    assert.equal(fileTotals(m, stale), undefined);
+    // every hunk ticked is the whole file (no selection at all); none is the file left out
+    assert.equal(selectionOf(m, { ...some, hunkPicks: { 'src/a.ts': [1, 2] } }), undefined);
+    const none = { ...some, hunkPicks: { 'src/a.ts': [] } };
+    assert.equal(fileFate(m, none, a()), 'unticked');
+    assert.deepEqual(selectionOf(m, none), { only: ['src/new.ts'] });
   });
 });

@@ -9,7 +9,7 @@ import { isRewindMode, type RewindMode, type RewindPreviewModel } from '../../..
 import { actionTarget, connectToHost } from '../common/vscode-api';
 import { renderLoading, renderPreview } from './render';
 import type { PreviewUiState } from './view-state';
-import { effectiveMode, sameList, selectedOnly } from './view-state';
+import { effectiveMode, sameSelection, selectionOf, tickedHunks } from './view-state';
 
 interface SavedState {
   mode: RewindMode | null;
@@ -35,9 +35,12 @@ function render(): void {
   const focused = document.activeElement as HTMLElement | null;
   const focusKey = focused?.id || (focused?.dataset.action ? `[data-action="${focused.dataset.action}"]` : '');
   const path = focused?.dataset.path;
+  const hunk = focused?.dataset.hunk;
   app.innerHTML = renderPreview(model, ui);
+  // a file's tick is mixed while only some of its hunks are ticked (a state HTML can only set from script)
+  for (const tick of app.querySelectorAll<HTMLInputElement>('input[data-mixed]')) tick.indeterminate = true;
   const again = focusKey.startsWith('[')
-    ? Array.from(app.querySelectorAll<HTMLElement>(focusKey)).find((el) => el.dataset.path === path)
+    ? Array.from(app.querySelectorAll<HTMLElement>(focusKey)).find((el) => el.dataset.path === path && el.dataset.hunk === hunk)
     : focusKey
       ? document.getElementById(focusKey)
       : null;
@@ -69,9 +72,13 @@ host.onMessage((message) => {
       model = message.model;
       ui.busy = false;
       ui.applyError = undefined;
-      // A new dry run (another message, a refresh) lists its own files: earlier ticks no longer say anything.
+      // A new dry run (another message, a refresh) lists its own files: earlier ticks no longer say anything, and
+      // hunks shown before may be of other bytes.
       ui.picks = {};
       ui.selection = undefined;
+      ui.expanded = {};
+      ui.hunks = {};
+      ui.hunkPicks = {};
       render();
       break;
   }
@@ -81,22 +88,54 @@ host.onMessage((message) => {
  *  Confirm will do); the answer for a selection the user has changed since is dropped. */
 function previewSelection(): void {
   if (!model) return;
-  const only = selectedOnly(model, ui);
+  const chosen = selectionOf(model, ui);
   // Asked already (the answer is on its way, or here): nothing to ask again.
-  if (!only || (ui.selection && sameList(ui.selection.only, only))) return;
-  const asked = { only };
+  if (!chosen || (ui.selection && sameSelection(ui.selection, chosen))) return;
+  const asked = { ...chosen };
   ui.selection = asked;
   requests
-    .request('previewSelection', (requestId) => ({ type: 'previewSelection', only, requestId }))
+    .request('previewSelection', (requestId) => ({ type: 'previewSelection', ...chosen, requestId }))
     .then(
       (result) => ({ result }),
       (error: Error) => ({ error: error.message }),
     )
     .then((answer) => {
       if (ui.selection !== asked) return;
-      ui.selection = { only, ...answer };
+      ui.selection = { ...chosen, ...answer };
       render();
     });
+}
+
+/** Shows or hides a file's hunks, asking the host for them the first time. */
+function toggleHunks(path: string): void {
+  const open = !ui.expanded?.[path];
+  ui.expanded = { ...ui.expanded, [path]: open };
+  if (open && ui.hunks?.[path] === undefined) {
+    const shownFor = model;
+    ui.hunks = { ...ui.hunks, [path]: 'loading' };
+    requests
+      .request('fileHunks', (requestId) => ({ type: 'fileHunks', path, requestId }))
+      .then(
+        (result) => result,
+        (error: Error) => ({ path, error: error.message }),
+      )
+      .then((answer) => {
+        if (model !== shownFor) return; // a new dry run since: its rows start closed
+        ui.hunks = { ...ui.hunks, [path]: answer };
+        render();
+      });
+  }
+  render();
+}
+
+/** Ticks or unticks one hunk of a file: from then on the file's hunks are ticked one by one. */
+function tickHunk(path: string, index: number, checked: boolean): void {
+  const file = model?.files.ok ? model.files.files.find((f) => f.path === path) : undefined;
+  if (!model || !file) return;
+  const now = new Set(tickedHunks(model, ui, file));
+  if (checked) now.add(index);
+  else now.delete(index);
+  ui.hunkPicks = { ...ui.hunkPicks, [path]: [...now].sort((a, b) => a - b) };
 }
 
 app.addEventListener('change', (event) => {
@@ -107,8 +146,22 @@ app.addEventListener('change', (event) => {
   } else if (input.id === 'overwrite-user-modified') {
     ui.overwriteUserModified = input.checked;
     // The box speaks for every file changed by hand: it replaces their single ticks.
-    if (model?.files.ok) for (const f of model.files.files) if (f.userModified && ui.picks) delete ui.picks[f.path];
-  } else if (input.dataset.action === 'tick' && input.dataset.path) ui.picks = { ...ui.picks, [input.dataset.path]: input.checked };
+    if (model?.files.ok)
+      for (const f of model.files.files)
+        if (f.userModified) {
+          if (ui.picks) delete ui.picks[f.path];
+          if (ui.hunkPicks) delete ui.hunkPicks[f.path];
+        }
+  } else if (input.dataset.action === 'tick' && input.dataset.path) {
+    // the file's tick speaks for all of its hunks
+    const path = input.dataset.path;
+    ui.picks = { ...ui.picks, [path]: input.checked };
+    if (ui.hunkPicks?.[path]) {
+      const { [path]: _dropped, ...rest } = ui.hunkPicks;
+      ui.hunkPicks = rest;
+    }
+  } else if (input.dataset.action === 'hunk-tick' && input.dataset.path && input.dataset.hunk)
+    tickHunk(input.dataset.path, Number(input.dataset.hunk), input.checked);
   else return;
   ui.applyError = undefined;
   previewSelection();
@@ -121,6 +174,9 @@ app.addEventListener('click', (event) => {
   switch (el.dataset.action) {
     case 'open-diff':
       host.post({ type: 'openFileDiff', path: el.dataset.path ?? '' });
+      break;
+    case 'toggle-hunks':
+      if (el.dataset.path) toggleHunks(el.dataset.path);
       break;
     case 'cancel':
       host.post({ type: 'cancel' });
@@ -142,8 +198,8 @@ app.addEventListener('click', (event) => {
       render();
       requests
         .request('confirm', (requestId) => {
-          const only = selectedOnly(model!, ui);
-          return { type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified, ...(only ? { only } : {}), requestId };
+          const chosen = selectionOf(model!, ui);
+          return { type: 'confirm', mode, overwriteUserModified: ui.overwriteUserModified, ...chosen, requestId };
         })
         .then(
           // The host closes this panel after a rewind; until then, say it worked.

@@ -1,7 +1,7 @@
 // The Rewind preview as an HTML string (pure; unit-tested in Node). It only describes: nothing here changes
 // anything, and only the Confirm button asks the host to act. The data-testid/data-action hooks are the ones
 // the e2e tests rely on.
-import type { FileChangePreview, RewindPreviewModel } from '../../../src/shared/view-models';
+import type { FileChangePreview, FileHunk, RewindPreviewModel } from '../../../src/shared/view-models';
 import { countsAria } from '../common/counts';
 import { escapeHtml, escapeWithCode, truncate } from '../common/escape';
 import { displayPath } from '../../../src/shared/display-path';
@@ -12,6 +12,8 @@ import {
   fileFate,
   fileTotals,
   type FileFate,
+  partialCounts,
+  tickedHunks,
   modeOptionsFor,
   modeAvailability,
   problemsOf,
@@ -124,21 +126,83 @@ function otherSessionTitle(f: FileChangePreview): string {
   return `Changed by session ${f.otherSession ?? '?'} (prompt ${f.otherPrompt ?? '?'}): this rewind leaves it as it is`;
 }
 
-/** The tick that puts a file in or out of the rewind (a real checkbox: Tab reaches it, Space toggles it). */
+/** The tick that puts a file in or out of the rewind (a real checkbox: Tab reaches it, Space toggles it). Mixed
+ *  (main.ts sets `indeterminate` on data-mixed) when only some of its hunks are ticked. */
 function renderTick(f: FileChangePreview, fate: FileFate, busy: boolean): string {
   const shown = escapeHtml(displayPath(f.path));
+  const title =
+    fate === 'restore'
+      ? `Untick to leave ${shown} as it is now`
+      : fate === 'partial'
+        ? `Only some hunks of ${shown} are ticked: tick to bring the whole file back as it was at this message`
+        : `Tick to bring ${shown} back as it was at this message`;
   return (
-    `<input type="checkbox" class="file-tick" data-testid="file-tick" data-action="tick" data-path="${escapeHtml(f.path)}"${fate === 'restore' ? ' checked' : ''}${busy ? ' disabled' : ''}` +
-    ` aria-label="Rewind ${shown}" title="${fate === 'restore' ? `Untick to leave ${shown} as it is now` : `Tick to bring ${shown} back as it was at this message`}">`
+    `<input type="checkbox" class="file-tick" data-testid="file-tick" data-action="tick" data-path="${escapeHtml(f.path)}"${fate === 'restore' ? ' checked' : ''}${fate === 'partial' ? ' data-mixed="true"' : ''}${busy ? ' disabled' : ''}` +
+    ` aria-label="Rewind ${shown}" title="${title}">`
   );
 }
 
-function renderFileRow(f: FileChangePreview, fate: FileFate, busy: boolean): string {
-  const kept = fate !== 'restore';
+/** Why a listed file can only be taken back whole, said in its row (its counts already say "binary"); undefined for a
+ *  text file with hunks to show, '' for a new or deleted file (its status says it). */
+function wholeFileOnly(f: FileChangePreview): string | undefined {
+  if (f.binary) return 'whole file only';
+  if (f.status === 'modeChanged') return 'permissions changed: whole file only';
+  if (f.status === 'typeChanged') return 'kind changed: whole file only';
+  return f.status === 'modified' ? undefined : '';
+}
+
+/** The button that shows or hides a text file's hunks. */
+function renderHunksToggle(f: FileChangePreview, index: number, open: boolean): string {
+  const shown = escapeHtml(displayPath(f.path));
+  return (
+    `<button type="button" class="icon-button hunks-toggle" data-testid="hunks-toggle" data-action="toggle-hunks" data-path="${escapeHtml(f.path)}"` +
+    ` aria-expanded="${open}" aria-controls="hunks-${index}" aria-label="${open ? 'Hide' : 'Show'} the hunks of ${shown}" title="${open ? 'Hide' : 'Choose'} the hunks of ${shown} to bring back">` +
+    `<span class="codicon codicon-chevron-${open ? 'down' : 'right'}" aria-hidden="true"></span><span class="hunks-word">hunks</span></button>`
+  );
+}
+
+/** One hunk with its tick: where it is and its lines ('-' at the message, '+' now). */
+function renderHunk(f: FileChangePreview, h: FileHunk, of: number, ticked: boolean, busy: boolean): string {
+  const shown = escapeHtml(displayPath(f.path));
+  const where =
+    h.nowLines === 0 ? `after line ${h.nowStart - 1}` : h.nowLines === 1 ? `line ${h.nowStart}` : `lines ${h.nowStart}–${h.nowStart + h.nowLines - 1}`;
+  const lines =
+    h.lines.map((l) => `<span class="hunk-line ${l.kind === '+' ? 'line-added' : 'line-removed'}">${l.kind}${escapeHtml(l.text)}</span>`).join('') +
+    (h.linesNotShown ? `<span class="hunk-line muted">… ${plural(h.linesNotShown, 'more line', 'more lines')}</span>` : '');
+  return (
+    `<li class="hunk" data-testid="hunk" data-path="${escapeHtml(f.path)}" data-hunk="${h.index}">` +
+    `<label class="hunk-head"><input type="checkbox" class="hunk-tick" data-testid="hunk-tick" data-action="hunk-tick" data-path="${escapeHtml(f.path)}" data-hunk="${h.index}"${ticked ? ' checked' : ''}${busy ? ' disabled' : ''}` +
+    ` aria-label="Rewind hunk ${h.index} of ${of} of ${shown} (${where} now)">` +
+    `<span>Hunk ${h.index} of ${of} · ${where} now</span><span class="counts"${countsAria(h.insertions, h.deletions)}><span class="ins">${h.insertions}</span><span class="del">${h.deletions}</span></span></label>` +
+    `<pre class="hunk-lines">${lines}</pre></li>`
+  );
+}
+
+/** The hunks of an expanded row: its hunks with their ticks, or why there are none to choose from. */
+function renderHunks(model: RewindPreviewModel, ui: PreviewUiState, f: FileChangePreview, index: number): string {
+  const h = ui.hunks?.[f.path];
+  const body =
+    h === undefined || h === 'loading'
+      ? `<p class="muted" role="status">Working out the hunks…</p>`
+      : 'error' in h
+        ? `<p class="muted" data-testid="hunks-unavailable">The hunks can’t be shown: ${escapeHtml(h.error)}</p>`
+        : !h.ok
+          ? `<p class="muted" data-testid="hunks-unavailable">${escapeHtml(sentenceStart(h.reason))}.</p>`
+          : `<ul class="hunk-list">${h.hunks.map((x) => renderHunk(f, x, h.hunks.length, tickedHunks(model, ui, f).includes(x.index), ui.busy)).join('')}</ul>`;
+  return `<div class="hunks" id="hunks-${index}" data-testid="hunks" data-path="${escapeHtml(f.path)}">${body}</div>`;
+}
+
+function renderFileRow(model: RewindPreviewModel, ui: PreviewUiState, f: FileChangePreview, index: number): string {
+  const fate = fileFate(model, ui, f);
+  const busy = ui.busy;
+  const kept = fate !== 'restore' && fate !== 'partial';
   const meta = STATUS_META[f.status] ?? STATUS_META.modified;
+  const part = fate === 'partial' ? partialCounts(ui, f) : undefined;
+  const ins = part?.insertions ?? f.insertions;
+  const del = part?.deletions ?? f.deletions;
   const counts = f.binary
     ? `<span class="binary muted">binary</span><span data-testid="insertions" hidden>${f.insertions}</span><span data-testid="deletions" hidden>${f.deletions}</span>`
-    : `<span class="ins" data-testid="insertions" title="${plural(f.insertions, 'line', 'lines')} added since this message (the rewind removes them)">${f.insertions}</span><span class="del" data-testid="deletions" title="${plural(f.deletions, 'line', 'lines')} removed since this message (the rewind brings them back)">${f.deletions}</span>`;
+    : `<span class="ins" data-testid="insertions" title="${plural(ins, 'line', 'lines')} added since this message (the rewind removes them)">${ins}</span><span class="del" data-testid="deletions" title="${plural(del, 'line', 'lines')} removed since this message (the rewind brings them back)">${del}</span>`;
   const flag = f.userModified
     ? `<span class="user-flag${kept ? ' kept' : ''}" data-testid="user-modified" title="You changed this file by hand since this message, outside any agent's turn"><span class="codicon codicon-person" aria-hidden="true"></span>${kept ? 'changed by you — kept' : 'changed by you — overwritten'}</span>`
     : fate === 'skip' && (f.changedBy === 'other-session' || f.changedBy === 'several')
@@ -147,11 +211,22 @@ function renderFileRow(f: FileChangePreview, fate: FileFate, busy: boolean): str
         ? `<span class="skip-flag muted">left as it is (see below)</span>`
         : fate === 'unticked'
           ? `<span class="skip-flag muted" data-testid="unticked">not chosen — kept</span>`
-          : '';
+          : part
+            ? `<span class="skip-flag muted" data-testid="partial">${part.hunks.length === 1 ? 'hunk' : 'hunks'} ${part.hunks.join(', ')} of ${part.of} — the rest kept</span>`
+            : '';
+  const whole = wholeFileOnly(f);
+  const open = whole === undefined && ui.expanded?.[f.path] === true;
+  const side =
+    whole === undefined
+      ? renderHunksToggle(f, index, open)
+      : whole
+        ? `<span class="whole-only muted" data-testid="whole-file-only">${escapeHtml(whole)}</span>`
+        : '';
   return (
     `<li class="file-item">${renderTick(f, fate, busy)}<button type="button" class="file-row${kept ? ' kept' : ''}" data-testid="file-row" data-action="open-diff" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(f.path)}: at this message ↔ now">` +
     `<span class="codicon codicon-${meta.icon} status-${f.status}" aria-hidden="true"></span><span class="path">${escapeHtml(displayPath(f.path))}</span>` +
-    `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts"${f.binary ? '' : countsAria(f.insertions, f.deletions)}>${counts}</span></button></li>`
+    `<span class="status-word muted">${meta.word}</span>${flag}<span class="counts"${f.binary ? '' : countsAria(ins, del)}>${counts}</span></button>${side}` +
+    `${open ? renderHunks(model, ui, f, index) : ''}</li>`
   );
 }
 
@@ -167,7 +242,7 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
       : `<p class="totals" data-testid="totals"><span data-testid="files-changed">${plural(t.files, 'file', 'files')}</span> to restore, ` +
         `<span class="counts-pair"${countsAria(t.insertions, t.deletions)}><span class="ins" title="lines added since this message">${t.insertions}</span> <span class="del" title="lines removed since this message">${t.deletions}</span></span></p>`;
   const list = f.files.length
-    ? `<p class="muted">Changes since this message, which the rewind undoes (tick the files to bring back; click a file to see its diff):</p><ul class="file-list">${f.files.map((x) => renderFileRow(x, fileFate(model, ui, x), ui.busy)).join('')}</ul>`
+    ? `<p class="muted">Changes since this message, which the rewind undoes (tick the files to bring back, or open a file's hunks to tick some of them; click a file to see its diff):</p><ul class="file-list">${f.files.map((x, i) => renderFileRow(model, ui, x, i)).join('')}</ul>`
     : `<p class="muted">Every file is already as it was at this message.</p>`;
   const overwrite = userModified
     ? `<label class="checkbox"><input type="checkbox" id="overwrite-user-modified" data-action="toggle-overwrite"${ui.overwriteUserModified ? ' checked' : ''}${ui.busy ? ' disabled' : ''}> Also overwrite ${userModified === 1 ? 'the file' : `the ${userModified} files`} I changed by hand</label>`

@@ -1,5 +1,14 @@
 // What the Rewind preview lets the user do, derived from the dry-run model (pure; unit-tested in Node).
-import type { FileChangePreview, RewindMode, RewindPreviewModel, SelectionPreview } from '../../../src/shared/view-models';
+import type {
+  FileChangePreview,
+  FileHunk,
+  FileHunks,
+  FilesSelection,
+  HunkSelection,
+  RewindMode,
+  RewindPreviewModel,
+  SelectionPreview,
+} from '../../../src/shared/view-models';
 
 export interface ModeOption {
   value: RewindMode;
@@ -44,8 +53,14 @@ export interface PreviewUiState {
   applyError?: string;
   /** Files the user ticked or unticked, by path (a file not here follows the default and the overwrite box). */
   picks?: Record<string, boolean>;
-  /** The host's dry run for the ticked files (`only`), once it answered; `error` when it could not. */
-  selection?: { only: string[]; result?: SelectionPreview; error?: string };
+  /** The host's dry run for the ticked files (`only`) and hunks (`hunks`), once it answered; `error` when it could not. */
+  selection?: FilesSelection & { result?: SelectionPreview; error?: string };
+  /** Files whose hunks are shown (the row is expanded). */
+  expanded?: Record<string, boolean>;
+  /** A file's hunks as the host answered (or its error), once asked; 'loading' meanwhile. */
+  hunks?: Record<string, FileHunks | { path: string; error: string } | 'loading'>;
+  /** Hunks the user ticked within a file (1-based), by path; a file not here is whole or nothing, as its own tick says. */
+  hunkPicks?: Record<string, number[]>;
 }
 
 export interface ModeAvailability {
@@ -81,14 +96,57 @@ export function touchesConversation(mode: RewindMode | null): boolean {
   return mode === 'all' || mode === 'conversation';
 }
 
-/** What Confirm does to one listed file ('unticked': the user left it out). */
-export type FileFate = 'restore' | 'keep-user-change' | 'skip' | 'unticked';
+/** What Confirm does to one listed file ('unticked': the user left it out; 'partial': only some of its hunks). */
+export type FileFate = 'restore' | 'keep-user-change' | 'skip' | 'unticked' | 'partial';
+
+/** A file's hunks, when the host listed them (it can be split). */
+export function hunksOf(ui: PreviewUiState, path: string): (FileHunks & { ok: true }) | undefined {
+  const h = ui.hunks?.[path];
+  return typeof h === 'object' && 'ok' in h && h.ok ? h : undefined;
+}
+
+/** The hunks of a file the user ticked one by one (sorted), or undefined when they follow the file's own tick. */
+function pickedHunks(ui: PreviewUiState, path: string): { picked: number[]; of: FileHunk[]; hash: string } | undefined {
+  const listed = hunksOf(ui, path);
+  const picked = ui.hunkPicks?.[path];
+  if (!listed || !picked) return undefined;
+  return { picked: [...picked].sort((a, b) => a - b), of: listed.hunks, hash: listed.hash };
+}
+
+/** Which hunks of a file Confirm takes back (1-based), for its hunk ticks. */
+export function tickedHunks(model: RewindPreviewModel, ui: PreviewUiState, file: FileChangePreview): number[] {
+  const p = pickedHunks(ui, file.path);
+  if (p) return p.picked;
+  const listed = hunksOf(ui, file.path);
+  return listed && fileFate(model, ui, file) === 'restore' ? listed.hunks.map((h) => h.index) : [];
+}
+
+/** Lines of the hunks of a file Confirm takes back, when it takes back only some (the row's counts). */
+export function partialCounts(ui: PreviewUiState, file: FileChangePreview): { insertions: number; deletions: number; hunks: number[]; of: number } | undefined {
+  const p = pickedHunks(ui, file.path);
+  if (!p || p.picked.length === 0 || p.picked.length === p.of.length) return undefined;
+  const chosen = p.of.filter((h) => p.picked.includes(h.index));
+  return {
+    insertions: chosen.reduce((a, h) => a + h.insertions, 0),
+    deletions: chosen.reduce((a, h) => a + h.deletions, 0),
+    hunks: p.picked,
+    of: p.of.length,
+  };
+}
 
 /**
  * The dry run was computed without overwriting hand-made changes: its filesChanged are the files it restores
  * then. Ticking the box adds the hand-changed files; anything else listed but not in filesChanged is skipped.
  */
 export function fileFate(model: RewindPreviewModel, ui: PreviewUiState, file: FileChangePreview): FileFate {
+  const hunks = pickedHunks(ui, file.path);
+  if (hunks) {
+    // every hunk is the whole file; none is the file left out
+    if (hunks.picked.length === hunks.of.length) return 'restore';
+    if (hunks.picked.length > 0) return 'partial';
+    const fate = defaultFate(model, ui, file);
+    return fate === 'restore' ? 'unticked' : fate;
+  }
   const picked = ui.picks?.[file.path];
   if (picked === true) return 'restore';
   const fate = defaultFate(model, ui, file);
@@ -114,9 +172,30 @@ export function keptUserFiles(model: RewindPreviewModel, ui: PreviewUiState): st
  * else undefined: then Confirm asks for the default rewind, which the model describes.
  */
 export function selectedOnly(model: RewindPreviewModel, ui: PreviewUiState): string[] | undefined {
+  return selectionOf(model, ui)?.only;
+}
+
+/**
+ * What Confirm asks for when the ticks differ from what the rewind does by default: the whole files ticked (`only`)
+ * and the files of which only some hunks are (`hunks`, keyed to the bytes the hunks were shown for); else undefined.
+ */
+export function selectionOf(model: RewindPreviewModel, ui: PreviewUiState): FilesSelection | undefined {
   if (!model.files.ok) return undefined;
   const differs = model.files.files.some((f) => fileFate(model, ui, f) !== defaultFate(model, ui, f));
-  return differs ? model.files.files.filter((f) => fileFate(model, ui, f) === 'restore').map((f) => f.path) : undefined;
+  if (!differs) return undefined;
+  const only = model.files.files.filter((f) => fileFate(model, ui, f) === 'restore').map((f) => f.path);
+  const hunks: (HunkSelection & { hash: string })[] = model.files.files
+    .filter((f) => fileFate(model, ui, f) === 'partial')
+    .map((f) => {
+      const p = pickedHunks(ui, f.path)!;
+      return { path: f.path, hunks: p.picked, hash: p.hash };
+    });
+  return hunks.length ? { only, hunks } : { only };
+}
+
+/** Whether two selections ask for the same (their answers are interchangeable). */
+export function sameSelection(a: FilesSelection, b: FilesSelection): boolean {
+  return JSON.stringify([a.only, a.hunks ?? []]) === JSON.stringify([b.only, b.hunks ?? []]);
 }
 
 export function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -128,10 +207,10 @@ export function selectionState(
   model: RewindPreviewModel,
   ui: PreviewUiState,
 ): { result: SelectionPreview } | { pending: true } | { error: string } | undefined {
-  const only = selectedOnly(model, ui);
-  if (!only) return undefined;
+  const chosen = selectionOf(model, ui);
+  if (!chosen) return undefined;
   const s = ui.selection;
-  if (!s || !sameList(s.only, only)) return { pending: true };
+  if (!s || !sameSelection(s, chosen)) return { pending: true };
   if (s.error !== undefined) return { error: s.error };
   return s.result ? { result: s.result } : { pending: true };
 }

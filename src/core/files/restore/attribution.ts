@@ -41,19 +41,26 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
 }
 
 /** Who worked in each interval j (point j to point j+1, the last one to now): one session's turn, several sessions'
- *  turns at once, or nobody's (the user). */
+ *  turns at once, or nobody's (the user). One pass that allocates only when the set of open turns changes: a file's
+ *  history asks this of every point of the timeline. */
 export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
   const windows = windowsOf(points); // in order of their start
   const out: ChangeOwner[] = [];
   let active: Window[] = [];
   let w = 0;
+  let owner: ChangeOwner = { by: 'user' };
   for (let j = 0; j < points.length; j++) {
-    while (w < windows.length && windows[w]!.start <= j) active.push(windows[w++]!);
-    active = active.filter((x) => x.end >= j + 1);
-    const sessions = [...new Set(active.map((x) => x.sessionId))];
-    if (sessions.length === 0) out.push({ by: 'user' });
-    else if (sessions.length > 1) out.push({ by: 'several', sessions });
-    else out.push({ by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt });
+    let moved = false;
+    while (w < windows.length && windows[w]!.start <= j) (active.push(windows[w++]!), (moved = true));
+    for (const x of active) if (x.end < j + 1) moved = true;
+    if (moved) {
+      active = active.filter((x) => x.end >= j + 1);
+      const sessions = [...new Set(active.map((x) => x.sessionId))];
+      if (sessions.length === 0) owner = { by: 'user' };
+      else if (sessions.length > 1) owner = { by: 'several', sessions };
+      else owner = { by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt };
+    }
+    out.push(owner);
   }
   return out;
 }
@@ -115,7 +122,10 @@ export async function attributeChanges(
       if (!nowState.has(path)) nowState.set(path, after); // the newest change of a path left it as it is now
       if (sameState(after, nowState.get(path)!)) producer.set(path, j);
     }
-    next = root;
+    // a point whose tree is the workspace now (the turn end a dry run follows) is diffed as the model, which is the
+    // same tree in memory, instead of reading its stored trees: the diffs are the same, and its folders are not
+    // read from the store and inflated once more
+    next = now.hash !== undefined && root === now.hash ? now : root;
   }
   const out = new Map<string, FileAttribution>();
   // changed, but not between points the store can still read: nobody's turn is known to have done it

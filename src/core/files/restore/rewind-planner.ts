@@ -17,9 +17,26 @@ import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
 import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
 import type { Timeline } from '../timeline';
 import { attributeChanges } from './attribution';
+import { fileHunks, revertHunks, splitIntoHunks, wholeFileOnly } from './hunks';
+import { hashObject } from '../store/object-format';
+import type { HunkSelection } from '../types';
 
 /** Which files changed since the message by someone other than this session's turns a rewind brings back too. */
-export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions' | 'only'>;
+export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions' | 'only' | 'hunks'>;
+
+/** A file of which only some hunks come back: what the restore writes, and what the preview counts. */
+interface PartialFile {
+  /** The file now with the chosen hunks taken back (its state is `to`). */
+  data: Buffer;
+  to: { kind: 'file'; hash: string; mode: number };
+  insertions: number;
+  deletions: number;
+  partial: { hunks: number[]; of: number; hash: string };
+}
+
+/** A hunk selection the rewind refuses (the file changed since its hunks were shown, a hunk it does not have): the
+ *  whole rewind is refused before anything is written. */
+export class HunkSelectionError extends Error {}
 
 /** Whether `path` is one of `only` or below one of them. */
 export function isSelected(path: string, only: readonly string[]): boolean {
@@ -48,6 +65,8 @@ export const isFileish = (s: EntryState): s is Exclude<EntryState, null | { kind
 export interface Plan {
   result: RewindFilesResult;
   ops: RestoreOp[];
+  /** Contents of files only some hunks of which come back (not in the store until the rewind stores them), by hash. */
+  partialBlobs: ReadonlyMap<string, Buffer>;
   /**
    * Blobs the preview read (and checked against their hash) to count lines, by hash, for the restore to write
    * without reading and inflating them again. Content-addressed, so they cannot go stale: a file changed since is
@@ -123,6 +142,7 @@ export class RewindPlanner {
       include.overwriteUserModified === true,
       include.includeOtherSessions === true,
       include.only ?? null,
+      include.hunks ?? null,
     ]);
     if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have
@@ -151,19 +171,80 @@ export class RewindPlanner {
       for (const path of fileish) if (!sameState(await reader.lookup(turnEnd.root, path), stateOfNode(model.get(path)))) userModified.add(path);
       if (!include.overwriteUserModified) for (const p of userModified) keep.add(p);
     }
-    if (include.only) {
-      // an explicit selection: exactly those files, whoever changed them
-      const only = include.only;
+    // an explicit selection (whole files, hunks of files): exactly those, whoever changed them
+    const selection = include.only || include.hunks ? [...(include.only ?? []), ...(include.hunks ?? []).map((h) => h.path)] : undefined;
+    if (selection) {
       keep.clear();
-      for (const path of fileish) if (!isSelected(path, only)) keep.add(path);
+      for (const path of fileish) if (!isSelected(path, selection)) keep.add(path);
     }
-    keepFoldersOfKeptFiles(diffs, fileish, keep, include.only);
+    keepFoldersOfKeptFiles(diffs, fileish, keep, selection);
     const unchosen = (include.only ?? [])
       .filter((o) => !diffs.some((d) => isSelected(d.path, [o])))
       .map((path) => ({ path, reason: 'as it was at that message already: nothing to bring back' }));
-    const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped, ...unchosen], attribution);
+    const partials = include.hunks ? await this.partialFiles(store, diffs, include.hunks, model) : new Map<string, PartialFile>();
+    const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped, ...unchosen], attribution, partials);
     this.lastPlan = { key, plan };
     return plan;
+  }
+
+  /**
+   * The files of which only the chosen hunks come back, each computed as the preview's hunks are (hunks.ts) from the
+   * file at the message and the bytes the model just hashed. Throws (HunkSelectionError) for a file that is no longer
+   * the bytes its hunks were chosen from, a file that cannot be split, or a hunk it does not have.
+   */
+  private async partialFiles(
+    store: ObjectStore,
+    diffs: readonly PathDiff[],
+    hunks: readonly HunkSelection[],
+    model: WorkspaceModel,
+  ): Promise<Map<string, PartialFile>> {
+    const out = new Map<string, PartialFile>();
+    for (const sel of hunks) {
+      const d = diffs.find((x) => x.path === sel.path);
+      if (!d) throw new HunkSelectionError(`${sel.path} is as it was at that message already: it has no hunks to take back.`);
+      if (sel.hash !== undefined && (d.now?.kind !== 'file' || d.now.hash !== sel.hash))
+        throw new HunkSelectionError(
+          `${sel.path} changed since its hunks were shown, so the hunks chosen may no longer be the ones you saw. Nothing was rewound; open the preview again (or run the dry run again) to choose its hunks as it is now.`,
+        );
+      const targetData = d.target?.kind === 'file' ? await store.read(d.target.hash, 'blob', d.path) : undefined;
+      const nowData = d.now?.kind === 'file' ? this.nowBytes(d.path, d.now.hash, model) : undefined;
+      const whole = wholeFileOnly(d.target, d.now, targetData, nowData);
+      if (whole !== undefined) throw new HunkSelectionError(`${sel.path} cannot be taken back hunk by hunk (${whole}); choose it whole instead.`);
+      const split = splitIntoHunks(targetData!, nowData!);
+      if (!split) throw new HunkSelectionError(`${sel.path} has too many changes to split into hunks; choose it whole instead.`);
+      const chosen = [...new Set(sel.hunks)].sort((a, b) => a - b);
+      const missing = chosen.find((i) => !Number.isInteger(i) || i < 1 || i > split.hunks.length);
+      if (missing !== undefined || chosen.length === 0)
+        throw new HunkSelectionError(
+          `${sel.path} has ${split.hunks.length} ${split.hunks.length === 1 ? 'hunk' : 'hunks'} (numbered from 1): ${chosen.length === 0 ? 'no hunk was chosen' : `there is no hunk ${missing}`}.`,
+        );
+      const described = fileHunks(sel.path, d.target, d.now, targetData, nowData);
+      const counted = described.ok ? described.hunks.filter((h) => chosen.includes(h.index)) : [];
+      const data = revertHunks(split, new Set(chosen));
+      const now = d.now as Exclude<EntryState, null | { kind: 'dir' }>;
+      out.set(sel.path, {
+        data,
+        to: { kind: 'file', hash: hashObject('blob', data), mode: now.mode },
+        insertions: counted.reduce((a, h) => a + h.insertions, 0),
+        deletions: counted.reduce((a, h) => a + h.deletions, 0),
+        partial: { hunks: chosen, of: split.hunks.length, hash: now.hash },
+      });
+    }
+    return out;
+  }
+
+  /** The bytes of a file now, exactly those the model hashed (else the file changed meanwhile: refused). */
+  private nowBytes(path: string, hash: string, model: WorkspaceModel): Buffer {
+    let data = model.recentRead(path, hash);
+    if (!data) {
+      try {
+        data = readStableFile(absPath(this.workspaceRoot, path)).data;
+      } catch (err) {
+        throw new HunkSelectionError(`${path} could not be read: ${(err as Error).message}`);
+      }
+    }
+    if (hashObject('blob', data) !== hash) throw new HunkSelectionError(`${path} changed while the rewind was being prepared; nothing was rewound. Try again.`);
+    return data;
   }
 
   /** The plan of an undo: put back what `top` wrote, except paths changed by hand since. */
@@ -190,6 +271,7 @@ export class RewindPlanner {
     keep: Set<string>,
     scanSkipped: SkippedFile[],
     attribution?: Map<string, FileAttribution>,
+    partials: ReadonlyMap<string, PartialFile> = new Map(),
   ): Promise<Plan> {
     const skipped: SkippedFile[] = [];
     const kept = new Set<string>(); // paths left as they are, so folders above them stay
@@ -220,7 +302,7 @@ export class RewindPlanner {
         if (isFileish(d.target)) skipped.push({ path: d.path, reason: 'a folder with files that are kept is in the way' });
         continue;
       }
-      ops.push({ path: d.path, from: d.now, to: d.target });
+      ops.push({ path: d.path, from: d.now, to: partials.get(d.path)?.to ?? d.target });
       if (isFileish(d.now) || isFileish(d.target)) listed.push(d);
     }
     const reads = new Limiter(16);
@@ -235,7 +317,7 @@ export class RewindPlanner {
     const files: FileChange[] = await Promise.all(
       listed.map((d) =>
         reads.run(async () => ({
-          ...(await this.fileChange(store, d, keepBlob, model)),
+          ...(partials.has(d.path) && applied.has(d.path) ? partialChange(d.path, partials.get(d.path)!) : await this.fileChange(store, d, keepBlob, model)),
           userModified: userModified.has(d.path),
           ...attribution?.get(d.path),
           kept: !applied.has(d.path),
@@ -246,9 +328,12 @@ export class RewindPlanner {
     const changed = files.filter((f) => applied.has(f.path));
     const seen = new Set(skipped.map((s) => s.path));
     for (const s of scanSkipped) if (!seen.has(s.path)) skipped.push(s);
+    const partialBlobs = new Map<string, Buffer>();
+    for (const [path, p] of partials) if (applied.has(path)) partialBlobs.set(p.to.hash, p.data);
     return {
       ops,
       blobs,
+      partialBlobs,
       result: {
         canRewind: true,
         filesChanged: changed.map((f) => f.path),
@@ -334,4 +419,9 @@ export class RewindPlanner {
     const s = textual ? lineStats(anchorData, nowData) : { insertions: 0, deletions: 0, binary: false };
     return { path: d.path, status, insertions: s.insertions, deletions: s.deletions, binary: s.binary };
   }
+}
+
+/** A partly taken back file as the preview lists it: the chosen hunks' counts. */
+function partialChange(path: string, p: PartialFile): Omit<FileChange, 'userModified'> {
+  return { path, status: 'modified', insertions: p.insertions, deletions: p.deletions, binary: false, partial: p.partial };
 }

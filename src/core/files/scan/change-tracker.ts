@@ -108,7 +108,8 @@ export class ChangeTracker {
     if (!this.tracking || !model || generation !== this.refreshes) return undefined;
     try {
       const bytes = this.savedAt === this.refreshes && this.statIndexBytes ? this.statIndexBytes : encodeStatIndex(this.cacheKey, model.root);
-      const index = StatIndex.parse(bytes, this.cacheKey);
+      // nothing checks the paths of this one in a row: its names are decoded per folder when looked at
+      const index = StatIndex.parse(bytes, this.cacheKey, false);
       model.root = index.root();
       return index;
     } catch {

@@ -100,7 +100,7 @@ export function decodeStatPatch(buf: Buffer | undefined, index: StatIndex): Stat
     const nums = new Float64Array(count * FILE_NUMS);
     new Uint8Array(nums.buffer).set(buf.subarray(numsAt, hashesAt));
     const files = new Map<number, { nums: Float64Array; hash: Buffer }>();
-    const fileCount = index.names.length;
+    const fileCount = index.fileCount;
     for (let i = 0; i < count; i++) {
       const [f, size, mtimeMs, ino, meta, ctimeMs, dev] = nums.subarray(i * FILE_NUMS, (i + 1) * FILE_NUMS);
       if (!Number.isInteger(f) || f! < 0 || f! >= fileCount || files.has(f!)) return undefined;
@@ -185,8 +185,9 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
     // the names listed but not kept (skipped files) are part of the record's layout, as encodeStatIndex writes them
     const extra = node.listed ? node.listed.filter((n) => !node.children.has(n)) : [];
     if (extra.length !== rec.extra.length || extra.some((n, i) => n !== rec.extra[i])) return false;
+    const names = index.namesOf(d);
     for (let f = f0; f < f1; f++) {
-      const n = node.children.get(index.names[f]!);
+      const n = node.children.get(names[f - f0]!);
       if (!n || n.kind === 'dir') return false;
       fileNums(n as FileNodeState, scratch, 0);
       const o = f * NUMS;

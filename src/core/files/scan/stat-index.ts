@@ -142,9 +142,13 @@ export class StatIndex {
    *  written again by copying these bytes. */
   readonly nameStart: Uint32Array;
 
+  /** Every file's name, as parse split them, until the first allNames() takes them: a service keeps its index for
+   *  hours, and 200,000 names as strings were ~7 MB of its heap that only the first check reads in a row. */
+  #names: string[] | undefined;
+
   private constructor(
     readonly dirs: DirRecord[],
-    readonly names: string[],
+    names: string[] | undefined,
     readonly nameSection: Buffer,
     readonly nums: Float64Array,
     readonly hashes: Buffer,
@@ -152,6 +156,7 @@ export class StatIndex {
      *  '' for an index written before patches existed: no patch applies to it. */
     readonly id: string,
   ) {
+    this.#names = names;
     this.dirRel = new Array(dirs.length);
     this.fileStart = new Uint32Array(dirs.length + 1);
     this.nameStart = new Uint32Array(dirs.length + 1);
@@ -163,7 +168,9 @@ export class StatIndex {
     }
   }
 
-  static parse(buf: Buffer, key: string): StatIndex {
+  /** `checkNext`: the next thing done with it is a check of every path (a loaded index): it keeps the names parse
+   *  split for that check to take (allNames), instead of splitting them again. */
+  static parse(buf: Buffer, key: string, checkNext = true): StatIndex {
     if (buf.length < HEAD + CHECK_BYTES || buf.readUInt32LE(0) !== MAGIC || buf.readUInt32LE(4) !== VERSION) throw new Error('not a stat index');
     if (crc32(buf.subarray(0, buf.length - CHECK_BYTES)) !== buf.readUInt32LE(buf.length - CHECK_BYTES)) throw new Error('stat index is damaged');
     const headerBytes = buf.readUInt32LE(8);
@@ -179,8 +186,7 @@ export class StatIndex {
     const nameSection = buf.subarray(HEAD + headerBytes, HEAD + headerBytes + nameBytes);
     const nameText = nameSection.toString('utf8');
     if (!safeNameList(nameText)) throw new Error('bad file names');
-    const names = nameText.split('\0');
-    names.pop(); // after the last NUL
+    const names = splitNames(nameText);
     if (names.length !== fileCount || names.some((n) => n.length > 255)) throw new Error('bad file names');
     if (dirs.reduce((n, d) => n + d.nameBytes, 0) !== nameBytes) throw new Error('bad name lengths');
     if (dirs.reduce((n, d) => n + d.fileCount, 0) !== fileCount) throw new Error('bad file counts');
@@ -191,7 +197,7 @@ export class StatIndex {
       nums = new Float64Array(fileCount * NUMS);
       new Uint8Array(nums.buffer).set(buf.subarray(numsAt, hashesAt));
     }
-    const index = new StatIndex(dirs, names, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES), id);
+    const index = new StatIndex(dirs, checkNext ? names : undefined, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES), id);
     for (let i = 0; i < dirs.length; i++) {
       // each folder's names must end exactly where its byte count says (a NUL before the next folder's)
       const [a, b] = [index.nameStart[i]!, index.nameStart[i + 1]!];
@@ -210,6 +216,24 @@ export class StatIndex {
     }
     if (reached !== dirs.length) throw new Error('bad folder nesting');
     return index;
+  }
+
+  get fileCount(): number {
+    return this.fileStart[this.dirs.length]!;
+  }
+
+  /** Every file's name, by file number (the files of folder d are fileStart[d] to fileStart[d + 1]). Not kept:
+   *  decoded again after the first call, so hold on to the array only while a check needs it. */
+  allNames(): string[] {
+    const names = this.#names ?? splitNames(this.nameSection.toString('utf8'));
+    this.#names = undefined;
+    return names;
+  }
+
+  /** The names of folder d's files, decoded from the names section. */
+  namesOf(d: number): string[] {
+    const [a, b] = [this.nameStart[d]!, this.nameStart[d + 1]!];
+    return b > a ? this.nameSection.toString('utf8', a, b - 1).split('\0') : [];
   }
 
   root(): IndexedDir {
@@ -279,13 +303,15 @@ export class StatIndex {
 
   childrenOf(d: number): Map<string, Node> {
     const children = new Map<string, Node>();
-    for (let f = this.fileStart[d]!; f < this.fileStart[d + 1]!; f++) children.set(this.names[f]!, this.fileNode(f));
+    const names = this.namesOf(d);
+    const f0 = this.fileStart[d]!;
+    for (let i = 0; i < names.length; i++) children.set(names[i]!, this.fileNode(f0 + i));
     for (const c of this.subdirs(d)) children.set(this.dirs[c]!.name, new IndexedDir(this, c));
     return children;
   }
 
   listedNames(d: number): string[] {
-    const out = this.names.slice(this.fileStart[d]!, this.fileStart[d + 1]!);
+    const out = this.namesOf(d);
     for (const c of this.subdirs(d)) out.push(this.dirs[c]!.name);
     out.push(...this.dirs[d]!.extra);
     return out;
@@ -359,6 +385,13 @@ export class IndexedDir implements DirNode {
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
+
+/** The names of a names section's text (each ends with a NUL). */
+function splitNames(text: string): string[] {
+  const names = text.split('\0');
+  names.pop(); // after the last NUL
+  return names;
+}
 
 /** What fileMatches reads of an lstat. */
 export interface FileStat {

@@ -148,7 +148,7 @@ export class WorkspaceModel {
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<{ changed: number; known: number }> {
     const changed = changedSinceIndex(index, this, this.statPrefix());
     await this.refreshPaths(changed, stats, writer);
-    return { changed: changed.length, known: index.names.length + index.dirs.length };
+    return { changed: changed.length, known: index.fileCount + index.dirs.length };
   }
 
   /** Moves the problems met reading ignore rules into a refresh's skipped list (each path once). */
@@ -564,7 +564,7 @@ export class WorkspaceModel {
         const data = await this.reads.run(async (): Promise<Version> => {
           const helper = kind === 'file' && writer && st.size <= 8 * 1024 * 1024 && !hasEscapedBytes(rel) ? this.blobThreadFor(stats) : undefined;
           if (helper?.hasRoom) {
-            const blob = await helper.prepare(this.abs(rel));
+            const blob = await helper.prepare(this.abs(rel), writer!.compressBulk);
             stats.hashedFiles++;
             await writer!.addPrepared(blob.hash, blob.stored, blob.size, blob.deflated);
             const read = blob.st ?? st;

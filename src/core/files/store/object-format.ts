@@ -22,14 +22,17 @@ export const F_DICTIONARY = 8;
 /** Objects smaller than this are stored as they are: a deflate stream costs more than it saves on them. */
 export const MIN_DEFLATE = 64;
 /**
- * How a bulk snapshot's blobs are deflated (pack-writer.ts, BULK_OBJECTS): Huffman coding only, still raw deflate, so
- * every version reads them; compaction recompresses them soon after.
+ * How a bulk snapshot's blobs are deflated when they are (pack-writer.ts, BULK_OBJECTS): Huffman coding only, still
+ * raw deflate, so every version reads them; compaction recompresses them soon after.
  */
 export const HUFFMAN_ONLY = { level: 1, strategy: constants.Z_HUFFMAN_ONLY };
 
-/** A bulk snapshot's blob as its pack stores it: Huffman-coded when that makes it smaller, else as it is. */
-export function bulkStored(data: Buffer): { stored: Buffer; deflated: boolean } {
-  const z = data.length < MIN_DEFLATE ? undefined : deflateRawSync(data, HUFFMAN_ONLY);
+/**
+ * A bulk snapshot's blob as its pack stores it: as it is, unless `compress` (the pack's writes are behind: see
+ * PackWriter.compressBulk), then Huffman-coded when that makes it smaller.
+ */
+export function bulkStored(data: Buffer, compress: boolean): { stored: Buffer; deflated: boolean } {
+  const z = !compress || data.length < MIN_DEFLATE ? undefined : deflateRawSync(data, HUFFMAN_ONLY);
   return z && z.length < data.length ? { stored: z, deflated: true } : { stored: data, deflated: false };
 }
 
@@ -48,9 +51,15 @@ export function hashDictionary(data: Buffer): string {
   return createHash('sha256').update('dict\0').update(data).digest('hex');
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
+/** 64 lowercase hex digits. A loop, not a regular expression: reading a timeline checks tens of thousands of these,
+ *  and the regular expression's run was the largest part of that read. */
 export function isObjectHash(s: unknown): s is string {
-  return typeof s === 'string' && HEX64.test(s);
+  if (typeof s !== 'string' || s.length !== 64) return false;
+  for (let i = 0; i < 64; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
 }
 
 export function kindOf(flags: number): ObjectKind {

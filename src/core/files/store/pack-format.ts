@@ -14,7 +14,8 @@ export interface ObjectHeader {
 }
 
 export function encodeObjectHeader(h: ObjectHeader): Buffer {
-  const b = Buffer.alloc(OBJ_HEADER);
+  // every byte is written below: a slice of Buffer's shared pool, not a zero-filled allocation per object
+  const b = Buffer.allocUnsafe(OBJ_HEADER);
   b.write(h.hash, 0, 'hex');
   b.writeUInt32BE(h.length, 32);
   b.writeUInt32BE(h.rawSize, 36);

@@ -23,6 +23,15 @@ export interface PackIndex {
 export const SMALL_PACK = 4096;
 
 /**
+ * A small pack's objects go into the shared map once it has been binary-searched this many times per object it holds
+ * (or at once up to SEARCH_BEFORE_MAP objects): a map costs about as much per object as a couple of searches, and a
+ * fresh process that reads a few hundred objects (the CLI's `history` on 20 packs of 3,400 objects) spent most of its
+ * time building maps it hardly used.
+ */
+const SEARCHES_PER_OBJECT = 2;
+const MAP_AT_ONCE = 64;
+
+/**
  * Compacted packs (store-compaction.ts) end their names with this: versions without compaction do not take such a
  * name for a pack, so they leave these alone instead of reading objects they cannot inflate as damaged ones.
  */
@@ -44,6 +53,9 @@ export class PackTable {
   /** Hash (hex) → entry number, for the objects of small packs, per pack; see SMALL_PACK. */
   private readonly smallPacks = new Map<string, Map<string, number>>();
   private readonly inSmallPacks = new Map<string, string>();
+  /** Small packs not in the shared map yet (see SEARCHES_PER_OBJECT), in the order they were added, with how often
+   *  a lookup binary-searched each. */
+  private readonly unmapped = new Map<string, { searches: number }>();
   private readonly dicts = new Map<string, (Loc & { hash: string })[]>();
   private readonly blobs = new Map<string, number>();
 
@@ -122,6 +134,12 @@ export class PackTable {
   add(pack: string, p: PackIndex): void {
     this.packs.set(pack, p);
     if (p.count > SMALL_PACK) return;
+    if (p.count <= MAP_AT_ONCE) this.mapSmallPack(pack, p);
+    else this.unmapped.set(pack, { searches: 0 });
+  }
+
+  private mapSmallPack(pack: string, p: PackIndex): void {
+    this.unmapped.delete(pack);
     const entries = new Map<string, number>();
     for (let i = 0; i < p.count; i++) {
       const hash = entryHash(p.idx, i);
@@ -131,7 +149,17 @@ export class PackTable {
     this.smallPacks.set(pack, entries);
   }
 
+  /** Entry number of `hash` in a small pack not in the shared map (-1: not there); maps the pack once it is searched
+   *  often enough. */
+  private searchUnmapped(pack: string, u: { searches: number }, key: Buffer, head: number): number {
+    const p = this.packs.get(pack)!;
+    const i = findEntry(p.idx, p.count, key, head);
+    if (++u.searches >= p.count * SEARCHES_PER_OBJECT) this.mapSmallPack(pack, p);
+    return i;
+  }
+
   remove(pack: string): void {
+    this.unmapped.delete(pack);
     this.packs.delete(pack);
     this.dicts.delete(pack);
     this.blobs.delete(pack);
@@ -164,7 +192,7 @@ export class PackTable {
     const head = parseInt(hash.slice(0, 8), 16);
     for (const [pack, p] of this.packs) {
       let i: number | undefined;
-      if (p.count <= SMALL_PACK) i = this.smallPacks.get(pack)?.get(hash);
+      if (p.count <= SMALL_PACK && !this.unmapped.has(pack)) i = this.smallPacks.get(pack)?.get(hash);
       else {
         key ??= Buffer.from(hash, 'hex');
         i = findEntry(p.idx, p.count, key, head);
@@ -191,6 +219,15 @@ export class PackTable {
     }
     let key: Buffer | undefined;
     let head = 0;
+    for (const [pack, u] of this.unmapped) {
+      if (!key) {
+        key = hashKey(hash);
+        if (!key) return undefined;
+        head = key.readUInt32BE(0);
+      }
+      const i = this.searchUnmapped(pack, u, key, head);
+      if (i >= 0) return this.locAt(pack, this.packs.get(pack)!, i);
+    }
     for (const [pack, p] of this.packs) {
       if (p.count <= SMALL_PACK) continue;
       if (!key) {
@@ -214,6 +251,14 @@ export class PackTable {
     if (small !== undefined && this.packs.has(small) && this.smallPacks.get(small)?.has(hash)) return true;
     let key: Buffer | undefined;
     let head = 0;
+    for (const [pack, u] of this.unmapped) {
+      if (!key) {
+        key = hashKey(hash);
+        if (!key) return false;
+        head = key.readUInt32BE(0);
+      }
+      if (this.searchUnmapped(pack, u, key, head) >= 0) return true;
+    }
     for (const p of this.packs.values()) {
       if (p.count <= SMALL_PACK) continue;
       if (!key) {

@@ -51,14 +51,22 @@ const deflateAsync = promisify(deflateRaw);
 const fsyncFd = promisify(fsync);
 
 /**
- * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch): its blobs are
- * then only Huffman-coded (raw deflate still, so every version reads them), about 35% less CPU than deflate level 1 for
- * about 45% more bytes, as compaction (store-compaction.ts) recompresses them soon after anyway. A first snapshot is
- * mostly compression: this cut its CPU time by a quarter. The hashing thread (blob-thread-main.ts) stores the same bytes
- * (bulkStored).
+ * Objects after which a pack is a bulk snapshot's (a first snapshot, a checkout of another branch, the undo snapshot of
+ * a restore of many files: at level 1 its 1,000 blobs were ~100 ms of a 1,000-file restore's CPU): its blobs are then
+ * stored as they are while the disk keeps up with the pack's writes, and only Huffman-coded (raw deflate still, so
+ * every version reads them) while it does not (compressBulk), as compaction (store-compaction.ts) recompresses them
+ * soon after anyway. A first snapshot was mostly compression: Huffman coding alone was ~55 µs of CPU per 8 KiB file,
+ * ten times its sha256, where the disk took the raw bytes as fast. The hashing thread (blob-thread-main.ts) stores the
+ * same bytes (bulkStored), asked with the writer's compressBulk at the time.
  */
-export const BULK_OBJECTS = 1000;
+export const BULK_OBJECTS = 128;
 const LEVEL_1 = { level: 1 };
+/**
+ * Bytes handed to the pack file and not yet written, past which a bulk snapshot compresses its blobs: writes that
+ * queue up mean the disk, not the CPU, is what the snapshot waits for (this machine's disk takes ~100-200 MB/s under
+ * load, about what two cores hash and store raw), and fewer bytes then finish sooner.
+ */
+export const DISK_BEHIND_BYTES = 16 * 1024 * 1024;
 
 /** Appends new objects to one pack; positional writes let many compressions finish in any order. */
 export class PackWriter {
@@ -156,9 +164,10 @@ export class PackWriter {
     const p = (async () => {
       if (data.length > MAX_OBJECT_SIZE) throw new Error('object too large for the checkpoint store');
       // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time;
-      // past BULK_OBJECTS, Huffman coding only. Small objects inline: a zlib stream per call costs more than a few KiB
-      const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : HUFFMAN_ONLY;
-      const z = data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
+      // past BULK_OBJECTS, as it is or Huffman coding only (compressBulk). Small objects inline: a zlib stream per
+      // call costs more than a few KiB
+      const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : this.compressBulk ? HUFFMAN_ONLY : undefined;
+      const z = !opts || data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
       const stored = z && z.length < data.length ? z : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });
@@ -193,6 +202,13 @@ export class PackWriter {
   private chunkStart = 0;
   private chunkBytes = 0;
   private readonly flushes: Promise<void>[] = [];
+  /** Bytes of flushed chunks whose writes have not finished. */
+  private unwritten = 0;
+
+  /** Whether a bulk snapshot's next blobs should be compressed: only while its writes are behind (DISK_BEHIND_BYTES). */
+  get compressBulk(): boolean {
+    return this.unwritten + this.chunkBytes > DISK_BEHIND_BYTES;
+  }
 
   /** Objects are gathered into ~4 MiB writes: one write per object would cost a thread-pool round trip each. */
   private async append(hash: string, stored: Buffer, meta: { rawSize: number; flags: number }): Promise<void> {
@@ -222,17 +238,23 @@ export class PackWriter {
 
   private flush(): void {
     if (this.chunkBytes === 0) return;
-    const data = this.chunk.length === 1 ? this.chunk[0]! : Buffer.concat(this.chunk, this.chunkBytes);
+    // one gathered write of the objects' own buffers: joining them first copied every byte of a pack once more, on
+    // the thread that scans and hashes
+    const bufs = this.chunk;
+    const bytes = this.chunkBytes;
     const at = this.chunkStart;
-    this.chunkStart += this.chunkBytes;
+    this.chunkStart += bytes;
     this.chunk = [];
     this.chunkBytes = 0;
+    this.unwritten += bytes;
     const fdp = this.fd!;
     this.flushes.push(
       (async () => {
-        const fd = await fdp;
-        let done = 0;
-        while (done < data.length) done += (await fd.write(data, done, data.length - done, at + done)).bytesWritten;
+        try {
+          await writeAll(await fdp, bufs, at);
+        } finally {
+          this.unwritten -= bytes;
+        }
       })(),
     );
   }
@@ -322,5 +344,20 @@ export class PackWriter {
     await unlink(this.tmpPack).catch(() => {});
     await unlink(this.tmpIdx).catch(() => {});
     this.preparedIdx = undefined;
+  }
+}
+
+/** Writes `bufs` back to back at `position`, however many calls that takes (a write may be partial). */
+async function writeAll(fd: FileHandle, bufs: Buffer[], position: number): Promise<void> {
+  let rest = bufs.filter((b) => b.length > 0);
+  let at = position;
+  while (rest.length > 0) {
+    let n = (await fd.writev(rest, at)).bytesWritten;
+    if (n === 0) throw new Error('the pack file took no bytes');
+    at += n;
+    let i = 0;
+    while (i < rest.length && n >= rest[i]!.length) n -= rest[i++]!.length;
+    rest = rest.slice(i);
+    if (n > 0) rest[0] = rest[0]!.subarray(n);
   }
 }

@@ -1,5 +1,5 @@
 // Compaction of the object store, like git's `gc --auto`: a snapshot stores its blobs with deflate level 1 (a bulk one
-// with Huffman coding only: pack-writer.ts, BULK_OBJECTS), which keeps snapshots fast; once enough of those have
+// as they are, or Huffman-coded: pack-writer.ts, BULK_OBJECTS), which keeps snapshots fast; once enough of those have
 // gathered, they are rewritten off the hot path into a compacted pack, deflated at level 6 with a preset dictionary of the lines most shared between files (about 18% smaller on
 // the benchmark's workspace, 22% on a node_modules sample, than level 1 alone). Reads stay one inflate per object.
 //

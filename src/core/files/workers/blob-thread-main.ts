@@ -1,6 +1,6 @@
 // The hashing thread of a big snapshot (blob-thread.ts starts it; bundled as dist/blob-thread-main.js): reads each
-// file handed over as a snapshot does (readStableFile), hashes it and compresses it as a bulk snapshot's pack does,
-// and hands back exactly the bytes PackWriter.addPrepared stores.
+// file handed over as a snapshot does (readStableFile), hashes it, compresses it when asked as a bulk snapshot's pack
+// does, and hands back exactly the bytes PackWriter.addPrepared stores.
 import { parentPort } from 'node:worker_threads';
 import { readStableFile } from '../safe-read';
 import { bulkStored, hashObject } from '../store/object-format';
@@ -16,10 +16,10 @@ const own = (b: Uint8Array): Uint8Array => (b.byteOffset === 0 && b.buffer.byteL
 
 port.on('message', (batch: BlobRequest) => {
   const moved: ArrayBuffer[] = [];
-  const replies = batch.map(([id, path]): BlobReply => {
+  const replies = batch.map(([id, path, compress]): BlobReply => {
     try {
       const { data, st } = readStableFile(path);
-      const { stored, deflated } = bulkStored(data);
+      const { stored, deflated } = bulkStored(data, compress);
       const out = own(stored);
       moved.push(out.buffer as ArrayBuffer);
       return [id, hashObject('blob', data), data.length, out, deflated, undefined, [st.mtimeMs, st.ctimeMs, st.ino, st.dev]];

@@ -1,13 +1,13 @@
-// A second thread that reads, hashes and compresses files for a big snapshot (blob-thread-main.ts; Huffman coding
-// only, like the rest of a bulk snapshot: pack-writer.ts, BULK_OBJECTS). A first snapshot reads every file and
-// is all hashing and deflate: on two cores the calling thread can only do half of it. The calling thread keeps
-// doing files itself and hands the helper a share through a short queue; only paths go over, hashes and compressed
-// bytes come back (the same bytes PackWriter.add would store).
+// A second thread that reads, hashes and (while the pack's writes are behind) compresses files for a big snapshot
+// (blob-thread-main.ts; stored as a bulk snapshot stores them: pack-writer.ts, BULK_OBJECTS). A first snapshot reads
+// and hashes every file: on two cores the calling thread can only do half of it. The calling thread keeps doing files
+// itself and hands the helper a share through a short queue; only paths go over, hashes and the bytes to store come
+// back (the same bytes PackWriter.add would store).
 import type { Worker } from 'node:worker_threads';
 import { startThread } from './thread-start';
 
-/** Files to read, hash and compress: [id, absolute path]. */
-export type BlobRequest = [id: number, path: string][];
+/** Files to read, hash and store: [id, absolute path, whether to compress it (PackWriter.compressBulk)]. */
+export type BlobRequest = [id: number, path: string, compress: boolean][];
 /** One file's answer: its hash, size and stored bytes (moved, not copied), or the read error's code. */
 export type BlobReply = [
   id: number,
@@ -67,13 +67,16 @@ export class BlobThread {
     return !this.#failed && this.#waiting.size < QUEUE;
   }
 
-  /** Reads, hashes and compresses the file at `absPath`; rejects with the read error (its `code`, like ENOENT). */
-  prepare(absPath: string): Promise<PreparedBlob> {
+  /**
+   * Reads and hashes the file at `absPath` and makes its stored bytes (compressed when `compress`); rejects with the
+   * read error (its `code`, like ENOENT).
+   */
+  prepare(absPath: string, compress: boolean): Promise<PreparedBlob> {
     if (this.#failed) return Promise.reject(this.#failed);
     const id = this.#next++;
     const done = new Promise<PreparedBlob>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
     if (this.#batch.length === 0) queueMicrotask(() => this.#send());
-    this.#batch.push([id, absPath]);
+    this.#batch.push([id, absPath, compress]);
     return done;
   }
 

@@ -2,6 +2,7 @@
 // worker thread that does the reading, hashing and tree walks, so the host's event loop stays free.
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotRecord } from '../snapshot-records';
+import type { TimelinePoint } from '../timeline';
 import type {
   FileCheckpointerOptions,
   FileCheckpoints,
@@ -12,6 +13,7 @@ import type {
   SnapshotId,
   FileHistory,
   FileBlame,
+  FileHunks,
   SnapshotKind,
   SnapshotSummary,
 } from '../types';
@@ -129,6 +131,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return data === undefined ? undefined : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   }
 
+  fileHunks(sessionId: string, anchorId: string, relPaths: readonly string[]): Promise<FileHunks[]> {
+    return this.call('fileHunks', [sessionId, anchorId, relPaths]);
+  }
+
   listSnapshots(sessionId: string): Promise<SnapshotRecord[]> {
     return this.call('listSnapshots', [sessionId]);
   }
@@ -155,6 +161,10 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
 
   blame(relPath: string): Promise<FileBlame> {
     return this.call('blame', [relPath]);
+  }
+
+  timelinePoints(): Promise<TimelinePoint[]> {
+    return this.call('timelinePoints', []);
   }
 
   notifyChanged(paths: Iterable<string>): void {

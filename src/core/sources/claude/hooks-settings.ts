@@ -12,11 +12,10 @@
 // installing twice changes nothing and uninstalling removes only ours. The file is read and replaced safely
 // (settings-file.ts: regular files only, no symlink in a project, owner and mode kept, a concurrent change noticed
 // and the edit applied again); a file that is not valid JSON is refused and left as it is.
-import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { eventsWithHandler, HANDLER_MARK, installHandlers, removeHandlers, type HooksJsonEdit } from '../hooks-json';
-import { editSettingsFiles, readSettingsFile, refuseLinkedFolder, type SettingsFileRef } from '../settings-file';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { HANDLER_MARK, installHandlers, removeHandlers, type HooksJsonEdit } from '../hooks-json';
+import { editHooksFile, hooksFileEvents, hooksSettingsRef, type HooksFileChange, type HooksFileScope } from '../hooks-settings-file';
 
 /** The events our hook is registered for. UserPromptSubmit: the snapshot for each prompt; Stop: the turn-end one. */
 export const CLAUDE_HOOK_EVENTS = ['UserPromptSubmit', 'Stop'] as const;
@@ -27,7 +26,7 @@ export const HOOK_ARGS = ['hook', 'claude'] as const;
 /** Seconds Claude Code waits for the hook (its own default for UserPromptSubmit is 30 s too). */
 export const HOOK_TIMEOUT_SECONDS = 30;
 
-export type HooksScope = 'workspace' | 'user';
+export type HooksScope = HooksFileScope;
 
 /** How Claude Code should start agent-rewind: an executable and the arguments before `hook claude`. */
 export interface HookLauncher {
@@ -47,25 +46,8 @@ export interface HooksLocation {
   homeDir?: string;
 }
 
-export interface HooksChange {
-  /** The settings file (as named). */
-  file: string;
-  /** The file written when `file` is a symlink (user scope only; a project's symlink is refused). */
-  target?: string;
-  scope: HooksScope;
-  /** Whether the file was written (false: it already said what we wanted, or did not exist and had nothing of ours). */
-  written: boolean;
-  /** The file did not exist and was created. */
-  created: boolean;
-  /** Events our handler was added to. */
-  added: string[];
-  /** Events that already had our handler exactly as wanted. */
-  alreadyPresent: string[];
-  /** Events whose handler of ours was rewritten (another launcher path, timeout, or duplicates dropped). */
-  updated: string[];
-  /** Events our handler was removed from. */
-  removed: string[];
-}
+/** What an install or uninstall did to the settings file. */
+export type HooksChange = HooksFileChange;
 
 export class ClaudeSettingsError extends Error {}
 
@@ -115,46 +97,8 @@ export function ourHandler(launcher: HookLauncher): Record<string, unknown> {
 
 const fail = (message: string) => new ClaudeSettingsError(message);
 
-function change(file: string, scope: HooksScope): HooksChange {
-  return { file, scope, written: false, created: false, added: [], alreadyPresent: [], updated: [], removed: [] };
-}
-
-/** The settings file as a reference: a project's file is never a symlink, nor under a linked `.claude` folder; the
- *  user's may be one (dotfiles), and is then written through, its real path named in the change. */
-function settingsRef(loc: HooksLocation): SettingsFileRef {
-  const file = claudeSettingsFile(loc);
-  if (!isAbsolute(file)) throw new ClaudeSettingsError(`settings path ${file} is not absolute`);
-  if (loc.scope === 'workspace') {
-    const ws = resolve(loc.workspace!);
-    let ok = false;
-    try {
-      ok = statSync(ws).isDirectory();
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw new ClaudeSettingsError(`workspace folder ${ws} does not exist or is not a folder`);
-    refuseLinkedFolder(dirname(file), fail);
-  }
-  return { file, followLink: loc.scope === 'user' };
-}
-
 function edit(loc: HooksLocation, apply: (text: string, file: string) => HooksJsonEdit): HooksChange {
-  const ref = settingsRef(loc);
-  const { result, reads, written } = editSettingsFiles(
-    [ref],
-    ([read]) => {
-      const e = apply(read!.text, ref.file);
-      return { texts: [e.text], result: e };
-    },
-    fail,
-  );
-  const read = reads[0]!;
-  const c = change(ref.file, loc.scope);
-  Object.assign(c, { added: result.added, updated: result.updated, alreadyPresent: result.alreadyPresent, removed: result.removed });
-  if (read.target !== ref.file) c.target = read.target;
-  c.written = written[0]!;
-  c.created = c.written && !read.exists;
-  return c;
+  return editHooksFile(hooksSettingsRef(claudeSettingsFile(loc), loc, fail), loc.scope, apply, fail);
 }
 
 /** Adds our handler to each event (UserPromptSubmit, Stop) of the scope's settings file. */
@@ -170,6 +114,6 @@ export function uninstallClaudeHooks(loc: HooksLocation): HooksChange {
 
 /** What the scope's settings file says about our hooks, without changing it. */
 export function claudeHooksStatus(loc: HooksLocation): { file: string; events: string[] } {
-  const ref = settingsRef(loc);
-  return { file: ref.file, events: eventsWithHandler(readSettingsFile(ref, fail).text, ref.file, isOurHandler, fail) };
+  const ref = hooksSettingsRef(claudeSettingsFile(loc), loc, fail);
+  return { file: ref.file, events: hooksFileEvents(ref, isOurHandler, fail) };
 }

@@ -14,10 +14,10 @@
 // and together (settings-file.ts: regular files only, no symlink in a project, owner and mode kept, a concurrent
 // change noticed and the edit applied again, both written or neither); a hooks.json that is not a JSON object, or a
 // config.toml we cannot edit safely, is refused and left as is.
-import { statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { codexHome } from './discovery';
 import { eventsWithHandler, HANDLER_MARK, installHandlers, removeHandlers } from '../hooks-json';
+import { requireFolder } from '../hooks-settings-file';
 import { editSettingsFiles, readSettingsFile, refuseLinkedFolder, type SettingsFileRef } from '../settings-file';
 
 /** UserPromptSubmit: the snapshot for each prompt (fires in `codex exec` too); Stop: the turn-end one. */
@@ -99,13 +99,7 @@ const fail = (message: string) => new CodexSettingsError(message);
 function refs(loc: CodexHooksLocation): { hooks: SettingsFileRef; config: SettingsFileRef } {
   const { hooksFile, configFile } = codexHooksFiles(loc);
   if (loc.scope === 'project') {
-    let ok = false;
-    try {
-      ok = statSync(resolve(loc.projectDir!)).isDirectory();
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw fail(`project folder ${resolve(loc.projectDir!)} does not exist or is not a folder`);
+    requireFolder(resolve(loc.projectDir!), 'project folder', fail);
     refuseLinkedFolder(dirname(hooksFile), fail);
   }
   const followLink = loc.scope === 'user';

@@ -9,11 +9,10 @@
 // in milliseconds. Our handler is the one named `agent-rewind` whose command ends in `hook gemini`: installing twice
 // changes nothing and uninstalling removes only ours. Everything else in the file keeps its bytes (hooks-json.ts); a
 // file that is not strict JSON (Gemini also accepts comments) is refused and left as it is.
-import { statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { HookCommand } from '../agent';
-import { eventsWithHandler, installHandlers, removeHandlers, type HooksJsonEdit } from '../hooks-json';
-import { editSettingsFiles, readSettingsFile, refuseLinkedFolder, type SettingsFileRef } from '../settings-file';
+import { installHandlers, removeHandlers, type HooksJsonEdit } from '../hooks-json';
+import { editHooksFile, hooksFileEvents, hooksSettingsRef, type HooksFileChange, type HooksFileScope } from '../hooks-settings-file';
 import { geminiHome } from './home';
 
 /** BeforeAgent: the snapshot for each prompt; AfterAgent: the turn-end one. */
@@ -24,23 +23,13 @@ const HOOK_ARGS = ['hook', 'gemini'] as const;
 export const HOOK_TIMEOUT_MS = 30_000;
 
 export interface GeminiHooksLocation {
-  scope: 'workspace' | 'user';
+  scope: HooksFileScope;
   workspace?: string;
   env?: NodeJS.ProcessEnv;
   homeDir?: string;
 }
 
-export interface GeminiHooksChange {
-  file: string;
-  target?: string;
-  scope: 'workspace' | 'user';
-  written: boolean;
-  created: boolean;
-  added: string[];
-  alreadyPresent: string[];
-  updated: string[];
-  removed: string[];
-}
+export type GeminiHooksChange = HooksFileChange;
 
 export class GeminiSettingsError extends Error {}
 const fail = (message: string) => new GeminiSettingsError(message);
@@ -74,44 +63,8 @@ export function isOurHandler(h: unknown): boolean {
   return r.type === 'command' && r.name === HANDLER_NAME && typeof r.command === 'string' && r.command.endsWith(` ${HOOK_ARGS.join(' ')}`);
 }
 
-function settingsRef(loc: GeminiHooksLocation): SettingsFileRef {
-  const file = geminiSettingsFile(loc);
-  if (loc.scope === 'workspace') {
-    const ws = resolve(loc.workspace!);
-    let ok = false;
-    try {
-      ok = statSync(ws).isDirectory();
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw new GeminiSettingsError(`workspace folder ${ws} does not exist or is not a folder`);
-    refuseLinkedFolder(dirname(file), fail);
-  }
-  return { file, followLink: loc.scope === 'user' };
-}
-
 function edit(loc: GeminiHooksLocation, apply: (text: string, file: string) => HooksJsonEdit): GeminiHooksChange {
-  const ref = settingsRef(loc);
-  const { result, reads, written } = editSettingsFiles(
-    [ref],
-    ([read]) => {
-      const e = apply(read!.text, ref.file);
-      return { texts: [e.text], result: e };
-    },
-    fail,
-  );
-  const read = reads[0]!;
-  return {
-    file: ref.file,
-    ...(read.target !== ref.file ? { target: read.target } : {}),
-    scope: loc.scope,
-    written: written[0]!,
-    created: written[0]! && !read.exists,
-    added: result.added,
-    alreadyPresent: result.alreadyPresent,
-    updated: result.updated,
-    removed: result.removed,
-  };
+  return editHooksFile(hooksSettingsRef(geminiSettingsFile(loc), loc, fail), loc.scope, apply, fail);
 }
 
 export function installGeminiHooks(loc: GeminiHooksLocation, launcher: HookCommand): GeminiHooksChange {
@@ -124,6 +77,5 @@ export function uninstallGeminiHooks(loc: GeminiHooksLocation): GeminiHooksChang
 }
 
 export function geminiHooksInstalled(loc: GeminiHooksLocation): string[] {
-  const ref = settingsRef(loc);
-  return eventsWithHandler(readSettingsFile(ref, fail).text, ref.file, isOurHandler, fail);
+  return hooksFileEvents(hooksSettingsRef(geminiSettingsFile(loc), loc, fail), isOurHandler, fail);
 }

@@ -51,7 +51,7 @@ export const openCodeAgent: AgentAdapter = {
   capabilities: { rewindConversation: 'fork', hookSnapshots: true, ownFileHistory: false },
   enabledSetting: 'includeOpenCodeSessions',
   // required on first use, so a hook process or the service, which only route hooks, never evaluate the reader
-  source: () => new (require('./opencode-source') as typeof import('./opencode-source')).OpenCodeSource(),
+  source: (settings) => new (require('./opencode-source') as typeof import('./opencode-source')).OpenCodeSource({ recordsHome: settings.home }),
   hooks,
   resume: { program: 'opencode', commandSetting: 'opencode.command' },
   hookTargets: { workspace: '.opencode/plugins/agent-rewind.js', user: "OpenCode's user plugins folder" },

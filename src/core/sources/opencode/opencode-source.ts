@@ -1,7 +1,8 @@
 // OpenCode behind the source interface: its sessions are rows of one database (and files of the older JSON tree), so
 // a session is named by the ref `<data folder>/opencode.db#<session id>`, and the change signal is the adapter's:
 // watch opencode.db* and storage/, every session of the folder may have changed, and a session's stamp moves with its
-// rows (store.ts). Read in place, never written; "Rewind to here" continues in OpenCode's own fork (fork.ts).
+// rows (store.ts). Read in place, never written; "Rewind to here" continues in OpenCode's own fork (fork.ts), which
+// names no origin, so the fork is linked to its origin through our own record of it (fork-records.ts).
 import { basename, dirname, resolve } from 'node:path';
 import type { Warn } from '../../branches/records';
 import type { AgentMessage } from '../../session/types';
@@ -13,6 +14,7 @@ import type { SessionView } from '../session-view';
 import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } from '../source-adapter';
 import { isInside } from '../workspace-paths';
 import { forkOpenCodeSession, openCodeCommand } from './fork';
+import { OpenCodeForkRecords } from './fork-records';
 import { openCodeDataDir, storageDirOf } from './paths';
 import { OC_ID } from './rows';
 import type { OpenCodeSession } from './session';
@@ -28,11 +30,19 @@ export class OpenCodeSource implements SourceAdapter {
   readonly #store: OpenCodeStore;
   readonly #cache = new ReadCache<OpenCodeSession>(MAX_CACHED, (ref) => this.stamp(ref));
   readonly #command: readonly string[];
+  readonly #forks: OpenCodeForkRecords | undefined;
 
-  constructor(opts: { dataDir?: string; enabled?: boolean; command?: readonly string[] } = {}) {
+  /** recordsHome: the agent-rewind home, where the forks "Rewind to here" made are recorded (none: not recorded). */
+  constructor(opts: { dataDir?: string; enabled?: boolean; command?: readonly string[]; recordsHome?: string } = {}) {
     this.#store = new OpenCodeStore(resolve(opts.dataDir ?? openCodeDataDir()));
     this.#enabled = opts.enabled !== false;
     this.#command = opts.command ?? openCodeCommand();
+    this.#forks = opts.recordsHome ? new OpenCodeForkRecords(opts.recordsHome) : undefined;
+  }
+
+  /** The session a fork came from: our record of a fork we made, else its parent_id. */
+  #originOf(s: { id: string; parentId?: string }): string | undefined {
+    return this.#forks?.of(s.id)?.originSessionId ?? s.parentId;
   }
 
   get dataDir(): string {
@@ -55,16 +65,19 @@ export class OpenCodeSource implements SourceAdapter {
     const sessions = await this.#store.list(ctx.warn);
     return sessions
       .filter((s) => ctx.workspaceRoots.some((r) => isInside(s.directory, r)))
-      .map((s) => ({
-        sessionRef: this.refOf(s.id),
-        sessionId: s.id,
-        title: s.title || s.id,
-        source: 'opencode' as const,
-        modifiedMs: s.updatedMs,
-        createdAt: new Date(s.createdMs).toISOString(),
-        cwd: s.directory,
-        ...(s.parentId ? { fork: { originSessionId: s.parentId } } : {}),
-      }));
+      .map((s) => {
+        const origin = this.#originOf(s);
+        return {
+          sessionRef: this.refOf(s.id),
+          sessionId: s.id,
+          title: s.title || s.id,
+          source: 'opencode' as const,
+          modifiedMs: s.updatedMs,
+          createdAt: new Date(s.createdMs).toISOString(),
+          cwd: s.directory,
+          ...(origin ? { fork: { originSessionId: origin } } : {}),
+        };
+      });
   }
 
   watchFolders(): WatchedFolder[] {
@@ -83,7 +96,10 @@ export class OpenCodeSource implements SourceAdapter {
 
   async stamp(ref: SessionRef): Promise<SessionStamp | undefined> {
     const id = this.idOf(ref);
-    return id ? this.#store.stamp(id) : undefined;
+    const stamp = id ? await this.#store.stamp(id) : undefined;
+    // a fork recorded after its view was read (the database changed first) is read again with its origin
+    const recorded = id && stamp !== undefined ? this.#forks?.of(id) : undefined;
+    return recorded ? `${stamp}|fork:${recorded.originSessionId}` : stamp;
   }
 
   fileOf(): string {
@@ -104,7 +120,9 @@ export class OpenCodeSource implements SourceAdapter {
     const id = this.idOf(ref);
     if (!id) throw new Error(`${ref} is not an OpenCode session of ${this.dataDir}`);
     return this.#cache.get(ref, async () => {
-      const view = await this.#store.read(id, ref);
+      const recorded = this.#forks?.of(id);
+      const forkedFrom = recorded ? { sessionId: recorded.originSessionId, sessionRef: this.refOf(recorded.originSessionId) } : undefined;
+      const view = await this.#store.read(id, ref, forkedFrom);
       if (!view) throw new Error(`OpenCode session ${id} was not found in ${this.dataDir}`);
       return view;
     });
@@ -112,12 +130,19 @@ export class OpenCodeSource implements SourceAdapter {
 
   /** OpenCode's own fork at the message (its server API), which `opencode run --session <id>` continues; the
    *  message's text is handed back to be sent again. */
-  async rewindConversation(view: SessionView, userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
+  async rewindConversation(view: SessionView, userEntryId: string, warn: Warn): Promise<ConversationRewind> {
     const session = view as OpenCodeSession;
     const note = this.forkNote(view, userEntryId);
     if ('error' in note) throw new Error(note.error);
     const env = basename(this.dataDir) === 'opencode' ? { ...process.env, XDG_DATA_HOME: dirname(this.dataDir) } : process.env;
     const sessionId = await forkOpenCodeSession(session.sessionId, userEntryId, { command: this.#command, cwd: session.cwd, env });
+    try {
+      this.#forks?.add({ v: 1, sessionId, originSessionId: session.sessionId, atMessageId: userEntryId, at: new Date().toISOString() });
+    } catch (err) {
+      warn(
+        `The new ${AGENT} session ${sessionId} was made but could not be recorded as a fork of ${session.sessionId} (${(err as Error).message}): it is listed on its own.`,
+      );
+    }
     const entry = session.getEntry(userEntryId);
     const promptText = entry?.type === 'message' ? contentText((entry.message as AgentMessage).content) : '';
     return { kind: 'fork', sessionId, sessionRef: this.refOf(sessionId), agent: AGENT, resumeCommand: ['opencode', '--session', sessionId], promptText };

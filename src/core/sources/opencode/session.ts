@@ -11,6 +11,8 @@ export interface OpenCodeSessionParts {
   sessionRef: string;
   tree: OcTree;
   report: SessionViewLoadReport;
+  /** The session it was forked from when we know it otherwise than by its parent_id (our record of the fork). */
+  forkedFrom?: ForkOrigin;
 }
 
 export class OpenCodeSession extends ForeignSessionBase implements ForeignSessionView {
@@ -22,7 +24,7 @@ export class OpenCodeSession extends ForeignSessionBase implements ForeignSessio
 
   constructor(parts: OpenCodeSessionParts) {
     const first = parts.tree.prompts[0]?.text.split('\n')[0]?.trim() ?? '';
-    const forkedFrom: ForkOrigin | undefined = parts.info.parentId ? { sessionId: parts.info.parentId } : undefined;
+    const forkedFrom: ForkOrigin | undefined = parts.forkedFrom ?? (parts.info.parentId ? { sessionId: parts.info.parentId } : undefined);
     super(
       {
         sessionId: parts.info.id,

@@ -11,6 +11,7 @@ import { jsonSessionFile, listJsonSessions, readJsonSession } from './json-rows'
 import { dbPathOf, storageDirOf } from './paths';
 import { mergeSessionRows, OC_ID, type OcSessionInfo } from './rows';
 import { OpenCodeSession } from './session';
+import type { ForkOrigin } from '../session-view';
 
 interface Loaded {
   /** The main file's and the -wal's identity when read: equal means unchanged. */
@@ -98,8 +99,9 @@ export class OpenCodeStore {
     return `${fromDb}|${file ? await fileKey(file) : ''}:${messageDir?.mtimeMs ?? ''}`;
   }
 
-  /** One session read whole; undefined when neither layout has it. */
-  async read(sessionId: string, sessionRef: string): Promise<OpenCodeSession | undefined> {
+  /** One session read whole; undefined when neither layout has it. `forkedFrom`: its origin, when known otherwise
+   *  than by its parent_id. */
+  async read(sessionId: string, sessionRef: string, forkedFrom?: ForkOrigin): Promise<OpenCodeSession | undefined> {
     if (!OC_ID.test(sessionId)) return undefined;
     const loaded = await this.#current();
     if (loaded.error) throw new Error(`${this.dbPath}: ${loaded.error}`);
@@ -109,7 +111,7 @@ export class OpenCodeStore {
     if (!rows) return undefined;
     const skippedRows = (fromDb?.skipped ?? 0) + (fromJson?.skipped ?? 0);
     const skipped = skippedRows ? [{ line: 0, reason: `${skippedRows} row(s) or file(s) of this session could not be read` }] : [];
-    return new OpenCodeSession({ info: rows.info, sessionRef, tree: convertSession(rows), report: { skipped } });
+    return new OpenCodeSession({ info: rows.info, sessionRef, tree: convertSession(rows), report: { skipped }, ...(forkedFrom ? { forkedFrom } : {}) });
   }
 
   dispose(): void {

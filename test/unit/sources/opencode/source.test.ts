@@ -3,12 +3,13 @@
 // view read again when its stamp moved, and the conversation rewind through OpenCode's server (a stand-in `opencode`
 // here that answers the fork request as 1.18.33 does and records it).
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseSettings } from '../../../../src/core/settings/settings';
+import { OpenCodeForkRecords } from '../../../../src/core/sources/opencode/fork-records';
 import { OpenCodeSource } from '../../../../src/core/sources/opencode/opencode-source';
 import type { SourceContext } from '../../../../src/core/sources/source-adapter';
 import { assistantMessage, ocId, userMessage, writeDb, type TestSession } from './builder';
@@ -157,6 +158,65 @@ describe('OpenCode source adapter', () => {
     } finally {
       await src.dispose();
     }
+  });
+
+  it('the fork Rewind to here made is listed and opened as a fork of its origin (our record: OpenCode names no parent)', async () => {
+    const record = join(dir, 'fork-calls.jsonl');
+    const bin = join(dir, 'fake-opencode-fork');
+    writeFileSync(bin, FAKE_SERVER);
+    chmodSync(bin, 0o755);
+    const d = join(dir, 'data-fork', 'opencode');
+    const origin = session(ws, ['first', 'second']);
+    // what 1.18.33's Session.fork writes: copies of the messages before the one forked at, under new ids, a
+    // "(fork #1)" title and no parent_id
+    const fork: TestSession = { ...session(ws, ['first']), id: 'ses_forked000001', title: 'first (fork #1)' };
+    const unrelated = session(ws, ['on its own']);
+    await writeDb(d, [origin, fork, unrelated]);
+    const home = join(dir, 'ar-home-fork');
+    const src = new OpenCodeSource({ dataDir: d, command: [process.execPath, bin, record], recordsHome: home });
+    try {
+      const before = await src.list(ctx());
+      assert.deepEqual(
+        before.filter((l) => l.fork),
+        [],
+        'nothing is a fork before one is made',
+      );
+      const forkView = await src.open(src.refOf(fork.id));
+      assert.equal(forkView.forkedFrom, undefined);
+      const view = await src.open(src.refOf(origin.id));
+      const r = await src.rewindConversation(view, view.userPrompts()[1]!.entryId, () => {});
+      assert.equal(r.kind === 'fork' && r.sessionId, fork.id);
+
+      const listed = await src.list(ctx());
+      assert.deepEqual(listed.find((l) => l.sessionId === fork.id)?.fork, { originSessionId: origin.id });
+      assert.equal(listed.find((l) => l.sessionId === origin.id)?.fork, undefined);
+      assert.equal(listed.find((l) => l.sessionId === unrelated.id)?.fork, undefined);
+      // its view, read before the fork was recorded, is read again with its origin
+      assert.deepEqual((await src.open(src.refOf(fork.id))).forkedFrom, { sessionId: origin.id, sessionRef: src.refOf(origin.id) });
+      // another process of the same home (the extension beside the CLI) sees the record too
+      const other = new OpenCodeSource({ dataDir: d, recordsHome: home });
+      assert.deepEqual((await other.list(ctx())).find((l) => l.sessionId === fork.id)?.fork, { originSessionId: origin.id });
+      await other.dispose();
+    } finally {
+      await src.dispose();
+    }
+  });
+
+  it('fork records: only valid lines count (a torn or foreign line is skipped), the last record of a session wins', async () => {
+    const home = join(dir, 'ar-home-records');
+    const records = new OpenCodeForkRecords(home);
+    assert.equal(records.of('ses_forked000001'), undefined, 'no file yet');
+    records.add({ v: 1, sessionId: 'ses_forked000001', originSessionId: 'ses_origin00001', atMessageId: 'msg_at000001', at: '2026-11-27T00:00:00.000Z' });
+    appendFileSync(
+      records.file,
+      '{"v":1,"sessionId":"ses_forked000002","originSessionId":"../x","atMessageId":"msg_a","at":"x"}\nnot json\n{"v":1,"sessionId":"ses_torn',
+    );
+    assert.equal(records.of('ses_forked000001')?.originSessionId, 'ses_origin00001');
+    assert.equal(records.of('ses_forked000002'), undefined);
+    appendFileSync(records.file, '\n');
+    records.add({ v: 1, sessionId: 'ses_forked000001', originSessionId: 'ses_origin00002', atMessageId: 'msg_at000002', at: '2026-11-27T00:00:01.000Z' });
+    assert.equal(records.of('ses_forked000001')?.originSessionId, 'ses_origin00002');
+    assert.throws(() => records.add({ v: 1, sessionId: '../../etc', originSessionId: 'ses_a', atMessageId: 'msg_a', at: 'x' }));
   });
 
   it('a server that cannot start or quits, or a session folder that is gone, fails with a clear error', async () => {
