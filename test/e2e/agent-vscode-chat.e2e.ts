@@ -224,7 +224,11 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         const hostTrace = await attachTrace(extensionHost, join(out, 'strace-extension-host.txt'));
         const rewound = cli(['rewind-files', sessionId, second, '--json'], join(out, 'strace-rewind-files.txt'));
         assert.equal(rewound.status, 0, rewound.stderr);
-        assert.deepEqual(manifest(workspace), atSecond, 'rewind-files: the workspace as it was when the second request was sent');
+        assert.deepEqual(
+          manifest(workspace),
+          atSecond,
+          `rewind-files: the workspace as it was when the second request was sent (it said: ${rewound.stdout.slice(0, 3000)})`,
+        );
         const undone = cli(['undo-rewind', sessionId, '--json'], join(out, 'strace-undo-rewind.txt'));
         assert.equal(undone.status, 0, undone.stderr);
         assert.deepEqual(manifest(workspace), final, 'undo-rewind puts it back');
