@@ -149,7 +149,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       '|---|---:|---|---:|---|---|',
       `| open a ${mb.toFixed(1)} MB chat session log (${lineCount.toLocaleString('en')} lines → ${entries.toLocaleString('en')} entries; p50 of ${reps}) | ${ms(read)} | ${ms(raw)} (raw JSON.parse of every line) | ${(read / raw).toFixed(2)}× | ratio ≤ 2 | ${ok ? 'ok' : '**missed**'} |`,
       '',
-      `Log: ${requests.toLocaleString('en')} agent-mode requests shaped like VS Code 1.139 writes them (each pushed, its response grown by pushes and cuts, tool invocations with 0.7–1.6k-word terminal output, edit groups, completion sets), ~3% edited and sent again (a cut of the request list, an abandoned branch); active path ${path.toLocaleString('en')} entries; fixed seed (bench/vscode-chat-reader.bench.ts). The request-to-snapshot lag of the no-hooks fallback is not measured: that fallback is not built.`,
+      `Log: ${requests.toLocaleString('en')} agent-mode requests shaped like VS Code 1.139 writes them (each pushed, its response grown by pushes and cuts, tool invocations with 0.7–1.6k-word terminal output, edit groups, completion sets), ~3% edited and sent again (a cut of the request list, an abandoned branch); active path ${path.toLocaleString('en')} entries; fixed seed (bench/vscode-chat-reader.bench.ts). The request-to-snapshot lag is measured in real VS Code by its own bench (lag-vscode-chat).`,
     ].join('\n');
     return { title: 'VS Code chat reader', markdown, ok };
   } finally {

@@ -5,7 +5,10 @@
 // in the tree; `rewind-files` (CLI) and Rewind to here (UI) to the second request give back the workspace exactly as
 // it was when that request was sent (every file's bytes and mode); undo puts it back; VS Code's session log and
 // editing contents are byte for byte what they were (its editing state.json only in the live view of the files VS
-// Code rewrites itself when files change on disk). Run alone: `npm run test:vscode-chat` (not part of the default e2e run).
+// Code rewrites itself when files change on disk: a control change from outside shows VS Code doing it, and strace of
+// the CLI and the extension host shows agent-rewind never opening those files for writing). Last, the preview's
+// "Restore VS Code's checkpoint" runs VS Code's own Restore Checkpoint on the request. Run alone:
+// `npm run test:vscode-chat` (not part of the default e2e run; the lag flows are agent-lag-vscode-chat-*.e2e.ts).
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -190,19 +193,6 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
           delete all[editingState];
           return all;
         };
-        // the control: a change of a file VS Code's edit tools made, from outside (this test, not agent-rewind), makes VS
-        // Code rewrite its editing state.json in the same part (its live view of the files); put back, it rewrites again
-        const keep = join(workspace, 'keep.txt');
-        const keepBytes = readFileSync(keep);
-        const controlBefore = readFileSync(editingState, 'utf8');
-        writeFileSync(keep, 'changed from outside\n');
-        await waitFor('VS Code to rewrite its editing state.json after an outside change', () => readFileSync(editingState, 'utf8') !== controlBefore, 20_000);
-        assert.deepEqual(changedKeys(controlBefore, readFileSync(editingState, 'utf8')), ['recentSnapshot'], 'the control: VS Code rewrote its live file view');
-        const controlChanged = readFileSync(editingState, 'utf8');
-        writeFileSync(keep, keepBytes);
-        await waitFor('VS Code to rewrite it again once the file is back', () => readFileSync(editingState, 'utf8') !== controlChanged, 20_000);
-        await new Promise((r) => setTimeout(r, 6_000)); // its next write, if any, before the state is recorded
-        assert.deepEqual(manifest(workspace), final, 'the control put the file back');
 
         const stateBefore = readFileSync(editingState, 'utf8');
         const vsBefore = vsFiles();
@@ -221,7 +211,11 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         const hostTrace = await attachTrace(extensionHost, join(out, 'strace-extension-host.txt'));
         const rewound = cli(['rewind-files', sessionId, second, '--json'], join(out, 'strace-rewind-files.txt'));
         assert.equal(rewound.status, 0, rewound.stderr);
-        assert.deepEqual(manifest(workspace), atSecond, 'rewind-files: the workspace as it was when the second request was sent');
+        assert.deepEqual(
+          manifest(workspace),
+          atSecond,
+          `rewind-files: the workspace as it was when the second request was sent (it said: ${rewound.stdout.slice(0, 3000)})`,
+        );
         const undone = cli(['undo-rewind', sessionId, '--json'], join(out, 'strace-undo-rewind.txt'));
         assert.equal(undone.status, 0, undone.stderr);
         assert.deepEqual(manifest(workspace), final, 'undo-rewind puts it back');
@@ -278,6 +272,22 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
           'the editing state differs only in the live file view VS Code keeps itself',
         );
         if (changed.length) console.log(`vscode-chat: VS Code rewrote its editing state.json (${changed.join(', ')}) as the files changed`);
+
+        // the control, last of all (VS Code's answer to it is a write of the files outside any turn: before the rewinds
+        // agent-rewind kept sub/new.txt as the user's): a change of a file VS Code's edit tools made, from outside (this
+        // test, not agent-rewind), makes VS Code rewrite its editing state.json in the same part (its live view of the
+        // files); put back, it rewrites again
+        const keep = join(workspace, 'keep.txt');
+        const keepBytes = readFileSync(keep);
+        const controlBefore = readFileSync(editingState, 'utf8');
+        writeFileSync(keep, 'changed from outside\n');
+        await waitFor('VS Code to rewrite its editing state.json after an outside change', () => readFileSync(editingState, 'utf8') !== controlBefore, 20_000);
+        assert.deepEqual(changedKeys(controlBefore, readFileSync(editingState, 'utf8')), ['recentSnapshot'], 'the control: VS Code rewrote its live file view');
+        const controlChanged = readFileSync(editingState, 'utf8');
+        writeFileSync(keep, keepBytes);
+        await waitFor('VS Code to rewrite it again once the file is back', () => readFileSync(editingState, 'utf8') !== controlChanged, 20_000);
+        await new Promise((r) => setTimeout(r, 6_000)); // its next write, if any, before the state is recorded
+        assert.deepEqual(manifest(workspace), final, 'the control put the file back');
 
         // the conversation is VS Code's: the preview's "Restore VS Code's checkpoint" opens the session in VS Code's chat
         // and runs its Restore Checkpoint on the second request. VS Code asks, then puts back what its edit tools changed

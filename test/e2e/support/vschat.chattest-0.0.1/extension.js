@@ -2,7 +2,9 @@
 // prompts through VS Code's own chat, as a person would. The script ($VSCHAT_SCRIPT, JSON) names each step's marker,
 // prompt and tool calls; the model answers the request whose last user message carries a step's marker with that
 // step's tool calls, one per round, then with its reply. Before each prompt the driver records the workspace (every
-// file's sha256 and mode) in <out>/before-<n>.json, and writes <out>/done.json (or error.json) at the end.
+// file's sha256 and mode) in <out>/before-<n>.json, and writes <out>/done.json (or error.json) at the end. Every call of
+// the model on a step is appended to <out>/model-calls.jsonl ({marker, round, tools, atMs}): the lag measurement
+// (support/chat-lag.ts) compares the first one of each request with the time of its snapshot.
 'use strict';
 const vscode = require('vscode');
 const { createHash } = require('node:crypto');
@@ -52,6 +54,7 @@ function makeProvider(script, log) {
       }
       let done = 0;
       for (const m of messages.slice(at + 1)) done += toolResults(m);
+      if (script.out) fs.appendFileSync(path.join(script.out, 'model-calls.jsonl'), JSON.stringify({ marker: step.marker, round: done, tools: tools.length, atMs: Date.now() }) + '\n');
       const call = step.calls[done];
       log(`model: ${step.marker} round ${done} of ${step.calls.length}`);
       if (call) progress.report(new vscode.LanguageModelToolCallPart(`call_${step.marker}_${done}`, call.name, call.input));
@@ -104,7 +107,7 @@ async function drive(script, log) {
     for (let i = 0; i < 240 && !finished.has(step.marker); i++) await sleep(500);
     log(`step ${step.marker} finished: ${finished.has(step.marker)}`);
     results.push({ ms: Date.now() - t, result: r });
-    await sleep(3000);
+    await sleep(script.pauseMs || 3000);
   }
   return results;
 }
