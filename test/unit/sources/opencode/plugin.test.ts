@@ -75,8 +75,9 @@ describe('OpenCode plugin file', () => {
   it('the plugin module runs the launcher at chat.message and waits for it, then at session.idle (detached) with that prompt id', async () => {
     const record = join(dir, 'calls.jsonl');
     const launcher = join(dir, 'fake-launcher.sh');
-    // sleeps first: the hook must not return before the launcher is done
-    writeFileSync(launcher, `#!/bin/sh\nsleep 0.3\n{ printf '%s ' "$*"; cat; } >> '${record}'\n`);
+    // sleeps first: the hook must not return before the launcher is done; one write per call, so a poll never sees
+    // a call's arguments without its input
+    writeFileSync(launcher, `#!/bin/sh\nsleep 0.3\ninput=$(cat)\nprintf '%s %s\\n' "$*" "$input" >> '${record}'\n`);
     chmodSync(launcher, 0o755);
     const pluginDir = join(dir, 'run-plugin');
     mkdirSync(pluginDir);
