@@ -137,9 +137,19 @@ export async function clearNotifications(page: Page): Promise<void> {
 /** Runs a command through the command palette by its full title ("Agent Rewind: Refresh Sessions"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await page.keyboard.press('F1');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(`>${title}`);
+  // the palette can close again as it opens when something else takes the focus at that moment (VS Code's chat
+  // reacting to files a rewind changed): open it again, a few times, rather than wait on a closed one
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
   const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
   await row.click();
