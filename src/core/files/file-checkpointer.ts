@@ -193,7 +193,6 @@ export class FileCheckpointer {
   async startWatching(onLimit?: (report: WatchLimitReport) => void): Promise<void> {
     if (this.watcherStop) return;
     const { watchWorkspace } = await import('./scan/fs-watcher');
-    this.startTracking();
     const feed = new ChangeFeed({ sink: (rels) => this.notifyChanged(rels) });
     // said once, after the watch has started (folders keep failing until it is done: the report counts them all)
     let started = false;
@@ -225,6 +224,11 @@ export class FileCheckpointer {
     started = true;
     sayLimit();
     this.tracker.sync = { settle: () => feed.settle(this.workspaceRoot) };
+    // tracking only now that the watch is in place: a change made while it was being set up (Node's recursive watch
+    // walks the tree asynchronously) was reported to nobody, so snapshots until now checked the tree, and the next
+    // one checks it whole once more
+    this.markAllDirty();
+    this.startTracking();
     // ignored folders are not watched: once a rule change makes one visible, it is watched from then on
     this.tracker.onRulesRefreshed = (model) => void stop.watchFolders(folderRels(model.root)).catch(() => this.markAllDirty());
     this.watcherStop = () => {
