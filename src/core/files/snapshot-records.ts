@@ -31,6 +31,8 @@ const idName = (id: string) => createHash('sha256').update(id).digest('hex').sli
 
 /** The name of the file that holds the record of `anchorId` in its session's folder. */
 export const recordFileName = (anchorId: string): string => idName(anchorId) + '.json';
+/** The name of a session's folder of records. */
+export const sessionFolderName = (sessionId: string): string => idName(sessionId);
 
 export class SnapshotRecords {
   constructor(private readonly storeDir: string) {}
@@ -94,6 +96,15 @@ export class SnapshotRecords {
   }
 
   /** The names of the session's record files (see recordFileName), without reading them. */
+  /** The names of the sessions' record folders (sessionFolderName). */
+  async sessionFolderNames(): Promise<string[]> {
+    try {
+      return await readdir(join(this.storeDir, 'snapshots'));
+    } catch {
+      return [];
+    }
+  }
+
   async recordFilesOf(sessionId: string): Promise<string[]> {
     try {
       return (await readdir(this.sessionDir(sessionId))).filter((f) => f.endsWith('.json'));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write';
 import { appendCheckedLines, CheckedLinesReader, checkedJson, encodeCheckedLine } from './checked-lines';
 import { isObjectHash } from './store/object-format';
-import { recordFileName, type SnapshotRecord, type SnapshotRecords } from './snapshot-records';
+import { recordFileName, sessionFolderName, type SnapshotRecord, type SnapshotRecords } from './snapshot-records';
 
 /** One snapshot on the timeline. `prompt`: the user-message anchor whose turn it belongs to (its own for a prompt
  *  start; for a turn end, the latest prompt start of the same session before it); undefined for a pre-restore. */
@@ -156,8 +156,15 @@ export class Timeline {
    */
   async points(): Promise<TimelinePoint[]> {
     const parsed = this.read();
-    if (parsed && !parsed.damaged) return this.promptedOf(parsed).slice();
-    return withPrompts(merge(parsed?.points ?? [], await this.records.all()));
+    if (!parsed || parsed.damaged) return withPrompts(merge(parsed?.points ?? [], await this.records.all()));
+    // a file cut at a line's end (a crash, a power cut) reads as whole: every session's records without a point are
+    // placed too, read by name as for a rewind; a folder of records of a session with no point at all: all are read
+    const points = this.promptedOf(parsed);
+    const sessions = [...new Set(points.map((p) => p.sessionId))];
+    const listed = new Set(sessions.map(sessionFolderName));
+    if ((await this.records.sessionFolderNames()).some((n) => !listed.has(n))) return withPrompts(merge(parsed.points, await this.records.all()));
+    const missing = (await Promise.all(sessions.map((s) => this.unlistedRecords(s, points)))).flat();
+    return missing.length ? withPrompts(merge(parsed.points, missing, false)) : points.slice();
   }
 
   /**
