@@ -4,7 +4,7 @@
 // palette's) takes the last step made in the folder, whichever session is active.
 // A log step whose file undo count no longer matches was overtaken by a file rewind made outside it: then only the
 // files are undone, as before, and the session's steps are dropped rather than replayed over other changes.
-import type { FileCheckpoints } from '../files/types';
+import type { FileCheckpoints, TurnWrites } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
 import type { BranchInfo } from '../branches/derive';
 import { isForeignView, type SessionView } from '../sources/session-view';
@@ -30,6 +30,9 @@ export interface UndoContext {
   log: RewindLog;
   view(sessionRef: string): Promise<SessionView>;
   checkpointerOf(session: SessionView): FileCheckpoints | undefined;
+  /** What agents' records say their tools wrote in the turns a rewind of the session to `key` may meet: a redo
+   *  attributes changes as the rewind did (turn-writes.ts). */
+  turnWrites(session: SessionView, sessionRef: string, cp: FileCheckpoints, key: string): Promise<TurnWrites[]>;
   /** Makes a branch active (the log's own moves: not logged themselves). */
   switchBranch(sessionRef: string, name: string): Promise<BranchInfo>;
   /** The workspace folder whose log a session's rewinds are in. */
@@ -186,6 +189,7 @@ async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
       files = await cp.rewindFiles(step.sessionId, key, {
         anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
         ...choiceOptions(choiceOfLoggedStep(step)),
+        turnWrites: await ctx.turnWrites(origin, step.sessionRef, cp, key),
       });
     }
     let branch: string | undefined;
