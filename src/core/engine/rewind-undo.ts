@@ -173,6 +173,7 @@ async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
       files = await cp.rewindFiles(step.sessionId, key, {
         anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
         ...choiceOptions(choiceOfLoggedStep(step)),
+        turnWrites: await ctx.turnWrites(origin, step.sessionRef, cp, key),
       });
     }
     let branch: string | undefined;
