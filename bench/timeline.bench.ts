@@ -12,7 +12,7 @@
 // Sessions: two agents' sessions take turns (a prompt start, then a turn end with 3 changed files); every fifth prompt
 // is preceded by a hand edit of one file (the user's interval). A fifth of the changes go to 20 "hot" files, so a hot
 // file has about 150 changes in the full run; the rest go to files picked at random (most of those changed once).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { Timeline } from '../src/core/files/timeline';
 import { TimelineChanges } from '../src/core/files/timeline-changes';
 import { hashObject, ObjectStore, type PackWriter } from '../src/core/files/store/object-store';
 import { encodeTree, readTree, type TreeEntry } from '../src/core/files/store/tree';
-import { editRandomFiles, fmtMs, now, sleep } from './bench-tools';
+import { bundleCli, editRandomFiles, fmtMs, now, sleep } from './bench-tools';
 import { median, percentile, type BenchModule, type BenchSection } from './types';
 import { generateWorkspace, prng } from './workspace-generator';
 
@@ -227,6 +227,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
   const snapshotCount = quick ? 1000 : 10_000;
   const queryRounds = quick ? 5 : 15;
   const dryRounds = quick ? 3 : 7;
+  const cliRounds = quick ? 4 : 20;
   const dryCount = quick ? 200 : 1000;
   const base = await mkdtemp(join(tmpdir(), 'arw-timeline-bench-'));
   try {
@@ -299,6 +300,42 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       }
     }
 
+    // the CLI as it ships, a process per question (Node's start included): `history` and `blame` of the same files,
+    // their CPU time (user + system) from bash's `times` for its finished children; one untimed run first writes the
+    // CLI's code cache (src/cli/code-cache.ts), as a first run after an install does
+    const cliJs = join(base, 'cli', 'cli.js');
+    await bundleCli(cliJs);
+    const cliRun = (command: string, path: string) => {
+      const script = `"$0" "$1" ${command} "$2" --workspace "$3" --home "$4" --json > /dev/null || exit 1; times`;
+      const r = spawnSync('bash', ['-c', script, process.execPath, cliJs, join(ws, path), ws, home], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`agent-rewind ${command} ${path} failed: ${r.stderr}`);
+      // `times` prints the shell's user and system time, then its children's: "0m0.123s 0m0.045s"
+      const [user, sys] = r.stdout
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .split(' ')
+        .map((x) => {
+          const m = /^(\d+)m([\d.]+)s$/.exec(x);
+          return m ? Number(m[1]) * 60_000 + Number(m[2]) * 1000 : NaN;
+        });
+      return user! + sys!;
+    };
+    cliRun('history', hot[0]!);
+    const cliSamples = { history: [] as number[], blame: [] as number[] };
+    const cliCpu = { history: [] as number[], blame: [] as number[] };
+    const cliLoads: number[] = [];
+    for (let r = 0; r < cliRounds; r++) {
+      const path = (r % 2 ? cold : hot)[Math.floor(r / 2) % 5]!;
+      for (const command of ['history', 'blame'] as const) {
+        cliLoads.push(load());
+        t = now();
+        const ms = cliRun(command, path);
+        cliSamples[command].push(now() - t);
+        cliCpu[command].push(ms);
+      }
+    }
+
     // attribution's cost: dry runs of `dryCount` files session A changed in its last turn, with the timeline and
     // without it (its reads hidden: the planner then falls back to the session's turn-end rule, the dry run as it was
     // before the timeline), interleaved, the order swapped each round
@@ -357,6 +394,10 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       ...queryRows.map(
         (r) =>
           `| ${r.what} (${r.xs.length} samples; CPU time p50 ${fmtMs(p50(r.cpu))}) | ${fmtMs(p50(r.xs))} / ${fmtMs(p95(r.xs))} | < 100 ms | ${mark(r.ok)} | ${loadText(loads)} |`,
+      ),
+      ...(['history', 'blame'] as const).map(
+        (c) =>
+          `| \`agent-rewind ${c} <path> --json\`, the CLI's whole process, Node's start included (${cliSamples[c].length} samples, hot and rarely changed files alternating; CPU time p50 ${fmtMs(p50(cliCpu[c]))}) | ${fmtMs(p50(cliSamples[c]))} / ${fmtMs(p95(cliSamples[c]))} | | | ${loadText(cliLoads)} |`,
       ),
       `| of those, fresh: a hot file (≤ ${hotEntries} history entries, ${hotLines} lines) history / blame | ${fmtMs(p50(perKind.hot.history))} / ${fmtMs(p50(perKind.hot.blame))} (p50) | | | |`,
       `| of those, fresh: a file changed once or twice, history / blame | ${fmtMs(p50(perKind.cold.history))} / ${fmtMs(p50(perKind.cold.blame))} (p50) | | | |`,
