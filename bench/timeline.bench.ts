@@ -182,6 +182,8 @@ interface Fixture {
   files: string[];
   firstMs: number;
   built: Built;
+  /** Built by an earlier run and copied (AGENT_REWIND_BENCH_TIMELINE_FIXTURE). */
+  reused: boolean;
 }
 
 type SavedFixture = Pick<Fixture, 'storeDir' | 'firstMs'> & { built: Omit<Built, 'changesOf'> & { changesOf: [string, number][] } };
@@ -202,7 +204,7 @@ export async function fixture(base: string, fileCount: number, snapshotCount: nu
     await rm(dir, { recursive: true, force: true });
     execFileSync('cp', ['-a', pristine, dir]);
     const saved = JSON.parse(readFileSync(join(dir, 'fixture.json'), 'utf8')) as SavedFixture;
-    return { ...saved, ws, home, files: gen.files, built: { ...saved.built, changesOf: new Map(saved.built.changesOf) } };
+    return { ...saved, ws, home, files: gen.files, built: { ...saved.built, changesOf: new Map(saved.built.changesOf) }, reused: true };
   }
   if (kept) await rm(kept, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -219,7 +221,7 @@ export async function fixture(base: string, fileCount: number, snapshotCount: nu
     writeFileSync(join(dir, 'fixture.json'), JSON.stringify(saved));
     execFileSync('cp', ['-a', dir, pristine]);
   }
-  return { ws, home, storeDir, files: gen.files, firstMs, built };
+  return { ws, home, storeDir, files: gen.files, firstMs, built, reused: false };
 }
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
@@ -231,7 +233,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
   const dryCount = quick ? 200 : 1000;
   const base = await mkdtemp(join(tmpdir(), 'arw-timeline-bench-'));
   try {
-    const { ws, home, storeDir, files, firstMs, built } = await fixture(base, fileCount, snapshotCount);
+    const { ws, home, storeDir, files, firstMs, built, reused } = await fixture(base, fileCount, snapshotCount);
     const gen = { files };
     let t: number;
     const timelineBytes = statSync(join(storeDir, 'timeline.jsonl')).size;
@@ -408,7 +410,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       `| its changed-path index per snapshot (${indexLines.toLocaleString('en')} lines: one per snapshot that changed something; ${(indexBytes / 1e6).toFixed(2)} MB) | ${(indexBytes / (built.points + 1)).toFixed(0)} bytes | | | |`,
       '',
       `Notes: the workspace has ${fileCount.toLocaleString('en')} files; the timeline ${(built.points + 1).toLocaleString('en')} snapshots of two sessions taking turns (a prompt start, then a turn end with 3 changed files; a hand edit of one file before every fifth prompt). ` +
-        `The first snapshot is a real one (${fmtMs(firstMs)}); the other ${built.points.toLocaleString('en')} were written in ${fmtMs(built.buildMs)} in the formats real snapshots write (the store's PackWriter for blobs and trees, SnapshotRecords.put, Timeline.append), without scanning the workspace, one pack per 500 snapshots. ` +
+        `The first snapshot is a real one (${fmtMs(firstMs)}); the other ${built.points.toLocaleString('en')} were written in ${fmtMs(built.buildMs)} in the formats real snapshots write (the store's PackWriter for blobs and trees, SnapshotRecords.put, Timeline.append), without scanning the workspace, one pack per 500 snapshots${reused ? ' (by an earlier run, whose fixture this run copied: AGENT_REWIND_BENCH_TIMELINE_FIXTURE)' : ''}. ` +
         `A fifth of the changes went to ${HOT} hot files (up to ${Math.max(...built.hotFiles.map((f) => built.changesOf.get(f) ?? 0))} changes each); history and blame samples alternate between those and files changed once or twice. ` +
         `"Fresh": a new FileCheckpointer per sample (the timeline parsed and the pack indexes read, as a CLI process does; Node's start is not included); "warm": the same one asked again (the extension, the service). ` +
         `The dry runs rewind session A's latest prompt, whose turn changed the ${dryCount.toLocaleString('en')} files, with a watcher-fed model; "timeline hidden" makes the planner fall back to the session's turn-end rule. Load is the 1-minute load average when each sample started (median, min–max), on 2 cores shared with other work.`,
