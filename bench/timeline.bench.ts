@@ -397,12 +397,12 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
         (r) =>
           `| ${r.what} (${r.xs.length} samples; CPU time p50 ${fmtMs(p50(r.cpu))}) | ${fmtMs(p50(r.xs))} / ${fmtMs(p95(r.xs))} | < 100 ms | ${mark(r.ok)} | ${loadText(loads)} |`,
       ),
+      `| of those, fresh: a hot file (≤ ${hotEntries} history entries, ${hotLines} lines) history / blame | ${fmtMs(p50(perKind.hot.history))} / ${fmtMs(p50(perKind.hot.blame))} (p50) | | | |`,
+      `| of those, fresh: a file changed once or twice, history / blame | ${fmtMs(p50(perKind.cold.history))} / ${fmtMs(p50(perKind.cold.blame))} (p50) | | | |`,
       ...(['history', 'blame'] as const).map(
         (c) =>
           `| \`agent-rewind ${c} <path> --json\`, the CLI's whole process, Node's start included (${cliSamples[c].length} samples, hot and rarely changed files alternating; CPU time p50 ${fmtMs(p50(cliCpu[c]))}) | ${fmtMs(p50(cliSamples[c]))} / ${fmtMs(p95(cliSamples[c]))} | | | ${loadText(cliLoads)} |`,
       ),
-      `| of those, fresh: a hot file (≤ ${hotEntries} history entries, ${hotLines} lines) history / blame | ${fmtMs(p50(perKind.hot.history))} / ${fmtMs(p50(perKind.hot.blame))} (p50) | | | |`,
-      `| of those, fresh: a file changed once or twice, history / blame | ${fmtMs(p50(perKind.cold.history))} / ${fmtMs(p50(perKind.cold.blame))} (p50) | | | |`,
       `| dry run of ${dryCount.toLocaleString('en')} changed files with attribution (${dryRounds} runs) | ${fmtMs(p50(withT))} / ${fmtMs(p95(withT))} | | | ${loadText(dryLoads)} |`,
       `| the same, timeline hidden (the turn-end rule), interleaved | ${fmtMs(p50(withoutT))} / ${fmtMs(p95(withoutT))} | | | |`,
       `| attribution's added cost (ratio of p50s − 1; per pair: ${pairs.map(pct).join(', ')}) | ${pct(addedP50)} | < 5 % | ${mark(attributionOk)} | |`,
