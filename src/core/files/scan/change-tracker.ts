@@ -7,6 +7,7 @@ import type { PathFilter } from './path-filter';
 import { encodeStatIndex, patchFileOf, saveStatIndex, StatIndex } from './stat-index';
 import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './stat-index-patch';
 import { writeFileAtomic } from '../atomic-write';
+import { collectGarbage } from '../../collect-garbage';
 import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
@@ -111,6 +112,9 @@ export class ChangeTracker {
       // nothing checks the paths of this one in a row: its names are decoded per folder when looked at
       const index = StatIndex.parse(bytes, this.cacheKey, false);
       model.root = index.root();
+      // the tree it replaces (the index loaded at start, or an object per file after a full check) is garbage now:
+      // collected at once, not at V8's next full collection, which a quiet service may not run for hours
+      collectGarbage();
       return index;
     } catch {
       return undefined; // a tree the index cannot hold as it is (a name it refuses): kept as objects
