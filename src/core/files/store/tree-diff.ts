@@ -27,8 +27,8 @@ export class TreeReader {
     private readonly cache = new Map<string, Map<string, TreeEntry>>(),
     /** Names of a tree left out because they cannot be created on this platform (see decodeTreeChecked). */
     private readonly unrestorable = new Map<string, string[]>(),
-    /** Trees kept between operations (tree-cache.ts): read from there, and what is read here is kept there too, but
-     *  for trees with names left out, which this reader reports itself. */
+    /** Trees kept between operations (tree-cache.ts): read from there while the store has them, and what is read here
+     *  is kept there too, but for trees with names left out, which this reader reports itself. */
     private readonly shared?: TreeCache,
   ) {}
 
@@ -39,7 +39,9 @@ export class TreeReader {
   }
 
   async entries(hash: string): Promise<Map<string, TreeEntry>> {
-    let m = this.cache.get(hash) ?? this.shared?.get(hash);
+    // a kept tree stands for the store's copy only while the store has one: a tree whose pack was lost is as unknown
+    // to a long-lived process as to a fresh one, and a rewind that needs it is refused alike
+    let m = this.cache.get(hash) ?? (this.shared && this.store.has(hash) ? this.shared.get(hash) : undefined);
     if (!m) {
       const t = await readTreeChecked(this.store, hash);
       m = new Map(t.entries.map((e) => [e.name, e]));
