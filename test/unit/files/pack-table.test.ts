@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { F_DICTIONARY } from '../../../src/core/files/store/object-format';
 import { encodeIndex } from '../../../src/core/files/store/pack-index';
 import { PackTable, SMALL_PACK } from '../../../src/core/files/store/pack-table';
 
@@ -61,7 +62,11 @@ test("a big pack's index stays on disk: four bytes per object in memory, and the
     // two hashes whose first four bytes are one of the pack's: a lookup reads every entry with that start
     const twin = big.entries[1234]!.hash.slice(0, 8) + 'f'.repeat(56);
     const twin2 = big.entries[1234]!.hash.slice(0, 8) + '0'.repeat(56);
-    const entries = [...big.entries, { hash: twin, offset: 1, length: 2, rawSize: 3, flags: 0 }];
+    const entries = [
+      ...big.entries,
+      { hash: twin, offset: 1, length: 2, rawSize: 3, flags: 0 },
+      { hash: hash('dict'), offset: 7, length: 3, rawSize: 3, flags: F_DICTIONARY },
+    ];
     const idx = encodeIndex(entries.map((e) => ({ ...e })));
     const file = join(dir, 'big.idx');
     await writeFile(file, idx);
@@ -77,6 +82,8 @@ test("a big pack's index stays on disk: four bytes per object in memory, and the
     assert.equal(onDisk.find(twin)?.offset, 1);
     assert.equal(onDisk.contains(twin2), false);
     assert.deepEqual([...onDisk.entries()], [...inMemory.entries()]);
+    assert.deepEqual(onDisk.dictionaries('big'), inMemory.dictionaries('big'));
+    assert.equal(onDisk.dictionaries('big').length, 1);
     assert.ok(onDisk.indexOf('big')?.equals(idx));
     assert.ok(onDisk.all()[0]![1].idx.equals(idx));
     // the file dropped (another process's gc): still read through the descriptor opened when the pack was added

@@ -60,6 +60,18 @@ function hashKey(hash: string): Buffer | undefined {
   return key.length === 32 && key.toString('hex') === hash ? key : undefined;
 }
 
+/** The dictionary entries of an index (see F_DICTIONARY), flags read through a DataView: no object per entry. */
+function dictionaryEntries(pack: string, idx: Buffer, count: number, size: number): (Loc & { hash: string })[] {
+  const out: (Loc & { hash: string })[] = [];
+  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
+  for (let i = 0; i < count; i++) {
+    if (!(view.getUint32(IDX_HEADER + i * IDX_ENTRY + 48) & F_DICTIONARY)) continue;
+    const loc = entryLoc(idx, i);
+    if (loc.offset + loc.length <= size) out.push({ pack, hash: entryHash(idx, i), ...loc });
+  }
+  return out;
+}
+
 /** A big pack's index held on disk, or undefined when its file cannot be opened as the one loaded (kept in memory). */
 function onDisk(file: string, p: PackIndex): Held | undefined {
   try {
@@ -158,12 +170,7 @@ export class PackTable {
     if (cached) return cached;
     const p = this.packs.get(pack);
     if (!p) return [];
-    const out: (Loc & { hash: string })[] = [];
-    const idx = this.bytesOf(p);
-    for (let i = 0; i < p.count; i++) {
-      const loc = entryLoc(idx, i);
-      if (loc.flags & F_DICTIONARY && loc.offset + loc.length <= p.size) out.push({ pack, hash: entryHash(idx, i), ...loc });
-    }
+    const out = dictionaryEntries(pack, this.bytesOf(p), p.count, p.size);
     this.dicts.set(pack, out);
     return out;
   }
@@ -202,7 +209,10 @@ export class PackTable {
   add(pack: string, p: PackIndex, file?: string): void {
     this.packs.get(pack)?.disk?.close();
     if (p.count > SMALL_PACK) {
-      this.packs.set(pack, (file && onDisk(file, p)) || p);
+      const held = file ? onDisk(file, p) : undefined;
+      this.packs.set(pack, held ?? p);
+      // found now, from the bytes at hand: the first read of a compacted pack needs them, and would read the index again
+      if (held) this.dicts.set(pack, dictionaryEntries(pack, p.idx, p.count, p.size));
       return;
     }
     this.packs.set(pack, p);
