@@ -148,6 +148,24 @@ export class ChangeTracker {
     }
   }
 
+  /**
+   * Looks again, whatever the watcher reported, at those of `paths` whose stat data on disk is not what the model
+   * holds: a rewind or an undo is about to write them, and a report the watcher missed must not make it overwrite an
+   * edit the model does not know of (nor its preview say something else than what is there). Only a tracked model can
+   * be behind: every refresh of another one checks everything. Returns whether the model changed.
+   */
+  async recheck(paths: Iterable<string>, stats: ScanStats): Promise<boolean> {
+    const model = this.model;
+    if (!this.tracking || !model) return false;
+    const differing = model.differingOnDisk(paths);
+    if (differing.length === 0) return false;
+    this.refreshes++;
+    const before = model.root.hash;
+    await model.refreshPaths(differing, stats);
+    hashTrees(model.root);
+    return model.root.hash !== before;
+  }
+
   async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {
     this.refreshes++;
     if (!this.model) {
