@@ -3,8 +3,8 @@
 import { resolve } from 'node:path';
 import type { CheckpointInput, RewindInput, CheckpointContext, ToolResult } from '../core/agent-tools';
 import type { BranchInfo, CheckpointInfo } from '../core/branches';
-import type { AppendResult, RewindEngine, SessionListing } from '../core/engine';
-import type { RewindFilesResult } from '../core/files';
+import type { AppendResult, RewindEngine, SessionListing, UndoOutcome } from '../core/engine';
+import type { FileHunks, HunkSelection, RewindFilesResult } from '../core/files';
 import type { AgentMessage } from '../core/session';
 import type { ArtifactVersion, JsonValue, StateSnapshot } from '../core/state';
 import type { RewindMode, RewindOutcome, RewindPreviewModel } from '../shared/view-models';
@@ -23,6 +23,20 @@ export interface AgentRewindApi {
  *  named by refs (sources/session-ref.ts); it equals `sessionRef`, a path only for agents with a file per session. */
 export type ApiSessionListing = SessionListing & { /** @deprecated use sessionRef */ readonly sessionFile: string };
 
+/** Which files a file rewind brings back besides this session's own changes, or exactly which (docs/API.md). */
+export interface ApiFilesChoice {
+  /** Also files whose last change since the message was the user's own. */
+  overwriteUserModified?: boolean;
+  /** Also files another session's turns changed since. */
+  includeOtherSessions?: boolean;
+  /** Exactly these workspace-relative paths, whoever changed them. */
+  only?: string[];
+  /** Only these hunks (numbered from 1 as `fileHunks` gives them) of these files, whoever changed them; with the
+   *  `hash` `fileHunks` gave, the rewind refuses when the file is no longer those bytes. With `only`, the whole
+   *  selection; without, nothing else comes back. */
+  hunks?: HunkSelection[];
+}
+
 export interface AgentRewindSession {
   /** The API opens and makes sessions agent-rewind writes, which are files: their ref is their path. */
   readonly sessionFile: string;
@@ -37,21 +51,19 @@ export interface AgentRewindSession {
   restore(name: string): Promise<BranchInfo>;
   /** A new branch whose head is messageId (the conversation only). */
   rewind(messageId: string): Promise<BranchInfo>;
-  /** The files as they were when the user message was sent (docs/API.md, File checkpoints). dryRun never throws. */
-  /** `includeOtherSessions`: also files another session's turns changed since; `only`: exactly these workspace-relative
-   *  paths, whoever changed them. Each file of the result says who changed it (`changedBy`). */
-  rewindFiles(
-    messageId: string,
-    opts?: { dryRun?: boolean; overwriteUserModified?: boolean; includeOtherSessions?: boolean; only?: string[] },
-  ): Promise<RewindFilesResult>;
+  /** The files as they were when the user message was sent (docs/API.md, File checkpoints). dryRun never throws.
+   *  Each file of the result says who changed it (`changedBy`), and a file of which only some hunks come back says
+   *  which (`partial`). */
+  rewindFiles(messageId: string, opts?: ApiFilesChoice & { dryRun?: boolean }): Promise<RewindFilesResult>;
+  /** Each file's changes since the user message as hunks `rewindFiles`' `hunks` can take back one by one (the same
+   *  computation the rewind uses), or why it can only come back whole. Reads only. */
+  fileHunks(messageId: string, relPaths: readonly string[]): Promise<FileHunks[]>;
   /** "Rewind to here": the dry run of conversation + state + files together, and its apply. */
   previewRewind(messageId: string): Promise<RewindPreviewModel>;
-  rewindToHere(
-    messageId: string,
-    mode?: RewindMode,
-    opts?: { overwriteUserModified?: boolean; includeOtherSessions?: boolean; only?: string[] },
-  ): Promise<RewindOutcome>;
+  rewindToHere(messageId: string, mode?: RewindMode, opts?: ApiFilesChoice): Promise<RewindOutcome>;
   undoLastRewind(): Promise<{ filesChanged: string[]; userModified: string[] }>;
+  /** Applies the last undone rewind of the session again, with the same choice of files and hunks. */
+  redoRewind(): Promise<UndoOutcome>;
   switchBranch(name: string): Promise<BranchInfo>;
   branches(): Promise<BranchInfo[]>;
   /** State and artifacts as of an entry (default: the active branch's leaf). */
@@ -87,9 +99,11 @@ export function createApi(engine: RewindEngine, changed: (sessionRef: string) =>
       restore: (name) => after(engine.restoreCheckpoint(file, name)),
       rewind: (messageId) => after(engine.fork(file, messageId)),
       rewindFiles: (messageId, opts) => (opts?.dryRun ? engine.rewindFiles(file, messageId, opts) : after(engine.rewindFiles(file, messageId, opts))),
+      fileHunks: (messageId, relPaths) => engine.fileHunks(file, messageId, relPaths),
       previewRewind: (messageId) => engine.previewRewind(file, messageId),
       rewindToHere: (messageId, mode = 'all', opts) => after(engine.applyRewind(file, messageId, mode, opts)),
       undoLastRewind: () => after(engine.undoLastRewind(file)),
+      redoRewind: () => after(engine.redoRewind(file)),
       switchBranch: (name) => after(engine.switchBranch(file, name)),
       branches: () => engine.branches(file),
       state: (entryId) => engine.stateOf(file, entryId),

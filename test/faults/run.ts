@@ -254,11 +254,11 @@ function must(_t: Trial, what: string, r: Run): Run {
 }
 
 /** A session with two acknowledged user-message snapshots: u1 (the initial files) and u2 (after the agent's work). */
-function history(t: Trial): void {
+function history(t: Trial, work: (ws: string) => void = agentWork): void {
   const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
   t.session = made.json.file;
   appendUser(t, 'u1');
-  agentWork(t.ws);
+  work(t.ws);
   must(t, 'append a1', cli(t, ['append', t.session, '--role', 'assistant', '--text', 'did it', '--id', 'a1', '--json']));
   t.entries.push('a1');
   appendUser(t, 'u2');
@@ -820,6 +820,7 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
   'kill-steps-rewind': (t) => killAtEveryStep(t, 'rewind'),
   'kill-steps-undo': (t) => killAtEveryStep(t, 'undo'),
   'kill-steps-redo': (t) => killAtEveryStep(t, 'redo'),
+  'kill-partial': killPartial,
   async 'concurrent-writers'(t) {
     const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
     t.session = made.json.file;
@@ -1063,6 +1064,156 @@ async function killAtEveryStep(t: Trial, which: 'rewind' | 'undo' | 'redo'): Pro
   } finally {
     rmSync(template, { recursive: true, force: true });
   }
+}
+
+// ── partial rewinds (issue 27: restore exactly what you choose) ─────────────────────────────────────────────────
+/** The lines of long.txt the agent changes: three hunks far enough apart to stay three. */
+const LONG_LINES = 60;
+const LONG_EDITED = [4, 29, 54];
+const longText = (edited: boolean) =>
+  Array.from({ length: LONG_LINES }, (_, i) => (edited && LONG_EDITED.includes(i) ? `line ${i} as the agent left it\n` : `line ${i}\n`)).join('');
+
+/** The files the agent modified (in both u1 and u2, so a user can edit them after a kill): --only picks among these,
+ *  beside folders and files it made, deleted or changed the mode of. */
+const ONLY_MODIFIED = ['dir0/f1.txt', 'dir1/f3.txt', 'dir3/f5.txt', 'dir5/f9.txt'];
+const ONLY_OTHERS = ['dir2', 'added', 'run.sh', 'dir4/f2.txt'];
+
+/** The paths whose fingerprint line differs between two prints (added, removed or changed). */
+function changedPaths(a: string[], b: string[]): string[] {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  const pathOf = (line: string) => line.split(' ')[0]!.replace(/\/$/, '');
+  return [...new Set([...a.filter((l) => !sb.has(l)), ...b.filter((l) => !sa.has(l))].map(pathOf))].sort();
+}
+
+/** A fingerprint without one path's line (the path a user edited after the kill). */
+const without = (print: string[], path: string) => print.filter((l) => !l.startsWith(`${path} `) && !l.startsWith(`${path}/ `));
+
+/** The selection of a partial rewind, as rewind-files takes it: some files (--only) or some hunks of long.txt. */
+function partialSelection(t: Trial, how: 'only' | 'hunks'): { args: string[]; chosen: string[]; edited: string; label: string } {
+  if (how === 'only') {
+    const modified = pick(ONLY_MODIFIED);
+    const others = ONLY_OTHERS.filter(() => rand() < 0.5);
+    const chosen = [modified, ...others];
+    // absolute, as a terminal in another folder types them (the CLI runs in the trial's folder, above the workspace)
+    return { args: chosen.flatMap((p) => ['--only', join(t.ws, p)]), chosen, edited: modified, label: chosen.map((p) => `--only ${p}`).join(' ') };
+  }
+  const dry = must(t, 'dry run', cli(t, ['rewind-files', t.session, 'u1', '--dry-run', '--json']));
+  const long = (dry.json.files as { path: string; hunksHash?: string; hunks?: unknown[] }[]).find((f) => f.path === 'long.txt');
+  if (!long?.hunksHash || long.hunks?.length !== LONG_EDITED.length) throw new Error(`the dry run does not list long.txt's 3 hunks: ${JSON.stringify(long)}`);
+  const chosen = [1, 2, 3].filter(() => rand() < 0.5);
+  if (chosen.length === 0 || chosen.length === 3) chosen.splice(0, chosen.length, 1 + int(3));
+  // with the hash the dry run gave, or as a terminal user types it (the hunks of the file as it is)
+  const hash = rand() < 0.5 ? `@${long.hunksHash}` : '';
+  return {
+    args: ['--hunks', `${join(t.ws, 'long.txt')}:${chosen.join(',')}${hash}`],
+    chosen: ['long.txt'],
+    edited: 'long.txt',
+    label: `--hunks long.txt:${chosen.join(',')}${hash ? '@hash' : ''}`,
+  };
+}
+
+/**
+ * A partial rewind (`--only`, `--hunks`), its undo or its redo, stopped by SIGKILL before a random one of its
+ * file-system steps (kill-at-step.cjs, counted by an uninterrupted run from the same start). After the kill the
+ * workspace must be exactly before or after once recovery ran (gc), and the next undo-rewind and redo-rewind must go
+ * to the state before the partial rewind and after it (redo refuses, with nothing changed, when recovery rolled the
+ * rewind back). Every other trial a user edits a file the command changes right after the kill: recovery and the
+ * undo after it must keep that edit, and leave the rest of the workspace before or after.
+ */
+async function killPartial(t: Trial): Promise<void> {
+  writeFileSync(join(t.ws, 'long.txt'), longText(false));
+  history(t, (ws) => {
+    agentWork(ws);
+    writeFileSync(join(ws, 'long.txt'), longText(true));
+  });
+  const op = (['only', 'hunks', 'undo', 'redo'] as const)[t.n % 4]!;
+  const how = op === 'only' || op === 'hunks' ? op : t.n % 8 < 4 ? 'only' : 'hunks';
+  const userEdits = Math.floor(t.n / 4) % 2 === 1;
+  const selection = partialSelection(t, how);
+  const rewind = ['rewind-files', t.session, 'u1', ...selection.args, '--json'];
+  const old = fingerprint(t.ws);
+  if (op !== 'only' && op !== 'hunks') must(t, 'partial rewind', cli(t, rewind));
+  const rewound = op === 'only' || op === 'hunks' ? undefined : fingerprint(t.ws);
+  if (op === 'redo') must(t, 'undo', cli(t, ['undo-rewind', t.session, '--json']));
+  const args = op === 'undo' ? ['undo-rewind', t.session, '--json'] : op === 'redo' ? ['redo-rewind', t.session, '--json'] : rewind;
+  const start = fingerprint(t.ws);
+
+  const template = `${t.base}.start`;
+  spawnSync('cp', ['-a', t.base, template]);
+  try {
+    const countFile = join(tmpdir(), `arw-partial-${process.pid}-${t.n}`);
+    must(t, `${op} (counting its steps)`, cli(t, args, t.who, { AGENT_REWIND_FAULT_COUNT: countFile }));
+    const steps = Number(readFileSync(countFile, 'utf8'));
+    rmSync(countFile, { force: true });
+    const now = rewound ?? fingerprint(t.ws); // the partial rewind's result
+    // a partial rewind changes what was chosen and nothing else
+    const { chosen } = selection;
+    const strayed = changedPaths(old, now).filter((p) => !chosen.some((c) => p === c || p.startsWith(`${c}/`)));
+    if (strayed.length) t.problems.push(`the partial rewind (${selection.label}) changed what was not chosen: ${strayed.join(', ')}`);
+    if (!changedPaths(old, now).includes(selection.edited)) t.problems.push(`the partial rewind (${selection.label}) left ${selection.edited} as it was`);
+    const after = op === 'undo' ? old : now;
+    spawnSync('rm', ['-rf', t.base]);
+    spawnSync('cp', ['-a', template, t.base]);
+
+    const step = 1 + int(steps);
+    const run = cli(t, args, t.who, { AGENT_REWIND_FAULT_KILL_AT: String(step) });
+    const killed = run.signal === 'SIGKILL';
+    if (killed) totals.kills++;
+    else if (run.code !== 0) t.problems.push(`the ${op} failed without a kill: ${run.stderr.trim().slice(0, 300)}`);
+    (t as Trial & { note?: string }).note =
+      `${op}${op === 'undo' || op === 'redo' ? ` of ${how}` : ''} ${selection.label}, killed at step ${step} of ${steps}${userEdits ? ', then edited by the user' : ''}`;
+
+    const editedPath = join(t.ws, selection.edited);
+    const userText = `the user's edit after the kill ${int(1e9)}\n`;
+    if (userEdits) writeFileSync(editedPath, userText);
+    const keptEdit = (when: string) => {
+      if (!userEdits) return;
+      const text = existsSync(editedPath) ? readFileSync(editedPath, 'utf8') : '(gone)';
+      if (text !== userText) t.problems.push(`${when}, ${selection.edited} lost the user's edit made after the kill: ${text.slice(0, 60)}`);
+    };
+    const states = (names: Record<string, string[]>) =>
+      Object.entries(names).map(([name, print]) => ({ name, print: userEdits ? without(print, selection.edited) : print }));
+    const check = (when: string, allowed: { name: string; print: string[] }[]) => {
+      const print = userEdits ? without(fingerprint(t.ws), selection.edited) : fingerprint(t.ws);
+      if (!allowed.some((a) => same(a.print, print)))
+        t.problems.push(
+          `${when}, the workspace is neither ${allowed.map((a) => a.name).join(' nor ')}: ${allowed.map((a) => `vs ${a.name}: ${diffOf(a.print, print)}`).join(' | ')}`,
+        );
+    };
+
+    const killedPrint = userEdits ? without(fingerprint(t.ws), selection.edited) : fingerprint(t.ws);
+    const [startPrint, afterPrint] = states({ start, after }).map((x) => x.print);
+    const left = same(startPrint!, afterPrint!)
+      ? 'only the edited file in question'
+      : same(killedPrint, startPrint!)
+        ? 'before'
+        : same(killedPrint, afterPrint!)
+          ? 'after'
+          : 'between';
+    (t as Trial & { note?: string }).note += `; left ${left} until recovery`;
+    // recovery of the store's journal runs in the first command that takes the store's lock: gc changes nothing else
+    const gc = cli(t, ['gc']);
+    if (gc.code !== 0) t.problems.push(`gc after the kill failed: ${gc.stderr.trim().slice(0, 300)}`);
+    check('after recovery', states({ [`as before the ${op}`]: start, [`as after the ${op}`]: after }));
+    keptEdit('after recovery');
+    // the rewind log's recovery runs in the next undo: files back as before the partial rewind
+    const undo = cli(t, ['undo-rewind', t.session, '--json']);
+    check(`after the next undo-rewind (exit ${undo.code})`, states({ 'as before the partial rewind': old }));
+    keptEdit('after the next undo-rewind');
+    if (!userEdits) {
+      // a redo brings the partial rewind back, unless recovery rolled the killed rewind back (then it has nothing to redo)
+      const redo = cli(t, ['redo-rewind', t.session, '--json']);
+      const rolledBack = op !== 'undo' && op !== 'redo' && undo.code !== 0 && redo.code !== 0;
+      check(
+        `after the redo-rewind after it (exit ${redo.code}${redo.code ? `: ${redo.stderr.trim().slice(0, 160)}` : ''})`,
+        states(rolledBack ? { 'as before the partial rewind': old } : { 'as after the partial rewind': now }),
+      );
+    }
+  } finally {
+    rmSync(template, { recursive: true, force: true });
+  }
+  checkInvariants(t);
 }
 
 // ── hostile session files (readers never leave the agent's folders or block) ─────────────────────────────────────

@@ -74,9 +74,9 @@ import {
   undoLastRewind,
   undoLastRewindIn,
   withFolderLog,
-  type UndoContext,
   type UndoOutcome,
 } from './rewind-undo';
+import type { UndoContext } from './undo-context';
 import { filesTopOf } from './rewind-recovery';
 export type { UndoOutcome };
 import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';

@@ -12,6 +12,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readRegularFileSync } from '../agent-files';
+import { parseJsonlRecords } from './jsonl-records';
 
 export const promptRecordSchema = z.object({
   v: z.literal(1),
@@ -79,23 +80,7 @@ export function readPromptRecords(home: string, folder: string, sessionId: strin
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return parsePromptRecords(text);
-}
-
-export function parsePromptRecords(text: string): PromptRecord[] {
-  const out: PromptRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const r = promptRecordSchema.safeParse(raw);
-    if (r.success) out.push(r.data);
-  }
-  return out;
+  return parseJsonlRecords(text, promptRecordSchema);
 }
 
 /**

@@ -88,6 +88,79 @@ describe('exported API (over a real engine, workspace and home)', () => {
     assert.equal(await readFile(join(ws, 'notes.md'), 'utf8'), 'v2\nmore\n');
   });
 
+  it('takes back only the chosen hunks of a file, refuses stale ones, and undoes and redoes them exactly', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+    const at = (edit: (l: string[]) => void) => {
+      const copy = [...lines];
+      edit(copy);
+      return copy.join('\n') + '\n';
+    };
+    await writeFile(
+      join(ws, 'code.ts'),
+      at(() => {}),
+    );
+    const session = await api.createSession({ title: 'Hunks' });
+    const { entryId } = await session.appendMessage({ role: 'user', content: 'change the top and the bottom' });
+    const agentWrote = at((l) => {
+      l[1] = 'top changed';
+      l[27] = 'bottom changed';
+    });
+    await writeFile(join(ws, 'code.ts'), agentWrote);
+    await session.appendMessage({ role: 'assistant', content: [{ type: 'text', text: 'changed both' }] });
+
+    const [hunks] = await session.fileHunks(entryId, ['code.ts']);
+    assert.ok(hunks?.ok, 'a modified text file has hunks');
+    assert.deepEqual(
+      hunks.hunks.map((h) => [h.index, h.insertions, h.deletions]),
+      [
+        [1, 1, 1],
+        [2, 1, 1],
+      ],
+    );
+    const chosen = [{ path: 'code.ts', hunks: [2], hash: hunks.hash }];
+    const dry = await session.rewindFiles(entryId, { dryRun: true, hunks: chosen });
+    assert.equal(dry.canRewind, true);
+    assert.deepEqual(
+      dry.files.map((f) => [f.path, f.partial?.hunks, f.partial?.of]),
+      [['code.ts', [2], 2]],
+    );
+    assert.equal(await readFile(join(ws, 'code.ts'), 'utf8'), agentWrote, 'a dry run writes nothing');
+
+    await session.rewindFiles(entryId, { hunks: chosen });
+    const bottomBack = at((l) => {
+      l[1] = 'top changed';
+    });
+    assert.equal(await readFile(join(ws, 'code.ts'), 'utf8'), bottomBack, 'only the second hunk came back');
+    await session.undoLastRewind();
+    assert.equal(await readFile(join(ws, 'code.ts'), 'utf8'), agentWrote);
+    await session.redoRewind();
+    assert.equal(await readFile(join(ws, 'code.ts'), 'utf8'), bottomBack, 'redo takes back the same hunk');
+    await session.undoLastRewind();
+    assert.equal(await readFile(join(ws, 'code.ts'), 'utf8'), agentWrote);
+
+    // the same choice through Rewind to here (files only)
+    const outcome = await session.rewindToHere(entryId, 'files', { hunks: [{ path: 'code.ts', hunks: [1] }] });
+    assert.deepEqual(outcome.filesChanged, ['code.ts']);
+    assert.equal(
+      await readFile(join(ws, 'code.ts'), 'utf8'),
+      at((l) => {
+        l[27] = 'bottom changed';
+      }),
+    );
+    await session.undoLastRewind();
+
+    // hunks chosen from bytes the file no longer has are refused, and nothing is written
+    await writeFile(join(ws, 'code.ts'), agentWrote + 'typed since\n');
+    const stale = await session.rewindFiles(entryId, { dryRun: true, hunks: chosen });
+    assert.equal(stale.canRewind, false);
+    await assert.rejects(
+      session.rewindFiles(entryId, { hunks: chosen }),
+      (error: Error) => error.message === stale.error,
+      "the real call throws the dry run's words",
+    );
+    assert.equal(await readFile(join(ws, 'code.ts'), 'utf8'), agentWrote + 'typed since\n');
+  });
+
   it('refuses a session without a folder to belong to', async () => {
     const noFolder = createApi(
       engine,

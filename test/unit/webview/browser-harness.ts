@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { RewindEngine } from '../../../src/core/engine/engine';
 import { webviewPage } from '../../../src/extension/webviews/html';
+import type { PreviewServices } from '../../../src/extension/webviews/services';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const root = resolve(import.meta.dirname, '..', '..', '..');
@@ -134,4 +136,33 @@ export async function openWebview(
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   await page.goto(pathToFileURL(join(dir, 'index.html')).toString());
   return { page, post, problems };
+}
+
+/** Polls until `check` returns a value (no fixed sleeps): a page and its host answer when they answer. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The preview's services over a real engine, as the extension's PanelServices gives them (without the editor parts). */
+export function engineServices(engine: RewindEngine): PreviewServices {
+  return {
+    preview: (ref, anchor) => engine.previewRewind(ref.sessionRef, anchor),
+    async previewSelection(ref, anchor, only, hunks) {
+      const r = await engine.rewindFiles(ref.sessionRef, anchor, { dryRun: true, only, ...(hunks ? { hunks } : {}) });
+      if (!r.canRewind) throw new Error(r.error ?? 'cannot');
+      return { filesChanged: r.filesChanged, insertions: r.insertions, deletions: r.deletions };
+    },
+    fileHunks: async (ref, anchor, path) => (await engine.fileHunks(ref.sessionRef, anchor, [path]))[0]!,
+    apply: (ref, anchor, mode, options) => engine.applyRewind(ref.sessionRef, anchor, mode, options),
+    openFileDiff: async () => {},
+    closeFileDiffs: async () => {},
+    describeUndo: (ref) => engine.describeUndo(ref.sessionRef),
+    editorChat: async () => {},
+  };
 }

@@ -4,21 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { CompareController } from '../../../src/extension/webviews/compare-controller';
-import { browserHarnessMissing, launchBrowser, openWebview } from './browser-harness';
+import { browserHarnessMissing, launchBrowser, openWebview, until } from './browser-harness';
 import { FakeServices, FakeUi, sampleCompare } from './fakes';
 
 const missing = browserHarnessMissing();
 const HOSTILE = 'Hi <script>alert(1)</script> <img src=x onerror=alert(1)>';
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('compare webview in Chromium', { skip: missing }, () => {
   let browser: Browser;

@@ -12,39 +12,11 @@ import type { Browser } from 'playwright-core';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { parseSettings } from '../../../src/core/settings/settings';
 import { RewindPreviewController } from '../../../src/extension/webviews/preview-controller';
-import type { PreviewServices } from '../../../src/extension/webviews/services';
 import { fingerprint, readTree } from '../files/helpers';
-import { browserHarnessMissing, launchBrowser, openWebview } from './browser-harness';
+import { browserHarnessMissing, engineServices, launchBrowser, openWebview, until } from './browser-harness';
 import { FakeUi } from './fakes';
 
 const missing = browserHarnessMissing();
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function engineServices(engine: RewindEngine): PreviewServices {
-  return {
-    preview: (ref, anchor) => engine.previewRewind(ref.sessionRef, anchor),
-    async previewSelection(ref, anchor, only, hunks) {
-      const r = await engine.rewindFiles(ref.sessionRef, anchor, { dryRun: true, only, ...(hunks ? { hunks } : {}) });
-      if (!r.canRewind) throw new Error(r.error ?? 'cannot');
-      return { filesChanged: r.filesChanged, insertions: r.insertions, deletions: r.deletions };
-    },
-    fileHunks: async (ref, anchor, path) => (await engine.fileHunks(ref.sessionRef, anchor, [path]))[0]!,
-    apply: (ref, anchor, mode, options) => engine.applyRewind(ref.sessionRef, anchor, mode, options),
-    openFileDiff: async () => {},
-    closeFileDiffs: async () => {},
-    describeUndo: (ref) => engine.describeUndo(ref.sessionRef),
-    editorChat: async () => {},
-  };
-}
 
 const anchorText = 'one\ntwo\nthree\nfour\nfive\nsix\n';
 const agentText = 'one\nTWO\nthree\nfour\nfive\nSIX\nseven\n';

@@ -6,22 +6,11 @@ import type { Browser, Page } from 'playwright-core';
 import { RewindPreviewController } from '../../../src/extension/webviews/preview-controller';
 import { TranscriptController } from '../../../src/extension/webviews/transcript-controller';
 import type { RewindPreviewModel } from '../../../src/shared/view-models';
-import { browserHarnessMissing, launchBrowser, openWebview } from './browser-harness';
+import { browserHarnessMissing, launchBrowser, openWebview, until } from './browser-harness';
 import { FakeServices, FakeUi, generateTranscript, samplePreview } from './fakes';
 
 const missing = browserHarnessMissing();
 const HOSTILE = 'Hi <script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1)) ![t](https://example.com/t.png)';
-
-/** Polls until `check` returns a value (no fixed sleeps). */
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const firstVisibleIndex = (page: Page) =>
   page.evaluate(`(() => { const top = document.getElementById('scroller').getBoundingClientRect().top;

@@ -3,7 +3,7 @@
 // 2.1.330), and the reader ties each to its transcript line.
 import * as records from '../prompt-records';
 
-export { isSafeSessionId, matchPromptRecords, parsePromptRecords, promptRecordSchema, sha256Hex } from '../prompt-records';
+export { isSafeSessionId, matchPromptRecords, promptRecordSchema, sha256Hex } from '../prompt-records';
 export type { PromptRecord, TranscriptPrompt } from '../prompt-records';
 
 const FOLDER = 'claude';

@@ -9,6 +9,7 @@ import { appendFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readRegularFileSync } from '../../agent-files';
+import { parseJsonlRecords } from '../jsonl-records';
 import { OC_ID } from './rows';
 
 const id = z.string().regex(OC_ID);
@@ -68,16 +69,6 @@ export class OpenCodeForkRecords {
     } catch {
       return; // none yet, or not a regular file: no fork of ours is known
     }
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const r = openCodeForkRecordSchema.safeParse(raw);
-      if (r.success) this.#bySession.set(r.data.sessionId, r.data);
-    }
+    for (const record of parseJsonlRecords(text, openCodeForkRecordSchema)) this.#bySession.set(record.sessionId, record);
   }
 }

@@ -7,6 +7,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readRegularFileSync } from '../../agent-files';
+import { parseJsonlRecords } from '../jsonl-records';
 import type { SnapshotRecord } from '../../files/snapshot-records';
 import type { ChatRequestInfo } from './convert';
 import { isSafeChatSessionId } from './prompt-records';
@@ -48,15 +49,7 @@ export function readLateSnapshotRecords(home: string, sessionId: string): Map<st
   } catch {
     return out;
   }
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const r = lateSnapshotRecordSchema.safeParse(JSON.parse(line));
-      if (r.success && !out.has(r.data.requestId)) out.set(r.data.requestId, r.data);
-    } catch {
-      // a damaged line
-    }
-  }
+  for (const record of parseJsonlRecords(text, lateSnapshotRecordSchema)) if (!out.has(record.requestId)) out.set(record.requestId, record);
   return out;
 }
 

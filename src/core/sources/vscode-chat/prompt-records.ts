@@ -7,6 +7,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readRegularFileSync } from '../../agent-files';
+import { parseJsonlRecords } from '../jsonl-records';
 import type { ChatRequestInfo } from './convert';
 
 export const vsPromptRecordSchema = z.object({
@@ -58,17 +59,7 @@ export function readVsPromptRecords(home: string, sessionId: string): VsPromptRe
   } catch {
     return [];
   }
-  const out: VsPromptRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const r = vsPromptRecordSchema.safeParse(JSON.parse(line));
-      if (r.success) out.push(r.data);
-    } catch {
-      // a damaged line
-    }
-  }
-  return out;
+  return parseJsonlRecords(text, vsPromptRecordSchema);
 }
 
 /**
