@@ -54,6 +54,7 @@ export default tseslint.config(
             'files/store/compaction-handoff',
             'service/client',
             'service/fresh-hook-snapshot',
+            'service/service-heap',
             'service/service-starter',
             'sources/claude/hook-handler',
             'sources/claude/hook-log',

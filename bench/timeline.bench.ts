@@ -13,8 +13,8 @@
 // is preceded by a hand edit of one file (the user's interval). A fifth of the changes go to 20 "hot" files, so a hot
 // file has about 150 changes in the full run; the rest go to files picked at random (most of those changed once).
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files';
@@ -174,25 +174,65 @@ async function buildTimeline(ws: string, storeDir: string, files: string[], firs
   return { points: count, buildMs: now() - t0, hotFiles, randomFiles, changesOf };
 }
 
+/** The built fixture: the workspace, the home holding its store, and what the build says of it. */
+interface Fixture {
+  ws: string;
+  home: string;
+  storeDir: string;
+  files: string[];
+  firstMs: number;
+  built: Built;
+}
+
+type SavedFixture = Pick<Fixture, 'storeDir' | 'firstMs'> & { built: Omit<Built, 'changesOf'> & { changesOf: [string, number][] } };
+
+/** The workspace and its timeline in `base` (ws, home). With AGENT_REWIND_BENCH_TIMELINE_FIXTURE=<dir> it is built
+ *  once (the build takes minutes) in `<dir>/<size>/run`, kept as `pristine` beside it, and copied back to `run` by
+ *  later runs (a store is found by its workspace's path, so the copy is used at the path it was built at; this run's
+ *  dry runs snapshot and rewind in it). */
+export async function fixture(base: string, fileCount: number, snapshotCount: number): Promise<Fixture> {
+  const gen = await generateWorkspace(fileCount);
+  const keep = process.env.AGENT_REWIND_BENCH_TIMELINE_FIXTURE;
+  const kept = keep ? join(keep, `${fileCount}-${snapshotCount}`) : undefined;
+  const dir = kept ? join(kept, 'run') : base;
+  const ws = join(dir, 'ws');
+  const home = join(dir, 'home');
+  const pristine = kept && join(kept, 'pristine');
+  if (pristine && existsSync(join(pristine, 'fixture.json'))) {
+    await rm(dir, { recursive: true, force: true });
+    execFileSync('cp', ['-a', pristine, dir]);
+    const saved = JSON.parse(readFileSync(join(dir, 'fixture.json'), 'utf8')) as SavedFixture;
+    return { ...saved, ws, home, files: gen.files, built: { ...saved.built, changesOf: new Map(saved.built.changesOf) } };
+  }
+  if (kept) await rm(kept, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  execFileSync('cp', ['-a', gen.root, ws]);
+  const t = now();
+  const first = new FileCheckpointer({ workspaceRoot: ws, home });
+  const firstSummary = await first.snapshot(SESSION_A, 'prompt-0', 'user-message');
+  const storeDir = first.storeDir;
+  await first.dispose();
+  const firstMs = now() - t;
+  const built = await buildTimeline(ws, storeDir, gen.files, firstSummary.root, snapshotCount - 1);
+  if (pristine) {
+    const saved: SavedFixture = { storeDir, firstMs, built: { ...built, changesOf: [...built.changesOf] } };
+    writeFileSync(join(dir, 'fixture.json'), JSON.stringify(saved));
+    execFileSync('cp', ['-a', dir, pristine]);
+  }
+  return { ws, home, storeDir, files: gen.files, firstMs, built };
+}
+
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
   const fileCount = quick ? 2000 : 50_000;
   const snapshotCount = quick ? 1000 : 10_000;
   const queryRounds = quick ? 5 : 15;
   const dryRounds = quick ? 3 : 7;
   const dryCount = quick ? 200 : 1000;
-  const gen = await generateWorkspace(fileCount);
   const base = await mkdtemp(join(tmpdir(), 'arw-timeline-bench-'));
   try {
-    const ws = join(base, 'ws');
-    const home = join(base, 'home');
-    execFileSync('cp', ['-a', gen.root, ws]);
-    let t = now();
-    const first = new FileCheckpointer({ workspaceRoot: ws, home });
-    const firstSummary = await first.snapshot(SESSION_A, 'prompt-0', 'user-message');
-    const storeDir = first.storeDir;
-    await first.dispose();
-    const firstMs = now() - t;
-    const built = await buildTimeline(ws, storeDir, gen.files, firstSummary.root, snapshotCount - 1);
+    const { ws, home, storeDir, files, firstMs, built } = await fixture(base, fileCount, snapshotCount);
+    const gen = { files };
+    let t: number;
     const timelineBytes = statSync(join(storeDir, 'timeline.jsonl')).size;
     const indexText = await readFile(join(storeDir, 'timeline-changes.jsonl'), 'utf8');
     const indexBytes = Buffer.byteLength(indexText);

@@ -17,7 +17,6 @@
 // ./request-client.ts.
 import { z } from 'zod';
 import { REWIND_MODES } from './view-models';
-import type { FileHunks, SelectionPreview, TranscriptItem } from './view-models';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared pieces
@@ -50,6 +49,7 @@ export const MAX_ROWS_PER_REQUEST = 500;
 export type { ResponseMessage, ResultMap } from './request-client';
 export { REWIND_MODES };
 export type { TranscriptToWebview, PreviewToWebview, CompareToWebview, RevealTarget } from './to-webview';
+export type { TranscriptResults, PreviewResults, CompareResults } from './results';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Transcript
@@ -78,11 +78,6 @@ export const transcriptToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('compareBranches') }).strict(),
 ]);
 export type TranscriptToHost = z.infer<typeof transcriptToHostSchema>;
-
-export type TranscriptResults = {
-  rows: { version: number; start: number; items: TranscriptItem[] };
-  copyId: { copied: string };
-};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rewind preview
@@ -115,14 +110,6 @@ export const previewToHostSchema = z.discriminatedUnion('type', [
 ]);
 export type PreviewToHost = z.infer<typeof previewToHostSchema>;
 
-export type PreviewResults = {
-  /** `summary` is what the host also shows in its notification, e.g. "Rewound 3 files and the conversation". */
-  confirm: { summary: string };
-  /** What a rewind of exactly the ticked files restores (the files it writes and their line counts). */
-  previewSelection: SelectionPreview;
-  fileHunks: FileHunks;
-};
-
 // ---------------------------------------------------------------------------------------------------------------
 // Compare branches
 
@@ -138,11 +125,6 @@ export const compareToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('refresh') }).strict(),
 ]);
 export type CompareToHost = z.infer<typeof compareToHostSchema>;
-
-export type CompareResults = {
-  /** The path whose diff editor was opened. */
-  openFileDiff: { opened: string };
-};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers used by both sides

@@ -3,7 +3,7 @@
 import { notification, type IpcMessage } from './ipc';
 import type { ResponseFields } from './request-client';
 import type { BranchCompareModel, RewindPreviewModel, TranscriptModel } from './view-models';
-import type { CompareResults, PreviewResults, TranscriptResults } from './protocol';
+import type { CompareResults, PreviewResults, TranscriptResults } from './results';
 
 /** Where the message to reveal is, seen from the transcript's active branch. */
 export type RevealTarget =

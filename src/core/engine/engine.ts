@@ -24,7 +24,7 @@ import type { ArtifactVersion } from '../state/fold';
 import type { StateDelta } from '../state/records';
 import { SessionState, type StateSnapshot } from '../state/session-state';
 import type { AgentMessage } from '../session/types';
-import type { FileCheckpoints } from '../files/types';
+import type { FileCheckpoints, TurnWrites } from '../files/types';
 import { defaultStoreDir } from '../files/store/store-dir';
 import { TIMELINE_FILE } from '../files/timeline';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
@@ -74,14 +74,15 @@ import {
   undoLastRewind,
   undoLastRewindIn,
   withFolderLog,
-  type UndoContext,
   type UndoOutcome,
 } from './rewind-undo';
+import type { UndoContext } from './undo-context';
 import { filesTopOf } from './rewind-recovery';
 export type { UndoOutcome };
 import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
 import { transcriptOf } from './transcript-loader';
+import { turnWritesSince } from './turn-writes';
 import type { SessionDetails, SessionListing } from '../sources/listings';
 
 export interface RewindEngineOptions {
@@ -536,7 +537,11 @@ export class RewindEngine {
       ...(fork ? { fork } : {}),
       ...(cp
         ? await filesAnchorOf(session, anchorEntryId, cp).then(
-            ({ key, note }) => ({ snapshotKey: key, ...(note ? { filesNote: note } : {}) }),
+            async ({ key, note }) => ({
+              snapshotKey: key,
+              ...(note ? { filesNote: note } : {}),
+              turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
+            }),
             () => ({}),
           )
         : {}),
@@ -578,8 +583,10 @@ export class RewindEngine {
       let filesChanged: string[] = [];
       let choice = opts;
       if (cp) {
-        const result = await cp.rewindFiles(session.sessionId, (await filesAnchorOf(session, anchorEntryId, cp)).key, {
+        const { key } = await filesAnchorOf(session, anchorEntryId, cp);
+        const result = await cp.rewindFiles(session.sessionId, key, {
           ...choiceOptions(opts),
+          turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
           anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
         });
         filesChanged = result.filesChanged;
@@ -680,10 +687,11 @@ export class RewindEngine {
       return cannotRewindFiles(error.message);
     }
     const { key, note } = await filesAnchorOf(session, anchorEntryId, cp);
-    const rewind = () =>
+    const rewind = async () =>
       cp.rewindFiles(session.sessionId, key, {
         dryRun: opts.dryRun === true,
         ...choiceOptions(opts),
+        turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
       });
     const result = opts.dryRun
@@ -745,6 +753,17 @@ export class RewindEngine {
     });
   }
 
+  /** What agents' records say their tools wrote in the turns a rewind of `session` to `key` may meet (turn-writes.ts). */
+  async #turnWrites(session: SessionView, sessionRef: string, cp: FileCheckpoints, key: string): Promise<TurnWrites[]> {
+    try {
+      const adapter = await this.#sources.adapterOf(sessionRef);
+      const ctx = { listSessions: () => this.listSessions(), view: (ref: string) => this.view(ref), adapterOf: (ref: string) => this.#sources.adapterOf(ref) };
+      return await turnWritesSince(ctx, cp, { view: session, adapter, anchorId: key });
+    } catch {
+      return []; // nothing claimed: the timeline's own attribution stands
+    }
+  }
+
   get #promptSources() {
     return { listSessions: () => this.listSessions(), view: (ref: string) => this.view(ref) };
   }
@@ -802,6 +821,7 @@ export class RewindEngine {
       log: this.#rewindLog,
       view: (file) => this.view(file),
       checkpointerOf: (session) => this.#checkpointerOf(session),
+      turnWrites: (session, sessionRef, cp, key) => this.#turnWrites(session, sessionRef, cp, key),
       // the log's own moves, made holding the folder's log: not the public switchBranch, which takes it
       switchBranch: async (file, name) => (await this.conversation(file)).switchBranch(name),
       folderOf: (session) => this.#folderOf(session),

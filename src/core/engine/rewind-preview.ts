@@ -9,7 +9,7 @@ import { EntryIndex } from '../branches/entry-index';
 import { nextBranchName } from '../branches/naming';
 import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
-import type { FileCheckpoints } from '../files/types';
+import type { FileCheckpoints, TurnWrites } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
 import { FolderNotOpenError } from './folder-not-open';
 import type { SessionView } from '../sources/session-view';
@@ -26,6 +26,8 @@ export interface PreviewInputs {
   checkpointer: FileCheckpoints | undefined;
   /** What the checkpointer knows the message's snapshot by (the message id for our sessions; file-anchors.ts). */
   snapshotKey?: string;
+  /** What agents' records say their tools wrote in the turns since (turn-writes.ts). */
+  turnWrites?: TurnWrites[];
   /** Said with the files when the snapshot is not one of ours (made from the agent's own checkpoint). */
   filesNote?: string;
   /** Set when the conversation continues in a new session file of another agent instead of a branch here (or
@@ -144,12 +146,14 @@ async function filesPart({
   checkpointingEnabled,
   snapshotKey,
   filesNote,
+  turnWrites,
 }: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
     return failed(`${new FolderNotOpenError(session.cwd, 'its files cannot be rewound here').message} Open that folder to rewind files.`);
   }
   const result = await checkpointer.rewindFiles(session.sessionId, snapshotKey ?? anchorEntryId, {
     dryRun: true,
+    ...(turnWrites ? { turnWrites } : {}),
     anchor: anchorCheckFor(session, anchorEntryId, checkpointingEnabled),
   });
   if (!result.canRewind) return failed(result.error ?? 'The files cannot be rewound to this message.');

@@ -13,7 +13,7 @@ import type { FileCheckpoints } from '../files/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { branchesOf } from '../sources/session-details';
 import { withRedone, withUndone, type FolderRewindLog, type PendingRewind } from './rewind-log';
-import type { UndoContext } from './rewind-undo';
+import type { UndoContext } from './undo-context';
 
 /** Settles a rewind, undo or redo a killed process left in the log; returns the log as it is afterwards. Run holding
  *  the folder's log lock. */

@@ -6,13 +6,12 @@
 // files are undone, as before, and the session's steps are dropped rather than replayed over other changes.
 import type { FileCheckpoints } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
-import type { BranchInfo } from '../branches/derive';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { filesAnchorOf } from '../sources/file-anchors';
 import { FolderNotOpenError } from './folder-not-open';
-import type { Warn } from '../branches/records';
-import { ofSession, withRedone, withUndone, withoutSession, type FolderRewindLog, type PendingRewind, type RewindLog, type RewindStep } from './rewind-log';
+import { ofSession, withRedone, withUndone, withoutSession, type FolderRewindLog, type PendingRewind, type RewindStep } from './rewind-log';
 import { filesTopOf, settlePending } from './rewind-recovery';
+import type { UndoContext } from './undo-context';
 import { choiceOfLoggedStep, choiceOptions } from './files-choice';
 
 export interface UndoOutcome {
@@ -24,18 +23,6 @@ export interface UndoOutcome {
   redoAvailable?: boolean;
   /** The session whose rewind was undone or redone (the one it was made in). */
   sessionRef?: string;
-}
-
-export interface UndoContext {
-  log: RewindLog;
-  view(sessionRef: string): Promise<SessionView>;
-  checkpointerOf(session: SessionView): FileCheckpoints | undefined;
-  /** Makes a branch active (the log's own moves: not logged themselves). */
-  switchBranch(sessionRef: string, name: string): Promise<BranchInfo>;
-  /** The workspace folder whose log a session's rewinds are in. */
-  folderOf(session: SessionView): string;
-  checkpointingEnabled: boolean;
-  warn: Warn;
 }
 
 /** Runs fn holding the folder's rewind log, after settling what a killed process left in it (rewind-recovery.ts). */
@@ -186,6 +173,7 @@ async function redoStep(ctx: UndoContext, folder: string, log: FolderRewindLog, 
       files = await cp.rewindFiles(step.sessionId, key, {
         anchor: anchorCheckFor(origin, step.anchorEntryId, ctx.checkpointingEnabled),
         ...choiceOptions(choiceOfLoggedStep(step)),
+        turnWrites: await ctx.turnWrites(origin, step.sessionRef, cp, key),
       });
     }
     let branch: string | undefined;

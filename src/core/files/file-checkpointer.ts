@@ -712,7 +712,13 @@ export class FileCheckpointer {
   private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions): Promise<Plan> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
-    return this.planner.plan(store, rec, include, model, stats.skipped);
+    const plan = await this.planner.plan(store, rec, include, model, stats.skipped);
+    // a watcher's model may have missed a report: the paths the rewind would write or list are checked on disk, and
+    // the rewind planned again from what is there when one is not what the model held. Else an edit it never heard of
+    // was overwritten as the turn's (with the turn's version kept for undo), and the real rewind, whose pre-restore
+    // snapshot reads what is there, could refuse what its preview allowed
+    if (!(await this.tracker.recheck([...plan.ops.map((o) => o.path), ...plan.result.files.map((f) => f.path)], stats))) return plan;
+    return this.planner.plan(store, rec, include, model, onePerPath(stats.skipped));
   }
 
   /**
@@ -814,7 +820,13 @@ export class FileCheckpointer {
       if (!top) throw new Error('There is no file rewind to undo in this session.');
       const pre = await this.records.get(sessionId, top.preRestoreAnchor);
       if (!pre) throw new Error('The snapshot taken before the last rewind is gone (removed by gc or the size cap); it cannot be undone.');
-      const model = await this.tracker.refreshModel({ skipped: [], hashedFiles: 0 });
+      const stats: ScanStats = { skipped: [], hashedFiles: 0 };
+      const model = await this.tracker.refreshModel(stats);
+      // what the undo writes back is checked on disk: an edit made since that the watcher missed is the user's, kept
+      await this.tracker.recheck(
+        top.written.map((w) => w.path),
+        stats,
+      );
       const { result, ops, blobs } = await this.planner.undoPlan(store, top, pre, model);
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       stillWanted?.();

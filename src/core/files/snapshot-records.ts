@@ -1,7 +1,7 @@
 // Snapshot records: which root tree a (session id, anchor id) pair points at. One small JSON file per snapshot, named
 // by hashes of the ids (ids are arbitrary strings, file names must not be), so they survive restarts and are cheap
 // to look up. Every record read back is validated.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -27,7 +27,9 @@ export type SnapshotRecord = z.infer<typeof recordSchema>;
 /** A second user-message snapshot of the same (session, anchor) with other content: the first one stays. */
 export class SnapshotExistsError extends Error {}
 
-const idName = (id: string) => createHash('sha256').update(id).digest('hex').slice(0, 40);
+// crypto.hash, not createHash: a fresh process names the record file of every point of the timeline (timeline.ts,
+// unlistedRecords), and a Hash object per name was most of that
+const idName = (id: string) => hash('sha256', id, 'hex').slice(0, 40);
 
 /** The name of the file that holds the record of `anchorId` in its session's folder. */
 export const recordFileName = (anchorId: string): string => idName(anchorId) + '.json';

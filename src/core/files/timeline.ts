@@ -37,8 +37,41 @@ const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length 
 function decodePoint(v: unknown): Bare | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const o = v as Record<string, unknown>;
-  if (!nonEmpty(o.session) || !nonEmpty(o.anchor) || !KINDS.has(o.kind) || !isObjectHash(o.root) || typeof o.at !== 'string') return undefined;
-  return { sessionId: o.session, anchorId: o.anchor, kind: o.kind as SnapshotRecord['kind'], root: o.root, createdAt: o.at };
+  return point(o.session, o.anchor, o.kind, o.root, o.at);
+}
+
+function point(session: unknown, anchor: unknown, kind: unknown, root: unknown, at: unknown): Bare | undefined {
+  if (!nonEmpty(session) || !nonEmpty(anchor) || !KINDS.has(kind) || !isObjectHash(root) || typeof at !== 'string') return undefined;
+  return { sessionId: session, anchorId: anchor, kind: kind as SnapshotRecord['kind'], root, createdAt: at };
+}
+
+const FIELDS = ['{"session":"', '","anchor":"', '","kind":"', '","root":"', '","at":"'] as const;
+
+/** A line's JSON as a point: the layout encode() writes taken apart by position (JSON.parse per line was most of a
+ *  fresh process's read of 10,000 lines); JSON.parse for anything else, or for strings with escapes in them (without
+ *  a backslash, a string's closing quote is the first quote after its opening one). */
+function decodeLine(json: string): Bare | undefined {
+  const values: string[] = [];
+  let at = 0;
+  if (json.includes('\\') || !json.endsWith('"}')) return parsedPoint(json);
+  for (const field of FIELDS) {
+    if (!json.startsWith(field, at)) return parsedPoint(json);
+    const start = at + field.length;
+    const end = json.indexOf('"', start);
+    if (end < 0) return parsedPoint(json);
+    values.push(json.slice(start, end));
+    at = end;
+  }
+  if (at !== json.length - 2) return parsedPoint(json);
+  return point(values[0], values[1], values[2], values[3], values[4]);
+}
+
+function parsedPoint(json: string): Bare | undefined {
+  try {
+    return decodePoint(JSON.parse(json));
+  } catch {
+    return undefined;
+  }
 }
 
 interface Parsed {
@@ -52,19 +85,25 @@ interface Parsed {
 /** Gives each point the prompt whose turn it is part of (see TimelinePoint.prompt), carrying on from `lastPrompt`
  *  (each session's latest prompt start before `points`), which it updates. */
 function withPrompts(points: readonly Bare[], lastPrompt = new Map<string, string>()): TimelinePoint[] {
-  return points.map((p) => {
+  const out: TimelinePoint[] = new Array(points.length);
+  for (let k = 0; k < points.length; k++) {
+    const p = points[k]!;
+    let prompt: string | undefined;
     if (p.kind === 'user-message') {
       lastPrompt.set(p.sessionId, p.anchorId);
-      return { ...p, prompt: p.anchorId };
-    }
-    if (p.kind === 'turn-end') {
+      prompt = p.anchorId;
+    } else if (p.kind === 'turn-end') {
       // Claude Code's and Codex's hooks name the prompt in the anchor; ours end a turn at the assistant message
       const named = p.anchorId.endsWith(':turn-end') ? p.anchorId.slice(0, -':turn-end'.length) : undefined;
-      const prompt = named !== undefined && lastPrompt.get(p.sessionId) !== named ? named : lastPrompt.get(p.sessionId);
-      return prompt === undefined ? { ...p } : { ...p, prompt };
+      prompt = named !== undefined && lastPrompt.get(p.sessionId) !== named ? named : lastPrompt.get(p.sessionId);
     }
-    return { ...p };
-  });
+    // built field by field (not spread): one object shape for every point of a long timeline
+    out[k] =
+      prompt === undefined
+        ? { sessionId: p.sessionId, anchorId: p.anchorId, kind: p.kind, root: p.root, createdAt: p.createdAt }
+        : { sessionId: p.sessionId, anchorId: p.anchorId, kind: p.kind, root: p.root, createdAt: p.createdAt, prompt };
+  }
+  return out;
 }
 
 const keyOf = (p: { sessionId: string; anchorId: string; root: string }) => `${p.sessionId}\u0000${p.anchorId}\u0000${p.root}`;
@@ -80,7 +119,7 @@ export class Timeline {
     private readonly storeDir: string,
     private readonly records: SnapshotRecords,
   ) {
-    this.lines = new CheckedLinesReader(this.file, decodePoint);
+    this.lines = new CheckedLinesReader(this.file, (_, json) => decodeLine(json), { parse: false });
   }
 
   get file(): string {
@@ -118,11 +157,7 @@ export class Timeline {
         const start = end > 0 ? tail.lastIndexOf(0x0a, end - 1) + 1 : 0;
         if (end >= 0 && (start > 0 || len === size)) {
           const json = checkedJson(tail, start, end);
-          try {
-            return json === undefined ? undefined : decodePoint(JSON.parse(json))?.root;
-          } catch {
-            return undefined;
-          }
+          return json === undefined ? undefined : decodeLine(json)?.root;
         }
         if (len === size) return undefined;
       }

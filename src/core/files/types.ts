@@ -121,6 +121,14 @@ export interface RewindFilesResult {
  */
 export type ActGuard = () => void;
 
+/** The files an agent's own records say its tools wrote during one prompt's turn (SourceAdapter.filesWrittenByTurn),
+ *  the prompt named by its snapshot's session and anchor, the paths workspace-relative with '/'. */
+export interface TurnWrites {
+  sessionId: string;
+  anchorId: string;
+  paths: string[];
+}
+
 export interface RewindFilesOptions {
   dryRun?: boolean;
   overwriteUserModified?: boolean;
@@ -133,6 +141,10 @@ export interface RewindFilesOptions {
    *  `only`, a selection: with either, nothing else is brought back. A file whose bytes are no longer those the hunks
    *  were chosen from (`hash`) is refused, and nothing is rewound. */
   hunks?: HunkSelection[];
+  /** What agents' records say their tools wrote, turn by turn: a change the timeline finds outside every turn, right
+   *  after a turn that wrote that file, is that turn's (an editor may write a file its tool made after the turn's end
+   *  was snapshotted). */
+  turnWrites?: TurnWrites[];
   anchor: AnchorCheck;
 }
 

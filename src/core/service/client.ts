@@ -297,6 +297,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       ...(opts.includeOtherSessions ? { includeOtherSessions: true } : {}),
       ...(opts.only ? { only: opts.only } : {}),
       ...(opts.hunks ? { hunks: opts.hunks } : {}),
+      ...(opts.turnWrites?.length ? { turnWrites: opts.turnWrites } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }

@@ -84,6 +84,10 @@ export const requestSchema = z.discriminatedUnion('method', [
             )
             .max(10_000)
             .optional(),
+          turnWrites: z
+            .array(z.object({ sessionId: id, anchorId: id, paths: z.array(z.string().min(1).max(4096)).max(100_000) }).strict())
+            .max(100_000)
+            .optional(),
           anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
         })
         .strict(),

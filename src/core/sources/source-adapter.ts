@@ -77,6 +77,11 @@ export interface SourceAdapter {
   /** For an agent whose hooks are not installed: a prompt that has appeared in the session with no snapshot yet gets
    *  one now, late (the snapshot's note says how late). Called when the session changed. */
   snapshotNewPrompts?(view: SessionView, checkpoints: Pick<FileCheckpoints, 'listSnapshots' | 'snapshot' | 'workspaceRoot'>): Promise<NewPromptSnapshots>;
+  /** By user message id, the files (absolute paths) the agent's own records say its tools wrote in that message's
+   *  turn (created or edited through its edit tools; not what a shell command changed, which it does not record). A
+   *  rewind's attribution gives such a file's change to that turn when it lands just after the turn's end snapshot,
+   *  outside every turn (engine/turn-writes.ts). */
+  filesWrittenByTurn?(view: SessionView): Promise<ReadonlyMap<string, readonly string[]>>;
   /** The session changed in a way appends do not explain, or vanished: read it afresh next time. */
   forget(ref: SessionRef): Promise<void>;
   dispose(): Promise<void>;

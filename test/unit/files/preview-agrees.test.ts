@@ -386,6 +386,77 @@ test('a file that became a folder holding a file too large to snapshot: the prev
   });
 });
 
+/**
+ * A tracked checkpointer (a watcher's model: only reported paths are looked at) with u1, then a turn of the agent
+ * (reported) that writes `turn` and ends at t1, then `later` written and a turn end t2 when given, then `hand` written
+ * by hand, never reported; then the pack t1 wrote is deleted. Returns the dry run and the real run, both by the same
+ * checkpointer, as the service runs them.
+ */
+async function missedEditLostPack(
+  ws: string,
+  opts: { workspaceRoot: string; home: string; maxFileSize: number },
+  steps: { turn: Record<string, string>; later?: Record<string, string>; hand: Record<string, string> },
+): Promise<{ dry: RewindFilesResult; real?: RewindFilesResult; refused?: string }> {
+  const tracked = new FileCheckpointer(opts);
+  try {
+    tracked.notifyChanged([]);
+    await tracked.snapshot('s', 'u1', 'user-message');
+    const packDir = join(tracked.storeDir, 'packs');
+    const packsBefore = new Set(readdirSync(packDir));
+    await writeTree(ws, steps.turn);
+    tracked.notifyChanged(Object.keys(steps.turn));
+    await tracked.snapshot('s', 't1', 'turn-end');
+    const turnPack = readdirSync(packDir).find((n) => n.endsWith('.pack') && !packsBefore.has(n));
+    assert.ok(turnPack, 'the turn end wrote a pack of its own');
+    if (steps.later) {
+      await writeTree(ws, steps.later);
+      tracked.notifyChanged(Object.keys(steps.later));
+      await tracked.snapshot('s', 't2', 'turn-end');
+    }
+    await writeTree(ws, steps.hand);
+    unlinkSync(join(packDir, turnPack));
+    const dry = await tracked.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
+    try {
+      return { dry, real: await tracked.rewindFiles('s', 'u1', { anchor: userAnchor }) };
+    } catch (err) {
+      return { dry, refused: (err as Error).message };
+    }
+  } finally {
+    await tracked.dispose();
+  }
+}
+
+test("a hand edit a tracker was not told of, on a file whose only stored copy is in a lost pack: the preview and the rewind keep it as the user's, and both rewind the rest", async () => {
+  // the model held the turn's version of a.txt, so the preview planned to take it back as the turn's; the real
+  // rewind's pre-restore snapshot read the hand's version there and could not store the turn's, which its undo was
+  // to read: refused, after a preview that said it could rewind (fast-check seed -334522522, below)
+  await withSnapshot(async (ws, opts) => {
+    const { dry, real, refused } = await missedEditLostPack(ws, opts, {
+      turn: { 'a.txt': 'by the agent\n' },
+      later: { 'b.txt': 'b by the agent\n' },
+      hand: { 'a.txt': 'typed by hand\n' },
+    });
+    assert.equal(refused, undefined);
+    assert.deepEqual(outcome(real!), outcome(dry));
+    assert.deepEqual(dry.userModified, ['a.txt']);
+    assert.deepEqual(dry.filesChanged, ['b.txt']);
+    assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'typed by hand\n');
+    assert.equal(readFileSync(join(ws, 'b.txt'), 'utf8'), INITIAL['b.txt']);
+  });
+});
+
+test("fast-check seed -334522522: a missed hand edit on the empty file of a turn whose pack is lost: the preview refuses with the rewind's reason", async () => {
+  // the turn end's own trees went with its pack, so who changed what since it is not known: both refuse (a fresh
+  // process did already), and nothing is written
+  await withSnapshot(async (ws, opts) => {
+    const { dry, refused } = await missedEditLostPack(ws, opts, { turn: { 'dir/a.txt': '' }, hand: { 'dir/a.txt': 'line 0 of 0\n' } });
+    assert.equal(dry.canRewind, false);
+    assert.ok(refused);
+    assert.equal(dry.error, PREVIEW_PREFIX + refused);
+    assert.equal(readFileSync(join(ws, 'dir/a.txt'), 'utf8'), 'line 0 of 0\n');
+  });
+});
+
 test('a dry run says what the real rewind then does: generated workspaces, damaged stores, fresh and long-lived checkpointers', async () => {
   await fc.assert(fc.asyncProperty(scenario, runCase), { numRuns: 60 });
 });

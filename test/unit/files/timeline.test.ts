@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { FileCheckpointer } from '../../../src/core/files';
 import { TIMELINE_FILE } from '../../../src/core/files/timeline';
 import { tempBase, userAnchor, writeTree } from './helpers';
@@ -99,5 +100,23 @@ test("a fork's adopted snapshot is not a moment of the workspace: it is not put 
     await rm(ctx.file);
     await ctx.a.gc();
     assert.deepEqual(brief(await ctx.a.timeline.points()), expected);
+  });
+});
+
+test('ids with quotes, backslashes, line breaks and other scripts, and a line written with its fields in another order, read back as written', async () => {
+  await twoSessions(async (ctx) => {
+    const odd = ['say "hi"', 'C:\\dir\\x', 'two\nlines', 'ünï ✓ 𝄞', 'tab\there'];
+    for (const [k, id] of odd.entries()) await ctx.a.snapshot(`S ${id}`, `${id} ${k}`, 'user-message');
+    const got = await ctx.b.timeline.points();
+    assert.deepEqual(
+      got.map((p) => [p.sessionId, p.anchorId, p.prompt]),
+      odd.map((id, k) => [`S ${id}`, `${id} ${k}`, `${id} ${k}`]),
+    );
+    // the same point, its JSON's fields in another order (a writer other than this one): read by a parse, not by position
+    const p = got[0]!;
+    const json = JSON.stringify({ root: p.root, at: p.createdAt, kind: 'turn-end', anchor: 'x', session: 'S say "hi"' });
+    await appendFile(ctx.file, `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`);
+    const last = (await ctx.a.timeline.points()).at(-1)!;
+    assert.deepEqual([last.sessionId, last.anchorId, last.kind, last.root, last.prompt], ['S say "hi"', 'x', 'turn-end', p.root, `${odd[0]} 0`]);
   });
 });

@@ -82,6 +82,28 @@ export function folderImportGraph(root: string): FolderEdge[] {
   return [...edges.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
 }
 
+/** The import graph between the files under `roots` (each a folder), named relative to `base`: an edge for every
+ *  relative import that resolves to another file under one of the roots. */
+export function fileImportGraph(base: string, roots: readonly string[]): FolderEdge[] {
+  const inside = (file: string) => roots.some((r) => file.startsWith(r + sep));
+  const edges = new Map<string, FolderEdge>();
+  for (const file of roots.flatMap(tsFilesUnder)) {
+    const from = relative(base, file);
+    for (const spec of importSpecifiers(file, readFileSync(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const target = importedFile(file, spec);
+      if (!inside(target) || !existsSync(target)) continue;
+      const to = relative(base, target);
+      if (to === from) continue;
+      const key = `${from}\0${to}`;
+      const edge = edges.get(key) ?? { from, to, via: [] };
+      edge.via.push(`${from}: ${spec}`);
+      edges.set(key, edge);
+    }
+  }
+  return [...edges.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
+}
+
 /** Each cycle of the graph, once: the folders of every strongly connected component larger than one (Tarjan). */
 export function folderCycles(edges: readonly FolderEdge[]): string[][] {
   const next = new Map<string, string[]>();

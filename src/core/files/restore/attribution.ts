@@ -6,7 +6,7 @@ import type { DirNode } from '../store/tree';
 import { diffStoredTrees, diffTrees, sameState, type EntryState, type TreeReader } from '../store/tree-diff';
 import type { TimelinePoint } from '../timeline';
 import { isBaselineSession } from '../../baseline-session';
-import type { ChangeOwner, FileAttribution } from '../types';
+import type { ChangeOwner, FileAttribution, TurnWrites } from '../types';
 
 interface Window {
   sessionId: string;
@@ -15,13 +15,15 @@ interface Window {
   start: number;
   /** Index of its last turn-end point (or the same session's next prompt start); Infinity while it is still open. */
   end: number;
+  /** Closed by a turn end of its own (not by the session's next prompt). */
+  ended: boolean;
 }
 
 /** The turns of every session, in order of their start: a prompt start opens one; it ends at the last turn end of
  *  that session before its next prompt (ours takes one at every assistant message of a turn, and the agent works on
  *  between them), else at its next prompt, else it is still open. */
 function windowsOf(points: readonly TimelinePoint[]): Window[] {
-  const last = new Map<string, Window & { ended: boolean }>();
+  const last = new Map<string, Window>();
   const out: Window[] = [];
   points.forEach((p, k) => {
     // a restore's own snapshot, and the install's baseline (taken as a prompt start by versions before this rule, and
@@ -65,15 +67,38 @@ export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] 
   return out;
 }
 
-/** The same, for j from `from` on, as seen from the session `sessionId`. */
-function ownersFrom(points: readonly TimelinePoint[], from: number, sessionId: string): FileAttribution[] {
-  return intervalOwners(points)
-    .slice(from)
-    .map((o): FileAttribution => {
-      if (o.by === 'user') return { changedBy: 'user' };
-      if (o.by === 'several') return { changedBy: 'several', sessions: o.sessions };
-      return o.sessionId === sessionId ? { changedBy: 'this-session' } : { changedBy: 'other-session', otherSession: o.sessionId, otherPrompt: o.prompt };
-    });
+/** An owner as seen from the session `sessionId`. */
+function seenFrom(o: ChangeOwner, sessionId: string): FileAttribution {
+  if (o.by === 'user') return { changedBy: 'user' };
+  if (o.by === 'several') return { changedBy: 'several', sessions: o.sessions };
+  return o.sessionId === sessionId ? { changedBy: 'this-session' } : { changedBy: 'other-session', otherSession: o.sessionId, otherPrompt: o.prompt };
+}
+
+/**
+ * For each interval j that follows a turn's end (point j is that turn's last turn end), the files that turn's tools
+ * wrote by its agent's own records: a change there, outside every window, is the turn's when its tools wrote that
+ * file. An editor's chat may write a file its tool made after the turn's end was snapshotted (the likely cause of a CI failure), so
+ * the change lands just after the window. Only that interval: the turn must be its session's latest before
+ * the change, and a later stretch of nobody's time is the user's whatever the agent wrote before.
+ */
+function lateWritesByInterval(
+  points: readonly TimelinePoint[],
+  turnWrites: readonly TurnWrites[],
+): Map<number, { owner: ChangeOwner; paths: ReadonlySet<string> }> {
+  const out = new Map<number, { owner: ChangeOwner; paths: ReadonlySet<string> }>();
+  if (turnWrites.length === 0) return out;
+  const writes = new Map<string, Set<string>>();
+  for (const t of turnWrites) {
+    const key = JSON.stringify([t.sessionId, t.anchorId]);
+    const set = writes.get(key) ?? new Set<string>();
+    for (const p of t.paths) set.add(p);
+    writes.set(key, set);
+  }
+  for (const w of windowsOf(points)) {
+    const paths = w.ended ? writes.get(JSON.stringify([w.sessionId, w.prompt])) : undefined;
+    if (paths) out.set(w.end, { owner: { by: 'turn', sessionId: w.sessionId, prompt: w.prompt }, paths });
+  }
+  return out;
 }
 
 /**
@@ -89,6 +114,7 @@ export async function attributeChanges(
   target: { sessionId: string; anchorId: string },
   now: DirNode,
   paths: readonly string[],
+  turnWrites: readonly TurnWrites[] = [],
 ): Promise<Map<string, FileAttribution> | undefined> {
   let from = -1;
   for (let k = points.length - 1; k >= 0; k--) {
@@ -99,7 +125,8 @@ export async function attributeChanges(
     }
   }
   if (from < 0) return undefined;
-  const owners = ownersFrom(points, from, target.sessionId);
+  const owners = intervalOwners(points);
+  const late = lateWritesByInterval(points, turnWrites);
   const wanted = new Set(paths);
   /** Each path's state now, and the earliest interval found so far whose change left it in that state. */
   const nowState = new Map<string, EntryState>();
@@ -131,7 +158,12 @@ export async function attributeChanges(
   // changed, but not between points the store can still read: nobody's turn is known to have done it
   for (const path of paths) {
     const j = producer.get(path);
-    out.set(path, j === undefined ? { changedBy: 'user' } : owners[j - from]!);
+    if (j === undefined) {
+      out.set(path, { changedBy: 'user' });
+      continue;
+    }
+    const claim = owners[j]!.by === 'user' ? late.get(j) : undefined;
+    out.set(path, seenFrom(claim?.paths.has(path) ? claim.owner : owners[j]!, target.sessionId));
   }
   return out;
 }

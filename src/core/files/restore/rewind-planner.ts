@@ -22,7 +22,7 @@ import { hashObject } from '../store/object-format';
 import type { HunkSelection } from '../types';
 
 /** Which files changed since the message by someone other than this session's turns a rewind brings back too. */
-export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions' | 'only' | 'hunks'>;
+export type IncludeOptions = Pick<RewindFilesOptions, 'overwriteUserModified' | 'includeOtherSessions' | 'only' | 'hunks' | 'turnWrites'>;
 
 /** A file of which only some hunks come back: what the restore writes, and what the preview counts. */
 interface PartialFile {
@@ -143,6 +143,7 @@ export class RewindPlanner {
       include.includeOtherSessions === true,
       include.only ?? null,
       include.hunks ?? null,
+      include.turnWrites ?? null,
     ]);
     if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have
@@ -157,7 +158,7 @@ export class RewindPlanner {
     const fileish = diffs.filter((d) => isFileish(d.now) || isFileish(d.target)).map((d) => d.path);
     // a sibling reader: the trees it reads again come from the diff's cache, and their unrestorable names are not
     // reported a second time
-    const attribution = await attributeChanges(reader.sibling(), points, rec, model.root, fileish);
+    const attribution = await attributeChanges(reader.sibling(), points, rec, model.root, fileish, include.turnWrites);
     const userModified = new Set<string>();
     const keep = new Set<string>();
     if (attribution) {

@@ -7,6 +7,7 @@ import type { PathFilter } from './path-filter';
 import { encodeStatIndex, patchFileOf, saveStatIndex, StatIndex } from './stat-index';
 import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './stat-index-patch';
 import { writeFileAtomic } from '../atomic-write';
+import { collectGarbage } from '../../collect-garbage';
 import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
@@ -111,6 +112,9 @@ export class ChangeTracker {
       // nothing checks the paths of this one in a row: its names are decoded per folder when looked at
       const index = StatIndex.parse(bytes, this.cacheKey, false);
       model.root = index.root();
+      // the tree it replaces (the index loaded at start, or an object per file after a full check) is garbage now:
+      // collected at once, not at V8's next full collection, which a quiet service may not run for hours
+      collectGarbage();
       return index;
     } catch {
       return undefined; // a tree the index cannot hold as it is (a name it refuses): kept as objects
@@ -136,6 +140,24 @@ export class ChangeTracker {
     } catch {
       /* a cache: the snapshot is stored, and the next process only reads those files again */
     }
+  }
+
+  /**
+   * Looks again, whatever the watcher reported, at those of `paths` whose stat data on disk is not what the model
+   * holds: a rewind or an undo is about to write them, and a report the watcher missed must not make it overwrite an
+   * edit the model does not know of (nor its preview say something else than what is there). Only a tracked model can
+   * be behind: every refresh of another one checks everything. Returns whether the model changed.
+   */
+  async recheck(paths: Iterable<string>, stats: ScanStats): Promise<boolean> {
+    const model = this.model;
+    if (!this.tracking || !model) return false;
+    const differing = model.differingOnDisk(paths);
+    if (differing.length === 0) return false;
+    this.refreshes++;
+    const before = model.root.hash;
+    await model.refreshPaths(differing, stats);
+    hashTrees(model.root);
+    return model.root.hash !== before;
   }
 
   async refreshModel(stats: ScanStats, writer?: PackWriter, forceFull = false): Promise<WorkspaceModel> {

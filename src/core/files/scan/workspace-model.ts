@@ -618,6 +618,54 @@ export class WorkspaceModel {
     return refused;
   }
 
+  /**
+   * Of `rels`, those whose entry on disk is not the one the model holds, by stat data alone (another kind, size, times,
+   * inode, device or mode; gone; there where the model has nothing): what a watcher's missed report leaves wrong. A
+   * folder on the way that is not that folder now is given instead of what is below it, which is never looked at
+   * through it (a symlink may lead out of the workspace). Reads no file: a racy file that kept its stat data is as the
+   * model holds it, as for any snapshot of a tracked model.
+   */
+  differingOnDisk(rels: Iterable<string>): string[] {
+    const differs = new Map<string, boolean>();
+    const out = new Set<string>();
+    for (const rel of rels) {
+      for (let end = rel.indexOf('/'); ; end = rel.indexOf('/', end + 1)) {
+        const at = end < 0 ? rel : rel.slice(0, end);
+        let d = differs.get(at);
+        if (d === undefined) differs.set(at, (d = this.differsOnDisk(at)));
+        if (d) {
+          out.add(at);
+          break;
+        }
+        // the same as the model holds, and not a folder (or nothing): there is nothing below it on disk either
+        if (end < 0 || this.get(at)?.kind !== 'dir') break;
+      }
+    }
+    return [...out];
+  }
+
+  private differsOnDisk(rel: string): boolean {
+    const node = this.get(rel);
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(fsPath(this.abs(rel)), MAY_BE_GONE);
+    } catch {
+      return true; // a refresh of the path tells what it is (and reports why it cannot be read)
+    }
+    if (!st || !node) return (st === undefined) !== (node === undefined);
+    const mode = st.mode & 0o7777;
+    if (node.kind === 'dir') return !st.isDirectory() || mode !== node.mode;
+    return (
+      node.kind !== (st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : undefined) ||
+      node.size !== st.size ||
+      node.mtimeMs !== st.mtimeMs ||
+      node.ctimeMs !== st.ctimeMs ||
+      node.ino !== st.ino ||
+      node.dev !== st.dev ||
+      node.mode !== mode
+    );
+  }
+
   /** Looks up a node by workspace-relative path. */
   get(rel: string): Node | undefined {
     if (rel === '') return this.root;

@@ -13,6 +13,7 @@ import { claudeConfigDirs, discoverClaudeSessions, looksLikeClaudeTranscript } f
 import { writeClaudeFork } from './fork';
 import { isSafeSessionId, matchPromptRecords, promptRecordsFile, readPromptRecords, type PromptRecord } from './prompt-records';
 import { readClaudeSession } from './reader';
+import { filesWrittenByToolCalls } from '../tool-call-writes';
 import type { ClaudeSession } from './session';
 
 const AGENT = 'Claude Code';
@@ -177,6 +178,11 @@ export class ClaudeSource implements SourceAdapter {
 
   /** Claude Code's own transcript stays as it is: a new one beside it holds the conversation up to just before the
    *  message, which `claude --resume <id>` continues; the message's text is handed back to be sent again. */
+  /** The files its Write, Edit, MultiEdit and NotebookEdit calls wrote, by the prompt whose turn made them. */
+  async filesWrittenByTurn(view: SessionView): Promise<ReadonlyMap<string, readonly string[]>> {
+    return filesWrittenByToolCalls(view, claudeWrittenPaths);
+  }
+
   async rewindConversation(view: SessionView, userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
     const session = view as ClaudeSession;
     const { sessionId, sessionRef } = await writeClaudeFork(session, userEntryId);
@@ -204,4 +210,13 @@ export class ClaudeSource implements SourceAdapter {
     this.#cache.clear();
     this.#originKeys.clear();
   }
+}
+
+/** Claude Code's file tools and the argument naming the file each writes. */
+const CLAUDE_FILE_TOOLS: Readonly<Record<string, string>> = { Write: 'file_path', Edit: 'file_path', MultiEdit: 'file_path', NotebookEdit: 'notebook_path' };
+
+function claudeWrittenPaths(name: string, args: Record<string, unknown>): string[] {
+  const key = CLAUDE_FILE_TOOLS[name];
+  const path = key === undefined ? undefined : args[key];
+  return typeof path === 'string' && path !== '' ? [path] : [];
 }

@@ -2,9 +2,7 @@
 // sessions agent-rewind writes to, so a rewind is a new branch in the same file. No hooks: the CLI and the extension
 // snapshot each user message as they append it.
 import type { AgentAdapter } from '../agent';
-
-/** The setting (agentRewind.includePiSessions) that leaves pi's and oh-my-pi's own folders out. */
-export const INCLUDE_PI_SESSIONS = 'includePiSessions';
+import { INCLUDE_PI_SESSIONS } from './include-setting';
 
 export const piAgent: AgentAdapter = {
   id: 'pi',

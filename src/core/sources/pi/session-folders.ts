@@ -6,7 +6,7 @@ import { join, resolve, sep } from 'node:path';
 import { sessionDirFor, sessionsRoot } from '../../session/paths';
 import type { SessionSource } from '../../session/types';
 import type { EngineSettings } from '../../settings/settings';
-import { INCLUDE_PI_SESSIONS } from './agent';
+import { INCLUDE_PI_SESSIONS } from './include-setting';
 
 export interface SessionFolder {
   path: string;

@@ -17,7 +17,8 @@ export async function workspaceJsonFolder(storage: string): Promise<string | und
   return uriPath(rec?.folder);
 }
 
-async function readSmallJson(file: string): Promise<JsonRecord | undefined> {
+/** A JSON object file of VS Code's beside the sessions, when it is one and not huge (else undefined). */
+export async function readSmallJson(file: string): Promise<JsonRecord | undefined> {
   try {
     const buf = await readRegularFile(file);
     if (buf.length > MAX_SIDE_FILE_BYTES) return undefined;

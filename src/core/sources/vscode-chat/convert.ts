@@ -7,6 +7,7 @@ import { obj, str, type JsonRecord } from '../jsonl-lines';
 import type { ForeignTree } from '../foreign-session';
 import type { RemovedRequests } from './mutation-log';
 import { uriPath } from './uris';
+import { filesEditedByRequest } from './written-files';
 
 export interface ChatRequestInfo {
   requestId: string;
@@ -21,6 +22,8 @@ export interface ChatRequestInfo {
 
 export interface ConvertedChat extends ForeignTree {
   requests: ChatRequestInfo[];
+  /** By request id, the files its response says VS Code's edit tools wrote (written-files.ts). */
+  writes: Map<string, string[]>;
 }
 
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -48,11 +51,14 @@ export function convertChat(state: JsonRecord, removed: readonly RemovedRequests
   const byId = new Map<string, SessionEntry>();
   const lastOf = new Map<string, string>();
   const requests: ChatRequestInfo[] = [];
+  const writes = new Map<string, string[]>();
 
   const addRequest = (req: JsonRecord, parentId: string | null, isRemoved: boolean): string | null => {
     const info = requestInfo(req, isRemoved);
     if (!info || byId.has(info.requestId)) return parentId;
     requests.push(info);
+    const edited = filesEditedByRequest(req);
+    if (edited.length) writes.set(info.requestId, edited);
     let cur: string | null = parentId;
     const iso = new Date(info.timestamp || 0).toISOString();
     const add = (id: string, message: MessageEntry['message']) => {
@@ -95,7 +101,7 @@ export function convertChat(state: JsonRecord, removed: readonly RemovedRequests
     }
     pending = later;
   }
-  return { entries, byId, leafId: leaf, requests };
+  return { entries, byId, leafId: leaf, requests, writes };
 }
 
 interface ResponseMessage {

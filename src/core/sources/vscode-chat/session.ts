@@ -6,6 +6,7 @@ import type { ForeignSessionView, SubagentView } from '../session-view';
 import type { ChatRequestInfo, ConvertedChat } from './convert';
 import { VSCODE_CHAT_KIND } from './kind';
 import { lateSnapshotNote, type LateSnapshotRecord } from './late-snapshots';
+import { editingStateWrites } from './written-files';
 
 export { VSCODE_CHAT_KIND };
 
@@ -67,6 +68,18 @@ export class VsChatSession extends ForeignSessionBase implements ForeignSessionV
 
   get editingFolder(): string | undefined {
     return this.parts.editingFolder;
+  }
+
+  /** By request id, the files VS Code's edit tools wrote for it: what its log's response says, and what its editing
+   *  state says (read now: VS Code rewrites it while the log may stay as it was). */
+  async filesWrittenByRequest(): Promise<Map<string, string[]>> {
+    const out = new Map<string, Set<string>>();
+    const add = (id: string, files: readonly string[]) => {
+      if (this.#requests.has(id)) out.set(id, new Set([...(out.get(id) ?? []), ...files]));
+    };
+    for (const [id, files] of this.parts.tree.writes) add(id, files);
+    for (const [id, files] of await editingStateWrites(this.parts.editingFolder)) add(id, files);
+    return new Map([...out].map(([k, v]) => [k, [...v]]));
   }
 
   /** The model and mode of the latest request on the active path, as VS Code's picker names them. */

@@ -167,6 +167,11 @@ export class VsChatSource implements SourceAdapter {
     return run;
   }
 
+  /** The files VS Code's edit tools wrote, by request: its log's responses and its editing state (written-files.ts). */
+  async filesWrittenByTurn(view: SessionView): Promise<ReadonlyMap<string, readonly string[]>> {
+    return view instanceof VsChatSession ? view.filesWrittenByRequest() : new Map();
+  }
+
   async rewindConversation(_view: SessionView, _userEntryId: string, _warn: Warn): Promise<ConversationRewind> {
     throw new Error(`The conversation of a ${AGENT} session is rewound in VS Code itself. ${CONVERSATION_NOTE}`);
   }
