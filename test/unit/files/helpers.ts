@@ -78,6 +78,14 @@ export function startTsFilesWorker(): Worker {
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true });
 }
 
+/** Bundles the CLI (src/cli/main.ts) into one file, as scripts/build.mjs bundles dist/cli-bundle.js: a test runs it with
+ *  process.execPath and each call starts in ~0.1 s instead of going through tsx. Returns `outfile`. */
+export function bundleCli(outfile: string): string {
+  const entry = join(__dirname, '../../../src/cli/main.ts');
+  buildSync({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+  return outfile;
+}
+
 /** Bundles the worker threads' code into `dir`, where a CLI bundled into `dir` starts them from, as dist/ holds them
  *  beside dist/cli-bundle.js (scripts/build.mjs). */
 export function bundleThreadsInto(dir: string): void {
