@@ -19,8 +19,9 @@ export async function tempBase(prefix = 'arw-files-'): Promise<{ dir: string; cl
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Every path under `root` with its type, permission bits and content (or link target), sorted. */
-export async function fingerprint(root: string, opts: { skipGitInternals?: boolean } = {}): Promise<string[]> {
+/** Every path under `root` with its type, permission bits and content (or link target), sorted. `folderModes`: a
+ *  folder's line holds its permission bits too (a restore must bring those back as well). */
+export async function fingerprint(root: string, opts: { skipGitInternals?: boolean; folderModes?: boolean } = {}): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string) => {
     const names = (await readdir(join(root, rel))).sort();
@@ -31,7 +32,7 @@ export async function fingerprint(root: string, opts: { skipGitInternals?: boole
       const mode = (st.mode & 0o7777).toString(8);
       if (st.isSymbolicLink()) out.push(`${r} link -> ${await readlink(p)}`);
       else if (st.isDirectory()) {
-        out.push(`${r}/ dir`);
+        out.push(opts.folderModes ? `${r}/ dir ${mode}` : `${r}/ dir`);
         if (!(opts.skipGitInternals && name === '.git')) await walk(r);
       } else
         out.push(
