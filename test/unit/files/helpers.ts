@@ -4,7 +4,7 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, unlink, writeFi
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildSync } from 'esbuild';
+import { bundleForNode } from '../../support/node-bundle';
 import { THREADS } from '../../../src/core/files/workers/thread-start';
 
 /**
@@ -82,16 +82,13 @@ export function startTsFilesWorker(): Worker {
 /** Bundles the CLI (src/cli/main.ts) into one file, as scripts/build.mjs bundles dist/cli-bundle.js: a test runs it with
  *  process.execPath and each call starts in ~0.1 s instead of going through tsx. Returns `outfile`. */
 export function bundleCli(outfile: string): string {
-  const entry = join(__dirname, '../../../src/cli/main.ts');
-  buildSync({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
-  return outfile;
+  return bundleForNode(join(__dirname, '../../../src/cli/main.ts'), outfile);
 }
 
 /** Bundles the worker threads' code into `dir`, where a CLI bundled into `dir` starts them from, as dist/ holds them
  *  beside dist/cli-bundle.js (scripts/build.mjs). */
 export function bundleThreadsInto(dir: string): void {
   for (const name of THREADS) {
-    const entry = join(__dirname, `../../../src/core/files/workers/${name}.ts`);
-    buildSync({ entryPoints: [entry], outfile: join(dir, `${name}.js`), bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    bundleForNode(join(__dirname, `../../../src/core/files/workers/${name}.ts`), join(dir, `${name}.js`));
   }
 }
