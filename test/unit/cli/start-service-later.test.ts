@@ -63,7 +63,7 @@ test('the service is spawned once the process has nothing left to do: one detach
     assert.deepEqual(proc.spawned, [], 'nothing is spawned while the process still works (the hook saves its stat index after its snapshot)');
     proc.exitWhenIdle();
     assert.equal(proc.spawned.length, 1);
-    const [{ command, args, options }] = proc.spawned as [Spawned];
+    const { command, args, options } = (proc.spawned as Spawned[])[0]!;
     assert.equal(command, process.execPath);
     assert.deepEqual(args, [
       ...SERVICE_NODE_ARGS,
