@@ -13,14 +13,14 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { ensureChatCodeServer } from '../../scripts/e2e/chat-code-server.mjs';
 import { replayMutationLog } from '../../src/core/sources/vscode-chat/mutation-log';
 import { clickEntryAction, openTranscriptFromSidebar, previewFrame, sessionRow } from './support/agent-rewind';
 import { e2eEnv } from './support/env';
-import { keyMomentScreenshot, openVsCode, withArtifacts, type VsCode } from './support/vscode';
+import { createFile, newScriptedChatRun, openScriptedChat, replaceInFile, runInTerminal, writeChatScript } from './support/scripted-chat';
+import { keyMomentScreenshot, withArtifacts, type VsCode } from './support/vscode';
 import { waitFor } from './support/wait';
 import { attachTrace, callsUnder, findProcesses, traceCommand } from './support/write-trace';
 import { clearNotifications, runCommand, waitForNotification, webviewFrame } from './support/workbench';
@@ -70,24 +70,13 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
   let userData = '';
 
   before(async () => {
-    const { node, codeServer } = await ensureChatCodeServer((m) => console.log(`vscode-chat: ${m}`));
     const env = e2eEnv();
-    mkdirSync(env.runDir, { recursive: true });
-    out = mkdtempSync(join(env.runDir, 'vschat-out-'));
-    const scriptFile = join(out, 'script.json');
-    vs = await openVsCode({
-      name: 'agent-vscode-chat',
-      codeServer: { entry: codeServer, node },
-      extraExtensions: [join(env.repo, 'test', 'e2e', 'support', 'vschat.chattest-0.0.1')],
-      settings: {
-        'chat.allowAnonymousAccess': true,
-        'chat.permissions.default': 'autoApprove',
-        'chat.tools.global.autoApprove': true,
-        'chat.byokUtilityModelDefault': 'mainAgent',
-        'chat.useHooks': true,
-      },
-      env: { VSCHAT_SCRIPT: scriptFile },
-      prepare: ({ workspace, home }) => {
+    const run = newScriptedChatRun('vschat-out');
+    out = run.out;
+    vs = await openScriptedChat(
+      'agent-vscode-chat',
+      run,
+      ({ workspace, home }) => {
         writeFileSync(join(workspace, 'keep.txt'), 'keep\n');
         writeFileSync(join(workspace, 'gone.txt'), 'to be deleted\n');
         writeFileSync(join(workspace, 'move-me.txt'), 'to be moved\n');
@@ -103,47 +92,35 @@ describe('VS Code chat (code-server 4.139.1, agent mode, scripted model)', () =>
         };
         const installed = cli(['hooks', 'install', 'vscode-chat', '--cwd', workspace]);
         assert.equal(installed.status, 0, installed.stderr);
-        const sh = (command: string) => ({
-          name: 'run_in_terminal',
-          input: { command: `cd '${workspace}' && ${command}`, explanation: 'scripted', goal: 'scripted', mode: 'sync' },
-        });
-        const create = (path: string, content: string) => ({ name: 'create_file', input: { filePath: join(workspace, path), content } });
-        const replace = (path: string, oldString: string, newString: string) => ({
-          name: 'replace_string_in_file',
-          input: { filePath: join(workspace, path), oldString, newString },
-        });
-        writeFileSync(
-          scriptFile,
-          JSON.stringify({
-            workspace,
-            out,
-            steps: [
-              {
-                marker: 'STEP-ONE',
-                prompt: 'STEP-ONE: create notes.txt and edit keep.txt',
-                calls: [create('notes.txt', 'notes\n'), replace('keep.txt', 'keep', 'kept')],
-                reply: 'Created and edited.',
-              },
-              {
-                marker: 'STEP-TWO',
-                prompt: 'STEP-TWO: tidy up in the terminal',
-                calls: [
-                  sh("rm gone.txt && mv move-me.txt moved.txt && chmod 644 run.sh && printf 'by the terminal\\n' > term.txt"),
-                  create('sub/new.txt', 'new\n'),
-                ],
-                reply: 'Tidied.',
-              },
-              {
-                marker: 'STEP-THREE',
-                prompt: 'STEP-THREE: one more round',
-                calls: [sh("mkdir -p late && printf 'late\\n' > late/file.txt && rm notes.txt"), replace('keep.txt', 'kept', 'kept twice')],
-                reply: 'Done.',
-              },
+        const sh = (command: string) => runInTerminal(workspace, command);
+        const create = (path: string, content: string) => createFile(workspace, path, content);
+        const replace = (path: string, oldString: string, newString: string) => replaceInFile(workspace, path, oldString, newString);
+        writeChatScript(run, workspace, [
+          {
+            marker: 'STEP-ONE',
+            prompt: 'STEP-ONE: create notes.txt and edit keep.txt',
+            calls: [create('notes.txt', 'notes\n'), replace('keep.txt', 'keep', 'kept')],
+            reply: 'Created and edited.',
+          },
+          {
+            marker: 'STEP-TWO',
+            prompt: 'STEP-TWO: tidy up in the terminal',
+            calls: [
+              sh("rm gone.txt && mv move-me.txt moved.txt && chmod 644 run.sh && printf 'by the terminal\\n' > term.txt"),
+              create('sub/new.txt', 'new\n'),
             ],
-          }),
-        );
+            reply: 'Tidied.',
+          },
+          {
+            marker: 'STEP-THREE',
+            prompt: 'STEP-THREE: one more round',
+            calls: [sh("mkdir -p late && printf 'late\\n' > late/file.txt && rm notes.txt"), replace('keep.txt', 'kept', 'kept twice')],
+            reply: 'Done.',
+          },
+        ]);
       },
-    });
+      (m) => console.log(`vscode-chat: ${m}`),
+    );
     userData = vs.server.userDataDir;
   });
   after(async () => {
