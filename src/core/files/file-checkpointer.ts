@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
+import { collectGarbage } from '../collect-garbage';
 import { ChangeTracker } from './scan/change-tracker';
 import { IndexedDir } from './scan/stat-index';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
@@ -375,7 +376,12 @@ export class FileCheckpointer {
     void this.serialize(async () => {
       await new Promise((r) => setImmediate(r)); // the answer of the operation that asked for this goes out first
       const index = this.tracker.compactModel(generation);
-      if (index && stored) stored.store.noteStoredOrigin((f) => index.madeUnchanged(f), stored.epoch);
+      if (!index) return;
+      if (stored) stored.store.noteStoredOrigin((f) => index.madeUnchanged(f), stored.epoch);
+      // the tree it replaced (the index loaded at start, or an object per file after a full check) and the bytes the
+      // new one was parsed from are garbage now: collected at once, not at V8's next full collection, which a quiet
+      // service may not run for hours (here, not in compactModel: a frame that still holds those bytes keeps them)
+      collectGarbage();
     });
   }
 
