@@ -3,7 +3,7 @@
 // again for it, and the line is the one the store's trees give.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../../../src/core/files';
 import { ObjectStore } from '../../../src/core/files/store/object-store';
@@ -99,4 +99,39 @@ test('the tree cache does not keep a tree with a name a reader of its object wou
   const cache = new TreeCache();
   cache.setEntries('t', [entry('ok'), entry('x'.repeat(300))]);
   assert.equal(cache.get('t'), undefined);
+});
+
+test("a long-lived checkpointer whose pack was cut short to nothing: the preview refuses with the rewind's reason, as a fresh process does", async () => {
+  // the snapshot's trees were kept in memory when it wrote them; a plan that took them from there met the damage at
+  // the file's blob where the rewind, whose locked reload repairs the pack first, met it at the root folder
+  // (preview-agrees, fast-check seed 1648434217)
+  const base = await tempBase();
+  try {
+    const ws = join(base.dir, 'ws');
+    await writeTree(ws, { 'a.txt': 'a\n' });
+    const fc = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home') });
+    try {
+      fc.notifyChanged([]); // tracking, as the service's and the extension's
+      await fc.snapshot('s', 'u1');
+      await writeFile(join(ws, 'a.txt'), '');
+      fc.notifyChanged(['a.txt']);
+      const packDir = join(fc.storeDir, 'packs');
+      const packs = (await readdir(packDir)).filter((n) => n.endsWith('.pack'));
+      assert.equal(packs.length, 1);
+      await truncate(join(packDir, packs[0]!), 0);
+      const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
+      const refused = await fc.rewindFiles('s', 'u1', { anchor: userAnchor }).then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
+      assert.ok(refused, 'the rewind is refused');
+      assert.equal(dry.canRewind, false);
+      assert.equal(dry.error, `Cannot preview the rewind: ${refused}`);
+      assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), '');
+    } finally {
+      await fc.dispose();
+    }
+  } finally {
+    await base.cleanup();
+  }
 });
