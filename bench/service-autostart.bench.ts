@@ -28,7 +28,7 @@ const load = () => loadavg()[0]!;
 const range = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
 
 /** A first hook and a fresh process's, each with no service running before it. */
-interface Pair {
+export interface Pair {
   on: HookTime;
   off: HookTime;
   /** Which ran first (they alternate). */
@@ -37,7 +37,7 @@ interface Pair {
   offLoad: number;
 }
 
-interface Measured {
+export interface Measured {
   fileCount: number;
   megabytes: number;
   sessions: number;
@@ -74,6 +74,11 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     // the raw figures as soon as they are there: a long run cut short keeps what it measured
     console.log(JSON.stringify(results.at(-1)));
   }
+  return report(results);
+}
+
+/** The section for BENCHMARKS.md from what was measured (also from the JSON lines a cut-short run printed). */
+export function report(results: Measured[]): BenchSection {
   let ok = true;
   const parts: string[] = [
     `Each session starts with no service running (stopped with \`agent-rewind serve --stop\`, untimed) and runs 12 prompts through the \`agent-rewind\` launcher (\`<launcher> hook claude\`, stdin JSON as Claude Code sends it), 10 files changed before each. The first hook of a session takes its snapshot as a fresh process and, once it has nothing left to do, spawns \`agent-rewind serve --auto\` (detached); the later ones reach that service through the launcher's sh + perl fast path. Reference for hooks 3–12: \`git add . && git commit\` of a shadow repository on the same tree right after each hook.`,
