@@ -12,7 +12,7 @@
 // Sessions: two agents' sessions take turns (a prompt start, then a turn end with 3 changed files); every fifth prompt
 // is preceded by a hand edit of one file (the user's interval). A fifth of the changes go to 20 "hot" files, so a hot
 // file has about 150 changes in the full run; the rest go to files picked at random (most of those changed once).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { Timeline } from '../src/core/files/timeline';
 import { TimelineChanges } from '../src/core/files/timeline-changes';
 import { hashObject, ObjectStore, type PackWriter } from '../src/core/files/store/object-store';
 import { encodeTree, readTree, type TreeEntry } from '../src/core/files/store/tree';
-import { editRandomFiles, fmtMs, now, sleep } from './bench-tools';
+import { bundleCli, editRandomFiles, fmtMs, now, sleep } from './bench-tools';
 import { median, percentile, type BenchModule, type BenchSection } from './types';
 import { generateWorkspace, prng } from './workspace-generator';
 
@@ -182,6 +182,8 @@ interface Fixture {
   files: string[];
   firstMs: number;
   built: Built;
+  /** Built by an earlier run and copied (AGENT_REWIND_BENCH_TIMELINE_FIXTURE). */
+  reused: boolean;
 }
 
 type SavedFixture = Pick<Fixture, 'storeDir' | 'firstMs'> & { built: Omit<Built, 'changesOf'> & { changesOf: [string, number][] } };
@@ -202,7 +204,7 @@ export async function fixture(base: string, fileCount: number, snapshotCount: nu
     await rm(dir, { recursive: true, force: true });
     execFileSync('cp', ['-a', pristine, dir]);
     const saved = JSON.parse(readFileSync(join(dir, 'fixture.json'), 'utf8')) as SavedFixture;
-    return { ...saved, ws, home, files: gen.files, built: { ...saved.built, changesOf: new Map(saved.built.changesOf) } };
+    return { ...saved, ws, home, files: gen.files, built: { ...saved.built, changesOf: new Map(saved.built.changesOf) }, reused: true };
   }
   if (kept) await rm(kept, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -219,7 +221,7 @@ export async function fixture(base: string, fileCount: number, snapshotCount: nu
     writeFileSync(join(dir, 'fixture.json'), JSON.stringify(saved));
     execFileSync('cp', ['-a', dir, pristine]);
   }
-  return { ws, home, storeDir, files: gen.files, firstMs, built };
+  return { ws, home, storeDir, files: gen.files, firstMs, built, reused: false };
 }
 
 export async function run({ quick }: { quick: boolean }): Promise<BenchSection> {
@@ -227,10 +229,11 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
   const snapshotCount = quick ? 1000 : 10_000;
   const queryRounds = quick ? 5 : 15;
   const dryRounds = quick ? 3 : 7;
+  const cliRounds = quick ? 4 : 20;
   const dryCount = quick ? 200 : 1000;
   const base = await mkdtemp(join(tmpdir(), 'arw-timeline-bench-'));
   try {
-    const { ws, home, storeDir, files, firstMs, built } = await fixture(base, fileCount, snapshotCount);
+    const { ws, home, storeDir, files, firstMs, built, reused } = await fixture(base, fileCount, snapshotCount);
     const gen = { files };
     let t: number;
     const timelineBytes = statSync(join(storeDir, 'timeline.jsonl')).size;
@@ -299,6 +302,42 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       }
     }
 
+    // the CLI as it ships, a process per question (Node's start included): `history` and `blame` of the same files,
+    // their CPU time (user + system) from bash's `times` for its finished children; one untimed run first writes the
+    // CLI's code cache (src/cli/code-cache.ts), as a first run after an install does
+    const cliJs = join(base, 'cli', 'cli.js');
+    await bundleCli(cliJs);
+    const cliRun = (command: string, path: string) => {
+      const script = `"$0" "$1" ${command} "$2" --workspace "$3" --home "$4" --json > /dev/null || exit 1; times`;
+      const r = spawnSync('bash', ['-c', script, process.execPath, cliJs, join(ws, path), ws, home], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`agent-rewind ${command} ${path} failed: ${r.stderr}`);
+      // `times` prints the shell's user and system time, then its children's: "0m0.123s 0m0.045s"
+      const [user, sys] = r.stdout
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .split(' ')
+        .map((x) => {
+          const m = /^(\d+)m([\d.]+)s$/.exec(x);
+          return m ? Number(m[1]) * 60_000 + Number(m[2]) * 1000 : NaN;
+        });
+      return user! + sys!;
+    };
+    cliRun('history', hot[0]!);
+    const cliSamples = { history: [] as number[], blame: [] as number[] };
+    const cliCpu = { history: [] as number[], blame: [] as number[] };
+    const cliLoads: number[] = [];
+    for (let r = 0; r < cliRounds; r++) {
+      const path = (r % 2 ? cold : hot)[Math.floor(r / 2) % 5]!;
+      for (const command of ['history', 'blame'] as const) {
+        cliLoads.push(load());
+        t = now();
+        const ms = cliRun(command, path);
+        cliSamples[command].push(now() - t);
+        cliCpu[command].push(ms);
+      }
+    }
+
     // attribution's cost: dry runs of `dryCount` files session A changed in its last turn, with the timeline and
     // without it (its reads hidden: the planner then falls back to the session's turn-end rule, the dry run as it was
     // before the timeline), interleaved, the order swapped each round
@@ -360,6 +399,10 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       ),
       `| of those, fresh: a hot file (≤ ${hotEntries} history entries, ${hotLines} lines) history / blame | ${fmtMs(p50(perKind.hot.history))} / ${fmtMs(p50(perKind.hot.blame))} (p50) | | | |`,
       `| of those, fresh: a file changed once or twice, history / blame | ${fmtMs(p50(perKind.cold.history))} / ${fmtMs(p50(perKind.cold.blame))} (p50) | | | |`,
+      ...(['history', 'blame'] as const).map(
+        (c) =>
+          `| \`agent-rewind ${c} <path> --json\`, the CLI's whole process, Node's start included (${cliSamples[c].length} samples, hot and rarely changed files alternating; CPU time p50 ${fmtMs(p50(cliCpu[c]))}) | ${fmtMs(p50(cliSamples[c]))} / ${fmtMs(p95(cliSamples[c]))} | | | ${loadText(cliLoads)} |`,
+      ),
       `| dry run of ${dryCount.toLocaleString('en')} changed files with attribution (${dryRounds} runs) | ${fmtMs(p50(withT))} / ${fmtMs(p95(withT))} | | | ${loadText(dryLoads)} |`,
       `| the same, timeline hidden (the turn-end rule), interleaved | ${fmtMs(p50(withoutT))} / ${fmtMs(p95(withoutT))} | | | |`,
       `| attribution's added cost (ratio of p50s − 1; per pair: ${pairs.map(pct).join(', ')}) | ${pct(addedP50)} | < 5 % | ${mark(attributionOk)} | |`,
@@ -367,7 +410,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       `| its changed-path index per snapshot (${indexLines.toLocaleString('en')} lines: one per snapshot that changed something; ${(indexBytes / 1e6).toFixed(2)} MB) | ${(indexBytes / (built.points + 1)).toFixed(0)} bytes | | | |`,
       '',
       `Notes: the workspace has ${fileCount.toLocaleString('en')} files; the timeline ${(built.points + 1).toLocaleString('en')} snapshots of two sessions taking turns (a prompt start, then a turn end with 3 changed files; a hand edit of one file before every fifth prompt). ` +
-        `The first snapshot is a real one (${fmtMs(firstMs)}); the other ${built.points.toLocaleString('en')} were written in ${fmtMs(built.buildMs)} in the formats real snapshots write (the store's PackWriter for blobs and trees, SnapshotRecords.put, Timeline.append), without scanning the workspace, one pack per 500 snapshots. ` +
+        `The first snapshot is a real one (${fmtMs(firstMs)}); the other ${built.points.toLocaleString('en')} were written in ${fmtMs(built.buildMs)} in the formats real snapshots write (the store's PackWriter for blobs and trees, SnapshotRecords.put, Timeline.append), without scanning the workspace, one pack per 500 snapshots${reused ? ' (by an earlier run, whose fixture this run copied: AGENT_REWIND_BENCH_TIMELINE_FIXTURE)' : ''}. ` +
         `A fifth of the changes went to ${HOT} hot files (up to ${Math.max(...built.hotFiles.map((f) => built.changesOf.get(f) ?? 0))} changes each); history and blame samples alternate between those and files changed once or twice. ` +
         `"Fresh": a new FileCheckpointer per sample (the timeline parsed and the pack indexes read, as a CLI process does; Node's start is not included); "warm": the same one asked again (the extension, the service). ` +
         `The dry runs rewind session A's latest prompt, whose turn changed the ${dryCount.toLocaleString('en')} files, with a watcher-fed model; "timeline hidden" makes the planner fall back to the session's turn-end rule. Load is the 1-minute load average when each sample started (median, min–max), on 2 cores shared with other work.`,

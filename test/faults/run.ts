@@ -1172,7 +1172,7 @@ async function killPartial(t: Trial): Promise<void> {
     const keptEdit = (when: string) => {
       if (!userEdits) return;
       const text = existsSync(editedPath) ? readFileSync(editedPath, 'utf8') : '(gone)';
-      if (text !== userText) t.problems.push(`${when}, ${selection.edited} lost the user's edit made after the kill: ${text.slice(0, 60)}`);
+      if (text !== userText) t.problems.push(`${when}, ${selection.edited} lost the user's edit made after the kill: ${JSON.stringify(text.slice(0, 60))}`);
     };
     const states = (names: Record<string, string[]>) =>
       Object.entries(names).map(([name, print]) => ({ name, print: userEdits ? without(print, selection.edited) : print }));

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write';
 import { join, relative, sep } from 'node:path';
+import { collectGarbage } from '../collect-garbage';
 import { ChangeTracker } from './scan/change-tracker';
 import { IndexedDir } from './scan/stat-index';
 import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-store';
@@ -31,6 +32,7 @@ import { gcStore } from './store/store-gc';
 import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store/store-compaction';
 import { withStoreLock } from './store/store-lock';
 import { treeTotals, type DirNode } from './store/tree';
+import { TreeCache } from './store/tree-cache';
 import { diffStoredTrees, TreeReader, type EntryState } from './store/tree-diff';
 import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
@@ -66,6 +68,8 @@ const DEFAULT_FULL_CHECK = 5 * 60_000;
 const COMPACT_RETRY_MS = 10 * 60_000;
 /** How long a tracked checkpointer waits without a snapshot before merging its small packs. */
 const MERGE_IDLE_MS = 1_000;
+/** How long a checkpointer keeps the folder trees of its last operations without another one (dropTreesWhenIdle). */
+const TREES_IDLE_MS = 60_000;
 
 /** A path reported twice (its ignore rules and the file itself, say) is listed once, with the first reason. */
 function onePerPath(skipped: SkippedFile[]): SkippedFile[] {
@@ -86,6 +90,13 @@ export class FileCheckpointer {
   readonly timelineChanges: TimelineChanges;
   private readonly tracker: ChangeTracker;
   private readonly planner: RewindPlanner;
+  /** Folder trees read or written lately, decoded, for the next plan and changed-path line (tree-cache.ts); dropped
+   *  once this checkpointer has been idle a while. */
+  private readonly trees = new TreeCache();
+  private treesTimer: NodeJS.Timeout | undefined;
+  /** The changed-path line of a rewind's pre-restore point, written once the rewind has answered (writeOwedLine). */
+  private owedLine: { from: string; to: string } | undefined;
+  private lineWriting: Promise<void> | undefined;
   private storePromise?: Promise<ObjectStore>;
   private watcherStop?: () => void;
   private readonly queue = new SerialQueue();
@@ -120,7 +131,7 @@ export class FileCheckpointer {
     });
     this.timeline = new Timeline(this.storeDir, this.records);
     this.timelineChanges = new TimelineChanges(this.storeDir);
-    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline);
+    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline, this.trees);
     this.watchLimitForTests = opts.tuning?.watchLimit;
   }
 
@@ -273,6 +284,9 @@ export class FileCheckpointer {
   async dispose(): Promise<void> {
     if (this.mergeTimer) clearTimeout(this.mergeTimer); // a fresh process merges them when it opens the store
     await this.merging;
+    await this.lineWriting;
+    if (this.treesTimer) clearTimeout(this.treesTimer);
+    this.trees.clear();
     // a compaction stops between two batches and leaves the store as it was; the next process starts it again
     this.compactStop?.abort();
     await this.compacting;
@@ -362,8 +376,47 @@ export class FileCheckpointer {
     void this.serialize(async () => {
       await new Promise((r) => setImmediate(r)); // the answer of the operation that asked for this goes out first
       const index = this.tracker.compactModel(generation);
-      if (index && stored) stored.store.noteStoredOrigin((f) => index.madeUnchanged(f), stored.epoch);
+      if (!index) return;
+      if (stored) stored.store.noteStoredOrigin((f) => index.madeUnchanged(f), stored.epoch);
+      // the tree it replaced (the index loaded at start, or an object per file after a full check) and the bytes the
+      // new one was parsed from are garbage now: collected at once, not at V8's next full collection, which a quiet
+      // service may not run for hours (here, not in compactModel: a frame that still holds those bytes keeps them)
+      collectGarbage();
     });
+  }
+
+  /** The kept trees serve operations that follow one another (a dry run, its rewind, the next rewind); a checkpointer
+   *  left idle gives their memory back. */
+  private dropTreesWhenIdle(): void {
+    if (this.treesTimer) clearTimeout(this.treesTimer);
+    this.treesTimer = setTimeout(() => {
+      this.treesTimer = undefined;
+      this.trees.clear();
+    }, TREES_IDLE_MS);
+    this.treesTimer.unref();
+  }
+
+  private treeReader(store: ObjectStore): TreeReader {
+    return new TreeReader(store, undefined, undefined, this.trees);
+  }
+
+  /**
+   * Appends the changed-path line of the pre-restore point the last rewind left owed, after the rewind has answered:
+   * comparing it with the point before reads up to a few thousand trees (~300 ms of CPU for 1,000 files when the
+   * trees kept are not those), which the rewind's caller does not need. Under the store lock, before any later
+   * operation of this checkpointer; a line never written (the process ended first) is computed by its readers and
+   * written by the next gc, as after a crash.
+   */
+  private writeOwedLine(): void {
+    const owed = this.owedLine;
+    this.owedLine = undefined;
+    if (!owed) return;
+    const writing = this.serialize(async () => {
+      const store = await this.store();
+      await withStoreLock(join(this.storeDir, 'lock'), () => this.timelineChanges.record(this.treeReader(store), owed.from, owed.to));
+    }).catch(() => {});
+    const before = this.lineWriting;
+    this.lineWriting = Promise.all([before, writing]).then(() => {});
   }
 
   private mergePacksWhenIdle(): void {
@@ -401,7 +454,7 @@ export class FileCheckpointer {
     let rec: SnapshotRecord;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
-      root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped);
+      root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped, this.trees);
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
       rec = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
@@ -439,7 +492,10 @@ export class FileCheckpointer {
       }
       // and the paths it changed since the point before it: a few trees read, those on the way to the changes (a
       // line that is not written is computed by its readers, and written by the next gc)
-      if (previousRoot !== undefined) await this.timelineChanges.record(new TreeReader(store), previousRoot, saved.root).catch(() => {});
+      // (a rewind's pre-restore point: once the rewind has answered, see writeOwedLine)
+      if (previousRoot !== undefined && kind === 'pre-restore') this.owedLine = { from: previousRoot, to: saved.root };
+      else if (previousRoot !== undefined) await this.timelineChanges.record(this.treeReader(store), previousRoot, saved.root).catch(() => {});
+      this.dropTreesWhenIdle();
     }
     const { files, bytes: totalBytes, ignored } = totals;
     const createdAt = saved.createdAt;
@@ -712,6 +768,7 @@ export class FileCheckpointer {
   private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions): Promise<Plan> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
+    this.dropTreesWhenIdle();
     const plan = await this.planner.plan(store, rec, include, model, stats.skipped);
     // a watcher's model may have missed a report: the paths the rewind would write or list are checked on disk, and
     // the rewind planned again from what is there when one is not what the model held. Else an edit it never heard of
@@ -755,6 +812,20 @@ export class FileCheckpointer {
     }
     const check = await this.checkAnchor(sessionId, anchorId, opts.anchor);
     if (typeof check === 'string') throw new Error(check);
+    try {
+      return await this.rewindLocked(sessionId, anchorId, check, opts, stillWanted);
+    } finally {
+      this.writeOwedLine();
+    }
+  }
+
+  private rewindLocked(
+    sessionId: string,
+    anchorId: string,
+    check: SnapshotRecord,
+    opts: RewindFilesOptions,
+    stillWanted?: ActGuard,
+  ): Promise<RewindFilesResult> {
     return this.locked(async (store, recovered) => {
       const { result, ops, blobs, partialBlobs } = await this.plan(store, check, opts);
       result.skipped.push(...recovered);

@@ -34,15 +34,25 @@ interface PairChanges {
 /** Past this many paths a line names top folders (a checkout of another branch; node_modules unpacked file by file). */
 export const MAX_LISTED_PATHS = 2000;
 
+/** Where a listed pair's paths lie (their JSON, in the bytes of the index file as read), and the index that says
+ *  which of its lines name a path. */
+interface RawPaths {
+  buf: Buffer;
+  start: number;
+  end: number;
+  index: TimelineChanges;
+}
+
 /**
- * The changes of one pair as read: its paths' JSON kept as text until a reader asks about a path it may name (a
- * file's history asks every pair of the timeline whether it touched the file; most never name it).
+ * The changes of one pair as read: its paths' JSON kept as bytes until a reader asks about a path it may name (a
+ * file's history asks every pair of the timeline whether it touched the file; most never name it, and which do is
+ * found by one scan of the file's bytes per path: TimelineChanges.naming).
  */
 export class ChangeList {
   private parsed?: ChangedPath[] | null;
 
   constructor(
-    private readonly text: string | undefined,
+    private readonly raw: RawPaths | undefined,
     paths?: ChangedPath[],
   ) {
     if (paths) this.parsed = paths;
@@ -50,10 +60,7 @@ export class ChangeList {
 
   /** False only when the list names none of `quoted` (paths as written, see quotedPath), nor the whole tree. */
   mayName(quoted: readonly string[]): boolean {
-    if (this.text === undefined) return true;
-    if (this.text.includes(WHOLE_TREE)) return true;
-    for (const q of quoted) if (this.text.includes(q)) return true;
-    return false;
+    return this.raw === undefined || this.raw.index.naming(quoted).has(this);
   }
 
   /** The paths; undefined when the text is not a list of them (a line whose CRC held: only a writer's bug). */
@@ -61,13 +68,18 @@ export class ChangeList {
     if (this.parsed === undefined) {
       let v: unknown;
       try {
-        v = JSON.parse(this.text!);
+        v = JSON.parse(this.raw!.buf.toString('utf8', this.raw!.start, this.raw!.end));
       } catch {
         v = undefined;
       }
       this.parsed = validPaths(v) ? v : null;
     }
     return this.parsed ?? undefined;
+  }
+
+  /** @internal Where its paths' JSON lies in the bytes read (undefined: not read from the file as bytes). */
+  get rawPaths(): RawPaths | undefined {
+    return this.raw;
   }
 }
 
@@ -90,8 +102,10 @@ interface ReadPair {
   from: string;
   to: string;
   changes: ChangeList;
-  /** The line's JSON (written again as it is by a rewrite). */
-  json: string;
+  /** Where the line's JSON lies (written again as it is by a rewrite). */
+  buf: Buffer;
+  start: number;
+  end: number;
 }
 
 const encodePair = (p: PairChanges) => JSON.stringify({ from: p.from, to: p.to, paths: p.paths });
@@ -99,26 +113,45 @@ const encodePair = (p: PairChanges) => JSON.stringify({ from: p.from, to: p.to, 
 const HEAD = '{"from":"';
 const TO = '","to":"';
 const PATHS = '","paths":';
+/** Where the paths' JSON starts in a line of encodePair's layout (both hashes are 64 characters). */
+const PATHS_AT = 155;
+const CLOSE = 0x7d; // }
 
-/** A line's JSON as a pair. The layout encodePair writes is taken apart by position, its paths left as text. */
-function decodeLine(v: unknown, json: string): ReadPair | undefined {
-  if (json.startsWith(HEAD) && json.startsWith(TO, 73) && json.startsWith(PATHS, 145) && json.endsWith('}')) {
-    const from = json.slice(9, 73);
-    const to = json.slice(81, 145);
-    if (!isObjectHash(from) || !isObjectHash(to)) return undefined;
-    return { from, to, changes: new ChangeList(json.slice(155, -1)), json };
-  }
-  if (v === undefined) {
-    try {
-      v = JSON.parse(json);
-    } catch {
-      return undefined;
+/** A line's JSON, buf[start, end), as a pair. The layout encodePair writes is taken apart by position, its paths left
+ *  as bytes; any other is parsed. */
+function decodeLine(index: TimelineChanges, buf: Buffer, start: number, end: number): ReadPair | undefined {
+  if (end - start > PATHS_AT && buf[end - 1] === CLOSE && buf.toString('latin1', start, start + 9) === HEAD) {
+    if (buf.toString('latin1', start + 73, start + 81) === TO && buf.toString('latin1', start + 145, start + PATHS_AT) === PATHS) {
+      // the hashes checked as bytes, then made strings of their own (a slice of a longer string is slow to check,
+      // and slower as a map's key)
+      if (!isHexHash(buf, start + 9) || !isHexHash(buf, start + 81)) return undefined;
+      const from = buf.toString('latin1', start + 9, start + 73);
+      const to = buf.toString('latin1', start + 81, start + 145);
+      return { from, to, changes: new ChangeList({ buf, start: start + PATHS_AT, end: end - 1, index }), buf, start, end };
     }
   }
+  const v: unknown = JSON.parse(buf.toString('utf8', start, end));
   if (typeof v !== 'object' || v === null) return undefined;
   const o = v as Record<string, unknown>;
   if (!isObjectHash(o.from) || !isObjectHash(o.to) || !validPaths(o.paths)) return undefined;
-  return { from: o.from, to: o.to, changes: new ChangeList(undefined, o.paths), json };
+  return { from: o.from, to: o.to, changes: new ChangeList(undefined, o.paths), buf, start, end };
+}
+
+/** Whether buf holds an object hash (64 lowercase hex digits) at `at`. */
+function isHexHash(buf: Buffer, at: number): boolean {
+  if (at + 64 > buf.length) return false;
+  for (let i = at; i < at + 64; i++) {
+    const c = buf[i]!;
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
+/** The listed pairs read in one go: the bytes they lie in and, in order, where each one's paths start. */
+interface Chunk {
+  buf: Buffer;
+  lists: ChangeList[];
+  starts: number[];
 }
 
 const join2 = (base: string, name: string) => (base === '' ? name : `${base}/${name}`);
@@ -161,13 +194,16 @@ export class TimelineChanges {
   private readonly lines: CheckedLinesReader<ReadPair>;
   /** The pairs read from the file, by the root they lead to (the file's lines 0..indexed). */
   private byTo = new Map<string, ReadPair[]>();
+  /** The same pairs' bytes, for naming(). */
+  private chunks: Chunk[] = [];
+  private lastNaming: { quoted: string[]; lists: ReadonlySet<ChangeList> } | undefined;
   private indexed = 0;
   /** Pairs the file does not have, computed from the trees in this process (undefined: a tree could not be read). */
   private readonly computed = new Map<string, ChangeList | undefined>();
   private damaged = false;
 
   constructor(private readonly storeDir: string) {
-    this.lines = new CheckedLinesReader(this.file, (v, json) => decodeLine(v, json), { parse: false });
+    this.lines = new CheckedLinesReader(this.file, { raw: (buf, start, end) => decodeLine(this, buf, start, end) });
   }
 
   get file(): string {
@@ -179,17 +215,57 @@ export class TimelineChanges {
     const r = this.lines.read();
     if (!r || r.known !== this.indexed || r.known > r.values.length) {
       this.byTo = new Map();
+      this.chunks = [];
+      this.lastNaming = undefined;
       this.indexed = 0;
     }
     this.damaged = r?.damaged ?? false;
     if (!r) return;
+    if (r.values.length > this.indexed) this.lastNaming = undefined;
     for (let k = this.indexed; k < r.values.length; k++) {
       const p = r.values[k]!;
       const list = this.byTo.get(p.to);
       if (list) list.push(p);
       else this.byTo.set(p.to, [p]);
+      const raw = p.changes.rawPaths;
+      if (!raw) continue;
+      let chunk = this.chunks.at(-1);
+      if (chunk?.buf !== raw.buf) this.chunks.push((chunk = { buf: raw.buf, lists: [], starts: [] }));
+      chunk.lists.push(p.changes);
+      chunk.starts.push(raw.start);
     }
     this.indexed = r.values.length;
+  }
+
+  /**
+   * The lists read from the file that may name one of `quoted` (paths as written, see quotedPath) or the whole tree:
+   * each is searched for in the bytes read, once (not in every line), and only a hit's line is looked at. The last
+   * answer is kept: a file's history asks it of every pair with the same paths.
+   */
+  naming(quoted: readonly string[]): ReadonlySet<ChangeList> {
+    const last = this.lastNaming;
+    if (last && last.quoted.length === quoted.length && last.quoted.every((q, k) => q === quoted[k])) return last.lists;
+    const lists = new Set<ChangeList>();
+    for (const chunk of this.chunks) {
+      for (const q of [WHOLE_TREE, ...quoted]) {
+        const needle = Buffer.from(q);
+        for (let at = chunk.buf.indexOf(needle); at >= 0; at = chunk.buf.indexOf(needle, at + 1)) {
+          // the last list starting at or before the hit, if the hit lies in it (not in a line's hashes or CRC)
+          let lo = 0;
+          let hi = chunk.starts.length - 1;
+          while (lo < hi) {
+            const mid = (lo + hi + 1) >> 1;
+            if (chunk.starts[mid]! <= at) lo = mid;
+            else hi = mid - 1;
+          }
+          const list = chunk.lists[lo];
+          const raw = list?.rawPaths;
+          if (raw && raw.start <= at && at + needle.length <= raw.end) lists.add(list!);
+        }
+      }
+    }
+    this.lastNaming = { quoted: [...quoted], lists };
+    return lists;
   }
 
   private listed(from: string, to: string): ReadPair | undefined {
@@ -243,7 +319,8 @@ export class TimelineChanges {
       const from = roots[k]!;
       const to = roots[k + 1]!;
       if (from === to || wanted.has(`${from}${to}`)) continue;
-      let json = this.listed(from, to)?.json;
+      const listed = this.listed(from, to);
+      let json = listed?.buf.toString('utf8', listed.start, listed.end);
       if (json === undefined) {
         const paths = await changedPaths(reader, from, to).catch(() => undefined);
         if (!paths) continue;
@@ -257,6 +334,8 @@ export class TimelineChanges {
       await writeFileAtomic(this.file, [...wanted.values()].map(encodeCheckedLine).join(''));
       this.lines.forget();
       this.byTo = new Map();
+      this.chunks = [];
+      this.lastNaming = undefined;
       this.indexed = 0;
     }
     return { computed, dropped };

@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write';
-import { appendCheckedLines, CheckedLinesReader, checkedJson, encodeCheckedLine } from './checked-lines';
+import { appendCheckedLines, CheckedLinesReader, encodeCheckedLine, isCheckedLine } from './checked-lines';
 import { isObjectHash } from './store/object-format';
 import { recordFileName, sessionFolderName, type SnapshotRecord, type SnapshotRecords } from './snapshot-records';
 
@@ -45,30 +45,43 @@ function point(session: unknown, anchor: unknown, kind: unknown, root: unknown, 
   return { sessionId: session, anchorId: anchor, kind: kind as SnapshotRecord['kind'], root, createdAt: at };
 }
 
-const FIELDS = ['{"session":"', '","anchor":"', '","kind":"', '","root":"', '","at":"'] as const;
+const FIELDS = ['{"session":"', '","anchor":"', '","kind":"', '","root":"', '","at":"'].map((f) => Buffer.from(f));
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE = 0x7d; // }
 
-/** A line's JSON as a point: the layout encode() writes taken apart by position (JSON.parse per line was most of a
- *  fresh process's read of 10,000 lines); JSON.parse for anything else, or for strings with escapes in them (without
- *  a backslash, a string's closing quote is the first quote after its opening one). */
-function decodeLine(json: string): Bare | undefined {
+/**
+ * A line's JSON, buf[start, end), as a point: the layout encode() writes taken apart by position, each field made a
+ * string of its own (JSON.parse per line was most of a fresh process's read of 10,000 lines, and slices of a line's
+ * string are slow map keys); JSON.parse for anything else, or for strings with escapes in them (without a backslash,
+ * a string's closing quote is the first quote after its opening one).
+ */
+function decodeLine(buf: Buffer, start: number, end: number): Bare | undefined {
   const values: string[] = [];
-  let at = 0;
-  if (json.includes('\\') || !json.endsWith('"}')) return parsedPoint(json);
+  let at = start;
   for (const field of FIELDS) {
-    if (!json.startsWith(field, at)) return parsedPoint(json);
-    const start = at + field.length;
-    const end = json.indexOf('"', start);
-    if (end < 0) return parsedPoint(json);
-    values.push(json.slice(start, end));
-    at = end;
+    if (!bytesAt(buf, at, end, field)) return parsedPoint(buf, start, end);
+    const from = at + field.length;
+    let i = from;
+    for (; i < end && buf[i] !== QUOTE; i++) if (buf[i] === BACKSLASH) return parsedPoint(buf, start, end);
+    if (i >= end) return parsedPoint(buf, start, end);
+    values.push(buf.toString('utf8', from, i));
+    at = i;
   }
-  if (at !== json.length - 2) return parsedPoint(json);
+  if (at !== end - 2 || buf[end - 1] !== CLOSE) return parsedPoint(buf, start, end);
   return point(values[0], values[1], values[2], values[3], values[4]);
 }
 
-function parsedPoint(json: string): Bare | undefined {
+/** Whether buf[at, end) starts with `bytes` (a JS loop: a native compare's call costs more for a few bytes). */
+function bytesAt(buf: Buffer, at: number, end: number, bytes: Buffer): boolean {
+  if (at + bytes.length > end) return false;
+  for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;
+  return true;
+}
+
+function parsedPoint(buf: Buffer, start: number, end: number): Bare | undefined {
   try {
-    return decodePoint(JSON.parse(json));
+    return decodePoint(JSON.parse(buf.toString('utf8', start, end)));
   } catch {
     return undefined;
   }
@@ -119,7 +132,7 @@ export class Timeline {
     private readonly storeDir: string,
     private readonly records: SnapshotRecords,
   ) {
-    this.lines = new CheckedLinesReader(this.file, (_, json) => decodeLine(json), { parse: false });
+    this.lines = new CheckedLinesReader(this.file, { raw: decodeLine });
   }
 
   get file(): string {
@@ -156,8 +169,7 @@ export class Timeline {
         const end = tail.lastIndexOf(0x0a);
         const start = end > 0 ? tail.lastIndexOf(0x0a, end - 1) + 1 : 0;
         if (end >= 0 && (start > 0 || len === size)) {
-          const json = checkedJson(tail, start, end);
-          return json === undefined ? undefined : decodeLine(json)?.root;
+          return isCheckedLine(tail, start, end) ? decodeLine(tail, start + 9, end)?.root : undefined;
         }
         if (len === size) return undefined;
       }

@@ -13,15 +13,15 @@
 // `npm run bench -- lag-vscode-chat`.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { ensureChatCodeServer } from '../../../scripts/e2e/chat-code-server.mjs';
 import { FileCheckpointer } from '../../../src/core/files/file-checkpointer';
 import { readLateSnapshotRecords } from '../../../src/core/sources/vscode-chat/late-snapshots';
 import { replayMutationLog } from '../../../src/core/sources/vscode-chat/mutation-log';
 import { readVsChatSession } from '../../../src/core/sources/vscode-chat/reader';
 import { e2eEnv } from './env';
-import { openVsCode, resultsDir, type VsCode } from './vscode';
+import { createFile, newScriptedChatRun, openScriptedChat, runInTerminal, writeChatScript, type ScriptedStep } from './scripted-chat';
+import { resultsDir, type VsCode } from './vscode';
 import { waitFor } from './wait';
 import { openAgentRewind } from './workbench';
 
@@ -50,18 +50,12 @@ export interface LagRun {
   samples: LagSample[];
 }
 
-function step(workspace: string, n: number) {
+function step(workspace: string, n: number): ScriptedStep {
   const marker = `LAG-${String(n).padStart(2, '0')}`;
   return {
     marker,
     prompt: `${marker}: write two files`,
-    calls: [
-      { name: 'create_file', input: { filePath: join(workspace, `edit-${n}.txt`), content: `edit ${n}\n` } },
-      {
-        name: 'run_in_terminal',
-        input: { command: `cd '${workspace}' && printf 'term ${n}\\n' > term-${n}.txt`, explanation: 'scripted', goal: 'scripted', mode: 'sync' },
-      },
-    ],
+    calls: [createFile(workspace, `edit-${n}.txt`, `edit ${n}\n`), runInTerminal(workspace, `printf 'term ${n}\\n' > term-${n}.txt`)],
     reply: 'Written.',
   };
 }
@@ -77,26 +71,15 @@ function keepLogs(vs: VsCode, out: string, path: LagRun['path']): void {
 }
 
 export async function measure(path: LagRun['path']): Promise<LagRun> {
-  const { node, codeServer } = await ensureChatCodeServer((m) => console.log(`vscode-chat lag: ${m}`));
   const env = e2eEnv();
-  mkdirSync(env.runDir, { recursive: true });
-  const out = mkdtempSync(join(env.runDir, `vschat-lag-${path}-`));
-  const scriptFile = join(out, 'script.json');
+  const run = newScriptedChatRun(`vschat-lag-${path}`);
+  const { out } = run;
   let vs: VsCode | undefined;
   try {
-    vs = await openVsCode({
-      name: `agent-lag-vscode-chat-${path}`,
-      codeServer: { entry: codeServer, node },
-      extraExtensions: [join(env.repo, 'test', 'e2e', 'support', 'vschat.chattest-0.0.1')],
-      settings: {
-        'chat.allowAnonymousAccess': true,
-        'chat.permissions.default': 'autoApprove',
-        'chat.tools.global.autoApprove': true,
-        'chat.byokUtilityModelDefault': 'mainAgent',
-        'chat.useHooks': true,
-      },
-      env: { VSCHAT_SCRIPT: scriptFile },
-      prepare: ({ workspace, home }) => {
+    vs = await openScriptedChat(
+      `agent-lag-vscode-chat-${path}`,
+      run,
+      ({ workspace, home }) => {
         writeFileSync(join(workspace, 'readme.txt'), 'lag\n');
         if (path === 'hooks') {
           const installed = spawnSync(process.execPath, [join(env.repo, 'dist', 'cli.js'), 'hooks', 'install', 'vscode-chat', '--cwd', workspace], {
@@ -108,9 +91,10 @@ export async function measure(path: LagRun['path']): Promise<LagRun> {
         }
         const warmUp = { ...step(workspace, 0), marker: 'LAG-WARMUP', prompt: 'LAG-WARMUP: write two files' };
         const steps = [warmUp, ...Array.from({ length: LAG_REQUESTS }, (_, i) => step(workspace, i + 1))];
-        writeFileSync(scriptFile, JSON.stringify({ workspace, out, pauseMs: PAUSE_MS, steps }));
+        writeChatScript(run, workspace, steps, PAUSE_MS);
       },
-    });
+      (m) => console.log(`vscode-chat lag: ${m}`),
+    );
     const { workspace, home } = vs;
     // the extension activates when its Sessions view is shown (package.json activationEvents): until then nothing
     // watches VS Code's chat log. A first try without it: 0 of 3 requests snapshotted without hooks

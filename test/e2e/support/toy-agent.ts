@@ -3,21 +3,12 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { bundleForNode } from '../../support/node-bundle';
 
 /** Bundles the toy agent into `dir` and returns the module's path. */
 export function bundleToyAgent(repo: string, dir: string): string {
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, 'toy-agent.js');
-  buildSync({
-    entryPoints: [join(repo, 'test/support/toy-agent/agent.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    logLevel: 'error',
-  });
+  const outfile = bundleForNode(join(repo, 'test/support/toy-agent/agent.ts'), join(dir, 'toy-agent.js'));
   // sqljs-loader.ts looks for the wasm next to the bundle first
   copyFileSync(createRequire(join(repo, 'package.json')).resolve('sql.js/dist/sql-wasm.wasm'), join(dir, 'sql-wasm.wasm'));
   return outfile;

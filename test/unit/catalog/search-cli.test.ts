@@ -3,14 +3,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSync } from 'esbuild';
 import { sessionDirFor } from '../../../src/core/session/paths';
 import { PI_FIXTURES, fingerprint } from './catalog-fixture';
 import { cliRunOf } from '../qa/cli-harness';
-
-const ROOT = resolve(__dirname, '../../..');
+import { bundleCli } from '../files/helpers';
 
 describe('agent-rewind search', () => {
   let dir: string;
@@ -22,15 +20,7 @@ describe('agent-rewind search', () => {
     dir = mkdtempSync(join(tmpdir(), 'ar-search-cli-'));
     const bin = join(dir, 'bin');
     cli = join(bin, 'cli.cjs');
-    buildSync({
-      entryPoints: [join(ROOT, 'src/cli/main.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: cli,
-      logLevel: 'error',
-    });
+    bundleCli(cli);
     copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(bin, 'sql-wasm.wasm'));
     // HOME is the temp dir, so ~/.pi/agent/sessions/--proj-search-demo--/ holds the copied pi fixtures
     piFolder = sessionDirFor(join(dir, '.pi', 'agent', 'sessions'), project);

@@ -7,18 +7,16 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { bundleThreadsInto, fingerprint, readTree, tempBase, writeTree } from '../files/helpers';
+import { bundleCli, bundleThreadsInto, fingerprint, readTree, tempBase, writeTree } from '../files/helpers';
 import { cliRunOf } from '../qa/cli-harness';
 
-const ROOT = join(__dirname, '../../..');
 let base: Awaited<ReturnType<typeof tempBase>>;
 let cli: string;
 
 before(async () => {
   base = await tempBase('arw-attribution-cli-');
   cli = join(base.dir, 'cli.js');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   bundleThreadsInto(base.dir);
 });
 after(() => base.cleanup());

@@ -6,12 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { dirname, join } from 'node:path';
 import { cliRunOf } from '../qa/cli-harness';
 import { Transcript } from '../sources/claude/builder';
+import { bundleCli } from '../files/helpers';
 
-const ROOT = resolve(__dirname, '../../..');
 let dir: string;
 let cli: string;
 let ws: string;
@@ -23,7 +22,7 @@ const SESSION = 'bbbbbbbb-1111-4222-8333-444444444444';
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ar-cli-claude-'));
   cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   ws = join(dir, 'ws');
   config = join(dir, 'claude');
   mkdirSync(ws);

@@ -8,8 +8,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
 import { cacheFileFor, decodeCache, encodeCache } from '../../../src/cli/code-cache';
+import { bundleForNode } from '../../support/node-bundle';
+import { bundleCli } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 let dir: string;
@@ -18,10 +19,8 @@ let cache: string;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ar-code-cache-'));
-  const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' } as const;
-  bundle = join(dir, 'cli-bundle.js');
-  buildSync({ ...common, entryPoints: [join(ROOT, 'src/cli/main.ts')], outfile: bundle });
-  buildSync({ ...common, entryPoints: [join(ROOT, 'src/cli/start.ts')], outfile: join(dir, 'cli.js') });
+  bundle = bundleCli(join(dir, 'cli-bundle.js'));
+  bundleForNode(join(ROOT, 'src/cli/start.ts'), join(dir, 'cli.js'));
   // runs the bundle as dist/cli.js does and says whether V8 took the cache
   writeFileSync(
     join(dir, 'probe.cjs'),

@@ -7,12 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { join } from 'node:path';
 import { cliRunOf } from '../qa/cli-harness';
 import { Rollout } from '../sources/codex/builder';
+import { bundleCli } from '../files/helpers';
 
-const ROOT = resolve(__dirname, '../../..');
 const THREAD = '01a20aad-bbbb-7000-8000-000000000002';
 let dir: string;
 let cli: string;
@@ -23,7 +22,7 @@ let file: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ar-cli-codex-'));
   cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   ws = join(dir, 'ws');
   codexHome = join(dir, 'codexhome');
   mkdirSync(ws);

@@ -6,14 +6,12 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { bundleThreadsInto, tempBase, writeTree } from '../files/helpers';
+import { bundleCli, bundleThreadsInto, tempBase, writeTree } from '../files/helpers';
 import { cliRunOf } from '../qa/cli-harness';
 import { Transcript } from '../sources/claude/builder';
 import type { NamedHistory } from '../../../src/core/engine';
 import { changeVersions } from '../../../src/extension/commands/file-history-items';
 
-const ROOT = join(__dirname, '../../..');
 const B = 'eeeeeeee-1111-4222-8333-444444444444';
 let base: Awaited<ReturnType<typeof tempBase>>;
 let cli: string;
@@ -25,7 +23,7 @@ let bMessage: string;
 before(async () => {
   base = await tempBase('arw-history-cli-');
   cli = join(base.dir, 'cli.js');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   bundleThreadsInto(base.dir);
   ws = join(base.dir, 'ws');
   const home = join(base.dir, 'home');

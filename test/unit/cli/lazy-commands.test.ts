@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { bundleCli } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 /** What every start-up may evaluate: main, the command table and what they use to print help and errors. */
@@ -106,15 +106,7 @@ test('every entry of the command table loads a command whose usage starts with i
 
 test('the bundled CLI (as esbuild builds it) requires no Node module core needs before a command runs', () => {
   const bundle = join(dir, 'cli.cjs');
-  buildSync({
-    entryPoints: [join(ROOT, 'src/cli/main.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile: bundle,
-    logLevel: 'error',
-  });
+  bundleCli(bundle);
   // every require() the bundle makes goes through Module._load: the built-in modules a module needs show when it runs
   const hook = join(dir, 'record-requires.cjs');
   writeFileSync(

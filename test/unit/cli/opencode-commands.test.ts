@@ -8,12 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { join } from 'node:path';
 import { cliRunOf } from '../qa/cli-harness';
 import { assistantMessage, ocId, userMessage, writeDb, type TestSession } from '../sources/opencode/builder';
+import { bundleCli } from '../files/helpers';
 
-const ROOT = resolve(__dirname, '../../..');
 let dir: string;
 let cli: string;
 let ws: string;
@@ -45,7 +44,7 @@ const sha = () => createHash('sha256').update(readFileSync(db())).digest('hex');
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ar-cli-opencode-'));
   cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dir, 'sql-wasm.wasm'));
   ws = join(dir, 'ws');
   dataDir = join(dir, 'data', 'opencode');

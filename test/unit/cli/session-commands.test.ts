@@ -5,9 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
 import { sessionDirFor } from '../../../src/core/session/paths';
 import { cliRunOf } from '../qa/cli-harness';
+import { bundleCli } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 const FIXTURES = resolve(ROOT, '../shared/fixtures/pi');
@@ -18,7 +18,7 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ar-cli-'));
   // one bundle of src/cli/main.ts, so each call starts in ~0.1 s instead of going through tsx
   cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

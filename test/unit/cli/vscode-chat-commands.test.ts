@@ -8,12 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { join } from 'node:path';
 import { cliRunOf } from '../qa/cli-harness';
 import { initialState, lines, plantSession, request, SESSION_ID } from '../sources/vscode-chat/builder';
+import { bundleCli } from '../files/helpers';
 
-const ROOT = resolve(__dirname, '../../..');
 let dir: string;
 let cli: string;
 let ws: string;
@@ -22,7 +21,7 @@ let ud: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ar-cli-vschat-'));
   cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   ws = join(dir, 'ws');
   ud = join(dir, 'ud');
   mkdirSync(ws);

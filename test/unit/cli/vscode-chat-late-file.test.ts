@@ -2,18 +2,17 @@
 // the folder's timeline it appears outside every turn, which read as the user's, so a default `rewind-files` kept it
 // (seen in CI with real VS Code). VS Code's own records name the request whose tool wrote it (its editing state's
 // operations and its log's edit groups): the CLI's dry run now says it is this session's, the default rewind removes
-// it, and the user's own edit made in the same moments (a file no tool wrote) is still kept.
+// it (and so does its redo), and the user's own edit made in the same moments (a file no tool wrote) is still kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { join } from 'node:path';
 import { cliRunOf } from '../qa/cli-harness';
 import { fileUri, initialState, lines, plantSession, request, SESSION_ID } from '../sources/vscode-chat/builder';
+import { bundleCli } from '../files/helpers';
 
-const ROOT = resolve(__dirname, '../../..');
 let dir: string;
 let cli: string;
 let ws: string;
@@ -22,7 +21,7 @@ let ud: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ar-cli-vslate-'));
   cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   ws = join(dir, 'ws');
   ud = join(dir, 'ud');
   mkdirSync(ws);
@@ -118,4 +117,10 @@ test("a file VS Code's create_file wrote after the Stop hook is the request's: t
   const undo = run(['undo-rewind', SESSION_ID, '--json']);
   assert.equal(undo.code, 0, undo.stderr);
   assert.equal(read('sub/new.txt'), 'new\n');
+
+  // a redo attributes as the rewind did
+  const redo = run(['redo-rewind', SESSION_ID, '--json']);
+  assert.equal(redo.code, 0, redo.stderr);
+  assert.equal(read('sub/new.txt'), undefined);
+  assert.equal(read('notes.txt'), 'my notes, edited by hand\n');
 });

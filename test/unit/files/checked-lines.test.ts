@@ -8,7 +8,8 @@ import { appendCheckedLines, CheckedLinesReader, encodeCheckedLine } from '../..
 import { tempBase } from './helpers';
 
 const line = (n: number) => encodeCheckedLine(JSON.stringify({ n }));
-const decode = (v: unknown) => (typeof v === 'object' && v !== null && typeof (v as { n?: unknown }).n === 'number' ? (v as { n: number }).n : undefined);
+const decodeValue = (v: unknown) => (typeof v === 'object' && v !== null && typeof (v as { n?: unknown }).n === 'number' ? (v as { n: number }).n : undefined);
+const decode = { json: (json: string) => decodeValue(JSON.parse(json)) };
 
 async function withFile(fn: (file: string) => Promise<void> | void): Promise<void> {
   const base = await tempBase('arw-checked-lines-');
@@ -96,7 +97,7 @@ test('read while another process appends: every read is a prefix of what was wri
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     let done = false;
     void exited.then(() => (done = true));
-    const reader = new CheckedLinesReader(file, (v) => (v as { n: number }).n);
+    const reader = new CheckedLinesReader(file, { json: (j) => (JSON.parse(j) as { n: number }).n });
     let reads = 0;
     let longest = 0;
     let extended = 0;

@@ -5,18 +5,16 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { readFile, writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { bundleThreadsInto, tempBase, writeTree } from './helpers';
+import { bundleCli, bundleThreadsInto, tempBase, writeTree } from './helpers';
 import { cliRunOf } from '../qa/cli-harness';
 
-const ROOT = join(__dirname, '../../..');
 let base: Awaited<ReturnType<typeof tempBase>>;
 let cli: string;
 
 before(async () => {
   base = await tempBase('arw-files-cli-');
   cli = join(base.dir, 'cli.js');
-  buildSync({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
+  bundleCli(cli);
   // as in dist/: the hashing and compaction threads' bundles beside the CLI's
   bundleThreadsInto(base.dir);
 });

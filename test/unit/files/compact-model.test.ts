@@ -5,10 +5,10 @@
 // listing the folders to watch expands none, and that snapshots and a rewind stay exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer, type SnapshotSummary } from '../../../src/core/files';
-import { IndexedDir } from '../../../src/core/files/scan/stat-index';
+import { IndexedDir, StatIndex } from '../../../src/core/files/scan/stat-index';
 import { collectGarbage } from '../../../src/core/collect-garbage';
 import type { DirNode } from '../../../src/core/files/store/tree';
 import { readTree, tempBase, userAnchor, writeTree } from './helpers';
@@ -173,3 +173,43 @@ test('the stat index a tracked checkpointer loaded is collected as soon as its t
     await base.cleanup();
   }
 });
+
+test(
+  "a tracked checkpointer's compact tree reads its files' names, numbers and hashes from the stat index file it saved, and stays exact when that file is replaced",
+  { skip: process.platform === 'win32' },
+  async () => {
+    const base = await tempBase('arw-compact-disk-');
+    const ws = join(base.dir, 'ws');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`d${i % 4}/e${i % 3}/f${i}.txt`] = `content ${i}\n`;
+    await writeTree(ws, files);
+    const tuning = { racyMs: 50 };
+    await new Promise((r) => setTimeout(r, 200));
+    const cp = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'home'), fullCheckIntervalMs: 3_600_000, tuning });
+    const rootIndex = () => ((cp as unknown as { tracker: { model?: { root: DirNode } } }).tracker.model?.root as IndexedDir | undefined)?.index;
+    try {
+      await cp.startWatching();
+      await cp.snapshot('s', 'u0');
+      for (let i = 0; i < 200 && !(rootIndex() instanceof StatIndex && rootIndex()!.onDisk); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(rootIndex()?.onDisk, true, 'left in the file it saved');
+      // another process replaces the file (as a fresh process's save does, by a rename): the tree reads the one it checked
+      const file = join(cp.storeDir, 'stat-index.bin');
+      await writeFile(`${file}.other`, 'not an index');
+      await rename(`${file}.other`, file);
+      await writeFile(join(ws, 'd1/e2/f5.txt'), 'changed\n');
+      await writeFile(join(ws, 'd3/e0/new.txt'), 'new\n');
+      await new Promise((r) => setTimeout(r, 200)); // not racy: the full check below reads neither again
+      const second = await cp.snapshot('s', 'u1');
+      assert.equal(second.root, await scratch(ws, join(base.dir, 'scratch-1')));
+      assert.equal(second.hashedFiles, 2, 'only the two changed files read');
+      // a full check walks every folder, each read from that file
+      cp.markAllDirty();
+      const third = await cp.snapshot('s', 'u2');
+      assert.equal(third.root, second.root);
+      assert.equal(third.hashedFiles, 0);
+    } finally {
+      await cp.dispose();
+      await base.cleanup();
+    }
+  },
+);

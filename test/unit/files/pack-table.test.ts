@@ -1,9 +1,14 @@
-// The pack table's lookups while small packs are binary-searched and after they are mapped (pack-table.ts).
+// The pack table's lookups while small packs are binary-searched and after they are mapped, and from a big pack's
+// index left on disk (pack-table.ts, disk-pack-index.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { F_DICTIONARY } from '../../../src/core/files/store/object-format';
 import { encodeIndex } from '../../../src/core/files/store/pack-index';
-import { PackTable } from '../../../src/core/files/store/pack-table';
+import { PackTable, SMALL_PACK } from '../../../src/core/files/store/pack-table';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -48,4 +53,50 @@ test('small packs answer the same before and after their objects are mapped; rem
   table.remove('d');
   assert.equal(table.find(d.entries[10]!.hash), undefined);
   assert.equal(table.contains(d.entries[10]!.hash), false);
+});
+
+test("a big pack's index stays on disk: four bytes per object in memory, and the same answers as from memory", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arw-disk-idx-'));
+  try {
+    const big = pack('big', SMALL_PACK + 500);
+    // two hashes whose first four bytes are one of the pack's: a lookup reads every entry with that start
+    const twin = big.entries[1234]!.hash.slice(0, 8) + 'f'.repeat(56);
+    const twin2 = big.entries[1234]!.hash.slice(0, 8) + '0'.repeat(56);
+    const entries = [
+      ...big.entries,
+      { hash: twin, offset: 1, length: 2, rawSize: 3, flags: 0 },
+      { hash: hash('dict'), offset: 7, length: 3, rawSize: 3, flags: F_DICTIONARY },
+    ];
+    const idx = encodeIndex(entries.map((e) => ({ ...e })));
+    const file = join(dir, 'big.idx');
+    await writeFile(file, idx);
+    const index = { idx, count: entries.length, size: 10 * entries.length };
+    const inMemory = new PackTable();
+    inMemory.add('big', index);
+    const onDisk = new PackTable();
+    onDisk.add('big', index, file);
+    assert.equal(inMemory.heldIndexBytes, idx.length);
+    assert.equal(onDisk.heldIndexBytes, 4 * entries.length, 'only the first four bytes of each hash');
+    const ask = (t: PackTable) => [...entries.map((e) => e.hash), twin2, hash('none')].map((h) => JSON.stringify([t.find(h), t.contains(h), t.locations(h)]));
+    assert.deepEqual(ask(onDisk), ask(inMemory));
+    assert.equal(onDisk.find(twin)?.offset, 1);
+    assert.equal(onDisk.contains(twin2), false);
+    assert.deepEqual([...onDisk.entries()], [...inMemory.entries()]);
+    assert.deepEqual(onDisk.dictionaries('big'), inMemory.dictionaries('big'));
+    assert.equal(onDisk.dictionaries('big').length, 1);
+    assert.ok(onDisk.indexOf('big')?.equals(idx));
+    assert.ok(onDisk.all()[0]![1].idx.equals(idx));
+    // the file dropped (another process's gc): still read through the descriptor opened when the pack was added
+    await rm(file);
+    assert.equal(onDisk.find(entries[4000]!.hash)?.offset, entries[4000]!.offset);
+    onDisk.remove('big');
+    assert.equal(onDisk.contains(entries[4000]!.hash), false);
+    // an index file that is not there when the pack is added: kept in memory
+    const fallback = new PackTable();
+    fallback.add('big', index, file);
+    assert.equal(fallback.heldIndexBytes, idx.length);
+    assert.equal(fallback.find(entries[4000]!.hash)?.offset, entries[4000]!.offset);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

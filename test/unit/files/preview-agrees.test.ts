@@ -119,7 +119,9 @@ async function apply(ws: string, outside: string, e: Edit): Promise<string | und
     case 'create': {
       const d = nth(['', ...dirs], e.dir)!;
       const rel = d ? `${d}/${e.name}` : e.name;
-      if ((await lstat(abs(rel)).catch(() => undefined))?.isDirectory()) return undefined;
+      // a folder, or a symlink (the agent's symlinkDir may have put one at that name): writing would follow it
+      const there = await lstat(abs(rel)).catch(() => undefined);
+      if (there && !there.isFile()) return undefined;
       await writeFile(abs(rel), e.text);
       return `write > ${rel}`;
     }

@@ -1,35 +1,11 @@
 // Shared by the reliability-*.test.ts files: an exact fingerprint that also covers folder modes, chattr, and a
 // small child process runner (for things that could block the whole process, or race it).
-import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fingerprint } from './helpers';
 
 /** Every path under `root` with its type, mode (folders too) and content or link target, sorted. */
-export async function exactFingerprint(root: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (rel: string) => {
-    for (const name of (await readdir(join(root, rel))).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const p = join(root, r);
-      const st = await lstat(p);
-      const mode = (st.mode & 0o7777).toString(8);
-      if (st.isSymbolicLink()) out.push(`${r} link -> ${await readlink(p)}`);
-      else if (st.isDirectory()) {
-        out.push(`${r}/ dir ${mode}`);
-        await walk(r);
-      } else
-        out.push(
-          `${r} file ${mode} ${createHash('sha256')
-            .update(await readFile(p))
-            .digest('hex')
-            .slice(0, 16)}`,
-        );
-    }
-  };
-  await walk('');
-  return out;
-}
+export const exactFingerprint = (root: string): Promise<string[]> => fingerprint(root, { folderModes: true });
 
 export function chattr(flag: '+i' | '-i', path: string): void {
   execFileSync('chattr', [flag, path]);

@@ -51,13 +51,17 @@ async function scripted(fn: (ctx: { ws: string; fc: FileCheckpointer; index: str
   }
 }
 
-async function answers(ws: string, home: string): Promise<string> {
+async function answersOf(fc: FileCheckpointer, files = FILES): Promise<string> {
+  const out: unknown[] = [];
+  for (const f of files) out.push(await fc.fileHistory(f), await fc.blame(f));
+  return JSON.stringify(out);
+}
+
+async function answers(ws: string, home: string, files = FILES): Promise<string> {
   // a fresh checkpointer each time, as the CLI's `history` and `blame` are
   const fc = new FileCheckpointer({ workspaceRoot: ws, home });
   try {
-    const out: unknown[] = [];
-    for (const f of FILES) out.push(await fc.fileHistory(f), await fc.blame(f));
-    return JSON.stringify(out);
+    return await answersOf(fc, files);
   } finally {
     await fc.dispose();
   }
@@ -107,5 +111,25 @@ test('history and blame give the same answers from the index, from a damaged one
     await fc.gc();
     assert.equal(await readFile(index, 'utf8'), whole);
     assert.equal(await answers(ws, home), expected, 'after gc');
+  });
+});
+
+test("files named like a line's keys, and lines appended after a checkpointer that stays first read the index, answer as from the trees", async () => {
+  await scripted(async ({ ws, fc, index }) => {
+    const files = [...FILES, 'from', 'to', 'paths'];
+    await answersOf(fc, files); // the index read now: what follows is appended to what this checkpointer has read
+    for (const n of [5, 6]) {
+      await fc.snapshot('A', `A${n}`, 'user-message');
+      for (const f of ['from', 'to', 'src/a.ts']) await writeFile(join(ws, f), `${f} ${n}\n`);
+      await fc.snapshot('A', `A${n}:turn-end`, 'turn-end');
+      await writeFile(join(ws, 'paths'), `by hand ${n}\n`);
+    }
+    const warm = await answersOf(fc, files);
+    const fresh = await answers(ws, homeOf(fc), files);
+    await rm(index);
+    const fromTrees = await answers(ws, homeOf(fc), files);
+    assert.equal(fresh, fromTrees);
+    assert.equal(warm, fromTrees);
+    assert.ok(fromTrees.includes('"path":"from"') && fromTrees.includes('"path":"paths"'));
   });
 });

@@ -3,11 +3,8 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
-import { bundleThreadsInto } from '../files/helpers';
-
-const ROOT = resolve(__dirname, '../../..');
+import { join, relative } from 'node:path';
+import { bundleCli, bundleThreadsInto } from '../files/helpers';
 
 export interface CliRun {
   code: number;
@@ -49,15 +46,7 @@ export function cliHarness(): CliHarness {
   const home = join(dir, 'home');
   mkdirSync(work);
   const bundle = join(dir, 'cli.cjs');
-  buildSync({
-    entryPoints: [join(ROOT, 'src/cli/main.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile: bundle,
-    logLevel: 'error',
-  });
+  bundleCli(bundle);
   bundleThreadsInto(dir); // as in dist/: the hashing and compaction threads' bundles beside the CLI's
   const env = { ...process.env, HOME: dir, AGENT_REWIND_HOME: '', AGENT_REWIND_DEBUG: '' };
   const run = (args: string[], opts: { home?: string | null; cwd?: string; input?: string } = {}): CliRun => {

@@ -11,14 +11,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { CheckpointService } from '../../../src/core/service';
 import { hookSocketPath } from '../../../src/core/service/paths';
 import { launcherScript } from '../../../src/core/service/launcher-script';
 import { cliCheckpointerOptions } from '../../../src/core/settings/settings-file';
 import { FileCheckpointer } from '../../../src/core/files';
 import { readPromptRecords } from '../../../src/core/sources/claude/prompt-records';
-import { tempBase, writeTree } from '../files/helpers';
+import { bundleCli, tempBase, writeTree } from '../files/helpers';
 
 const which = (tool: string) => {
   const r = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' });
@@ -46,15 +45,7 @@ before(() => {
   if (!clients.perl && !clients.curl) return;
   bundleDir = join(tmpdir(), `arw-launcher-cli-${process.pid}`);
   mkdirSync(bundleDir, { recursive: true });
-  buildSync({
-    entryPoints: [join(__dirname, '../../../src/cli/main.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile: join(bundleDir, 'cli.js'),
-    logLevel: 'error',
-  });
+  bundleCli(join(bundleDir, 'cli.js'));
   // the CLI as the launcher's Node path runs it, leaving a mark that it ran
   writeFileSync(
     join(bundleDir, 'marked-cli.js'),

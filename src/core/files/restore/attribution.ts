@@ -25,20 +25,23 @@ interface Window {
 function windowsOf(points: readonly TimelinePoint[]): Window[] {
   const last = new Map<string, Window>();
   const out: Window[] = [];
-  points.forEach((p, k) => {
+  // indexed loops, here and in intervalOwners: a CLI process runs them over 10,000 points before they are optimised,
+  // and an iterator's or a callback's call per point costs most there
+  for (let k = 0; k < points.length; k++) {
+    const p = points[k]!;
     // a restore's own snapshot, and the install's baseline (taken as a prompt start by versions before this rule, and
     // still on timelines rebuilt from their records), are moments of the folder, not anyone's turn
-    if (p.kind === 'pre-restore' || isBaselineSession(p.sessionId)) return;
+    if (p.kind === 'pre-restore' || isBaselineSession(p.sessionId)) continue;
     const w = last.get(p.sessionId);
     if (p.kind === 'turn-end') {
       if (w) ((w.end = k), (w.ended = true));
-      return;
+      continue;
     }
     if (w && !w.ended) w.end = k;
     const next = { sessionId: p.sessionId, prompt: p.anchorId, start: k, end: Infinity, ended: false };
     last.set(p.sessionId, next);
     out.push(next);
-  });
+  }
   return out;
 }
 
@@ -47,14 +50,14 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
  *  history asks this of every point of the timeline. */
 export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
   const windows = windowsOf(points); // in order of their start
-  const out: ChangeOwner[] = [];
+  const out: ChangeOwner[] = new Array(points.length);
   let active: Window[] = [];
   let w = 0;
   let owner: ChangeOwner = { by: 'user' };
   for (let j = 0; j < points.length; j++) {
     let moved = false;
     while (w < windows.length && windows[w]!.start <= j) (active.push(windows[w++]!), (moved = true));
-    for (const x of active) if (x.end < j + 1) moved = true;
+    for (let a = 0; a < active.length; a++) if (active[a]!.end < j + 1) moved = true;
     if (moved) {
       active = active.filter((x) => x.end >= j + 1);
       const sessions = [...new Set(active.map((x) => x.sessionId))];
@@ -62,7 +65,7 @@ export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] 
       else if (sessions.length > 1) owner = { by: 'several', sessions };
       else owner = { by: 'turn', sessionId: active[0]!.sessionId, prompt: active[0]!.prompt };
     }
-    out.push(owner);
+    out[j] = owner;
   }
   return out;
 }

@@ -12,6 +12,7 @@ import type { UndoRecord } from './undo-record';
 import { diffTrees, sameState, stateOfNode, TreeReader, type EntryState, type PathDiff } from '../store/tree-diff';
 import { lineStats } from './line-stats';
 import type { DirNode } from '../store/tree';
+import type { TreeCache } from '../store/tree-cache';
 import { readStableFile } from '../safe-read';
 import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
 import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
@@ -106,6 +107,8 @@ export class RewindPlanner {
     private readonly workspaceRoot: string,
     private readonly records: SnapshotRecords,
     private readonly timeline: Timeline,
+    /** Trees kept between operations (tree-cache.ts), filled by the plans' readers (which read only the store). */
+    private readonly trees?: TreeCache,
   ) {}
 
   /** Forgets the cached plan (the workspace is about to change). */
@@ -153,7 +156,7 @@ export class RewindPlanner {
       for (const o of creates) if (await this.lstatRel(o.path)) fresh = false;
       if (fresh) return this.lastPlan.plan;
     }
-    const reader = new TreeReader(store);
+    const reader = new TreeReader(store, undefined, undefined, this.trees, false);
     const diffs = await diffTrees(reader, rec.root, model.root);
     const fileish = diffs.filter((d) => isFileish(d.now) || isFileish(d.target)).map((d) => d.path);
     // a sibling reader: the trees it reads again come from the diff's cache, and their unrestorable names are not
@@ -249,7 +252,7 @@ export class RewindPlanner {
 
   /** The plan of an undo: put back what `top` wrote, except paths changed by hand since. */
   async undoPlan(store: ObjectStore, top: UndoRecord, pre: SnapshotRecord, model: WorkspaceModel): Promise<Plan> {
-    const reader = new TreeReader(store);
+    const reader = new TreeReader(store, undefined, undefined, this.trees, false);
     const diffs: PathDiff[] = [];
     const userModified = new Set<string>();
     for (const { path, state } of top.written) {

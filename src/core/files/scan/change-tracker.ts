@@ -4,10 +4,9 @@ import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 import { join, relative, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import type { PathFilter } from './path-filter';
-import { encodeStatIndex, patchFileOf, saveStatIndex, StatIndex } from './stat-index';
+import { encodeStatIndex, fingerprintOf, patchFileOf, saveStatIndex, StatIndex, type KnownIndex } from './stat-index';
 import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './stat-index-patch';
 import { writeFileAtomic } from '../atomic-write';
-import { collectGarbage } from '../../collect-garbage';
 import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { WatcherSync } from './watcher-sync';
@@ -29,8 +28,9 @@ export class ChangeTracker {
   /** The folders the watcher cannot watch (the system's limit): a tracked refresh checks each whole, since no report
    *  about anything in them will come. */
   unwatched?: () => Iterable<string>;
-  /** What the stat index file holds, as far as this process knows (loaded or last saved). */
-  private statIndexBytes: Buffer | undefined;
+  /** What the stat index file holds, as far as this process knows (loaded or last saved): its bytes, or only their
+   *  fingerprint once the tree was rebuilt from them and they were left in the file (compactModel). */
+  private statIndexBytes: KnownIndex | undefined;
   /** The index just loaded, until the first refresh has checked the workspace against it. */
   private uncheckedIndex: StatIndex | undefined;
   /** A fresh process's loaded index (with the patch it came with), until its snapshot saves a patch of it. */
@@ -108,13 +108,19 @@ export class ChangeTracker {
     const model = this.model;
     if (!this.tracking || !model || generation !== this.refreshes) return undefined;
     try {
-      const bytes = this.savedAt === this.refreshes && this.statIndexBytes ? this.statIndexBytes : encodeStatIndex(this.cacheKey, model.root);
+      const known = this.statIndexBytes;
+      const saved = this.savedAt === this.refreshes && Buffer.isBuffer(known);
+      // under the file's id: a periodic check that found nothing changed encodes the file's very bytes
+      const id = !known ? undefined : Buffer.isBuffer(known) ? fingerprintOf(known, this.cacheKey).id : known.id;
+      const bytes = saved ? known : encodeStatIndex(this.cacheKey, model.root, id || undefined);
       // nothing checks the paths of this one in a row: its names are decoded per folder when looked at
       const index = StatIndex.parse(bytes, this.cacheKey, false);
+      // its files' names, numbers and hashes stay in the file when these bytes are the file's (just saved, or what a
+      // periodic check found unchanged): read per folder when one is expanded. Not on Windows, where a file held open
+      // could keep the next save from renaming a new index over it
+      if (process.platform !== 'win32' && (saved || (known && !Buffer.isBuffer(known))) && index.leaveOnDisk(this.statIndexFile))
+        this.statIndexBytes = fingerprintOf(bytes, this.cacheKey);
       model.root = index.root();
-      // the tree it replaces (the index loaded at start, or an object per file after a full check) is garbage now:
-      // collected at once, not at V8's next full collection, which a quiet service may not run for hours
-      collectGarbage();
       return index;
     } catch {
       return undefined; // a tree the index cannot hold as it is (a name it refuses): kept as objects

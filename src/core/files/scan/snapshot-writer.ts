@@ -6,13 +6,28 @@ import { fsPath } from '../file-names';
 import { join } from 'node:path';
 import { hashObject } from '../store/object-format';
 import type { PackWriter } from '../store/pack-writer';
+import type { TreeCache } from '../store/tree-cache';
 import { encodeTree, forgetEncodedTrees, takeEncodedTree, treeEntriesOf, type DirNode } from '../store/tree';
 import { readKnownFile, unreadableReason } from '../safe-read';
 import type { SkippedFile } from '../types';
 import type { Limiter } from './workspace-model';
 
-/** Makes sure every object of the scanned tree `top` (at `topRel`) is in the pack or the store; returns its hash. */
-export async function storeTree(workspaceRoot: string, top: DirNode, topRel: string, w: PackWriter, reads: Limiter, skipped: SkippedFile[]): Promise<string> {
+/** Folder trees past which a snapshot keeps none of those it writes (see storeTree's `written`). */
+const MAX_KEPT_TREES = 4096;
+
+/**
+ * Makes sure every object of the scanned tree `top` (at `topRel`) is in the pack or the store; returns its hash.
+ * `written`, when given, keeps each folder tree this writes (or finds stored on the way), decoded (tree-cache.ts).
+ */
+export async function storeTree(
+  workspaceRoot: string,
+  top: DirNode,
+  topRel: string,
+  w: PackWriter,
+  reads: Limiter,
+  skipped: SkippedFile[],
+  written?: TreeCache,
+): Promise<string> {
   if (top.hash !== undefined && w.hasFolder(top.hash, topRel)) return top.hash;
   // folders to write, parents before children (a folder the store already has is skipped with all it holds)
   const order: { dir: DirNode; rel: string; parent?: DirNode }[] = [];
@@ -26,6 +41,8 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
       stack.push({ dir: n, rel, parent: cur.dir });
     }
   }
+  // a snapshot that writes the trees of a whole workspace (a first one) keeps none: they would only push each other out
+  const keep = order.length <= MAX_KEPT_TREES ? written : undefined;
   /** Folders whose entries changed while their files were read here: their encoding from hashTrees is stale. */
   const changed = new Set<DirNode>();
   const jobs: Promise<void>[] = [];
@@ -66,11 +83,14 @@ export async function storeTree(workspaceRoot: string, top: DirNode, topRel: str
     const { dir, parent } = order[i]!;
     const before = dir.hash;
     const cached = changed.has(dir) ? undefined : takeEncodedTree(dir);
-    const data = cached ?? encodeTree(treeEntriesOf(dir));
+    const entries = cached && !keep ? undefined : treeEntriesOf(dir);
+    const data = cached ?? encodeTree(entries!);
     dir.cachedTotals = undefined; // a file that went away or grew while being read changed this folder's totals
     if (!cached) dir.hash = hashObject('tree', data);
     if (dir.hash !== before && parent) changed.add(parent); // its entry for this folder names another hash now
     await w.add('tree', dir.hash!, data);
+    // kept as the entries the written bytes encode (hashTrees's encoding is checked: a few µs a folder)
+    if (keep && (!cached || cached.equals(encodeTree(entries!)))) keep.setEntries(dir.hash!, entries!);
   }
   forgetEncodedTrees();
   return top.hash!;

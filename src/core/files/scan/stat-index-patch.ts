@@ -186,18 +186,18 @@ export function statPatchFor(index: StatIndex, root: DirNode, loaded?: StatPatch
     const extra = node.listed ? node.listed.filter((n) => !node.children.has(n)) : [];
     if (extra.length !== rec.extra.length || extra.some((n, i) => n !== rec.extra[i])) return false;
     const names = index.namesOf(d);
+    const { nums, hashes } = index.sectionsOf(d, d + 1); // this folder's files only
     for (let f = f0; f < f1; f++) {
       const n = node.children.get(names[f - f0]!);
       if (!n || n.kind === 'dir') return false;
       fileNums(n as FileNodeState, scratch, 0);
-      const o = f * NUMS;
-      const { nums, hashes } = index;
+      const o = (f - f0) * NUMS;
       let sameNums = true;
       for (let k = 0; k < NUMS && sameNums; k++) sameNums = scratch[k] === nums[o + k];
       // most files of a folder something changed in are the index's own nodes, untouched: no hash to decode
       if (sameNums && index.madeWithHash(n as FileNodeState, f)) continue;
       if (n.hash.length !== 64 || scratchHash.write(n.hash, 'hex') !== HASH_BYTES) return false;
-      if (!sameNums || hashes.compare(scratchHash, 0, HASH_BYTES, f * HASH_BYTES, (f + 1) * HASH_BYTES) !== 0)
+      if (!sameNums || hashes.compare(scratchHash, 0, HASH_BYTES, (f - f0) * HASH_BYTES, (f - f0 + 1) * HASH_BYTES) !== 0)
         patch.files.set(f, { nums: scratch.slice(), hash: Buffer.from(scratchHash) });
     }
     for (let c = d + 1; c < rec.end; c = index.dirs[c]!.end) {

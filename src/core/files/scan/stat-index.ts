@@ -4,6 +4,7 @@
 // written again. Only an optimisation: anything odd in the file and we start from nothing.
 import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { isSafeName } from '../safe-paths';
 import { writeFileAtomic } from '../atomic-write';
@@ -145,18 +146,19 @@ export class StatIndex {
   /** Every file's name, as parse split them, until the first allNames() takes them: a service keeps its index for
    *  hours, and 200,000 names as strings were ~7 MB of its heap that only the first check reads in a row. */
   #names: string[] | undefined;
+  /** The names, numbers and hashes sections: views of the bytes parsed, or where they are in the file (leaveOnDisk). */
+  #body: Body;
 
   private constructor(
     readonly dirs: DirRecord[],
     names: string[] | undefined,
-    readonly nameSection: Buffer,
-    readonly nums: Float64Array,
-    readonly hashes: Buffer,
+    body: InMemory,
     /** Random, new with every write of different content: what a patch (stat-index-patch.ts) names as its base.
      *  '' for an index written before patches existed: no patch applies to it. */
     readonly id: string,
   ) {
     this.#names = names;
+    this.#body = body;
     this.dirRel = new Array(dirs.length);
     this.fileStart = new Uint32Array(dirs.length + 1);
     this.nameStart = new Uint32Array(dirs.length + 1);
@@ -197,7 +199,8 @@ export class StatIndex {
       nums = new Float64Array(fileCount * NUMS);
       new Uint8Array(nums.buffer).set(buf.subarray(numsAt, hashesAt));
     }
-    const index = new StatIndex(dirs, checkNext ? names : undefined, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES), id);
+    const body = new InMemory(buf, nameSection, nums, buf.subarray(hashesAt, hashesAt + fileCount * HASH_BYTES), HEAD + headerBytes, numsAt, hashesAt);
+    const index = new StatIndex(dirs, checkNext ? names : undefined, body, id);
     for (let i = 0; i < dirs.length; i++) {
       // each folder's names must end exactly where its byte count says (a NUL before the next folder's)
       const [a, b] = [index.nameStart[i]!, index.nameStart[i + 1]!];
@@ -225,7 +228,7 @@ export class StatIndex {
   /** Every file's name, by file number (the files of folder d are fileStart[d] to fileStart[d + 1]). Not kept:
    *  decoded again after the first call, so hold on to the array only while a check needs it. */
   allNames(): string[] {
-    const names = this.#names ?? splitNames(this.nameSection.toString('utf8'));
+    const names = this.#names ?? splitNames(this.#body.names(0, this.nameStart[this.dirs.length]!).toString('utf8'));
     this.#names = undefined;
     return names;
   }
@@ -233,7 +236,42 @@ export class StatIndex {
   /** The names of folder d's files, decoded from the names section. */
   namesOf(d: number): string[] {
     const [a, b] = [this.nameStart[d]!, this.nameStart[d + 1]!];
-    return b > a ? this.nameSection.toString('utf8', a, b - 1).split('\0') : [];
+    return b > a
+      ? this.#body
+          .names(a, b - 1)
+          .toString('utf8')
+          .split('\0')
+      : [];
+  }
+
+  /** The names section of folders first to end - 1 (a subtree), its files' numbers and hashes: what a new index copies
+   *  of a folder nothing below changed in. */
+  sectionsOf(first: number, end: number): { names: Buffer; nums: Float64Array; hashes: Buffer } {
+    const [f0, f1] = [this.fileStart[first]!, this.fileStart[end]!];
+    return { names: this.#body.names(this.nameStart[first]!, this.nameStart[end]!), nums: this.#body.nums(f0, f1), hashes: this.#body.hashes(f0, f1) };
+  }
+
+  /**
+   * Leaves the names, numbers and hashes (~90 bytes a file) in the index's file, reading a folder's from it when the
+   * folder is expanded or copied: a long-lived checkpointer's tree (ChangeTracker.compactModel) held 18 MB at 200,000
+   * files for what a warm snapshot reads of a few folders. The file is opened now and held: it must be the one these
+   * bytes were parsed from (same size, id and check value; a save replaces the file by a rename, never in place, so the
+   * open one stays as it is). False, with everything kept in memory, when it is not, or cannot be opened.
+   */
+  leaveOnDisk(file: string): boolean {
+    const mem = this.#body;
+    if (!(mem instanceof InMemory)) return true;
+    const disk = OnDisk.open(file, mem);
+    if (!disk) return false;
+    this.#body = disk;
+    this.#names = undefined;
+    closeWhenCollected.register(this, disk.fd);
+    return true;
+  }
+
+  /** Whether the per-file sections are in the file (leaveOnDisk), not in memory. */
+  get onDisk(): boolean {
+    return this.#body instanceof OnDisk;
   }
 
   root(): IndexedDir {
@@ -243,37 +281,43 @@ export class StatIndex {
   /** Whether file `f` has the stat data of an unchanged file (and was not racy when it was hashed): what git
    *  compares (size, mtime, ctime, inode, device, mode), `st.mode` with its type bits. */
   fileMatches(f: number, kind: 'file' | 'symlink' | undefined, st: FileStat): boolean {
-    const o = f * NUMS;
-    const meta = this.nums[o + 3]!;
+    const mem = this.#body;
+    const nums = mem instanceof InMemory ? mem.all : mem.nums(f, f + 1);
+    const o = mem instanceof InMemory ? f * NUMS : 0;
+    const meta = nums[o + 3]!;
     return (
       (meta & RACY) === 0 &&
       kind === ((meta & SYMLINK) !== 0 ? 'symlink' : 'file') &&
       (meta & 0o7777) === (st.mode & 0o7777) &&
-      this.nums[o]! === st.size &&
-      this.nums[o + 1]! === st.mtimeMs &&
-      this.nums[o + 2]! === st.ino &&
-      this.nums[o + 4]! === st.ctimeMs &&
-      this.nums[o + 5]! === st.dev
+      nums[o]! === st.size &&
+      nums[o + 1]! === st.mtimeMs &&
+      nums[o + 2]! === st.ino &&
+      nums[o + 4]! === st.ctimeMs &&
+      nums[o + 5]! === st.dev
     );
   }
 
-  /** File f's numbers as the index stores them (size, mtimeMs, ino, meta, ctimeMs, dev) and its hash, both views into the index. */
+  /** File f's numbers as the index stores them (size, mtimeMs, ino, meta, ctimeMs, dev) and its hash, both views into
+   *  the index (a patch writes through them): only while the index is in memory. */
   fileEntry(f: number): { nums: Float64Array; hash: Buffer } {
-    return { nums: this.nums.subarray(f * NUMS, (f + 1) * NUMS), hash: this.hashes.subarray(f * HASH_BYTES, (f + 1) * HASH_BYTES) };
+    const mem = this.#body;
+    if (!(mem instanceof InMemory)) throw new Error('the stat index was left on disk');
+    return { nums: mem.nums(f, f + 1), hash: mem.hashes(f, f + 1) };
   }
 
-  fileNode(f: number): FileNodeState {
-    const o = f * NUMS;
-    const meta = this.nums[o + 3]!;
+  /** File `f`'s node, from its folder's numbers and hashes (`nums` and `hashes` from file `f0` on). */
+  private fileNode(f: number, f0: number, nums: Float64Array, hashes: Buffer): FileNodeState {
+    const o = (f - f0) * NUMS;
+    const meta = nums[o + 3]!;
     const node: FileNodeState = {
       kind: (meta & SYMLINK) !== 0 ? 'symlink' : 'file',
       mode: meta & 0o7777,
-      size: this.nums[o]!,
-      mtimeMs: this.nums[o + 1]!,
-      ctimeMs: this.nums[o + 4]!,
-      ino: this.nums[o + 2]!,
-      dev: this.nums[o + 5]!,
-      hash: this.hashes.toString('hex', f * HASH_BYTES, (f + 1) * HASH_BYTES),
+      size: nums[o]!,
+      mtimeMs: nums[o + 1]!,
+      ctimeMs: nums[o + 4]!,
+      ino: nums[o + 2]!,
+      dev: nums[o + 5]!,
+      hash: hashes.toString('hex', (f - f0) * HASH_BYTES, (f - f0 + 1) * HASH_BYTES),
     };
     if ((meta & RACY) !== 0) node.racy = true;
     this.made.set(node, { f, hash: node.hash });
@@ -304,8 +348,10 @@ export class StatIndex {
   childrenOf(d: number): Map<string, Node> {
     const children = new Map<string, Node>();
     const names = this.namesOf(d);
-    const f0 = this.fileStart[d]!;
-    for (let i = 0; i < names.length; i++) children.set(names[i]!, this.fileNode(f0 + i));
+    const [f0, f1] = [this.fileStart[d]!, this.fileStart[d + 1]!];
+    const nums = this.#body.nums(f0, f1);
+    const hashes = this.#body.hashes(f0, f1);
+    for (let i = 0; i < names.length; i++) children.set(names[i]!, this.fileNode(f0 + i, f0, nums, hashes));
     for (const c of this.subdirs(d)) children.set(this.dirs[c]!.name, new IndexedDir(this, c));
     return children;
   }
@@ -386,6 +432,104 @@ export class IndexedDir implements DirNode {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
+/** An index's per-file sections: the names section's bytes from a to b, files f0 to f1's numbers and hashes. */
+interface Body {
+  names(a: number, b: number): Buffer;
+  nums(f0: number, f1: number): Float64Array;
+  hashes(f0: number, f1: number): Buffer;
+}
+
+/** The sections as views of the bytes parsed (what a patch writes through), with where each starts in them. */
+class InMemory implements Body {
+  constructor(
+    readonly bytes: Buffer,
+    readonly nameSection: Buffer,
+    readonly all: Float64Array,
+    readonly allHashes: Buffer,
+    readonly namesAt: number,
+    readonly numsAt: number,
+    readonly hashesAt: number,
+  ) {}
+  names(a: number, b: number): Buffer {
+    return this.nameSection.subarray(a, b);
+  }
+  nums(f0: number, f1: number): Float64Array {
+    return this.all.subarray(f0 * NUMS, f1 * NUMS);
+  }
+  hashes(f0: number, f1: number): Buffer {
+    return this.allHashes.subarray(f0 * HASH_BYTES, f1 * HASH_BYTES);
+  }
+}
+
+/** The sections read from the index's file, through a descriptor held from when it was checked to be these bytes. */
+class OnDisk implements Body {
+  private constructor(
+    readonly fd: number,
+    private readonly namesAt: number,
+    private readonly numsAt: number,
+    private readonly hashesAt: number,
+  ) {}
+
+  /** The file, open, when it holds exactly `mem`'s bytes (its size, and the id and check value that end and begin them). */
+  static open(file: string, mem: InMemory): OnDisk | undefined {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const size = mem.bytes.length;
+      const head = Buffer.alloc(Math.min(size, mem.namesAt));
+      const tail = Buffer.alloc(CHECK_BYTES);
+      if (
+        fstatSync(fd).size === size &&
+        readSync(fd, head, 0, head.length, 0) === head.length &&
+        readSync(fd, tail, 0, CHECK_BYTES, size - CHECK_BYTES) === CHECK_BYTES &&
+        head.equals(mem.bytes.subarray(0, head.length)) &&
+        tail.equals(mem.bytes.subarray(size - CHECK_BYTES))
+      )
+        return new OnDisk(fd, mem.namesAt, mem.numsAt, mem.hashesAt);
+    } catch {
+      /* not the file we wrote: kept in memory */
+    }
+    closeSync(fd);
+    return undefined;
+  }
+
+  private read(into: Uint8Array, position: number): void {
+    for (let done = 0; done < into.length;) {
+      const n = readSync(this.fd, into, done, into.length - done, position + done);
+      if (n === 0) throw new Error('the stat index file is shorter than when it was checked');
+      done += n;
+    }
+  }
+  names(a: number, b: number): Buffer {
+    const out = Buffer.allocUnsafe(b - a);
+    this.read(out, this.namesAt + a);
+    return out;
+  }
+  nums(f0: number, f1: number): Float64Array {
+    const out = new Float64Array((f1 - f0) * NUMS); // its own buffer: 8-byte aligned
+    this.read(new Uint8Array(out.buffer), this.numsAt + f0 * NUMS * 8);
+    return out;
+  }
+  hashes(f0: number, f1: number): Buffer {
+    const out = Buffer.allocUnsafe((f1 - f0) * HASH_BYTES);
+    this.read(out, this.hashesAt + f0 * HASH_BYTES);
+    return out;
+  }
+}
+
+/** An index left on disk holds its file open until the index is collected (its tree replaced, its process done). */
+const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+});
+
 /** The names of a names section's text (each ends with a NUL). */
 function splitNames(text: string): string[] {
   const names = text.split('\0');
@@ -441,12 +585,11 @@ export function encodeStatIndex(key: string, root: DirNode, id: string = newInde
       const r = src.dirs[c]!;
       dirs.push({ ...r, parent: c === first ? parent : r.parent - first + base, name: c === first ? name : r.name, end: r.end - first + base });
     }
-    const f0 = src.fileStart[first]!;
-    const f1 = src.fileStart[end]!;
-    fileCount += f1 - f0;
-    nameParts.push(src.nameSection.subarray(src.nameStart[first], src.nameStart[end]));
-    numParts.push(src.nums.subarray(f0 * NUMS, f1 * NUMS));
-    hashParts.push(src.hashes.subarray(f0 * HASH_BYTES, f1 * HASH_BYTES));
+    fileCount += src.fileStart[end]! - src.fileStart[first]!;
+    const sections = src.sectionsOf(first, end);
+    nameParts.push(sections.names);
+    numParts.push(sections.nums);
+    hashParts.push(sections.hashes);
     return src.dirs[first]!.totals;
   };
 
@@ -543,12 +686,36 @@ function idIn(bytes: Buffer, key: string): string {
 
 export const patchFileOf = (file: string) => `${file.replace(/\.bin$/, '')}.patch`;
 
+/** What a process that left an index's bytes on disk (StatIndex.leaveOnDisk) keeps of them, to know them again. */
+export interface IndexFingerprint {
+  id: string;
+  length: number;
+  /** The CRC-32 that ends them. */
+  check: number;
+}
+
+/** Index bytes as a process knows them: all of them, or their fingerprint. */
+export type KnownIndex = Buffer | IndexFingerprint;
+
+export const fingerprintOf = (bytes: Buffer, key: string): IndexFingerprint => ({
+  id: idIn(bytes, key),
+  length: bytes.length,
+  check: bytes.readUInt32LE(bytes.length - CHECK_BYTES),
+});
+
+/** Whether index bytes written with this key are the `known` ones (a fingerprint: same id, length and check value; a
+ *  CRC-32 that matches other content only leaves an older index, every entry of which is checked against lstat). */
+function sameIndex(bytes: Buffer, known: KnownIndex, key: string): boolean {
+  if (Buffer.isBuffer(known)) return bytes.equals(known);
+  return bytes.length === known.length && bytes.readUInt32LE(bytes.length - CHECK_BYTES) === known.check && idIn(bytes, key) === known.id;
+}
+
 /** Writes the index unless it would be exactly `previous` (the bytes last loaded or saved); returns the bytes. A
  *  patch beside it is removed: it was written for an older index, or what it says is in this one now. */
-export async function saveStatIndex(file: string, key: string, root: DirNode, previous?: Buffer): Promise<Buffer> {
-  const previousId = previous ? idIn(previous, key) : '';
+export async function saveStatIndex(file: string, key: string, root: DirNode, previous?: KnownIndex): Promise<Buffer> {
+  const previousId = !previous ? '' : Buffer.isBuffer(previous) ? idIn(previous, key) : previous.id;
   let bytes = encodeStatIndex(key, root, previousId || newIndexId());
-  if (previous && bytes.equals(previous)) return bytes;
+  if (previous && sameIndex(bytes, previous, key)) return bytes;
   if (previousId) {
     // other content under the old id would let a patch written for the old index apply to this one
     bytes.write(newIndexId(), idAt(key), 32, 'latin1');

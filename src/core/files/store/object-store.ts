@@ -122,7 +122,7 @@ export class ObjectStore {
               ? 'it is shorter than its index says (truncated)'
               : undefined;
       if (!problem) {
-        this.table.add(pack, { idx: buf!, count: count!, size });
+        this.table.add(pack, { idx: buf!, count: count!, size }, join(this.packDir, pack + '.idx'));
         continue;
       }
       if (opts.repair) await this.repairPack(pack, buf, problem);
@@ -202,7 +202,7 @@ export class ObjectStore {
       await writeDurable(join(this.packDir, `tmp-${pack}.idx`), idx);
       await rename(join(this.packDir, `tmp-${pack}.idx`), join(this.packDir, pack + '.idx'));
       await unlink(join(this.packDir, pack + '.damaged')).catch(() => {});
-      this.table.add(pack, { idx, count: good.length, size: (await stat(file)).size });
+      this.table.add(pack, { idx, count: good.length, size: (await stat(file)).size }, join(this.packDir, pack + '.idx'));
       return;
     }
     if (good.length > 0) {
@@ -489,7 +489,7 @@ export class ObjectStore {
 
   /** @internal Called by PackWriter once its pack and index are in place. */
   register(pack: string, idx: Buffer, count: number, size: number): void {
-    this.table.add(pack, { idx, count, size });
+    this.table.add(pack, { idx, count, size }, join(this.packDir, pack + '.idx'));
     // a fresh copy of an object found damaged: the store has it again (reads skip the damaged copy)
     if (this.damaged.size) for (let i = 0; i < count; i++) this.damaged.delete(entryHash(idx, i));
   }
@@ -531,6 +531,7 @@ export class ObjectStore {
   }
 
   closeHandles(): Promise<void> {
+    this.table.closeFiles();
     return this.readers.closeAll();
   }
 }

@@ -1,6 +1,7 @@
 // Which packs the store has and where each object is in them: the in-memory side of the pack indexes, no I/O.
 import { F_DICTIONARY, F_TREE, isObjectHash, StoreCorruptError } from './object-format';
-import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry } from './pack-index';
+import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry, IDX_ENTRY, IDX_HEADER, type IndexEntry } from './pack-index';
+import { DiskPackIndex } from './disk-pack-index';
 
 /** Where an object's stored bytes are. */
 export interface Loc {
@@ -16,6 +17,17 @@ export interface PackIndex {
   idx: Buffer;
   count: number;
   size: number;
+}
+
+/** Bytes of the index of a pack of `count` objects. */
+export const indexSize = (count: number): number => IDX_HEADER + count * IDX_ENTRY;
+
+/** A pack as the table holds it: its index in memory (`idx`), or a big pack's on disk (`disk`) when its file is known. */
+interface Held {
+  count: number;
+  size: number;
+  idx?: Buffer;
+  disk?: DiskPackIndex;
 }
 
 /** Packs up to this many objects are also indexed in one shared map: after many small snapshots a lookup would
@@ -48,8 +60,29 @@ function hashKey(hash: string): Buffer | undefined {
   return key.length === 32 && key.toString('hex') === hash ? key : undefined;
 }
 
+/** The dictionary entries of an index (see F_DICTIONARY), flags read through a DataView: no object per entry. */
+function dictionaryEntries(pack: string, idx: Buffer, count: number, size: number): (Loc & { hash: string })[] {
+  const out: (Loc & { hash: string })[] = [];
+  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
+  for (let i = 0; i < count; i++) {
+    if (!(view.getUint32(IDX_HEADER + i * IDX_ENTRY + 48) & F_DICTIONARY)) continue;
+    const loc = entryLoc(idx, i);
+    if (loc.offset + loc.length <= size) out.push({ pack, hash: entryHash(idx, i), ...loc });
+  }
+  return out;
+}
+
+/** A big pack's index held on disk, or undefined when its file cannot be opened as the one loaded (kept in memory). */
+function onDisk(file: string, p: PackIndex): Held | undefined {
+  try {
+    return { count: p.count, size: p.size, disk: new DiskPackIndex(file, p.idx, p.count) };
+  } catch {
+    return undefined;
+  }
+}
+
 export class PackTable {
-  private readonly packs = new Map<string, PackIndex>();
+  private readonly packs = new Map<string, Held>();
   /** Hash (hex) → entry number, for the objects of small packs, per pack; see SMALL_PACK. */
   private readonly smallPacks = new Map<string, Map<string, number>>();
   private readonly inSmallPacks = new Map<string, string>();
@@ -69,17 +102,51 @@ export class PackTable {
 
   /** The packs small enough to be merged (see ObjectStore.consolidateSmallPacks). */
   small(): [string, PackIndex][] {
-    return [...this.packs].filter(([name, p]) => p.count <= SMALL_PACK && !isCompacted(name));
+    return [...this.packs].filter(([name, p]) => p.count <= SMALL_PACK && !isCompacted(name)).map(([name, p]) => [name, this.view(p)]);
   }
 
-  /** The index of `pack` as loaded (undefined when it is not). */
+  /** The index of `pack` as loaded (undefined when it is not, or when it was left on disk and cannot be read now). */
   indexOf(pack: string): Buffer | undefined {
-    return this.packs.get(pack)?.idx;
+    const p = this.packs.get(pack);
+    try {
+      return p && this.bytesOf(p);
+    } catch {
+      return undefined;
+    }
   }
 
-  /** Every pack with what its index says (store-compaction.ts picks its sources from these). */
+  /** Every pack with what its index says (store-compaction.ts picks its sources from these). An index left on disk
+   *  is read from it the first time `idx` is asked of its entry, and kept by that entry only. */
   all(): [string, PackIndex][] {
-    return [...this.packs];
+    return [...this.packs].map(([name, p]) => [name, this.view(p)]);
+  }
+
+  private view(p: Held): PackIndex {
+    const { count, size, idx, disk } = p;
+    if (idx) return { idx, count, size };
+    let read: Buffer | undefined;
+    return {
+      count,
+      size,
+      get idx(): Buffer {
+        return (read ??= disk!.bytes());
+      },
+    };
+  }
+
+  /** The whole index of a held pack (read from its file when it was left there). */
+  private bytesOf(p: Held): Buffer {
+    return p.idx ?? p.disk!.bytes();
+  }
+
+  /** Entry number of `key` in a held pack (-1: not there). */
+  private search(p: Held, key: Buffer, head: number): number {
+    return p.idx ? findEntry(p.idx, p.count, key, head) : p.disk!.find(key, head);
+  }
+
+  /** Where entry i of a held pack is, without its hash. */
+  private entryLoc(p: Held, i: number): Omit<IndexEntry, 'hash'> {
+    return p.idx ? entryLoc(p.idx, i) : p.disk!.loc(i);
   }
 
   /** Stored bytes of the blobs of a pack (its trees and dictionary left out); counted once per pack. */
@@ -87,8 +154,9 @@ export class PackTable {
     let n = this.blobs.get(pack);
     if (n === undefined) {
       n = 0;
+      const idx = p.idx;
       for (let i = 0; i < p.count; i++) {
-        const loc = entryLoc(p.idx, i);
+        const loc = entryLoc(idx, i);
         if (!(loc.flags & (F_TREE | F_DICTIONARY))) n += loc.length;
       }
       this.blobs.set(pack, n);
@@ -102,11 +170,7 @@ export class PackTable {
     if (cached) return cached;
     const p = this.packs.get(pack);
     if (!p) return [];
-    const out: (Loc & { hash: string })[] = [];
-    for (let i = 0; i < p.count; i++) {
-      const loc = entryLoc(p.idx, i);
-      if (loc.flags & F_DICTIONARY && loc.offset + loc.length <= p.size) out.push({ pack, hash: entryHash(p.idx, i), ...loc });
-    }
+    const out = dictionaryEntries(pack, this.bytesOf(p), p.count, p.size);
     this.dicts.set(pack, out);
     return out;
   }
@@ -114,7 +178,14 @@ export class PackTable {
   /** Bytes of the packs and indexes loaded. */
   get knownSize(): number {
     let total = 0;
-    for (const p of this.packs.values()) total += p.size + p.idx.length;
+    for (const p of this.packs.values()) total += p.size + indexSize(p.count);
+    return total;
+  }
+
+  /** Bytes of pack indexes held in memory (a big pack's on disk counts what it keeps of it). */
+  get heldIndexBytes(): number {
+    let total = 0;
+    for (const p of this.packs.values()) total += p.idx?.length ?? p.disk!.heldBytes;
     return total;
   }
 
@@ -131,18 +202,30 @@ export class PackTable {
     return n;
   }
 
-  add(pack: string, p: PackIndex): void {
+  /**
+   * `file`: where the index is on disk, as `p.idx` holds it (checked: indexCount, fitsIn). A big pack's index then
+   * stays there (DiskPackIndex): a long-lived process held ~10 MB for the compacted pack of 200,000 files.
+   */
+  add(pack: string, p: PackIndex, file?: string): void {
+    this.packs.get(pack)?.disk?.close();
+    if (p.count > SMALL_PACK) {
+      const held = file ? onDisk(file, p) : undefined;
+      this.packs.set(pack, held ?? p);
+      // found now, from the bytes at hand: the first read of a compacted pack needs them, and would read the index again
+      if (held) this.dicts.set(pack, dictionaryEntries(pack, p.idx, p.count, p.size));
+      return;
+    }
     this.packs.set(pack, p);
-    if (p.count > SMALL_PACK) return;
     if (p.count <= MAP_AT_ONCE) this.mapSmallPack(pack, p);
     else this.unmapped.set(pack, { searches: 0 });
   }
 
-  private mapSmallPack(pack: string, p: PackIndex): void {
+  private mapSmallPack(pack: string, p: Held): void {
     this.unmapped.delete(pack);
     const entries = new Map<string, number>();
+    const idx = this.bytesOf(p);
     for (let i = 0; i < p.count; i++) {
-      const hash = entryHash(p.idx, i);
+      const hash = entryHash(idx, i);
       entries.set(hash, i);
       if (!this.inSmallPacks.has(hash)) this.inSmallPacks.set(hash, pack);
     }
@@ -153,13 +236,14 @@ export class PackTable {
    *  often enough. */
   private searchUnmapped(pack: string, u: { searches: number }, key: Buffer, head: number): number {
     const p = this.packs.get(pack)!;
-    const i = findEntry(p.idx, p.count, key, head);
+    const i = this.search(p, key, head);
     if (++u.searches >= p.count * SEARCHES_PER_OBJECT) this.mapSmallPack(pack, p);
     return i;
   }
 
   remove(pack: string): void {
     this.unmapped.delete(pack);
+    this.packs.get(pack)?.disk?.close();
     this.packs.delete(pack);
     this.dicts.delete(pack);
     this.blobs.delete(pack);
@@ -178,8 +262,13 @@ export class PackTable {
     }
   }
 
-  locAt(pack: string, p: PackIndex, i: number): Loc {
-    const { offset, length, rawSize, flags } = entryLoc(p.idx, i);
+  /** Closes the index files held open (the store closes its handles). */
+  closeFiles(): void {
+    for (const p of this.packs.values()) p.disk?.close();
+  }
+
+  locAt(pack: string, p: PackIndex | Held, i: number): Loc {
+    const { offset, length, rawSize, flags } = this.entryLoc(p, i);
     if (offset + length > p.size) throw new StoreCorruptError(`pack index ${pack}.idx points past the end of its pack`);
     return { pack, offset, length, rawSize, flags };
   }
@@ -195,10 +284,10 @@ export class PackTable {
       if (p.count <= SMALL_PACK && !this.unmapped.has(pack)) i = this.smallPacks.get(pack)?.get(hash);
       else {
         key ??= Buffer.from(hash, 'hex');
-        i = findEntry(p.idx, p.count, key, head);
+        i = this.search(p, key, head);
       }
       if (i !== undefined && i >= 0) {
-        const e = entryAt(p.idx, i);
+        const e = this.entryLoc(p, i);
         if (e.offset + e.length <= p.size) out.push({ pack, offset: e.offset, length: e.length, rawSize: e.rawSize, flags: e.flags });
       }
     }
@@ -235,7 +324,7 @@ export class PackTable {
         if (!key) return undefined;
         head = key.readUInt32BE(0);
       }
-      const i = findEntry(p.idx, p.count, key, head);
+      const i = this.search(p, key, head);
       if (i >= 0) return this.locAt(pack, p, i);
     }
     return undefined;
@@ -266,7 +355,7 @@ export class PackTable {
         if (!key) return false;
         head = key.readUInt32BE(0);
       }
-      if (findEntry(p.idx, p.count, key, head) >= 0) return true;
+      if (this.search(p, key, head) >= 0) return true;
     }
     return false;
   }
@@ -274,8 +363,9 @@ export class PackTable {
   /** Every object of every pack (gc). */
   *entries(): Generator<{ hash: string; loc: Loc }> {
     for (const [pack, p] of this.packs) {
+      const idx = this.bytesOf(p);
       for (let i = 0; i < p.count; i++) {
-        const { hash, ...loc } = entryAt(p.idx, i);
+        const { hash, ...loc } = entryAt(idx, i);
         yield { hash, loc: { pack, ...loc } };
       }
     }

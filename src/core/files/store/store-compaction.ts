@@ -20,7 +20,7 @@ import { CompactionThread, type ObjectIn } from '../workers/compaction-thread';
 import { F_DICT, F_DICTIONARY, F_TREE, kindOf, verifyStored } from './object-format';
 import type { ObjectStore } from './object-store';
 import { entryAt, entryLoc, type IndexEntry } from './pack-index';
-import { isCompacted, type PackIndex } from './pack-table';
+import { indexSize, isCompacted, type PackIndex } from './pack-table';
 import type { PackWriter } from './pack-writer';
 
 /** Blob bytes in ordinary packs (deflate level 1) from which a compaction is worth it. */
@@ -87,7 +87,7 @@ function plan(store: ObjectStore, force: boolean): Plan | undefined {
   const merged = compacted.length > MAX_COMPACTED ? compacted.slice(1) : [];
   if (merged.length === 0 && (plain.length === 0 || (plain.length === 1 && store.table.blobBytes(...plain[0]!) === 0))) return undefined;
   const sources = [...plain, ...merged];
-  const bytesBefore = sources.reduce((n, [, p]) => n + p.size + p.idx.length, 0);
+  const bytesBefore = sources.reduce((n, [, p]) => n + p.size + indexSize(p.count), 0);
   return { sources, bytesBefore };
 }
 
@@ -223,7 +223,7 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
         dropped++;
       }
       const made = [blobs!.name, trees!.name].map((n) => s.table.all().find(([m]) => m === n)?.[1]);
-      const bytesAfter = made.reduce((n, m) => n + (m ? m.size + m.idx.length : 0), 0);
+      const bytesAfter = made.reduce((n, m) => n + (m ? m.size + indexSize(m.count) : 0), 0);
       return { packs: dropped, objects, bytesBefore: found.bytesBefore, bytesAfter };
     });
   } catch (err) {

@@ -2,6 +2,7 @@
 // is the same on both sides are skipped without reading anything.
 import { StoreCorruptError, type ObjectStore } from './object-store';
 import { readTreeChecked, type DirNode, type Node, type TreeEntry } from './tree';
+import type { TreeCache } from './tree-cache';
 import type { SkippedFile } from '../types';
 
 /**
@@ -26,20 +27,33 @@ export class TreeReader {
     private readonly cache = new Map<string, Map<string, TreeEntry>>(),
     /** Names of a tree left out because they cannot be created on this platform (see decodeTreeChecked). */
     private readonly unrestorable = new Map<string, string[]>(),
+    /** Trees kept between operations (tree-cache.ts): what is read here is kept there, but for trees with names left
+     *  out, which this reader reports itself. */
+    private readonly shared?: TreeCache,
+    /**
+     * Whether trees are also taken from there (while the store has them). Not for a rewind's plan: a kept tree is
+     * right, but a damaged copy the store has not found yet would then be found by the next blob read instead of at
+     * the folder, and the preview (which reads a damaged pack as it is) and the rewind (which repairs it first) would
+     * refuse with different reasons.
+     */
+    private readonly readShared = true,
   ) {}
 
   /** A reader over the same decoded trees (none is read and inflated twice) that reports what it cannot restore on
    *  its own `skipped` list: a second pass over the same trees must not report those names a second time. */
   sibling(): TreeReader {
-    return new TreeReader(this.store, this.cache, this.unrestorable);
+    return new TreeReader(this.store, this.cache, this.unrestorable, this.shared, this.readShared);
   }
 
   async entries(hash: string): Promise<Map<string, TreeEntry>> {
-    let m = this.cache.get(hash);
+    // a kept tree stands for the store's copy only while the store has one: a tree whose pack was lost is as unknown
+    // to a long-lived process as to a fresh one
+    let m = this.cache.get(hash) ?? (this.shared && this.readShared && this.store.has(hash) ? this.shared.get(hash) : undefined);
     if (!m) {
       const t = await readTreeChecked(this.store, hash);
       m = new Map(t.entries.map((e) => [e.name, e]));
       if (t.unrestorable.length) this.unrestorable.set(hash, t.unrestorable);
+      else this.shared?.set(hash, m);
       this.cache.set(hash, m);
     }
     return m;

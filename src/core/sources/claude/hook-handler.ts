@@ -6,7 +6,6 @@
 // The input is never trusted: it is validated, ids that become file names are checked, the workspace must be an
 // existing folder. Nothing is written into Claude Code's folders; everything goes to the agent-rewind home.
 // Problems are thrown as HookProblem (expected, e.g. a missing folder) or any Error; the caller logs them.
-import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
@@ -14,6 +13,7 @@ import type { SnapshotSummary } from '../../files/types';
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
 import { logHookProblem } from './hook-log';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from './prompt-records';
+import { isFolder, regularFileSize } from '../stat-checks';
 
 export { HookProblem };
 
@@ -59,31 +59,14 @@ export interface HookOutcome {
   record?: PromptRecord;
 }
 
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
-const sizeOf = (p: string): number | undefined => {
-  try {
-    const s = statSync(p);
-    return s.isFile() ? s.size : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 /** `$CLAUDE_PROJECT_DIR` when it is an existing folder, else the input's cwd (absolute, existing folder). */
 export function hookWorkspaceRoot(input: Pick<ClaudeHookInput, 'cwd'>, env: NodeJS.ProcessEnv): string {
   const project = env.CLAUDE_PROJECT_DIR;
-  if (project && isAbsolute(project) && isDir(project)) return project;
+  if (project && isAbsolute(project) && isFolder(project)) return project;
   const cwd = input.cwd;
   if (!cwd) throw new HookProblem(`no workspace: CLAUDE_PROJECT_DIR ${project ? `(${project}) is not a folder` : 'is not set'} and the input has no cwd`);
   if (!isAbsolute(cwd)) throw new HookProblem(`no workspace: cwd ${JSON.stringify(cwd)} is not an absolute path`);
-  if (!isDir(cwd)) throw new HookProblem(`no workspace: cwd ${cwd} does not exist or is not a folder`);
+  if (!isFolder(cwd)) throw new HookProblem(`no workspace: cwd ${cwd} does not exist or is not a folder`);
   return cwd;
 }
 
@@ -109,7 +92,7 @@ export async function handleClaudeHook(raw: unknown, ctx: HookContext): Promise<
   if (event === 'UserPromptSubmit') {
     // measured first: the prompt's own line is written after the hook returns
     const transcriptPath = input.transcript_path ?? '';
-    const transcriptSize = (transcriptPath && isAbsolute(transcriptPath) ? (ctx.fileSize ?? sizeOf)(transcriptPath) : undefined) ?? 0;
+    const transcriptSize = (transcriptPath && isAbsolute(transcriptPath) ? (ctx.fileSize ?? regularFileSize)(transcriptPath) : undefined) ?? 0;
     const root = hookWorkspaceRoot(input, ctx.env);
     const anchorId = input.prompt_id ?? `prompt-${uuidv7()}`;
     const { summary, realRoot } = await snapshot({ root, sessionId, anchorId, kind: 'user-message' });

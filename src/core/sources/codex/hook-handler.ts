@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
+import { isFolder } from '../stat-checks';
 
 const id = z
   .string()
@@ -71,7 +72,7 @@ export async function runCodexHook(stdinJson: unknown, opts: CodexHookOptions): 
     event = input.hook_event_name;
     if (event !== 'UserPromptSubmit' && event !== 'Stop') return { action: 'ignored', reason: `event ${event} is not handled` };
     if (!input.turn_id) return logged(opts.home, event, `session ${input.session_id}: no turn_id in the payload, no snapshot taken`);
-    if (!isAbsolute(input.cwd) || !isDir(input.cwd))
+    if (!isAbsolute(input.cwd) || !isFolder(input.cwd))
       return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
     const anchorId = event === 'Stop' ? `${input.turn_id}:turn-end` : input.turn_id;
     // a fresh process: through the home's checkpoint service when it serves this folder with the settings file's
@@ -83,14 +84,6 @@ export async function runCodexHook(stdinJson: unknown, opts: CodexHookOptions): 
   } catch (err) {
     if (err instanceof SnapshotDeclined) throw err;
     return logged(opts.home, event, `snapshot failed: ${(err as Error)?.message ?? String(err)}`, stage);
-  }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -8,7 +8,6 @@
 // (BeforeAgent, AfterAgent). The workspace is $GEMINI_PROJECT_DIR when it is a folder, else the input's cwd.
 // Never throws, never prints (a BeforeAgent hook's output reaches the model): problems go to
 // `<home>/logs/gemini-hooks.log`. Nothing is written into Gemini's folders.
-import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
@@ -16,6 +15,7 @@ import { appendHookLog } from '../hook-log';
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
 import { appendPromptRecord, isSafeSessionId, sha256Hex, type PromptRecord } from '../prompt-records';
 import { RECORDS_FOLDER } from './records-folder';
+import { isFolder, regularFileSize } from '../stat-checks';
 
 export const GEMINI_HOOK_LOG = 'gemini-hooks.log';
 export const PROJECT_DIR_VARIABLE = 'GEMINI_PROJECT_DIR';
@@ -46,28 +46,11 @@ export interface GeminiHookResult {
   workspace?: string;
 }
 
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
-const sizeOf = (p: string): number | undefined => {
-  try {
-    const s = statSync(p);
-    return s.isFile() ? s.size : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 function workspaceOf(cwd: string | undefined, env: NodeJS.ProcessEnv): string {
   const project = env[PROJECT_DIR_VARIABLE];
-  if (project && isAbsolute(project) && isDir(project)) return project;
+  if (project && isAbsolute(project) && isFolder(project)) return project;
   if (!cwd) throw new HookProblem(`no workspace: ${PROJECT_DIR_VARIABLE} ${project ? `(${project}) is not a folder` : 'is not set'} and the input has no cwd`);
-  if (!isAbsolute(cwd) || !isDir(cwd)) throw new HookProblem(`no workspace: cwd ${JSON.stringify(cwd.slice(0, 300))} is not an existing absolute folder`);
+  if (!isAbsolute(cwd) || !isFolder(cwd)) throw new HookProblem(`no workspace: cwd ${JSON.stringify(cwd.slice(0, 300))} is not an existing absolute folder`);
   return cwd;
 }
 
@@ -111,7 +94,7 @@ export async function runGeminiHook(text: string, run: GeminiHookRun): Promise<G
     }
     // measured before the snapshot: the prompt's record is written after the hook returns
     const transcriptPath = input.transcript_path ?? '';
-    const transcriptSize = (transcriptPath && isAbsolute(transcriptPath) ? (run.fileSize ?? sizeOf)(transcriptPath) : undefined) ?? 0;
+    const transcriptSize = (transcriptPath && isAbsolute(transcriptPath) ? (run.fileSize ?? regularFileSize)(transcriptPath) : undefined) ?? 0;
     const anchorId = `prompt-${uuidv7()}`;
     const { realRoot } = await run.snapshot({ root, sessionId: input.session_id, anchorId, kind: 'user-message' });
     const prompt = input.prompt ?? '';

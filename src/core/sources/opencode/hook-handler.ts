@@ -6,11 +6,11 @@
 //   session.idle  → the turn-end snapshot, anchored at `<message id>:turn-end` (the last prompt the plugin saw).
 // Never throws, never prints: problems go to `<home>/logs/opencode-hooks.log`, capped in size. Nothing is written
 // into OpenCode's folders.
-import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { appendHookLog } from '../hook-log';
 import { SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
+import { isFolder } from '../stat-checks';
 
 export const OPENCODE_HOOK_LOG = 'opencode-hooks.log';
 
@@ -37,14 +37,6 @@ export function appendOpenCodeHookLog(home: string, message: string): void {
   appendHookLog(home, OPENCODE_HOOK_LOG, message);
 }
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function logged(home: string, event: string, message: string, problem: 'input' | 'snapshot' = 'input'): OpenCodeHookResult {
   appendOpenCodeHookLog(home, `${event}: ${message}`);
   return { action: 'failed', reason: message, problem };
@@ -68,7 +60,7 @@ export async function runOpenCodeHook(stdin: unknown, opts: { home: string; snap
     event = input.hook_event_name;
     if (event !== 'chat.message' && event !== 'session.idle') return { action: 'ignored', reason: `event ${event} is not handled` };
     if (!input.message_id) return logged(opts.home, event, `session ${input.session_id}: no message id, no snapshot taken`);
-    if (!isAbsolute(input.cwd) || !isDir(input.cwd))
+    if (!isAbsolute(input.cwd) || !isFolder(input.cwd))
       return logged(opts.home, event, `session ${input.session_id}: the folder ${input.cwd} does not exist, no snapshot taken`);
     const turnEnd = event === 'session.idle';
     const anchorId = turnEnd ? `${input.message_id}:turn-end` : input.message_id;

@@ -6,13 +6,13 @@
 //   Stop             → the turn-end snapshot (`<that anchor>:turn-end`).
 // The input is never trusted: validated, the session id checked before it names a file, the workspace an existing
 // folder. Nothing is written into VS Code's folders; everything goes to the agent-rewind home.
-import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { HookProblem, SnapshotDeclined, type HookSnapshot } from '../hook-snapshot';
 import { isVscodeHookInput, logVscodeHookProblem } from './hook-input';
 import { appendVsPromptRecord, isSafeChatSessionId, readVsPromptRecords, sha256Hex } from './prompt-records';
+import { isFolder } from '../stat-checks';
 
 export { isVscodeHookInput };
 
@@ -25,14 +25,6 @@ const inputSchema = z
     prompt: z.string().optional(),
   })
   .passthrough();
-
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 export interface VsHookRun {
   home: string;
@@ -71,7 +63,8 @@ export async function runVscodeHook(text: string, run: VsHookRun): Promise<VsHoo
   if (event !== 'UserPromptSubmit' && event !== 'Stop') return { status: 'done' }; // SessionStart, tool events: nothing to keep
   if (!isSafeChatSessionId(sessionId)) return problem(`session_id ${JSON.stringify(sessionId.slice(0, 80))} is not a usable id`, 'bad-input');
   const cwd = input.cwd;
-  if (!cwd || !isAbsolute(cwd) || !isDir(cwd)) return problem(`no workspace: cwd ${JSON.stringify(cwd ?? '')} is not an existing absolute folder`, 'bad-input');
+  if (!cwd || !isAbsolute(cwd) || !isFolder(cwd))
+    return problem(`no workspace: cwd ${JSON.stringify(cwd ?? '')} is not an existing absolute folder`, 'bad-input');
   try {
     if (event === 'UserPromptSubmit') {
       const anchorId = `prompt-${uuidv7()}`;

@@ -4,20 +4,13 @@
 // (`Code`, `Code - Insiders`, VSCodium… under the platform's config folder), VS Code Server's, code-server's, the ones
 // named by $AGENT_REWIND_VSCODE_USER_DATA (a `--user-data-dir`, path-delimiter separated), and the window's own
 // storage folder when the extension runs inside it (EngineSettings.editorStorage).
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { isFolder } from '../stat-checks';
 
 export const SESSIONS_DIR = 'chatSessions';
 export const EDITING_DIR = 'chatEditingSessions';
-
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 function namesIn(dir: string): string[] {
   try {
@@ -36,7 +29,7 @@ export function userDataFolders(env: NodeJS.ProcessEnv = process.env, home: stri
   for (const root of configRoots) for (const name of namesIn(root)) if (/^(Code|VSCodium|Cursor)\b/.test(name)) out.push(join(root, name));
   out.push(join(home, '.vscode-server', 'data'), join(home, '.vscode-server-insiders', 'data'));
   out.push(join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'code-server'));
-  return [...new Set(out.map((p) => resolve(p)))].filter(isDir);
+  return [...new Set(out.map((p) => resolve(p)))].filter(isFolder);
 }
 
 /** Every window storage folder (`…/workspaceStorage/<id>`) that holds chat sessions, the window's own first, and
@@ -50,7 +43,7 @@ export function storageFolders(opts: { editorStorage?: string; env?: NodeJS.Proc
     const ws = join(data, 'User', 'workspaceStorage');
     for (const id of namesIn(ws)) out.push(join(ws, id));
   }
-  const withSessions = out.filter((d) => d !== own && isDir(join(d, SESSIONS_DIR)));
+  const withSessions = out.filter((d) => d !== own && isFolder(join(d, SESSIONS_DIR)));
   // the own folder even while it does not exist: a watcher checks again for a missing folder
   return [...new Set([...(own ? [own] : []), ...withSessions])];
 }
@@ -79,5 +72,5 @@ export function editingFolderOf(sessionFile: string): string | undefined {
   const storage = storageFolderOf(sessionFile);
   if (!storage) return undefined;
   const dir = join(storage, EDITING_DIR, sessionIdOfFile(sessionFile));
-  return isDir(dir) ? dir : undefined;
+  return isFolder(dir) ? dir : undefined;
 }
