@@ -4,39 +4,22 @@
 // the workspace as it was then (bytes and modes), `undo-rewind` puts it back, and VS Code's files never change.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliRunOf } from '../qa/cli-harness';
 import { initialState, lines, plantSession, request, SESSION_ID } from '../sources/vscode-chat/builder';
-import { bundleCli } from '../files/helpers';
+import { vscodeChatCli, type VsCodeChatCli } from './vscode-chat-cli';
 
-let dir: string;
-let cli: string;
+let chat: VsCodeChatCli;
 let ws: string;
 let ud: string;
+let run: VsCodeChatCli['run'];
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ar-cli-vschat-'));
-  cli = join(dir, 'cli.cjs');
-  bundleCli(cli);
-  ws = join(dir, 'ws');
-  ud = join(dir, 'ud');
-  mkdirSync(ws);
+  chat = vscodeChatCli('ar-cli-vschat-');
+  ({ ws, ud, run } = chat);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-const env = () => ({
-  ...process.env,
-  HOME: dir,
-  AGENT_REWIND_HOME: join(dir, 'home'),
-  AGENT_REWIND_VSCODE_USER_DATA: ud,
-  CLAUDE_CONFIG_DIR: join(dir, 'nc'),
-  CODEX_HOME: join(dir, 'nx'),
-});
-const run = (args: string[], input = '') => cliRunOf(spawnSync(process.execPath, [cli, ...args], { cwd: ws, encoding: 'utf8', env: env(), input }));
+after(() => chat.dispose());
 
 function hook(event: string, extra: Record<string, unknown> = {}): void {
   const input = {

@@ -5,38 +5,21 @@
 // it (and so does its redo), and the user's own edit made in the same moments (a file no tool wrote) is still kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliRunOf } from '../qa/cli-harness';
 import { fileUri, initialState, lines, plantSession, request, SESSION_ID } from '../sources/vscode-chat/builder';
-import { bundleCli } from '../files/helpers';
+import { vscodeChatCli, type VsCodeChatCli } from './vscode-chat-cli';
 
-let dir: string;
-let cli: string;
+let chat: VsCodeChatCli;
 let ws: string;
 let ud: string;
+let run: VsCodeChatCli['run'];
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ar-cli-vslate-'));
-  cli = join(dir, 'cli.cjs');
-  bundleCli(cli);
-  ws = join(dir, 'ws');
-  ud = join(dir, 'ud');
-  mkdirSync(ws);
+  chat = vscodeChatCli('ar-cli-vslate-');
+  ({ ws, ud, run } = chat);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-const env = () => ({
-  ...process.env,
-  HOME: dir,
-  AGENT_REWIND_HOME: join(dir, 'home'),
-  AGENT_REWIND_VSCODE_USER_DATA: ud,
-  CLAUDE_CONFIG_DIR: join(dir, 'nc'),
-  CODEX_HOME: join(dir, 'nx'),
-});
-const run = (args: string[], input = '') => cliRunOf(spawnSync(process.execPath, [cli, ...args], { cwd: ws, encoding: 'utf8', env: env(), input }));
+after(() => chat.dispose());
 
 function hook(event: string, extra: Record<string, unknown> = {}): void {
   const input = { timestamp: new Date().toISOString(), hook_event_name: event, session_id: SESSION_ID, cwd: ws, ...extra };
