@@ -131,7 +131,7 @@ export class FileCheckpointer {
     });
     this.timeline = new Timeline(this.storeDir, this.records);
     this.timelineChanges = new TimelineChanges(this.storeDir);
-    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline, this.trees);
+    this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline, this.trees, this.timelineChanges);
     this.watchLimitForTests = opts.tuning?.watchLimit;
   }
 

@@ -268,6 +268,14 @@ export class TimelineChanges {
     return lists;
   }
 
+  /**
+   * The paths the file's line for the pair lists, as of the last load(); undefined when it has none for it (or its text
+   * is not a list): nothing is computed, the caller compares the trees.
+   */
+  listedPaths(from: string, to: string): readonly ChangedPath[] | undefined {
+    return this.listed(from, to)?.changes.paths;
+  }
+
   private listed(from: string, to: string): ReadPair | undefined {
     return this.byTo.get(to)?.find((p) => p.from === from);
   }

@@ -2,11 +2,23 @@
 // between two consecutive points belongs to whoever was working then, an agent turn (the session and prompt whose
 // window, prompt start to turn end, contains it), the user (no window open), or several sessions (windows of
 // different sessions overlap). A file belongs to whoever first made the state it has now, since the prompt.
-import type { DirNode } from '../store/tree';
-import { diffStoredTrees, diffTrees, sameState, type EntryState, type TreeReader } from '../store/tree-diff';
+import type { DirNode, Node } from '../store/tree';
+import { diffStoredTrees, diffTrees, sameState, stateOfNode, type EntryState, type TreeReader } from '../store/tree-diff';
 import type { TimelinePoint } from '../timeline';
 import { isBaselineSession } from '../../baseline-session';
 import type { ChangeOwner, FileAttribution, TurnWrites } from '../types';
+import type { ChangedPath } from '../timeline-changes';
+
+/** What the timeline's changed-path index (timeline-changes.ts) lists as changed between two stored roots; undefined
+ *  when it has no line for them. */
+export type ListedChanges = (from: string, to: string) => readonly ChangedPath[] | undefined;
+
+/** The state of each path of an attribution in the stored tree `root` (the prompt's snapshot), as the caller's own
+ *  diff of that tree found it. */
+export interface KnownStates {
+  root: string;
+  states: ReadonlyMap<string, EntryState>;
+}
 
 interface Window {
   sessionId: string;
@@ -118,6 +130,8 @@ export async function attributeChanges(
   now: DirNode,
   paths: readonly string[],
   turnWrites: readonly TurnWrites[] = [],
+  listedChanges?: ListedChanges,
+  atPrompt?: KnownStates,
 ): Promise<Map<string, FileAttribution> | undefined> {
   let from = -1;
   for (let k = points.length - 1; k >= 0; k--) {
@@ -128,9 +142,28 @@ export async function attributeChanges(
     }
   }
   if (from < 0) return undefined;
+  // what the index lists for each pair of stored points since the prompt (undefined: a pair it has no line for)
+  let lists: (readonly ChangedPath[] | undefined)[] | undefined = listedChanges ? [] : undefined;
+  for (let j = from; lists && j + 1 < points.length; j++) {
+    const [a, b] = [points[j]!.root, points[j + 1]!.root];
+    const listed = a === b ? [] : listedChanges!(a, b);
+    if (listed) lists[j] = listed;
+    else lists = undefined;
+  }
+  // the paths none of those pairs names are as they were at the prompt up to the last point: compared with the
+  // workspace now from the states the caller's diff found, without reading the trees of the points in between
+  let unchangedSincePrompt: Set<string> | undefined;
+  if (lists && atPrompt?.root === points[from]!.root) {
+    unchangedSincePrompt = new Set(paths);
+    for (let j = from; j + 1 < points.length; j++) for (const path of namedIn(lists[j]!, paths)) unchangedSincePrompt.delete(path);
+  }
   const owners = intervalOwners(points);
   const late = lateWritesByInterval(points, turnWrites);
   const wanted = new Set(paths);
+  // only the folders on the way to those paths are compared: a change elsewhere cannot tell who made these (on 1,000
+  // changed files, the diffs of the intervals since the prompt read most of their trees for other paths otherwise)
+  const onTheWay = new Set<string>(['']);
+  for (const path of paths) for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) onTheWay.add(path.slice(0, i));
   /** Each path's state now, and the earliest interval found so far whose change left it in that state. */
   const nowState = new Map<string, EntryState>();
   const producer = new Map<string, number>();
@@ -140,8 +173,19 @@ export async function attributeChanges(
     const root = points[j]!.root;
     let changed: { path: string; after: EntryState }[];
     try {
-      if (typeof next !== 'string') changed = (await diffTrees(reader, root, next)).map((d) => ({ path: d.path, after: d.now }));
-      else changed = next === root ? [] : (await diffStoredTrees(reader, root, next)).map((d) => ({ path: d.path, after: d.b }));
+      if (typeof next !== 'string') {
+        changed = unchangedSincePrompt
+          ? await changesToNow(reader, root, next, paths, unchangedSincePrompt, atPrompt!.states)
+          : (await diffTrees(reader, root, next, onTheWay)).map((d) => ({ path: d.path, after: d.now }));
+      } else if (next === root) changed = [];
+      else {
+        // two stored points: the index says which paths changed between them, and only those of `paths` it names are
+        // looked up (a few trees) instead of both trees being compared on the way to every one of `paths`
+        const listed = lists?.[j] ?? listedChanges?.(root, next);
+        changed = listed
+          ? await listedChangesOf(reader, root, next, listed, paths)
+          : (await diffStoredTrees(reader, root, next, onTheWay)).map((d) => ({ path: d.path, after: d.b }));
+      }
     } catch {
       // a point whose tree cannot be read (damaged): who made what is not known, and the caller falls back to the
       // session's turn-end rule rather than keeping files as nobody's
@@ -169,4 +213,78 @@ export async function attributeChanges(
     out.set(path, seenFrom(claim?.paths.has(path) ? claim.owner : owners[j]!, target.sessionId));
   }
   return out;
+}
+
+/**
+ * Those of `paths` an index list may say changed: a path it names, or that lies under one it names (a folder on one
+ * side only, the top folders of a long list, '' for the whole tree). Any other is the same in both trees.
+ */
+function namedIn(listed: readonly ChangedPath[], paths: readonly string[]): string[] {
+  const named = new Set<string>();
+  for (const [path] of listed) named.add(path);
+  if (named.size === 0) return [];
+  if (named.has('')) return [...paths];
+  const out: string[] = [];
+  for (const path of paths) {
+    let may = named.has(path);
+    for (let i = path.indexOf('/'); !may && i >= 0; i = path.indexOf('/', i + 1)) may = named.has(path.slice(0, i));
+    if (may) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * The changes of `paths` between the stored trees `a` and `b` that diffStoredTrees(a, b) finds, from the index's list
+ * of what changed between them: each path it may name is looked up in both trees. A path is a change when it is not a
+ * folder on both sides and its states differ, as diffStoredTrees compares it.
+ */
+async function listedChangesOf(
+  reader: TreeReader,
+  a: string,
+  b: string,
+  listed: readonly ChangedPath[],
+  paths: readonly string[],
+): Promise<{ path: string; after: EntryState }[]> {
+  const out: { path: string; after: EntryState }[] = [];
+  for (const path of namedIn(listed, paths)) {
+    const before = await reader.lookup(a, path);
+    const after = await reader.lookup(b, path);
+    if ((before?.kind === 'dir' && after?.kind === 'dir') || sameState(before, after)) continue;
+    out.push({ path, after });
+  }
+  return out;
+}
+
+/**
+ * The changes of `paths` between the stored tree `root` and the workspace `now` that diffTrees(root, now) finds: a
+ * path of `unchanged` is in `root` as `known` says (its state at the prompt), any other is looked up there. A change is
+ * a path whose states differ, or a folder on both sides whose known mode changed, as diffTrees compares them.
+ */
+async function changesToNow(
+  reader: TreeReader,
+  root: string,
+  now: DirNode,
+  paths: readonly string[],
+  unchanged: ReadonlySet<string>,
+  known: ReadonlyMap<string, EntryState>,
+): Promise<{ path: string; after: EntryState }[]> {
+  if (now.hash === root) return [];
+  const out: { path: string; after: EntryState }[] = [];
+  for (const path of paths) {
+    const before = unchanged.has(path) ? (known.get(path) ?? null) : await reader.lookup(root, path);
+    const after = stateOfNode(nodeAt(now, path));
+    const change = before?.kind === 'dir' && after?.kind === 'dir' ? before.mode !== undefined && before.mode !== after.mode : !sameState(before, after);
+    if (change) out.push({ path, after });
+  }
+  return out;
+}
+
+/** The node at `path` in the tree `root`; undefined when nothing is there (or a file is on the way). */
+function nodeAt(root: DirNode, path: string): Node | undefined {
+  let node: Node | undefined = root;
+  for (const name of path.split('/')) {
+    if (node?.kind !== 'dir') return undefined;
+    node = node.children.get(name);
+  }
+  return node;
 }

@@ -17,7 +17,8 @@ import { readStableFile } from '../safe-read';
 import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
 import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
 import type { Timeline } from '../timeline';
-import { attributeChanges } from './attribution';
+import { attributeChanges, type ListedChanges } from './attribution';
+import type { TimelineChanges } from '../timeline-changes';
 import { describeHunks, revertHunks, splitIntoHunks, wholeFileOnly } from './hunks';
 import { hashObject } from '../store/object-format';
 import type { HunkSelection } from '../types';
@@ -109,7 +110,28 @@ export class RewindPlanner {
     private readonly timeline: Timeline,
     /** Trees kept between operations (tree-cache.ts), filled by the plans' readers (which read only the store). */
     private readonly trees?: TreeCache,
+    /** The timeline's changed-path index: what changed between two points, without comparing their trees. */
+    private readonly timelineChanges?: TimelineChanges,
   ) {}
+
+  /** The index's list for a pair of roots, the file read (what was appended since) at the first call of a plan. */
+  private listedChanges(): ListedChanges | undefined {
+    const index = this.timelineChanges;
+    if (!index) return undefined;
+    let loaded = false;
+    return (from, to) => {
+      if (!loaded) {
+        loaded = true;
+        try {
+          index.load();
+        } catch {
+          // unreadable now: the lines read before stay right (each says only what the two trees it names say), and a
+          // pair without one is compared in its trees
+        }
+      }
+      return index.listedPaths(from, to);
+    };
+  }
 
   /** Forgets the cached plan (the workspace is about to change). */
   forget(): void {
@@ -161,7 +183,10 @@ export class RewindPlanner {
     const fileish = diffs.filter((d) => isFileish(d.now) || isFileish(d.target)).map((d) => d.path);
     // a sibling reader: the trees it reads again come from the diff's cache, and their unrestorable names are not
     // reported a second time
-    const attribution = await attributeChanges(reader.sibling(), points, rec, model.root, fileish, include.turnWrites);
+    const attribution = await attributeChanges(reader.sibling(), points, rec, model.root, fileish, include.turnWrites, this.listedChanges(), {
+      root: rec.root,
+      states: new Map(diffs.map((d) => [d.path, d.target])),
+    });
     const userModified = new Set<string>();
     const keep = new Set<string>();
     if (attribution) {

@@ -123,14 +123,17 @@ type Task =
 
 /**
  * Every path where `now` (hashed) and the stored tree `target` differ; folders come before their contents, names in
- * order. Iterative (an explicit stack): folder nesting is as deep as the workspace makes it.
+ * order. Iterative (an explicit stack): folder nesting is as deep as the workspace makes it. With `within` (the
+ * folders to look into, '' for the root), a folder not in it is neither read nor listed: only what it is itself is
+ * compared, in its parent (a caller that asks about a few paths reads only the trees on the way to them).
  */
-export async function diffTrees(reader: TreeReader, target: string, now: DirNode): Promise<PathDiff[]> {
+export async function diffTrees(reader: TreeReader, target: string, now: DirNode, within?: ReadonlySet<string>): Promise<PathDiff[]> {
   const out: PathDiff[] = [];
   const stack: Task[] = [{ t: 'diff', rel: '', target, now }];
   for (let task = stack.pop(); task; task = stack.pop()) {
     const next: Task[] = [];
     if (task.t === 'emit') out.push(task.d);
+    else if (within && !within.has(task.rel)) continue;
     else if (task.t === 'diff') {
       if (task.now.hash === task.target) continue;
       const tEntries = await entriesAt(reader, task.target, task.rel);
@@ -206,9 +209,10 @@ export interface StoredPathDiff {
 
 /**
  * Every path where the stored trees `a` and `b` differ (two snapshots of one workspace); folders come before their
- * contents, and folders whose tree hash is the same on both sides are skipped without reading them.
+ * contents, and folders whose tree hash is the same on both sides are skipped without reading them. `within`: as
+ * diffTrees's.
  */
-export async function diffStoredTrees(reader: TreeReader, a: string, b: string): Promise<StoredPathDiff[]> {
+export async function diffStoredTrees(reader: TreeReader, a: string, b: string, within?: ReadonlySet<string>): Promise<StoredPathDiff[]> {
   type StoredTask = { rel: string; a: string | undefined; b: string | undefined } | { emit: StoredPathDiff };
   const out: StoredPathDiff[] = [];
   const stack: StoredTask[] = [{ rel: '', a, b }];
@@ -217,7 +221,7 @@ export async function diffStoredTrees(reader: TreeReader, a: string, b: string):
       out.push(task.emit);
       continue;
     }
-    if (task.a === task.b) continue;
+    if (task.a === task.b || (within && !within.has(task.rel))) continue;
     const aEntries = task.a === undefined ? new Map<string, TreeEntry>() : await entriesAt(reader, task.a, task.rel);
     const bEntries = task.b === undefined ? new Map<string, TreeEntry>() : await entriesAt(reader, task.b, task.rel);
     const next: StoredTask[] = [];
