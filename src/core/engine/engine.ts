@@ -77,7 +77,7 @@ import {
   type UndoOutcome,
 } from './rewind-undo';
 import type { UndoContext } from './undo-context';
-import { filesTopOf } from './rewind-recovery';
+import { filesTopOf, settledFirstOf } from './rewind-recovery';
 export type { UndoOutcome };
 import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
@@ -541,6 +541,7 @@ export class RewindEngine {
               snapshotKey: key,
               ...(note ? { filesNote: note } : {}),
               turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
+              settledFirst: await settledFirstOf(this.#undoContext, this.#folderOf(session)),
             }),
             () => ({}),
           )
@@ -690,6 +691,7 @@ export class RewindEngine {
     const rewind = async () =>
       cp.rewindFiles(session.sessionId, key, {
         dryRun: opts.dryRun === true,
+        ...(opts.dryRun ? { settledFirst: await settledFirstOf(this.#undoContext, this.#folderOf(session)) } : {}),
         ...choiceOptions(opts),
         turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),

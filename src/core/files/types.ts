@@ -113,6 +113,14 @@ export interface RewindFilesResult {
   skipped: SkippedFile[];
   /** Every difference between now and the anchor; status says what happened since the anchor. */
   files: FileChange[];
+  /** Dry run only: an interrupted or failed rewind the real one settles first (the figures above are from the files
+   *  as it leaves them): finished, or rolled back, and the paths it changes. */
+  recoveryFirst?: RecoveryFirst;
+}
+
+export interface RecoveryFirst {
+  action: 'finished' | 'rolled back';
+  paths: string[];
 }
 
 /**
@@ -146,6 +154,13 @@ export interface RewindFilesOptions {
    *  was snapshotted). */
   turnWrites?: TurnWrites[];
   anchor: AnchorCheck;
+  /**
+   * Dry run only, from the engine, which settles its rewind log's pending step before a real rewind plans
+   * (rewind-recovery.ts): the store's interrupted restore is recovered in that earlier step (so what recovery leaves is
+   * reported with the rewind only while its journal stays failed), and with `undoRewindOf` the interrupted rewind is
+   * taken back: the newest file undo of that session, when it is not `filesTop` (the newest before it began).
+   */
+  settledFirst?: { undoRewindOf?: { sessionId: string; filesTop?: string } };
 }
 
 export interface RecoverResult {

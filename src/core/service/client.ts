@@ -298,6 +298,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       ...(opts.only ? { only: opts.only } : {}),
       ...(opts.hunks ? { hunks: opts.hunks } : {}),
       ...(opts.turnWrites?.length ? { turnWrites: opts.turnWrites } : {}),
+      ...(opts.settledFirst ? { settledFirst: opts.settledFirst } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
