@@ -810,6 +810,7 @@ export class FileCheckpointer {
           // the real rewind recovers a pending restore first, and plans from what that leaves: so does its preview
           const ahead = await recoveryAhead(this.workspaceRoot, store, this.records, this.restorer(store), opts.settledFirst);
           if (typeof ahead === 'string') return failure(ahead);
+          if (ahead?.recovers) this.tracker.markAllDirty(); // as recovery does: the plan after it checks every file
           const plan = await this.plan(store, check, opts, ahead);
           if (!ahead) return plan.result;
           if (ahead.staysFailed && plan.ops.length > 0) return failure(failedRewindPending(ahead.staysFailed));

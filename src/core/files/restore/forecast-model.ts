@@ -53,6 +53,7 @@ export class ForecastModel implements PlanModel {
     let dir = this.root;
     for (const name of parts.slice(0, -1)) {
       const child = dir.children.get(name);
+      if (state === null && child?.kind !== 'dir') return; // gone with its folder (which recovery set before it)
       const copy: DirNode = child?.kind === 'dir' ? copyDir(child) : { kind: 'dir', mode: 0o755, children: new Map() };
       dir.children.set(name, copy);
       dir = copy;

@@ -7,7 +7,7 @@ import type { SnapshotRecords } from '../snapshot-records';
 import { sameState, TreeReader, type EntryState } from '../store/tree-diff';
 import type { RecoveryFirst, RewindFilesOptions, SkippedFile } from '../types';
 import { forecastRecovery, writeProblemIn } from './recovery-forecast';
-import type { Restorer } from './restore';
+import { checkRestorePaths, reasonOf, type Restorer } from './restore';
 import { parseAfter } from './undo-stack';
 
 export interface RecoveryAhead {
@@ -20,6 +20,8 @@ export interface RecoveryAhead {
   /** Recovery keeps a failed journal, with these paths left: a rewind that changes anything is refused. */
   staysFailed?: SkippedFile[];
   notice?: RecoveryFirst;
+  /** A restore journal is pending: recovery then has the next plan check every file (FileCheckpointer.recoverLocked). */
+  recovers: boolean;
 }
 
 /** The paths of `forecast` that are a restore's temp files (recovery removes them; nobody's file). */
@@ -61,8 +63,21 @@ export async function recoveryAhead(
   let recovered: SkippedFile[] = [];
   let staysFailed: SkippedFile[] | undefined;
   let action: RecoveryFirst['action'] = 'finished';
+  // the contents recovery writes, read as it reads them: one it cannot read is a step that fails
+  const blobs = new Map<string, Buffer>();
+  const unreadable = new Map<string, string>();
+  const read = async (s: EntryState) => {
+    if (s === null || s.kind === 'dir' || blobs.has(s.hash) || unreadable.has(s.hash)) return;
+    try {
+      blobs.set(s.hash, await store.read(s.hash, 'blob'));
+    } catch (err) {
+      unreadable.set(s.hash, reasonOf(err));
+    }
+  };
   if (journal) {
-    const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot));
+    checkRestorePaths(workspaceRoot, journal.ops); // recovery's preflight: what it refuses, the rewind fails with
+    for (const op of journal.ops) for (const s of [op.from, op.to]) await read(s);
+    const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot, unreadable));
     for (const [p, s] of f.changes) forecast.set(p, s);
     for (const temp of f.temps) forecast.set(temp, null);
     if (f.outcome === 'rolledBack') action = 'rolled back';
@@ -88,15 +103,21 @@ export async function recoveryAhead(
         const cur = forecast.has(w.path) ? forecast.get(w.path)! : now(w.path);
         const target = await reader.lookup(pre.root, w.path);
         if (cur === 'unknown' || sameState(cur, target) || !sameState(cur, w.state)) continue;
+        await read(target);
         forecast.set(w.path, target);
       }
       action = 'rolled back';
     }
   }
-  if (forecast.size === 0 && recovered.length === 0 && !staysFailed) return undefined;
-  const blobs = new Map<string, Buffer>();
-  for (const s of forecast.values()) if (s !== null && s.kind !== 'dir' && !blobs.has(s.hash)) blobs.set(s.hash, await store.read(s.hash, 'blob'));
+  if (!journal && forecast.size === 0) return undefined;
   const temps = new Set(journal ? forecastTemps(forecast, journal.tag) : []);
   const paths = [...forecast.keys()].filter((p) => !temps.has(p)).sort();
-  return { forecast, blobs, recovered, ...(staysFailed ? { staysFailed } : {}), ...(paths.length > 0 ? { notice: { action, paths } } : {}) };
+  return {
+    forecast,
+    blobs,
+    recovered,
+    recovers: journal !== undefined,
+    ...(staysFailed ? { staysFailed } : {}),
+    ...(paths.length > 0 ? { notice: { action, paths } } : {}),
+  };
 }

@@ -27,12 +27,16 @@ export interface RecoveryForecast {
 }
 
 type Now = (path: string) => EntryState | 'unknown';
-/** Why a step at `path` cannot be written now, or undefined when it can. */
-type WriteProblem = (path: string) => string | undefined;
+/** Why a step that sets `path` to `to` cannot be done now, or undefined when it can. */
+type WriteProblem = (path: string, to: EntryState) => string | undefined;
 
-/** Whether the folder `path` is in (its nearest existing one) lets this process write in it. */
-export function writeProblemIn(workspaceRoot: string): WriteProblem {
-  return (path) => {
+/**
+ * Restorer.applyOp's first failures: the content it writes cannot be read from the store (`unreadable`: why, by hash),
+ * or the folder `path` is in (its nearest existing one) does not let this process write in it.
+ */
+export function writeProblemIn(workspaceRoot: string, unreadable: ReadonlyMap<string, string>): WriteProblem {
+  return (path, to) => {
+    if (to !== null && to.kind !== 'dir' && unreadable.has(to.hash)) return unreadable.get(to.hash);
     const parts = path.split('/');
     for (let n = parts.length - 1; n >= 0; n--) {
       const dir = n === 0 ? workspaceRoot : absPath(workspaceRoot, parts.slice(0, n).join('/'));
@@ -84,7 +88,7 @@ function finish(ops: RestoreOp[], now: Now, writeProblem: WriteProblem): { state
       changed.push({ path: op.path, reason: 'changed since the interrupted rewind; left as it is now' });
       continue;
     }
-    if (writeProblem(op.path) !== undefined) return undefined;
+    if (writeProblem(op.path, op.to) !== undefined) return undefined;
     states.set(op.path, op.to);
   }
   return { states, changed };
@@ -112,7 +116,7 @@ function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem): Omit<
   }
   // in the order the roll-back runs its steps, which is the order it reports those it could not take
   for (const op of orderOps(back)) {
-    const problem = writeProblem(op.path);
+    const problem = writeProblem(op.path, op.to);
     if (problem !== undefined) left.push({ path: op.path, reason: problem, retry: true });
     else changes.set(op.path, op.to);
   }
