@@ -238,9 +238,11 @@ async function runCase(c: Case): Promise<void> {
       }
     }
     if (c.turnEnd) await first.snapshot('s', 't1', 'turn-end');
-    // not when the agent changed a .gitignore: a roll-back that puts one back changes what the scan covers, which the
-    // dry run's forecast of recovery does not follow (RELIABILITY.md, promise 13)
-    if (c.failedRewind && !c.agent.some((e) => e.op === 'ignore')) {
+    // not when the agent changed a .gitignore (a roll-back that puts one back changes what the scan covers) or turned a
+    // folder into a file or link or back (a roll-back that meets files left in the folder cannot replace it): the dry
+    // run's forecast of recovery follows neither (RELIABILITY.md, promise 13)
+    const unforeseen = new Set<Edit['op']>(['ignore', 'symlinkDir', 'fileToDir', 'dirToFile']);
+    if (c.failedRewind && !c.agent.some((e) => unforeseen.has(e.op))) {
       const { at, back } = c.failedRewind;
       let writes = 0;
       let backs = 0;
