@@ -5,6 +5,7 @@
 // lookup when no change in nobody's time follows a turn end (nothing read), when one session's tool wrote a file
 // right after its turn end (that session read; then again, its records cached), and what the lookup did before
 // (every session with a prompt since listed, opened and asked), beside the files layer's own dry run.
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer } from '../src/core/files';
@@ -17,6 +18,23 @@ import { median } from './types';
 import { generateWorkspace } from './workspace-generator';
 
 const PROMPTS_PER_SESSION = 20;
+
+/** A sample's wall-clock and CPU time (the process's, all threads), in ms. */
+interface Sample {
+  ms: number;
+  cpu: number;
+}
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+async function timed<T>(out: Sample[], run: () => Promise<T>): Promise<T> {
+  const c = cpuMs();
+  const t = now();
+  const value = await run();
+  out.push({ ms: now() - t, cpu: cpuMs() - c });
+  return value;
+}
 const userAnchor = { checkpointingEnabled: true, kind: 'user-message' as const };
 
 /** A Claude Code transcript of `prompts` prompts, each with a Write of `file(k)`; prompt k's promptId is `${id}-p${k}`. */
@@ -67,13 +85,14 @@ function transcript(sessionId: string, cwd: string, file: (k: number) => string)
 export interface ClaimLookupFigures {
   sessions: number;
   promptsPerSession: number;
-  dryRunMs: number;
-  skippedMs: number;
+  /** p50 of each series: wall-clock and CPU time. */
+  dryRun: Sample;
+  skipped: Sample;
   skippedRead: number;
-  oneColdMs: number;
-  oneWarmMs: number;
+  oneCold: Sample;
+  oneWarm: Sample;
   oneRead: number;
-  everyMs: number;
+  every: Sample;
   everyRead: number;
 }
 
@@ -81,7 +100,6 @@ export async function claimLookup(base: string, sessions: number, rounds: number
   const gen = await generateWorkspace(1000);
   const ws = join(base, 'claims-ws');
   await mkdir(ws, { recursive: true });
-  const { execFileSync } = await import('node:child_process');
   execFileSync('cp', ['-a', `${gen.root}/.`, ws]);
   const configDir = join(base, 'claims-claude');
   const ids = Array.from({ length: sessions }, (_, i) => `bench-claims-${String(i).padStart(4, '0')}`);
@@ -119,7 +137,7 @@ export async function claimLookup(base: string, sessions: number, rounds: number
     anchorId: `${ids[0]}-p0`,
   });
 
-  const figures = { dry: [] as number[], skipped: [] as number[], oneCold: [] as number[], oneWarm: [] as number[], every: [] as number[] };
+  const figures = { dry: [] as Sample[], skipped: [] as Sample[], oneCold: [] as Sample[], oneWarm: [] as Sample[], every: [] as Sample[] };
   let skippedRead = 0;
   let oneRead = 0;
   let everyRead = 0;
@@ -127,15 +145,11 @@ export async function claimLookup(base: string, sessions: number, rounds: number
   // a new prompt of the first session ends the timeline (its turn is open): with no late change, nothing to claim
   await fc.snapshot(ids[0]!, `${ids[0]}-p1`, 'user-message');
   for (let r = 0; r < rounds; r++) {
-    let t = now();
-    await fc.rewindFiles(ids[0]!, `${ids[0]}-p0`, { dryRun: true, anchor: userAnchor });
-    figures.dry.push(now() - t);
+    await timed(figures.dry, () => fc.rewindFiles(ids[0]!, `${ids[0]}-p0`, { dryRun: true, anchor: userAnchor }));
     const source = new ClaudeSource({ configDirs: [configDir] });
     const { ctx, read } = contextOf(source);
     const tg = await target(source);
-    t = now();
-    const w = await turnWritesSince(ctx, fc, tg);
-    figures.skipped.push(now() - t);
+    const w = await timed(figures.skipped, () => turnWritesSince(ctx, fc, tg));
     skippedRead = read.size;
     if (w.length !== 0) throw new Error(`no late change, yet ${w.length} claims`);
   }
@@ -151,9 +165,7 @@ export async function claimLookup(base: string, sessions: number, rounds: number
     const { ctx, read } = contextOf(source);
     const tg = await target(source);
     for (const out of [figures.oneCold, figures.oneWarm]) {
-      const t = now();
-      const w = await turnWritesSince(ctx, fc, tg);
-      out.push(now() - t);
+      const w = await timed(out, () => turnWritesSince(ctx, fc, tg));
       if (w.length !== 1 || w[0]!.sessionId !== ids[last] || w[0]!.paths[0] !== ownFile(last, 1))
         throw new Error(`the late file's claim: ${JSON.stringify(w)}`);
     }
@@ -161,36 +173,40 @@ export async function claimLookup(base: string, sessions: number, rounds: number
     // what the lookup did before: every session with a prompt since listed, opened and asked
     const fresh = new ClaudeSource({ configDirs: [configDir] });
     const every = contextOf(fresh);
-    const t = now();
-    await writesOfTurns(
-      every.ctx,
-      fc,
-      ids.map((id) => ({ sessionId: id, anchorId: `${id}-p0` })),
-      await target(fresh),
+    const everyTarget = await target(fresh);
+    await timed(figures.every, () =>
+      writesOfTurns(
+        every.ctx,
+        fc,
+        ids.map((id) => ({ sessionId: id, anchorId: `${id}-p0` })),
+        everyTarget,
+      ),
     );
-    figures.every.push(now() - t);
     everyRead = every.read.size;
   }
   await fc.dispose();
   return {
     sessions,
     promptsPerSession: PROMPTS_PER_SESSION,
-    dryRunMs: median(figures.dry),
-    skippedMs: median(figures.skipped),
+    dryRun: p50(figures.dry),
+    skipped: p50(figures.skipped),
     skippedRead,
-    oneColdMs: median(figures.oneCold),
-    oneWarmMs: median(figures.oneWarm),
+    oneCold: p50(figures.oneCold),
+    oneWarm: p50(figures.oneWarm),
     oneRead,
-    everyMs: median(figures.every),
+    every: p50(figures.every),
     everyRead,
   };
 }
 
+const p50 = (xs: readonly Sample[]): Sample => ({ ms: median(xs.map((x) => x.ms)), cpu: median(xs.map((x) => x.cpu)) });
+const fmt = (x: Sample) => `${fmtMs(x.ms)} (CPU ${fmtMs(x.cpu)})`;
+
 export function claimLookupRows(f: ClaimLookupFigures): string[] {
   return [
-    `| claim lookup, ${f.sessions} Claude Code sessions on a 1,000-file folder's timeline: dry run of the files alone (reference) | ${fmtMs(f.dryRunMs)} (p50) | | | |`,
-    `| … the lookup, no change in nobody's time after a turn end (sessions read: ${f.skippedRead}) | ${fmtMs(f.skippedMs)} (p50) | | | |`,
-    `| … the lookup, one session's file written right after its turn end, first / again (sessions read: ${f.oneRead}) | ${fmtMs(f.oneColdMs)} / ${fmtMs(f.oneWarmMs)} (p50) | | | |`,
-    `| … what the lookup did before: every session with a prompt since (sessions read: ${f.everyRead}) | ${fmtMs(f.everyMs)} (p50) | | | |`,
+    `| claim lookup, ${f.sessions} Claude Code sessions on a 1,000-file folder's timeline: dry run of the files alone (reference) | ${fmt(f.dryRun)} (p50) | | | |`,
+    `| … the lookup, no change in nobody's time after a turn end (sessions read: ${f.skippedRead}) | ${fmt(f.skipped)} (p50) | | | |`,
+    `| … the lookup, one session's file written right after its turn end, first / again (sessions read: ${f.oneRead}) | ${fmt(f.oneCold)} / ${fmt(f.oneWarm)} (p50) | | | |`,
+    `| … what the lookup did before: every session with a prompt since (sessions read: ${f.everyRead}) | ${fmt(f.every)} (p50) | | | |`,
   ];
 }
