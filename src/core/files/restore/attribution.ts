@@ -48,8 +48,8 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
 /** Who worked in each interval j (point j to point j+1, the last one to now): one session's turn, several sessions'
  *  turns at once, or nobody's (the user). One pass that allocates only when the set of open turns changes: a file's
  *  history asks this of every point of the timeline. */
-export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
-  const windows = windowsOf(points); // in order of their start
+export function intervalOwners(points: readonly TimelinePoint[], windows: readonly Window[] = windowsOf(points)): ChangeOwner[] {
+  // windows in order of their start
   const out: ChangeOwner[] = new Array(points.length);
   let active: Window[] = [];
   let w = 0;
@@ -93,8 +93,9 @@ export class ChangeOwners {
   private readonly writes = new Map<string, Set<string>>();
 
   constructor(points: readonly TimelinePoint[], turnWrites: readonly TurnWrites[] = []) {
-    this.owners = intervalOwners(points);
-    for (const w of windowsOf(points)) {
+    const windows = windowsOf(points); // read once: a file's history asks this of a timeline of 10,000 points
+    this.owners = intervalOwners(points, windows);
+    for (const w of windows) {
       if (w.ended && this.owners[w.end]?.by === 'user') this.claimants.set(w.end, { sessionId: w.sessionId, anchorId: w.prompt });
     }
     for (const t of turnWrites) {
