@@ -82,7 +82,7 @@ export type { UndoOutcome };
 import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
 import { transcriptOf } from './transcript-loader';
-import { turnWritesSince } from './turn-writes';
+import { turnWritesSince, writesOfTurns, type TurnWritesContext } from './turn-writes';
 import type { SessionDetails, SessionListing } from '../sources/listings';
 
 export interface RewindEngineOptions {
@@ -759,11 +759,14 @@ export class RewindEngine {
   async #turnWrites(session: SessionView, sessionRef: string, cp: FileCheckpoints, key: string): Promise<TurnWrites[]> {
     try {
       const adapter = await this.#sources.adapterOf(sessionRef);
-      const ctx = { listSessions: () => this.listSessions(), view: (ref: string) => this.view(ref), adapterOf: (ref: string) => this.#sources.adapterOf(ref) };
-      return await turnWritesSince(ctx, cp, { view: session, adapter, anchorId: key });
+      return await turnWritesSince(this.#turnWritesContext, cp, { view: session, adapter, anchorId: key });
     } catch {
       return []; // nothing claimed: the timeline's own attribution stands
     }
+  }
+
+  get #turnWritesContext(): TurnWritesContext {
+    return { listSessions: () => this.listSessions(), view: (ref) => this.view(ref), adapterOf: (ref) => this.#sources.adapterOf(ref) };
   }
 
   get #promptSources() {
@@ -771,7 +774,12 @@ export class RewindEngine {
   }
 
   #namingContext(cp: FileCheckpoints): PromptNamingContext {
-    return { checkpoints: cp, listSessions: () => this.listSessions(), view: (f) => this.view(f) };
+    return {
+      checkpoints: cp,
+      listSessions: () => this.listSessions(),
+      view: (f) => this.view(f),
+      turnWrites: (turns) => writesOfTurns(this.#turnWritesContext, cp, turns),
+    };
   }
 
   #fileOfFolder(absPath: string): { root: string; rel: string; cp: FileCheckpoints } {

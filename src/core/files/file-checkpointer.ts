@@ -48,6 +48,7 @@ import type {
   FileBlame,
   FileCheckpointerOptions,
   FileHistory,
+  TurnWrites,
   FileHunks,
   GcResult,
   RecoverResult,
@@ -712,15 +713,15 @@ export class FileCheckpointer {
   }
 
   /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
-  async fileHistory(relPath: string): Promise<FileHistory> {
+  async fileHistory(relPath: string, turnWrites: TurnWrites[] = []): Promise<FileHistory> {
     const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
-    return fileHistory(reader, store, points, relPath, now, changesAt);
+    return fileHistory(reader, store, points, relPath, now, changesAt, turnWrites);
   }
 
   /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
-  async blame(relPath: string): Promise<FileBlame> {
+  async blame(relPath: string, turnWrites: TurnWrites[] = []): Promise<FileBlame> {
     const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
-    return fileBlame(reader, store, points, relPath, now, changesAt);
+    return fileBlame(reader, store, points, relPath, now, changesAt, turnWrites);
   }
 
   /** Every snapshot of this folder in the order taken, from any session (the timeline file, mended in memory if need be). */

@@ -129,11 +129,15 @@ export interface RecoveryFirst {
  */
 export type ActGuard = () => void;
 
-/** The files an agent's own records say its tools wrote during one prompt's turn (SourceAdapter.filesWrittenByTurn),
- *  the prompt named by its snapshot's session and anchor, the paths workspace-relative with '/'. */
-export interface TurnWrites {
+/** A prompt's turn, named by its snapshot's session and anchor. */
+export interface TurnRef {
   sessionId: string;
   anchorId: string;
+}
+
+/** The files an agent's own records say its tools wrote during one prompt's turn (SourceAdapter.filesWrittenByTurn),
+ *  the paths workspace-relative with '/'. */
+export interface TurnWrites extends TurnRef {
   paths: string[];
 }
 
@@ -209,10 +213,11 @@ export interface FileCheckpoints {
   /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
    *  any two sessions of the folder); read from the store only; throws when one does not exist. */
   diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]>;
-  /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline). */
-  fileHistory(relPath: string): Promise<FileHistory>;
-  /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
-  blame(relPath: string): Promise<FileBlame>;
+  /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline);
+   *  a change right after a turn's end that its agent's records claim (`turnWrites`) is that turn's. */
+  fileHistory(relPath: string, turnWrites?: TurnWrites[]): Promise<FileHistory>;
+  /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline, claims as fileHistory). */
+  blame(relPath: string, turnWrites?: TurnWrites[]): Promise<FileBlame>;
   /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts); read only. */
   timelinePoints(): Promise<TimelinePoint[]>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
@@ -245,7 +250,14 @@ export interface FileHistoryEntry {
   diff: string;
 }
 
-export interface FileHistory {
+/** The turns whose agents' records may claim a change the timeline alone gives to nobody (attribution.ts,
+ *  ChangeOwners): none when every change has its owner; else the caller may ask those agents and ask again with the
+ *  files their tools wrote (`turnWrites`). */
+export interface Claimable {
+  claimable?: TurnRef[];
+}
+
+export interface FileHistory extends Claimable {
   path: string;
   /** Newest first. */
   entries: FileHistoryEntry[];
@@ -258,7 +270,7 @@ export interface BlameLine {
   owner: ChangeOwner;
 }
 
-export interface FileBlame {
+export interface FileBlame extends Claimable {
   path: string;
   lines: BlameLine[];
 }

@@ -18,6 +18,7 @@ import type {
   SnapshotFileDiff,
   SnapshotId,
   FileHistory,
+  TurnWrites,
   FileHunks,
   FileBlame,
   SnapshotKind,
@@ -330,12 +331,12 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   }
 
   // read only, from the store: in this process, as diffSnapshots
-  async fileHistory(relPath: string): Promise<FileHistory> {
-    return (await this.localCheckpointer()).fileHistory(relPath);
+  async fileHistory(relPath: string, turnWrites?: TurnWrites[]): Promise<FileHistory> {
+    return (await this.localCheckpointer()).fileHistory(relPath, turnWrites);
   }
 
-  async blame(relPath: string): Promise<FileBlame> {
-    return (await this.localCheckpointer()).blame(relPath);
+  async blame(relPath: string, turnWrites?: TurnWrites[]): Promise<FileBlame> {
+    return (await this.localCheckpointer()).blame(relPath, turnWrites);
   }
 
   async timelinePoints(): Promise<TimelinePoint[]> {
