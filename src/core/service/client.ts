@@ -18,6 +18,7 @@ import type {
   SnapshotFileDiff,
   SnapshotId,
   FileHistory,
+  TurnWrites,
   FileHunks,
   FileBlame,
   SnapshotKind,
@@ -298,6 +299,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       ...(opts.only ? { only: opts.only } : {}),
       ...(opts.hunks ? { hunks: opts.hunks } : {}),
       ...(opts.turnWrites?.length ? { turnWrites: opts.turnWrites } : {}),
+      ...(opts.settledFirst ? { settledFirst: opts.settledFirst } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
@@ -329,12 +331,12 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   }
 
   // read only, from the store: in this process, as diffSnapshots
-  async fileHistory(relPath: string): Promise<FileHistory> {
-    return (await this.localCheckpointer()).fileHistory(relPath);
+  async fileHistory(relPath: string, turnWrites?: TurnWrites[]): Promise<FileHistory> {
+    return (await this.localCheckpointer()).fileHistory(relPath, turnWrites);
   }
 
-  async blame(relPath: string): Promise<FileBlame> {
-    return (await this.localCheckpointer()).blame(relPath);
+  async blame(relPath: string, turnWrites?: TurnWrites[]): Promise<FileBlame> {
+    return (await this.localCheckpointer()).blame(relPath, turnWrites);
   }
 
   async timelinePoints(): Promise<TimelinePoint[]> {
