@@ -192,10 +192,11 @@ export class ServiceClient {
 
 /** Whether a refusal means the service did nothing and this process may do it: a folder it does not serve (or not
  *  with these options), a request past its deadline, another protocol (an older service answers a newer request as a
- *  bad request naming `v`). */
-function nothingDone(err: ServiceRefusal): boolean {
+ *  bad request naming `v`), or a field an older service of this protocol does not know yet (it checks a request
+ *  whole before acting, so such a refusal did nothing). */
+export function nothingDone(err: ServiceRefusal): boolean {
   if (err.code === 'not-served' || err.code === 'options-differ' || err.code === 'late' || err.code === 'version') return true;
-  return err.code === 'bad-request' && /^invalid request: (v|deadline|call):/.test(err.message);
+  return err.code === 'bad-request' && /^invalid request: ((v|deadline|call):|[^:]*: Unrecognized key\(s\) in object:)/.test(err.message);
 }
 
 /** Which process the home's service runs in, from the service.json it writes at start (best effort: for a message). */

@@ -19,6 +19,7 @@ import { HookEndpoint } from './hook-endpoint';
 import { checkpointOptionsKey } from './options-key';
 import { hookSocketPath, infoPath, MAX_SOCKET_PATH, serviceLockPath, socketPath } from './paths';
 import { probe } from './ping';
+import { QuietCollector } from './quiet-collection';
 import {
   isLate,
   LineReader,
@@ -56,6 +57,8 @@ export interface CheckpointServiceOptions {
   /** The options a fresh `agent-rewind hook` process would use for a folder (default: the settings file's,
    *  cliCheckpointerOptions): a hook is answered only when they are the served checkpointer's. */
   hookOptions?: (root: string, warn: (message: string) => void) => FileCheckpointerOptions;
+  /** @internal tests: when a quiet service collects its garbage (quiet-collection.ts's defaults otherwise). */
+  quietCollection?: { quietMs?: number; minGrowthBytes?: number };
   /** Who started it (`agent-rewind serve --status` shows it): default `serve`. */
   origin?: ServiceOrigin;
   /** How many folders a `serve` request may bring it to (default MAX_SERVED_FOLDERS). */
@@ -115,6 +118,8 @@ export class CheckpointService {
   /** When the idle timer armed last fires (epoch ms), for a ping's idleLeftMs. */
   private idleDueAt = 0;
   private inFlight = 0;
+  /** Frees what requests left behind once the service goes quiet (quiet-collection.ts). */
+  private readonly quiet: QuietCollector;
   /** Requests taken on (pings left out), hooks included: what `serve --status` shows, and how a test sees it used. */
   private answered = 0;
   private stopping: Promise<void> | undefined;
@@ -124,6 +129,7 @@ export class CheckpointService {
 
   constructor(private readonly opts: CheckpointServiceOptions) {
     this.socket = socketPath(opts.home);
+    this.quiet = new QuietCollector({ ...opts.quietCollection, busy: () => this.inFlight > 0, ...(opts.trace ? { log: (m) => this.log(m) } : {}) });
     this.stoppedPromise = new Promise((r) => (this.resolveStopped = r));
   }
 
@@ -222,7 +228,7 @@ export class CheckpointService {
       },
       end: () => {
         this.inFlight--;
-        this.armIdle();
+        this.requestEnded();
       },
       log: (m) => this.log(m),
       trace: this.opts.trace,
@@ -320,6 +326,12 @@ export class CheckpointService {
     };
   }
 
+  /** A request other than a ping was answered. */
+  private requestEnded(): void {
+    this.armIdle();
+    this.quiet.settled();
+  }
+
   private armIdle(): void {
     if (!this.opts.idleMs) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -403,7 +415,7 @@ export class CheckpointService {
       open?.delete(call);
       this.inFlight--;
       // a ping is no use of the service (`serve --status`, a client's liveness check): it does not keep it from idling out
-      if (req.method !== 'ping') this.armIdle();
+      if (req.method !== 'ping') this.requestEnded();
       if (this.opts.trace)
         this.log(`${parsed.data.method} ${'workspace' in parsed.data ? parsed.data.workspace : ''} ${outcome} ${(performance.now() - t).toFixed(1)} ms`);
     }
@@ -445,6 +457,7 @@ export class CheckpointService {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.idleTimer) clearTimeout(this.idleTimer);
+      this.quiet.dispose();
       const server = this.server;
       this.server = undefined;
       // close() waits for open connections: idle clients are told to go first

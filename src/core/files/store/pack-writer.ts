@@ -5,9 +5,19 @@ import { closeSync, fsync, openSync, renameSync, writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { deflateRaw, deflateRawSync } from 'node:zlib';
+import { deflateRaw } from 'node:zlib';
 import { syncDir } from '../atomic-write';
-import { F_DEFLATED, F_DICTIONARY, F_TREE, hashDictionary, HUFFMAN_ONLY, MAX_OBJECT_SIZE, MIN_DEFLATE, type ObjectKind } from './object-format';
+import {
+  deflateRawSized,
+  F_DEFLATED,
+  F_DICTIONARY,
+  F_TREE,
+  hashDictionary,
+  HUFFMAN_ONLY,
+  MAX_OBJECT_SIZE,
+  MIN_DEFLATE,
+  type ObjectKind,
+} from './object-format';
 import { OBJ_HEADER, PACK_MAGIC, encodeObjectHeader } from './pack-format';
 import { encodeIndex, type IndexEntry } from './pack-index';
 import { COMPACTED_SUFFIX } from './pack-table';
@@ -167,7 +177,7 @@ export class PackWriter {
       // past BULK_OBJECTS, as it is or Huffman coding only (compressBulk). Small objects inline: a zlib stream per
       // call costs more than a few KiB
       const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : this.compressBulk ? HUFFMAN_ONLY : undefined;
-      const z = !opts || data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSync(data, opts) : await deflateAsync(data, opts);
+      const z = !opts || data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSized(data, opts) : await deflateAsync(data, opts);
       const stored = z && z.length < data.length ? z : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });
