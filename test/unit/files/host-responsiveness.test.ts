@@ -8,7 +8,7 @@ import { RewindEngine } from '../../../src/core/engine/engine';
 import { parseSettings } from '../../../src/core/settings/settings';
 import { ChangeFeed, watchWorkspace } from '../../../src/core/files';
 import { startTsFilesWorker, tempBase } from './helpers';
-import { longestBlockDuring } from '../../support/event-loop';
+import { mainThreadCpuDuring } from '../../support/event-loop';
 
 const FILES = 3000;
 
@@ -43,13 +43,15 @@ test("the extension's first snapshot of a few-thousand-file workspace runs off t
   try {
     generateWorkspace(ws);
     const session = await engine.createSession(ws);
-    const { value: appended, longestMs } = await longestBlockDuring(() => engine.appendMessage(session, { role: 'user', content: 'go' } as never));
+    const { value: appended, mainMs, processMs } = await mainThreadCpuDuring(() => engine.appendMessage(session, { role: 'user', content: 'go' } as never));
     assert.equal(appended.snapshotError, undefined);
     assert.equal(appended.snapshot?.files, FILES);
     assert.equal(appended.snapshot?.hashedFiles, FILES, 'every file was read: this was a first snapshot');
-    // The 50 ms target itself is a benchmark (bench/host.bench.ts); here the bound only has to tell a worker (a few
-    // ms) from work on this thread (about 600 ms for this workspace), with room for a loaded machine.
-    assert.ok(longestMs < 250, `the event loop was blocked for ${longestMs.toFixed(1)} ms`);
+    // The 50 ms target itself is a benchmark (bench/host.bench.ts). Here CPU time, not the event loop's wall-clock
+    // gaps (which a loaded machine stretches: CI once saw 262 ms): reading and hashing 3,000 files on this thread
+    // would make it most of the process's CPU time.
+    console.log(`main thread ${mainMs.toFixed(0)} ms of the process's ${processMs.toFixed(0)} ms of CPU`);
+    assert.ok(mainMs < processMs / 4, `the main thread used ${mainMs.toFixed(0)} ms of the process's ${processMs.toFixed(0)} ms of CPU`);
   } finally {
     await cleanup();
   }

@@ -51,6 +51,49 @@ test('a change made right before a snapshot is in it, even through a watcher tha
   }
 });
 
+test('a delivery that reports the cookie before earlier changes (as VS Code does: created, then changed, one URI per call) still syncs them', async () => {
+  const { ws, home, cleanup } = await workspace();
+  const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
+  const feed = new ChangeFeed({ sink: (paths) => fc.notifyChanged(paths), batchMs: 100 });
+  // VS Code's extension host gets one event per batch and fires onDidCreate for each created URI, then onDidChange
+  // for each changed one, synchronously: a file changed before the cookie was made is reported after it
+  let batch: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const deliver = () => {
+    timer = undefined;
+    const all = batch;
+    batch = [];
+    const isNew = (rel: string) => rel.startsWith(COOKIE_PREFIX) || rel.includes('/new');
+    for (const rel of all.filter(isNew)) feed.note([rel]);
+    for (const rel of all.filter((r) => !isNew(r))) feed.note([rel]);
+  };
+  const stop = await watchWorkspace(fc.workspaceRoot, {
+    onChange: (rels) => {
+      batch.push(...rels);
+      timer ??= setTimeout(deliver, 30);
+    },
+    onOverflow: () => fc.markAllDirty(),
+  });
+  fc.setWatcherSync({ settle: () => feed.settle(fc.workspaceRoot) });
+  try {
+    fc.notifyChanged([]);
+    await fc.snapshot('s', 'u0');
+    for (let i = 1; i <= 8; i++) {
+      writeFileSync(join(ws, `d${i % 4}/f${i}.txt`), `write ${i}\n`);
+      writeFileSync(join(ws, `d${i % 4}/new${i}.txt`), `new ${i}\n`);
+      await fc.snapshot('s', `u${i}`);
+      assert.equal((await fc.readFileAtAnchor('s', `u${i}`, `d${i % 4}/f${i}.txt`))?.toString(), `write ${i}\n`, `snapshot ${i} has the change`);
+      assert.equal((await fc.readFileAtAnchor('s', `u${i}`, `d${i % 4}/new${i}.txt`))?.toString(), `new ${i}\n`, `snapshot ${i} has the new file`);
+    }
+  } finally {
+    stop();
+    if (timer) clearTimeout(timer);
+    feed.dispose();
+    await fc.dispose();
+    await cleanup();
+  }
+});
+
 test('with its own fs.watch watcher, the tracker never misses a change made just before a snapshot', async () => {
   const { ws, home, cleanup } = await workspace();
   const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });

@@ -73,10 +73,16 @@ export class ChangeFeed {
       }
       this.pending.add(p);
     }
-    if (woken.length || this.batchMs === 0) {
-      this.flush();
-      for (const wake of woken) wake('synced');
-    } else this.timer ??= setTimeout(() => this.flush(), this.batchMs);
+    if (woken.length) {
+      // A watcher may report one batch a path per call, and not in the order things happened: VS Code's extension
+      // host fires every created path, then every changed one, so a file written before the cookie can come after
+      // it. The rest of that batch is reported in the same turn of the event loop: wake after it, with it flushed.
+      setImmediate(() => {
+        this.flush();
+        for (const wake of woken) wake('synced');
+      });
+    } else if (this.batchMs === 0) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.batchMs);
   }
 
   private flush(): void {
