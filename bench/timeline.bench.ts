@@ -1,6 +1,7 @@
 // The workspace timeline (issue 27): `history` and `blame` of a file on a 10,000-snapshot timeline of a 50,000-file
 // workspace (target < 100 ms each, p50), what attribution adds to a dry run of 1,000 changed files (target < 5 %),
-// and the timeline's bytes per snapshot.
+// and the timeline's bytes per snapshot; and the claim lookup a dry run makes first, with many sessions present
+// (claim-lookup.ts: no session read when no change needs a claim, one when one does).
 //
 // How the timeline is built, fast: one real first snapshot (FileCheckpointer) of the generated workspace; then every
 // later snapshot is written the way a snapshot writes one, without scanning the workspace: the changed blobs and the
@@ -24,6 +25,7 @@ import { TimelineChanges } from '../src/core/files/timeline-changes';
 import { hashObject, ObjectStore, type PackWriter } from '../src/core/files/store/object-store';
 import { encodeTree, readTree, type TreeEntry } from '../src/core/files/store/tree';
 import { bundleCli, editRandomFiles, fmtMs, now, sleep } from './bench-tools';
+import { claimLookup, claimLookupRows } from './claim-lookup';
 import { median, percentile, type BenchModule, type BenchSection } from './types';
 import { generateWorkspace, prng } from './workspace-generator';
 
@@ -377,6 +379,10 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
     }
     await fc.dispose();
 
+    // the claim lookup a dry run makes before it (engine/turn-writes.ts), with many sessions present: its own small
+    // folder (claim-lookup.ts)
+    const claims = await claimLookup(base, quick ? 10 : 50, quick ? 3 : 7);
+
     const p50 = (xs: number[]) => median(xs);
     const p95 = (xs: number[]) => percentile(xs, 95);
     const loadText = (ls: number[]) => `${median(ls).toFixed(2)} (${Math.min(...ls).toFixed(2)}–${Math.max(...ls).toFixed(2)})`;
@@ -406,6 +412,7 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
       `| dry run of ${dryCount.toLocaleString('en')} changed files with attribution (${dryRounds} runs) | ${fmtMs(p50(withT))} / ${fmtMs(p95(withT))} | | | ${loadText(dryLoads)} |`,
       `| the same, timeline hidden (the turn-end rule), interleaved | ${fmtMs(p50(withoutT))} / ${fmtMs(p95(withoutT))} | | | |`,
       `| attribution's added cost (ratio of p50s − 1; per pair: ${pairs.map(pct).join(', ')}) | ${pct(addedP50)} | < 5 % | ${mark(attributionOk)} | |`,
+      ...claimLookupRows(claims),
       `| timeline size per snapshot (${(built.points + 1).toLocaleString('en')} lines, ${(timelineBytes / 1e6).toFixed(2)} MB) | ${(timelineBytes / (built.points + 1)).toFixed(0)} bytes | | | |`,
       `| its changed-path index per snapshot (${indexLines.toLocaleString('en')} lines: one per snapshot that changed something; ${(indexBytes / 1e6).toFixed(2)} MB) | ${(indexBytes / (built.points + 1)).toFixed(0)} bytes | | | |`,
       '',
@@ -413,9 +420,14 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
         `The first snapshot is a real one (${fmtMs(firstMs)}); the other ${built.points.toLocaleString('en')} were written in ${fmtMs(built.buildMs)} in the formats real snapshots write (the store's PackWriter for blobs and trees, SnapshotRecords.put, Timeline.append), without scanning the workspace, one pack per 500 snapshots${reused ? ' (by an earlier run, whose fixture this run copied: AGENT_REWIND_BENCH_TIMELINE_FIXTURE)' : ''}. ` +
         `A fifth of the changes went to ${HOT} hot files (up to ${Math.max(...built.hotFiles.map((f) => built.changesOf.get(f) ?? 0))} changes each); history and blame samples alternate between those and files changed once or twice. ` +
         `"Fresh": a new FileCheckpointer per sample (the timeline parsed and the pack indexes read, as a CLI process does; Node's start is not included); "warm": the same one asked again (the extension, the service). ` +
-        `The dry runs rewind session A's latest prompt, whose turn changed the ${dryCount.toLocaleString('en')} files, with a watcher-fed model; "timeline hidden" makes the planner fall back to the session's turn-end rule. Load is the 1-minute load average when each sample started (median, min–max), on 2 cores shared with other work.`,
+        `The dry runs rewind session A's latest prompt, whose turn changed the ${dryCount.toLocaleString('en')} files, with a watcher-fed model; "timeline hidden" makes the planner fall back to the session's turn-end rule. ` +
+        `The claim lookup rows: ${claims.sessions} Claude Code transcripts of ${claims.promptsPerSession} Write-making prompts each, one prompt and turn each on a 1,000-file folder's timeline, a rewind of the first session's first prompt; each sample a fresh adapter (a process's first preview; "again": the same one asked again, the session's records kept while its log is unchanged); "sessions read": other sessions opened besides the rewound one (before, every session with a prompt since was). Load is the 1-minute load average when each sample started (median, min–max), on 2 cores shared with other work.`,
     ].join('\n');
-    return { title: 'Workspace timeline: history, blame and attribution', markdown, ok: queryRows.every((r) => r.ok) && attributionOk };
+    return {
+      title: 'Workspace timeline: history, blame and attribution',
+      markdown,
+      ok: queryRows.every((r) => r.ok) && attributionOk && claims.skippedRead === 0 && claims.oneRead === 1,
+    };
   } finally {
     await rm(base, { recursive: true, force: true });
   }

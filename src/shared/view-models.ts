@@ -240,6 +240,8 @@ export interface RewindPreviewModel {
         skipped: { path: string; reason: string }[];
         /** What this snapshot does not cover, when it is not one of ours (e.g. made from Claude Code's own checkpoint). */
         note?: string;
+        /** An interrupted rewind the real one finishes or rolls back first, and its files (the figures are from after it). */
+        recoveryFirst?: string;
       }
     | { ok: false; error: string };
 }

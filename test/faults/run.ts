@@ -821,6 +821,7 @@ const kinds: Record<string, (t: Trial) => Promise<void>> = {
   'kill-steps-undo': (t) => killAtEveryStep(t, 'undo'),
   'kill-steps-redo': (t) => killAtEveryStep(t, 'redo'),
   'kill-partial': killPartial,
+  'kill-preview': killThenPreview,
   async 'concurrent-writers'(t) {
     const made = must(t, 'new', cli(t, ['new', '--cwd', t.ws, '--json']));
     t.session = made.json.file;
@@ -1063,6 +1064,65 @@ async function killAtEveryStep(t: Trial, which: 'rewind' | 'undo' | 'redo'): Pro
       if (!same(fingerprint(t.sentinel), t.sentinelPrint)) t.problems.push(`step ${step}: something outside the workspace changed`);
     }
     (t as Trial & { note?: string }).note = `${killed} of ${steps} steps killed; ${[...outcomes].map(([k, n]) => `${n} ${k}`).join(', ')}`;
+  } finally {
+    rmSync(template, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A rewind killed before a random one of its file-system steps leaves its journal (and the rewind log's pending step);
+ * the next rewind settles it before it plans. The dry run right after the kill must say what that real rewind then
+ * does (promise 13): the same refusal in the same words, or the same files and line counts, the same files the user
+ * changed and the same files left alone. Sometimes the user edits a file the killed rewind was writing first.
+ */
+async function killThenPreview(t: Trial): Promise<void> {
+  history(t);
+  const template = `${t.base}.start`;
+  spawnSync('cp', ['-a', t.base, template]);
+  try {
+    const killedArgs = ['rewind-files', t.session, 'u1', '--json'];
+    const countFile = join(tmpdir(), `arw-preview-${process.pid}-${t.n}`);
+    must(t, 'rewind (counting its steps)', cli(t, killedArgs, t.who, { AGENT_REWIND_FAULT_COUNT: countFile }));
+    const steps = Number(readFileSync(countFile, 'utf8'));
+    rmSync(countFile, { force: true });
+    rmSync(t.base, { recursive: true, force: true });
+    spawnSync('cp', ['-a', template, t.base]);
+    const step = 1 + int(steps);
+    const run = cli(t, killedArgs, t.who, { AGENT_REWIND_FAULT_KILL_AT: String(step) });
+    if (run.signal !== 'SIGKILL') t.problems.push(`step ${step}: the rewind was not stopped (exit ${run.code}): ${run.stderr.trim().slice(0, 200)}`);
+    else totals.kills++;
+    const edited = rand() < 0.5 ? pick(['dir0/f1.txt', 'dir1/f3.txt', 'long.txt']) : undefined;
+    if (edited && existsSync(join(t.ws, edited))) writeFileSync(join(t.ws, edited), 'edited by hand after the kill\n');
+    const anchor = pick(['u1', 'u2']);
+    const overwrite = rand() < 0.5 ? ['--overwrite-user-modified'] : [];
+    const dry = cli(t, ['rewind-files', t.session, anchor, '--dry-run', ...overwrite, '--json']);
+    const real = cli(t, ['rewind-files', t.session, anchor, ...overwrite, '--json']);
+    (t as Trial & { note?: string }).note =
+      `killed at step ${step} of ${steps}${edited ? `, ${edited} edited` : ''}; ${anchor}${overwrite.length ? ' overwriting' : ''}: ` +
+      `${real.code === 0 ? `rewound ${real.json?.filesChanged?.length} files` : 'refused'}`;
+    const reasonOf = (r: Run) =>
+      r.stderr
+        .trim()
+        .replace(/^agent-rewind rewind-files: /, '')
+        .replace(/^Cannot preview the rewind: /, '');
+    if (dry.code !== 0) {
+      if (real.code === 0) t.problems.push(`the dry run refused (${reasonOf(dry).slice(0, 200)}), the real run rewound`);
+      else if (!reasonOf(real).includes(reasonOf(dry)))
+        t.problems.push(`the dry run refused with "${reasonOf(dry).slice(0, 200)}", the real run with "${reasonOf(real).slice(0, 200)}"`);
+    } else if (real.code !== 0) t.problems.push(`the dry run said it can rewind, the real run refused: ${real.stderr.trim().slice(0, 300)}`);
+    else {
+      const paths = (r: Run, k: 'userModified' | 'skipped') =>
+        JSON.stringify((r.json[k] as (string | { path: string })[]).map((x) => (typeof x === 'string' ? x : x.path)).sort());
+      for (const k of ['filesChanged', 'insertions', 'deletions'] as const)
+        if (JSON.stringify(dry.json[k]) !== JSON.stringify(real.json[k]))
+          t.problems.push(
+            `the dry run's ${k} (${JSON.stringify(dry.json[k]).slice(0, 200)}) is not the real run's (${JSON.stringify(real.json[k]).slice(0, 200)})`,
+          );
+      for (const k of ['userModified', 'skipped'] as const)
+        if (paths(dry, k) !== paths(real, k))
+          t.problems.push(`the dry run's ${k} (${paths(dry, k).slice(0, 200)}) is not the real run's (${paths(real, k).slice(0, 200)})`);
+    }
+    checkInvariants(t);
   } finally {
     rmSync(template, { recursive: true, force: true });
   }

@@ -10,6 +10,7 @@ import { CliError, UsageError, type Command } from '../command';
 import type { FileChange, FileHunk, FileHunks, HunkSelection, RewindFilesResult } from '../../core/files';
 import { resolveSessionArg } from '../session-arg';
 import { withEngine } from '../engine-arg';
+import { recoveryLine } from '../../core/engine';
 
 /** "1 file", "2 files". */
 export function countOf(n: number, one: string, many = `${one}s`): string {
@@ -175,6 +176,12 @@ export const rewindFilesCommand: Command = {
     // a rewind that cannot be done is an error, dry run or not: stderr and exit 1, nothing on stdout
     if (!result.canRewind) throw new CliError(result.error ?? 'the files cannot be rewound to that message');
     const shown = dryRun ? { ...result, files: withHunks(result.files, hunks) } : result;
-    ctx.out(shown, () => (result.note ? `note: ${result.note}\n` : '') + describeRewind(result, dryRun, root, hunks));
+    ctx.out(
+      shown,
+      () =>
+        (result.recoveryFirst ? `first: ${field(recoveryLine(result.recoveryFirst))}\n` : '') +
+        (result.note ? `note: ${result.note}\n` : '') +
+        describeRewind(result, dryRun, root, hunks),
+    );
   },
 };

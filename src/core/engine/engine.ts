@@ -77,12 +77,12 @@ import {
   type UndoOutcome,
 } from './rewind-undo';
 import type { UndoContext } from './undo-context';
-import { filesTopOf } from './rewind-recovery';
+import { filesTopOf, settledFirstOf } from './rewind-recovery';
 export type { UndoOutcome };
 import { fileCheckpointerOptions, type EngineSettings } from '../settings/settings';
 import { isUserMessage, previewOf } from '../transcript/transcript';
 import { transcriptOf } from './transcript-loader';
-import { turnWritesSince } from './turn-writes';
+import { turnWritesSince, writesOfTurns, type TurnWritesContext } from './turn-writes';
 import type { SessionDetails, SessionListing } from '../sources/listings';
 
 export interface RewindEngineOptions {
@@ -541,6 +541,7 @@ export class RewindEngine {
               snapshotKey: key,
               ...(note ? { filesNote: note } : {}),
               turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
+              settledFirst: await settledFirstOf(this.#undoContext, this.#folderOf(session)),
             }),
             () => ({}),
           )
@@ -690,6 +691,7 @@ export class RewindEngine {
     const rewind = async () =>
       cp.rewindFiles(session.sessionId, key, {
         dryRun: opts.dryRun === true,
+        ...(opts.dryRun ? { settledFirst: await settledFirstOf(this.#undoContext, this.#folderOf(session)) } : {}),
         ...choiceOptions(opts),
         turnWrites: await this.#turnWrites(session, sessionRef, cp, key),
         anchor: anchorCheckFor(session, anchorEntryId, this.#settings.fileCheckpointing.enabled),
@@ -757,11 +759,14 @@ export class RewindEngine {
   async #turnWrites(session: SessionView, sessionRef: string, cp: FileCheckpoints, key: string): Promise<TurnWrites[]> {
     try {
       const adapter = await this.#sources.adapterOf(sessionRef);
-      const ctx = { listSessions: () => this.listSessions(), view: (ref: string) => this.view(ref), adapterOf: (ref: string) => this.#sources.adapterOf(ref) };
-      return await turnWritesSince(ctx, cp, { view: session, adapter, anchorId: key });
+      return await turnWritesSince(this.#turnWritesContext, cp, { view: session, adapter, anchorId: key });
     } catch {
       return []; // nothing claimed: the timeline's own attribution stands
     }
+  }
+
+  get #turnWritesContext(): TurnWritesContext {
+    return { listSessions: () => this.listSessions(), view: (ref) => this.view(ref), adapterOf: (ref) => this.#sources.adapterOf(ref) };
   }
 
   get #promptSources() {
@@ -769,7 +774,12 @@ export class RewindEngine {
   }
 
   #namingContext(cp: FileCheckpoints): PromptNamingContext {
-    return { checkpoints: cp, listSessions: () => this.listSessions(), view: (f) => this.view(f) };
+    return {
+      checkpoints: cp,
+      listSessions: () => this.listSessions(),
+      view: (f) => this.view(f),
+      turnWrites: (turns) => writesOfTurns(this.#turnWritesContext, cp, turns),
+    };
   }
 
   #fileOfFolder(absPath: string): { root: string; rel: string; cp: FileCheckpoints } {

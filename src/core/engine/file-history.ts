@@ -1,7 +1,9 @@
 // `history` and `blame` of a file (issue 27, items 4 and 5) for every front-end: the folder's file checkpoints compute
 // them from the timeline; here each prompt is named as the user knows it, by its session and its user message id (the
-// id `tree` and `rewind-files` take), which for another agent's prompt is found by reading its session.
-import type { ChangeOwner, FileBlame, FileCheckpoints, FileHistory } from '../files/types';
+// id `tree` and `rewind-files` take), which for another agent's prompt is found by reading its session. A change the
+// timeline gives to nobody right after a turn's end is asked of that turn's agent's records (turn-writes.ts), as a
+// rewind's attribution asks them, so history, blame and the rewind name the same author.
+import type { ChangeOwner, Claimable, FileBlame, FileCheckpoints, FileHistory, TurnRef, TurnWrites } from '../files/types';
 import type { SessionListing } from '../sources/listings';
 import { snapshotsByEntry } from '../sources/file-anchors';
 import type { SessionView } from '../sources/session-view';
@@ -20,6 +22,17 @@ export interface PromptNamingContext {
   checkpoints: FileCheckpoints;
   listSessions(): Promise<SessionListing[]>;
   view(sessionRef: string): Promise<SessionView>;
+  /** What the records of these turns say their tools wrote (turn-writes.ts, writesOfTurns). */
+  turnWrites(turns: readonly TurnRef[]): Promise<TurnWrites[]>;
+}
+
+/** The checkpoints' answer, asked again with the claims of its `claimable` turns when their records claim a file:
+ *  nothing more is read when every change has its owner. */
+async function withClaims<T extends Claimable>(ctx: PromptNamingContext, ask: (turnWrites?: TurnWrites[]) => Promise<T>): Promise<T> {
+  const first = await ask();
+  if (!first.claimable?.length) return first;
+  const writes = await ctx.turnWrites(first.claimable).catch(() => [] as TurnWrites[]);
+  return writes.length > 0 ? ask(writes) : first;
 }
 
 /** Names every turn owner among `owners`: its session's file and agent, and the user message its prompt anchor is. */
@@ -50,7 +63,7 @@ async function namer(ctx: PromptNamingContext, owners: readonly ChangeOwner[]): 
 }
 
 export async function namedHistory(ctx: PromptNamingContext, relPath: string): Promise<NamedHistory> {
-  const h = await ctx.checkpoints.fileHistory(relPath);
+  const { claimable: _, ...h } = await withClaims(ctx, (w) => ctx.checkpoints.fileHistory(relPath, w));
   const name = await namer(
     ctx,
     h.entries.map((e) => e.owner),
@@ -59,7 +72,7 @@ export async function namedHistory(ctx: PromptNamingContext, relPath: string): P
 }
 
 export async function namedBlame(ctx: PromptNamingContext, relPath: string): Promise<NamedBlame> {
-  const b = await ctx.checkpoints.blame(relPath);
+  const { claimable: _, ...b } = await withClaims(ctx, (w) => ctx.checkpoints.blame(relPath, w));
   const name = await namer(
     ctx,
     b.lines.map((l) => l.owner),

@@ -6,6 +6,7 @@ export { oneLine, contentText, plainText } from '../transcript/transcript';
 export { branchesOf, sessionTitle, describeSession } from '../sources/session-details';
 export { filesAnchorOf } from '../sources/file-anchors';
 export type { NamedOwner, NamedHistory, NamedBlame } from './file-history';
+export { recoveryLine } from './rewind-preview';
 export { parseSettings, fileCheckpointerOptions, FILE_CHECKPOINT_DEFAULTS, DEFAULT_EXCLUDES, type EngineSettings } from '../settings/settings';
 export { cliCheckpointerOptions, loadCliSettings, parseJsonc, type CliSettings } from '../settings/settings-file';
 export { settingsSource, settingsCandidates } from '../settings/settings-source';

@@ -9,7 +9,7 @@ import { EntryIndex } from '../branches/entry-index';
 import { nextBranchName } from '../branches/naming';
 import { findMessageInSiblingSessions } from '../branches/other-chats';
 import type { Warn } from '../branches/records';
-import type { FileCheckpoints, TurnWrites } from '../files/types';
+import type { FileCheckpoints, RecoveryFirst, RewindFilesOptions, TurnWrites } from '../files/types';
 import { anchorCheckFor } from '../files/anchor-check';
 import { FolderNotOpenError } from './folder-not-open';
 import type { SessionView } from '../sources/session-view';
@@ -30,6 +30,8 @@ export interface PreviewInputs {
   turnWrites?: TurnWrites[];
   /** Said with the files when the snapshot is not one of ours (made from the agent's own checkpoint). */
   filesNote?: string;
+  /** What the real rewind settles first (RewindFilesOptions.settledFirst): the engine's rewind log's pending step. */
+  settledFirst?: RewindFilesOptions['settledFirst'];
   /** Set when the conversation continues in a new session file of another agent instead of a branch here (or
    *  cannot be continued from this message at all). */
   fork?: { agent: string; resumeHint: string } | { error: string };
@@ -147,6 +149,7 @@ async function filesPart({
   snapshotKey,
   filesNote,
   turnWrites,
+  settledFirst,
 }: PreviewInputs): Promise<RewindPreviewModel['files']> {
   if (!checkpointer) {
     return failed(`${new FolderNotOpenError(session.cwd, 'its files cannot be rewound here').message} Open that folder to rewind files.`);
@@ -154,6 +157,7 @@ async function filesPart({
   const result = await checkpointer.rewindFiles(session.sessionId, snapshotKey ?? anchorEntryId, {
     dryRun: true,
     ...(turnWrites ? { turnWrites } : {}),
+    ...(settledFirst ? { settledFirst } : {}),
     anchor: anchorCheckFor(session, anchorEntryId, checkpointingEnabled),
   });
   if (!result.canRewind) return failed(result.error ?? 'The files cannot be rewound to this message.');
@@ -166,5 +170,12 @@ async function filesPart({
     files: result.files.map((f) => ({ ...f, userModified: f.userModified || userModified.has(f.path) })),
     skipped: result.skipped,
     ...(filesNote ? { note: filesNote } : {}),
+    ...(result.recoveryFirst ? { recoveryFirst: recoveryLine(result.recoveryFirst) } : {}),
   };
+}
+
+/** The preview's line about an interrupted rewind the real one settles first (the figures are from after it). */
+export function recoveryLine({ action, paths }: RecoveryFirst): string {
+  const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  return `An interrupted rewind is ${action} first (${paths.length === 1 ? '1 file' : `${paths.length} files`}: ${shown}); what is shown here is from after that.`;
 }

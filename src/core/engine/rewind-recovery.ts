@@ -9,7 +9,7 @@
 //    have been, and the step moves as it would have; when its files did not move, nothing happened and it is dropped.
 // Whether the files moved is read from the session's file undos once the store's journal is recovered: a rewind
 // pushes one, an undo pops the one its step made.
-import type { FileCheckpoints } from '../files/types';
+import type { FileCheckpoints, RewindFilesOptions } from '../files/types';
 import { isForeignView, type SessionView } from '../sources/session-view';
 import { branchesOf } from '../sources/session-details';
 import { withRedone, withUndone, type FolderRewindLog, type PendingRewind } from './rewind-log';
@@ -63,4 +63,12 @@ function activeBranch(session: SessionView, ctx: UndoContext): string {
 /** The session's newest file undo (its pre-restore anchor), as the journal records it before an operation. */
 export async function filesTopOf(cp: FileCheckpoints | undefined, sessionId: string): Promise<string | undefined> {
   return cp ? (await cp.undoStack(sessionId)).at(-1) : undefined;
+}
+
+/** What settling the folder's log does to the files before a rewind plans them, as its dry run is told (read only):
+ *  the store's recovery runs in that earlier step, and a rewind left pending is taken back when its files moved. */
+export async function settledFirstOf(ctx: UndoContext, folder: string): Promise<NonNullable<RewindFilesOptions['settledFirst']>> {
+  const pending = (await ctx.log.read(folder)).pending;
+  if (pending?.op !== 'apply' || pending.step.mode === 'conversation') return {};
+  return { undoRewindOf: { sessionId: pending.step.sessionId, ...(pending.filesTop ? { filesTop: pending.filesTop } : {}) } };
 }

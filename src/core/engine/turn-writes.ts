@@ -1,9 +1,13 @@
-// The files agents' own records say their tools wrote, turn by turn (SourceAdapter.filesWrittenByTurn), gathered for a
-// rewind of one folder: attribution gives a change just after a turn's end, outside every turn, to that turn when its
-// tools wrote the file (an editor may write a file its tool made after the turn's end was snapshotted). Only the turns
-// of the folder's timeline from the rewind's prompt on can matter, so only their sessions are read.
+// The files agents' own records say their tools wrote, turn by turn (SourceAdapter.filesWrittenByTurn), for the turns
+// whose records may change who made a change: attribution (ChangeOwners, attribution.ts) gives a change in nobody's
+// time right after a turn's end to that turn when its tools wrote the file (an editor may write a file its tool made
+// after the turn's end was snapshotted). Reading a session's records means listing the sessions and reading its log,
+// so it is done only for such a turn, and only when there is such a change: a rewind's dry run asks for the turns that
+// ended right before a change of the folder since its prompt (turnWritesSince), a file's history and blame for those
+// right before a change of that file the timeline gives to nobody (their `claimable`).
 import { isAbsolute, relative, sep } from 'node:path';
-import type { FileCheckpoints, TurnWrites } from '../files/types';
+import { ChangeOwners } from '../files/restore/attribution';
+import type { FileCheckpoints, TurnRef, TurnWrites } from '../files/types';
 import type { TimelinePoint } from '../files/timeline';
 import { snapshotsByEntry } from '../sources/file-anchors';
 import type { SessionListing } from '../sources/listings';
@@ -21,11 +25,46 @@ export interface TurnWritesContext {
  *  changes as the timeline alone says, the user's, which a default rewind keeps. */
 const MAX_BYTES = 32 * 1024;
 
+/** Each session view's records as its adapter read them: a view is read again (a new object) only when its session's
+ *  stamp (its file's size and mtime) moved, so while it holds, its records are not read again. */
+const writtenByView = new WeakMap<SessionView, Promise<ReadonlyMap<string, readonly string[]>>>();
+
+function filesWritten(adapter: SourceAdapter, view: SessionView): Promise<ReadonlyMap<string, readonly string[]>> {
+  let written = writtenByView.get(view);
+  if (!written) {
+    written = adapter.filesWrittenByTurn!(view);
+    writtenByView.set(view, written);
+    written.catch(() => writtenByView.delete(view));
+  }
+  return written;
+}
+
 /**
- * For each session with a prompt on the timeline from the rewind's prompt (`target`, the session and the snapshot
- * anchor) on, or whose turn was open then, the files its agent's records say each of those prompts' turns wrote, as
- * workspace-relative paths. A session that cannot be read, or whose agent keeps no such records, claims nothing.
+ * The turns a rewind to the prompt (`target`: the session and its snapshot anchor) may meet whose records could claim
+ * a change: those that ended right before a change of the folder in nobody's time, from the prompt on (the last
+ * interval, to now, counts as a change: only the dry run's scan would tell). Read off the timeline alone.
  */
+export function claimableSince(points: readonly TimelinePoint[], target: { sessionId: string; anchorId: string }): TurnRef[] {
+  let from = -1;
+  for (let k = points.length - 1; k >= 0; k--) {
+    const p = points[k]!;
+    if (p.kind === 'user-message' && p.sessionId === target.sessionId && p.anchorId === target.anchorId) {
+      from = k;
+      break;
+    }
+  }
+  if (from < 0) return [];
+  const owners = new ChangeOwners(points);
+  const out: TurnRef[] = [];
+  for (let j = from; j < points.length; j++) {
+    const c = owners.claimant(j);
+    if (c && (j + 1 === points.length || points[j]!.root !== points[j + 1]!.root)) out.push(c);
+  }
+  return out;
+}
+
+/** What the records of the turns a rewind of `target.view` to `target.anchorId` may meet say their tools wrote
+ *  (claimableSince); nothing, and no session read, when no such turn is followed by a change. */
 export async function turnWritesSince(
   ctx: TurnWritesContext,
   cp: Pick<FileCheckpoints, 'timelinePoints' | 'listSnapshots' | 'workspaceRoot'>,
@@ -37,16 +76,32 @@ export async function turnWritesSince(
   } catch {
     return [];
   }
-  const wanted = promptsFrom(points, target.view.sessionId, target.anchorId);
+  const turns = claimableSince(points, { sessionId: target.view.sessionId, anchorId: target.anchorId });
+  return writesOfTurns(ctx, cp, turns, target);
+}
+
+/**
+ * For each of `turns`, the files its agent's records say its tools wrote, as workspace-relative paths (those outside
+ * the workspace left out). Only the sessions of those turns are read (`known`: one the caller has read already). A
+ * session that cannot be read, or whose agent keeps no such records, claims nothing.
+ */
+export async function writesOfTurns(
+  ctx: TurnWritesContext,
+  cp: Pick<FileCheckpoints, 'listSnapshots' | 'workspaceRoot'>,
+  turns: readonly TurnRef[],
+  known?: { view: SessionView; adapter: SourceAdapter },
+): Promise<TurnWrites[]> {
+  const wanted = new Map<string, Set<string>>();
+  for (const t of turns) wanted.set(t.sessionId, (wanted.get(t.sessionId) ?? new Set()).add(t.anchorId));
   if (wanted.size === 0) return [];
   let listings: Promise<SessionListing[]> | undefined;
   const out: TurnWrites[] = [];
   let bytes = 0;
   for (const [sessionId, anchors] of wanted) {
     try {
-      let view = target.view;
-      let adapter = target.adapter;
-      if (sessionId !== target.view.sessionId) {
+      let view = known?.view;
+      let adapter = known?.adapter;
+      if (sessionId !== view?.sessionId) {
         listings ??= ctx.listSessions().catch(() => []);
         const listing = (await listings).find((l) => l.sessionId === sessionId);
         if (!listing) continue;
@@ -54,8 +109,8 @@ export async function turnWritesSince(
         if (!adapter.filesWrittenByTurn) continue;
         view = await ctx.view(listing.sessionRef);
       }
-      if (!adapter.filesWrittenByTurn) continue;
-      const written = await adapter.filesWrittenByTurn(view);
+      if (!adapter?.filesWrittenByTurn || !view) continue;
+      const written = await filesWritten(adapter, view);
       if (written.size === 0) continue;
       for (const [entryId, rec] of await snapshotsByEntry(view, cp)) {
         const files = anchors.has(rec.anchorId) ? written.get(entryId) : undefined;
@@ -73,34 +128,8 @@ export async function turnWritesSince(
   return out;
 }
 
-/** By session, the anchors of the prompts whose turns may end after the target prompt: every prompt from it on, and
- *  each session's last prompt before it (a turn still open when the target was sent). */
-function promptsFrom(points: readonly TimelinePoint[], sessionId: string, anchorId: string): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  let from = -1;
-  for (let k = points.length - 1; k >= 0; k--) {
-    const p = points[k]!;
-    if (p.kind === 'user-message' && p.sessionId === sessionId && p.anchorId === anchorId) {
-      from = k;
-      break;
-    }
-  }
-  if (from < 0) return out;
-  const lastBefore = new Map<string, string>();
-  for (let k = 0; k < from; k++) if (points[k]!.kind === 'user-message') lastBefore.set(points[k]!.sessionId, points[k]!.anchorId);
-  const add = (s: string, a: string) => out.set(s, (out.get(s) ?? new Set()).add(a));
-  for (let k = from; k < points.length; k++) {
-    const p = points[k]!;
-    if (p.kind === 'pre-restore') continue;
-    const before = lastBefore.get(p.sessionId);
-    if (before !== undefined) add(p.sessionId, before);
-    if (p.kind === 'user-message') add(p.sessionId, p.anchorId);
-  }
-  return out;
-}
-
 /** The paths that are inside the workspace, relative to it with '/' (a folder reached through a symlink too). */
-function insideWorkspace(root: string, files: readonly string[]): string[] {
+export function insideWorkspace(root: string, files: readonly string[]): string[] {
   const out: string[] = [];
   for (const f of files) {
     if (!isAbsolute(f)) continue;

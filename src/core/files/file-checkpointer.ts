@@ -16,6 +16,8 @@ import { ObjectStore, MAX_OBJECT_SIZE, MAX_SMALL_PACKS } from './store/object-st
 import { PathFilter } from './scan/path-filter';
 import { Restorer, type RestoreOp } from './restore/restore';
 import { failure, foldersOnPaths, HunkSelectionError, isFileish, RewindPlanner, type IncludeOptions, type Plan } from './restore/rewind-planner';
+import { failedRewindPending, recoveredNotes, recoveryAhead, type RecoveryAhead } from './restore/recovery-ahead';
+import { ForecastModel } from './restore/forecast-model';
 import { fileHunks } from './restore/hunks';
 import { hashObject } from './store/object-format';
 import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
@@ -46,6 +48,7 @@ import type {
   FileBlame,
   FileCheckpointerOptions,
   FileHistory,
+  TurnWrites,
   FileHunks,
   GcResult,
   RecoverResult,
@@ -166,7 +169,7 @@ export class FileCheckpointer {
         await store.reload({ repair: true });
         const rec = await this.recoverLocked(store);
         // what recovery left alone (edited since, or still failing) is reported by the operation that ran it
-        const recovered = (rec.notRestored ?? []).map((n) => ({ path: n.path, reason: `not put back after an unfinished rewind: ${n.reason}` }));
+        const recovered = recoveredNotes(rec.notRestored ?? []);
         return fn(store, recovered);
       });
     });
@@ -710,15 +713,15 @@ export class FileCheckpointer {
   }
 
   /** The changes to `relPath` made by any session's turns or by hand, newest first, from the folder's timeline. */
-  async fileHistory(relPath: string): Promise<FileHistory> {
+  async fileHistory(relPath: string, turnWrites: TurnWrites[] = []): Promise<FileHistory> {
     const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
-    return fileHistory(reader, store, points, relPath, now, changesAt);
+    return fileHistory(reader, store, points, relPath, now, changesAt, turnWrites);
   }
 
   /** Per line of `relPath` now, the turn (or the user) that last wrote it, from the folder's timeline. */
-  async blame(relPath: string): Promise<FileBlame> {
+  async blame(relPath: string, turnWrites: TurnWrites[] = []): Promise<FileBlame> {
     const { reader, store, points, now, changesAt } = await this.historyInputs(relPath);
-    return fileBlame(reader, store, points, relPath, now, changesAt);
+    return fileBlame(reader, store, points, relPath, now, changesAt, turnWrites);
   }
 
   /** Every snapshot of this folder in the order taken, from any session (the timeline file, mended in memory if need be). */
@@ -765,17 +768,19 @@ export class FileCheckpointer {
     return rec;
   }
 
-  private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions): Promise<Plan> {
+  /** `ahead`: a dry run's, planned from the files as recovery will leave them (recovery-ahead.ts). */
+  private async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, ahead?: RecoveryAhead): Promise<Plan> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
     this.dropTreesWhenIdle();
-    const plan = await this.planner.plan(store, rec, include, model, stats.skipped);
+    const view = () => (ahead && ahead.forecast.size > 0 ? new ForecastModel(model, ahead.forecast, ahead.blobs) : model);
+    const plan = await this.planner.plan(store, rec, include, view(), stats.skipped);
     // a watcher's model may have missed a report: the paths the rewind would write or list are checked on disk, and
     // the rewind planned again from what is there when one is not what the model held. Else an edit it never heard of
     // was overwritten as the turn's (with the turn's version kept for undo), and the real rewind, whose pre-restore
     // snapshot reads what is there, could refuse what its preview allowed
     if (!(await this.tracker.recheck([...plan.ops.map((o) => o.path), ...plan.result.files.map((f) => f.path)], stats))) return plan;
-    return this.planner.plan(store, rec, include, model, onePerPath(stats.skipped));
+    return this.planner.plan(store, rec, include, view(), onePerPath(stats.skipped));
   }
 
   /**
@@ -803,7 +808,18 @@ export class FileCheckpointer {
           if (typeof check === 'string') return failure(check);
           const store = await this.store();
           await store.reload();
-          return (await this.plan(store, check, opts)).result;
+          // the real rewind recovers a pending restore first, and plans from what that leaves: so does its preview
+          const ahead = await recoveryAhead(this.workspaceRoot, store, this.records, this.restorer(store), opts.settledFirst);
+          if (typeof ahead === 'string') return failure(ahead);
+          if (ahead?.recovers) this.tracker.markAllDirty(); // as recovery does: the plan after it checks every file
+          const plan = await this.plan(store, check, opts, ahead);
+          if (!ahead) return plan.result;
+          if (ahead.staysFailed && plan.ops.length > 0) return failure(failedRewindPending(ahead.staysFailed));
+          return {
+            ...plan.result,
+            skipped: [...plan.result.skipped, ...ahead.recovered],
+            ...(ahead.notice ? { recoveryFirst: ahead.notice } : {}),
+          };
         } catch (err) {
           if (err instanceof HunkSelectionError) return failure(err.message);
           return failure(`Cannot preview the rewind: ${(err as Error).message}`);
@@ -868,12 +884,7 @@ export class FileCheckpointer {
     const restorer = this.restorer(store);
     // a failed rewind whose files could not all be put back keeps its journal until they are: a new one would lose it
     const pending = await restorer.readJournal();
-    if (pending?.failed) {
-      const list = pending.failed.notRestored.map((n) => `${n.path} (${n.reason})`).join('; ');
-      throw new Error(
-        `An earlier rewind failed and some of its files could not be put back yet: ${list}. Fix what stops them (see the reasons) and try again.`,
-      );
-    }
+    if (pending?.failed) throw new Error(failedRewindPending(pending.failed.notRestored));
     for (const op of ops) this.tracker.noteWritten(op.path);
     this.planner.forget();
     await restorer.run(ops, tag, after, blobs);

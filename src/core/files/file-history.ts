@@ -1,16 +1,17 @@
 // A file's history and blame across agents (issue 27, items 4 and 5), read off the folder's timeline (timeline.ts),
 // never from git: the versions the path had at each snapshot, the turn each change belongs to (attribution.ts's
-// windows: one session's prompt, several sessions at once, or the user), a file renamed by `mv` followed to its old
+// windows: one session's prompt, several sessions at once, or the user; a change its agent's records claim right after
+// a turn's end, that turn, by the same rule as a rewind's attribution: ChangeOwners), a file renamed by `mv` followed to its old
 // name (the same content left one path and appeared at another between two snapshots), and per line the change that
 // last wrote it.
 import { createTwoFilesPatch, diffArrays } from 'diff';
-import { intervalOwners } from './restore/attribution';
+import { ChangeOwners } from './restore/attribution';
 import { lineStats } from './restore/line-stats';
 import { hashObject, type ObjectStore } from './store/object-store';
 import { diffStoredTrees, type EntryState, type TreeReader } from './store/tree-diff';
 import type { TimelinePoint } from './timeline';
 import { quotedPath, type ChangeList } from './timeline-changes';
-import type { BlameLine, ChangeOwner, FileBlame, FileHistory, FileHistoryEntry } from './types';
+import type { BlameLine, ChangeOwner, FileBlame, FileHistory, FileHistoryEntry, TurnRef, TurnWrites } from './types';
 
 /** The file as it is now (read by the caller): its bytes, or null when there is no regular file at the path. */
 export type NowFile = Buffer | null;
@@ -139,6 +140,25 @@ async function versionsOf(
   return { versions, madeIn };
 }
 
+/** The owners of the file's changes, noting the turns that may claim one the timeline gives to nobody (the caller
+ *  asks their agents only when there is one: FileHistory.claimable). */
+class Claimable {
+  private readonly turns = new Map<string, TurnRef>();
+
+  constructor(private readonly owners: ChangeOwners) {}
+
+  ownerOf(interval: number, path: string): ChangeOwner {
+    const owner = this.owners.of(interval, path);
+    const c = owner.by === 'user' ? this.owners.claimant(interval) : undefined;
+    if (c) this.turns.set(`${c.sessionId}\u0000${c.anchorId}`, c);
+    return owner;
+  }
+
+  result(): { claimable?: TurnRef[] } {
+    return this.turns.size > 0 ? { claimable: [...this.turns.values()] } : {};
+  }
+}
+
 function ownerKey(o: ChangeOwner): string {
   return o.by === 'turn' ? `t\u0000${o.sessionId}\u0000${o.prompt}` : o.by === 'several' ? `s\u0000${o.sessions.join('\u0000')}` : 'u';
 }
@@ -166,20 +186,22 @@ export async function fileHistory(
   path: string,
   now: NowFile,
   changesAt: ChangesAt,
+  turnWrites: readonly TurnWrites[] = [],
 ): Promise<FileHistory> {
-  const owners = intervalOwners(points);
+  const owners = new ChangeOwners(points, turnWrites);
   const { versions, madeIn } = await versionsOf(reader, store, points, path, now, changesAt);
+  const claimable = new Claimable(owners);
   // the changes grouped first, each group's diff made once
   const groups: { owner: ChangeOwner; from: Version; to: Version; interval: number }[] = [];
   for (let k = 1; k < versions.length; k++) {
     const interval = madeIn[k - 1]!;
-    const owner = owners[interval]!;
+    const owner = claimable.ownerOf(interval, versions[k]!.path);
     const last = groups.at(-1);
     if (last && ownerKey(last.owner) === ownerKey(owner)) Object.assign(last, { owner, to: versions[k]!, interval });
     else groups.push({ owner, from: versions[k - 1]!, to: versions[k]!, interval });
   }
   const entries = groups.map((g) => describe(g.owner, g.from, g.to, g.interval, points));
-  return { path, entries: entries.reverse().map(({ fromVersion: _, ...e }) => e) };
+  return { path, entries: entries.reverse().map(({ fromVersion: _, ...e }) => e), ...claimable.result() };
 }
 
 function describe(
@@ -223,19 +245,21 @@ export async function fileBlame(
   path: string,
   now: NowFile,
   changesAt: ChangesAt,
+  turnWrites: readonly TurnWrites[] = [],
 ): Promise<FileBlame> {
-  const owners = intervalOwners(points);
+  const owners = new ChangeOwners(points, turnWrites);
   const { versions, madeIn } = await versionsOf(reader, store, points, path, now, changesAt);
+  const claimable = new Claimable(owners);
   // from the last time the file came into being: lines of an earlier life were deleted with it
   let startAt = 0;
   for (let k = versions.length - 1; k > 0; k--) if (versions[k - 1]!.data === null) ((startAt = k), (k = 0));
   let owned: { text: string; owner: ChangeOwner }[] = lines(versions[startAt]!.data).map((text) => ({
     text,
     // present before the first snapshot the timeline has: nobody's turn is known to have written it
-    owner: startAt === 0 ? { by: 'user' } : owners[madeIn[startAt - 1]!]!,
+    owner: startAt === 0 ? { by: 'user' } : claimable.ownerOf(madeIn[startAt - 1]!, versions[startAt]!.path),
   }));
   for (let k = startAt + 1; k < versions.length; k++) {
-    const owner = owners[madeIn[k - 1]!]!;
+    const owner = claimable.ownerOf(madeIn[k - 1]!, versions[k]!.path);
     const next: typeof owned = [];
     let i = 0;
     for (const part of diffArrays(
@@ -249,5 +273,5 @@ export async function fileBlame(
     owned = next;
   }
   const out: BlameLine[] = owned.map((l, n) => ({ line: n + 1, text: l.text.replace(/\r?\n$/, ''), owner: l.owner }));
-  return { path, lines: out };
+  return { path, lines: out, ...claimable.result() };
 }

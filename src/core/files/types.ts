@@ -113,6 +113,14 @@ export interface RewindFilesResult {
   skipped: SkippedFile[];
   /** Every difference between now and the anchor; status says what happened since the anchor. */
   files: FileChange[];
+  /** Dry run only: an interrupted or failed rewind the real one settles first (the figures above are from the files
+   *  as it leaves them): finished, or rolled back, and the paths it changes. */
+  recoveryFirst?: RecoveryFirst;
+}
+
+export interface RecoveryFirst {
+  action: 'finished' | 'rolled back';
+  paths: string[];
 }
 
 /**
@@ -121,11 +129,15 @@ export interface RewindFilesResult {
  */
 export type ActGuard = () => void;
 
-/** The files an agent's own records say its tools wrote during one prompt's turn (SourceAdapter.filesWrittenByTurn),
- *  the prompt named by its snapshot's session and anchor, the paths workspace-relative with '/'. */
-export interface TurnWrites {
+/** A prompt's turn, named by its snapshot's session and anchor. */
+export interface TurnRef {
   sessionId: string;
   anchorId: string;
+}
+
+/** The files an agent's own records say its tools wrote during one prompt's turn (SourceAdapter.filesWrittenByTurn),
+ *  the paths workspace-relative with '/'. */
+export interface TurnWrites extends TurnRef {
   paths: string[];
 }
 
@@ -146,6 +158,13 @@ export interface RewindFilesOptions {
    *  was snapshotted). */
   turnWrites?: TurnWrites[];
   anchor: AnchorCheck;
+  /**
+   * Dry run only, from the engine, which settles its rewind log's pending step before a real rewind plans
+   * (rewind-recovery.ts): the store's interrupted restore is recovered in that earlier step (so what recovery leaves is
+   * reported with the rewind only while its journal stays failed), and with `undoRewindOf` the interrupted rewind is
+   * taken back: the newest file undo of that session, when it is not `filesTop` (the newest before it began).
+   */
+  settledFirst?: { undoRewindOf?: { sessionId: string; filesTop?: string } };
 }
 
 export interface RecoverResult {
@@ -194,10 +213,11 @@ export interface FileCheckpoints {
   /** The files that differ between two snapshots of this workspace, of one session or of two (a session and its fork,
    *  any two sessions of the folder); read from the store only; throws when one does not exist. */
   diffSnapshots(a: SnapshotId, b: SnapshotId): Promise<SnapshotFileDiff[]>;
-  /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline). */
-  fileHistory(relPath: string): Promise<FileHistory>;
-  /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline). */
-  blame(relPath: string): Promise<FileBlame>;
+  /** The changes to a file (workspace-relative) by any session's turns or by hand, newest first (the folder's timeline);
+   *  a change right after a turn's end that its agent's records claim (`turnWrites`) is that turn's. */
+  fileHistory(relPath: string, turnWrites?: TurnWrites[]): Promise<FileHistory>;
+  /** Per line of a file now, the turn (or the user) that last wrote it (the folder's timeline, claims as fileHistory). */
+  blame(relPath: string, turnWrites?: TurnWrites[]): Promise<FileBlame>;
   /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts); read only. */
   timelinePoints(): Promise<TimelinePoint[]>;
   /** A snapshot from another tool's saved copies of some files (see FileCheckpointer.importSnapshot). */
@@ -230,7 +250,14 @@ export interface FileHistoryEntry {
   diff: string;
 }
 
-export interface FileHistory {
+/** The turns whose agents' records may claim a change the timeline alone gives to nobody (attribution.ts,
+ *  ChangeOwners): none when every change has its owner; else the caller may ask those agents and ask again with the
+ *  files their tools wrote (`turnWrites`). */
+export interface Claimable {
+  claimable?: TurnRef[];
+}
+
+export interface FileHistory extends Claimable {
   path: string;
   /** Newest first. */
   entries: FileHistoryEntry[];
@@ -243,7 +270,7 @@ export interface BlameLine {
   owner: ChangeOwner;
 }
 
-export interface FileBlame {
+export interface FileBlame extends Claimable {
   path: string;
   lines: BlameLine[];
 }

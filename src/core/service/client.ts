@@ -18,6 +18,7 @@ import type {
   SnapshotFileDiff,
   SnapshotId,
   FileHistory,
+  TurnWrites,
   FileHunks,
   FileBlame,
   SnapshotKind,
@@ -191,10 +192,11 @@ export class ServiceClient {
 
 /** Whether a refusal means the service did nothing and this process may do it: a folder it does not serve (or not
  *  with these options), a request past its deadline, another protocol (an older service answers a newer request as a
- *  bad request naming `v`). */
-function nothingDone(err: ServiceRefusal): boolean {
+ *  bad request naming `v`), or a field an older service of this protocol does not know yet (it checks a request
+ *  whole before acting, so such a refusal did nothing). */
+export function nothingDone(err: ServiceRefusal): boolean {
   if (err.code === 'not-served' || err.code === 'options-differ' || err.code === 'late' || err.code === 'version') return true;
-  return err.code === 'bad-request' && /^invalid request: (v|deadline|call):/.test(err.message);
+  return err.code === 'bad-request' && /^invalid request: ((v|deadline|call):|[^:]*: Unrecognized key\(s\) in object:)/.test(err.message);
 }
 
 /** Which process the home's service runs in, from the service.json it writes at start (best effort: for a message). */
@@ -298,6 +300,7 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
       ...(opts.only ? { only: opts.only } : {}),
       ...(opts.hunks ? { hunks: opts.hunks } : {}),
       ...(opts.turnWrites?.length ? { turnWrites: opts.turnWrites } : {}),
+      ...(opts.settledFirst ? { settledFirst: opts.settledFirst } : {}),
     };
     return this.remote('rewindFiles', { sessionId, anchorId, opts: o }, (fc) => fc.rewindFiles(sessionId, anchorId, opts), opts.dryRun === true);
   }
@@ -329,12 +332,12 @@ export class ServiceFirstCheckpoints implements FileCheckpoints {
   }
 
   // read only, from the store: in this process, as diffSnapshots
-  async fileHistory(relPath: string): Promise<FileHistory> {
-    return (await this.localCheckpointer()).fileHistory(relPath);
+  async fileHistory(relPath: string, turnWrites?: TurnWrites[]): Promise<FileHistory> {
+    return (await this.localCheckpointer()).fileHistory(relPath, turnWrites);
   }
 
-  async blame(relPath: string): Promise<FileBlame> {
-    return (await this.localCheckpointer()).blame(relPath);
+  async blame(relPath: string, turnWrites?: TurnWrites[]): Promise<FileBlame> {
+    return (await this.localCheckpointer()).blame(relPath, turnWrites);
   }
 
   async timelinePoints(): Promise<TimelinePoint[]> {

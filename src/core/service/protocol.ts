@@ -89,6 +89,10 @@ export const requestSchema = z.discriminatedUnion('method', [
             .max(100_000)
             .optional(),
           anchor: z.object({ checkpointingEnabled: z.boolean(), kind: z.enum(['user-message', 'other-entry', 'missing']), messageId: id.optional() }).strict(),
+          settledFirst: z
+            .object({ undoRewindOf: z.object({ sessionId: id, filesTop: id.optional() }).strict().optional() })
+            .strict()
+            .optional(),
         })
         .strict(),
     })

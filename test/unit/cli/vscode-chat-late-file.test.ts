@@ -91,6 +91,23 @@ test("a file VS Code's create_file wrote after the Stop hook is the request's: t
     ],
   );
 
+  // history and blame name the same author as the rewind: the request for its late file, the user for the hand edit
+  const owner = (o: { by: string; sessionId?: string; messageId?: string }) => (o.by === 'turn' ? `${o.sessionId}/${o.messageId}` : o.by);
+  const history = (rel: string) => {
+    const r = run(['history', join(ws, rel), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.json.entries.map((e: { owner: { by: string }; status: string }) => [owner(e.owner), e.status]);
+  };
+  const blame = (rel: string) => {
+    const r = run(['blame', join(ws, rel), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.json.lines.map((l: { owner: { by: string }; text: string }) => [l.text, owner(l.owner)]);
+  };
+  assert.deepEqual(history('sub/new.txt'), [[`${SESSION_ID}/request_0002`, 'added']]);
+  assert.deepEqual(blame('sub/new.txt'), [['new', `${SESSION_ID}/request_0002`]]);
+  assert.deepEqual(history('notes.txt'), [['user', 'modified']]);
+  assert.deepEqual(blame('notes.txt'), [['my notes, edited by hand', 'user']]);
+
   const real = run(['rewind-files', SESSION_ID, 'request_0002', '--json']);
   assert.equal(real.code, 0, real.stderr);
   assert.equal(read('sub/new.txt'), undefined, "the request's own file is taken back");

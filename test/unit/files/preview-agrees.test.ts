@@ -2,7 +2,8 @@
 // became folders and back, a folder swapped for a symlink, files newly ignored or over the size limit) and generated
 // damage to the store (a pack's index deleted, cut short or flipped, its pack cut short, flipped or deleted, a pack
 // marked damaged), a dry run's canRewind, error, filesChanged, insertions, deletions, userModified and skipped paths
-// are what the real rewind right after it then does (or the reason it refuses). Run as the CLI runs them (a fresh
+// are what the real rewind right after it then does (or the reason it refuses), also after a rewind that failed half-way
+// and could not put all it had changed back (its journal kept, marked failed, for the next rewind to settle first). Run as the CLI runs them (a fresh
 // checkpointer for each, sharing only the disk), as the service runs them (one checkpointer for both), and with a
 // tracker that was not told of the hand edits (the service's model, stale).
 import { test } from 'node:test';
@@ -12,6 +13,7 @@ import { chmod, lstat, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { FileCheckpointer, type RewindFilesResult } from '../../../src/core/files';
+import { restoreFaults } from '../../../src/core/files/restore/restore';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
 
 const MAX_FILE = 400;
@@ -67,6 +69,9 @@ const damage: fc.Arbitrary<Damage> = fc.oneof(
 interface Case {
   agent: Edit[];
   turnEnd: boolean;
+  /** A rewind to u1 that fails at its `at`th write, and whose roll-back fails at its first `back` writes: a failed
+   *  journal is left when any does (the next rewind tries again to put those files back, now without the fault). */
+  failedRewind?: { at: number; back: number };
   hand: Edit[];
   damage: Damage[];
   mode: 'fresh' | 'same' | 'stale';
@@ -75,6 +80,7 @@ interface Case {
 const scenario: fc.Arbitrary<Case> = fc.record({
   agent: fc.array(edit, { maxLength: 4 }),
   turnEnd: fc.boolean(),
+  failedRewind: fc.option(fc.record({ at: fc.integer({ min: 1, max: 6 }), back: fc.integer({ min: 0, max: 3 }) }), { nil: undefined }),
   hand: fc.array(edit, { maxLength: 3 }),
   damage: fc.array(damage, { maxLength: 2 }),
   mode: fc.constantFrom('fresh' as const, 'same' as const, 'stale' as const),
@@ -232,6 +238,27 @@ async function runCase(c: Case): Promise<void> {
       }
     }
     if (c.turnEnd) await first.snapshot('s', 't1', 'turn-end');
+    // not when the agent changed a .gitignore (a roll-back that puts one back changes what the scan covers) or turned a
+    // folder into a file or link or back (a roll-back that meets files left in the folder cannot replace it): the dry
+    // run's forecast of recovery follows neither (RELIABILITY.md, promise 13)
+    const unforeseen = new Set<Edit['op']>(['ignore', 'symlinkDir', 'fileToDir', 'dirToFile']);
+    if (c.failedRewind && !c.agent.some((e) => unforeseen.has(e.op))) {
+      const { at, back } = c.failedRewind;
+      let writes = 0;
+      let backs = 0;
+      restoreFaults.hook = (step, rel, rollingBack) => {
+        if (rollingBack ? backs++ < back : step === 'write' && ++writes === at)
+          throw Object.assign(new Error(`EIO: i/o error, write '${rel}'`), { code: 'EIO' });
+      };
+      try {
+        await first.rewindFiles('s', 'u1', { anchor: userAnchor });
+        log.push(`rewind to u1 (not failed: fewer than ${at} writes)`);
+      } catch (err) {
+        log.push(`failed rewind (write ${at}, ${back} roll-back steps fail): ${(err as Error).message.slice(0, 300)}`);
+      } finally {
+        restoreFaults.hook = undefined;
+      }
+    }
     for (const e of c.hand) {
       const did = await apply(ws, outside, e);
       if (did) log.push(`hand: ${did}`); // never reported to a stale tracker

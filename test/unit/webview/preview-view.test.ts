@@ -122,6 +122,16 @@ describe("VS Code chat (the conversation is VS Code's to rewind)", () => {
 });
 
 describe('renderPreview', () => {
+  it('says when an interrupted rewind is settled first, above the files (escaped), and only then', () => {
+    const m = samplePreview();
+    assert.ok(m.files.ok);
+    const line = 'An interrupted rewind is rolled back first (1 file: <b>.txt); what is shown here is from after that.';
+    const html = renderPreview({ ...m, files: { ...m.files, recoveryFirst: line } }, ui());
+    const shown = /data-testid="files-recovery"[\s\S]*?<\/p>/.exec(html)?.[0] ?? '';
+    assert.match(shown, /An interrupted rewind is rolled back first \(1 file: &lt;b&gt;\.txt\); what is shown here is from after that\./);
+    assert.ok(html.indexOf('data-testid="files-recovery"') < html.indexOf('data-testid="totals"'), 'above the totals');
+    assert.doesNotMatch(renderPreview(m, ui()), /files-recovery/);
+  });
   it('lists every changed file with its counts and the totals, using the agreed hooks', () => {
     const html = renderPreview(samplePreview(), ui());
     for (const path of ['src/a.ts', 'src/new.ts', 'README.md'])

@@ -258,7 +258,10 @@ function renderFiles(model: RewindPreviewModel, ui: PreviewUiState, dimmed: bool
   const note = f.note
     ? `<p class="files-note" data-testid="files-note"><span class="codicon codicon-info" aria-hidden="true"></span> ${escapeWithCode(f.note)}</p>`
     : '';
-  return section('files', 'files', 'Files', `${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
+  const recovery = f.recoveryFirst
+    ? `<p class="files-note" data-testid="files-recovery"><span class="codicon codicon-history" aria-hidden="true"></span> ${escapeWithCode(f.recoveryFirst)}</p>`
+    : '';
+  return section('files', 'files', 'Files', `${recovery}${note}${totals}${overwrite}${list}${skipped}`, dimmed, dimmed ? 'not part of this rewind' : undefined);
 }
 
 function renderProblems(model: RewindPreviewModel, ui: PreviewUiState): string {

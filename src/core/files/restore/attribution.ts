@@ -6,7 +6,7 @@ import type { DirNode } from '../store/tree';
 import { diffStoredTrees, diffTrees, sameState, type EntryState, type TreeReader } from '../store/tree-diff';
 import type { TimelinePoint } from '../timeline';
 import { isBaselineSession } from '../../baseline-session';
-import type { ChangeOwner, FileAttribution, TurnWrites } from '../types';
+import type { ChangeOwner, FileAttribution, TurnRef, TurnWrites } from '../types';
 
 interface Window {
   sessionId: string;
@@ -48,8 +48,8 @@ function windowsOf(points: readonly TimelinePoint[]): Window[] {
 /** Who worked in each interval j (point j to point j+1, the last one to now): one session's turn, several sessions'
  *  turns at once, or nobody's (the user). One pass that allocates only when the set of open turns changes: a file's
  *  history asks this of every point of the timeline. */
-export function intervalOwners(points: readonly TimelinePoint[]): ChangeOwner[] {
-  const windows = windowsOf(points); // in order of their start
+export function intervalOwners(points: readonly TimelinePoint[], windows: readonly Window[] = windowsOf(points)): ChangeOwner[] {
+  // windows in order of their start
   const out: ChangeOwner[] = new Array(points.length);
   let active: Window[] = [];
   let w = 0;
@@ -78,31 +78,48 @@ function seenFrom(o: ChangeOwner, sessionId: string): FileAttribution {
 }
 
 /**
- * For each interval j that follows a turn's end (point j is that turn's last turn end), the files that turn's tools
- * wrote by its agent's own records: a change there, outside every window, is the turn's when its tools wrote that
- * file. An editor's chat may write a file its tool made after the turn's end was snapshotted (the likely cause of a CI failure), so
- * the change lands just after the window. Only that interval: the turn must be its session's latest before
- * the change, and a later stretch of nobody's time is the user's whatever the agent wrote before.
+ * Who made each change the timeline sees: the one rule attribution, a file's history and its blame share. An interval
+ * is the owner intervalOwners says, except that a change to a file in nobody's time right after a turn's end (point j
+ * is that turn's last turn end) is the turn's when its agent's records say its tools wrote that file (`turnWrites`):
+ * an editor's chat may write a file its tool made after the turn's end was snapshotted (the likely cause of a CI
+ * failure), so the change lands just after the window. Only that interval: the turn must be its session's latest
+ * before the change, and a later stretch of nobody's time is the user's whatever the agent wrote before.
  */
-function lateWritesByInterval(
-  points: readonly TimelinePoint[],
-  turnWrites: readonly TurnWrites[],
-): Map<number, { owner: ChangeOwner; paths: ReadonlySet<string> }> {
-  const out = new Map<number, { owner: ChangeOwner; paths: ReadonlySet<string> }>();
-  if (turnWrites.length === 0) return out;
-  const writes = new Map<string, Set<string>>();
-  for (const t of turnWrites) {
-    const key = JSON.stringify([t.sessionId, t.anchorId]);
-    const set = writes.get(key) ?? new Set<string>();
-    for (const p of t.paths) set.add(p);
-    writes.set(key, set);
+export class ChangeOwners {
+  /** By interval, the owner of a change there with no claim (intervalOwners). */
+  readonly owners: ChangeOwner[];
+  /** By interval in nobody's time, the turn that ended at its start: the only one whose records may claim it. */
+  private readonly claimants = new Map<number, TurnRef>();
+  private readonly writes = new Map<string, Set<string>>();
+
+  constructor(points: readonly TimelinePoint[], turnWrites: readonly TurnWrites[] = []) {
+    const windows = windowsOf(points); // read once: a file's history asks this of a timeline of 10,000 points
+    this.owners = intervalOwners(points, windows);
+    for (const w of windows) {
+      if (w.ended && this.owners[w.end]?.by === 'user') this.claimants.set(w.end, { sessionId: w.sessionId, anchorId: w.prompt });
+    }
+    for (const t of turnWrites) {
+      const key = turnKey(t);
+      const set = this.writes.get(key) ?? new Set<string>();
+      for (const p of t.paths) set.add(p);
+      this.writes.set(key, set);
+    }
   }
-  for (const w of windowsOf(points)) {
-    const paths = w.ended ? writes.get(JSON.stringify([w.sessionId, w.prompt])) : undefined;
-    if (paths) out.set(w.end, { owner: { by: 'turn', sessionId: w.sessionId, prompt: w.prompt }, paths });
+
+  /** The turn whose records may claim a change in interval j, which the timeline alone gives to nobody. */
+  claimant(j: number): TurnRef | undefined {
+    return this.claimants.get(j);
   }
-  return out;
+
+  /** Who made the change to `path` (workspace-relative, as TurnWrites names it) in interval j. */
+  of(j: number, path: string): ChangeOwner {
+    const c = this.claimants.get(j);
+    if (c && this.writes.get(turnKey(c))?.has(path)) return { by: 'turn', sessionId: c.sessionId, prompt: c.anchorId };
+    return this.owners[j]!;
+  }
 }
+
+const turnKey = (t: TurnRef): string => JSON.stringify([t.sessionId, t.anchorId]);
 
 /**
  * The attribution of each of `paths` (files that differ between the prompt's snapshot and now): who first produced
@@ -128,8 +145,7 @@ export async function attributeChanges(
     }
   }
   if (from < 0) return undefined;
-  const owners = intervalOwners(points);
-  const late = lateWritesByInterval(points, turnWrites);
+  const owners = new ChangeOwners(points, turnWrites);
   const wanted = new Set(paths);
   /** Each path's state now, and the earliest interval found so far whose change left it in that state. */
   const nowState = new Map<string, EntryState>();
@@ -165,8 +181,7 @@ export async function attributeChanges(
       out.set(path, { changedBy: 'user' });
       continue;
     }
-    const claim = owners[j]!.by === 'user' ? late.get(j) : undefined;
-    out.set(path, seenFrom(claim?.paths.has(path) ? claim.owner : owners[j]!, target.sessionId));
+    out.set(path, seenFrom(owners.of(j, path), target.sessionId));
   }
   return out;
 }

@@ -47,7 +47,7 @@ export type Journal = z.infer<typeof journalSchema>;
 /** A failure injected into restore steps by tests (a restore as root cannot be made to fail otherwise everywhere). */
 /** A folder this restore made and was killed before giving its mode (applyOp makes it 0700, then chmods it): the
  *  restore's own unfinished step, which recovery finishes (or takes back), not a folder someone made since. */
-function halfMadeFolder(cur: EntryState | 'unknown', from: EntryState, to: EntryState | null): boolean {
+export function halfMadeFolder(cur: EntryState | 'unknown', from: EntryState, to: EntryState | null): boolean {
   return (
     cur !== 'unknown' &&
     cur?.kind === 'dir' &&
@@ -116,7 +116,7 @@ export function checkRestorePaths(workspaceRoot: string, ordered: RestoreOp[]): 
  * the workspace (a watcher's), so that the refusal comes before anything is written, in the preview too. The restore
  * checks each path again as it writes it.
  */
-export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[]): void {
+export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], forecast?: ReadonlyMap<string, EntryState>): void {
   const becomesDir = new Set<string>();
   const removed = new Set<string>();
   for (const op of ordered) {
@@ -126,6 +126,7 @@ export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[]): 
   const checked = new Set<string>();
   for (const op of ordered) {
     checkParents(workspaceRoot, op, becomesDir, checked);
+    if (forecast?.has(op.path)) continue; // as recovery leaves it, which the plan has: not what is on disk now
     const st = lstatSync(fsPath(join(workspaceRoot, ...splitRelPath(op.path))), { throwIfNoEntry: false });
     if (!st) continue;
     if (op.to === null) {
@@ -182,7 +183,7 @@ const parentOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastInde
 const nameOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 
 /** A step's error as a reason: the error code and what the system said, without the (temp) path it named. */
-function reasonOf(err: unknown): string {
+export function reasonOf(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   if (err instanceof PathSafetyError) return e.message;
   const msg = (e.message ?? String(err)).replace(/, \w+ '.*'$/, '');
@@ -454,6 +455,25 @@ export class Restorer {
       return 'unknown';
     } finally {
       h.release();
+    }
+  }
+
+  /** What each of `paths` is now, as recovery finds it (currentState), read only: a path that cannot be looked at is
+   *  'unknown'. For the preview of what recovery will do (recovery-forecast.ts). */
+  statesNow(paths: Iterable<string>): Map<string, EntryState | 'unknown'> {
+    const out = new Map<string, EntryState | 'unknown'>();
+    try {
+      for (const path of paths) {
+        if (out.has(path)) continue;
+        try {
+          out.set(path, this.currentState(path));
+        } catch {
+          out.set(path, 'unknown');
+        }
+      }
+      return out;
+    } finally {
+      this.closeDirs();
     }
   }
 

@@ -14,7 +14,8 @@ import { lineStats } from './line-stats';
 import type { DirNode } from '../store/tree';
 import type { TreeCache } from '../store/tree-cache';
 import { readStableFile } from '../safe-read';
-import { Limiter, type WorkspaceModel } from '../scan/workspace-model';
+import { Limiter } from '../scan/workspace-model';
+import type { PlanModel } from './forecast-model';
 import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
 import type { Timeline } from '../timeline';
 import { attributeChanges } from './attribution';
@@ -127,14 +128,15 @@ export class RewindPlanner {
    * refuse (a folder on the way that is a symlink now, a file the model knows that is a folder now), with the
    * restore's words, so that a preview refuses it too and the real rewind before it writes anything.
    */
-  async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+  async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: PlanModel, scanSkipped: SkippedFile[]): Promise<Plan> {
     const plan = await this.planFor(store, rec, include, model, scanSkipped);
-    // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips)
-    checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops));
+    // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips);
+    // a path recovery will change first is checked as recovery leaves it, not as it is on disk now
+    checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops), model.forecast);
     return plan;
   }
 
-  private async planFor(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: WorkspaceModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+  private async planFor(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: PlanModel, scanSkipped: SkippedFile[]): Promise<Plan> {
     const turnEnd = await this.records.latestTurnEnd(rec.sessionId);
     const points = await this.timeline.pointsWithSession(rec.sessionId);
     const lastPoint = points.at(-1);
@@ -154,12 +156,14 @@ export class RewindPlanner {
       include.hunks ?? null,
       include.turnWrites ?? null,
     ]);
-    if (this.lastPlan?.key === key) {
+    // a plan from a forecast of recovery (a dry run's) is not the workspace's: never kept, never reused
+    if (model.forecast) this.lastPlan = undefined;
+    else if (this.lastPlan?.key === key) {
       // the covered files hash the same as when it was planned; only files outside the checkpoints may have
       // appeared where a restore would create one, so those are checked again
       const creates = this.lastPlan.plan.ops.filter((o) => o.from === null && o.to !== null);
       let fresh = true;
-      for (const o of creates) if (await this.lstatRel(o.path)) fresh = false;
+      for (const o of creates) if (await this.lstatRel(o.path, model)) fresh = false;
       if (fresh) return this.lastPlan.plan;
     }
     const reader = new TreeReader(store, undefined, undefined, this.trees, false);
@@ -193,7 +197,7 @@ export class RewindPlanner {
       .map((path) => ({ path, reason: 'as it was at that message already: nothing to bring back' }));
     const partials = include.hunks ? await this.partialFiles(store, diffs, include.hunks, model) : new Map<string, PartialFile>();
     const plan = await this.buildPlan(store, model, diffs, userModified, keep, [...reader.skipped, ...scanSkipped, ...unchosen], attribution, partials);
-    this.lastPlan = { key, plan };
+    if (!model.forecast) this.lastPlan = { key, plan };
     return plan;
   }
 
@@ -206,7 +210,7 @@ export class RewindPlanner {
     store: ObjectStore,
     diffs: readonly PathDiff[],
     hunks: readonly HunkSelection[],
-    model: WorkspaceModel,
+    model: PlanModel,
   ): Promise<Map<string, PartialFile>> {
     const out = new Map<string, PartialFile>();
     for (const sel of hunks) {
@@ -243,7 +247,7 @@ export class RewindPlanner {
   }
 
   /** The bytes of a file now, exactly those the model hashed (else the file changed meanwhile: refused). */
-  private nowBytes(path: string, hash: string, model: WorkspaceModel): Buffer {
+  private nowBytes(path: string, hash: string, model: PlanModel): Buffer {
     let data = model.recentRead(path, hash);
     if (!data) {
       try {
@@ -257,7 +261,7 @@ export class RewindPlanner {
   }
 
   /** The plan of an undo: put back what `top` wrote, except paths changed by hand since. */
-  async undoPlan(store: ObjectStore, top: UndoRecord, pre: SnapshotRecord, model: WorkspaceModel): Promise<Plan> {
+  async undoPlan(store: ObjectStore, top: UndoRecord, pre: SnapshotRecord, model: PlanModel): Promise<Plan> {
     const reader = new TreeReader(store, undefined, undefined, this.trees, false);
     const diffs: PathDiff[] = [];
     const userModified = new Set<string>();
@@ -274,7 +278,7 @@ export class RewindPlanner {
 
   private async buildPlan(
     store: ObjectStore,
-    model: WorkspaceModel,
+    model: PlanModel,
     diffs: PathDiff[],
     userModified: Set<string>,
     keep: Set<string>,
@@ -291,7 +295,7 @@ export class RewindPlanner {
       }
       if (d.now === null && d.target !== null) {
         // something the scan does not cover sits where the snapshot has a file: never overwrite it blindly
-        const existing = await this.lstatRel(d.path);
+        const existing = await this.lstatRel(d.path, model);
         if (existing) {
           skipped.push({ path: d.path, reason: 'exists now but is not covered by checkpoints (ignored, too large or unreadable); left as it is' });
           kept.add(d.path);
@@ -363,7 +367,7 @@ export class RewindPlanner {
    * The folder `rel` holds something the model does not cover (ignored, too large, unreadable): a restore cannot
    * remove it (it removes only what it knows), so a file the snapshot has at its place cannot come back.
    */
-  private holdsUncovered(rel: string, model: WorkspaceModel): boolean {
+  private holdsUncovered(rel: string, model: PlanModel): boolean {
     const node = model.get(rel);
     if (node?.kind !== 'dir') return false;
     const stack: [string, DirNode][] = [[absPath(this.workspaceRoot, rel), node]];
@@ -384,7 +388,9 @@ export class RewindPlanner {
     return false;
   }
 
-  private async lstatRel(rel: string): Promise<boolean> {
+  private async lstatRel(rel: string, model: PlanModel): Promise<boolean> {
+    const forecast = model.forecast?.get(rel);
+    if (forecast !== undefined) return forecast !== null;
     try {
       if (!(await ensureSafeParents(this.workspaceRoot, rel, false))) return false;
       await lstat(fsPath(absPath(this.workspaceRoot, rel)));
@@ -398,7 +404,7 @@ export class RewindPlanner {
     store: ObjectStore,
     d: PathDiff,
     keep: (path: string, hash: string, data: Buffer, now?: boolean) => void,
-    model: WorkspaceModel,
+    model: PlanModel,
   ): Promise<Omit<FileChange, 'userModified'>> {
     const status: FileChange['status'] =
       d.target === null

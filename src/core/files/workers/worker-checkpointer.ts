@@ -12,6 +12,7 @@ import type {
   SnapshotFileDiff,
   SnapshotId,
   FileHistory,
+  TurnWrites,
   FileBlame,
   FileHunks,
   SnapshotKind,
@@ -155,12 +156,12 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     return this.call('diffSnapshots', [a, b]);
   }
 
-  fileHistory(relPath: string): Promise<FileHistory> {
-    return this.call('fileHistory', [relPath]);
+  fileHistory(relPath: string, turnWrites?: TurnWrites[]): Promise<FileHistory> {
+    return this.call('fileHistory', turnWrites ? [relPath, turnWrites] : [relPath]);
   }
 
-  blame(relPath: string): Promise<FileBlame> {
-    return this.call('blame', [relPath]);
+  blame(relPath: string, turnWrites?: TurnWrites[]): Promise<FileBlame> {
+    return this.call('blame', turnWrites ? [relPath, turnWrites] : [relPath]);
   }
 
   timelinePoints(): Promise<TimelinePoint[]> {

@@ -11,8 +11,10 @@ import type { ConversationRewind, SourceAdapter, SourceContext, WatchedFolder } 
 import type { SessionView } from '../session-view';
 import { codexHome, discoverCodexSessions, listRolloutFiles, looksLikeCodexRollout, newestSegments, threadIdFromName } from './discovery';
 import { writeCodexFork } from './fork';
+import { codexWrittenPaths } from './patch-writes';
 import { readCodexSession } from './reader';
 import type { CodexSession } from './session';
+import { filesWrittenByToolCalls } from '../tool-call-writes';
 
 const AGENT = 'Codex';
 const MAX_CACHED = 16;
@@ -85,6 +87,11 @@ export class CodexSource implements SourceAdapter {
     const entry = session.getEntry(userEntryId);
     const promptText = entry?.type === 'message' ? contentText((entry.message as AgentMessage).content) : '';
     return { kind: 'fork', sessionId, sessionRef, agent: AGENT, resumeCommand: ['codex', 'resume', sessionId], promptText };
+  }
+
+  /** The files its apply_patch calls wrote (added, updated, deleted, moved to), by the prompt whose turn made them. */
+  async filesWrittenByTurn(view: SessionView): Promise<ReadonlyMap<string, readonly string[]>> {
+    return filesWrittenByToolCalls(view, codexWrittenPaths);
   }
 
   forkNote(view: SessionView, userEntryId: string): { agent: string; resumeHint: string } | { error: string } {
