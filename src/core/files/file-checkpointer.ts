@@ -441,7 +441,7 @@ export class FileCheckpointer {
     anchorId: string,
     kind: SnapshotKind,
     scanned?: WorkspaceModel,
-    verify?: { blobs: Set<string>; dirs: Set<string> },
+    verify?: { blobs: Set<string>; dirs: Set<string>; current?: ReadonlyMap<string, Buffer> },
     stillWanted?: ActGuard,
   ): Promise<SnapshotSummary> {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
@@ -457,7 +457,7 @@ export class FileCheckpointer {
     let rec: SnapshotRecord;
     try {
       model = scanned ?? (await this.tracker.refreshModel(stats, w));
-      root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped, this.trees);
+      root = await storeTree(this.workspaceRoot, model.root, '', w, new Limiter(32), stats.skipped, this.trees, verify?.current);
       totals = treeTotals(model.root);
       const { files, bytes: totalBytes } = totals;
       rec = { v: 1, sessionId, anchorId, kind, root, createdAt: new Date().toISOString(), files, totalBytes };
@@ -843,7 +843,7 @@ export class FileCheckpointer {
     stillWanted?: ActGuard,
   ): Promise<RewindFilesResult> {
     return this.locked(async (store, recovered) => {
-      const { result, ops, blobs, partialBlobs } = await this.plan(store, check, opts);
+      const { result, ops, blobs, current, partialBlobs } = await this.plan(store, check, opts);
       result.skipped.push(...recovered);
       if (ops.length === 0) return result;
       // a file of which only some hunks come back is new content: stored (durably) before the journal names it, so
@@ -853,7 +853,7 @@ export class FileCheckpointer {
       const tag = Date.now().toString(36) + randomBytes(4).toString('hex');
       const preRestoreAnchor = `pre-restore:${tag}`;
       const needed = new Set(ops.flatMap((o) => (isFileish(o.from) ? [o.from.hash] : [])));
-      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model, { blobs: needed, dirs: foldersOnPaths(ops) });
+      await this.snapshotLocked(store, sessionId, preRestoreAnchor, 'pre-restore', this.tracker.model, { blobs: needed, dirs: foldersOnPaths(ops), current });
       store.assertReadable(needed, 'the workspace changed while the rewind was being prepared'); // its undo needs them all
       const undo: UndoRecord = {
         v: 1,

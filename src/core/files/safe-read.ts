@@ -3,7 +3,7 @@
 // end), and its stat data (size, mtime, ctime, inode) must be the same before and after the read, else it is read
 // again a few times and then reported as "changed while being read" instead of stored half old, half new. A file
 // modified in the last second must also read the same twice (see RECENT_MS).
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { fsPath } from './file-names';
 
 export class UnreadableFileError extends Error {
@@ -102,6 +102,26 @@ export function readKnownFile(path: string | Buffer, known: KnownVersion, hashOf
   }
   const again = readStableFile(path);
   return { ...again, hash: hashOf(again.data) };
+}
+
+/**
+ * Whether the regular file at `path` still has the stat data of the version the model read and hashed (`known`):
+ * an lstat, where reading it again costs an open, two fstats and the read. The model's hash comes from its latest
+ * refresh (a watcher reports every write since the read; a refresh without one reads a recently changed file again),
+ * so this only has to catch a change the refresh has not seen yet; one that keeps every stat field within the same
+ * timestamp tick is what a tracked snapshot accepts for each file it does not read again (ChangeTracker.recheck).
+ */
+export function unchangedSince(path: string, known: KnownVersion): boolean {
+  const st = lstatSync(fsPath(path), { throwIfNoEntry: false });
+  return (
+    st !== undefined &&
+    st.isFile() &&
+    st.size === known.size &&
+    st.mtimeMs === known.mtimeMs &&
+    st.ctimeMs === known.ctimeMs &&
+    st.ino === known.ino &&
+    st.dev === known.dev
+  );
 }
 
 /** The reason a skipped file is reported with, for an error of readStableFile. */

@@ -76,6 +76,12 @@ export interface Plan {
    * found by the model's refresh as before, which changes the plan, not these bytes.
    */
   blobs: ReadonlyMap<string, Buffer>;
+  /**
+   * Bytes of the files the rewind replaces as the model's refresh read and hashed them (a preview's), by hash: its
+   * pre-restore snapshot stores them instead of reading each file again, when the file's stat data on disk is still
+   * the model's (storeTree). Content-addressed like `blobs`.
+   */
+  current: ReadonlyMap<string, Buffer>;
 }
 
 /** Bytes of blobs a plan keeps for its restore (a plan is kept until the next one, or the rewind). */
@@ -341,10 +347,12 @@ export class RewindPlanner {
     const applied = new Set(ops.map((o) => o.path));
     const blobs = new Map<string, Buffer>();
     let budget = PLAN_BLOB_BUDGET;
-    const keepBlob = (path: string, hash: string, data: Buffer) => {
-      if (!applied.has(path) || data.length > budget || blobs.has(hash)) return;
+    const current = new Map<string, Buffer>();
+    const keepBlob = (path: string, hash: string, data: Buffer, now = false) => {
+      const into = now ? current : blobs;
+      if (!applied.has(path) || data.length > budget || into.has(hash)) return;
       budget -= data.length;
-      blobs.set(hash, data);
+      into.set(hash, data);
     };
     const files: FileChange[] = await Promise.all(
       listed.map((d) =>
@@ -365,6 +373,7 @@ export class RewindPlanner {
     return {
       ops,
       blobs,
+      current,
       partialBlobs,
       result: {
         canRewind: true,
@@ -419,7 +428,7 @@ export class RewindPlanner {
   private async fileChange(
     store: ObjectStore,
     d: PathDiff,
-    keep: (path: string, hash: string, data: Buffer) => void,
+    keep: (path: string, hash: string, data: Buffer, now?: boolean) => void,
     model: PlanModel,
   ): Promise<Omit<FileChange, 'userModified'>> {
     const status: FileChange['status'] =
@@ -441,7 +450,8 @@ export class RewindPlanner {
     if (d.now?.kind === 'file') {
       // the bytes the model's refresh just hashed, when it kept them; else read (sync: small and many)
       nowData = model.recentRead(d.path, d.now.hash);
-      if (!nowData) {
+      if (nowData) keep(d.path, d.now.hash, nowData, true);
+      else {
         try {
           nowData = readStableFile(absPath(this.workspaceRoot, d.path)).data;
         } catch {

@@ -8,7 +8,7 @@ import { hashObject } from '../store/object-format';
 import type { PackWriter } from '../store/pack-writer';
 import type { TreeCache } from '../store/tree-cache';
 import { encodeTree, forgetEncodedTrees, takeEncodedTree, treeEntriesOf, type DirNode } from '../store/tree';
-import { readKnownFile, unreadableReason } from '../safe-read';
+import { readKnownFile, unchangedSince, unreadableReason } from '../safe-read';
 import type { SkippedFile } from '../types';
 import type { Limiter } from './workspace-model';
 
@@ -18,6 +18,8 @@ const MAX_KEPT_TREES = 4096;
 /**
  * Makes sure every object of the scanned tree `top` (at `topRel`) is in the pack or the store; returns its hash.
  * `written`, when given, keeps each folder tree this writes (or finds stored on the way), decoded (tree-cache.ts).
+ * `current`: bytes the model's refresh read of files, by hash (a rewind's plan: Plan.current), stored for a file whose
+ * stat data on disk is still the model's instead of reading it again.
  */
 export async function storeTree(
   workspaceRoot: string,
@@ -27,6 +29,7 @@ export async function storeTree(
   reads: Limiter,
   skipped: SkippedFile[],
   written?: TreeCache,
+  current?: ReadonlyMap<string, Buffer>,
 ): Promise<string> {
   if (top.hash !== undefined && w.hasFolder(top.hash, topRel)) return top.hash;
   // folders to write, parents before children (a folder the store already has is skipped with all it holds)
@@ -58,7 +61,9 @@ export async function storeTree(
           try {
             // the model hashed this file moments ago (a pre-restore snapshot: the preview did): that read is the
             // first of the two a recently edited file needs
-            if (n.kind === 'file') ({ data, hash } = readKnownFile(abs, n, (d) => hashObject('blob', d)));
+            const read = n.kind === 'file' ? current?.get(n.hash) : undefined;
+            if (read && unchangedSince(abs, n)) ({ data, hash } = { data: read, hash: n.hash });
+            else if (n.kind === 'file') ({ data, hash } = readKnownFile(abs, n, (d) => hashObject('blob', d)));
             else hash = hashObject('blob', (data = await readlink(fsPath(abs), { encoding: 'buffer' })));
           } catch (err) {
             dir.children.delete(name);
