@@ -108,13 +108,16 @@ export function readKnownFile(path: string | Buffer, known: KnownVersion, hashOf
  * Whether the regular file at `path` still has the stat data of the version the model read and hashed (`known`):
  * an lstat, where reading it again costs an open, two fstats and the read. The model's hash comes from its latest
  * refresh (a watcher reports every write since the read; a refresh without one reads a recently changed file again),
- * so this only has to catch a change the refresh has not seen yet; one that keeps every stat field within the same
- * timestamp tick is what a tracked snapshot accepts for each file it does not read again (ChangeTracker.recheck).
+ * so this only has to catch a change the refresh has not seen yet. A file modified in the last second is not taken
+ * as unchanged: a second write in the timestamp tick of the model's read keeps every stat field (same size), and only
+ * a second read (readKnownFile) tells it, as for any recently edited file a snapshot stores.
  */
 export function unchangedSince(path: string, known: KnownVersion): boolean {
   const st = lstatSync(fsPath(path), { throwIfNoEntry: false });
   return (
     st !== undefined &&
+    st.mtimeMs < Date.now() - RECENT_MS &&
+    st.ctimeMs < Date.now() - RECENT_MS &&
     st.isFile() &&
     st.size === known.size &&
     st.mtimeMs === known.mtimeMs &&

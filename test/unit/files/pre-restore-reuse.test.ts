@@ -50,3 +50,28 @@ test('the pre-restore snapshot takes the preview’s bytes of an unchanged file,
     await base.cleanup();
   }
 });
+
+test('a file written in the last second is read again, though its stat data is what the preview saw', async () => {
+  // Two writes of the same size in one timestamp tick keep every stat field: the preview read the first, the disk
+  // holds the second. Only a second read tells them apart, so a recent file's preview bytes are never reused.
+  const base = await tempBase();
+  try {
+    const ws = join(base.dir, 'ws');
+    await mkdir(ws, { recursive: true });
+    const seen = Buffer.from('what the preview read\n');
+    const onDisk = Buffer.from('same tick, other bytes');
+    assert.equal(seen.length, onDisk.length);
+    const node = await fileNode(join(ws, 'racy.txt'), onDisk);
+    Object.assign(node, { hash: hashObject('blob', seen) }); // the model's view: the first write's bytes, the same stat
+    const root = emptyDir();
+    root.children.set('racy.txt', node);
+    const store = await ObjectStore.open(join(base.dir, 'store'));
+    const w = store.newPack();
+    const top = await storeTree(ws, root, '', w, new Limiter(8), [], undefined, new Map([[hashObject('blob', seen), seen]]));
+    await w.commit(false);
+    const entry = (await readTree(store, top)).find((e) => e.name === 'racy.txt');
+    assert.equal(entry?.hash, hashObject('blob', onDisk), "the snapshot holds the bytes on disk, not the preview's");
+  } finally {
+    await base.cleanup();
+  }
+});
