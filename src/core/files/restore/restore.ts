@@ -8,15 +8,15 @@
 // changed is put back to its state before (bytes and mode), and the error names the path and the reason. If even
 // that cannot complete, the journal is kept, marked as failed: later operations then only put back paths still as
 // the failed restore left them, and never finish it over edits made since.
-import { close, constants, fchmod, chmodSync, lstatSync, mkdirSync, open, readlinkSync, rmdirSync, symlinkSync, unlinkSync, write } from 'node:fs';
+import { close, constants, fchmod, chmodSync, lstatSync, mkdirSync, open, readdirSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, write } from 'node:fs';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write';
-import { fsPath } from '../file-names';
+import { fsPath, nameFromBytes } from '../file-names';
 import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
-import { PathSafetyError, splitRelPath } from '../safe-paths';
+import { parentOf, PathSafetyError, splitRelPath } from '../safe-paths';
 import { readStableFile } from '../safe-read';
 import { sameState, type EntryState } from '../store/tree-diff';
 import type { SkippedFile } from '../types';
@@ -188,7 +188,6 @@ export function invertOps(ops: RestoreOp[]): RestoreOp[] {
   return ops.map((o) => ({ path: o.path, from: o.to, to: o.from }));
 }
 
-const parentOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
 const nameOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 
 /** A step's error as a reason: the error code and what the system said, without the (temp) path it named. */
@@ -481,6 +480,24 @@ export class Restorer {
         }
       }
       return out;
+    } finally {
+      this.closeDirs();
+    }
+  }
+
+  /** The names in the folder `rel` now, read only ([] when it is missing, 'unknown' when it cannot be listed). For
+   *  the preview of what recovery will do: a folder that still holds something stays (applyOp's rmdir). */
+  namesNow(rel: string): string[] | 'unknown' {
+    try {
+      const h = this.parentDirs().acquire(rel, false);
+      if (!h) return [];
+      try {
+        return readdirSync(fsPath(h.path), { encoding: 'buffer' }).map(nameFromBytes);
+      } finally {
+        h.release();
+      }
+    } catch {
+      return 'unknown';
     } finally {
       this.closeDirs();
     }
