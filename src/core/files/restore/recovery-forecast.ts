@@ -93,7 +93,12 @@ function tempsOf(journal: Journal, now: Now): string[] {
 }
 
 /** Restorer.finishGuarded, on states: undefined when a step could not be written (recovery then rolls back). */
-function finish(ops: RestoreOp[], now: Now, writeProblem: WriteProblem, folderStays: FolderStays): { states: Map<string, EntryState>; changed: SkippedFile[] } | undefined {
+function finish(
+  ops: RestoreOp[],
+  now: Now,
+  writeProblem: WriteProblem,
+  folderStays: FolderStays,
+): { states: Map<string, EntryState>; changed: SkippedFile[] } | undefined {
   const states = new Map<string, EntryState>();
   const changed: SkippedFile[] = [];
   const skipped = new Set<string>();
