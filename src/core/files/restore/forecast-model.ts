@@ -2,7 +2,7 @@
 // scanned model with the paths recovery changes set to the states it leaves. Nothing is written; the folders on the
 // way to a changed path are copies (without a hash, so a diff looks into them), every other node is the model's own.
 import type { EntryState } from '../store/tree-diff';
-import type { DirNode, Node } from '../store/tree';
+import { nodeAt, type DirNode, type Node } from '../store/tree';
 
 /** What a rewind's plan reads of the workspace (WorkspaceModel, or this view of it). */
 export interface PlanModel {
@@ -30,13 +30,7 @@ export class ForecastModel implements PlanModel {
   }
 
   get(rel: string): Node | undefined {
-    if (rel === '') return this.root;
-    let node: Node | undefined = this.root;
-    for (const p of rel.split('/')) {
-      if (!node || node.kind !== 'dir') return undefined;
-      node = node.children.get(p);
-    }
-    return node;
+    return nodeAt(this.root, rel);
   }
 
   recentRead(rel: string, hash: string): Buffer | undefined {
