@@ -3,7 +3,7 @@
 // way to a changed path are copies, hashed again as trees of what they then hold, every other node is the model's own.
 import { hashObject } from '../store/object-format';
 import type { EntryState } from '../store/tree-diff';
-import { encodeTree, treeEntriesOf, type DirNode, type Node } from '../store/tree';
+import { encodeTree, nodeAt, treeEntriesOf, type DirNode, type Node } from '../store/tree';
 
 /** What a rewind's plan reads of the workspace (WorkspaceModel, or this view of it). */
 export interface PlanModel {
@@ -41,13 +41,7 @@ export class ForecastModel implements PlanModel {
   }
 
   get(rel: string): Node | undefined {
-    if (rel === '') return this.root;
-    let node: Node | undefined = this.root;
-    for (const p of rel.split('/')) {
-      if (!node || node.kind !== 'dir') return undefined;
-      node = node.children.get(p);
-    }
-    return node;
+    return nodeAt(this.root, rel);
   }
 
   recentRead(rel: string, hash: string): Buffer | undefined {

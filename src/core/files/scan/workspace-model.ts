@@ -7,7 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
-import { emptyDir, type DirNode, type FileNode, type FileNodeState, type Node } from '../store/tree';
+import { emptyDir, nodeAt, type DirNode, type FileNode, type FileNodeState, type Node } from '../store/tree';
 import type { SkippedFile } from '../types';
 import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
@@ -668,13 +668,7 @@ export class WorkspaceModel {
 
   /** Looks up a node by workspace-relative path. */
   get(rel: string): Node | undefined {
-    if (rel === '') return this.root;
-    let node: Node | undefined = this.root;
-    for (const p of rel.split('/')) {
-      if (!node || node.kind !== 'dir') return undefined;
-      node = node.children.get(p);
-    }
-    return node;
+    return nodeAt(this.root, rel);
   }
 }
 
