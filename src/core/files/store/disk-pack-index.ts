@@ -15,6 +15,9 @@ export class DiskPackIndex {
   private fd: number | undefined;
   /** One entry read from the file, at the place entryLoc looks for entry 0. */
   private readonly entry = Buffer.alloc(IDX_HEADER + IDX_ENTRY);
+  /** Which entry `entry` holds (-1: none): a hit's find() has just read the entry its loc() asks for, and the file
+   *  never changes in place, so it is not read twice (a dry run of 1,000 files looks up each of their blobs). */
+  private entryAt = -1;
 
   /** `idx`: the file's bytes, already checked (indexCount, fitsIn); not kept. Opens the file at once (throws when it
    *  cannot, or when it is not `idx`'s size): a pack dropped by another process later stays readable through it. */
@@ -57,7 +60,10 @@ export class DiskPackIndex {
 
   /** Entry i of the file, in `this.entry` (overwritten by the next read). */
   private read(i: number): Buffer {
+    if (this.entryAt === i) return this.entry;
+    this.entryAt = -1; // a failed read leaves the buffer holding no entry
     this.readInto(this.entry, IDX_HEADER, IDX_ENTRY, IDX_HEADER + i * IDX_ENTRY);
+    this.entryAt = i;
     return this.entry;
   }
 
@@ -93,6 +99,7 @@ export class DiskPackIndex {
   }
 
   close(): void {
+    this.entryAt = -1;
     if (this.fd === undefined) return;
     try {
       closeSync(this.fd);
