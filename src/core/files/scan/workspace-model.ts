@@ -15,7 +15,7 @@ import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
 import { readStableFile, unreadableReason } from '../safe-read';
 import { fsPath, hasEscapedBytes, nameFromBytes, NAMES_ARE_BYTES } from '../file-names';
-import { isStorableName } from '../safe-paths';
+import { isStorableName, parentOf } from '../safe-paths';
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 
 export interface ScanStats {
@@ -258,7 +258,7 @@ export class WorkspaceModel {
     /** Folders where a name appeared or went away: how many entries their ignore rules leave out may have changed. */
     const recount = new Set<string>();
     const refreshOne = async (rel: string) => {
-      const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+      const parentRel = parentOf(rel);
       const dir = this.get(parentRel);
       if (!dir || dir.kind !== 'dir') return;
       const name = rel.slice(parentRel === '' ? 0 : parentRel.length + 1);
