@@ -5,6 +5,11 @@
 // sha256, checked with its own CRC (V8 checks its cached data only against the source length, and not its bytes in
 // release builds), written atomically, and simply not used when anything about it is off. It is imported by nothing
 // but the loader bundle: the CLI itself never depends on it.
+// V8 also rejects a cache made under other V8 flags, and the same cli.js runs with other Node options: the checkpoint
+// service a hook starts runs it as `node --max-semi-space-size=1 cli.js serve`, and a user may set NODE_OPTIONS. With
+// one file, each such process rewrote the cache the next plain hook then found rejected (and rewrote back): that hook
+// compiled the bundle again (~25 ms more to load it, its functions compiled as they ran, the cache written at exit).
+// So each set of options has a cache file of its own.
 import { accessSync, constants, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -20,8 +25,18 @@ const HEAD = 4 + 4 + 32 + 16 + 4;
  *  by another command (`--help`, `hooks install`) holds little of what they run, so one of these replaces it once. */
 const HOT = new Set(['hook', 'snapshot', 'append']);
 
-export function cacheFileFor(bundle: string, v8 = process.versions.v8, arch = process.arch): string {
-  return `${bundle}.${v8.replace(/[^0-9A-Za-z.-]/g, '_')}-${arch}.cache`;
+/** The Node options V8's flags may come from: the command line's before the script, then NODE_OPTIONS ('' for a plain
+ *  `node cli.js`). Options that do not touch V8's flags count too: they only cost a process of their own a cache. */
+export function nodeOptionsOf(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.NODE_OPTIONS?.trim();
+  return execArgv.length === 0 && !fromEnv ? '' : JSON.stringify([execArgv, fromEnv ?? '']);
+}
+
+/** The cache of a process run with `options` (nodeOptionsOf): a file for each set of options, so that no two of them
+ *  take turns in one (a user's NODE_OPTIONS is in the hooks' set and in the service's, each with its own). */
+export function cacheFileFor(bundle: string, options = '', v8 = process.versions.v8, arch = process.arch): string {
+  const withOptions = options === '' ? '' : `-o${createHash('sha256').update(options).digest('hex').slice(0, 12)}`;
+  return `${bundle}.${v8.replace(/[^0-9A-Za-z.-]/g, '_')}-${arch}${withOptions}.cache`;
 }
 
 export function encodeCache(bundleHash: Buffer, producer: string, data: Buffer): Buffer {
@@ -59,7 +74,7 @@ function readOrUndefined(file: string): Buffer | undefined {
 export function runBundle(bundle: string, main: NodeModule, command: string | undefined): 'used' | 'none' | 'rejected' {
   const bytes = readFileSync(bundle);
   const hash = createHash('sha256').update(bytes).digest();
-  const cacheFile = cacheFileFor(bundle);
+  const cacheFile = cacheFileFor(bundle, nodeOptionsOf());
   const found = (() => {
     const file = readOrUndefined(cacheFile);
     return file && decodeCache(file, hash);

@@ -9,6 +9,7 @@ import { writeStdout } from './stdout';
 import { settingsSource } from '../core/settings/settings-source';
 import { setBackgroundCompactor } from '../core/files/store/compaction-handoff';
 import { setServiceStarter } from '../core/service/service-starter';
+import { exitWhenDone } from './exit-when-done';
 
 const sharedOptions = {
   json: { type: 'boolean' },
@@ -148,6 +149,8 @@ export async function runCli(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // once everything it started is done: without Node's teardown (exit-when-done.ts)
+  exitWhenDone();
   runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -8,7 +8,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { ChangeOwners } from '../files/restore/attribution';
 import type { FileCheckpoints, TurnRef, TurnWrites } from '../files/types';
-import type { TimelinePoint } from '../files/timeline';
+import { promptPointIndex, type TimelinePoint } from '../files/timeline';
 import { snapshotsByEntry } from '../sources/file-anchors';
 import type { SessionListing } from '../sources/listings';
 import type { SourceAdapter } from '../sources/source-adapter';
@@ -45,14 +45,7 @@ function filesWritten(adapter: SourceAdapter, view: SessionView): Promise<Readon
  * interval, to now, counts as a change: only the dry run's scan would tell). Read off the timeline alone.
  */
 export function claimableSince(points: readonly TimelinePoint[], target: { sessionId: string; anchorId: string }): TurnRef[] {
-  let from = -1;
-  for (let k = points.length - 1; k >= 0; k--) {
-    const p = points[k]!;
-    if (p.kind === 'user-message' && p.sessionId === target.sessionId && p.anchorId === target.anchorId) {
-      from = k;
-      break;
-    }
-  }
+  const from = promptPointIndex(points, target);
   if (from < 0) return [];
   const owners = new ChangeOwners(points);
   const out: TurnRef[] = [];

@@ -20,7 +20,7 @@ import { failedRewindPending, recoveredNotes, recoveryAhead, type RecoveryAhead 
 import { ForecastModel } from './restore/forecast-model';
 import { fileHunks } from './restore/hunks';
 import { hashObject } from './store/object-format';
-import { absPath, ensureSafeParents, splitRelPath } from './safe-paths';
+import { absPath, ensureSafeParents, parentOf, splitRelPath } from './safe-paths';
 import { readStableFile } from './safe-read';
 import { fsPath } from './file-names';
 import { fileBlame, fileHistory } from './file-history';
@@ -228,8 +228,7 @@ export class FileCheckpointer {
           sayLimit();
         },
         skip: (rel) => {
-          const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-          return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parent) ?? []);
+          return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parentOf(rel)) ?? []);
         },
       },
       { limit: this.watchLimitForTests },
@@ -775,7 +774,8 @@ export class FileCheckpointer {
     const stats: ScanStats = { skipped: [], hashedFiles: 0 };
     const model = await this.tracker.refreshModel(stats);
     this.dropTreesWhenIdle();
-    const view = () => (ahead && ahead.forecast.size > 0 ? new ForecastModel(model, ahead.forecast, ahead.blobs) : model);
+    const covered = (rel: string, isDir: boolean) => !this.filter.isExcluded(rel, isDir, model.chainFor(parentOf(rel)));
+    const view = () => (ahead && ahead.forecast.size > 0 ? new ForecastModel(model, ahead.forecast, ahead.blobs, covered) : model);
     const plan = await this.planner.plan(store, rec, include, view(), stats.skipped);
     // a watcher's model may have missed a report: the paths the rewind would write or list are checked on disk, and
     // the rewind planned again from what is there when one is not what the model held. Else an edit it never heard of

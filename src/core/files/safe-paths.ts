@@ -42,6 +42,9 @@ export function isStorableName(name: string): boolean {
 }
 
 /** Splits a workspace-relative path and rejects anything that could leave the workspace or touch a `.git`. */
+/** The folder a workspace-relative path is in ('' for the root). */
+export const parentOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+
 export function splitRelPath(rel: string): string[] {
   if (typeof rel !== 'string' || rel.length === 0 || rel.length > 4096) throw new PathSafetyError(`invalid path ${JSON.stringify(rel)}`);
   if (rel.startsWith('/') || (WINDOWS && /^[A-Za-z]:/.test(rel))) throw new PathSafetyError(`absolute path refused: ${rel}`);

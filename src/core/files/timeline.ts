@@ -25,6 +25,16 @@ export interface TimelinePoint {
 
 export const TIMELINE_FILE = 'timeline.jsonl';
 
+/** Where the prompt `target` (a session and its user-message anchor) is on the timeline: the index of its last
+ *  user-message point, or -1 when it has none (a snapshot made before the timeline existed, adopted or imported). */
+export function promptPointIndex(points: readonly TimelinePoint[], target: { sessionId: string; anchorId: string }): number {
+  for (let k = points.length - 1; k >= 0; k--) {
+    const p = points[k]!;
+    if (p.kind === 'user-message' && p.sessionId === target.sessionId && p.anchorId === target.anchorId) return k;
+  }
+  return -1;
+}
+
 function encode(rec: Pick<SnapshotRecord, 'sessionId' | 'anchorId' | 'kind' | 'root' | 'createdAt'>): string {
   return encodeCheckedLine(JSON.stringify({ session: rec.sessionId, anchor: rec.anchorId, kind: rec.kind, root: rec.root, at: rec.createdAt }));
 }

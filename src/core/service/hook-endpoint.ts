@@ -18,6 +18,7 @@
 // does itself; its realpath must be a folder this service serves.
 import { chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FileCheckpointer } from '../files/file-checkpointer';
 import type { FileCheckpointerOptions } from '../files/types';
 import { resolveWorkspaceRoot } from '../files/workspace-root';
@@ -45,6 +46,10 @@ export interface HookEndpointOptions {
   /** Called around each hook handled (the service's in-flight count and idle timer). */
   begin(): void;
   end(): void;
+  /** Called when a client connects and when its connection closes: a request on its way (its client connected, its
+   *  body not read yet) is what the service's idle work must not start before (quiet-collection.ts). */
+  connected?(): void;
+  disconnected?(): void;
   log(message: string): void;
   trace?: boolean;
 }
@@ -68,6 +73,10 @@ export class HookEndpoint {
   /** Listens on `path` (a stale socket there is replaced: the caller holds the home's service lock), owner-only. */
   async listen(path: string, setUmask: (mask: number) => number | undefined): Promise<void> {
     const server = createServer((req, res) => this.onRequest(req, res));
+    server.on('connection', (socket: Socket) => {
+      this.opts.connected?.();
+      socket.once('close', () => this.opts.disconnected?.());
+    });
     // a client that never finishes its request does not hold a connection for long
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;

@@ -21,7 +21,8 @@ export interface QuietCollectorOptions {
   heldBytes?: () => number;
   /** Runs a full collection (collect-garbage.ts). */
   collect?: () => void;
-  /** A request is being answered: the collection waits for the next quiet moment. */
+  /** A request is being answered or on its way (its client connected): the collection waits for the next quiet
+   *  moment. */
   busy: () => boolean;
   /** Told of each collection (the service's --verbose trace). */
   log?: (message: string) => void;
@@ -36,6 +37,7 @@ export class QuietCollector {
   private readonly collect: () => void;
   /** Collections run so far. */
   collections = 0;
+  private disposed = false;
 
   constructor(private readonly opts: QuietCollectorOptions) {
     this.quietMs = opts.quietMs ?? QUIET_MS;
@@ -47,6 +49,7 @@ export class QuietCollector {
 
   /** A request was answered: collects once nothing has been asked for quietMs, if it is worth it. */
   settled(): void {
+    if (this.disposed) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.collectIfGrown(), this.quietMs);
     this.timer.unref(); // never what keeps a stopping process alive
@@ -71,6 +74,7 @@ export class QuietCollector {
   }
 
   dispose(): void {
+    this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }

@@ -118,6 +118,8 @@ export class CheckpointService {
   /** When the idle timer armed last fires (epoch ms), for a ping's idleLeftMs. */
   private idleDueAt = 0;
   private inFlight = 0;
+  /** Hook clients connected and not gone: each is a request in flight or on its way (its body still coming). */
+  private hookConnections = 0;
   /** Frees what requests left behind once the service goes quiet (quiet-collection.ts). */
   private readonly quiet: QuietCollector;
   /** Requests taken on (pings left out), hooks included: what `serve --status` shows, and how a test sees it used. */
@@ -129,7 +131,11 @@ export class CheckpointService {
 
   constructor(private readonly opts: CheckpointServiceOptions) {
     this.socket = socketPath(opts.home);
-    this.quiet = new QuietCollector({ ...opts.quietCollection, busy: () => this.inFlight > 0, ...(opts.trace ? { log: (m) => this.log(m) } : {}) });
+    this.quiet = new QuietCollector({
+      ...opts.quietCollection,
+      busy: () => this.inFlight > 0 || this.hookConnections > 0,
+      ...(opts.trace ? { log: (m) => this.log(m) } : {}),
+    });
     this.stoppedPromise = new Promise((r) => (this.resolveStopped = r));
   }
 
@@ -229,6 +235,11 @@ export class CheckpointService {
       end: () => {
         this.inFlight--;
         this.requestEnded();
+      },
+      connected: () => this.hookConnections++,
+      disconnected: () => {
+        // the last one gone (an answered hook's connection closes after its answer): the quiet moment starts now
+        if (--this.hookConnections === 0) this.quiet.settled();
       },
       log: (m) => this.log(m),
       trace: this.opts.trace,

@@ -238,10 +238,9 @@ async function runCase(c: Case): Promise<void> {
       }
     }
     if (c.turnEnd) await first.snapshot('s', 't1', 'turn-end');
-    // not when the agent changed a .gitignore (a roll-back that puts one back changes what the scan covers) or turned a
-    // folder into a file or link or back (a roll-back that meets files left in the folder cannot replace it): the dry
-    // run's forecast of recovery follows neither (RELIABILITY.md, promise 13)
-    const unforeseen = new Set<Edit['op']>(['ignore', 'symlinkDir', 'fileToDir', 'dirToFile']);
+    // not when the agent changed a .gitignore (a roll-back that puts one back changes what the scan covers): the dry
+    // run's forecast of recovery does not follow it (RELIABILITY.md, promise 13)
+    const unforeseen = new Set<Edit['op']>(['ignore']);
     if (c.failedRewind && !c.agent.some((e) => unforeseen.has(e.op))) {
       const { at, back } = c.failedRewind;
       let writes = 0;
@@ -484,6 +483,41 @@ test("fast-check seed -334522522: a missed hand edit on the empty file of a turn
     assert.equal(dry.error, PREVIEW_PREFIX + refused);
     assert.equal(readFileSync(join(ws, 'dir/a.txt'), 'utf8'), 'line 0 of 0\n');
   });
+});
+
+// the failed rewind's roll-back leaves the workspace as the turn end had it, and the pack of the turn end's trees is
+// lost: the real rewind compares that point with its model in memory; the preview's view of what recovery leaves had
+// no tree hashes, so it read the lost trees and refused
+test("fast-check seed -1269188735: after a failed rewind whose roll-back returns to the turn end, with that turn's pack lost, the preview rewinds as the real run does", async () => {
+  await runCase({
+    agent: [
+      { op: 'delete', file: 0 },
+      { op: 'rewrite', file: 0, text: '' },
+    ],
+    turnEnd: true,
+    failedRewind: { at: 2, back: 1 },
+    hand: [],
+    damage: [{ what: 'pack', how: 'delete', pack: 303, at: 0 }],
+    mode: 'fresh',
+    overwrite: false,
+  } as Case);
+});
+
+// after a failed rewind, a .gitignore of the user's ignores a file the roll-back puts back: the real rewind's scan
+// does not cover it and leaves it; the preview's view of what recovery leaves had it as a covered file and rewound it
+test("fast-check seed -521127839: a file the roll-back puts back that a .gitignore of the user's ignores now: the preview leaves it as the real run does", async () => {
+  await runCase({
+    agent: [
+      { op: 'rewrite', file: 605, text: '' },
+      { op: 'rewrite', file: 0, text: '' },
+    ],
+    turnEnd: false,
+    failedRewind: { at: 1, back: 1 },
+    hand: [{ op: 'ignore', file: 129 }],
+    damage: [],
+    mode: 'fresh',
+    overwrite: false,
+  } as Case);
 });
 
 test('a dry run says what the real rewind then does: generated workspaces, damaged stores, fresh and long-lived checkpointers', async () => {

@@ -4,7 +4,7 @@ import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { FileCheckpointer } from '../../../src/core/files';
-import { TIMELINE_FILE } from '../../../src/core/files/timeline';
+import { promptPointIndex, TIMELINE_FILE, type TimelinePoint } from '../../../src/core/files/timeline';
 import { tempBase, userAnchor, writeTree } from './helpers';
 
 /** Two checkpointers on one folder (two processes: ours and an agent's hook), taking turns. */
@@ -119,4 +119,28 @@ test('ids with quotes, backslashes, line breaks and other scripts, and a line wr
     const last = (await ctx.a.timeline.points()).at(-1)!;
     assert.deepEqual([last.sessionId, last.anchorId, last.kind, last.root, last.prompt], ['S say "hi"', 'x', 'turn-end', p.root, `${odd[0]} 0`]);
   });
+});
+
+test("a prompt's point is its session's last user-message point with that anchor; none is -1", () => {
+  const at = (sessionId: string, anchorId: string, kind: TimelinePoint['kind']): TimelinePoint => ({
+    sessionId,
+    anchorId,
+    kind,
+    root: 'a'.repeat(64),
+    createdAt: '2026-11-27T00:00:00.000Z',
+  });
+  const points = [
+    at('A', 'p1', 'user-message'),
+    at('B', 'p1', 'user-message'), // another session's prompt of the same anchor id
+    at('A', 'p1', 'turn-end'),
+    at('A', 'p1', 'user-message'), // the same prompt snapshotted again: the later one counts
+    at('A', 'p1', 'pre-restore'),
+    at('A', 'p2', 'user-message'),
+  ];
+  assert.equal(promptPointIndex(points, { sessionId: 'A', anchorId: 'p1' }), 3);
+  assert.equal(promptPointIndex(points, { sessionId: 'B', anchorId: 'p1' }), 1);
+  assert.equal(promptPointIndex(points, { sessionId: 'A', anchorId: 'p2' }), 5);
+  assert.equal(promptPointIndex(points, { sessionId: 'B', anchorId: 'p2' }), -1);
+  assert.equal(promptPointIndex(points.slice(0, 3), { sessionId: 'A', anchorId: 'p2' }), -1);
+  assert.equal(promptPointIndex([], { sessionId: 'A', anchorId: 'p1' }), -1);
 });

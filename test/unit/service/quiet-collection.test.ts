@@ -9,6 +9,8 @@ import { QuietCollector } from '../../../src/core/service/quiet-collection';
 import { CheckpointService, ServiceFirstCheckpoints } from '../../../src/core/service';
 import { tempBase, writeTree } from '../files/helpers';
 import { join } from 'node:path';
+import { connect, type Socket } from 'node:net';
+import { hookSocketPath } from '../../../src/core/service/paths';
 
 const MB = 1024 * 1024;
 
@@ -105,6 +107,48 @@ test('the service collects when quiet after a snapshot request (its trace says s
       lines.join('\n'),
     );
   } finally {
+    await service.stop();
+    await base.cleanup();
+  }
+});
+
+test('the service does not collect while a hook client is connected with its request on its way, and does once it is gone', async () => {
+  const base = await tempBase('arw-quiet-hook-');
+  const home = join(base.dir, 'home');
+  const ws = join(base.dir, 'ws');
+  await writeTree(ws, { 'a.txt': 'one\n', 'src/b.txt': 'two\n' });
+  const lines: string[] = [];
+  const service = new CheckpointService({
+    home,
+    workspaces: [ws],
+    trace: true,
+    log: (m) => lines.push(m),
+    quietCollection: { quietMs: 10, minGrowthBytes: 0 },
+  });
+  await service.start();
+  const collected = () => lines.filter((l) => l.startsWith('collected garbage when quiet')).length;
+  let hookClient: Socket | undefined;
+  try {
+    // a hook's client that has connected and is still sending its request (perl started on a loaded machine)
+    hookClient = connect(hookSocketPath(home));
+    await new Promise<void>((resolve, reject) => hookClient!.once('connect', resolve).once('error', reject));
+    hookClient.write('POST /hook/claude HTTP/1.1\r\nHost: agent-rewind\r\n');
+    await sleep(50);
+    const before = collected();
+    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home });
+    try {
+      await client.snapshot('s1', 'a1');
+      assert.equal(client.lastAnsweredBy, 'service');
+    } finally {
+      await client.dispose();
+    }
+    await sleep(300); // 30 quiet times after the snapshot's answer
+    assert.equal(collected(), before, `collected while a hook request was on its way:\n${lines.join('\n')}`);
+    hookClient.destroy();
+    for (let i = 0; i < 200 && collected() === before; i++) await sleep(20);
+    assert.ok(collected() > before, `no collection once the hook client had gone:\n${lines.join('\n')}`);
+  } finally {
+    hookClient?.destroy();
     await service.stop();
     await base.cleanup();
   }

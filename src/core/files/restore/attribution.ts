@@ -4,7 +4,7 @@
 // different sessions overlap). A file belongs to whoever first made the state it has now, since the prompt.
 import type { DirNode, Node } from '../store/tree';
 import { diffStoredTrees, diffTrees, sameState, stateOfNode, type EntryState, type TreeReader } from '../store/tree-diff';
-import type { TimelinePoint } from '../timeline';
+import { promptPointIndex, type TimelinePoint } from '../timeline';
 import { isBaselineSession } from '../../baseline-session';
 import type { ChangeOwner, FileAttribution, TurnRef, TurnWrites } from '../types';
 import type { ChangedPath } from '../timeline-changes';
@@ -150,14 +150,7 @@ export async function attributeChanges(
   listedChanges?: ListedChanges,
   atPrompt?: KnownStates,
 ): Promise<Map<string, FileAttribution> | undefined> {
-  let from = -1;
-  for (let k = points.length - 1; k >= 0; k--) {
-    const p = points[k]!;
-    if (p.kind === 'user-message' && p.sessionId === target.sessionId && p.anchorId === target.anchorId) {
-      from = k;
-      break;
-    }
-  }
+  const from = promptPointIndex(points, target);
   if (from < 0) return undefined;
   // what the index lists for each pair of stored points since the prompt (undefined: a pair it has no line for)
   let lists: (readonly ChangedPath[] | undefined)[] | undefined = listedChanges ? [] : undefined;

@@ -77,7 +77,7 @@ export async function recoveryAhead(
   if (journal) {
     checkRestorePaths(workspaceRoot, journal.ops); // recovery's preflight: what it refuses, the rewind fails with
     for (const op of journal.ops) for (const s of [op.from, op.to]) await read(s);
-    const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot, unreadable));
+    const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot, unreadable), (path) => restorer.namesNow(path));
     for (const [p, s] of f.changes) forecast.set(p, s);
     for (const temp of f.temps) forecast.set(temp, null);
     if (f.outcome === 'rolledBack') action = 'rolled back';

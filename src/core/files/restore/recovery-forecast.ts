@@ -27,6 +27,8 @@ export interface RecoveryForecast {
 }
 
 type Now = (path: string) => EntryState | 'unknown';
+/** The names in the folder `path` now; 'unknown' when it cannot be listed. */
+export type ListNow = (path: string) => string[] | 'unknown';
 /** Why a step that sets `path` to `to` cannot be done now, or undefined when it can. */
 type WriteProblem = (path: string, to: EntryState) => string | undefined;
 
@@ -52,14 +54,30 @@ export function writeProblemIn(workspaceRoot: string, unreadable: ReadonlyMap<st
   };
 }
 
-export function forecastRecovery(journal: Journal, now: Now, writeProblem: WriteProblem): RecoveryForecast {
+export function forecastRecovery(journal: Journal, now: Now, writeProblem: WriteProblem, list: ListNow): RecoveryForecast {
   const temps = tempsOf(journal, now);
+  // Restorer.applyOp removes a folder with rmdir(2), and a folder that still holds anything stays, silently: what
+  // is in it now, less what earlier steps removed (`states`: null) and, rolling back, the temp files it removes first
+  const folderStays = (gone: ReadonlySet<string>) => (path: string, states: ReadonlyMap<string, EntryState>) => {
+    const names = list(path);
+    if (names === 'unknown') return false; // as rmdir(2) needs no right to list: assumed empty, as before
+    return names.some((name) => {
+      const child = `${path}/${name}`;
+      return !gone.has(child) && states.get(child) !== null;
+    });
+  };
   if (!journal.failed) {
-    const finished = finish(journal.ops, now, writeProblem);
+    const finished = finish(journal.ops, now, writeProblem, folderStays(new Set()));
     if (finished) return { outcome: 'completed', changes: changesOf(finished.states, now), notRestored: finished.changed, staysFailed: false, temps };
   }
-  return { ...rollBack(journal.ops, now, writeProblem), temps };
+  return { ...rollBack(journal.ops, now, writeProblem, folderStays(new Set(temps))), temps };
 }
+
+type FolderStays = (path: string, states: ReadonlyMap<string, EntryState>) => boolean;
+
+/** A step removing a folder that applyOp's rmdir(2) leaves, as it is: it still holds something. */
+const removesFolderThatStays = (op: RestoreOp, cur: EntryState, states: ReadonlyMap<string, EntryState>, folderStays: FolderStays) =>
+  op.to === null && cur?.kind === 'dir' && folderStays(op.path, states);
 
 /** Restorer.cleanTemps: the temp file of each write step (named by the journal's tag and the step), where one is left. */
 function tempsOf(journal: Journal, now: Now): string[] {
@@ -75,7 +93,12 @@ function tempsOf(journal: Journal, now: Now): string[] {
 }
 
 /** Restorer.finishGuarded, on states: undefined when a step could not be written (recovery then rolls back). */
-function finish(ops: RestoreOp[], now: Now, writeProblem: WriteProblem): { states: Map<string, EntryState>; changed: SkippedFile[] } | undefined {
+function finish(
+  ops: RestoreOp[],
+  now: Now,
+  writeProblem: WriteProblem,
+  folderStays: FolderStays,
+): { states: Map<string, EntryState>; changed: SkippedFile[] } | undefined {
   const states = new Map<string, EntryState>();
   const changed: SkippedFile[] = [];
   const skipped = new Set<string>();
@@ -89,13 +112,14 @@ function finish(ops: RestoreOp[], now: Now, writeProblem: WriteProblem): { state
       continue;
     }
     if (writeProblem(op.path, op.to) !== undefined) return undefined;
+    if (removesFolderThatStays(op, cur, states, folderStays)) continue; // its write after finds the folder: left
     states.set(op.path, op.to);
   }
   return { states, changed };
 }
 
 /** Restorer.rollBackGuarded (without the steps of a run in this process), on states. */
-function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem): Omit<RecoveryForecast, 'temps'> {
+function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem, folderStays: FolderStays): Omit<RecoveryForecast, 'temps'> {
   const byPath = new Map<string, { before: EntryState; wrote: EntryState[] }>();
   for (const op of ops) {
     const e = byPath.get(op.path);
@@ -115,9 +139,12 @@ function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem): Omit<
     back.push({ path, from: cur, to: e.before });
   }
   // in the order the roll-back runs its steps, which is the order it reports those it could not take
+  const staying = new Set<string>();
   for (const op of orderOps(back)) {
     const problem = writeProblem(op.path, op.to);
     if (problem !== undefined) left.push({ path: op.path, reason: problem, retry: true });
+    else if (staying.has(op.path)) left.push({ path: op.path, reason: `${op.path} is a folder now; refusing to replace it` });
+    else if (op.from?.kind === 'dir' && removesFolderThatStays(op, op.from, changes, folderStays)) staying.add(op.path);
     else changes.set(op.path, op.to);
   }
   const seen = new Set<string>();

@@ -8,15 +8,15 @@
 // changed is put back to its state before (bytes and mode), and the error names the path and the reason. If even
 // that cannot complete, the journal is kept, marked as failed: later operations then only put back paths still as
 // the failed restore left them, and never finish it over edits made since.
-import { close, constants, fchmod, chmodSync, lstatSync, mkdirSync, open, readlinkSync, rmdirSync, symlinkSync, unlinkSync, write } from 'node:fs';
+import { close, constants, fchmod, chmodSync, lstatSync, mkdirSync, open, readdirSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, write } from 'node:fs';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write';
-import { fsPath } from '../file-names';
+import { fsPath, nameFromBytes } from '../file-names';
 import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
-import { PathSafetyError, splitRelPath } from '../safe-paths';
+import { parentOf, PathSafetyError, splitRelPath } from '../safe-paths';
 import { readStableFile } from '../safe-read';
 import { sameState, type EntryState } from '../store/tree-diff';
 import type { SkippedFile } from '../types';
@@ -125,8 +125,9 @@ export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], f
   }
   const checked = new Set<string>();
   for (const op of ordered) {
-    checkParents(workspaceRoot, op, becomesDir, checked);
+    const reachable = checkParents(workspaceRoot, op, becomesDir, checked);
     if (forecast?.has(op.path)) continue; // as recovery leaves it, which the plan has: not what is on disk now
+    if (!reachable) continue; // nothing there now: its folder is missing, or a file or link the restore replaces
     const st = lstatSync(fsPath(join(workspaceRoot, ...splitRelPath(op.path))), { throwIfNoEntry: false });
     if (!st) continue;
     if (op.to === null) {
@@ -137,20 +138,28 @@ export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], f
   }
 }
 
-function checkParents(workspaceRoot: string, op: RestoreOp, becomesDir: Set<string>, checked: Set<string>): void {
+/**
+ * Refuses a folder on the way to `op.path` that the restore would have to go through and cannot (a symlink, a file).
+ * Returns whether every folder on the way is a real folder now, so that something can be at the path now: not when
+ * one is missing, or is a file or link the restore replaces with a folder first (lstat(2) of the path would then fail
+ * with ENOTDIR, or go through the link).
+ */
+function checkParents(workspaceRoot: string, op: RestoreOp, becomesDir: Set<string>, checked: Set<string>): boolean {
   const parts = splitRelPath(op.path);
   let cur = workspaceRoot;
   for (let i = 0; i < parts.length - 1; i++) {
     const at = parts.slice(0, i + 1).join('/');
     cur = join(cur, parts[i]!);
     if (checked.has(at)) continue;
-    if (becomesDir.has(at)) break; // replaced by a folder first (its old self is removed, never entered)
+    // replaced by a folder first (its old self is removed, never entered)
+    if (becomesDir.has(at)) return lstatSync(fsPath(cur), { throwIfNoEntry: false })?.isDirectory() === true;
     const st = lstatSync(fsPath(cur), { throwIfNoEntry: false });
-    if (!st) break; // made by the restore
+    if (!st) return false; // made by the restore
     if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
     if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);
     checked.add(at);
   }
+  return true;
 }
 
 /** Writes whose rename may be in flight at once (the thread pool has 4 threads). */
@@ -179,7 +188,6 @@ export function invertOps(ops: RestoreOp[]): RestoreOp[] {
   return ops.map((o) => ({ path: o.path, from: o.to, to: o.from }));
 }
 
-const parentOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
 const nameOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 
 /** A step's error as a reason: the error code and what the system said, without the (temp) path it named. */
@@ -472,6 +480,24 @@ export class Restorer {
         }
       }
       return out;
+    } finally {
+      this.closeDirs();
+    }
+  }
+
+  /** The names in the folder `rel` now, read only ([] when it is missing, 'unknown' when it cannot be listed). For
+   *  the preview of what recovery will do: a folder that still holds something stays (applyOp's rmdir). */
+  namesNow(rel: string): string[] | 'unknown' {
+    try {
+      const h = this.parentDirs().acquire(rel, false);
+      if (!h) return [];
+      try {
+        return readdirSync(fsPath(h.path), { encoding: 'buffer' }).map(nameFromBytes);
+      } finally {
+        h.release();
+      }
+    } catch {
+      return 'unknown';
     } finally {
       this.closeDirs();
     }

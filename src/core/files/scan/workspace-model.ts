@@ -7,7 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
-import { emptyDir, type DirNode, type FileNode, type FileNodeState, type Node } from '../store/tree';
+import { emptyDir, nodeAt, type DirNode, type FileNode, type FileNodeState, type Node } from '../store/tree';
 import type { SkippedFile } from '../types';
 import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
@@ -15,7 +15,7 @@ import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
 import { readStableFile, unreadableReason } from '../safe-read';
 import { fsPath, hasEscapedBytes, nameFromBytes, NAMES_ARE_BYTES } from '../file-names';
-import { isStorableName } from '../safe-paths';
+import { isStorableName, parentOf } from '../safe-paths';
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
 
 export interface ScanStats {
@@ -258,7 +258,7 @@ export class WorkspaceModel {
     /** Folders where a name appeared or went away: how many entries their ignore rules leave out may have changed. */
     const recount = new Set<string>();
     const refreshOne = async (rel: string) => {
-      const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+      const parentRel = parentOf(rel);
       const dir = this.get(parentRel);
       if (!dir || dir.kind !== 'dir') return;
       const name = rel.slice(parentRel === '' ? 0 : parentRel.length + 1);
@@ -668,13 +668,7 @@ export class WorkspaceModel {
 
   /** Looks up a node by workspace-relative path. */
   get(rel: string): Node | undefined {
-    if (rel === '') return this.root;
-    let node: Node | undefined = this.root;
-    for (const p of rel.split('/')) {
-      if (!node || node.kind !== 'dir') return undefined;
-      node = node.children.get(p);
-    }
-    return node;
+    return nodeAt(this.root, rel);
   }
 }
 

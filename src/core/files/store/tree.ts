@@ -87,6 +87,17 @@ export function emptyDir(mode = 0o755): DirNode {
   return { kind: 'dir', mode, children: new Map() };
 }
 
+/** The node at a workspace-relative path below `root` ('' is the root), or undefined where the path leaves the tree. */
+export function nodeAt(root: DirNode, rel: string): Node | undefined {
+  if (rel === '') return root;
+  let node: Node | undefined = root;
+  for (const p of rel.split('/')) {
+    if (!node || node.kind !== 'dir') return undefined;
+    node = node.children.get(p);
+  }
+  return node;
+}
+
 /** One entry of a stored tree object. */
 export interface TreeEntry {
   name: string;
