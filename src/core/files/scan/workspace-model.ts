@@ -13,7 +13,8 @@ import { changedSinceIndex } from './stat-check';
 import type { StatIndex } from './stat-index';
 import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
-import { readStableFile, unreadableReason } from '../safe-read';
+import { ReadScratch, readStableFile, unreadableReason } from '../safe-read';
+import { ByteSlabs } from './byte-slabs';
 import { fsPath, hasEscapedBytes, nameFromBytes, NAMES_ARE_BYTES } from '../file-names';
 import { isStorableName, parentOf } from '../safe-paths';
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
@@ -64,10 +65,17 @@ export class WorkspaceModel {
    * The bytes of the files the last refresh of reported paths read to hash, by path, with that hash: a rewind's
    * preview counts the lines of those same files right after, and reading each again cost ~25 ms of a 1,000-file
    * preview. Content-addressed (a reader takes them only under the hash the model holds), bounded, and dropped at the
-   * next refresh or by the reader.
+   * next refresh or by the reader. Kept as copies packed in slabs (byte-slabs.ts), the reads themselves going into a
+   * scratch (scanReads).
    */
   private recentReads = new Map<string, { hash: string; data: Buffer }>();
   private recentReadBudget = 0;
+  private recentSlabs = new ByteSlabs();
+  /** What the current scan reads files into (safe-read.ts, ReadScratch): dropped when it ends. */
+  private scratch: ReadScratch | undefined;
+  private get scanReads(): ReadScratch {
+    return (this.scratch ??= new ReadScratch());
+  }
   /** Problems met while reading ignore rules, passed on to the next refresh's skipped list. */
   private ruleSkips: SkippedFile[] = [];
 
@@ -175,6 +183,7 @@ export class WorkspaceModel {
     try {
       return await scan();
     } finally {
+      this.scratch = undefined;
       const t = this.blobThread;
       this.blobThread = undefined;
       this.blobThreadAt = Infinity;
@@ -209,6 +218,7 @@ export class WorkspaceModel {
 
   dropRecentReads(): void {
     this.recentReads = new Map();
+    this.recentSlabs = new ByteSlabs();
     this.recentReadBudget = 0;
   }
 
@@ -574,15 +584,18 @@ export class WorkspaceModel {
           // never a FIFO or device (it could block forever), never a torn copy of a file changing under the read
           let content: Buffer;
           let fst: Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'ino' | 'dev'> = st;
-          if (kind === 'file') ({ data: content, st: fst } = readStableFile(this.abs(rel)));
+          // hashed from the scan's scratch and copied only where kept (a stored blob is not: most re-read files)
+          const scratch = this.scanReads;
+          if (kind === 'file') ({ data: content, st: fst } = readStableFile(this.abs(rel), false, scratch));
           else content = readlinkSync(fsPath(this.abs(rel)), { encoding: 'buffer' }); // a target's bytes, as they are
           const hash = createHash('sha256').update(content).digest('hex');
           stats.hashedFiles++;
+          const lent = scratch.lent(content);
           if (kind === 'file' && content.length <= this.recentReadBudget) {
             this.recentReadBudget -= content.length;
-            this.recentReads.set(rel, { hash, data: content });
+            this.recentReads.set(rel, { hash, data: lent ? this.recentSlabs.copy(content) : content });
           }
-          if (writer) await writer.add('blob', hash, content);
+          if (writer) await writer.add('blob', hash, content, lent);
           return { hash, size: content.length, mtimeMs: fst.mtimeMs, ctimeMs: fst.ctimeMs, ino: fst.ino, dev: fst.dev };
         });
         const node: FileNodeState = { kind, mode, ...data };

@@ -15,9 +15,11 @@ export class DiskPackIndex {
   private fd: number | undefined;
   /** One entry read from the file, at the place entryLoc looks for entry 0. */
   private readonly entry = Buffer.alloc(IDX_HEADER + IDX_ENTRY);
-  /** Which entry `entry` holds (-1: none): a hit's find() has just read the entry its loc() asks for, and the file
-   *  never changes in place, so it is not read twice (a dry run of 1,000 files looks up each of their blobs). */
-  private entryAt = -1;
+  /** Which entry `entry` holds (-1: none): a hit is found, then located, and a second read of the same 52 bytes was
+   *  half of a restore's index reads (the file never changes in place, see above). */
+  private held = -1;
+  /** Entries read from the file so far (tests). */
+  reads = 0;
 
   /** `idx`: the file's bytes, already checked (indexCount, fitsIn); not kept. Opens the file at once (throws when it
    *  cannot, or when it is not `idx`'s size): a pack dropped by another process later stays readable through it. */
@@ -60,10 +62,11 @@ export class DiskPackIndex {
 
   /** Entry i of the file, in `this.entry` (overwritten by the next read). */
   private read(i: number): Buffer {
-    if (this.entryAt === i) return this.entry;
-    this.entryAt = -1; // a failed read leaves the buffer holding no entry
+    if (this.held === i) return this.entry;
+    this.held = -1; // a failed read leaves no entry held
     this.readInto(this.entry, IDX_HEADER, IDX_ENTRY, IDX_HEADER + i * IDX_ENTRY);
-    this.entryAt = i;
+    this.reads++;
+    this.held = i;
     return this.entry;
   }
 
@@ -99,7 +102,6 @@ export class DiskPackIndex {
   }
 
   close(): void {
-    this.entryAt = -1;
     if (this.fd === undefined) return;
     try {
       closeSync(this.fd);
@@ -107,5 +109,6 @@ export class DiskPackIndex {
       /* already closed */
     }
     this.fd = undefined;
+    this.held = -1;
   }
 }

@@ -52,12 +52,21 @@ export interface PackKind {
    * that lost its rename (the store's orphan adoption would put it in place, or delete it, while it is written).
    */
   background?: boolean;
+  /**
+   * A bulk snapshot's from its first object (the pre-restore snapshot of a rewind of BULK_OBJECTS files or more): its
+   * blobs are stored as a bulk pack's past BULK_OBJECTS are, and its trees as they are (compaction deflates those,
+   * store-compaction.ts). Deflating ~750 trees and the first 128 files at level 1 was ~55 ms of a 1,000-file
+   * restore's main thread, for a pack that a compaction rewrites soon after.
+   */
+  bulk?: boolean;
 }
 
 /** The temp-name prefix of a background writer's files (see PackKind.background); still `tmp-` for gc's sweep. */
 export const BACKGROUND_TEMP = 'tmp-c-';
 
 const deflateAsync = promisify(deflateRaw);
+/** Objects up to this size are deflated in the call (a thread-pool round trip costs more), bigger ones on the pool. */
+const DEFLATE_INLINE_MAX = 256 * 1024;
 const fsyncFd = promisify(fsync);
 
 /**
@@ -166,19 +175,28 @@ export class PackWriter {
     return this.pending.has(hash) || this.store.has(hash);
   }
 
-  /** Adds an object unless it is already stored; resolves when it is written to the pack file. */
-  add(kind: ObjectKind, hash: string, data: Buffer): Promise<void> {
+  /**
+   * Adds an object unless it is already stored; resolves when it is written to the pack file. `lent`: `data` is a view
+   * its caller overwrites once this returns (safe-read.ts, ReadScratch), copied here if the pack keeps it as it is.
+   */
+  add(kind: ObjectKind, hash: string, data: Buffer, lent = false): Promise<void> {
     if (this.stored(hash, kind)) return Promise.resolve();
     const existing = this.pending.get(hash);
     if (existing) return existing;
+    // what is deflated on the thread pool is read after an await
+    if (lent && data.length > DEFLATE_INLINE_MAX) [data, lent] = [Buffer.from(data), false];
     const p = (async () => {
       if (data.length > MAX_OBJECT_SIZE) throw new Error('object too large for the checkpoint store');
       // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time;
       // past BULK_OBJECTS, as it is or Huffman coding only (compressBulk). Small objects inline: a zlib stream per
       // call costs more than a few KiB
-      const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : this.compressBulk ? HUFFMAN_ONLY : undefined;
-      const z = !opts || data.length < MIN_DEFLATE ? undefined : data.length <= 256 * 1024 ? deflateRawSized(data, opts) : await deflateAsync(data, opts);
-      const stored = z && z.length < data.length ? z : data;
+      const bulk = this.kind.bulk === true;
+      const opts =
+        kind === 'tree' ? (bulk ? undefined : LEVEL_1) : !bulk && this.entries.length < BULK_OBJECTS ? LEVEL_1 : this.compressBulk ? HUFFMAN_ONLY : undefined;
+      const z =
+        !opts || data.length < MIN_DEFLATE ? undefined : data.length <= DEFLATE_INLINE_MAX ? deflateRawSized(data, opts) : await deflateAsync(data, opts);
+      // decided before the first await: the caller's view is only valid until then
+      const stored = z && z.length < data.length ? z : lent ? Buffer.from(data) : data;
       const flags = (stored === z ? F_DEFLATED : 0) | (kind === 'tree' ? F_TREE : 0);
       await this.append(hash, stored, { rawSize: data.length, flags });
     })();
