@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,31 +125,6 @@ test("a big pack's index on disk: a miss reads nothing from the file, a hit foun
     assert.equal(disk.loc(sorted.findIndex((e) => e.hash === sorted[7]!.hash)).offset, sorted[7]!.offset);
     assert.equal(disk.reads, 3, 'the entry it holds is not read again');
     disk.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
-
-test("a big pack's index on disk: a hit reads its entry from the file once, not once to find it and again for its place", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'arw-disk-idx-'));
-  try {
-    const big = pack('big', SMALL_PACK + 500);
-    const idx = encodeIndex(big.entries.map((e) => ({ ...e })));
-    const file = join(dir, 'big.idx');
-    await writeFile(file, idx);
-    const onDisk = new PackTable();
-    onDisk.add('big', { idx, count: big.entries.length, size: 10 * big.entries.length }, file);
-    const reads = t.mock.method(fs, 'readSync');
-    for (const k of [4000, 17, 4000]) {
-      const before = reads.mock.callCount();
-      assert.equal(onDisk.find(big.entries[k]!.hash)?.offset, big.entries[k]!.offset);
-      assert.equal(reads.mock.callCount() - before, 1, `entry ${k}`);
-    }
-    // after the files are closed (the store closes its handles), the entry is read again from the file opened again
-    onDisk.closeFiles();
-    const before = reads.mock.callCount();
-    assert.equal(onDisk.find(big.entries[4000]!.hash)?.offset, big.entries[4000]!.offset);
-    assert.equal(reads.mock.callCount() - before, 1);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
