@@ -33,6 +33,7 @@ import { storeTree } from './scan/snapshot-writer';
 import { gcStore } from './store/store-gc';
 import { compactInBackground, compactionDue, compactStore, type CompactionResult } from './store/store-compaction';
 import { withStoreLock } from './store/store-lock';
+import { BULK_OBJECTS } from './store/pack-writer';
 import { treeTotals, type DirNode } from './store/tree';
 import { TreeCache } from './store/tree-cache';
 import { diffStoredTrees, TreeReader, type EntryState } from './store/tree-diff';
@@ -447,7 +448,8 @@ export class FileCheckpointer {
     /** What the store knows stored before this snapshot writes: what the model holds once it is committed. */
     const filesEpoch = store.filesEpoch;
     // verify: what an undo will read must not dedupe against a damaged copy
-    const w = store.newPack(verify ? { verify: verify.blobs, verifyDirs: verify.dirs } : {});
+    // a rewind of many files: its pre-restore pack is a bulk one from the start (PackKind.bulk)
+    const w = store.newPack(verify ? { verify: verify.blobs, verifyDirs: verify.dirs, kind: { bulk: verify.blobs.size >= BULK_OBJECTS } } : {});
     let root: string;
     let model: WorkspaceModel;
     let staging: Promise<StagedRecord> | undefined;

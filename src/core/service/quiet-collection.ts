@@ -8,8 +8,14 @@
 // the CPU is worth it (a full collection of a 200,000-file service's heap takes ~20 ms of CPU).
 import { collectGarbage } from '../collect-garbage';
 
-/** How long the service must have been asked nothing before it collects. */
-export const QUIET_MS = 500;
+/**
+ * How long the service must have been asked nothing before it collects: soon after an answer, because a hook's next
+ * request comes once the agent has worked (in the benchmark, once git has committed: 0.3 s or more), while one client's
+ * requests in a row come within milliseconds and still postpone it. After half a second, on a loaded machine where
+ * hooks came 0.5-0.8 s apart, 10 of 60 hooks met a collection running (17-311 ms of a blocked event loop at 50,000
+ * files, load ~16); at 0.1 s none of 60 did (BENCHMARKS.md, the checkpoint service's section).
+ */
+export const QUIET_MS = 100;
 /** How much V8's heap and the memory outside it must have grown since the last collection to collect again. */
 export const MIN_GROWTH_BYTES = 2 * 1024 * 1024;
 

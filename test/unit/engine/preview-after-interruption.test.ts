@@ -13,19 +13,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { RewindLog, newStepId } from '../../../src/core/engine/rewind-log';
-import { FileCheckpointer, type RewindFilesResult } from '../../../src/core/files';
+import { FileCheckpointer } from '../../../src/core/files';
 import { fileCheckpointerOptions, parseSettings } from '../../../src/core/settings/settings';
 import { fingerprint } from '../files/helpers';
+import { previewOutcome as outcome } from '../files/preview-outcome';
 import { cliHarness } from '../qa/cli-harness';
-
-const outcome = (r: Pick<RewindFilesResult, 'canRewind' | 'filesChanged' | 'insertions' | 'deletions' | 'userModified' | 'skipped'>) => ({
-  canRewind: r.canRewind,
-  filesChanged: r.filesChanged,
-  insertions: r.insertions,
-  deletions: r.deletions,
-  userModified: r.userModified,
-  skipped: r.skipped.map((s) => s.path).sort(),
-});
 
 test('a rewind killed after its files moved: the dry run and the preview plan from the files as the next rewind leaves them, say so, and nothing is written', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ar-preview-interrupted-'));

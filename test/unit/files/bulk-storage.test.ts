@@ -88,7 +88,7 @@ test('a first snapshot of many files stores raw blobs that restore exactly and c
   }
 });
 
-test("a rewind of 300 files keeps their undo copies as they are (no deflate on the restore's time), and its undo brings them back", async () => {
+test("a rewind of 300 files keeps their undo copies and its folders' trees as they are (no deflate on the restore's time); compaction deflates them, and the undo brings the files back", async () => {
   const base = await tempBase('arw-bulk-undo-');
   try {
     const ws = join(base.dir, 'ws');
@@ -105,10 +105,32 @@ test("a rewind of 300 files keeps their undo copies as they are (no deflate on t
       assert.equal(real.filesChanged.length, 300);
       const store = await ObjectStore.open(fc.storeDir);
       const flags = new Map<string, number>();
-      for (const { hash, loc } of store.table.entries()) flags.set(hash, loc.flags);
+      const packOf = new Map<string, string>();
+      for (const { hash, loc } of store.table.entries()) {
+        flags.set(hash, loc.flags);
+        packOf.set(hash, loc.pack);
+      }
       await store.closeHandles();
       const raw = undoHashes.filter((h) => flags.has(h) && !(flags.get(h)! & F_DEFLATED)).length;
-      assert.ok(raw >= 150, `undo copies stored as they are: ${raw} of 300`);
+      assert.equal(raw, 300, 'undo copies stored as they are, from the first');
+      // the pre-restore pack's trees: the nine folders (and the root) the edits changed
+      const preRestorePack = packOf.get(undoHashes[0]!)!;
+      const trees = [...flags].filter(([h, f]) => f & F_TREE && packOf.get(h) === preRestorePack);
+      assert.equal(trees.length, 10);
+      assert.ok(
+        trees.every(([, f]) => !(f & F_DEFLATED)),
+        'its trees stored as they are',
+      );
+      assert.ok(await fc.compact(), 'compacted');
+      const after = await ObjectStore.open(fc.storeDir);
+      const treesAfter = [...after.table.entries()].filter((e) => e.loc.flags & F_TREE && trees.some(([h]) => h === e.hash));
+      assert.equal(treesAfter.length, 10);
+      assert.ok(
+        treesAfter.every((e) => e.loc.flags & F_DEFLATED),
+        'compaction deflated them',
+      );
+      for (const e of treesAfter) await after.read(e.hash, 'tree');
+      await after.closeHandles();
       await fc.undoLastRewind('s');
       for (const [p, t] of Object.entries(edited)) assert.equal(await readFile(join(ws, p), 'utf8'), t, p);
     } finally {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { F_DICTIONARY } from '../../../src/core/files/store/object-format';
 import { encodeIndex } from '../../../src/core/files/store/pack-index';
 import { PackTable, SMALL_PACK } from '../../../src/core/files/store/pack-table';
+import { DiskPackIndex } from '../../../src/core/files/store/disk-pack-index';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -96,6 +97,34 @@ test("a big pack's index stays on disk: four bytes per object in memory, and the
     fallback.add('big', index, file);
     assert.equal(fallback.heldIndexBytes, idx.length);
     assert.equal(fallback.find(entries[4000]!.hash)?.offset, entries[4000]!.offset);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a big pack's index on disk: a miss reads nothing from the file, a hit found and located reads its entry once", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arw-disk-idx-'));
+  try {
+    const big = pack('big', SMALL_PACK + 10);
+    const idx = encodeIndex(big.entries.map((e) => ({ ...e })));
+    const file = join(dir, 'big.idx');
+    await writeFile(file, idx);
+    const disk = new DiskPackIndex(file, idx, big.entries.length);
+    const lookup = (h: string) => {
+      const key = Buffer.from(h, 'hex');
+      const i = disk.find(key, key.readUInt32BE(0));
+      return i < 0 ? undefined : disk.loc(i);
+    };
+    // a restore's new blobs: the four bytes kept in memory answer them (a few in 2^32 share them and read one entry)
+    for (let n = 0; n < 200; n++) assert.equal(lookup(hash(`not stored ${n}`)), undefined);
+    assert.equal(disk.reads, 0);
+    // its stored files (isBlob: find, then the entry's flags): one read each, not one to find and one to locate
+    const sorted = [...big.entries].sort((a, b) => (a.hash < b.hash ? -1 : 1));
+    for (const e of [sorted[7]!, sorted[3000]!, sorted[7]!]) assert.equal(lookup(e.hash)?.offset, e.offset);
+    assert.equal(disk.reads, 3);
+    assert.equal(disk.loc(sorted.findIndex((e) => e.hash === sorted[7]!.hash)).offset, sorted[7]!.offset);
+    assert.equal(disk.reads, 3, 'the entry it holds is not read again');
+    disk.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

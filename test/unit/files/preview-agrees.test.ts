@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { FileCheckpointer, type RewindFilesResult } from '../../../src/core/files';
 import { restoreFaults } from '../../../src/core/files/restore/restore';
 import { fingerprint, tempBase, userAnchor, writeTree } from './helpers';
+import { previewOutcome as outcome, realOrRefusal } from './preview-outcome';
 
 const MAX_FILE = 400;
 
@@ -207,14 +208,6 @@ function damageStore(storeDir: string, d: Damage): string | undefined {
 }
 
 const PREVIEW_PREFIX = 'Cannot preview the rewind: ';
-const outcome = (r: RewindFilesResult) => ({
-  canRewind: r.canRewind,
-  filesChanged: r.filesChanged,
-  insertions: r.insertions,
-  deletions: r.deletions,
-  userModified: r.userModified,
-  skipped: r.skipped.map((s) => s.path).sort(),
-});
 
 async function runCase(c: Case): Promise<void> {
   const base = await tempBase('arw-agree-');
@@ -270,15 +263,10 @@ async function runCase(c: Case): Promise<void> {
     const realRunner = c.mode === 'fresh' ? new FileCheckpointer(opts) : first;
     const rewindOpts = { anchor: userAnchor, overwriteUserModified: c.overwrite };
     const dry = await dryRunner.rewindFiles('s', 'u1', { ...rewindOpts, dryRun: true });
-    let real: RewindFilesResult | undefined;
-    let refused: string | undefined;
-    try {
-      real = await realRunner.rewindFiles('s', 'u1', rewindOpts);
-    } catch (err) {
-      refused = (err as Error).message;
-    }
+    const r = await realOrRefusal(() => realRunner.rewindFiles('s', 'u1', rewindOpts), dry);
+    const { real, refused } = r;
     for (const f of new Set([first, dryRunner, realRunner])) await f.dispose();
-    const why = `\n${log.join('\n')}\ndry: ${JSON.stringify(dry)}\nreal: ${refused ?? JSON.stringify(real)}`;
+    const why = `\n${log.join('\n')}${r.why}`;
     if (dry.canRewind) {
       assert.equal(refused, undefined, `the dry run said it can rewind, the real run refused${why}`);
       assert.deepEqual(outcome(real!), outcome(dry), `the dry run and the real run differ${why}`);
@@ -515,6 +503,24 @@ test("fast-check seed -521127839: a file the roll-back puts back that a .gitigno
     failedRewind: { at: 1, back: 1 },
     hand: [{ op: 'ignore', file: 129 }],
     damage: [],
+    mode: 'fresh',
+    overwrite: false,
+  } as Case);
+});
+
+// a failed rewind is pending and a folder on the way to files it must put back is a file now: recovery cannot look at
+// them and says why ("other is not a folder"); the preview's forecast took them for changed by someone and refused
+// with other words
+test("fast-check seed -1848727650: a failed rewind pending, and a folder on the way to its files a file now: the preview refuses in the real run's words", async () => {
+  await runCase({
+    agent: [
+      { op: 'symlinkDir', dir: 0 },
+      { op: 'dirToFile', dir: 0, text: '' },
+    ],
+    turnEnd: false,
+    failedRewind: { at: 1, back: 1 },
+    hand: [],
+    damage: [{ what: 'pack', how: 'delete', pack: 189, at: 0 }],
     mode: 'fresh',
     overwrite: false,
   } as Case);

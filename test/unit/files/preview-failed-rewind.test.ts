@@ -7,19 +7,11 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileCheckpointer, type RewindFilesResult } from '../../../src/core/files';
+import { FileCheckpointer } from '../../../src/core/files';
 import { restoreFaults } from '../../../src/core/files/restore/restore';
 import { tempBase, userAnchor, writeTree } from './helpers';
 import { chattr, chattrWorks, exactFingerprint } from './reliability-helpers';
-
-const outcome = (r: RewindFilesResult) => ({
-  canRewind: r.canRewind,
-  filesChanged: r.filesChanged,
-  insertions: r.insertions,
-  deletions: r.deletions,
-  userModified: r.userModified,
-  skipped: r.skipped.map((s) => s.path).sort(),
-});
+import { previewOutcome, realOrRefusal } from './preview-outcome';
 
 for (const cause of ['stays', 'is fixed'] as const) {
   test(`a failed rewind's journal pending, and the cause ${cause}: the dry run says what the real rewind then does`, async (t) => {
@@ -56,14 +48,7 @@ for (const cause of ['stays', 'is fixed'] as const) {
       await dryRunner.dispose();
       assert.deepEqual(await exactFingerprint(ws), before, 'the dry run writes nothing');
       assert.equal(await readFile(join(opts.storeDir, 'journal.json'), 'utf8'), journal, 'nor touches the journal');
-      let real: RewindFilesResult | undefined;
-      let refused: string | undefined;
-      try {
-        real = await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
-      } catch (err) {
-        refused = (err as Error).message;
-      }
-      const why = `\ndry: ${JSON.stringify(dry)}\nreal: ${refused ?? JSON.stringify(real)}`;
+      const { real, refused, why } = await realOrRefusal(() => fc.rewindFiles('s', 'u1', { anchor: userAnchor }), dry);
       if (cause === 'stays') {
         assert.match(refused ?? '', /^An earlier rewind failed and some of its files could not be put back yet: ro\/x\.txt \(EPERM/, why);
         assert.equal(dry.canRewind, false, why);
@@ -71,7 +56,7 @@ for (const cause of ['stays', 'is fixed'] as const) {
       } else {
         assert.equal(refused, undefined, why);
         assert.deepEqual(dry.recoveryFirst, { action: 'rolled back', paths: ['ro/x.txt'] }, why);
-        assert.deepEqual(outcome(dry), outcome(real!), why);
+        assert.deepEqual(previewOutcome(dry), previewOutcome(real!), why);
         assert.deepEqual(real!.filesChanged, ['ro/x.txt', 'y.txt', 'z.txt']);
       }
     } finally {

@@ -8,19 +8,11 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileCheckpointer, type RewindFilesResult } from '../../../src/core/files';
+import { FileCheckpointer } from '../../../src/core/files';
 import { restoreFaults } from '../../../src/core/files/restore/restore';
 import { tempBase, userAnchor, writeTree } from './helpers';
 import { exactFingerprint } from './reliability-helpers';
-
-const outcome = (r: RewindFilesResult) => ({
-  canRewind: r.canRewind,
-  filesChanged: r.filesChanged,
-  insertions: r.insertions,
-  deletions: r.deletions,
-  userModified: r.userModified,
-  skipped: r.skipped.map((s) => `${s.path}: ${s.reason}`).sort(),
-});
+import { previewOutcome, realOrRefusal } from './preview-outcome';
 
 test('a roll-back that meets a file of the user in the folder it would turn back into a file: the dry run says what the rewind then does', async () => {
   const base = await tempBase('arw-preview-folder-left-');
@@ -54,16 +46,9 @@ test('a roll-back that meets a file of the user in the folder it would turn back
     const dry = await dryRunner.rewindFiles('s', 'u1', { anchor: userAnchor, dryRun: true });
     await dryRunner.dispose();
     assert.deepEqual(await exactFingerprint(ws), before, 'the dry run writes nothing');
-    let real: RewindFilesResult | undefined;
-    let refused: string | undefined;
-    try {
-      real = await fc.rewindFiles('s', 'u1', { anchor: userAnchor });
-    } catch (err) {
-      refused = (err as Error).message;
-    }
-    const why = `\ndry: ${JSON.stringify(dry)}\nreal: ${refused ?? JSON.stringify(real)}`;
+    const { real, refused, why } = await realOrRefusal(() => fc.rewindFiles('s', 'u1', { anchor: userAnchor }), dry);
     assert.equal(refused, undefined, why);
-    assert.deepEqual(outcome(dry), outcome(real!), why);
+    assert.deepEqual(previewOutcome(dry, { reasons: true }), previewOutcome(real!, { reasons: true }), why);
     assert.ok(
       real!.skipped.some((s) => s.path === 'd' && /d is a folder now; refusing to replace it/.test(s.reason)),
       `the roll-back left the folder and said so${why}`,

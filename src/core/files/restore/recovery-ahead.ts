@@ -56,8 +56,9 @@ export async function recoveryAhead(
     throw new Error(`an interrupted restore of another folder (${journal.workspaceRoot}) is pending in this store; run recovery from that folder`);
   const forecast = new Map<string, EntryState>();
   const seen = new Map<string, EntryState | 'unknown'>();
+  const unreachable = new Map<string, SkippedFile & { retry: boolean }>();
   const now = (path: string): EntryState | 'unknown' => {
-    if (!seen.has(path)) for (const [p, s] of restorer.statesNow([path])) seen.set(p, s);
+    if (!seen.has(path)) for (const [p, s] of restorer.statesNow([path], unreachable)) seen.set(p, s);
     return seen.get(path)!;
   };
   let recovered: SkippedFile[] = [];
@@ -77,7 +78,13 @@ export async function recoveryAhead(
   if (journal) {
     checkRestorePaths(workspaceRoot, journal.ops); // recovery's preflight: what it refuses, the rewind fails with
     for (const op of journal.ops) for (const s of [op.from, op.to]) await read(s);
-    const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot, unreadable), (path) => restorer.namesNow(path));
+    const f = forecastRecovery(
+      journal,
+      now,
+      writeProblemIn(workspaceRoot, unreadable),
+      (path) => restorer.namesNow(path),
+      (path) => (now(path), unreachable.get(path)),
+    );
     for (const [p, s] of f.changes) forecast.set(p, s);
     for (const temp of f.temps) forecast.set(temp, null);
     if (f.outcome === 'rolledBack') action = 'rolled back';

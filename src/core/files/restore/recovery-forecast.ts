@@ -27,6 +27,9 @@ export interface RecoveryForecast {
 }
 
 type Now = (path: string) => EntryState | 'unknown';
+/** Why a path cannot be looked at now (a folder on its way is a file or a link), as recovery then fails its step;
+ *  undefined when it can (or when it is only of a kind recovery does not handle: 'unknown'). */
+export type Unreachable = (path: string) => (SkippedFile & { retry: boolean }) | undefined;
 /** The names in the folder `path` now; 'unknown' when it cannot be listed. */
 export type ListNow = (path: string) => string[] | 'unknown';
 /** Why a step that sets `path` to `to` cannot be done now, or undefined when it can. */
@@ -54,7 +57,13 @@ export function writeProblemIn(workspaceRoot: string, unreadable: ReadonlyMap<st
   };
 }
 
-export function forecastRecovery(journal: Journal, now: Now, writeProblem: WriteProblem, list: ListNow): RecoveryForecast {
+export function forecastRecovery(
+  journal: Journal,
+  now: Now,
+  writeProblem: WriteProblem,
+  list: ListNow,
+  unreachable: Unreachable = () => undefined,
+): RecoveryForecast {
   const temps = tempsOf(journal, now);
   // Restorer.applyOp removes a folder with rmdir(2), and a folder that still holds anything stays, silently: what
   // is in it now, less what earlier steps removed (`states`: null) and, rolling back, the temp files it removes first
@@ -67,10 +76,10 @@ export function forecastRecovery(journal: Journal, now: Now, writeProblem: Write
     });
   };
   if (!journal.failed) {
-    const finished = finish(journal.ops, now, writeProblem, folderStays(new Set()));
+    const finished = finish(journal.ops, now, writeProblem, folderStays(new Set()), unreachable);
     if (finished) return { outcome: 'completed', changes: changesOf(finished.states, now), notRestored: finished.changed, staysFailed: false, temps };
   }
-  return { ...rollBack(journal.ops, now, writeProblem, folderStays(new Set(temps))), temps };
+  return { ...rollBack(journal.ops, now, writeProblem, folderStays(new Set(temps)), unreachable), temps };
 }
 
 type FolderStays = (path: string, states: ReadonlyMap<string, EntryState>) => boolean;
@@ -98,12 +107,14 @@ function finish(
   now: Now,
   writeProblem: WriteProblem,
   folderStays: FolderStays,
+  unreachable: Unreachable,
 ): { states: Map<string, EntryState>; changed: SkippedFile[] } | undefined {
   const states = new Map<string, EntryState>();
   const changed: SkippedFile[] = [];
   const skipped = new Set<string>();
   for (const op of ops) {
     if (skipped.has(op.path)) continue;
+    if (!states.has(op.path) && unreachable(op.path)) return undefined; // finishGuarded's currentState throws
     const cur = states.has(op.path) ? states.get(op.path)! : now(op.path);
     if (cur !== 'unknown' && sameState(cur, op.to)) continue;
     if (cur === 'unknown' || !(sameState(cur, op.from) || halfMadeFolder(cur, op.from, op.to))) {
@@ -119,7 +130,7 @@ function finish(
 }
 
 /** Restorer.rollBackGuarded (without the steps of a run in this process), on states. */
-function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem, folderStays: FolderStays): Omit<RecoveryForecast, 'temps'> {
+function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem, folderStays: FolderStays, unreachable: Unreachable): Omit<RecoveryForecast, 'temps'> {
   const byPath = new Map<string, { before: EntryState; wrote: EntryState[] }>();
   for (const op of ops) {
     const e = byPath.get(op.path);
@@ -130,6 +141,11 @@ function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem, folder
   const left: (SkippedFile & { retry?: boolean })[] = [];
   const back: RestoreOp[] = [];
   for (const [path, e] of byPath) {
+    const cannot = unreachable(path);
+    if (cannot) {
+      left.push(cannot);
+      continue;
+    }
     const cur = now(path);
     if (cur !== 'unknown' && sameState(cur, e.before)) continue;
     if (cur === 'unknown' || !e.wrote.some((w) => sameState(cur, w) || halfMadeFolder(cur, e.before, w))) {

@@ -467,16 +467,18 @@ export class Restorer {
   }
 
   /** What each of `paths` is now, as recovery finds it (currentState), read only: a path that cannot be looked at is
-   *  'unknown'. For the preview of what recovery will do (recovery-forecast.ts). */
-  statesNow(paths: Iterable<string>): Map<string, EntryState | 'unknown'> {
+   *  'unknown', and why is put in `unreachable`. For the preview of what recovery will do (recovery-forecast.ts). */
+  statesNow(paths: Iterable<string>, unreachable?: Map<string, SkippedFile & { retry: boolean }>): Map<string, EntryState | 'unknown'> {
     const out = new Map<string, EntryState | 'unknown'>();
     try {
       for (const path of paths) {
         if (out.has(path)) continue;
         try {
           out.set(path, this.currentState(path));
-        } catch {
+        } catch (err) {
           out.set(path, 'unknown');
+          // recovery, meeting the same, fails the step with this reason (rollBackGuarded's retryable)
+          unreachable?.set(path, { path, reason: reasonOf(err), retry: !(err instanceof PathSafetyError) });
         }
       }
       return out;

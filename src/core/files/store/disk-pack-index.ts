@@ -15,6 +15,11 @@ export class DiskPackIndex {
   private fd: number | undefined;
   /** One entry read from the file, at the place entryLoc looks for entry 0. */
   private readonly entry = Buffer.alloc(IDX_HEADER + IDX_ENTRY);
+  /** Which entry `entry` holds (-1: none): a hit is found, then located, and a second read of the same 52 bytes was
+   *  half of a restore's index reads (the file never changes in place, see above). */
+  private held = -1;
+  /** Entries read from the file so far (tests). */
+  reads = 0;
 
   /** `idx`: the file's bytes, already checked (indexCount, fitsIn); not kept. Opens the file at once (throws when it
    *  cannot, or when it is not `idx`'s size): a pack dropped by another process later stays readable through it. */
@@ -57,7 +62,11 @@ export class DiskPackIndex {
 
   /** Entry i of the file, in `this.entry` (overwritten by the next read). */
   private read(i: number): Buffer {
+    if (this.held === i) return this.entry;
+    this.held = -1; // a failed read leaves no entry held
     this.readInto(this.entry, IDX_HEADER, IDX_ENTRY, IDX_HEADER + i * IDX_ENTRY);
+    this.reads++;
+    this.held = i;
     return this.entry;
   }
 
@@ -100,5 +109,6 @@ export class DiskPackIndex {
       /* already closed */
     }
     this.fd = undefined;
+    this.held = -1;
   }
 }

@@ -52,6 +52,13 @@ export interface PackKind {
    * that lost its rename (the store's orphan adoption would put it in place, or delete it, while it is written).
    */
   background?: boolean;
+  /**
+   * A bulk snapshot's from its first object (the pre-restore snapshot of a rewind of BULK_OBJECTS files or more): its
+   * blobs are stored as a bulk pack's past BULK_OBJECTS are, and its trees as they are (compaction deflates those,
+   * store-compaction.ts). Deflating ~750 trees and the first 128 files at level 1 was ~55 ms of a 1,000-file
+   * restore's main thread, for a pack that a compaction rewrites soon after.
+   */
+  bulk?: boolean;
 }
 
 /** The temp-name prefix of a background writer's files (see PackKind.background); still `tmp-` for gc's sweep. */
@@ -183,7 +190,9 @@ export class PackWriter {
       // level 1, like git's loose objects: on source trees it keeps most of the gain at a fraction of the time;
       // past BULK_OBJECTS, as it is or Huffman coding only (compressBulk). Small objects inline: a zlib stream per
       // call costs more than a few KiB
-      const opts = this.entries.length < BULK_OBJECTS || kind === 'tree' ? LEVEL_1 : this.compressBulk ? HUFFMAN_ONLY : undefined;
+      const bulk = this.kind.bulk === true;
+      const opts =
+        kind === 'tree' ? (bulk ? undefined : LEVEL_1) : !bulk && this.entries.length < BULK_OBJECTS ? LEVEL_1 : this.compressBulk ? HUFFMAN_ONLY : undefined;
       const z =
         !opts || data.length < MIN_DEFLATE ? undefined : data.length <= DEFLATE_INLINE_MAX ? deflateRawSized(data, opts) : await deflateAsync(data, opts);
       // decided before the first await: the caller's view is only valid until then

@@ -12,7 +12,8 @@
 //
 // Blobs go into a pack named as compacted (COMPACTED_SUFFIX): versions without compaction leave it alone, and their
 // objects look missing to them, never damaged. Trees are copied as they are into an ordinary pack, so that such a
-// version still sees every tree and keeps (in its gc) every object a snapshot reaches.
+// version still sees every tree and keeps (in its gc) every object a snapshot reaches; a tree a bulk pack stored raw is
+// deflated (no dictionary) on the way.
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backgroundCompactor } from './compaction-handoff';
@@ -170,7 +171,7 @@ export async function compactStore(locked: Locked, opts: { force?: boolean; sign
             continue;
           }
           objects++;
-          if (src.flags & F_TREE) await trees!.addStored(o.hash, src.stored, src);
+          if (src.flags & F_TREE) await trees!.addStored(o.hash, o.stored ?? src.stored, o.stored ? { rawSize: src.rawSize, flags: o.flags } : src);
           else await blobs!.addStored(o.hash, o.stored ?? src.stored, { rawSize: src.rawSize, flags: o.flags });
         }
         batch = [];

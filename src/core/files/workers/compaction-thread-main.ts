@@ -63,8 +63,13 @@ function recompress([hash, flags, rawSize, stored, pack]: WireObject): ObjectRep
     const d = flags & F_DICT ? sources.get(pack) : undefined;
     const data = inflateStored({ flags, rawSize }, Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), d ?? undefined);
     if (data.length !== rawSize || hashObject(kindOf(flags), data) !== hash) return [hash, false, null, 0];
-    // trees are copied as they are: folder listings are mostly hashes, which no dictionary helps with
-    if (flags & F_TREE) return [hash, true, null, flags];
+    // trees are copied as they are (folder listings are mostly hashes, which no dictionary helps with), except those a
+    // bulk pack stored raw (pack-writer.ts, PackKind.bulk): deflated without a dictionary, as every version reads them
+    if (flags & F_TREE) {
+      if (flags & F_DEFLATED || data.length < MIN_DEFLATE) return [hash, true, null, flags];
+      const z = deflateRawSync(data, { level: 6 });
+      return z.length < data.length ? [hash, true, z, flags | F_DEFLATED] : [hash, true, null, flags];
+    }
     if (data.length < MIN_DEFLATE) return [hash, true, data, 0];
     const z = deflateRawSync(data, dict ? { level: 6, dictionary: dict } : { level: 6 });
     if (z.length >= data.length) return [hash, true, data, 0];

@@ -28,7 +28,7 @@ export interface ObjectOut {
   hash: string;
   /** The stored bytes inflate (with the dictionary of their pack, if they need one) to the object they claim. */
   ok: boolean;
-  /** The recompressed bytes (a blob), or undefined for one to copy as it is (a tree). */
+  /** The recompressed bytes (a blob, or a tree a bulk pack stored raw), or undefined for one to copy as it is. */
   stored?: Buffer;
   flags: number;
 }
@@ -82,7 +82,7 @@ export class CompactionThread {
     this.#worker.postMessage({ type: 'source', pack, dict: dict ?? null } satisfies CompactionRequest);
   }
 
-  /** Checks each object (inflate, hash) and recompresses each blob. */
+  /** Checks each object (inflate, hash) and recompresses each blob (and each tree stored raw). */
   async recompress(items: ObjectIn[]): Promise<ObjectOut[]> {
     const replies = await this.#ask<ObjectReply[]>({
       type: 'objects',
