@@ -12,6 +12,10 @@ import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { hookSocketPath } from '../../../src/core/service/paths';
 
+/** The client's wait for the service's answer to its connect: the service runs in this process, and on a loaded machine
+ *  its event loop may take longer than the 20 ms a hook waits before doing the work itself (not what these tests test). */
+const CONNECT_UNDER_LOAD_MS = 2000;
+
 const MB = 1024 * 1024;
 
 function rig(opts: { minGrowthBytes?: number } = {}) {
@@ -113,7 +117,7 @@ test('the service collects when quiet after a snapshot request (its trace says s
   });
   await service.start();
   try {
-    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home });
+    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home }, CONNECT_UNDER_LOAD_MS);
     try {
       await client.snapshot('s1', 'a1');
       assert.equal(client.lastAnsweredBy, 'service');
@@ -154,7 +158,7 @@ test('the service does not collect while a hook client is connected with its req
     hookClient.write('POST /hook/claude HTTP/1.1\r\nHost: agent-rewind\r\n');
     await sleep(50);
     const before = collected();
-    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home });
+    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home }, CONNECT_UNDER_LOAD_MS);
     try {
       await client.snapshot('s1', 'a1');
       assert.equal(client.lastAnsweredBy, 'service');
