@@ -411,7 +411,9 @@ export class Restorer {
    */
   private async applyAll(ordered: RestoreOp[], tag: string, done: boolean[] = [], blobs?: ReadonlyMap<string, Buffer>): Promise<void> {
     const inFlight = new Set<Promise<void>>();
-    let failure: { err: unknown } | undefined;
+    // the failed step earliest in the order is the one reported, whichever of the writes in flight failed first: the
+    // same rewind always names the same path
+    let failure: { err: unknown; i: number } | undefined;
     const drain = async () => {
       await Promise.all(inFlight);
       if (failure) throw failure.err;
@@ -438,7 +440,7 @@ export class Restorer {
             done[i] = true;
           })
           .catch((err) => {
-            failure ??= { err: withPath(err, op.path, i) };
+            if (!failure || i < failure.i) failure = { err: withPath(err, op.path, i), i };
           })
           .finally(() => inFlight.delete(p));
         inFlight.add(p);
