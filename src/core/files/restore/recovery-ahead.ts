@@ -61,6 +61,11 @@ export async function recoveryAhead(
     if (!seen.has(path)) for (const [p, s] of restorer.statesNow([path], unreachable)) seen.set(p, s);
     return seen.get(path)!;
   };
+  // statesNow fills `unreachable` as it looks, so a path is looked at before asking
+  const unreachableNow = (path: string) => {
+    now(path);
+    return unreachable.get(path);
+  };
   let recovered: SkippedFile[] = [];
   let staysFailed: SkippedFile[] | undefined;
   let action: RecoveryFirst['action'] = 'finished';
@@ -78,13 +83,7 @@ export async function recoveryAhead(
   if (journal) {
     checkRestorePaths(workspaceRoot, journal.ops); // recovery's preflight: what it refuses, the rewind fails with
     for (const op of journal.ops) for (const s of [op.from, op.to]) await read(s);
-    const f = forecastRecovery(
-      journal,
-      now,
-      writeProblemIn(workspaceRoot, unreadable),
-      (path) => restorer.namesNow(path),
-      (path) => (now(path), unreachable.get(path)),
-    );
+    const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot, unreadable), (path) => restorer.namesNow(path), unreachableNow);
     for (const [p, s] of f.changes) forecast.set(p, s);
     for (const temp of f.temps) forecast.set(temp, null);
     if (f.outcome === 'rolledBack') action = 'rolled back';

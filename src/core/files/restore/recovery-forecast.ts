@@ -160,7 +160,7 @@ function rollBack(ops: RestoreOp[], now: Now, writeProblem: WriteProblem, folder
     const problem = writeProblem(op.path, op.to);
     if (problem !== undefined) left.push({ path: op.path, reason: problem, retry: true });
     else if (staying.has(op.path)) left.push({ path: op.path, reason: `${op.path} is a folder now; refusing to replace it` });
-    else if (op.from?.kind === 'dir' && removesFolderThatStays(op, op.from, changes, folderStays)) staying.add(op.path);
+    else if (removesFolderThatStays(op, op.from, changes, folderStays)) staying.add(op.path);
     else changes.set(op.path, op.to);
   }
   const seen = new Set<string>();
