@@ -9,7 +9,7 @@ import { QuietCollector } from '../../../src/core/service/quiet-collection';
 import { CheckpointService, ServiceFirstCheckpoints } from '../../../src/core/service';
 import { tempBase, writeTree } from '../files/helpers';
 import { join } from 'node:path';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { hookSocketPath } from '../../../src/core/service/paths';
 
 /** The client's wait for the service's answer to its connect: the service runs in this process, and on a loaded machine
@@ -102,8 +102,9 @@ test('dispose cancels a collection due', async () => {
   assert.equal(state.collected, 0);
 });
 
-test('the service collects when quiet after a snapshot request (its trace says so)', async () => {
-  const base = await tempBase('arw-quiet-');
+/** A service over a two-file workspace that collects as soon as it is quiet, its trace lines kept, for `fn`. */
+async function withQuietService(prefix: string, fn: (service: CheckpointService, home: string, lines: string[]) => Promise<void>) {
+  const base = await tempBase(prefix);
   const home = join(base.dir, 'home');
   const ws = join(base.dir, 'ws');
   await writeTree(ws, { 'a.txt': 'one\n', 'src/b.txt': 'two\n' });
@@ -117,62 +118,49 @@ test('the service collects when quiet after a snapshot request (its trace says s
   });
   await service.start();
   try {
-    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home }, CONNECT_UNDER_LOAD_MS);
-    try {
-      await client.snapshot('s1', 'a1');
-      assert.equal(client.lastAnsweredBy, 'service');
-    } finally {
-      await client.dispose();
-    }
-    for (let i = 0; i < 200 && !lines.some((l) => l.startsWith('collected garbage when quiet')); i++) await sleep(20);
-    assert.ok(
-      lines.some((l) => l.startsWith('collected garbage when quiet')),
-      lines.join('\n'),
-    );
+    await fn(service, home, lines);
   } finally {
     await service.stop();
     await base.cleanup();
   }
-});
+}
 
-test('the service does not collect while a hook client is connected with its request on its way, and does once it is gone', async () => {
-  const base = await tempBase('arw-quiet-hook-');
-  const home = join(base.dir, 'home');
-  const ws = join(base.dir, 'ws');
-  await writeTree(ws, { 'a.txt': 'one\n', 'src/b.txt': 'two\n' });
-  const lines: string[] = [];
-  const service = new CheckpointService({
-    home,
-    workspaces: [ws],
-    trace: true,
-    log: (m) => lines.push(m),
-    quietCollection: { quietMs: 10, minGrowthBytes: 0 },
-  });
-  await service.start();
-  const collected = () => lines.filter((l) => l.startsWith('collected garbage when quiet')).length;
-  let hookClient: Socket | undefined;
+/** One snapshot the service answers, through the client hooks and commands use. */
+async function snapshotThroughService(service: CheckpointService, home: string) {
+  const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home }, CONNECT_UNDER_LOAD_MS);
   try {
-    // a hook's client that has connected and is still sending its request (perl started on a loaded machine)
-    hookClient = connect(hookSocketPath(home));
-    await new Promise<void>((resolve, reject) => hookClient!.once('connect', resolve).once('error', reject));
-    hookClient.write('POST /hook/claude HTTP/1.1\r\nHost: agent-rewind\r\n');
-    await sleep(50);
-    const before = collected();
-    const client = new ServiceFirstCheckpoints({ workspaceRoot: service.workspaces[0]!, home }, CONNECT_UNDER_LOAD_MS);
-    try {
-      await client.snapshot('s1', 'a1');
-      assert.equal(client.lastAnsweredBy, 'service');
-    } finally {
-      await client.dispose();
-    }
-    await sleep(300); // 30 quiet times after the snapshot's answer
-    assert.equal(collected(), before, `collected while a hook request was on its way:\n${lines.join('\n')}`);
-    hookClient.destroy();
-    for (let i = 0; i < 200 && collected() === before; i++) await sleep(20);
-    assert.ok(collected() > before, `no collection once the hook client had gone:\n${lines.join('\n')}`);
+    await client.snapshot('s1', 'a1');
+    assert.equal(client.lastAnsweredBy, 'service');
   } finally {
-    hookClient?.destroy();
-    await service.stop();
-    await base.cleanup();
+    await client.dispose();
   }
-});
+}
+
+const collections = (lines: readonly string[]) => lines.filter((l) => l.startsWith('collected garbage when quiet')).length;
+
+test('the service collects when quiet after a snapshot request (its trace says so)', () =>
+  withQuietService('arw-quiet-', async (service, home, lines) => {
+    await snapshotThroughService(service, home);
+    for (let i = 0; i < 200 && collections(lines) === 0; i++) await sleep(20);
+    assert.ok(collections(lines) > 0, lines.join('\n'));
+  }));
+
+test('the service does not collect while a hook client is connected with its request on its way, and does once it is gone', () =>
+  withQuietService('arw-quiet-hook-', async (service, home, lines) => {
+    // a hook's client that has connected and is still sending its request (perl started on a loaded machine)
+    const hookClient = connect(hookSocketPath(home));
+    try {
+      await new Promise<void>((resolve, reject) => hookClient.once('connect', resolve).once('error', reject));
+      hookClient.write('POST /hook/claude HTTP/1.1\r\nHost: agent-rewind\r\n');
+      await sleep(50);
+      const before = collections(lines);
+      await snapshotThroughService(service, home);
+      await sleep(300); // 30 quiet times after the snapshot's answer
+      assert.equal(collections(lines), before, `collected while a hook request was on its way:\n${lines.join('\n')}`);
+      hookClient.destroy();
+      for (let i = 0; i < 200 && collections(lines) === before; i++) await sleep(20);
+      assert.ok(collections(lines) > before, `no collection once the hook client had gone:\n${lines.join('\n')}`);
+    } finally {
+      hookClient.destroy();
+    }
+  }));
