@@ -650,14 +650,14 @@ export class WorkspaceModel {
    * through it (a symlink may lead out of the workspace). Reads no file: a racy file that kept its stat data is as the
    * model holds it, as for any snapshot of a tracked model.
    */
-  differingOnDisk(rels: Iterable<string>): string[] {
+  differingOnDisk(rels: Iterable<string>, fresh?: { has(rel: string): boolean }): string[] {
     const differs = new Map<string, boolean>();
     const out = new Set<string>();
     for (const rel of rels) {
       for (let end = rel.indexOf('/'); ; end = rel.indexOf('/', end + 1)) {
         const at = end < 0 ? rel : rel.slice(0, end);
         let d = differs.get(at);
-        if (d === undefined) differs.set(at, (d = this.differsOnDisk(at)));
+        if (d === undefined) differs.set(at, (d = !fresh?.has(at) && this.differsOnDisk(at)));
         if (d) {
           out.add(at);
           break;
