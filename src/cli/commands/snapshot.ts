@@ -18,7 +18,7 @@ export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): 
   let fc: ServiceFirstCheckpoints;
   try {
     // the extension's options for this folder, from the same settings (cli-settings.ts)
-    fc = openFileCheckpoints(cliCheckpointerOptions(ctx.home, ws, warnOnStderr));
+    fc = openFileCheckpoints({ ...cliCheckpointerOptions(ctx.home, ws, warnOnStderr), shortLived: true });
   } catch (err) {
     throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
   }

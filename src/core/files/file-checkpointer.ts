@@ -86,6 +86,8 @@ export class FileCheckpointer {
   readonly storeDir: string;
   private readonly sizeCap: number;
   private readonly fullCheckInterval: number;
+  /** See FileCheckpointerOptions.shortLived. */
+  private readonly shortLived: boolean;
   private readonly filter: PathFilter;
   private readonly records: SnapshotRecords;
   /** Every snapshot of this folder in the order taken, whichever session took it (timeline.ts). */
@@ -122,6 +124,7 @@ export class FileCheckpointer {
     const maxFileSize = Math.min(opts.maxFileSize ?? DEFAULT_MAX_FILE, MAX_OBJECT_SIZE);
     this.sizeCap = opts.sizeCapBytes ?? DEFAULT_CAP;
     this.fullCheckInterval = opts.fullCheckIntervalMs ?? DEFAULT_FULL_CHECK;
+    this.shortLived = opts.shortLived === true;
     const excludedDirs: string[] = [];
     for (const d of [this.storeDir, opts.home]) {
       const rel = relative(this.workspaceRoot, d);
@@ -148,7 +151,7 @@ export class FileCheckpointer {
 
   private async store(): Promise<ObjectStore> {
     this.storePromise ??= (async () => {
-      const store = await ObjectStore.open(this.storeDir);
+      const store = await ObjectStore.open(this.storeDir, { indexesInMemory: this.shortLived });
       // lets `agent-rewind gc` find the workspace of each store
       const marker = join(this.storeDir, 'workspace.json');
       if (!existsSync(marker)) await writeFileAtomic(marker, JSON.stringify({ workspaceRoot: this.workspaceRoot }));

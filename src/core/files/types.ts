@@ -26,6 +26,9 @@ export interface FileCheckpointerOptions {
   fullCheckIntervalMs?: number;
   /** How a scan hashes; see ScanTuning. Composed in one place (core/settings/settings.ts). */
   tuning?: Partial<ScanTuning>;
+  /** The process ends after this operation (a CLI command, a hook's fresh process): the big packs' indexes read when
+   *  the store opens stay in memory, where a long-lived checkpointer leaves them on disk (ObjectStore.open). */
+  shortLived?: boolean;
 }
 
 /** Switches of the scan that core never reads from the environment itself: settings.ts composes them. */

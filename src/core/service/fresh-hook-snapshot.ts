@@ -12,7 +12,8 @@ export function freshProcessSnapshot(home: string, warn: (message: string) => vo
     let fc;
     try {
       // the extension's settings (settings-file.ts), as every process that snapshots a workspace uses them
-      fc = openFileCheckpoints(cliCheckpointerOptions(home, root, warn));
+      // a fresh process: ends after this snapshot (FileCheckpointerOptions.shortLived)
+      fc = openFileCheckpoints({ ...cliCheckpointerOptions(home, root, warn), shortLived: true });
     } catch (err) {
       throw new HookProblem((err as Error).message);
     }

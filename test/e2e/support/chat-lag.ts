@@ -23,7 +23,6 @@ import { e2eEnv } from './env';
 import { createFile, newScriptedChatRun, openScriptedChat, runInTerminal, writeChatScript, type ScriptedStep } from './scripted-chat';
 import { resultsDir, type VsCode } from './vscode';
 import { waitFor } from './wait';
-import { openAgentRewind } from './workbench';
 
 export const LAG_REQUESTS = Number(process.env.AGENT_REWIND_VSCHAT_LAG_REQUESTS ?? 12);
 /** Between two requests, as a person reads the answer: VS Code's log write of one request is not merged with the
@@ -96,9 +95,9 @@ export async function measure(path: LagRun['path']): Promise<LagRun> {
       (m) => console.log(`vscode-chat lag: ${m}`),
     );
     const { workspace, home } = vs;
-    // the extension activates when its Sessions view is shown (package.json activationEvents): until then nothing
-    // watches VS Code's chat log. A first try without it: 0 of 3 requests snapshotted without hooks
-    await openAgentRewind(vs.page);
+    // Agent Rewind's views are never shown here: the extension starts with the window (onStartupFinished) and watches
+    // VS Code's chat log from then. When it started only with its Sessions view, a run like this one snapshotted
+    // 0 of 3 requests without hooks
     await waitFor(
       'the driver to send every prompt',
       () => existsSync(join(out, 'done.json')) || existsSync(join(out, 'error.json')),

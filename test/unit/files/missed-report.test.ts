@@ -65,3 +65,28 @@ test('a file edited by hand after a rewind and the next prompt, unreported: the 
     assert.equal(await readFile(join(ws, 'new.txt'), 'utf8'), 'new typed by hand\n');
   });
 });
+
+test('a file the refresh just read, edited again and reported before the paths are checked, is read again: the preview counts what the rewind will take back', async () => {
+  await missedHandEdits(async (ws, fc) => {
+    fc.notifyChanged(['a.txt', 'new.txt']); // the hand edits were seen this time
+    // the watcher reports a second edit of a.txt while the preview plans, after its refresh read the first one
+    const tracker = (fc as unknown as { tracker: { refreshModel: (...a: unknown[]) => Promise<unknown> } }).tracker;
+    const refresh = tracker.refreshModel.bind(tracker);
+    let edits = 0;
+    tracker.refreshModel = async (...a: unknown[]) => {
+      const model = await refresh(...a);
+      if (edits++ === 0) {
+        await writeFile(join(ws, 'a.txt'), 'one\ntwo\nthree\nfour\nfive\n');
+        fc.notifyChanged(['a.txt']);
+      }
+      return model;
+    };
+    const dry = await fc.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor, overwriteUserModified: true });
+    tracker.refreshModel = refresh;
+    const real = await fc.rewindFiles('s', 'u1', { anchor: userAnchor, overwriteUserModified: true });
+    const a = (r: typeof dry) => r.files.find((f) => f.path === 'a.txt');
+    assert.equal(a(dry)?.insertions, 5);
+    assert.deepEqual(a(dry), a(real));
+    assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'alpha\n');
+  });
+});

@@ -4,6 +4,7 @@ import { hashObject, ObjectStore } from '../../../src/core/files/store/object-st
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempBase } from './helpers';
+import { indexSize } from '../../../src/core/files/store/pack-table';
 
 const blob = (text: string) => {
   const data = Buffer.from(text);
@@ -34,6 +35,32 @@ test('objects spread over many small packs and one big pack are all found, and u
       assert.equal(s.has(blob('never stored').hash), false);
       assert.equal(s.has('not a hash'), false);
     }
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test("a short-lived process keeps a big pack's index in memory, a long-lived one on disk; both find the same objects", async () => {
+  const base = await tempBase();
+  try {
+    const big = Array.from({ length: 5000 }, (_, i) => blob(`big ${i}`));
+    await writePack(await ObjectStore.open(base.dir), big);
+    const onDisk = await ObjectStore.open(base.dir);
+    const inMemory = await ObjectStore.open(base.dir, { indexesInMemory: true });
+    assert.equal(onDisk.table.heldIndexBytes, 4 * big.length, 'only the first four bytes of each hash');
+    assert.equal(inMemory.table.heldIndexBytes, indexSize(big.length), 'the whole index it read at open');
+    for (const s of [onDisk, inMemory]) {
+      for (const b of [big[0]!, big[1234]!, big[4999]!]) {
+        assert.ok(s.isBlob(b.hash), `isBlob ${b.hash}`);
+        assert.deepEqual(await s.read(b.hash, 'blob'), b.data);
+      }
+      assert.equal(s.has(blob('never stored').hash), false);
+    }
+    // a pack written by the process itself is held the same way
+    const more = Array.from({ length: 4200 }, (_, i) => blob(`more ${i}`));
+    await writePack(inMemory, more);
+    assert.equal(inMemory.table.heldIndexBytes, indexSize(big.length) + indexSize(more.length));
+    assert.ok(inMemory.isBlob(more[4100]!.hash));
   } finally {
     await base.cleanup();
   }

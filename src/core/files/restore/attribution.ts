@@ -162,10 +162,13 @@ export async function attributeChanges(
   }
   // the paths none of those pairs names are as they were at the prompt up to the last point: compared with the
   // workspace now from the states the caller's diff found, without reading the trees of the points in between
+  // which of `paths` each list may name, found once per list (asked here and again when its pair is looked up)
+  const named = new Map<readonly ChangedPath[], string[]>();
+  const namedOnce = (listed: readonly ChangedPath[]) => named.get(listed) ?? named.set(listed, namedIn(listed, paths)).get(listed)!;
   let unchangedSincePrompt: Set<string> | undefined;
   if (lists && atPrompt?.root === points[from]!.root) {
     unchangedSincePrompt = new Set(paths);
-    for (let j = from; j + 1 < points.length; j++) for (const path of namedIn(lists[j]!, paths)) unchangedSincePrompt.delete(path);
+    for (let j = from; j + 1 < points.length; j++) for (const path of namedOnce(lists[j]!)) unchangedSincePrompt.delete(path);
   }
   const owners = new ChangeOwners(points, turnWrites);
   const wanted = new Set(paths);
@@ -192,7 +195,7 @@ export async function attributeChanges(
         // looked up (a few trees) instead of both trees being compared on the way to every one of `paths`
         const listed = lists?.[j] ?? listedChanges?.(root, next);
         changed = listed
-          ? await listedChangesOf(reader, root, next, listed, paths)
+          ? await listedChangesOf(reader, root, next, namedOnce(listed))
           : (await diffStoredTrees(reader, root, next, onTheWay)).map((d) => ({ path: d.path, after: d.b }));
       }
     } catch {
@@ -250,11 +253,11 @@ async function listedChangesOf(
   reader: TreeReader,
   a: string,
   b: string,
-  listed: readonly ChangedPath[],
-  paths: readonly string[],
+  /** The paths asked about that the index's list for the pair may name (namedIn). */
+  named: readonly string[],
 ): Promise<{ path: string; after: EntryState }[]> {
   const out: { path: string; after: EntryState }[] = [];
-  for (const path of namedIn(listed, paths)) {
+  for (const path of named) {
     const before = await reader.lookup(a, path);
     const after = await reader.lookup(b, path);
     if ((before?.kind === 'dir' && after?.kind === 'dir') || sameState(before, after)) continue;

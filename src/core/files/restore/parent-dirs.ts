@@ -1,8 +1,9 @@
 // The folders a restore writes into, held open: every write, rename and unlink of a restore goes through
 // `/proc/self/fd/<fd>/<name>` of its parent folder's descriptor (Linux resolves that from the folder the descriptor
 // holds, like openat(2)), so a folder of the workspace swapped for a symlink while the restore runs cannot make it
-// write anywhere else. Each folder is opened one component at a time with O_NOFOLLOW|O_DIRECTORY from the workspace
-// root's descriptor, and before each use the folder's path is lstat-ed again and must still be that folder: a swap
+// write anywhere else. Each folder is opened one component at a time with O_NOFOLLOW|O_DIRECTORY from the nearest
+// folder above it held open (lstat-ed first: still that folder at its path) or else from the workspace root's
+// descriptor, and before each use the folder's path is lstat-ed again and must still be that folder: a swap
 // is reported (and the restore rolled back) instead of being written around. Where /proc is missing (macOS), each
 // use checks every component with lstat right before the step instead (a narrow race window remains there).
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
@@ -139,13 +140,34 @@ export class ParentDirs {
     }
   }
 
-  /** Opens `rel` one component at a time from the root, never following a symlink. */
+  /**
+   * The nearest folder above `rel` held open, to open `rel` from: one component opened instead of all of them from
+   * the root, for a restore's thousands of folders side by side. It must still be the folder at its path (as before
+   * each use of a held folder); one that is not (swapped for a symlink, removed, replaced) is let go, and `rel` is
+   * opened from the root, which refuses a symlink on the way. Undefined then, or when none is held.
+   */
+  private heldAncestor(rel: string): { rel: string; h: Held } | undefined {
+    for (let cut = rel.lastIndexOf('/'); cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
+      const at = rel.slice(0, cut);
+      const h = this.held.get(at);
+      if (!h) continue;
+      const st = lstatSync(fsPath(join(this.root, at)), { throwIfNoEntry: false });
+      if (st?.isDirectory() && st.ino === h.ino && st.dev === h.dev) return { rel: at, h };
+      this.retire(at);
+      return undefined;
+    }
+    return undefined;
+  }
+
+  /** Opens `rel` one component at a time from the nearest folder held above it (or the root), never following a
+   *  symlink. */
   private open(rel: string, create: boolean): Held | undefined {
     const parts = splitRelPath(rel);
-    let fd = this.rootHeld();
+    const from = this.heldAncestor(rel);
+    let fd = from ? from.h.fd : this.rootHeld();
     let owned = false;
     try {
-      for (let i = 0; i < parts.length; i++) {
+      for (let i = from ? from.rel.split('/').length : 0; i < parts.length; i++) {
         const p = fsPath(`/proc/self/fd/${fd}/${parts[i]}`);
         let next: number;
         try {
@@ -162,7 +184,7 @@ export class ParentDirs {
             throw new PathSafetyError(st?.isSymbolicLink() ? `refusing to go through the symlink ${at}` : `${at} is not a folder`);
           } else throw err;
         }
-        if (owned) closeSync(fd);
+        if (owned) this.keepOnTheWay(parts.slice(0, i).join('/'), fd);
         fd = next;
         owned = true;
       }
@@ -176,6 +198,17 @@ export class ParentDirs {
       if (owned) closeSync(fd);
       throw err;
     }
+  }
+
+  /** Keeps a folder opened on the way to another held, so that its other subfolders are opened from it (heldAncestor
+   *  checks it is still at its path before each such use). */
+  private keepOnTheWay(rel: string, fd: number): void {
+    if (this.held.has(rel)) {
+      closeSync(fd);
+      return;
+    }
+    const st = fstatSync(fd);
+    this.held.set(rel, { fd, dev: st.dev, ino: st.ino, refs: 0 });
   }
 
   /** Closes folders nobody uses once more than KEEP_OPEN are open. */

@@ -8,7 +8,24 @@
 // changed is put back to its state before (bytes and mode), and the error names the path and the reason. If even
 // that cannot complete, the journal is kept, marked as failed: later operations then only put back paths still as
 // the failed restore left them, and never finish it over edits made since.
-import { close, constants, fchmod, chmodSync, lstatSync, mkdirSync, open, readdirSync, readlinkSync, rmdirSync, symlinkSync, unlinkSync, write } from 'node:fs';
+import {
+  close,
+  closeSync,
+  constants,
+  fchmod,
+  fchmodSync,
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  open,
+  readdirSync,
+  readlinkSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  write,
+  writeSync,
+} from 'node:fs';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -168,14 +185,28 @@ const WRITES_IN_FLIGHT = 8;
 const call = <T>(f: (cb: (err: NodeJS.ErrnoException | null, v: T) => void) => void) =>
   new Promise<T>((resolve, reject) => f((err, v) => (err ? reject(err) : resolve(v))));
 
+/** Up to this size a temp file's bytes, mode and close are synchronous calls once the thread pool has created it: a
+ *  page-cache copy and an inode change cost microseconds, where each thread-pool round trip costs the main thread
+ *  ~20 µs (a request, a wake-up, a callback, a promise) and waits for a thread. A bigger file is written on the pool. */
+const SMALL_WRITE = 64 * 1024;
+
 /**
- * A new temp file with `data` and `mode`, never through a symlink (O_EXCL), on the thread pool: creating a file is
- * most of a restore's write (an inode to allocate), and 1,000 of them one after the other on the main thread left the
- * other core idle. The callback calls, not fs/promises' FileHandle: one round trip each, and the fault suite's step
- * counter (test/faults/kill-at-step.cjs) sees their write and fchmod as it saw the synchronous ones.
+ * A new temp file with `data` and `mode`, never through a symlink (O_EXCL). It is created on the thread pool:
+ * creating a file is most of a restore's write (an inode to allocate), and 1,000 of them one after the other on the
+ * main thread left the other core idle. The callback calls, not fs/promises' FileHandle: one round trip each, and the
+ * fault suite's step counter (test/faults/kill-at-step.cjs) sees the write and fchmod (synchronous or not) as steps.
  */
 async function writeTempFile(tmp: string | Buffer, data: Buffer, mode: number): Promise<void> {
   const fd = await call<number>((cb) => open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600, cb));
+  if (data.length <= SMALL_WRITE) {
+    try {
+      for (let n = 0; n < data.length;) n += writeSync(fd, data, n, data.length - n);
+      fchmodSync(fd, mode);
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
   try {
     for (let n = 0; n < data.length;) n += await call<number>((cb) => write(fd, data, n, data.length - n, null, cb));
     await call<void>((cb) => fchmod(fd, mode, cb));

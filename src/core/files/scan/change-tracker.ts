@@ -38,6 +38,8 @@ export class ChangeTracker {
   /** Paths the last refresh skipped (too large, unreadable…): a tracked refresh looks at them again, as a fresh
    *  process does, so that a snapshot reports every file it left out and not only those reported since. */
   private lastSkipped: string[] = [];
+  /** What the last refresh looked at on disk itself: every path ('all', a full check), or the paths reported to it. */
+  private lookedAt: ReadonlySet<string> | 'all' = new Set();
 
   constructor(
     private readonly workspaceRoot: string,
@@ -157,7 +159,13 @@ export class ChangeTracker {
   async recheck(paths: Iterable<string>, stats: ScanStats): Promise<boolean> {
     const model = this.model;
     if (!this.tracking || !model) return false;
-    const differing = model.differingOnDisk(paths);
+    // a path the refresh just looked at is as the model holds it unless reported since (a report is the watcher's
+    // word that it changed again): only the paths no report brought to that refresh can hide a missed one
+    const looked = this.lookedAt;
+    if (looked === 'all' && this.dirty !== 'all' && this.dirty.size === 0) return false;
+    const dirty = this.dirty;
+    const fresh = looked === 'all' || dirty === 'all' ? undefined : { has: (rel: string) => looked.has(rel) && !dirty.has(rel) };
+    const differing = model.differingOnDisk(paths, fresh);
     if (differing.length === 0) return false;
     this.refreshes++;
     const before = model.root.hash;
@@ -191,6 +199,7 @@ export class ChangeTracker {
     const dirty = this.dirty;
     if (dirty === 'all') full = true;
     this.dirty = new Set();
+    this.lookedAt = full ? 'all' : dirty;
     if (full) {
       // a fresh process checks the paths its index knows instead of walking the tree (the periodic check walks)
       let drift: { changed: number; known: number } | undefined;

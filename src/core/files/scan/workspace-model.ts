@@ -3,7 +3,6 @@
 // looks only at the paths it is told about. Either way only changed folders lose their tree hash.
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, lstatSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { PackWriter } from '../store/pack-writer';
 import { PathFilter, rulesKeyOf, type IgnoreLevel } from './path-filter';
@@ -42,6 +41,8 @@ export class Limiter {
 }
 
 const MAY_BE_GONE = { throwIfNoEntry: false } as const;
+/** Reported paths a refresh stats (synchronously) between two turns of the event loop, as scanDir yields in a walk. */
+const YIELD_EVERY = 2000;
 /** Bytes of refreshed files kept for a preview's line counts (recentReads). */
 const RECENT_READ_BUDGET = 16 * 1024 * 1024;
 const { S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fsConstants;
@@ -277,7 +278,9 @@ export class WorkspaceModel {
       const chain = this.chainFor(parentRel);
       let st: Stats | undefined;
       try {
-        st = await lstat(fsPath(this.abs(rel)));
+        // synchronous: microseconds from the inode cache, where a promise per path waits for a thread-pool thread and
+        // then for the event loop, which on a loaded machine was the larger part of a prompt's refresh of 10 paths
+        st = lstatSync(fsPath(this.abs(rel)));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') stats.skipped.push({ path: rel, reason: statFailure(code) }); // else gone
@@ -304,7 +307,16 @@ export class WorkspaceModel {
       const depth = rel.split('/').length;
       byDepth.set(depth, [...(byDepth.get(depth) ?? []), rel]);
     }
-    for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) await Promise.all(byDepth.get(depth)!.map(refreshOne));
+    for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) {
+      const refreshing: Promise<void>[] = [];
+      for (const rel of byDepth.get(depth)!) {
+        // each refreshOne stats its path synchronously before its first await: let the event loop in now and then on
+        // a long list (a fresh process's thousands of changed paths), as scanDir does in a walk
+        if (refreshing.length > 0 && refreshing.length % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
+        refreshing.push(refreshOne(rel));
+      }
+      await Promise.all(refreshing);
+    }
     // an ignored name is not in the model: count those folders' ignored names again (a listing, no file read)
     for (const dirRel of recount) if (!relist.has(dirRel)) await this.recountIgnored(dirRel);
     for (const rel of touched) this.invalidate(rel);
@@ -638,14 +650,14 @@ export class WorkspaceModel {
    * through it (a symlink may lead out of the workspace). Reads no file: a racy file that kept its stat data is as the
    * model holds it, as for any snapshot of a tracked model.
    */
-  differingOnDisk(rels: Iterable<string>): string[] {
+  differingOnDisk(rels: Iterable<string>, fresh?: { has(rel: string): boolean }): string[] {
     const differs = new Map<string, boolean>();
     const out = new Set<string>();
     for (const rel of rels) {
       for (let end = rel.indexOf('/'); ; end = rel.indexOf('/', end + 1)) {
         const at = end < 0 ? rel : rel.slice(0, end);
         let d = differs.get(at);
-        if (d === undefined) differs.set(at, (d = this.differsOnDisk(at)));
+        if (d === undefined) differs.set(at, (d = !fresh?.has(at) && this.differsOnDisk(at)));
         if (d) {
           out.add(at);
           break;

@@ -5,7 +5,7 @@
 // writes a new file and renames it over, and the table forgets the pack first), so the open file is the one checked
 // when it was loaded.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { StoreCorruptError } from './object-format';
+import { F_DICTIONARY, StoreCorruptError } from './object-format';
 import { entryLoc, IDX_ENTRY, IDX_HEADER, type IndexEntry } from './pack-index';
 
 export class DiskPackIndex {
@@ -36,8 +36,19 @@ export class DiskPackIndex {
     this.fd = fd;
     this.heads = new Uint32Array(count);
     const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-    for (let i = 0; i < count; i++) this.heads[i] = view.getUint32(IDX_HEADER + i * IDX_ENTRY);
+    const dictionaries: number[] = [];
+    // the dictionary entries are found in the same pass: a fresh process opens the compacted pack's index before every
+    // snapshot, and a second cold loop over its 50,000 entries cost a few milliseconds of each
+    for (let i = 0; i < count; i++) {
+      const o = IDX_HEADER + i * IDX_ENTRY;
+      this.heads[i] = view.getUint32(o);
+      if (view.getUint32(o + 48) & F_DICTIONARY) dictionaries.push(i);
+    }
+    this.dictionaryEntries = dictionaries;
   }
+
+  /** The entry numbers of the pack's dictionaries (F_DICTIONARY), in the index's order. */
+  readonly dictionaryEntries: readonly number[];
 
   /** Bytes this keeps in memory. */
   get heldBytes(): number {

@@ -51,16 +51,31 @@ export class ObjectStore {
   /** @internal Open pack files (pack-compaction.ts). */
   readonly readers: PackReaders;
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    /** Big packs' indexes stay in memory instead of on disk (see open). */
+    private readonly indexesInMemory: boolean,
+  ) {
     this.readers = new PackReaders(this.packDir);
+  }
+
+  /** Where the table may leave a big pack's index (PackTable.add), or undefined: kept in memory. */
+  private indexFileToHold(pack: string): string | undefined {
+    return this.indexesInMemory ? undefined : join(this.packDir, pack + '.idx');
   }
 
   get packDir(): string {
     return join(this.dir, 'packs');
   }
 
-  static async open(dir: string): Promise<ObjectStore> {
-    const store = new ObjectStore(dir);
+  /**
+   * `indexesInMemory`: for a process that ends after one operation. A big pack's index is read whole when the store
+   * opens; a long-lived process keeps only its hash heads and reads an entry from the file for each hit
+   * (DiskPackIndex), for memory. A fresh snapshot looks up every unchanged file of the folders it rewrites (~1,000
+   * hits in the files bench), so one that keeps the index it already read spends no read on each (~7 ms CPU less).
+   */
+  static async open(dir: string, opts: { indexesInMemory?: boolean } = {}): Promise<ObjectStore> {
+    const store = new ObjectStore(dir, opts.indexesInMemory === true);
     mkdirSync(store.packDir, { recursive: true });
     await store.reload();
     return store;
@@ -122,7 +137,7 @@ export class ObjectStore {
               ? 'it is shorter than its index says (truncated)'
               : undefined;
       if (!problem) {
-        this.table.add(pack, { idx: buf!, count: count!, size }, join(this.packDir, pack + '.idx'));
+        this.table.add(pack, { idx: buf!, count: count!, size }, this.indexFileToHold(pack));
         continue;
       }
       if (opts.repair) await this.repairPack(pack, buf, problem);
@@ -202,7 +217,7 @@ export class ObjectStore {
       await writeDurable(join(this.packDir, `tmp-${pack}.idx`), idx);
       await rename(join(this.packDir, `tmp-${pack}.idx`), join(this.packDir, pack + '.idx'));
       await unlink(join(this.packDir, pack + '.damaged')).catch(() => {});
-      this.table.add(pack, { idx, count: good.length, size: (await stat(file)).size }, join(this.packDir, pack + '.idx'));
+      this.table.add(pack, { idx, count: good.length, size: (await stat(file)).size }, this.indexFileToHold(pack));
       return;
     }
     if (good.length > 0) {
@@ -489,7 +504,7 @@ export class ObjectStore {
 
   /** @internal Called by PackWriter once its pack and index are in place. */
   register(pack: string, idx: Buffer, count: number, size: number): void {
-    this.table.add(pack, { idx, count, size }, join(this.packDir, pack + '.idx'));
+    this.table.add(pack, { idx, count, size }, this.indexFileToHold(pack));
     // a fresh copy of an object found damaged: the store has it again (reads skip the damaged copy)
     if (this.damaged.size) for (let i = 0; i < count; i++) this.damaged.delete(entryHash(idx, i));
   }

@@ -62,10 +62,16 @@ function hashKey(hash: string): Buffer | undefined {
 
 /** The dictionary entries of an index (see F_DICTIONARY), flags read through a DataView: no object per entry. */
 function dictionaryEntries(pack: string, idx: Buffer, count: number, size: number): (Loc & { hash: string })[] {
-  const out: (Loc & { hash: string })[] = [];
+  const numbers: number[] = [];
   const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-  for (let i = 0; i < count; i++) {
-    if (!(view.getUint32(IDX_HEADER + i * IDX_ENTRY + 48) & F_DICTIONARY)) continue;
+  for (let i = 0; i < count; i++) if (view.getUint32(IDX_HEADER + i * IDX_ENTRY + 48) & F_DICTIONARY) numbers.push(i);
+  return dictionariesAt(pack, idx, numbers, size);
+}
+
+/** Entries `numbers` of an index, as dictionaries: those inside a pack of `size` bytes. */
+function dictionariesAt(pack: string, idx: Buffer, numbers: readonly number[], size: number): (Loc & { hash: string })[] {
+  const out: (Loc & { hash: string })[] = [];
+  for (const i of numbers) {
     const loc = entryLoc(idx, i);
     if (loc.offset + loc.length <= size) out.push({ pack, hash: entryHash(idx, i), ...loc });
   }
@@ -211,8 +217,9 @@ export class PackTable {
     if (p.count > SMALL_PACK) {
       const held = file ? onDisk(file, p) : undefined;
       this.packs.set(pack, held ?? p);
-      // found now, from the bytes at hand: the first read of a compacted pack needs them, and would read the index again
-      if (held) this.dicts.set(pack, dictionaryEntries(pack, p.idx, p.count, p.size));
+      // found now, from the bytes at hand (DiskPackIndex's pass over them): the first read of a compacted pack needs
+      // them, and would read the index again
+      if (held) this.dicts.set(pack, dictionariesAt(pack, p.idx, held.disk!.dictionaryEntries, p.size));
       return;
     }
     this.packs.set(pack, p);
