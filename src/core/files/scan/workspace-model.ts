@@ -305,7 +305,9 @@ export class WorkspaceModel {
     const byDepth = new Map<number, string[]>();
     for (const rel of singles) {
       const depth = rel.split('/').length;
-      byDepth.set(depth, [...(byDepth.get(depth) ?? []), rel]);
+      const same = byDepth.get(depth);
+      if (same) same.push(rel);
+      else byDepth.set(depth, [rel]);
     }
     for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) {
       const refreshing: Promise<void>[] = [];
