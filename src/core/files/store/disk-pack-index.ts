@@ -5,8 +5,8 @@
 // writes a new file and renames it over, and the table forgets the pack first), so the open file is the one checked
 // when it was loaded.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { F_DICTIONARY, StoreCorruptError } from './object-format';
-import { entryLoc, IDX_ENTRY, IDX_HEADER, type IndexEntry } from './pack-index';
+import { StoreCorruptError } from './object-format';
+import { entryLoc, IDX_ENTRY, IDX_HEADER, isDictionaryAt, type IndexEntry } from './pack-index';
 
 export class DiskPackIndex {
   /** The first four bytes of each entry's hash, big-endian, in the index's (sorted) order. */
@@ -42,7 +42,7 @@ export class DiskPackIndex {
     for (let i = 0; i < count; i++) {
       const o = IDX_HEADER + i * IDX_ENTRY;
       this.heads[i] = view.getUint32(o);
-      if (view.getUint32(o + 48) & F_DICTIONARY) dictionaries.push(i);
+      if (isDictionaryAt(view, i)) dictionaries.push(i);
     }
     this.dictionaryEntries = dictionaries;
   }

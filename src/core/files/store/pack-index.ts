@@ -2,6 +2,8 @@
 //   "ARWIDX01" · count u32 · count × (hash 32 · offset u64 · stored length u32 · raw size u32 · flags u32)
 // Everything that writes or reads index entries goes through here, so the layout cannot drift between copies.
 
+import { F_DICTIONARY } from './object-format';
+
 export const IDX_MAGIC = Buffer.from('ARWIDX01');
 export const IDX_HEADER = 12;
 export const IDX_ENTRY = 52;
@@ -62,6 +64,12 @@ export function entryHash(idx: Buffer, i: number): string {
 }
 
 /** Where entry i's bytes are, without its hash: lookups already know the hash, and a hex string per call adds up. */
+/** Whether entry `i` is a dictionary (F_DICTIONARY), its flags read through a DataView over the index: no object per
+ *  entry, for scans of every entry. */
+export function isDictionaryAt(view: DataView, i: number): boolean {
+  return (view.getUint32(IDX_HEADER + i * IDX_ENTRY + 48) & F_DICTIONARY) !== 0;
+}
+
 export function entryLoc(idx: Buffer, i: number): Omit<IndexEntry, 'hash'> {
   const o = at(i);
   return { offset: offsetAt(idx, o), length: idx.readUInt32BE(o + 40), rawSize: idx.readUInt32BE(o + 44), flags: idx.readUInt32BE(o + 48) };

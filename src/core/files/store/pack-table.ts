@@ -1,6 +1,6 @@
 // Which packs the store has and where each object is in them: the in-memory side of the pack indexes, no I/O.
 import { F_DICTIONARY, F_TREE, isObjectHash, StoreCorruptError } from './object-format';
-import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry, IDX_ENTRY, IDX_HEADER, type IndexEntry } from './pack-index';
+import { entriesFitIn, entryAt, entryHash, entryLoc, findEntry, IDX_ENTRY, IDX_HEADER, isDictionaryAt, type IndexEntry } from './pack-index';
 import { DiskPackIndex } from './disk-pack-index';
 
 /** Where an object's stored bytes are. */
@@ -64,7 +64,7 @@ function hashKey(hash: string): Buffer | undefined {
 function dictionaryEntries(pack: string, idx: Buffer, count: number, size: number): (Loc & { hash: string })[] {
   const numbers: number[] = [];
   const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-  for (let i = 0; i < count; i++) if (view.getUint32(IDX_HEADER + i * IDX_ENTRY + 48) & F_DICTIONARY) numbers.push(i);
+  for (let i = 0; i < count; i++) if (isDictionaryAt(view, i)) numbers.push(i);
   return dictionariesAt(pack, idx, numbers, size);
 }
 
