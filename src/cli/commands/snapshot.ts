@@ -18,7 +18,8 @@ export function checkpointerFor(ctx: CommandContext, session: { cwd: string }): 
   let fc: ServiceFirstCheckpoints;
   try {
     // the extension's options for this folder, from the same settings (cli-settings.ts)
-    fc = openFileCheckpoints({ ...cliCheckpointerOptions(ctx.home, ws, warnOnStderr), shortLived: true });
+    // a CLI command owns the process's folder (it moves there below): the stat check may move on into each folder
+    fc = openFileCheckpoints({ ...cliCheckpointerOptions(ctx.home, ws, warnOnStderr), shortLived: true, ownsProcessFolder: true });
   } catch (err) {
     throw new CliError(`${(err as Error).message} (pass --workspace DIR)`);
   }

@@ -136,6 +136,7 @@ export class FileCheckpointer {
       ...DEFAULT_SCAN_TUNING,
       ...opts.tuning,
     });
+    this.tracker.ownsProcessFolder = opts.ownsProcessFolder === true;
     this.timeline = new Timeline(this.storeDir, this.records);
     this.timelineChanges = new TimelineChanges(this.storeDir);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline, this.trees, this.timelineChanges);

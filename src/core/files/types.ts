@@ -29,6 +29,10 @@ export interface FileCheckpointerOptions {
   /** The process ends after this operation (a CLI command, a hook's fresh process): the big packs' indexes read when
    *  the store opens stay in memory, where a long-lived checkpointer leaves them on disk (ObjectStore.open). */
   shortLived?: boolean;
+  /** This process's current folder is its own and nothing else runs while it snapshots (a CLI command, in the
+   *  main thread): the check of a stat index may move into each folder to look its files up by bare name
+   *  (stat-check.ts). Never in the checkpoint service or the extension host, whose folder other work shares. */
+  ownsProcessFolder?: boolean;
 }
 
 /** Switches of the scan that core never reads from the environment itself: settings.ts composes them. */

@@ -562,8 +562,9 @@ async function runCase(batches: Batch[]): Promise<void> {
         assert.deepEqual(comparable(await longLived.snapshot('l', `a${i}`)), expected, `long-lived instance after batch ${i}${repro()}`);
       if (b.longLived === 'before') await checkLongLived();
       // every other fresh process keeps the stat index and writes a patch beside it whenever one can say the change
-      // (on a tree this small the default share would write the index again each time)
-      const fresh = new FileCheckpointer(i % 2 ? opts : { ...opts, tuning: { staleIndexShare: 0 } });
+      // (on a tree this small the default share would write the index again each time); every other pair moves into
+      // each folder for its stat check, as a CLI command does (FileCheckpointerOptions.ownsProcessFolder)
+      const fresh = new FileCheckpointer({ ...(i % 2 ? opts : { ...opts, tuning: { staleIndexShare: 0 } }), ownsProcessFolder: (i >> 1) % 2 === 0 });
       try {
         assert.deepEqual(comparable(await fresh.snapshot('s', `a${i}`)), expected, `fresh process after batch ${i}${repro()}`);
       } finally {

@@ -99,7 +99,8 @@ test('a file named with byte 0xff is snapshotted, and a rewind brings back the s
     rmSync(under(ws, ff));
     rmSync(under(ws, latin), { recursive: true });
     writeFileSync(join(ws, 'sub', 'plain.txt'), 'changed\n');
-    const fresh = new FileCheckpointer(opts); // a fresh process: through the stat index the first one saved
+    // a fresh process as the CLI is one (it moves into each folder it can): through the stat index the first one saved
+    const fresh = new FileCheckpointer({ ...opts, ownsProcessFolder: true });
     const dry = await fresh.rewindFiles('s', 'u1', { dryRun: true, anchor: userAnchor });
     assert.equal(dry.error, undefined);
     assert.deepEqual(dry.skipped, []);

@@ -51,6 +51,9 @@ export class ChangeTracker {
     private readonly tuning: ScanTuning = DEFAULT_SCAN_TUNING,
   ) {}
 
+  /** See FileCheckpointerOptions.ownsProcessFolder. */
+  ownsProcessFolder = false;
+
   private get statIndexFile(): string {
     return join(this.storeDir, 'stat-index.bin');
   }
@@ -179,6 +182,7 @@ export class ChangeTracker {
     if (!this.model) {
       this.model = new WorkspaceModel(this.workspaceRoot, this.filter, this.maxFileSize);
       this.model.tuning = this.tuning;
+      this.model.ownsProcessFolder = this.ownsProcessFolder;
     }
     const model = this.model;
     if (!this.modelLoaded) {

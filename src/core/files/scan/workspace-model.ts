@@ -82,6 +82,8 @@ export class WorkspaceModel {
 
   /** Scan switches, passed in (FileCheckpointer, from settings.ts): core reads no environment variables. */
   tuning: ScanTuning = DEFAULT_SCAN_TUNING;
+  /** See FileCheckpointerOptions.ownsProcessFolder: the stat check of a fresh process may move into each folder. */
+  ownsProcessFolder = false;
 
   private get racyMs(): number {
     return this.tuning.racyMs ?? RACY_MS;
@@ -155,7 +157,7 @@ export class WorkspaceModel {
    * what changed is looked at again, as a watcher-fed refresh would.
    */
   async refreshFromIndex(index: StatIndex, stats: ScanStats, writer?: PackWriter): Promise<{ changed: number; known: number }> {
-    const changed = changedSinceIndex(index, this, this.statPrefix());
+    const changed = changedSinceIndex(index, this, this.statPrefix(), this.ownsProcessFolder ? { enterFoldersOf: this.workspaceRoot } : {});
     await this.refreshPaths(changed, stats, writer);
     return { changed: changed.length, known: index.fileCount + index.dirs.length };
   }
