@@ -141,10 +141,12 @@ export class FileCheckpointer {
     this.timelineChanges = new TimelineChanges(this.storeDir);
     this.planner = new RewindPlanner(this.workspaceRoot, this.records, this.timeline, this.trees, this.timelineChanges);
     this.watchLimitForTests = opts.tuning?.watchLimit;
+    this.folderWatchForTests = opts.tuning?.folderWatch;
   }
 
   /** See ScanTuning.watchLimit. */
   private readonly watchLimitForTests: number | undefined;
+  private readonly folderWatchForTests: 'handle' | 'fs.watch' | undefined;
 
   private restorer(store: ObjectStore): Restorer {
     return new Restorer(this.workspaceRoot, store, join(this.storeDir, 'journal.json'));
@@ -235,7 +237,7 @@ export class FileCheckpointer {
           return this.filter.isExcluded(rel, true, this.tracker.model?.chainFor(parentOf(rel)) ?? []);
         },
       },
-      { limit: this.watchLimitForTests },
+      { limit: this.watchLimitForTests, folderWatch: this.folderWatchForTests },
     );
     this.unwatched = stop.unwatched;
     this.tracker.unwatched = stop.unwatched;

@@ -50,6 +50,8 @@ export interface ScanTuning {
   /** The checkpointer's own fs.watch watcher watches at most this many folders, the next failing as they do when the
    *  system's limit (inotify's max_user_watches) is reached: tests of the fallback. Unset: the system's limit. */
   watchLimit?: number;
+  /** 'fs.watch': the watcher never uses Node's bare watch handle (scan/folder-watch.ts): tests run both. */
+  folderWatch?: 'handle' | 'fs.watch';
 }
 
 export const DEFAULT_SCAN_TUNING: ScanTuning = { hashThreadAfter: 2000, staleIndexShare: 256 };

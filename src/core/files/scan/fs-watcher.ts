@@ -1,8 +1,10 @@
-// A Node fs.watch-based watcher for the tracker (the extension feeds VS Code's FileSystemWatcher instead): one
-// non-recursive watch per folder, so it works the same on every platform Node supports and never enters `.git`.
-import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+// A Node watcher for the tracker (the extension feeds VS Code's FileSystemWatcher instead): one non-recursive watch
+// per folder (folder-watch.ts: Node's own handle where it can, fs.watch elsewhere), so it works the same on every
+// platform Node supports and never enters `.git`.
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsPath, nameFromBytes } from '../file-names';
+import { folderWatches, type FolderWatch, type FolderWatchKind } from './folder-watch';
 
 export interface WatchHandlers {
   /** Workspace-relative paths that changed (files, or folders whose listing changed). */
@@ -23,6 +25,8 @@ export interface WatchHandlers {
 export interface WatchOptions {
   /** Watch at most this many folders, failing the next as the system does when its limit is reached (ENOSPC). */
   limit?: number;
+  /** 'fs.watch': never Node's bare handle (folder-watch.ts), so that tests run the watcher both ways. */
+  folderWatch?: FolderWatchKind;
 }
 
 /** Folders watched between two turns of the event loop while a watch starts. */
@@ -45,23 +49,39 @@ export interface WatcherStop {
   /** The folders the system's limit left unwatched (see WatchHandlers.onLimit): nothing at or below them is
    *  watched. */
   unwatched(): ReadonlySet<string>;
+  /** How folders are watched (folder-watch.ts); undefined while none is. */
+  kind(): FolderWatchKind | undefined;
 }
 
 /** `rel` is `top` or below it (workspace-relative, '' the root). */
 const within = (rel: string, top: string): boolean => top === '' || rel === top || rel.startsWith(top + '/');
 
 export async function watchWorkspace(root: string, h: WatchHandlers, opts: WatchOptions = {}): Promise<WatcherStop> {
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, FolderWatch>();
   const unwatched = new Set<string>();
   let closed = false;
-  const watchFolder: typeof watch =
-    opts.limit === undefined
-      ? watch
-      : (((...args: Parameters<typeof watch>) => {
-          if (watchers.size >= opts.limit!)
-            throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${String(args[0])}'`), { code: 'ENOSPC' });
-          return watch(...args);
-        }) as typeof watch);
+  const onEvent = (rel: string, event: string, filename: Buffer | undefined): void => {
+    // names as bytes: one that is not valid UTF-8 is reported as the model names it (file-names.ts)
+    const name = filename ? nameFromBytes(filename) : undefined;
+    if (!name) return h.onChange([rel]);
+    if (name === '.git' || name.startsWith('.git/')) return;
+    const childRel = rel === '' ? name : `${rel}/${name}`;
+    h.onChange([childRel]);
+    // a restore's own temp file (Restorer.tmpName) is a file or a symlink, never a folder to watch: its create and
+    // its rename away are two of the three events per restored file, and each lstat waited in the thread pool
+    // behind the restore's own renames
+    if (event === 'rename' && !RESTORE_TEMP.test(name)) void addIfDir(childRel);
+  };
+  const onError = (rel: string): void => {
+    watchers.delete(rel);
+    h.onOverflow();
+  };
+  const watches = folderWatches(onEvent, onError, opts.folderWatch);
+  const watchFolder = (abs: string | Buffer, rel: string): FolderWatch => {
+    if (opts.limit !== undefined && watchers.size >= opts.limit)
+      throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${String(abs)}'`), { code: 'ENOSPC' });
+    return watches.start(abs, rel);
+  };
   let sinceYield = 0;
   const isUnwatched = (rel: string): boolean => {
     for (const top of unwatched) if (within(rel, top)) return true;
@@ -71,20 +91,9 @@ export async function watchWorkspace(root: string, h: WatchHandlers, opts: Watch
   const add = async (rel: string): Promise<void> => {
     if (closed || watchers.has(rel)) return;
     const abs = rel === '' ? root : join(root, rel);
-    let w: FSWatcher;
+    let w: FolderWatch;
     try {
-      // names as bytes: one that is not valid UTF-8 is reported as the model names it (file-names.ts)
-      w = watchFolder(fsPath(abs), { persistent: false, encoding: 'buffer' }, (event, filename) => {
-        const name = filename ? nameFromBytes(filename) : undefined;
-        if (!name) return h.onChange([rel]);
-        if (name === '.git' || name.startsWith('.git/')) return;
-        const childRel = rel === '' ? name : `${rel}/${name}`;
-        h.onChange([childRel]);
-        // a restore's own temp file (Restorer.tmpName) is a file or a symlink, never a folder to watch: its create and
-        // its rename away are two of the three events per restored file, and each lstat waited in the thread pool
-        // behind the restore's own renames
-        if (event === 'rename' && !RESTORE_TEMP.test(name)) void addIfDir(childRel);
-      });
+      w = watchFolder(fsPath(abs), rel);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
       if (!LIMIT_CODES.has(code)) return h.onOverflow();
@@ -95,11 +104,6 @@ export async function watchWorkspace(root: string, h: WatchHandlers, opts: Watch
       return h.onLimit ? h.onLimit(rel, code) : h.onOverflow();
     }
     unwatched.delete(rel);
-    w.on('error', () => {
-      w.close();
-      watchers.delete(rel);
-      h.onOverflow();
-    });
     watchers.set(rel, w);
     // the sub-folders, listed synchronously and watched one after the other, yielding now and then: every listing of a
     // big tree in flight at once (a promise each) grew the heap by ~40 MB on 50,000 files, which a long-lived service
@@ -153,5 +157,6 @@ export async function watchWorkspace(root: string, h: WatchHandlers, opts: Watch
       if (started.length > 0) h.onChange(started);
     },
     unwatched: () => unwatched,
+    kind: () => watches.kind,
   });
 }
