@@ -1,7 +1,7 @@
 // The pack table's lookups while small packs are binary-searched and after they are mapped, and from a big pack's
 // index left on disk (pack-table.ts, disk-pack-index.ts).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -126,6 +126,48 @@ test("a big pack's index on disk: a miss reads nothing from the file, a hit foun
     assert.equal(disk.reads, 3, 'the entry it holds is not read again');
     disk.close();
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a big pack's index on disk: a burst of hits reads the whole file once, answers the same, and gives it back when the burst ends", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arw-disk-burst-'));
+  mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_000_000 });
+  try {
+    const big = pack('big', 6000);
+    const idx = encodeIndex(big.entries.map((e) => ({ ...e })));
+    const file = join(dir, 'big.idx');
+    await writeFile(file, idx);
+    const disk = new DiskPackIndex(file, idx, big.entries.length);
+    const lookup = (h: string) => {
+      const key = Buffer.from(h, 'hex');
+      const i = disk.find(key, key.readUInt32BE(0));
+      return i < 0 ? undefined : disk.loc(i);
+    };
+    const entries = big.entries;
+    // a warm snapshot's few hundred hits: one read each, nothing more held
+    for (let n = 0; n < 300; n++) assert.equal(lookup(entries[n]!.hash)?.offset, entries[n]!.offset);
+    assert.equal(disk.reads, 300);
+    assert.equal(disk.wholeReads, 0);
+    mock.timers.tick(1500); // a new window: the hits before it do not count towards a burst
+    // a rewind's thousands: the first ones read their entry, then the whole file once serves the rest, every answer
+    // the one the file gives
+    for (let n = 0; n < entries.length; n++) {
+      const e = entries[(n * 7919) % entries.length]!;
+      assert.deepEqual(lookup(e.hash), { offset: e.offset, length: e.length, rawSize: e.rawSize, flags: e.flags });
+    }
+    assert.equal(disk.wholeReads, 1);
+    assert.ok(disk.reads < 300 + 1100, `${disk.reads} entries read one by one`);
+    for (let n = 0; n < 50; n++) assert.equal(lookup(hash(`not stored ${n}`)), undefined);
+    // a second after the last hit the whole file is given back: the next hits read their entry again
+    mock.timers.tick(2100);
+    const before = disk.reads;
+    assert.equal(lookup(entries[5]!.hash)?.offset, entries[5]!.offset);
+    assert.equal(disk.reads, before + 1);
+    assert.equal(disk.wholeReads, 1);
+    disk.close();
+  } finally {
+    mock.timers.reset();
     await rm(dir, { recursive: true, force: true });
   }
 });
