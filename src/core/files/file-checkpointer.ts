@@ -104,6 +104,8 @@ export class FileCheckpointer {
   private owedLine: { from: string; to: string } | undefined;
   private lineWriting: Promise<void> | undefined;
   private storePromise?: Promise<ObjectStore>;
+  /** The store once open (storePromise resolved). */
+  private openStore?: ObjectStore;
   private watcherStop?: () => void;
   private readonly queue = new SerialQueue();
   private fullCheckTimer?: NodeJS.Timeout;
@@ -155,6 +157,7 @@ export class FileCheckpointer {
   private async store(): Promise<ObjectStore> {
     this.storePromise ??= (async () => {
       const store = await ObjectStore.open(this.storeDir, { indexesInMemory: this.shortLived });
+      this.openStore = store;
       // lets `agent-rewind gc` find the workspace of each store
       const marker = join(this.storeDir, 'workspace.json');
       if (!existsSync(marker)) await writeFileAtomic(marker, JSON.stringify({ workspaceRoot: this.workspaceRoot }));
@@ -165,7 +168,14 @@ export class FileCheckpointer {
 
   /** One operation at a time in this process: they share the scanned model. */
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
-    return this.queue.run(fn);
+    return this.queue.run(async () => {
+      try {
+        return await fn();
+      } finally {
+        // what a burst of index lookups read whole is garbage once its operation is over (a quiet service's memory)
+        this.openStore?.endIndexBursts();
+      }
+    });
   }
 
   /** Runs `fn` under the store lock, after recovery of any restore left unfinished (whose report it gets). */

@@ -7,8 +7,9 @@
 //
 // A burst of hits (a rewind's pre-restore snapshot looks up every unchanged file of the ~600 folders it rewrites:
 // 2,000-30,000 hits at 50,000 files, a read system call each, ~90 ms of a 1,000-file rewind's main thread after a
-// compaction) reads the whole file once and serves the rest of the burst from memory, given back a second after the
-// last hit: a quiet service holds only the four bytes per entry.
+// compaction) reads the whole file once and serves the rest of the burst from memory, given back when the operation
+// ends (ObjectStore.endIndexBursts), else a second after the last hit: a quiet service holds only the four bytes per
+// entry.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { StoreCorruptError } from './object-format';
 import { entryLoc, IDX_ENTRY, IDX_HEADER, isDictionaryAt, type IndexEntry } from './pack-index';
@@ -72,7 +73,7 @@ export class DiskPackIndex {
 
   /** Bytes this keeps in memory. */
   get heldBytes(): number {
-    return this.heads.byteLength;
+    return this.heads.byteLength + (this.whole?.length ?? 0);
   }
 
   /** Reads `length` bytes at `position` of the index file into `into` at `at`. */
@@ -124,6 +125,11 @@ export class DiskPackIndex {
     }, WINDOW_MS);
     this.dropTimer.unref();
     return this.whole;
+  }
+
+  /** The operation the hits came from is over: the whole file is given back now, not a second later. */
+  endBurst(): void {
+    this.dropWhole();
   }
 
   private dropWhole(): void {

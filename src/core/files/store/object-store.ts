@@ -545,6 +545,11 @@ export class ObjectStore {
     await unlink(join(this.packDir, pack + '.pack')).catch(() => {});
   }
 
+  /** The whole index files a burst of lookups read (DiskPackIndex) are given back: call when an operation ends. */
+  endIndexBursts(): void {
+    this.table.endBursts();
+  }
+
   closeHandles(): Promise<void> {
     this.table.closeFiles();
     return this.readers.closeAll();

@@ -269,6 +269,11 @@ export class PackTable {
     }
   }
 
+  /** Gives back the whole index files read for a burst of hits (DiskPackIndex): the operation that made them is over. */
+  endBursts(): void {
+    for (const p of this.packs.values()) p.disk?.endBurst();
+  }
+
   /** Closes the index files held open (the store closes its handles). */
   closeFiles(): void {
     for (const p of this.packs.values()) p.disk?.close();
