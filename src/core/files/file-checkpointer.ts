@@ -904,8 +904,15 @@ export class FileCheckpointer {
     const pending = await restorer.readJournal();
     if (pending?.failed) throw new Error(failedRewindPending(pending.failed.notRestored));
     for (const op of ops) this.tracker.noteWritten(op.path);
+    this.tracker.noteOwnTemps(tag);
     this.planner.forget();
-    await restorer.run(ops, tag, after, blobs);
+    try {
+      await restorer.run(ops, tag, after, blobs);
+    } catch (err) {
+      // its temp files were not reported, and one a failure left behind must not be missed by the next snapshot
+      this.tracker.markAllDirty();
+      throw err;
+    }
     await finishAfter(this.records, after);
     await restorer.finish();
   }
