@@ -152,7 +152,14 @@ export class RewindPlanner {
    * restore's words, so that a preview refuses it too and the real rewind before it writes anything. `onDisk`: the
    * lstats of the check that comes right after (lstat-moment.ts), used only once the plan is made.
    */
-  async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: PlanModel, scanSkipped: SkippedFile[], onDisk?: LstatMoment): Promise<Plan> {
+  async plan(
+    store: ObjectStore,
+    rec: SnapshotRecord,
+    include: IncludeOptions,
+    model: PlanModel,
+    scanSkipped: SkippedFile[],
+    onDisk?: LstatMoment,
+  ): Promise<Plan> {
     const plan = await this.planFor(store, rec, include, model, scanSkipped);
     // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips);
     // a path recovery will change first is checked as recovery leaves it, not as it is on disk now
