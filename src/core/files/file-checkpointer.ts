@@ -40,6 +40,7 @@ import { diffStoredTrees, TreeReader, type EntryState } from './store/tree-diff'
 import { lineStats } from './restore/line-stats';
 import { finishAfter, parseAfter, type AfterRestore } from './restore/undo-stack';
 import { Limiter, type ScanStats, type WorkspaceModel } from './scan/workspace-model';
+import { LstatMoment } from './scan/lstat-moment';
 import { ChangeFeed, type WatcherSync } from './scan/watcher-sync';
 import { watchLimitMessage, type WatchLimitReport } from './scan/watch-limit';
 import { DEFAULT_SCAN_TUNING, type ImportedFile } from './types';
@@ -792,12 +793,20 @@ export class FileCheckpointer {
     this.dropTreesWhenIdle();
     const covered = (rel: string, isDir: boolean) => !this.filter.isExcluded(rel, isDir, model.chainFor(parentOf(rel)));
     const view = () => (ahead && ahead.forecast.size > 0 ? new ForecastModel(model, ahead.forecast, ahead.blobs, covered) : model);
-    const plan = await this.planner.plan(store, rec, include, view(), stats.skipped);
-    // a watcher's model may have missed a report: the paths the rewind would write or list are checked on disk, and
-    // the rewind planned again from what is there when one is not what the model held. Else an edit it never heard of
-    // was overwritten as the turn's (with the turn's version kept for undo), and the real rewind, whose pre-restore
-    // snapshot reads what is there, could refuse what its preview allowed
-    if (!(await this.tracker.recheck([...plan.ops.map((o) => o.path), ...plan.result.files.map((f) => f.path)], stats))) return plan;
+    // the plan's check of its paths on disk and the re-check below look at the same paths with no turn of the event
+    // loop between them: one lstat each (lstat-moment.ts)
+    const onDisk = new LstatMoment(this.workspaceRoot);
+    let plan: Plan;
+    try {
+      plan = await this.planner.plan(store, rec, include, view(), stats.skipped, onDisk);
+      // a watcher's model may have missed a report: the paths the rewind would write or list are checked on disk, and
+      // the rewind planned again from what is there when one is not what the model held. Else an edit it never heard
+      // of was overwritten as the turn's (with the turn's version kept for undo), and the real rewind, whose
+      // pre-restore snapshot reads what is there, could refuse what its preview allowed
+      if (!(await this.tracker.recheck([...plan.ops.map((o) => o.path), ...plan.result.files.map((f) => f.path)], stats, onDisk))) return plan;
+    } finally {
+      onDisk.close();
+    }
     return this.planner.plan(store, rec, include, view(), onePerPath(stats.skipped));
   }
 

@@ -142,6 +142,10 @@ export function readKnownFile(path: string | Buffer, known: KnownVersion, hashOf
  * a second read (readKnownFile) tells it, as for any recently edited file a snapshot stores.
  */
 export function unchangedSince(path: string, known: KnownVersion): boolean {
+  // a version written in the last second is never taken as unchanged (below), whatever the lstat finds: none is made
+  // (the files a rewind replaces were mostly edited just before it)
+  const recent = Date.now() - RECENT_MS;
+  if (known.mtimeMs >= recent || known.ctimeMs >= recent) return false;
   const st = lstatSync(fsPath(path), { throwIfNoEntry: false });
   return (
     st !== undefined &&

@@ -1,15 +1,16 @@
 // A rewind's pre-restore snapshot stores the bytes its preview read of the files it replaces (Plan.current) instead of
 // reading each again, but only for a file whose stat data on disk is still what the model read: a file changed since
 // is read again, so the snapshot (what the undo brings back) holds the bytes on disk, never the preview's.
-import { test } from 'node:test';
+import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { lstatSync } from 'node:fs';
+import fs, { lstatSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashObject, ObjectStore } from '../../../src/core/files/store/object-store';
 import { storeTree } from '../../../src/core/files/scan/snapshot-writer';
 import { emptyDir, readTree, type FileNode } from '../../../src/core/files/store/tree';
 import { Limiter } from '../../../src/core/files/scan/workspace-model';
+import { unchangedSince } from '../../../src/core/files/safe-read';
 import { tempBase } from './helpers';
 
 async function fileNode(abs: string, data: Buffer): Promise<FileNode> {
@@ -71,6 +72,26 @@ test('a file written in the last second is read again, though its stat data is w
     await w.commit(false);
     const entry = (await readTree(store, top)).find((e) => e.name === 'racy.txt');
     assert.equal(entry?.hash, hashObject('blob', onDisk), "the snapshot holds the bytes on disk, not the preview's");
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('a file written in the last second is not even lstat-ed for the reuse: it would be read again whatever the lstat said', async () => {
+  const base = await tempBase();
+  try {
+    const abs = join(base.dir, 'recent.txt');
+    const node = await fileNode(abs, Buffer.from('just written\n'));
+    const calls = mock.method(fs, 'lstatSync');
+    try {
+      assert.equal(unchangedSince(abs, node), false);
+      assert.equal(calls.mock.callCount(), 0);
+      // a version from over a second ago is looked at on disk (here it no longer matches: the file is newer)
+      assert.equal(unchangedSince(abs, { ...node, mtimeMs: node.mtimeMs - 5000, ctimeMs: node.ctimeMs - 5000 }), false);
+      assert.equal(calls.mock.callCount(), 1);
+    } finally {
+      calls.mock.restore();
+    }
   } finally {
     await base.cleanup();
   }

@@ -25,6 +25,7 @@ import {
   unlinkSync,
   write,
   writeSync,
+  type Stats,
 } from 'node:fs';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ import { hashObject, isObjectHash, type ObjectStore } from '../store/object-stor
 import { ParentDirs, type ParentHandle } from './parent-dirs';
 import { parentOf, PathSafetyError, splitRelPath } from '../safe-paths';
 import { readStableFile } from '../safe-read';
+import type { LstatMoment } from '../scan/lstat-moment';
 import { sameState, type EntryState } from '../store/tree-diff';
 import type { SkippedFile } from '../types';
 
@@ -124,16 +126,24 @@ export function checkRestorePaths(workspaceRoot: string, ordered: RestoreOp[]): 
   const becomesDir = new Set<string>();
   for (const op of ordered) if (op.to?.kind === 'dir') becomesDir.add(op.path);
   const checked = new Set<string>();
-  for (const op of ordered) checkParents(workspaceRoot, op, becomesDir, checked);
+  const lstat = lstatIn(workspaceRoot);
+  for (const op of ordered) checkParents(op, becomesDir, checked, lstat);
+}
+
+/** lstat of a workspace-relative path (throwIfNoEntry off), from `onDisk` when given. */
+function lstatIn(workspaceRoot: string, onDisk?: LstatMoment): (rel: string) => Stats | undefined {
+  if (onDisk) return (rel) => onDisk.lstat(rel);
+  return (rel) => lstatSync(fsPath(join(workspaceRoot, rel)), { throwIfNoEntry: false }); // rel: checked by splitRelPath
 }
 
 /**
  * checkRestorePaths, and each path must still be what the plan found there, as far as the restore's own steps check
  * it (a file that is a folder now, a folder that is a file now): the planner's check, whose model may be older than
  * the workspace (a watcher's), so that the refusal comes before anything is written, in the preview too. The restore
- * checks each path again as it writes it.
+ * checks each path again as it writes it. `onDisk`: this moment's lstats, shared with the check right after
+ * (lstat-moment.ts).
  */
-export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], forecast?: ReadonlyMap<string, EntryState>): void {
+export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], forecast?: ReadonlyMap<string, EntryState>, onDisk?: LstatMoment): void {
   const becomesDir = new Set<string>();
   const removed = new Set<string>();
   for (const op of ordered) {
@@ -141,11 +151,12 @@ export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], f
     if (op.to === null) removed.add(op.path);
   }
   const checked = new Set<string>();
+  const lstat = lstatIn(workspaceRoot, onDisk);
   for (const op of ordered) {
-    const reachable = checkParents(workspaceRoot, op, becomesDir, checked);
+    const reachable = checkParents(op, becomesDir, checked, lstat);
     if (forecast?.has(op.path)) continue; // as recovery leaves it, which the plan has: not what is on disk now
     if (!reachable) continue; // nothing there now: its folder is missing, or a file or link the restore replaces
-    const st = lstatSync(fsPath(join(workspaceRoot, ...splitRelPath(op.path))), { throwIfNoEntry: false });
+    const st = lstat(op.path);
     if (!st) continue;
     if (op.to === null) {
       if (st.isDirectory() && op.from?.kind !== 'dir') throw new PathSafetyError(`${op.path} is a folder now; refusing to remove it`);
@@ -161,16 +172,14 @@ export function checkPlannedPaths(workspaceRoot: string, ordered: RestoreOp[], f
  * one is missing, or is a file or link the restore replaces with a folder first (lstat(2) of the path would then fail
  * with ENOTDIR, or go through the link).
  */
-function checkParents(workspaceRoot: string, op: RestoreOp, becomesDir: Set<string>, checked: Set<string>): boolean {
+function checkParents(op: RestoreOp, becomesDir: Set<string>, checked: Set<string>, lstat: (rel: string) => Stats | undefined): boolean {
   const parts = splitRelPath(op.path);
-  let cur = workspaceRoot;
   for (let i = 0; i < parts.length - 1; i++) {
     const at = parts.slice(0, i + 1).join('/');
-    cur = join(cur, parts[i]!);
     if (checked.has(at)) continue;
     // replaced by a folder first (its old self is removed, never entered)
-    if (becomesDir.has(at)) return lstatSync(fsPath(cur), { throwIfNoEntry: false })?.isDirectory() === true;
-    const st = lstatSync(fsPath(cur), { throwIfNoEntry: false });
+    if (becomesDir.has(at)) return lstat(at)?.isDirectory() === true;
+    const st = lstat(at);
     if (!st) return false; // made by the restore
     if (st.isSymbolicLink()) throw new PathSafetyError(`refusing to go through the symlink ${at}`);
     if (!st.isDirectory()) throw new PathSafetyError(`${at} is not a folder`);

@@ -15,6 +15,7 @@ import type { DirNode } from '../store/tree';
 import type { TreeCache } from '../store/tree-cache';
 import { readStableFile } from '../safe-read';
 import { Limiter } from '../scan/workspace-model';
+import type { LstatMoment } from '../scan/lstat-moment';
 import type { PlanModel } from './forecast-model';
 import type { FileAttribution, FileChange, RewindFilesOptions, RewindFilesResult, SkippedFile } from '../types';
 import type { Timeline } from '../timeline';
@@ -148,13 +149,21 @@ export class RewindPlanner {
   /**
    * The plan of a rewind of the (freshly refreshed) `model` to the snapshot `rec`. Throws what the restore would
    * refuse (a folder on the way that is a symlink now, a file the model knows that is a folder now), with the
-   * restore's words, so that a preview refuses it too and the real rewind before it writes anything.
+   * restore's words, so that a preview refuses it too and the real rewind before it writes anything. `onDisk`: the
+   * lstats of the check that comes right after (lstat-moment.ts), used only once the plan is made.
    */
-  async plan(store: ObjectStore, rec: SnapshotRecord, include: IncludeOptions, model: PlanModel, scanSkipped: SkippedFile[]): Promise<Plan> {
+  async plan(
+    store: ObjectStore,
+    rec: SnapshotRecord,
+    include: IncludeOptions,
+    model: PlanModel,
+    scanSkipped: SkippedFile[],
+    onDisk?: LstatMoment,
+  ): Promise<Plan> {
     const plan = await this.planFor(store, rec, include, model, scanSkipped);
     // every time, a reused plan too: the model need not have seen these (a watcher's model, or folders it skips);
     // a path recovery will change first is checked as recovery leaves it, not as it is on disk now
-    checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops), model.forecast);
+    checkPlannedPaths(this.workspaceRoot, orderOps(plan.ops), model.forecast, onDisk);
     return plan;
   }
 

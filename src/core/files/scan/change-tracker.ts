@@ -9,6 +9,7 @@ import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './
 import { writeFileAtomic } from '../atomic-write';
 import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
+import type { LstatMoment } from './lstat-moment';
 import type { WatcherSync } from './watcher-sync';
 
 /** A restore's temp file name (Restorer.tmpName), its tag captured. */
@@ -182,9 +183,10 @@ export class ChangeTracker {
    * Looks again, whatever the watcher reported, at those of `paths` whose stat data on disk is not what the model
    * holds: a rewind or an undo is about to write them, and a report the watcher missed must not make it overwrite an
    * edit the model does not know of (nor its preview say something else than what is there). Only a tracked model can
-   * be behind: every refresh of another one checks everything. Returns whether the model changed.
+   * be behind: every refresh of another one checks everything. Returns whether the model changed. `onDisk`: the
+   * lstats of a check of the same paths just before (lstat-moment.ts), closed here once looked at.
    */
-  async recheck(paths: Iterable<string>, stats: ScanStats): Promise<boolean> {
+  async recheck(paths: Iterable<string>, stats: ScanStats, onDisk?: LstatMoment): Promise<boolean> {
     const model = this.model;
     if (!this.tracking || !model) return false;
     // a path the refresh just looked at is as the model holds it unless reported since (a report is the watcher's
@@ -193,7 +195,8 @@ export class ChangeTracker {
     if (looked === 'all' && this.dirty !== 'all' && this.dirty.size === 0) return false;
     const dirty = this.dirty;
     const fresh = looked === 'all' || dirty === 'all' ? undefined : { has: (rel: string) => looked.has(rel) && !dirty.has(rel) };
-    const differing = model.differingOnDisk(paths, fresh);
+    const differing = model.differingOnDisk(paths, fresh, onDisk);
+    onDisk?.close(); // what follows reads files, and waits
     if (differing.length === 0) return false;
     this.refreshes++;
     const before = model.root.hash;

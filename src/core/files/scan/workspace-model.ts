@@ -14,6 +14,7 @@ import { BlobThread } from '../workers/blob-thread';
 import { availableParallelism } from 'node:os';
 import { ReadScratch, readStableFile, unreadableReason } from '../safe-read';
 import { ByteSlabs } from './byte-slabs';
+import type { LstatMoment } from './lstat-moment';
 import { fsPath, hasEscapedBytes, nameFromBytes, NAMES_ARE_BYTES } from '../file-names';
 import { isStorableName, parentOf } from '../safe-paths';
 import { DEFAULT_SCAN_TUNING, type ScanTuning } from '../types';
@@ -652,16 +653,17 @@ export class WorkspaceModel {
    * inode, device or mode; gone; there where the model has nothing): what a watcher's missed report leaves wrong. A
    * folder on the way that is not that folder now is given instead of what is below it, which is never looked at
    * through it (a symlink may lead out of the workspace). Reads no file: a racy file that kept its stat data is as the
-   * model holds it, as for any snapshot of a tracked model.
+   * model holds it, as for any snapshot of a tracked model. `onDisk`: lstats taken at this same moment by the check
+   * just before (lstat-moment.ts).
    */
-  differingOnDisk(rels: Iterable<string>, fresh?: { has(rel: string): boolean }): string[] {
+  differingOnDisk(rels: Iterable<string>, fresh?: { has(rel: string): boolean }, onDisk?: LstatMoment): string[] {
     const differs = new Map<string, boolean>();
     const out = new Set<string>();
     for (const rel of rels) {
       for (let end = rel.indexOf('/'); ; end = rel.indexOf('/', end + 1)) {
         const at = end < 0 ? rel : rel.slice(0, end);
         let d = differs.get(at);
-        if (d === undefined) differs.set(at, (d = !fresh?.has(at) && this.differsOnDisk(at)));
+        if (d === undefined) differs.set(at, (d = !fresh?.has(at) && this.differsOnDisk(at, onDisk)));
         if (d) {
           out.add(at);
           break;
@@ -673,11 +675,11 @@ export class WorkspaceModel {
     return [...out];
   }
 
-  private differsOnDisk(rel: string): boolean {
+  private differsOnDisk(rel: string, onDisk?: LstatMoment): boolean {
     const node = this.get(rel);
     let st: Stats | undefined;
     try {
-      st = lstatSync(fsPath(this.abs(rel)), MAY_BE_GONE);
+      st = onDisk ? onDisk.lstat(rel) : lstatSync(fsPath(this.abs(rel)), MAY_BE_GONE);
     } catch {
       return true; // a refresh of the path tells what it is (and reports why it cannot be read)
     }
