@@ -44,7 +44,7 @@ test("the tracker drops reports of its own restores' temp files only, of the tag
     const fc = new FileCheckpointer({ workspaceRoot: ws, home, fullCheckIntervalMs: 3_600_000 });
     fc.notifyChanged([]);
     await fc.snapshot('s', 'u1'); // tracking: reports are kept one by one from now on
-    const tracker = (fc as unknown as { tracker: ChangeTracker & { dirty: Set<string> | 'all' } }).tracker;
+    const tracker = (fc as unknown as { tracker: Pick<ChangeTracker, 'noteOwnTemps'> & { dirty: Set<string> | 'all' } }).tracker;
     tracker.noteOwnTemps('mabc123');
     fc.notifyChanged(['d0/.arw-mabc123-0.tmp', join(ws, 'd1/.arw-mabc123r-7.tmp'), 'd0/.arw-other1-0.tmp', 'd0/.arw-mabc123-0.tmp.bak', 'd0/f0.txt']);
     assert.notEqual(tracker.dirty, 'all');
