@@ -102,19 +102,25 @@ test("a big pack's index stays on disk: four bytes per object in memory, and the
   }
 });
 
+/** A pack of `count` objects whose index is in a file of `dir`, looked up through a DiskPackIndex. */
+async function diskIndexOf(dir: string, count: number) {
+  const big = pack('big', count);
+  const idx = encodeIndex(big.entries.map((e) => ({ ...e })));
+  const file = join(dir, 'big.idx');
+  await writeFile(file, idx);
+  const disk = new DiskPackIndex(file, idx, big.entries.length);
+  const lookup = (h: string) => {
+    const key = Buffer.from(h, 'hex');
+    const i = disk.find(key, key.readUInt32BE(0));
+    return i < 0 ? undefined : disk.loc(i);
+  };
+  return { big, disk, lookup };
+}
+
 test("a big pack's index on disk: a miss reads nothing from the file, a hit found and located reads its entry once", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'arw-disk-idx-'));
   try {
-    const big = pack('big', SMALL_PACK + 10);
-    const idx = encodeIndex(big.entries.map((e) => ({ ...e })));
-    const file = join(dir, 'big.idx');
-    await writeFile(file, idx);
-    const disk = new DiskPackIndex(file, idx, big.entries.length);
-    const lookup = (h: string) => {
-      const key = Buffer.from(h, 'hex');
-      const i = disk.find(key, key.readUInt32BE(0));
-      return i < 0 ? undefined : disk.loc(i);
-    };
+    const { big, disk, lookup } = await diskIndexOf(dir, SMALL_PACK + 10);
     // a restore's new blobs: the four bytes kept in memory answer them (a few in 2^32 share them and read one entry)
     for (let n = 0; n < 200; n++) assert.equal(lookup(hash(`not stored ${n}`)), undefined);
     assert.equal(disk.reads, 0);
@@ -134,16 +140,7 @@ test("a big pack's index on disk: a burst of hits reads the whole file once, ans
   const dir = await mkdtemp(join(tmpdir(), 'arw-disk-burst-'));
   mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_000_000 });
   try {
-    const big = pack('big', 6000);
-    const idx = encodeIndex(big.entries.map((e) => ({ ...e })));
-    const file = join(dir, 'big.idx');
-    await writeFile(file, idx);
-    const disk = new DiskPackIndex(file, idx, big.entries.length);
-    const lookup = (h: string) => {
-      const key = Buffer.from(h, 'hex');
-      const i = disk.find(key, key.readUInt32BE(0));
-      return i < 0 ? undefined : disk.loc(i);
-    };
+    const { big, disk, lookup } = await diskIndexOf(dir, 6000);
     const entries = big.entries;
     // a warm snapshot's few hundred hits: one read each, nothing more held
     for (let n = 0; n < 300; n++) assert.equal(lookup(entries[n]!.hash)?.offset, entries[n]!.offset);

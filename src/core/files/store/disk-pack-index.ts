@@ -121,18 +121,15 @@ export class DiskPackIndex {
     this.wholeReads++;
     this.lastUse = now;
     this.dropTimer = setInterval(() => {
-      if (Date.now() - this.lastUse >= WINDOW_MS) this.dropWhole();
+      if (Date.now() - this.lastUse >= WINDOW_MS) this.endBurst();
     }, WINDOW_MS);
     this.dropTimer.unref();
     return this.whole;
   }
 
-  /** The operation the hits came from is over: the whole file is given back now, not a second later. */
+  /** The operation the hits came from is over (or a second passed since the last hit, or the index is closed): the
+   *  whole file is given back. */
   endBurst(): void {
-    this.dropWhole();
-  }
-
-  private dropWhole(): void {
     if (this.dropTimer) clearInterval(this.dropTimer);
     this.dropTimer = undefined;
     this.whole = undefined;
@@ -171,7 +168,7 @@ export class DiskPackIndex {
   }
 
   close(): void {
-    this.dropWhole();
+    this.endBurst();
     if (this.fd === undefined) return;
     try {
       closeSync(this.fd);
