@@ -605,7 +605,13 @@ async function runCase(batches: Batch[]): Promise<void> {
 }
 
 const seed = process.env.AGENT_REWIND_PROP_SEED;
-const params = { numRuns: Number(process.env.AGENT_REWIND_PROPERTY_RUNS ?? 25), ...(seed ? { seed: Number(seed) } : {}) };
+// a failure's seed and path (AGENT_REWIND_PROP_PATH) replay its counterexample first
+const replayPath = process.env.AGENT_REWIND_PROP_PATH;
+const params = {
+  numRuns: Number(process.env.AGENT_REWIND_PROPERTY_RUNS ?? 25),
+  ...(seed ? { seed: Number(seed) } : {}),
+  ...(seed && replayPath ? { path: replayPath } : {}),
+};
 
 test('a fresh process with the persisted stat cache snapshots exactly what a process with no cache does', { timeout: 300_000 }, () =>
   fc.assert(fc.asyncProperty(fc.array(batchWith(detectable), { minLength: 1, maxLength: 6 }), runCase), params),
@@ -753,7 +759,10 @@ async function runServiceCase(rounds: { batch: Batch; pause: Pause }[], watchLim
         w.log.push('-- SIGCONT');
       } else await change(b);
       w.log.push(`-- snapshot a${i} through the service`);
-      const client = new ServiceFirstCheckpoints({ workspaceRoot: ws, home, ...checkpointer });
+      // the connect gets seconds, not a hook's 20 ms: on a loaded machine this process's own event loop can be later
+      // than that, and the client then rightly answers locally (the fallback, tested on its own), where this property
+      // is about what the service answers
+      const client = new ServiceFirstCheckpoints({ workspaceRoot: ws, home, ...checkpointer }, 5_000);
       let got: SnapshotSummary;
       try {
         got = await client.snapshot('s', `a${i}`);
