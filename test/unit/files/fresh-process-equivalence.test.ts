@@ -23,7 +23,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { FileCheckpointer, type SnapshotSummary } from '../../../src/core/files';
 import { ServiceFirstCheckpoints } from '../../../src/core/service';
-import { tempBase, writeTree } from './helpers';
+import { CONNECT_UNDER_LOAD_MS, tempBase, writeTree } from './helpers';
 
 const MAX_FILE = 64;
 const EXCLUDE = ['**/*.tmp'];
@@ -759,10 +759,7 @@ async function runServiceCase(rounds: { batch: Batch; pause: Pause }[], watchLim
         w.log.push('-- SIGCONT');
       } else await change(b);
       w.log.push(`-- snapshot a${i} through the service`);
-      // the connect gets seconds, not a hook's 20 ms: on a loaded machine this process's own event loop can be later
-      // than that, and the client then rightly answers locally (the fallback, tested on its own), where this property
-      // is about what the service answers
-      const client = new ServiceFirstCheckpoints({ workspaceRoot: ws, home, ...checkpointer }, 5_000);
+      const client = new ServiceFirstCheckpoints({ workspaceRoot: ws, home, ...checkpointer }, CONNECT_UNDER_LOAD_MS);
       let got: SnapshotSummary;
       try {
         got = await client.snapshot('s', `a${i}`);

@@ -9,7 +9,7 @@ import { lstat, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileCheckpointer, type FileCheckpointerOptions } from '../../../src/core/files';
 import { CheckpointService, ServiceFirstCheckpoints } from '../../../src/core/service';
-import { tempBase, writeTree } from './helpers';
+import { CONNECT_UNDER_LOAD_MS, tempBase, writeTree } from './helpers';
 
 const STAMP = new Date('2024-03-01T12:00:00Z');
 /** Past the stat cache's racy window (2 s): the first versions look like files written a while ago. */
@@ -107,7 +107,7 @@ test('the checkpoint service sees edits that kept size and mtime made while it w
     const opts: FileCheckpointerOptions = { workspaceRoot: ws, home };
     let service = new CheckpointService({ home, workspaces: [ws] });
     await service.start();
-    const client = () => new ServiceFirstCheckpoints(opts);
+    const client = () => new ServiceFirstCheckpoints(opts, CONNECT_UNDER_LOAD_MS);
     let c = client();
     try {
       await c.snapshot('s', 'before');

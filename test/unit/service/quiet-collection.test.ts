@@ -7,14 +7,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QuietCollector } from '../../../src/core/service/quiet-collection';
 import { CheckpointService, ServiceFirstCheckpoints } from '../../../src/core/service';
-import { tempBase, writeTree } from '../files/helpers';
+import { CONNECT_UNDER_LOAD_MS, tempBase, writeTree } from '../files/helpers';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { hookSocketPath } from '../../../src/core/service/paths';
-
-/** The client's wait for the service's answer to its connect: the service runs in this process, and on a loaded machine
- *  its event loop may take longer than the 20 ms a hook waits before doing the work itself (not what these tests test). */
-const CONNECT_UNDER_LOAD_MS = 2000;
 
 const MB = 1024 * 1024;
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CheckpointService, ServiceClient, ServiceFirstCheckpoints, ServiceRunningError, secretPath, serviceDir, socketPath } from '../../../src/core/service';
 import { checkpointOptionsKey } from '../../../src/core/service/options-key';
 import { FileCheckpointer } from '../../../src/core/files';
-import { tempBase, userAnchor, writeTree } from '../files/helpers';
+import { CONNECT_UNDER_LOAD_MS, tempBase, userAnchor, writeTree } from '../files/helpers';
 
 async function setup(prefix: string) {
   const base = await tempBase(prefix);
@@ -51,7 +51,7 @@ test(
     const { base, home, ws, service } = await setup('arw-svc-hunks-');
     try {
       await writeFile(join(ws, 'a.txt'), 'one\ntwo\nthree\nfour\n');
-      const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
+      const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home }, CONNECT_UNDER_LOAD_MS);
       await cp.snapshot('s', 'u1');
       await writeFile(join(ws, 'a.txt'), 'ONE\ntwo\nthree\nFOUR\n');
       const [listed] = await cp.fileHunks('s', 'u1', ['a.txt']);
@@ -80,7 +80,7 @@ test(
 test('snapshot, list, dry run, rewind and undo through the service equal the in-process results', { timeout: 60_000 }, async () => {
   const { base, home, ws, service } = await setup('arw-svc-');
   try {
-    const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
+    const cp = new ServiceFirstCheckpoints({ workspaceRoot: ws, home }, CONNECT_UNDER_LOAD_MS);
     const s1 = await cp.snapshot('s', 'u1');
     assert.equal(cp.lastAnsweredBy, 'service');
     await writeFile(join(ws, 'a.txt'), 'changed\n'); // right before the next call: the cookie barrier must see it
@@ -104,7 +104,7 @@ test('snapshot, list, dry run, rewind and undo through the service equal the in-
     await cp.dispose();
     // the same snapshot from a process with no service and no cache
     const scratch = new FileCheckpointer({ workspaceRoot: ws, home: join(base.dir, 'scratch-home') });
-    const cp2 = new ServiceFirstCheckpoints({ workspaceRoot: ws, home });
+    const cp2 = new ServiceFirstCheckpoints({ workspaceRoot: ws, home }, CONNECT_UNDER_LOAD_MS);
     const viaService = await cp2.snapshot('s', 'u3');
     assert.equal(cp2.lastAnsweredBy, 'service');
     await cp2.dispose();
@@ -288,7 +288,10 @@ test('the extension host runs the service in a worker thread; a second host stay
     );
     // the hosted service uses the options the CLI and the hooks use (the settings file)
     const { cliCheckpointerOptions } = await import('../../../src/core/settings/settings-file');
-    const cp = new ServiceFirstCheckpoints(cliCheckpointerOptions(home, ws, () => {}));
+    const cp = new ServiceFirstCheckpoints(
+      cliCheckpointerOptions(home, ws, () => {}),
+      CONNECT_UNDER_LOAD_MS,
+    );
     await cp.snapshot('s', 'a');
     assert.equal(cp.lastAnsweredBy, 'service');
     await cp.dispose();
@@ -358,7 +361,7 @@ test('a serve request adds a folder only by its exact real path, with the option
     // its real path and the client's options: served from now on
     assert.deepEqual(await ask('serve', { workspace: real, optionsKey: key }), { workspaces: [realpathSync(ws), real] });
     assert.deepEqual(await ask('serve', { workspace: real, optionsKey: key }), { workspaces: [realpathSync(ws), real] }, 'asked twice: the same');
-    const cp = new ServiceFirstCheckpoints({ workspaceRoot: other, home });
+    const cp = new ServiceFirstCheckpoints({ workspaceRoot: other, home }, CONNECT_UNDER_LOAD_MS);
     await writeFile(join(other, 'c.txt'), 'changed\n');
     await cp.snapshot('s', 'o1');
     assert.equal(cp.lastAnsweredBy, 'service');
