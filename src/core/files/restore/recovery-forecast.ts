@@ -9,6 +9,7 @@
 // immutable folder, a read-only mount); an I/O error that only the write itself meets cannot be foreseen.
 import { accessSync, constants } from 'node:fs';
 import { fsPath } from '../file-names';
+import { restoreTempName } from '../restore-temp-names';
 import { absPath } from '../safe-paths';
 import { sameState, type EntryState } from '../store/tree-diff';
 import type { SkippedFile } from '../types';
@@ -94,7 +95,7 @@ function tempsOf(journal: Journal, now: Now): string[] {
   journal.ops.forEach((op, i) => {
     if (op.to === null || op.to.kind === 'dir') return;
     const at = op.path.lastIndexOf('/');
-    const temp = `${at < 0 ? '' : op.path.slice(0, at + 1)}.arw-${journal.tag}-${i}.tmp`;
+    const temp = `${at < 0 ? '' : op.path.slice(0, at + 1)}${restoreTempName(journal.tag, i)}`;
     const cur = now(temp);
     if (cur !== null && cur !== 'unknown' && cur.kind !== 'dir') out.push(temp);
   });

@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write';
 import { fsPath, nameFromBytes } from '../file-names';
+import { restoreTempName } from '../restore-temp-names';
 import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
 import { parentOf, PathSafetyError, splitRelPath } from '../safe-paths';
@@ -255,7 +256,7 @@ export class Restorer {
   ) {}
 
   private tmpName(tag: string, i: number): string {
-    return `.arw-${tag}-${i}.tmp`;
+    return restoreTempName(tag, i);
   }
 
   private dirs?: ParentDirs;

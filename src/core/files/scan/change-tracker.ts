@@ -7,13 +7,12 @@ import type { PathFilter } from './path-filter';
 import { encodeStatIndex, fingerprintOf, patchFileOf, saveStatIndex, StatIndex, type KnownIndex } from './stat-index';
 import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './stat-index-patch';
 import { writeFileAtomic } from '../atomic-write';
+import { RESTORE_TEMP } from '../restore-temp-names';
 import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { LstatMoment } from './lstat-moment';
 import type { WatcherSync } from './watcher-sync';
 
-/** A restore's temp file name (Restorer.tmpName), its tag captured. */
-const OWN_TEMP = /^\.arw-([0-9a-z]+)-\d+\.tmp$/;
 /** Tags kept (a restore's and its roll-back's): reports of a restore's temp files can come after it ended. */
 const OWN_TEMP_TAGS = 8;
 
@@ -93,7 +92,7 @@ export class ChangeTracker {
 
   private isOwnTemp(rel: string): boolean {
     if (this.ownTempTags.length === 0) return false;
-    const m = OWN_TEMP.exec(rel.slice(rel.lastIndexOf('/') + 1));
+    const m = RESTORE_TEMP.exec(rel.slice(rel.lastIndexOf('/') + 1));
     return m !== null && this.ownTempTags.includes(m[1]!);
   }
 

@@ -4,6 +4,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsPath, nameFromBytes } from '../file-names';
+import { RESTORE_TEMP } from '../restore-temp-names';
 import { folderWatches, type FolderWatch, type FolderWatchKind } from './folder-watch';
 
 export interface WatchHandlers {
@@ -34,9 +35,6 @@ const YIELD_EVERY = 64;
 
 /** The codes fs.watch fails with when a limit of the system, not the folder, is the reason. */
 const LIMIT_CODES = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
-
-/** The names Restorer gives its temp files (`.arw-<tag>-<i>.tmp`, a roll-back's tag ending in `r`). */
-const RESTORE_TEMP = /^\.arw-[0-9a-z]+-\d+\.tmp$/;
 
 /** Stops the watcher when called. */
 export interface WatcherStop {
