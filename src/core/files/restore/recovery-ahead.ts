@@ -24,12 +24,6 @@ export interface RecoveryAhead {
   recovers: boolean;
 }
 
-/** The paths of `forecast` that are a restore's temp files (recovery removes them; nobody's file). */
-function forecastTemps(forecast: ReadonlyMap<string, EntryState>, tag: string): string[] {
-  const prefix = `.arw-${tag}-`;
-  return [...forecast.keys()].filter((p) => p.slice(p.lastIndexOf('/') + 1).startsWith(prefix));
-}
-
 /** The words of a rewind refused while a failed one still has files to put back (FileCheckpointer.applyUnderJournal). */
 export function failedRewindPending(notRestored: readonly SkippedFile[]): string {
   const list = notRestored.map((n) => `${n.path} (${n.reason})`).join('; ');
@@ -66,6 +60,8 @@ export async function recoveryAhead(
     now(path);
     return unreachable.get(path);
   };
+  /** The restore's temp files recovery removes (nobody's file: left out of the notice). */
+  const temps = new Set<string>();
   let recovered: SkippedFile[] = [];
   let staysFailed: SkippedFile[] | undefined;
   let action: RecoveryFirst['action'] = 'finished';
@@ -85,7 +81,10 @@ export async function recoveryAhead(
     for (const op of journal.ops) for (const s of [op.from, op.to]) await read(s);
     const f = forecastRecovery(journal, now, writeProblemIn(workspaceRoot, unreadable), (path) => restorer.namesNow(path), unreachableNow);
     for (const [p, s] of f.changes) forecast.set(p, s);
-    for (const temp of f.temps) forecast.set(temp, null);
+    for (const temp of f.temps) {
+      forecast.set(temp, null);
+      temps.add(temp);
+    }
     if (f.outcome === 'rolledBack') action = 'rolled back';
     if (f.staysFailed) staysFailed = f.notRestored;
     // the engine recovers in a step of its own before the rewind: its report is the rewind's only while it fails
@@ -116,7 +115,6 @@ export async function recoveryAhead(
     }
   }
   if (!journal && forecast.size === 0) return undefined;
-  const temps = new Set(journal ? forecastTemps(forecast, journal.tag) : []);
   const paths = [...forecast.keys()].filter((p) => !temps.has(p)).sort();
   return {
     forecast,

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write';
 import { fsPath, nameFromBytes } from '../file-names';
-import { restoreTempName } from '../restore-temp-names';
+import { restoreTempName, rollBackTag } from '../restore-temp-names';
 import { hashObject, isObjectHash, type ObjectStore } from '../store/object-store';
 import { ParentDirs, type ParentHandle } from './parent-dirs';
 import { parentOf, PathSafetyError, splitRelPath } from '../safe-paths';
@@ -583,7 +583,7 @@ export class Restorer {
       ops.push({ path, from: cur, to: e.before });
     }
     const inverse = orderOps(ops);
-    const rtag = tag + 'r';
+    const rtag = rollBackTag(tag);
     const failedFolders = new Set<string>();
     for (let i = 0; i < inverse.length; i++) {
       const op = inverse[i]!;

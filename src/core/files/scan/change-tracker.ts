@@ -7,7 +7,7 @@ import type { PathFilter } from './path-filter';
 import { encodeStatIndex, fingerprintOf, patchFileOf, saveStatIndex, StatIndex, type KnownIndex } from './stat-index';
 import { encodeStatPatch, loadStatIndex, statPatchFor, type StatPatch } from './stat-index-patch';
 import { writeFileAtomic } from '../atomic-write';
-import { RESTORE_TEMP } from '../restore-temp-names';
+import { RESTORE_TEMP, rollBackTag } from '../restore-temp-names';
 import { hashTrees, type DirNode } from '../store/tree';
 import { WorkspaceModel, type ScanStats } from './workspace-model';
 import type { LstatMoment } from './lstat-moment';
@@ -77,16 +77,16 @@ export class ChangeTracker {
   }
 
   /**
-   * Tags of this process's latest restores, whose temp files (Restorer: `.arw-<tag>-<i>.tmp`, a roll-back's tag
-   * ending in `r`) are made and renamed away within the restore: reported, each sent the next refresh to a path gone by
-   * then, and every folder holding one was listed again to count its ignored names (~630 folders, ~80 ms of the
-   * snapshot after a 1,000-file rewind). A restore that fails marks everything dirty instead (its temp files may stay).
+   * Tags of this process's latest restores and their roll-backs, whose temp files (restore-temp-names.ts) are made
+   * and renamed away within the restore: reported, each sent the next refresh to a path gone by then, and every folder
+   * holding one was listed again to count its ignored names (~630 folders, ~80 ms of the snapshot after a 1,000-file
+   * rewind). A restore that fails marks everything dirty instead (its temp files may stay).
    */
   private readonly ownTempTags: string[] = [];
 
   /** Reports of the temp files of the restore tagged `tag` are dropped from now on (see ownTempTags). */
   noteOwnTemps(tag: string): void {
-    this.ownTempTags.push(tag, tag + 'r');
+    this.ownTempTags.push(tag, rollBackTag(tag));
     if (this.ownTempTags.length > OWN_TEMP_TAGS) this.ownTempTags.splice(0, this.ownTempTags.length - OWN_TEMP_TAGS);
   }
 
