@@ -43,8 +43,7 @@ export class BlobThread {
   #failed: Error | undefined;
 
   constructor() {
-    this.#worker = startThread('blob-thread-main');
-    this.#worker.on('message', (replies: BlobReply[]) => {
+    this.#worker = startThread('blob-thread-main', (replies: BlobReply[]) => {
       for (const [id, hash, size, stored, deflated, code, times] of replies) {
         const w = this.#waiting.get(id);
         this.#waiting.delete(id);
@@ -52,6 +51,8 @@ export class BlobThread {
         if (hash && stored) w?.resolve({ hash, size, stored: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), deflated, st });
         else w?.reject(Object.assign(new Error(code ?? 'read failed'), { code }));
       }
+      // an idle thread never keeps the process alive (an answer awaited does, as a read of the file system would)
+      if (this.#waiting.size === 0) this.#worker.unref();
     });
     const fail = (err: Error) => {
       this.#failed ??= err;
@@ -74,6 +75,7 @@ export class BlobThread {
   prepare(absPath: string, compress: boolean): Promise<PreparedBlob> {
     if (this.#failed) return Promise.reject(this.#failed);
     const id = this.#next++;
+    if (this.#waiting.size === 0) this.#worker.ref();
     const done = new Promise<PreparedBlob>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
     if (this.#batch.length === 0) queueMicrotask(() => this.#send());
     this.#batch.push([id, absPath, compress]);

@@ -40,10 +40,10 @@ export class CompactionThread {
   #reject: ((err: Error) => void) | undefined;
 
   constructor() {
-    this.#worker = startThread('compaction-thread-main');
-    this.#worker.on('message', (reply: CompactionReply) => {
+    this.#worker = startThread('compaction-thread-main', (reply: CompactionReply) => {
       const w = this.#waiting;
       this.#waiting = this.#reject = undefined;
+      this.#worker.unref();
       w?.(reply);
     });
     const fail = (err: Error) => {
@@ -61,6 +61,7 @@ export class CompactionThread {
     return new Promise<T>((resolve, reject) => {
       this.#waiting = resolve as (reply: CompactionReply) => void;
       this.#reject = reject;
+      this.#worker.ref(); // an answer awaited keeps the process alive (thread-start.ts); an idle thread never does
       this.#worker.postMessage(msg);
     });
   }

@@ -9,8 +9,13 @@ import { Worker } from 'node:worker_threads';
 export const THREADS = ['blob-thread-main', 'compaction-thread-main'] as const;
 export type ThreadName = (typeof THREADS)[number];
 
-/** Starts the thread `name`, unref'd: it never keeps the process alive by itself. */
-export function startThread(name: ThreadName): Worker {
+/**
+ * Starts the thread `name`, unref'd: it never keeps the process alive by itself. `onMessage` is attached here, before
+ * the unref: Node refs a worker again when a 'message' listener is added to it, so one added after unref() kept every
+ * process that used a thread alive until the thread was closed. While its owner waits for an answer it refs the
+ * worker itself.
+ */
+export function startThread<M>(name: ThreadName, onMessage: (message: M) => void): Worker {
   const worker = __filename.endsWith('.ts')
     ? // tsx is found from this module, not from the working folder (a snapshot runs from inside its workspace)
       new Worker(
@@ -18,6 +23,7 @@ export function startThread(name: ThreadName): Worker {
         { eval: true },
       )
     : new Worker(join(__dirname, `${name}.js`));
+  worker.on('message', onMessage);
   worker.unref();
   return worker;
 }

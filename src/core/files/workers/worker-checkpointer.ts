@@ -57,8 +57,9 @@ export class WorkerFileCheckpointer implements FileCheckpoints {
     if (this.worker) return this.worker;
     const w = this.start();
     this.worker = w;
-    w.unref(); // only calls in flight keep the process alive
+    // the listener first: Node refs a worker again when a 'message' listener is added after unref()
     w.on('message', (m: FromWorker) => this.onMessage(w, m));
+    w.unref(); // only calls in flight keep the process alive
     const fail = (err: Error) => {
       if (this.worker !== w) return;
       this.worker = undefined;
