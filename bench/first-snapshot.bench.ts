@@ -39,12 +39,15 @@ const ownCpuMs = () => {
   return (c.user + c.system) / 1000;
 };
 
+/** How many of the floor's files are in flight on the thread pool at once. */
+const FLOOR_IN_FLIGHT = 8;
+
 /**
  * The file system's part of a restore, for scale: each of `paths` replaced by `content` through a new temp file beside
  * it and a rename over it, as the restore writes (so that no reader ever sees half a file), at most `inFlight` at once
  * through the thread pool; nothing else (no snapshot, journal, undo or check). Wall and CPU ms.
  */
-async function replaceFloor(root: string, paths: string[], content: Buffer, tag: string, inFlight = 8): Promise<{ ms: number; cpu: number }> {
+async function replaceFloor(root: string, paths: string[], content: Buffer, tag: string, inFlight = FLOOR_IN_FLIGHT): Promise<{ ms: number; cpu: number }> {
   const c = ownCpuMs();
   const t = now();
   let next = 0;
@@ -205,10 +208,10 @@ export async function run({ quick }: { quick: boolean }): Promise<BenchSection> 
         ? `| first snapshot, ${firstCount.toLocaleString('en')} files | not measured in this run (AGENT_REWIND_BENCH_FIRST_ROUNDS=0) | | | | | ≤ 0.5× | – | |`
         : `| first snapshot, ${firstCount.toLocaleString('en')} files (${(gen.totalBytes / 1e6).toFixed(0)} MB; ${firstRounds} runs) | ${fmtMs(p50(ours))} / ${fmtMs(p95(ours))} | ${cpuText(ourCpu)} | ${fmtMs(p50(ref))} / ${fmtMs(p95(ref))} (git's first commit) | ${cpuText(refCpu)} | ${ratio.toFixed(3)}× / ${(p95(ours) / p95(ref)).toFixed(3)}× | ≤ 0.5× | ${mark(firstOk)} | ${loadText(loads)} |`,
       `| restore of ${restoreCount.toLocaleString('en')} changed files of ${restoreFiles.toLocaleString('en')}, undo data and journal included (${restoreRounds} runs) | ${fmtMs(p50(restore))} / ${fmtMs(p95(restore))} | ${cpuText(restoreCpu)} | ${fmtMs(p50(floor))} / ${fmtMs(p95(floor))} (floor below) | ${cpuText(floorCpu)} | ${(p50(restore) / p50(floor)).toFixed(2)}× / ${(p95(restore) / p95(floor)).toFixed(2)}× | ≤ 300 ms | ${mark(restoreOk)} | ${loadText(restoreLoads)} |`,
-      `| floor: the same ${restoreCount.toLocaleString('en')} files replaced through a temp file and a rename each, ${8} at a time on the thread pool, nothing else | ${fmtMs(p50(floor))} / ${fmtMs(p95(floor))} | ${cpuText(floorCpu)} | | | | | | |`,
+      `| floor: the same ${restoreCount.toLocaleString('en')} files replaced through a temp file and a rename each, ${FLOOR_IN_FLIGHT} at a time on the thread pool, nothing else | ${fmtMs(p50(floor))} / ${fmtMs(p95(floor))} | ${cpuText(floorCpu)} | | | | | | |`,
       '',
       `Notes: the first snapshot is \`FileCheckpointer.snapshot\` in this process (its hashing thread included in its CPU time), into a new store each run; ${stored.files > 0 ? `it stored ${(stored.newBytes / 1e6).toFixed(0)} MB for ${stored.files.toLocaleString('en')} files` : 'not run this time'} (blobs as they are while the disk keeps up, Huffman-coded while it does not; a compaction recompresses them later, off the snapshot's time). The reference is \`git add . && git commit\` of a new shadow repository on the same tree (gc.auto 0), its CPU time that of its processes. Every file was read once before the first run, the disk synced between the two sides, and the order alternated. ` +
-        `The restore is \`rewindFiles\` of a tracked checkpointer (as the extension and the service run it) after its dry run, with the pre-restore snapshot, the journal and the undo record written and fsynced. The floor is the file system's part of it alone, measured right after each restore on a copy of the same tree that nothing watches: the same files, each written to a new temp file beside it and renamed over it (as the restore writes, so that no reader ever sees half a file), 8 in flight through the thread pool, with nothing read, checked, journalled or kept for undo; its ratio is the restore's time over it. ${compacted ? `The restore started after the compaction its first snapshot made due had finished (${fmtMs(compactWait)} of waiting)` : `The compaction its first snapshot made due was still running after ${fmtMs(compactWait)} of waiting, so it ran beside the restores (its own low-priority thread; its CPU time counts in the process's)`}. Load is the 1-minute load average when each sample started (median, min–max), on ${cpus().length} cores shared with other work.`,
+        `The restore is \`rewindFiles\` of a tracked checkpointer (as the extension and the service run it) after its dry run, with the pre-restore snapshot, the journal and the undo record written and fsynced. The floor is the file system's part of it alone, measured right after each restore on a copy of the same tree that nothing watches: the same files, each written to a new temp file beside it and renamed over it (as the restore writes, so that no reader ever sees half a file), ${FLOOR_IN_FLIGHT} in flight through the thread pool, with nothing read, checked, journalled or kept for undo; its ratio is the restore's time over it. ${compacted ? `The restore started after the compaction its first snapshot made due had finished (${fmtMs(compactWait)} of waiting)` : `The compaction its first snapshot made due was still running after ${fmtMs(compactWait)} of waiting, so it ran beside the restores (its own low-priority thread; its CPU time counts in the process's)`}. Load is the 1-minute load average when each sample started (median, min–max), on ${cpus().length} cores shared with other work.`,
     ].join('\n');
     return {
       title: `First snapshot at ${firstCount.toLocaleString('en')} files and restore of ${restoreCount.toLocaleString('en')} files`,
