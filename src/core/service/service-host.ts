@@ -47,25 +47,23 @@ export class CheckpointServiceHost {
     const w = this.startWorker();
     this.worker = w;
     let answer: ((m: FromServiceWorker) => void) | undefined;
-    // the listener before the unref: Node refs a worker again when a 'message' listener is added after unref()
+    // attached before the unref below: Node refs a worker again when a 'message' listener is added after unref()
     w.on('message', (m: FromServiceWorker) => {
       if (m.type === 'log') this.log(`checkpoint service: ${m.text}`);
       else if (m.type === 'watchLimit') this.tell(m.text);
       else answer?.(m);
     });
-    w.unref();
     // the service's lock names this thread: a thread that ended without stopping it (terminated, crashed) must not
     // keep every later service of the home from starting while this process lives
     const threadId = w.threadId;
     w.once('exit', () => void releaseLockOfThread(serviceLockPath(wanted.home), threadId).catch(() => undefined));
-    w.ref(); // until it says whether it started: an answer awaited keeps the process alive
     const outcome = await new Promise<FromServiceWorker>((resolve) => {
       answer = resolve;
       w.once('error', (err) => resolve({ type: 'failed', message: err.message, alreadyRunning: false }));
       w.once('exit', (code) => resolve({ type: 'failed', message: `the service worker stopped (exit code ${code})`, alreadyRunning: false }));
       w.postMessage({ type: 'start', home: wanted.home, workspaces: wanted.workspaces } satisfies ToServiceWorker);
     });
-    w.unref();
+    w.unref(); // held until it said whether it started; from now on it never keeps the process alive by itself
     if (outcome.type === 'started') this.log(`checkpoint service serving ${outcome.workspaces.join(', ')} at ${outcome.socket}`);
     else if (outcome.type === 'failed') {
       this.log(outcome.alreadyRunning ? `checkpoint service not started here: ${outcome.message}` : `checkpoint service could not start: ${outcome.message}`);

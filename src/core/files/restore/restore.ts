@@ -255,10 +255,6 @@ export class Restorer {
     private readonly journalFile: string,
   ) {}
 
-  private tmpName(tag: string, i: number): string {
-    return restoreTempName(tag, i);
-  }
-
   private dirs?: ParentDirs;
 
   private parentDirs(): ParentDirs {
@@ -336,7 +332,7 @@ export class Restorer {
         if (mode !== undefined && (!st || (st.mode & 0o7777) !== mode)) chmodSync(abs, mode);
         return;
       }
-      const tmp = fsPath(`${h.path}/${this.tmpName(tag, i)}`);
+      const tmp = fsPath(`${h.path}/${restoreTempName(tag, i)}`);
       const to = op.to;
       faults?.('write', op.path, rollingBack);
       if (to.kind === 'symlink') {
@@ -392,7 +388,7 @@ export class Restorer {
       let h: ParentHandle | undefined;
       try {
         h = this.parentDirs().acquire(parentOf(op.path), false);
-        if (h) unlinkSync(fsPath(`${h.path}/${this.tmpName(tag, i)}`));
+        if (h) unlinkSync(fsPath(`${h.path}/${restoreTempName(tag, i)}`));
       } catch {
         /* not there */
       } finally {
