@@ -72,14 +72,15 @@ export class ServiceRunningError extends Error {
   constructor(
     readonly running: PingValue | undefined,
     readonly socket: string,
-    /** The lock holder's pid, when the home's service lock is what refused the start. */
-    readonly lockedBy?: number,
+    /** The lock holder's pid when the home's service lock is what refused the start; null while the holder has not
+     *  written its name into the lock yet (it is starting this moment). */
+    readonly lockedBy?: number | null,
   ) {
     super(
       running
         ? `a checkpoint service is already running for this home (pid ${running.pid}, serving ${running.workspaces.join(', ') || 'no folder'}) at ${socket}`
         : lockedBy !== undefined
-          ? `a checkpoint service is already running for this home (pid ${lockedBy}, starting or not answering at ${socket})`
+          ? `a checkpoint service is already running for this home (${lockedBy === null ? 'starting' : `pid ${lockedBy}, starting or not answering`} at ${socket})`
           : `a checkpoint service is already listening at ${socket}`,
     );
   }
@@ -165,7 +166,8 @@ export class CheckpointService {
       if (!(err instanceof LockBusyError)) throw err;
       const running = await probe(this.socket, this.secret);
       const pid = Number(/^(\d+)@/.exec(err.owner)?.[1]);
-      throw new ServiceRunningError(typeof running === 'object' ? running : undefined, this.socket, Number.isFinite(pid) ? pid : undefined);
+      // an owner not written yet (another start between its lock's creation and its write) is still the lock's refusal
+      throw new ServiceRunningError(typeof running === 'object' ? running : undefined, this.socket, Number.isFinite(pid) ? pid : null);
     }
     try {
       await this.startHoldingLock();

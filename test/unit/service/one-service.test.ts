@@ -5,11 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CheckpointService, probe, readSecret, ServiceRunningError, socketPath } from '../../../src/core/service';
-import { hookSocketPath } from '../../../src/core/service/paths';
+import { hookSocketPath, serviceLockPath } from '../../../src/core/service/paths';
 import { tempBase, writeTree } from '../files/helpers';
 
 const CHILD = join(__dirname, 'service-child.ts');
@@ -105,6 +105,28 @@ test('a running service refuses a second start in the same process too, and keep
     } finally {
       await first.stop();
     }
+  } finally {
+    await base.cleanup();
+  }
+});
+
+test('a start that finds the lock just made by another start, its holder not written yet, is refused as the lock refuses', async () => {
+  const base = await tempBase('arw-svc-lock-empty-');
+  try {
+    const ws = join(base.dir, 'ws');
+    const home = join(base.dir, 'home');
+    await writeTree(ws, { 'a.txt': 'a\n' });
+    // the moment between the other start's exclusive create of the lock and its write of its name (the CI met it: the
+    // refusal then said "already listening", as if an older service held the socket)
+    mkdirSync(dirname(serviceLockPath(home)), { recursive: true });
+    writeFileSync(serviceLockPath(home), '');
+    const service = new CheckpointService({ home, workspaces: [ws], watch: false });
+    await assert.rejects(
+      service.start(),
+      (err: Error) => err instanceof ServiceRunningError && /already running for this home \(starting at /.test(err.message),
+    );
+    await service.stop();
+    assert.equal(existsSync(socketPath(home)), false, 'nothing listens');
   } finally {
     await base.cleanup();
   }
