@@ -113,18 +113,24 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
     assert.equal(fake.unscripted.length, 0);
     assert.notDeepEqual(atEnd, atPrompt2);
 
-    // the turn-end hook runs detached after OpenCode exits: wait for the third one before reading the store
+    await turnEndsWritten(sessionId, 3);
+  });
+
+  /** The turn-end hook runs detached after OpenCode exits: waits (up to 30 s) until `count` turn-end snapshots of the
+   *  session are in the store, so that no hook is still writing when the store is read or the folder removed. */
+  async function turnEndsWritten(session: string, count: number): Promise<void> {
     const fc = new FileCheckpointer({ workspaceRoot: ws, home: arHome });
     try {
       for (let i = 0; i < 300; i++) {
-        const kinds = (await fc.listSnapshots(sessionId)).map((s) => s.kind);
-        if (kinds.filter((k) => k === 'turn-end').length >= 3) break;
+        const kinds = (await fc.listSnapshots(session)).map((s) => s.kind);
+        if (kinds.filter((k) => k === 'turn-end').length >= count) return;
         await new Promise((ok) => setTimeout(ok, 100));
       }
+      assert.fail(`fewer than ${count} turn-end snapshots of ${session} after 30 s`);
     } finally {
       await fc.dispose();
     }
-  });
+  }
   after(async () => {
     await fake?.close();
     removeAgentTestFolder(dir);
@@ -225,6 +231,7 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       });
       assert.equal(r4.code, 0, r4.stderr + r4.stdout);
       assert.equal(r4.sessionId, outcome.fork.sessionId);
+      await turnEndsWritten(outcome.fork.sessionId, 1);
       const sent = JSON.stringify(fake.requests.slice(seen).find((r) => r.replyIndex >= 0)!.body?.messages);
       assert.ok(sent.includes('make the files') && sent.includes('try prompt two differently'), sent);
       assert.ok(!sent.includes('change them'), 'the fork starts before prompt 2');

@@ -23,9 +23,11 @@ export function agentTestFolders(prefix: string): AgentTestFolders {
 }
 
 /** Removes the test's folder, unless AGENT_REWIND_KEEP_E2E (or AGENT_REWIND_KEEP_TMP, the name the Claude Code tests
- *  had) asks to keep it. */
+ *  had) asks to keep it. Retried for a while: an agent's detached process (a hook it does not wait for, or a
+ *  checkpoint service stopping when idle) may still be writing its last file in there. */
 export function removeAgentTestFolder(dir: string | undefined): void {
-  if (dir && !process.env.AGENT_REWIND_KEEP_E2E && !process.env.AGENT_REWIND_KEEP_TMP) rmSync(dir, { recursive: true, force: true });
+  if (dir && !process.env.AGENT_REWIND_KEEP_E2E && !process.env.AGENT_REWIND_KEEP_TMP)
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 }
 
 /** Every file and folder under `dir` (relative path → mode and content hash; a folder → its mode). */
