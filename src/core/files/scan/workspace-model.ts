@@ -100,17 +100,29 @@ export class WorkspaceModel {
     return rel === '' ? this.workspaceRoot : join(this.workspaceRoot, rel);
   }
 
+  /** The ignore rules that apply in folder `relDir`, the root's first. */
   chainFor(relDir: string): IgnoreLevel[] {
     const chain: IgnoreLevel[] = [];
     const root = this.gitignores.get('');
     if (root) chain.push(root);
     if (relDir === '') return chain;
-    const parts = relDir.split('/');
-    for (let i = 1; i <= parts.length; i++) {
-      const level = this.gitignores.get(parts.slice(0, i).join('/'));
-      if (level) chain.push(level);
+    let depth = 1;
+    for (let i = relDir.indexOf('/'); i !== -1; i = relDir.indexOf('/', i + 1)) depth++;
+    // each lookup of a prefix hashes a string as long as it: fewer folders have a .gitignore than relDir is deep
+    // (a tree 2,000 folders deep), the .gitignores are matched against relDir instead, so that a scan is not cubic
+    if (this.gitignores.size - (root ? 1 : 0) < depth) {
+      const levels: IgnoreLevel[] = [];
+      for (const [base, level] of this.gitignores)
+        if (base !== '' && (relDir === base || (relDir.startsWith(base) && relDir.charCodeAt(base.length) === 47))) levels.push(level);
+      levels.sort((a, b) => a.base.length - b.base.length);
+      chain.push(...levels);
+      return chain;
     }
-    return chain;
+    for (let i = relDir.indexOf('/'); ; i = relDir.indexOf('/', i + 1)) {
+      const level = this.gitignores.get(i === -1 ? relDir : relDir.slice(0, i));
+      if (level) chain.push(level);
+      if (i === -1) return chain;
+    }
   }
 
   /**
