@@ -6,11 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { bundledCli } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 
 function cli(home: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--home', home], { encoding: 'utf8', cwd: ROOT });
+  const r = spawnSync(process.execPath, [bundledCli(), ...args, '--home', home], { encoding: 'utf8', cwd: ROOT });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 

@@ -5,11 +5,12 @@ import { join, resolve } from 'node:path';
 import { BlobStore } from '../../../src/core/session';
 import { SessionState } from '../../../src/core/state/session-state';
 import { assistant, newSession, user, withTempHome } from '../branches/session-fixture';
+import { bundledCli } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 
 function cli(home: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--home', home], { encoding: 'utf8', cwd: ROOT });
+  const r = spawnSync(process.execPath, [bundledCli(), ...args, '--home', home], { encoding: 'utf8', cwd: ROOT });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RewindEngine } from '../../../src/core/engine/engine';
 import { parseSettings } from '../../../src/core/settings/settings';
+import { bundledCli } from '../files/helpers';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -22,7 +23,7 @@ describe('one rewind log: undo and redo in the order rewinds happened, from any 
   const read = () => readFile(join(ws, 'a.txt'), 'utf8');
   const active = async () => (await engine.branches(file)).find((b) => b.isActive)!.name;
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--home', home, '--json'], {
+    const r = spawnSync(process.execPath, [bundledCli(), ...args, '--home', home, '--json'], {
       encoding: 'utf8',
       cwd: ROOT,
       env: { ...process.env, AGENT_REWIND_SERVICE: 'off' },

@@ -1,5 +1,6 @@
 // Shared by the file-checkpoint tests: temp folders and an exact fingerprint of a folder tree.
 import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -90,6 +91,21 @@ export function startTsFilesWorker(): Worker {
  *  process.execPath and each call starts in ~0.1 s instead of going through tsx. Returns `outfile`. */
 export function bundleCli(outfile: string): string {
   return bundleForNode(join(__dirname, '../../../src/cli/main.ts'), outfile);
+}
+
+let cliBundle: string | undefined;
+
+/** The CLI bundled once for this test process into a folder of its own with what dist/ holds beside it (the threads'
+ *  bundles, sql.js's wasm): run with process.execPath, a call starts in ~0.1 s where `node --import tsx
+ *  src/cli/main.ts` takes about a second. Removed when the process exits. */
+export function bundledCli(): string {
+  if (cliBundle) return cliBundle;
+  const dir = mkdtempSync(join(tmpdir(), 'ar-cli-bundle-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  bundleThreadsInto(dir);
+  copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dir, 'sql-wasm.wasm'));
+  cliBundle = bundleCli(join(dir, 'cli.cjs'));
+  return cliBundle;
 }
 
 /** Bundles the worker threads' code into `dir`, where a CLI bundled into `dir` starts them from, as dist/ holds them
