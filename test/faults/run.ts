@@ -10,9 +10,11 @@
 //   - every acknowledged session entry is in the session file;
 //   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
 //   - the next command works.
-// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 3: about 80 trials, 8 to 10 minutes on two shared cores,
-// so that CI stays under 30 minutes; each run draws a new seed, so the runs add up; 10 or more for a soak);
-// AGENT_REWIND_FAULT_SEED replays a run. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 3: about 80 trials, so that CI stays under 30 minutes; each
+// run draws a new seed, so the runs add up; 10 or more for a soak). Each kind runs in a process of its own, two at a
+// time (AGENT_REWIND_FAULT_PARALLEL; one runs them in this process), the slowest first: a trial mostly waits for one
+// CLI process, so two keep two cores busy. AGENT_REWIND_FAULT_SEED replays a run, and a kind alone
+// (AGENT_REWIND_FAULT_KINDS) with the same seed replays that kind's trials. Prints `N passed, M failed` and the counts of trials, kills, corruptions, races.
 import { isUtf8 } from 'node:buffer';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -36,7 +38,8 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { dirname, join, relative, resolve } from 'node:path';
 import { nameFromBytes } from '../../src/core/files/file-names';
 import { displayPath } from '../../src/shared/display-path';
@@ -1628,14 +1631,92 @@ const installerKinds: Record<string, (t: Trial) => Promise<void>> = {
 };
 Object.assign(kinds, installerKinds);
 
+/** How many kinds run at once, each in a process of its own (1: all in this process). */
+const PARALLEL = Math.max(1, Number(process.env.AGENT_REWIND_FAULT_PARALLEL ?? Math.min(2, availableParallelism())));
+/** Set in a process the pool started for one kind: it prints its totals as one line for the pool to add up. */
+const POOL_CHILD = process.env.AGENT_REWIND_FAULT_POOL_CHILD === '1';
+const TOTALS_LINE = 'fault-kind-totals ';
+/** Started first, so that the pool does not end waiting for one of them alone. */
+const SLOWEST_KINDS = ['kill-steps-redo', 'kill-steps-rewind', 'kill-steps-undo', 'timeline-damage', 'auto-service', 'late-service'];
+
+interface KindTotals {
+  totals: typeof totals;
+  failures: string[];
+  installers: Omit<typeof installerStats, 'reasons'> & { reasons: [string, number][] };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const only = process.env.AGENT_REWIND_FAULT_KINDS?.split(',');
   const nobody = { uid: 65534, gid: 65534 };
   const canDrop = process.getuid?.() === 0;
-  console.log(`fault suite: ${PER_KIND} trials per kind, seed ${SEED}${canDrop ? '' : ' (not root: the permission trial runs as this user and is skipped)'}`);
-  for (const [kind, run] of Object.entries(kinds)) {
-    if (only && !only.includes(kind)) continue;
+  const selected = Object.keys(kinds).filter((k) => !only || only.includes(k));
+  const pooled = !POOL_CHILD && PARALLEL > 1 && selected.length > 1;
+  if (!POOL_CHILD)
+    console.log(
+      `fault suite: ${PER_KIND} trials per kind, seed ${SEED}${pooled ? `, ${PARALLEL} kinds at a time` : ''}${canDrop ? '' : ' (not root: the permission trial runs as this user and is skipped)'}`,
+    );
+  if (pooled) await runPool(selected);
+  else await runKinds(selected, canDrop, nobody);
+  rmSync(BIN, { recursive: true, force: true });
+  if (POOL_CHILD) {
+    const out: KindTotals = { totals, failures, installers: { ...installerStats, reasons: [...installerStats.reasons] } };
+    console.log(TOTALS_LINE + JSON.stringify(out));
+    return;
+  }
+  const secs = ((Date.now() - started) / 1000).toFixed(0);
+  console.log('');
+  for (const f of failures) console.log(`failed: ${f}`);
+  if (installerStats.races)
+    console.log(
+      `installers: ${installerStats.races} install/uninstall runs raced a writer of the same file; ${installerStats.lost} lost a change of the writer's (and ${installerStats.residual} lost one key in the windows the installers cannot see), ${installerStats.refused} refused${[...installerStats.reasons].map(([why, n]) => `\n  ${n}× ${why}`).join('')}`,
+    );
+  console.log(
+    `${totals.passed} passed, ${totals.failed} failed (trials ${totals.trials}, kills ${totals.kills}, corruptions ${totals.corruptions}, races ${totals.races}; seed ${SEED}; ${secs} s)`,
+  );
+  process.exitCode = totals.failed ? 1 : 0;
+}
+
+/** Runs each kind in a process of its own (this script, told the kind and the seed), PARALLEL at a time, the slowest
+ *  first; passes their trial lines on as they come and adds up their totals. */
+async function runPool(selected: string[]): Promise<void> {
+  const queue = [...SLOWEST_KINDS.filter((k) => selected.includes(k)), ...selected.filter((k) => !SLOWEST_KINDS.includes(k))];
+  const runOne = (kind: string) =>
+    new Promise<void>((done) => {
+      const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!], {
+        env: { ...process.env, AGENT_REWIND_FAULT_POOL_CHILD: '1', AGENT_REWIND_FAULT_KINDS: kind, AGENT_REWIND_FAULT_SEED: String(SEED) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let got: KindTotals | undefined;
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (line.startsWith(TOTALS_LINE)) got = JSON.parse(line.slice(TOTALS_LINE.length)) as KindTotals;
+        else if (line !== '') console.log(line);
+      });
+      child.on('close', (code, signal) => {
+        if (!got) {
+          totals.failed++;
+          failures.push(`${kind}: its process ended (${signal ?? `exit ${code}`}) without its totals`);
+        } else {
+          for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += got.totals[k];
+          failures.push(...got.failures);
+          installerStats.races += got.installers.races;
+          installerStats.lost += got.installers.lost;
+          installerStats.residual += got.installers.residual;
+          installerStats.refused += got.installers.refused;
+          for (const [why, n] of got.installers.reasons) installerStats.reasons.set(why, (installerStats.reasons.get(why) ?? 0) + n);
+        }
+        done();
+      });
+    });
+  const lane = async () => {
+    for (let kind = queue.shift(); kind !== undefined; kind = queue.shift()) await runOne(kind);
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, lane));
+}
+
+async function runKinds(selected: string[], canDrop: boolean, nobody: Required<Who>): Promise<void> {
+  for (const kind of selected) {
+    const run = kinds[kind]!;
     // a late-service trial waits out the CLI's liveness check (15 s): fewer of them unless asked for; a kill-steps kind
     // kills its command at every step in one trial
     const trials = EVERY_STEP_KINDS.has(kind)
@@ -1666,18 +1747,6 @@ async function main(): Promise<void> {
       if (!KEEP || t.problems.length === 0) rmSync(t.base, { recursive: true, force: true });
     }
   }
-  rmSync(BIN, { recursive: true, force: true });
-  const secs = ((Date.now() - started) / 1000).toFixed(0);
-  console.log('');
-  for (const f of failures) console.log(`failed: ${f}`);
-  if (installerStats.races)
-    console.log(
-      `installers: ${installerStats.races} install/uninstall runs raced a writer of the same file; ${installerStats.lost} lost a change of the writer's (and ${installerStats.residual} lost one key in the windows the installers cannot see), ${installerStats.refused} refused${[...installerStats.reasons].map(([why, n]) => `\n  ${n}× ${why}`).join('')}`,
-    );
-  console.log(
-    `${totals.passed} passed, ${totals.failed} failed (trials ${totals.trials}, kills ${totals.kills}, corruptions ${totals.corruptions}, races ${totals.races}; seed ${SEED}; ${secs} s)`,
-  );
-  process.exitCode = totals.failed ? 1 : 0;
 }
 
 function chownTree(root: string, uid: number, gid: number): void {
