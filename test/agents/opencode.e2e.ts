@@ -203,7 +203,14 @@ describe('the real OpenCode CLI, rewound', { timeout: 900_000 }, () => {
       const ref = `${join(oc.dataDir, 'opencode.db')}#${sessionId}`;
       const view = await new OpenCodeSource({ dataDir: oc.dataDir }).open(ref);
       const p2 = view.userPrompts()[1]!;
+      // OpenCode's state (its locks) and the user's config folder, which the fork's server must leave as they are: it
+      // once left its npm install's lock there, and the next `opencode` waited a minute for it to go stale
+      const locks = join(oc.root, 'state', 'opencode', 'locks');
+      const lockNames = () => (existsSync(locks) ? readdirSync(locks).sort() : []);
+      const [locksBefore, configBefore] = [lockNames(), stateOf(oc.configDir)];
       const outcome = await engine.applyRewind(ref, p2.entryId, 'all');
+      assert.deepEqual(lockNames(), locksBefore, "OpenCode's locks");
+      assert.deepEqual(stateOf(oc.configDir), configBefore, "the user's OpenCode config folder");
       assert.deepEqual(stateOf(ws), atPrompt2);
       assert.ok(outcome.fork);
       assert.notEqual(outcome.fork.sessionId, sessionId);

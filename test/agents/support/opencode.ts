@@ -53,7 +53,6 @@ export function openCodeEnv(root: string, baseUrl: string): OpenCodeEnv {
       OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
       OPENCODE_DISABLE_SHARE: '1',
       npm_config_offline: 'true',
-      npm_config_fetch_retries: '0',
       NO_COLOR: '1',
     },
   };

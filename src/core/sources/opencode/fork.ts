@@ -3,10 +3,15 @@
 // session holding copies of the messages before that one, titled "<title> (fork #n)"), which `opencode run --session
 // <new id>` then continues. So a server is started for the session's folder (`opencode serve --pure`: no plugins,
 // so ours takes no snapshot; on 127.0.0.1, a port of its choosing, a random password), asked once, and stopped.
+// It reads the user's database but none of their config: a server that loads a config folder starts an npm install
+// into it under a lock in OpenCode's state folder, which a stopped server leaves behind, and the user's next `opencode`
+// then waited a minute for it to go stale (and the project's `.opencode/` got an install of ours).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { OC_ID } from './rows';
 
 /** How long the server may take to start (it loads its config and database first; seconds on a loaded machine). */
@@ -29,11 +34,25 @@ export function openCodeCommand(env: NodeJS.ProcessEnv = process.env): string[] 
   return [configured || 'opencode'];
 }
 
-function startServer(opts: OpenCodeForkOptions, password: string): { child: ChildProcess; url: Promise<string> } {
+/** The server's environment: the user's, with config and state folders of its own under `scratch` (its installs and
+ *  their locks land there) and no project config (nothing installed into the project's `.opencode/`). */
+export function forkServerEnv(env: NodeJS.ProcessEnv, password: string, scratch: string): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {
+    ...env,
+    OPENCODE_SERVER_PASSWORD: password,
+    XDG_CONFIG_HOME: join(scratch, 'config'),
+    XDG_STATE_HOME: join(scratch, 'state'),
+    OPENCODE_DISABLE_PROJECT_CONFIG: '1',
+  };
+  delete out.OPENCODE_CONFIG_DIR;
+  return out;
+}
+
+function startServer(opts: OpenCodeForkOptions, password: string, scratch: string): { child: ChildProcess; url: Promise<string> } {
   const [program, ...args] = opts.command;
   const child = spawn(program!, [...args, 'serve', '--pure', '--hostname', '127.0.0.1', '--port', '0'], {
     cwd: opts.cwd,
-    env: { ...(opts.env ?? process.env), OPENCODE_SERVER_PASSWORD: password },
+    env: forkServerEnv(opts.env ?? process.env, password, scratch),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = new Promise<string>((ok, fail) => {
@@ -97,7 +116,8 @@ export async function forkOpenCodeSession(sessionId: string, messageId: string, 
   if (!(await stat(opts.cwd).catch(() => undefined))?.isDirectory())
     throw new OpenCodeForkError(`the session's folder ${opts.cwd} is not there any more: OpenCode's server is started there to fork it`);
   const password = randomBytes(24).toString('hex');
-  const { child, url } = startServer(opts, password);
+  const scratch = await mkdtemp(join(tmpdir(), 'agent-rewind-opencode-'));
+  const { child, url } = startServer(opts, password, scratch);
   try {
     const base = await url;
     const r = await post(`${base}/session/${sessionId}/fork`, password, { messageID: messageId });
@@ -118,5 +138,6 @@ export async function forkOpenCodeSession(sessionId: string, messageId: string, 
       await exited;
       clearTimeout(timer);
     }
+    await rm(scratch, { recursive: true, force: true });
   }
 }
