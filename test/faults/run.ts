@@ -10,7 +10,7 @@
 //   - every acknowledged session entry is in the session file;
 //   - every acknowledged snapshot restores exactly, or (after store damage) is refused with a clear error;
 //   - the next command works.
-// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 3: about 80 trials, so that CI stays under 30 minutes; each
+// Bounded: AGENT_REWIND_FAULT_TRIALS trials per kind (default 3: 70 trials, about 6 minutes, so that CI stays under 30 minutes; each
 // run draws a new seed, so the runs add up; 10 or more for a soak). Each kind runs in a process of its own, two at a
 // time (AGENT_REWIND_FAULT_PARALLEL; one runs them in this process), the slowest first: a trial mostly waits for one
 // CLI process, so two keep two cores busy. AGENT_REWIND_FAULT_SEED replays a run, and a kind alone
