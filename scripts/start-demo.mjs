@@ -6,6 +6,7 @@
 //   npm start -- --fresh      recreate the demo workspace and sessions
 //   npm start -- --port 8123  a fixed port (default: a free one)
 //   npm start -- --smoke      start, check that the workbench answers, stop again (CI runs this on a fresh clone)
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const fresh = args.includes('--fresh');
 const smoke = args.includes('--smoke');
+// a smoke run leaves nothing running: the demo's CLI snapshots start no checkpoint service (it would idle on for 30 min)
+if (smoke) process.env.AGENT_REWIND_SERVICE_AUTOSTART ??= 'off';
 const portArg = args.indexOf('--port');
 const port = portArg >= 0 ? Number(args[portArg + 1]) : undefined;
 if (portArg >= 0 && !(port > 0 && port < 65536)) {
@@ -74,6 +77,8 @@ try {
     const res = await fetch(server.workbenchUrl);
     const page = await res.text();
     await server.stop();
+    // nor one the extension started
+    spawnSync(process.execPath, [join(repo, 'dist', 'cli.js'), 'serve', '--stop', '--home', home], { stdio: 'ignore' });
     if (!res.ok || !/<html/i.test(page)) throw new Error(`the workbench answered ${res.status} at ${server.workbenchUrl}`);
     console.log(`npm start: ok (the workbench answered at ${server.workbenchUrl}; stopped again)`);
     process.exit(0);
